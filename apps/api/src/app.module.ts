@@ -1,0 +1,72 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { TerminusModule } from '@nestjs/terminus';
+import { ValidationPipe } from '@nestjs/common';
+import { AgentsModule } from '@warden/agents';
+import { AuthModule } from '@warden/auth';
+import { ChannelsModule } from '@warden/channels';
+import { AllExceptionsFilter, AppConfig, AppConfigModule, type EnvironmentInput } from '@warden/common';
+import { ConfirmationsModule } from '@warden/confirmations';
+import { DatabaseModule } from '@warden/database';
+import { EvalsModule } from '@warden/evals';
+import { HooksModule } from '@warden/hooks';
+import { WorkflowsModule } from '@warden/workflows';
+import { LoggerModule } from 'nestjs-pino';
+import { randomUUID } from 'node:crypto';
+import { DemoModule } from './demo/demo.module.js';
+import { HealthController } from './health.controller.js';
+
+/** Wires the libraries together; holds no business logic. */
+@Module({})
+export class AppModule {
+  static forRoot(overrides: EnvironmentInput = {}): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        AppConfigModule.forRoot(overrides),
+        LoggerModule.forRootAsync({
+          inject: [AppConfig],
+          useFactory: (config: AppConfig) => ({
+            pinoHttp: {
+              level: config.logLevel,
+              genReqId: (req, res) => {
+                const incoming = req.headers['x-request-id'];
+                const id = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+                res.setHeader('x-request-id', id);
+                return id;
+              },
+              redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'],
+              autoLogging: { ignore: (req) => req.url === '/api/health' },
+            },
+          }),
+        }),
+        EventEmitterModule.forRoot(),
+        TerminusModule,
+        DatabaseModule,
+        AuthModule,
+        HooksModule,
+        AgentsModule,
+        ConfirmationsModule,
+        ChannelsModule,
+        WorkflowsModule,
+        EvalsModule,
+        DemoModule,
+      ],
+      controllers: [HealthController],
+      providers: [
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        {
+          provide: APP_PIPE,
+          useFactory: () =>
+            new ValidationPipe({
+              whitelist: true,
+              forbidNonWhitelisted: true,
+              transform: true,
+              stopAtFirstError: false,
+            }),
+        },
+      ],
+    };
+  }
+}

@@ -1,0 +1,27 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { EnvironmentInput } from '@warden/common';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module.js';
+
+/** Builds the configured HTTP application; used by main.ts and by e2e tests (with env overrides). */
+export async function createApp(overrides: EnvironmentInput = {}): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(overrides), {
+    // Chat-app callbacks are verified over the exact bytes received.
+    rawBody: true,
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  app.setGlobalPrefix('api', { exclude: ['demo-oa/{*path}'] });
+  app.enableShutdownHooks();
+  app.useBodyParser('json', { limit: '2mb' });
+  app.useBodyParser('urlencoded', { limit: '2mb', extended: true });
+  const doc = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder().setTitle('Warden').setDescription('Enterprise agent platform: hooks around the LLM loop').setVersion('0.1').addBearerAuth().build(),
+  );
+  SwaggerModule.setup('api/docs', app, doc, { jsonDocumentUrl: 'api/docs-json' });
+  return app;
+}

@@ -1,0 +1,41 @@
+import { Body, Controller, Get, Headers, HttpCode, NotFoundException, Param, Post } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { Public } from '@warden/auth';
+
+interface Purchase { id: string; vendor: string; amount: number; status: 'open' | 'paid'; paid_with_key?: string }
+
+/**
+ * A tiny OA (office automation) API served by Warden itself so the seeded demo connector works with no other
+ * server. Payments are idempotent on the Idempotency-Key header, as a real payment API would be.
+ */
+@ApiExcludeController()
+@Public()
+@Controller('demo-oa')
+export class DemoOaController {
+  private readonly purchases = new Map<string, Purchase>([
+    ['PO-1001', { id: 'PO-1001', vendor: 'Paper & Co', amount: 1200, status: 'open' }],
+    ['PO-1002', { id: 'PO-1002', vendor: 'Steelworks Ltd', amount: 68000, status: 'open' }],
+  ]);
+
+  @Get('purchases')
+  list() {
+    return [...this.purchases.values()];
+  }
+
+  @Get('purchases/:id')
+  get(@Param('id') id: string) {
+    const p = this.purchases.get(id);
+    if (!p) throw new NotFoundException(`purchase ${id} not found`);
+    return p;
+  }
+
+  @Post('purchases/:id/pay')
+  @HttpCode(200)
+  pay(@Param('id') id: string, @Body() body: { amount?: number }, @Headers('idempotency-key') key?: string) {
+    const p = this.purchases.get(id) ?? { id, vendor: 'unknown', amount: Number(body?.amount ?? 0), status: 'open' as const };
+    if (p.status === 'paid') return { ...p, replayed: p.paid_with_key === key };
+    const paid: Purchase = { ...p, amount: Number(body?.amount ?? p.amount), status: 'paid', paid_with_key: key };
+    this.purchases.set(id, paid);
+    return paid;
+  }
+}

@@ -1,0 +1,30 @@
+/** Jest 30 in ESM mode (Nest 12 is ESM-only): @swc/jest transpiles, the tsconfig path aliases are mapped here. */
+const swc = {
+  jsc: {
+    target: 'es2022',
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+    keepClassNames: true,
+  },
+  module: { type: 'es6' },
+  sourceMaps: 'inline',
+  swcrc: false,
+};
+
+export default {
+  testEnvironment: 'node',
+  rootDir: '.',
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
+  testMatch: ['**/*.spec.ts', '**/*.e2e.ts'],
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', swc] },
+  moduleNameMapper: {
+    '^@warden/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  globalSetup: '<rootDir>/test/support/global-setup.js',
+  globalTeardown: '<rootDir>/test/support/global-teardown.js',
+  maxWorkers: 2,
+  testTimeout: 30_000,
+  forceExit: true,
+};

@@ -1,0 +1,69 @@
+import { Body, Controller, Get, Param, Put } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ForbiddenError } from '@warden/common';
+import { CurrentPrincipal, Roles } from './decorators.js';
+import { SetIdentitiesDto, SetReadOnlyDto } from './dto/identities.dto.js';
+import { OrgsService } from './orgs/orgs.service.js';
+import { isAdmin, type Principal } from './principal.js';
+import { IDENTITY_FIELDS, UsersService, type MemberView } from './users/users.service.js';
+
+const identitiesView = (m: MemberView) => ({
+  feishu_open_id: m.identities.feishu ?? null,
+  slack_user_id: m.identities.slack ?? null,
+  wecom_user_id: m.identities.wecom ?? null,
+});
+const memberView = (m: MemberView) => ({
+  user_id: m.userId, sub: m.sub, email: m.email, name: m.name, roles: m.roles, identities: identitiesView(m),
+});
+
+@ApiTags('auth')
+@ApiBearerAuth()
+@Controller()
+export class AuthController {
+  constructor(
+    private readonly users: UsersService,
+    private readonly orgs: OrgsService,
+  ) {}
+
+  @Get('me')
+  async me(@CurrentPrincipal() p: Principal) {
+    const m = await this.users.memberBySub(p.orgId, p.sub);
+    return { user_id: p.userId, sub: p.sub, org_id: p.orgId, org: p.orgExternalId, roles: p.roles, email: m.email, name: m.name, identities: identitiesView(m) };
+  }
+
+  @Get('users')
+  async list(@CurrentPrincipal() p: Principal) {
+    return (await this.users.listMembers(p.orgId)).map(memberView);
+  }
+
+  @Get('users/:sub')
+  async one(@CurrentPrincipal() p: Principal, @Param('sub') sub: string) {
+    return memberView(await this.users.memberBySub(p.orgId, sub));
+  }
+
+  @Put('users/:sub/identities')
+  async setIdentities(@CurrentPrincipal() p: Principal, @Param('sub') sub: string, @Body() body: SetIdentitiesDto) {
+    // Existence is checked first, so a user of another org is a 404 even for a non-admin.
+    await this.users.memberBySub(p.orgId, sub);
+    if (!isAdmin(p) && p.sub !== sub) throw new ForbiddenError('only an admin can link chat accounts of another user');
+    const links = Object.fromEntries(
+      Object.entries(IDENTITY_FIELDS)
+        .filter(([field]) => (body as Record<string, unknown>)[field] !== undefined)
+        .map(([field, platform]) => [platform, (body as Record<string, string | null>)[field]]),
+    );
+    return memberView(await this.users.setIdentities(p.orgId, sub, links));
+  }
+
+  @Get('org')
+  async org(@CurrentPrincipal() p: Principal) {
+    const org = await this.orgs.get(p.orgId);
+    return { id: org.id, external_id: org.externalId, name: org.name, read_only: org.readOnly, default_channel_id: org.defaultChannelId };
+  }
+
+  @Put('org/read-only')
+  @Roles('admin')
+  async setReadOnly(@CurrentPrincipal() p: Principal, @Body() body: SetReadOnlyDto) {
+    const org = await this.orgs.setReadOnly(p.orgId, body.read_only);
+    return { id: org.id, read_only: org.readOnly };
+  }
+}

@@ -1,0 +1,13 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+@Entity('orgs')
+export class Org {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  /** The org claim value from the SSO token. */
+  @Column('text') externalId: string;
+  @Column('text') name: string;
+  @Column('boolean', { default: false }) readOnly: boolean;
+  @Column('uuid', { nullable: true }) defaultChannelId: string | null;
+  @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
+  @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
+}

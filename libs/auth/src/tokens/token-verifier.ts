@@ -1,0 +1,102 @@
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { AppConfig } from '@warden/common';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+
+export class InvalidTokenError extends Error {}
+
+export interface VerifiedClaims {
+  sub: string;
+  orgExternalId: string;
+  roles: string[];
+  email?: string;
+  name?: string;
+}
+
+/** Verifies bearer tokens: HS256 with the dev secret, or RS256/ES256 against the OIDC issuer's JWKS. */
+@Injectable()
+export class TokenVerifier implements OnModuleInit {
+  private readonly logger = new Logger(TokenVerifier.name);
+  private jwks?: JWTVerifyGetKey;
+  private jwksReady?: Promise<JWTVerifyGetKey>;
+
+  constructor(private readonly config: AppConfig) {}
+
+  onModuleInit(): void {
+    if (this.config.authMode === 'dev') {
+      this.logger.warn(
+        `AUTH_MODE=dev: accepting HS256 tokens signed with ${this.config.devSecretIsDefault ? 'the built-in default secret' : 'AUTH_DEV_SECRET'}. ` +
+          'Do not expose this server; set AUTH_MODE=oidc with OIDC_ISSUER for real use.',
+      );
+    }
+  }
+
+  async verify(token: string): Promise<VerifiedClaims> {
+    let payload: JWTPayload;
+    try {
+      if (this.config.authMode === 'dev') {
+        ({ payload } = await jwtVerify(token, new TextEncoder().encode(this.config.devSecret), { algorithms: ['HS256'] }));
+      } else {
+        ({ payload } = await jwtVerify(token, await this.keySet(), {
+          algorithms: ['RS256', 'ES256', 'PS256', 'EdDSA'],
+          issuer: this.config.oidcIssuer,
+          audience: this.config.oidcAudience,
+        }));
+      }
+    } catch (err) {
+      throw new InvalidTokenError(describeJoseError(err));
+    }
+    return this.claims(payload);
+  }
+
+  private claims(payload: JWTPayload): VerifiedClaims {
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw new InvalidTokenError('token has no sub claim');
+    const org = payload[this.config.orgClaim];
+    if (typeof org !== 'string' || org === '') throw new InvalidTokenError(`token has no ${this.config.orgClaim} claim`);
+    const rawRoles = payload[this.config.rolesClaim] ?? [];
+    if (!Array.isArray(rawRoles) || rawRoles.some((r) => typeof r !== 'string')) {
+      throw new InvalidTokenError(`token claim ${this.config.rolesClaim} must be an array of strings`);
+    }
+    return {
+      sub: payload.sub,
+      orgExternalId: org,
+      roles: [...new Set(rawRoles as string[])].sort(),
+      email: typeof payload.email === 'string' ? payload.email : undefined,
+      name: typeof payload.name === 'string' ? payload.name : undefined,
+    };
+  }
+
+  private keySet(): Promise<JWTVerifyGetKey> {
+    if (this.jwks) return Promise.resolve(this.jwks);
+    this.jwksReady ??= this.discoverJwks()
+      .then((set) => (this.jwks = set))
+      .catch((err) => {
+        this.jwksReady = undefined;
+        throw err;
+      });
+    return this.jwksReady;
+  }
+
+  private async discoverJwks(): Promise<JWTVerifyGetKey> {
+    let url = this.config.oidcJwksUrl;
+    if (!url) {
+      const issuer = this.config.oidcIssuer!.replace(/\/$/, '');
+      const res = await fetch(`${issuer}/.well-known/openid-configuration`);
+      if (!res.ok) throw new Error(`OIDC discovery failed: HTTP ${res.status}`);
+      const doc = (await res.json()) as { jwks_uri?: string };
+      if (!doc.jwks_uri) throw new Error('OIDC discovery document has no jwks_uri');
+      url = doc.jwks_uri;
+    }
+    return createRemoteJWKSet(new URL(url), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000 });
+  }
+}
+
+function describeJoseError(err: unknown): string {
+  if (err instanceof joseErrors.JWTExpired) return 'token expired';
+  if (err instanceof joseErrors.JWTClaimValidationFailed) return `token claim "${err.claim}" is invalid: ${err.reason}`;
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'token signature is invalid';
+  if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'token algorithm is not accepted in this auth mode';
+  if (err instanceof joseErrors.JWKSNoMatchingKey) return 'token was not signed by a key of the issuer';
+  if (err instanceof joseErrors.JWSInvalid || err instanceof joseErrors.JWTInvalid) return 'token is malformed';
+  if (err instanceof Error && /OIDC/.test(err.message)) return `cannot verify token: ${err.message}`;
+  return 'token is invalid';
+}

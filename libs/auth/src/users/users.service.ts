@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { BadInputError, ConflictError, NotFoundError } from '@warden/common';
+import { DataSource, Repository } from 'typeorm';
+import { Identity, OrgMember, User, type ChatPlatform } from './user.entity.js';
+
+export interface MemberView {
+  userId: string;
+  sub: string;
+  email: string | null;
+  name: string | null;
+  roles: string[];
+  identities: Partial<Record<ChatPlatform, string>>;
+}
+
+export const IDENTITY_FIELDS: Record<string, ChatPlatform> = {
+  feishu_open_id: 'feishu',
+  slack_user_id: 'slack',
+  wecom_user_id: 'wecom',
+};
+
+/** Users as seen from one org: every lookup is scoped by org id, so another org's user is simply not found. */
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(Identity) private readonly identities: Repository<Identity>,
+    @InjectRepository(OrgMember) private readonly members: Repository<OrgMember>,
+    @InjectRepository(User) private readonly users: Repository<User>,
+  ) {}
+
+  async listMembers(orgId: string): Promise<MemberView[]> {
+    const rows = await this.dataSource.query(
+      `SELECT u.id, u.sub, u.email, u.name, m.roles FROM org_members m JOIN users u ON u.id = m.user_id
+       WHERE m.org_id = $1 ORDER BY u.sub`,
+      [orgId],
+    );
+    const ids = await this.identities.findBy({ orgId });
+    return rows.map((r: { id: string; sub: string; email: string | null; name: string | null; roles: string[] }) => ({
+      userId: r.id, sub: r.sub, email: r.email, name: r.name, roles: r.roles,
+      identities: Object.fromEntries(ids.filter((i) => i.userId === r.id).map((i) => [i.platform, i.externalId])),
+    }));
+  }
+
+  async memberBySub(orgId: string, sub: string): Promise<MemberView> {
+    const member = (await this.listMembers(orgId)).find((m) => m.sub === sub);
+    if (!member) throw new NotFoundError('user', sub);
+    return member;
+  }
+
+  async memberById(orgId: string, userId: string): Promise<MemberView | null> {
+    const m = await this.members.findOneBy({ orgId, userId });
+    if (!m) return null;
+    const user = await this.users.findOneByOrFail({ id: userId });
+    const ids = await this.identities.findBy({ orgId, userId });
+    return {
+      userId, sub: user.sub, email: user.email, name: user.name, roles: m.roles,
+      identities: Object.fromEntries(ids.map((i) => [i.platform, i.externalId])),
+    };
+  }
+
+  /** The org member linked to a chat-app account, or null. */
+  async memberByIdentity(orgId: string, platform: ChatPlatform, externalId: string): Promise<MemberView | null> {
+    const identity = await this.identities.findOneBy({ orgId, platform, externalId });
+    return identity ? this.memberById(orgId, identity.userId) : null;
+  }
+
+  async setIdentities(orgId: string, sub: string, links: Partial<Record<ChatPlatform, string | null>>): Promise<MemberView> {
+    const member = await this.memberBySub(orgId, sub);
+    if (Object.keys(links).length === 0) throw new BadInputError('give at least one of feishu_open_id, slack_user_id, wecom_user_id');
+    await this.dataSource.transaction(async (m) => {
+      for (const [platform, externalId] of Object.entries(links) as Array<[ChatPlatform, string | null]>) {
+        await m.delete(Identity, { orgId, userId: member.userId, platform });
+        if (!externalId) continue;
+        const taken = await m.findOneBy(Identity, { orgId, platform, externalId });
+        if (taken) throw new ConflictError(`${platform} account ${externalId} is already linked to another user`);
+        await m.insert(Identity, { orgId, userId: member.userId, platform, externalId });
+      }
+    });
+    return this.memberBySub(orgId, sub);
+  }
+}

@@ -1,0 +1,1 @@
+export * from './channels.module.js';

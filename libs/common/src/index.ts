@@ -1,0 +1,5 @@
+export * from './config/environment.js';
+export * from './config/app-config.js';
+export * from './config/config.module.js';
+export * from './errors/domain.exception.js';
+export * from './errors/all-exceptions.filter.js';

@@ -1,0 +1,67 @@
+import { PGlite } from '@electric-sql/pglite';
+import { pgcrypto } from '@electric-sql/pglite/contrib/pgcrypto';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { MIGRATIONS } from './migrations/index.js';
+import { SnakeNamingStrategy } from './snake-naming.strategy.js';
+
+export interface DatabaseTarget {
+  url: string;
+  /** true when the URL points at the in-process PGlite server (single session, no LISTEN/NOTIFY across processes). */
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Where the database is: DATABASE_URL, or an embedded PGlite in `pgliteDir` served over the Postgres wire
+ * protocol on a loopback port, so the app and the TypeORM CLI use the same `pg` driver and the same SQL.
+ */
+export async function resolveDatabaseTarget(opts: { url?: string; pgliteDir: string }): Promise<DatabaseTarget> {
+  if (opts.url) return { url: opts.url, embedded: false, close: async () => undefined };
+  mkdirSync(opts.pgliteDir, { recursive: true });
+  const db = await PGlite.create(opts.pgliteDir, { extensions: { pgcrypto } });
+  const port = await freePort();
+  const server = new PGLiteSocketServer({ db, port, host: '127.0.0.1', maxConnections: 1 });
+  await server.start();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    embedded: true,
+    close: async () => {
+      await server.stop();
+      await db.close();
+    },
+  };
+}
+
+/** The one set of DataSource options, used by the app, the CLI (ormconfig.ts) and tests. */
+export function buildDataSourceOptions(target: DatabaseTarget, poolSize: number): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: target.url,
+    uuidExtension: 'pgcrypto',
+    synchronize: false,
+    migrationsRun: false,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    namingStrategy: new SnakeNamingStrategy(),
+    // PGlite is one session: a single pooled connection keeps transactions from interleaving.
+    extra: { max: target.embedded ? 1 : poolSize, connectionTimeoutMillis: 10_000 },
+  };
+}
+
+export function createDataSource(target: DatabaseTarget, poolSize = 10, entities: DataSourceOptions['entities'] = []): DataSource {
+  return new DataSource({ ...buildDataSourceOptions(target, poolSize), entities } as DataSourceOptions);
+}

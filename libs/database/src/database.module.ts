@@ -1,0 +1,43 @@
+import { Global, Logger, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '@warden/common';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { buildDataSourceOptions, type DatabaseTarget } from './data-source.js';
+import { DATABASE_TARGET, DatabaseTargetModule } from './database-target.module.js';
+import { TransactionRunner } from './transaction-runner.js';
+
+/** The app's one DataSource. Migrations run at start unless DB_SKIP_MIGRATIONS=1; nothing ever synchronizes. */
+@Global()
+@Module({
+  imports: [
+    DatabaseTargetModule,
+    TypeOrmModule.forRootAsync({
+      inject: [AppConfig, DATABASE_TARGET],
+      useFactory: (config: AppConfig, target: DatabaseTarget) => ({
+        ...buildDataSourceOptions(target, config.dbPoolSize),
+        autoLoadEntities: true,
+        retryAttempts: 2,
+        retryDelay: 500,
+      }),
+      dataSourceFactory: async (options?: DataSourceOptions) => {
+        const dataSource = await new DataSource(options!).initialize();
+        return dataSource;
+      },
+    }),
+  ],
+  providers: [
+    TransactionRunner,
+    {
+      provide: 'MIGRATIONS_APPLIED',
+      inject: [AppConfig, DataSource],
+      useFactory: async (config: AppConfig, dataSource: DataSource) => {
+        if (config.skipMigrations) return false;
+        const applied = await dataSource.runMigrations({ transaction: 'each' });
+        if (applied.length > 0) new Logger('Database').log(`Applied ${applied.length} migration(s): ${applied.map((m) => m.name).join(', ')}`);
+        return true;
+      },
+    },
+  ],
+  exports: [TransactionRunner, 'MIGRATIONS_APPLIED', DatabaseTargetModule],
+})
+export class DatabaseModule {}

@@ -1,0 +1,79 @@
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, statSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const MAIN = path.join(ROOT, 'dist/apps/api/src/main.js');
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds dist/ when it is missing or older than the sources, so process tests run the current code. */
+export function ensureBuilt(): void {
+  const stale = !existsSync(MAIN) || statSync(MAIN).mtimeMs < Math.max(newestMtime(path.join(ROOT, 'apps')), newestMtime(path.join(ROOT, 'libs')));
+  if (stale) execSync('npm run build', { cwd: ROOT, stdio: 'ignore' });
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  /** Resolves when the process has exited. */
+  exited: Promise<number | null>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `node dist/apps/api/src/main.js` as a real child process and waits for /api/health. */
+export async function startServerProcess(env: Record<string, string>, opts: { timeoutMs?: number } = {}): Promise<ServerProcess> {
+  ensureBuilt();
+  const port = env.PORT ?? String(20000 + Math.floor(Math.random() * 20000));
+  let out = '';
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: port },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${out}`);
+    try {
+      const res = await fetch(`${url}/api/health`);
+      if (res.ok) break;
+    } catch { /* not up yet */ }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not become healthy:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  return {
+    child,
+    url,
+    output: () => out,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs the server entry point expecting it to fail at boot; returns its exit code and output. */
+export async function bootExpectingFailure(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  ensureBuilt();
+  const child = spawn(process.execPath, [MAIN], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, output: out };
+}

@@ -1,0 +1,107 @@
+/**
+ * What the approval gate and the notify tool need from a chat platform. The gate knows only this file;
+ * a channel knows nothing of agents or confirmations.
+ */
+export type ChannelType = 'feishu' | 'slack' | 'wecom' | 'inbox';
+export type ChatPlatform = 'feishu' | 'slack' | 'wecom';
+export type Decision = 'approve' | 'reject';
+export type DecidedStatus = 'approved' | 'rejected' | 'expired';
+
+/** A channel row as the implementations see it: config decrypted, secrets included. Never returned by the API. */
+export interface ChannelRecord {
+  id: string;
+  orgId: string;
+  type: ChannelType;
+  name: string;
+  config: Record<string, unknown>;
+}
+
+export interface ApprovalCard {
+  confirmationId: string;
+  agentName: string;
+  tool: string;
+  args: Record<string, unknown>;
+  requestedBy: { userId: string; name?: string | null };
+  expiresAt: Date;
+  approverScope: string;
+}
+
+/** What a channel remembers of a sent card so it can later replace it with the decided version. */
+export interface SentCard {
+  platformMessageId?: string;
+  /** Platform specifics (Slack channel + ts, WeCom response_code, ...), stored with the confirmation row. */
+  extra?: Record<string, unknown>;
+}
+
+export interface DecidedCard {
+  confirmationId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  status: DecidedStatus;
+  /** Who decided, as a person reads it ("alice", "ou_123", "timeout"). */
+  decidedBy: string;
+  decidedAt: Date;
+  reason?: string | null;
+}
+
+export interface CallbackRequest {
+  method: 'GET' | 'POST';
+  rawBody: Buffer;
+  headers: Record<string, string | string[] | undefined>;
+  query: Record<string, string | undefined>;
+}
+
+export interface HttpReply {
+  status: number;
+  body: unknown;
+  contentType?: string;
+}
+
+/** What the decision service answered to a click; the channel turns it into the platform's reply (toast, card). */
+export interface DecisionOutcome {
+  ok: boolean;
+  /** e.g. "Approved by alice", "already approved", "you are not allowed to approve this request". */
+  message: string;
+  decided?: DecidedCard;
+}
+
+export type ParsedCallback =
+  /** Answer directly (url_verification challenge, WeCom echostr, an ignored event type). */
+  | { kind: 'reply'; reply: HttpReply }
+  /** Verification failed (bad signature, stale timestamp, wrong token, malformed body): nothing may change. */
+  | { kind: 'rejected'; reply: HttpReply; reason: string }
+  /** A verified button click. `respond` renders the outcome the way the platform expects. */
+  | {
+      kind: 'decision';
+      confirmationId: string;
+      decision: Decision;
+      actor: { platform: ChatPlatform; externalId: string };
+      /** Platform event id, for de-duplication of retried deliveries. */
+      eventId?: string;
+      respond: (outcome: DecisionOutcome) => HttpReply;
+    };
+
+export abstract class Channel {
+  abstract readonly type: ChannelType;
+  /** Checks a config on create/update; returns problems (empty = fine). */
+  abstract validateConfig(config: Record<string, unknown>): string[];
+  /** Names of config keys that are secrets: write-only and encrypted at rest. */
+  abstract readonly secretKeys: readonly string[];
+  abstract sendApprovalCard(channel: ChannelRecord, card: ApprovalCard): Promise<SentCard>;
+  abstract markDecided(channel: ChannelRecord, sent: SentCard, decided: DecidedCard): Promise<void>;
+  abstract parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback>;
+  abstract sendNotification(channel: ChannelRecord, text: string): Promise<SentCard>;
+}
+
+/**
+ * Implemented by the confirmations module and registered at bootstrap, so that channel callbacks can hand
+ * verified clicks to the one decision service without channels depending on confirmations.
+ */
+export interface ApprovalDecisionSink {
+  decideFromChannel(input: {
+    channel: ChannelRecord;
+    confirmationId: string;
+    decision: Decision;
+    actor: { platform: ChatPlatform; externalId: string };
+  }): Promise<DecisionOutcome>;
+}

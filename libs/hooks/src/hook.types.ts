@@ -1,0 +1,149 @@
+/**
+ * The hook contract (DESIGN.md "The hook contract"). Everything else depends on this file; it depends on nothing.
+ */
+
+export enum HookPoint {
+  SessionStart = 'SessionStart',
+  PreToolUse = 'PreToolUse',
+  PostToolUse = 'PostToolUse',
+}
+
+/** Where a run was started. Eval runs bypass hooks on purpose (and say so). */
+export type Surface = 'chat' | 'api' | 'dag' | 'delegate' | 'workflow' | 'eval';
+export const SURFACES: readonly Surface[] = ['chat', 'api', 'dag', 'delegate', 'workflow', 'eval'];
+
+export type ToolArgs = Record<string, unknown>;
+
+/** What a hook may know about the tool being called; filled by the runtime per call. */
+export interface ToolCallMetadata {
+  /** The connector action (or built-in tool) says this call needs a human approval. */
+  requiresConfirmation?: boolean;
+  /** The tool changes something (connector action `write`, or a built-in tool that declares it). */
+  write?: boolean;
+  conversationId?: string;
+  /** Present for connector tools. */
+  connector?: { id: string; name: string; action: string; method: string; url: string };
+  /** The run's agent settings that hooks read (confirmation policy etc.), resolved once per run. */
+  agent?: AgentHookSettings;
+  /** Set by POST /api/hooks/dry-run: report what you would do; send nothing, write nothing, wait for nothing. */
+  dryRun?: boolean;
+  /** Parent run / call when this run is a delegated sub-agent. */
+  parentRunId?: string;
+  [key: string]: unknown;
+}
+
+export type ApproverScope = 'initiator' | 'agent_owner' | 'org_members' | 'org_admins';
+
+export interface AgentHookSettings {
+  id: string;
+  name: string;
+  ownerUserId: string | null;
+  requireConfirmationForAll: boolean;
+  confirmation: {
+    channelId?: string;
+    timeoutS: number;
+    approverScope: ApproverScope;
+    forbidSelfApproval: boolean;
+  };
+}
+
+/** Lets a hook put an event on the run's stream (persisted in run_events first, then sent over SSE). */
+export type RunEventEmitter = (type: string, data: Record<string, unknown>) => Promise<void>;
+
+export interface HookContext {
+  point: HookPoint;
+  toolName: string;
+  /** For PreToolUse: the args as rewritten by the hooks before this one. */
+  toolArgs: ToolArgs;
+  /** For PostToolUse: the observation as rewritten by the hooks before this one. */
+  toolResult?: string;
+  agentId: string;
+  userId: string;
+  orgId: string;
+  runId: string;
+  callId?: string;
+  surface: Surface;
+  metadata: ToolCallMetadata;
+  /** Emits run events (e.g. `confirmation_pending`). A no-op in dry runs. */
+  emit: RunEventEmitter;
+  /** Aborted when the hook's timeout passes or the run is cancelled; long waits must honour it. */
+  signal: AbortSignal;
+}
+
+export interface HookResult {
+  /** false blocks the call (PreToolUse only). Default true. */
+  allow?: boolean;
+  /** Why the call was blocked; the model reads `Tool call blocked by <hook>: <error>`. */
+  error?: string;
+  /** PreToolUse: replaces the args for the hooks after this one and for the tool. */
+  modifiedArgs?: ToolArgs;
+  /** PostToolUse: replaces the observation for the hooks after this one and for the model. */
+  modifiedResult?: string;
+  /** SessionStart: text appended to the run's system prompt. */
+  additionalContext?: string;
+  /** Human-readable notes of what the hook did; recorded in the trace and streamed. */
+  sideEffects?: string[];
+  /** Dry runs only: the hook would stop for a human approval. */
+  wouldRequireConfirmation?: boolean;
+}
+
+export type HookOutcomeKind = 'allow' | 'block' | 'rewrite' | 'error' | 'would_require_confirmation';
+
+/** One hook's run, as recorded in the trace and sent as an SSE `hook` event. */
+export interface HookOutcome {
+  hook: string;
+  point: HookPoint;
+  callId?: string;
+  outcome: HookOutcomeKind;
+  sideEffects: string[];
+  durationMs: number;
+  /** The block reason or the error message. */
+  detail?: string;
+}
+
+export type HookErrorPolicy = 'block' | 'allow';
+
+/** A JSON-schema-like description of a hook's config (validated when an agent is saved and when a run starts). */
+export interface HookConfigSchema {
+  type: 'object';
+  properties?: Record<string, { type: 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array'; description?: string; minimum?: number; maximum?: number; enum?: unknown[]; default?: unknown }>;
+  required?: string[];
+  additionalProperties?: boolean;
+}
+
+export interface HookOptions {
+  name: string;
+  /** Lower runs first; ties by name. */
+  priority: number;
+  description: string;
+  configSchema?: HookConfigSchema;
+  /** Default 5000 ms. The confirmation gate sets its own (it waits for a human). */
+  timeoutMs?: number;
+  /** PreToolUse default 'block' (fail closed). */
+  onError?: HookErrorPolicy;
+  /** Attached to every agent whether declared or not, and cannot be removed. */
+  autoAttach?: boolean;
+}
+
+type Awaitable<T> = T | Promise<T>;
+
+/** Base of every hook class. `config` is the agent's validated config for this hook ({} when none). */
+export abstract class BaseHook<C = Record<string, unknown>> {
+  abstract readonly point: HookPoint;
+  /** Cheap, synchronous filter; false means the hook does not run for this call (and records nothing). */
+  shouldTrigger(_ctx: HookContext, _config: C): boolean {
+    return true;
+  }
+  /** May return synchronously: the registry arms no timer for a hook that did not return a promise. */
+  abstract execute(ctx: HookContext, config: C): Awaitable<HookResult>;
+}
+
+export abstract class PreToolUseHook<C = Record<string, unknown>> extends BaseHook<C> {
+  readonly point = HookPoint.PreToolUse;
+}
+export abstract class PostToolUseHook<C = Record<string, unknown>> extends BaseHook<C> {
+  readonly point = HookPoint.PostToolUse;
+}
+export abstract class SessionStartHook<C = Record<string, unknown>> extends BaseHook<C> {
+  readonly point = HookPoint.SessionStart;
+}

@@ -115,12 +115,12 @@ describe('auth (dev mode)', () => {
 describe('auth (oidc mode)', () => {
   let t: TestApp;
   let idp: HttpFake;
-  let privateKey: CryptoKey;
+  let privateKey: Awaited<ReturnType<typeof generateKeyPair>>["privateKey"];
   const audience = 'warden-api';
 
   beforeAll(async () => {
     const pair = await generateKeyPair('RS256');
-    privateKey = pair.privateKey as CryptoKey;
+    privateKey = pair.privateKey;
     const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
     idp = await startHttpFake((req) => {
       if (req.path === '/.well-known/openid-configuration') return { issuer: idp.url, jwks_uri: `${idp.url}/jwks` };

@@ -24,7 +24,7 @@ describe('embedded PGlite default (npm start)', () => {
     const env = { PGLITE_DIR: path.join(dir, 'pglite') };
     const first = await startServerProcess(env);
     try {
-      const health = await (await fetch(`${first.url}/api/health`)).json();
+      const health = (await (await fetch(`${first.url}/api/health`)).json()) as { status: string };
       expect(health.status).toBe('ok');
       const token = await printedToken(first);
       const me = await (await fetch(`${first.url}/api/me`, { headers: { authorization: `Bearer ${token}` } })).json();
@@ -35,7 +35,7 @@ describe('embedded PGlite default (npm start)', () => {
     const second = await startServerProcess(env);
     try {
       const token = await printedToken(second);
-      const users = await (await fetch(`${second.url}/api/users`, { headers: { authorization: `Bearer ${token}` } })).json();
+      const users = (await (await fetch(`${second.url}/api/users`, { headers: { authorization: `Bearer ${token}` } })).json()) as Array<{ sub: string }>;
       expect(users.map((u: { sub: string }) => u.sub)).toEqual(['demo-admin']);
     } finally {
       await second.stop();

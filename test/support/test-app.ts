@@ -1,3 +1,4 @@
+import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { mintDevToken } from '@warden/auth';
 import type { EnvironmentInput } from '@warden/common';
@@ -18,7 +19,11 @@ export interface TestApp {
 }
 
 /** Boots the real app on a fresh PostgreSQL database (cloned from the migrated template) on an ephemeral port. */
-export async function startTestApp(env: EnvironmentInput = {}, opts: { databaseUrl?: string } = {}): Promise<TestApp> {
+/**
+ * `opts.imports` adds modules to the real app (e.g. a module providing test-only @Hook classes);
+ * `opts.databaseUrl` shares a database between two app instances.
+ */
+export async function startTestApp(env: EnvironmentInput = {}, opts: { databaseUrl?: string; imports?: Array<Type | DynamicModule> } = {}): Promise<TestApp> {
   const db = opts.databaseUrl ? undefined : await createTestDatabase();
   const databaseUrl = opts.databaseUrl ?? db!.url;
   const app = await createApp({
@@ -30,8 +35,9 @@ export async function startTestApp(env: EnvironmentInput = {}, opts: { databaseU
     DB_SKIP_MIGRATIONS: '1',
     SEED_DEMO: 'false',
     CONFIRMATION_POLL_MS: '200',
+    APP_ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdef',
     ...env,
-  });
+  }, opts.imports ?? []);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${port}`;

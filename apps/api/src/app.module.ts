@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { TerminusModule } from '@nestjs/terminus';
@@ -20,7 +20,8 @@ import { HealthController } from './health.controller.js';
 /** Wires the libraries together; holds no business logic. */
 @Module({})
 export class AppModule {
-  static forRoot(overrides: EnvironmentInput = {}): DynamicModule {
+  /** `extraImports` lets tests add modules (e.g. test-only hooks) to the real app. */
+  static forRoot(overrides: EnvironmentInput = {}, extraImports: Array<Type | DynamicModule> = []): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -52,6 +53,7 @@ export class AppModule {
         WorkflowsModule,
         EvalsModule,
         DemoModule,
+        ...extraImports,
       ],
       controllers: [HealthController],
       providers: [

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { DynamicModule, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -7,8 +8,8 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 
 /** Builds the configured HTTP application; used by main.ts and by e2e tests (with env overrides). */
-export async function createApp(overrides: EnvironmentInput = {}): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(overrides), {
+export async function createApp(overrides: EnvironmentInput = {}, extraImports: Array<Type | DynamicModule> = []): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(overrides, extraImports), {
     // Chat-app callbacks are verified over the exact bytes received.
     rawBody: true,
     bufferLogs: true,

@@ -27,6 +27,8 @@ export interface ToolCallMetadata {
   agent?: AgentHookSettings;
   /** Set by POST /api/hooks/dry-run: report what you would do; send nothing, write nothing, wait for nothing. */
   dryRun?: boolean;
+  /** PostToolUse only: how the tool execution went (HTTP status for connectors). */
+  execution?: { status?: number; durationMs: number; success: boolean; error?: string };
   /** Parent run / call when this run is a delegated sub-agent. */
   parentRunId?: string;
   [key: string]: unknown;
@@ -143,6 +145,11 @@ export abstract class PreToolUseHook<C = Record<string, unknown>> extends BaseHo
 }
 export abstract class PostToolUseHook<C = Record<string, unknown>> extends BaseHook<C> {
   readonly point = HookPoint.PostToolUse;
+  /**
+   * Optional: called (instead of execute) when a PreToolUse hook blocked the call, so that e.g. the audit log
+   * records blocked calls too. Errors are recorded and ignored.
+   */
+  onBlocked?(ctx: HookContext, blocked: { blockedBy: string; error: string }, config: C): Awaitable<void>;
 }
 export abstract class SessionStartHook<C = Record<string, unknown>> extends BaseHook<C> {
   readonly point = HookPoint.SessionStart;

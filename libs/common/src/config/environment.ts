@@ -56,7 +56,7 @@ export class Environment {
   @IsOptional() @IsString() @MinLength(1) AUTH_ORG_CLAIM?: string;
   @IsOptional() @IsString() @MinLength(1) AUTH_ROLES_CLAIM?: string;
 
-  @IsOptional() @IsString() APP_ENCRYPTION_KEY?: string;
+  @IsOptional() @IsString() @MinLength(16, { message: 'APP_ENCRYPTION_KEY must be at least 16 characters' }) APP_ENCRYPTION_KEY?: string;
   @IsOptional() @IsString() HOOKS_DIR?: string;
   @IsOptional() @IsString() REDIS_URL?: string;
   @IsOptional() @IsString() INSTANCE_ID?: string;

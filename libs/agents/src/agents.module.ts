@@ -1,4 +1,34 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AgentConfigLookup } from '@warden/hooks';
+import { AgentHookLookup } from './agents/agent-config-lookup.service.js';
+import { Agent } from './agents/agent.entity.js';
+import { AgentsController } from './agents/agents.controller.js';
+import { AgentsService } from './agents/agents.service.js';
+import { Connector, ConnectorAction } from './connectors/connector.entity.js';
+import { ConnectorExecutor } from './connectors/connector-executor.js';
+import { ConnectorsController } from './connectors/connectors.controller.js';
+import { ConnectorsService } from './connectors/connectors.service.js';
+import { RunExecutor } from './engine/run-executor.js';
+import { ToolCallRunner } from './engine/tool-call-runner.js';
+import { LlmProviderFactory } from './llm/llm-provider.factory.js';
+import { ChatController } from './runs/chat.controller.js';
+import { RunEventsService } from './runs/run-events.service.js';
+import { AgentRun, Conversation, RunEvent, ToolCallRecord } from './runs/run.entity.js';
+import { RunsController } from './runs/runs.controller.js';
+import { RunsService } from './runs/runs.service.js';
+import { ToolRegistry } from './tools/tool-registry.js';
 
-@Module({})
+/** Connectors, agents, the LLM providers, the run engine (ReAct + DAG) and the chat / runs API. Global: other modules register built-in tools and start runs. */
+@Global()
+@Module({
+  imports: [TypeOrmModule.forFeature([Connector, ConnectorAction, Agent, AgentRun, RunEvent, ToolCallRecord, Conversation])],
+  controllers: [ConnectorsController, AgentsController, ChatController, RunsController],
+  providers: [
+    ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, AgentHookLookup, LlmProviderFactory,
+    RunEventsService, ToolCallRunner, RunExecutor, RunsService,
+    { provide: AgentConfigLookup, useExisting: AgentHookLookup },
+  ],
+  exports: [ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, RunEventsService, RunExecutor, RunsService, AgentConfigLookup],
+})
 export class AgentsModule {}

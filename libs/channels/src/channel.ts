@@ -90,7 +90,15 @@ export abstract class Channel {
   abstract sendApprovalCard(channel: ChannelRecord, card: ApprovalCard): Promise<SentCard>;
   abstract markDecided(channel: ChannelRecord, sent: SentCard, decided: DecidedCard): Promise<void>;
   abstract parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback>;
-  abstract sendNotification(channel: ChannelRecord, text: string): Promise<SentCard>;
+  /** `context` says who sent it (the `channel_notify` tool's run); the inbox stores it with the message. */
+  abstract sendNotification(channel: ChannelRecord, text: string, context?: NotificationContext): Promise<SentCard>;
+}
+
+/** Where a notification came from; every field optional (a test message from the API has none). */
+export interface NotificationContext {
+  agentId?: string | null;
+  runId?: string | null;
+  userId?: string | null;
 }
 
 /**

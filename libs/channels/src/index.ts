@@ -1,1 +1,6 @@
+export * from './channel.js';
 export * from './channels.module.js';
+export * from './channels.service.js';
+export * from './channel-registry.js';
+export * from './notifications/notifications.service.js';
+export { INBOX_CHANNEL_ID } from './inbox/inbox.channel.js';

@@ -1,4 +1,15 @@
 import { Module } from '@nestjs/common';
+import { ChannelsModule } from '@warden/channels';
+import { ConfirmationGateHook } from './confirmation-gate.hook.js';
+import { ConfirmationService } from './confirmation.service.js';
+import { ConfirmationStore } from './confirmation.store.js';
+import { ConfirmationWaiter } from './confirmation-waiter.js';
+import { ConfirmationsController } from './confirmations.controller.js';
 
-@Module({})
+@Module({
+  imports: [ChannelsModule],
+  controllers: [ConfirmationsController],
+  providers: [ConfirmationStore, ConfirmationWaiter, ConfirmationService, ConfirmationGateHook],
+  exports: [ConfirmationService, ConfirmationWaiter, ConfirmationGateHook],
+})
 export class ConfirmationsModule {}

@@ -1,1 +1,5 @@
 export * from './confirmations.module.js';
+export * from './confirmation.types.js';
+export * from './confirmation.service.js';
+export * from './confirmation-waiter.js';
+export * from './confirmation-gate.hook.js';

@@ -1,4 +1,12 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EvalRun } from './eval.entity.js';
+import { EvalsController } from './evals.controller.js';
+import { EvalsService } from './evals.service.js';
 
-@Module({})
+@Module({
+  imports: [TypeOrmModule.forFeature([EvalRun])],
+  controllers: [EvalsController],
+  providers: [EvalsService],
+})
 export class EvalsModule {}

@@ -1,4 +1,21 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { BuiltinHooksModule } from './builtin/builtin-hooks.module.js';
+import { HookCatalog } from './hook-catalog.js';
+import { HookDryRunService } from './hook-dry-run.service.js';
+import { HookExplorer } from './hook-explorer.js';
+import { HookResolver } from './hook-resolver.js';
+import { HooksController } from './hooks.controller.js';
 
-@Module({})
+/**
+ * The hook engine: discovers @Hook providers of every module, resolves per-run registries, serves the catalog and
+ * dry runs. Global so that the agent runtime, evals and workflows can ask for a HookResolver without an import.
+ */
+@Global()
+@Module({
+  imports: [DiscoveryModule, BuiltinHooksModule],
+  controllers: [HooksController],
+  providers: [HookCatalog, HookExplorer, HookResolver, HookDryRunService],
+  exports: [HookCatalog, HookResolver],
+})
 export class HooksModule {}

@@ -1,4 +1,15 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WorkflowRunner } from './engine/workflow-runner.js';
+import { Workflow, WorkflowRun } from './workflow.entity.js';
+import { WorkflowsController } from './workflows.controller.js';
+import { WorkflowsService } from './workflows.service.js';
 
-@Module({})
+/** Workflow definitions (validated DAGs) and their runs; AGENT and CONNECTOR nodes go through the agents' run engine. */
+@Module({
+  imports: [TypeOrmModule.forFeature([Workflow, WorkflowRun])],
+  controllers: [WorkflowsController],
+  providers: [WorkflowsService, WorkflowRunner],
+  exports: [WorkflowsService, WorkflowRunner],
+})
 export class WorkflowsModule {}

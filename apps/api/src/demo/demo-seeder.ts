@@ -1,13 +1,16 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { AgentsService, ConnectorsService } from '@warden/agents';
 import { mintDevToken, ProvisioningService } from '@warden/auth';
 import { AppConfig } from '@warden/common';
 
 export const DEMO_ORG = 'demo';
 export const DEMO_ADMIN = 'demo-admin';
+export const DEMO_AGENT = 'demo-buyer';
 
 /**
- * Makes `npm start` on an empty data dir useful: a demo org and admin. Idempotent: a second start finds
- * everything in place and creates nothing.
+ * Makes `npm start` on an empty data dir useful: a demo org and admin, the `oa` connector pointing at the built-in
+ * demo OA API, and a scripted agent that pays PO-1001. Idempotent: a second start finds everything in place and
+ * creates nothing.
  */
 @Injectable()
 export class DemoSeeder {
@@ -16,19 +19,55 @@ export class DemoSeeder {
   constructor(
     private readonly config: AppConfig,
     private readonly provisioning: ProvisioningService,
+    private readonly connectors: ConnectorsService,
+    private readonly agents: AgentsService,
   ) {}
 
-  async seed(): Promise<{ token: string }> {
-    await this.provisioning.principalFor({ sub: DEMO_ADMIN, orgExternalId: DEMO_ORG, roles: ['admin'], name: 'Demo Admin' });
+  async seed(): Promise<{ token: string; agentId: string }> {
+    const admin = await this.provisioning.principalFor({ sub: DEMO_ADMIN, orgExternalId: DEMO_ORG, roles: ['admin'], name: 'Demo Admin' });
+    if (!(await this.connectors.list(admin.orgId)).some((c) => c.name === 'oa')) {
+      await this.connectors.create(admin.orgId, {
+        name: 'oa',
+        base_url: `${this.config.publicUrl}/demo-oa`,
+        actions: [
+          { name: 'list_purchases', method: 'GET', path: '/purchases', description: 'List purchase orders' },
+          {
+            name: 'get_purchase', method: 'GET', path: '/purchases/{id}', description: 'Get one purchase order',
+            parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+          },
+          {
+            name: 'purchase_pay', method: 'POST', path: '/purchases/{id}/pay', description: 'Pay a purchase order',
+            parameters: { type: 'object', properties: { id: { type: 'string' }, amount: { type: 'number' } }, required: ['id', 'amount'] },
+            requires_confirmation_when: 'args.amount > 50000',
+          },
+        ],
+      });
+    }
+    const agentId = (await this.agents.list(admin.orgId)).find((a) => a.name === DEMO_AGENT)?.id
+      ?? (await this.agents.create(admin.orgId, admin.userId, {
+        name: DEMO_AGENT,
+        instructions: 'You pay approved purchase orders.',
+        model_config_json: {
+          model: {
+            provider: 'scripted',
+            script: [
+              { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1001', amount: 1200 } }] },
+              { content: 'PO-1001 (Paper & Co, 1200) is paid.' },
+            ],
+          },
+          tools: ['oa__*'],
+          max_iterations: 5,
+        },
+      })).id;
     const token = await mintDevToken(this.config.devSecret, {
       sub: DEMO_ADMIN, org: DEMO_ORG, roles: ['admin'], name: 'Demo Admin', expiresIn: '30d',
       orgClaim: this.config.orgClaim, rolesClaim: this.config.rolesClaim,
     });
-    return { token };
+    return { token, agentId };
   }
 
   async seedAndPrint(): Promise<void> {
-    const { token } = await this.seed();
+    const { token, agentId } = await this.seed();
     if (this.config.authMode !== 'dev') return;
     const base = this.config.publicUrl;
     const lines = [
@@ -38,6 +77,8 @@ export class DemoSeeder {
       `  export TOKEN=${token}`,
       `Try:`,
       `  curl -s ${base}/api/me -H "Authorization: Bearer $TOKEN"`,
+      `Chat with the demo agent (it pays PO-1001 through the oa connector):`,
+      `  curl -N -s ${base}/api/chat -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"agent_id":"${agentId}","message":"Pay PO-1001"}'`,
       '',
     ];
     this.logger.log(lines.join('\n'));

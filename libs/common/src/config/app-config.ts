@@ -47,6 +47,10 @@ export class AppConfig {
   get redisUrl(): string | undefined { return this.env.REDIS_URL; }
   get confirmationPollMs(): number { return this.env.CONFIRMATION_POLL_MS ?? 1500; }
   get runLeaseMs(): number { return this.env.RUN_LEASE_MS ?? 15000; }
+  /** Upper bound for one LLM call, streaming included. */
+  get llmTimeoutMs(): number { return this.env.LLM_TIMEOUT_MS ?? 60000; }
+  /** Upper bound for one connector HTTP request. */
+  get connectorTimeoutMs(): number { return this.env.CONNECTOR_TIMEOUT_MS ?? 30000; }
 
   /** Reads a secret named by configuration (an agent's `api_key_env`). Never logged. */
   secretFromEnv(name: string): string | undefined {

@@ -1,0 +1,42 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
+import { AgentsService } from './agents.service.js';
+import { AgentDto } from './dto/agent.dto.js';
+
+/** Admins write agents; every member of the org may read them. */
+@ApiTags('agents')
+@ApiBearerAuth()
+@Controller('agents')
+export class AgentsController {
+  constructor(private readonly agents: AgentsService) {}
+
+  @Post()
+  @Roles('admin')
+  create(@CurrentPrincipal() p: Principal, @Body() dto: AgentDto) {
+    return this.agents.create(p.orgId, p.userId, dto);
+  }
+
+  @Get()
+  list(@CurrentPrincipal() p: Principal) {
+    return this.agents.list(p.orgId);
+  }
+
+  @Get(':id')
+  get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.agents.get(p.orgId, id);
+  }
+
+  @Put(':id')
+  @Roles('admin')
+  update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() dto: AgentDto) {
+    return this.agents.update(p.orgId, id, dto);
+  }
+
+  @Delete(':id')
+  @Roles('admin')
+  @HttpCode(204)
+  async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<void> {
+    await this.agents.remove(p.orgId, id);
+  }
+}

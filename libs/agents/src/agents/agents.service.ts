@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { BadInputError, NotFoundError } from '@warden/common';
+import { HookResolver } from '@warden/hooks';
+import { In, Repository } from 'typeorm';
+import { ToolRegistry } from '../tools/tool-registry.js';
+import { parseAgentConfig, type AgentConfig } from './agent-config.js';
+import { Agent } from './agent.entity.js';
+import type { AgentDto } from './dto/agent.dto.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface AgentView {
+  id: string;
+  name: string;
+  instructions: string;
+  model_config_json: Record<string, unknown>;
+  owner_user_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Agents of one org; a row of another org is "not found". */
+@Injectable()
+export class AgentsService {
+  constructor(
+    @InjectRepository(Agent) private readonly agents: Repository<Agent>,
+    private readonly tools: ToolRegistry,
+    private readonly hooks: HookResolver,
+  ) {}
+
+  async list(orgId: string): Promise<AgentView[]> {
+    return (await this.agents.find({ where: { orgId }, order: { createdAt: 'ASC' } })).map(view);
+  }
+
+  async get(orgId: string, id: string): Promise<AgentView> {
+    return view(await this.find(orgId, id));
+  }
+
+  async find(orgId: string, id: string): Promise<Agent> {
+    const agent = UUID.test(id) ? await this.agents.findOneBy({ id, orgId }) : null;
+    if (!agent) throw new NotFoundError('agent', id);
+    return agent;
+  }
+
+  /** The agent and its typed config (a stored config that no longer parses still yields defaults). */
+  async findWithConfig(orgId: string, id: string): Promise<{ agent: Agent; config: AgentConfig }> {
+    const agent = await this.find(orgId, id);
+    return { agent, config: parseAgentConfig(agent.modelConfigJson).config };
+  }
+
+  async create(orgId: string, ownerUserId: string, dto: AgentDto): Promise<AgentView> {
+    await this.validate(orgId, dto);
+    const saved = await this.agents.save(this.agents.create({
+      orgId, ownerUserId, name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json,
+    }));
+    return view(saved);
+  }
+
+  async update(orgId: string, id: string, dto: AgentDto): Promise<AgentView> {
+    const existing = await this.find(orgId, id);
+    await this.validate(orgId, dto, id);
+    return view(await this.agents.save({ ...existing, name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json }));
+  }
+
+  async remove(orgId: string, id: string): Promise<void> {
+    await this.find(orgId, id);
+    await this.agents.delete({ id, orgId });
+  }
+
+  /** Every problem at once, each named; nothing is saved when there is one. */
+  private async validate(orgId: string, dto: AgentDto, selfId?: string): Promise<void> {
+    const { config, problems } = parseAgentConfig(dto.model_config_json);
+    for (const pattern of await this.tools.unknownPatterns(orgId, config.tools)) {
+      problems.push(`unknown tool "${pattern}": no connector action or built-in tool matches it`);
+    }
+    const delegateIds = config.delegates.filter((d) => UUID.test(d));
+    const found = new Set(delegateIds.length ? (await this.agents.findBy({ orgId, id: In(delegateIds) })).map((a) => a.id) : []);
+    for (const d of config.delegates) {
+      if (d === selfId) problems.push(`delegate "${d}" is this agent itself`);
+      else if (!found.has(d)) problems.push(`unknown delegate "${d}": no agent with this id in the org`);
+    }
+    if (config.hooks !== undefined) problems.push(...(await this.hooks.validate(config.hooks)));
+    if (problems.length > 0) throw new BadInputError(`invalid agent: ${problems.join('; ')}`, problems);
+  }
+}
+
+function view(a: Agent): AgentView {
+  return {
+    id: a.id, name: a.name, instructions: a.instructions, model_config_json: a.modelConfigJson,
+    owner_user_id: a.ownerUserId, created_at: a.createdAt, updated_at: a.updatedAt,
+  };
+}

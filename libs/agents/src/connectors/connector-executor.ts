@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@warden/common';
+import type { Connector, ConnectorAction } from './connector.entity.js';
+
+/** What the model reads is capped; the stored full result has a larger cap. */
+export const OBSERVATION_MAX_CHARS = 64 * 1024;
+const FULL_RESULT_MAX_CHARS = 1024 * 1024;
+const PATH_PARAM = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+export interface ConnectorRequest {
+  method: string;
+  url: string;
+  body?: string;
+}
+
+export interface ConnectorResponse {
+  ok: boolean;
+  status?: number;
+  /** The observation for the model (capped, with an error prefix when the call failed). */
+  content: string;
+  fullContent: string;
+  durationMs: number;
+  error?: string;
+}
+
+/** Builds the HTTP request of a connector action from the call's args. Throws a plain Error naming a missing path arg. */
+export function buildConnectorRequest(connector: Connector, action: ConnectorAction, args: Record<string, unknown>): ConnectorRequest {
+  const rest: Record<string, unknown> = { ...args };
+  const missing: string[] = [];
+  const path = action.path.replace(PATH_PARAM, (_, name: string) => {
+    const value = args[name];
+    delete rest[name];
+    if (value === undefined || value === null || value === '') { missing.push(name); return ''; }
+    return encodeURIComponent(typeof value === 'object' ? JSON.stringify(value) : String(value));
+  });
+  if (missing.length > 0) throw new Error(`missing path argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`);
+  const url = new URL(connector.baseUrl + path);
+  if (action.method === 'GET' || action.method === 'DELETE') {
+    for (const [k, v] of Object.entries(rest)) {
+      if (v !== undefined && v !== null) url.searchParams.set(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
+    }
+    return { method: action.method, url: url.toString() };
+  }
+  return { method: action.method, url: url.toString(), body: JSON.stringify(rest) };
+}
+
+function cap(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}\n…[truncated ${text.length - max} characters]`;
+}
+
+/** Calls connector actions over HTTP with fetch: one request per call, keyed by the call id. */
+@Injectable()
+export class ConnectorExecutor {
+  constructor(private readonly config: AppConfig) {}
+
+  async execute(connector: Connector, action: ConnectorAction, args: Record<string, unknown>, callId: string, signal?: AbortSignal): Promise<ConnectorResponse> {
+    const started = Date.now();
+    const failed = (error: string, status?: number, text = ''): ConnectorResponse => ({
+      ok: false, status, error, durationMs: Date.now() - started,
+      content: cap(`Error: ${error}${text ? `\n${text}` : ''}`, OBSERVATION_MAX_CHARS),
+      fullContent: cap(text, FULL_RESULT_MAX_CHARS),
+    });
+    let request: ConnectorRequest;
+    try {
+      request = buildConnectorRequest(connector, action, args);
+    } catch (err) {
+      return failed((err as Error).message);
+    }
+    const timeout = AbortSignal.timeout(this.config.connectorTimeoutMs);
+    try {
+      const res = await fetch(request.url, {
+        method: request.method,
+        headers: {
+          ...connector.headers,
+          accept: 'application/json, text/plain;q=0.9, */*;q=0.5',
+          'idempotency-key': callId,
+          ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        body: request.body,
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      const text = await res.text();
+      if (!res.ok) return failed(`HTTP ${res.status} from ${action.method} ${action.path}`, res.status, text);
+      return { ok: true, status: res.status, content: cap(text, OBSERVATION_MAX_CHARS), fullContent: cap(text, FULL_RESULT_MAX_CHARS), durationMs: Date.now() - started };
+    } catch (err) {
+      if (timeout.aborted) return failed(`${action.method} ${action.path} timed out after ${this.config.connectorTimeoutMs} ms`);
+      if (signal?.aborted) return failed('the run was cancelled');
+      return failed(`${action.method} ${action.path} failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
+    }
+  }
+}

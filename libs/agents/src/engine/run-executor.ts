@@ -1,0 +1,441 @@
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { AppConfig, DomainErrorKind, DomainException, NotFoundError } from '@warden/common';
+import { HookBuildError, HookRegistry, HookResolver, type AgentHookSettings, type RunEventEmitter, type Surface } from '@warden/hooks';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { hookSettingsOf, type AgentConfig } from '../agents/agent-config.js';
+import type { Agent } from '../agents/agent.entity.js';
+import { AgentsService } from '../agents/agents.service.js';
+import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
+import type { ChatMessage, LlmProvider } from '../llm/llm-provider.js';
+import { RunEventsService } from '../runs/run-events.service.js';
+import { ACTIVE_RUN_STATUSES, AgentRun, Conversation, type RunMode, type RunState, type RunStatus } from '../runs/run.entity.js';
+import { ToolRegistry } from '../tools/tool-registry.js';
+import { PLANNING_PROMPT, parsePlan } from './dag-plan.js';
+import { ToolCallRunner } from './tool-call-runner.js';
+
+export interface StartRunOptions {
+  orgId: string;
+  userId: string;
+  agentId: string;
+  message: string;
+  surface: Surface;
+  mode?: RunMode;
+  parentRunId?: string;
+  parentCallId?: string;
+  conversationId?: string;
+  /** Eval runs only: no hooks at all, recorded as `hooks: "bypassed"`. */
+  bypassHooks?: boolean;
+}
+
+export interface RunOutcome {
+  runId: string;
+  status: RunStatus;
+  answer: string | null;
+  error: string | null;
+}
+
+export interface StartedRun {
+  runId: string;
+  conversationId: string | null;
+  /** Settles when the run reaches a final status; never rejects. */
+  completion: Promise<RunOutcome>;
+}
+
+/** Emitted (EventEmitter2) when a run ends; `RUN_CANCELLED` additionally when it was cancelled (pending approvals expire). */
+export const RUN_FINISHED = 'run.finished';
+export const RUN_CANCELLED = 'run.cancelled';
+
+/** What a run needs in memory while it executes; all of it can be rebuilt from the database. */
+export interface LiveRun {
+  run: AgentRun;
+  agent: Agent;
+  config: AgentConfig;
+  settings: AgentHookSettings;
+  registry: HookRegistry;
+  provider: LlmProvider;
+  abort: AbortController;
+  emit: RunEventEmitter;
+}
+
+const DEFAULT_INSTRUCTIONS = 'You are a helpful assistant.';
+const newCallId = () => `call_${randomBytes(12).toString('hex')}`;
+
+/**
+ * Starts and drives agent runs on every surface (chat, api, dag steps, delegates, workflows, evals). A run is a
+ * state machine over `agent_runs.state`: each step reads the persisted state, does one thing (hooks, a model call,
+ * a turn's tool calls, a DAG stage), and writes the new state before the next step — so another instance can
+ * continue it from the database.
+ */
+@Injectable()
+export class RunExecutor implements OnApplicationShutdown {
+  private readonly logger = new Logger(RunExecutor.name);
+  private readonly live = new Map<string, LiveRun>();
+  private readonly completions = new Map<string, Promise<RunOutcome>>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly agents: AgentsService,
+    private readonly hooks: HookResolver,
+    private readonly llm: LlmProviderFactory,
+    private readonly tools: ToolRegistry,
+    private readonly toolCalls: ToolCallRunner,
+    private readonly events: RunEventsService,
+    private readonly bus: EventEmitter2,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Records the run and its `run` event, builds its hooks (a build error refuses the run: status `refused`,
+   * `error` + `done` events, then a RunRefused 422 is thrown), and executes it detached from the caller.
+   */
+  async start(opts: StartRunOptions): Promise<StartedRun> {
+    const { agent, config } = await this.agents.findWithConfig(opts.orgId, opts.agentId);
+    const mode = opts.mode ?? 'react';
+    const conversation = await this.conversationFor(opts);
+    const messages: ChatMessage[] = [
+      { role: 'system', content: agent.instructions || DEFAULT_INSTRUCTIONS },
+      ...(conversation?.messages ?? []),
+      { role: 'user', content: opts.message },
+    ];
+    const state: RunState = { phase: 'start', messages, turns: 0, pending_calls: [] };
+    const run = await this.dataSource.getRepository(AgentRun).save({
+      orgId: opts.orgId, agentId: agent.id, userId: opts.userId, conversationId: conversation?.id ?? null,
+      parentRunId: opts.parentRunId ?? null, parentCallId: opts.parentCallId ?? null, surface: opts.surface, mode,
+      status: 'running' as const, hooks: opts.bypassHooks ? 'bypassed' as const : 'active' as const, message: opts.message,
+      answer: null, error: null, state, eventSeq: 0, lockedBy: null, leaseUntil: null, finishedAt: null,
+    });
+    await this.events.append(run.id, 'run', {
+      run_id: run.id, agent_id: agent.id, conversation_id: run.conversationId, surface: run.surface, mode,
+      hooks: run.hooks, parent_run_id: run.parentRunId, parent_call_id: run.parentCallId,
+    });
+    const settings = hookSettingsOf(agent, config);
+    let registry: HookRegistry;
+    try {
+      registry = opts.bypassHooks ? HookRegistry.empty() : await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings });
+    } catch (err) {
+      const message = err instanceof HookBuildError ? err.message : `the agent's hooks cannot be built: ${(err as Error).message}`;
+      await this.finish(run, 'refused', { error: message });
+      throw err instanceof HookBuildError ? err : new DomainException(DomainErrorKind.RunRefused, message);
+    }
+    const completion = this.drive(run.id, { agent, config, settings, registry });
+    return { runId: run.id, conversationId: run.conversationId, completion };
+  }
+
+  /** Continues a persisted run that no process is executing (rebuilds its hooks from the agent's config). */
+  async resume(runId: string): Promise<RunOutcome> {
+    const existing = this.completions.get(runId);
+    if (existing) return existing;
+    return this.drive(runId);
+  }
+
+  /** Settles when the run ends: from memory when this process drives it, else by watching its row. */
+  async waitForRun(runId: string, signal?: AbortSignal): Promise<RunOutcome> {
+    const local = this.completions.get(runId);
+    if (local) return local;
+    const repo = this.dataSource.getRepository(AgentRun);
+    for (;;) {
+      const run = await repo.findOneByOrFail({ id: runId });
+      if (!ACTIVE_RUN_STATUSES.includes(run.status)) return { runId, status: run.status, answer: run.answer, error: run.error };
+      if (signal?.aborted) return { runId, status: run.status, answer: null, error: 'stopped waiting' };
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+
+  /** Ends the run `cancelled` (with its active child runs) and aborts whatever it is doing in this process. */
+  async cancel(runId: string): Promise<boolean> {
+    const run = await this.dataSource.getRepository(AgentRun).findOneByOrFail({ id: runId });
+    const won = await this.finish(run, 'cancelled', { error: 'the run was cancelled' });
+    this.live.get(runId)?.abort.abort(new Error('run cancelled'));
+    const children: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT id FROM agent_runs WHERE parent_run_id = $1 AND status IN ('running', 'waiting')`, [runId]);
+    for (const child of children) await this.cancel(child.id);
+    if (won) this.bus.emit(RUN_CANCELLED, { runId, orgId: run.orgId });
+    return won;
+  }
+
+  onApplicationShutdown(): void {
+    for (const live of this.live.values()) live.abort.abort(new Error('server shutting down'));
+  }
+
+  private drive(runId: string, prepared?: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>): Promise<RunOutcome> {
+    const completion = this.execute(runId, prepared).finally(() => {
+      this.completions.delete(runId);
+      this.live.delete(runId);
+    });
+    this.completions.set(runId, completion);
+    return completion;
+  }
+
+  private async execute(runId: string, prepared?: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>): Promise<RunOutcome> {
+    const repo = this.dataSource.getRepository(AgentRun);
+    let run = await repo.findOneByOrFail({ id: runId });
+    const renew = setInterval(() => void this.lease(runId).catch(() => undefined), Math.max(500, this.config.runLeaseMs / 3));
+    try {
+      await this.lease(runId);
+      const live = await this.liveRun(run, prepared);
+      this.live.set(runId, live);
+      for (;;) {
+        run = await repo.findOneByOrFail({ id: runId });
+        if (!ACTIVE_RUN_STATUSES.includes(run.status)) break;
+        live.run = run;
+        const next = await this.step(live, run.state);
+        if (next === 'finished') break;
+        if (!(await this.saveState(runId, next))) break;
+      }
+    } catch (err) {
+      const message = err instanceof DomainException || err instanceof Error ? err.message : String(err);
+      if (!(err instanceof Error && err.name === 'LlmError')) this.logger.error({ err, runId }, 'run failed unexpectedly');
+      await this.finish(run, 'failed', { error: message });
+    } finally {
+      clearInterval(renew);
+    }
+    const final = await repo.findOneByOrFail({ id: runId });
+    return { runId, status: final.status, answer: final.answer, error: final.error };
+  }
+
+  private async liveRun(run: AgentRun, prepared?: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>): Promise<LiveRun> {
+    const base = prepared ?? await (async () => {
+      const { agent, config } = await this.agents.findWithConfig(run.orgId, run.agentId);
+      const settings = hookSettingsOf(agent, config);
+      const registry = run.hooks === 'bypassed' ? HookRegistry.empty() : await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings });
+      return { agent, config, settings, registry };
+    })();
+    const abort = new AbortController();
+    const ancestors = await this.ancestorsOf(run);
+    const live: LiveRun = { ...base, run, abort, provider: this.llm.create(base.config.model), emit: async () => undefined };
+    live.emit = (type, data) => this.emitEvent(live.run, ancestors, type, data);
+    return live;
+  }
+
+  /** One step of the state machine; returns the next state, or 'finished' once the run has its final status. */
+  private async step(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
+    switch (state.phase) {
+      case 'start': return this.sessionStart(live, state);
+      case 'llm': return this.modelTurn(live, state);
+      case 'tools': return this.toolTurn(live, state);
+      case 'plan': return this.plan(live, state);
+      case 'steps': return this.runSteps(live, state);
+      case 'synthesis': return this.synthesize(live, state);
+    }
+  }
+
+  private async sessionStart(live: LiveRun, state: RunState): Promise<RunState> {
+    const { run } = live;
+    const { additionalContext } = await live.registry.runSessionStart({
+      toolName: '', toolArgs: {}, agentId: run.agentId, userId: run.userId, orgId: run.orgId, runId: run.id, surface: run.surface,
+      metadata: { agent: live.settings, conversationId: run.conversationId ?? undefined, parentRunId: run.parentRunId ?? undefined },
+      emit: live.emit, signal: live.abort.signal,
+    });
+    const messages = [...state.messages];
+    if (additionalContext.length > 0 && messages[0]?.role === 'system') {
+      messages[0] = { role: 'system', content: [messages[0].content, ...additionalContext].join('\n\n') };
+    }
+    return { ...state, messages, phase: run.mode === 'dag' ? 'plan' : 'llm' };
+  }
+
+  private async modelTurn(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
+    const { run, config } = live;
+    if (state.turns >= config.maxIterations) {
+      await this.finish(run, 'failed', { error: `the agent reached max_iterations (${config.maxIterations}) without a final answer` });
+      return 'finished';
+    }
+    const tools = await this.tools.forAgent(run.orgId, config.tools);
+    const turn = await live.provider.complete({ runId: run.id, turn: state.turns, messages: state.messages, tools: tools.map((t) => t.spec), signal: live.abort.signal });
+    if (turn.toolCalls.length === 0) {
+      await this.saveState(run.id, { ...state, turns: state.turns + 1, messages: [...state.messages, { role: 'assistant', content: turn.content }] });
+      await this.finish(run, 'completed', { answer: turn.content });
+      return 'finished';
+    }
+    // Our own ids: unique across runs, so each doubles as the connector's Idempotency-Key.
+    const calls = turn.toolCalls.map((c) => ({ call_id: newCallId(), tool: c.name, args: c.args, raw: c.rawArguments }));
+    const next: RunState = {
+      ...state,
+      phase: 'tools',
+      turns: state.turns + 1,
+      messages: [...state.messages, {
+        role: 'assistant', content: turn.content || null,
+        tool_calls: calls.map((c) => ({ id: c.call_id, type: 'function' as const, function: { name: c.tool, arguments: c.raw || '{}' } })),
+      }],
+      pending_calls: calls.map(({ call_id, tool, args }) => ({ call_id, tool, args })),
+    };
+    await this.toolCalls.record(run.id, next.pending_calls);
+    if (!(await this.saveState(run.id, next))) return 'finished';
+    for (const c of next.pending_calls) await live.emit('tool_call', { call_id: c.call_id, tool: c.tool, args: c.args });
+    return next;
+  }
+
+  private async toolTurn(live: LiveRun, state: RunState): Promise<RunState> {
+    const tools = await this.tools.forAgent(live.run.orgId, live.config.tools);
+    await Promise.all(state.pending_calls.map((call) => this.toolCalls.run(live, call, tools)));
+    const observations = await this.toolCalls.observations(live.run.id, state.pending_calls.map((c) => c.call_id));
+    return {
+      ...state,
+      phase: 'llm',
+      pending_calls: [],
+      messages: [...state.messages, ...state.pending_calls.map((c): ChatMessage => ({ role: 'tool', tool_call_id: c.call_id, content: observations.get(c.call_id) ?? '' }))],
+    };
+  }
+
+  private async plan(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
+    const { run } = live;
+    const tools = await this.tools.forAgent(run.orgId, live.config.tools);
+    const planning = `${PLANNING_PROMPT}\nTools the steps can use: ${tools.map((t) => t.spec.name).join(', ') || 'none'}.`;
+    const messages: ChatMessage[] = [state.messages[0], { role: 'system', content: planning }, ...state.messages.slice(1)];
+    const turn = await live.provider.complete({ runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal });
+    const attempts = (state.plan_attempts ?? 0) + 1;
+    const { steps, problems } = parsePlan(turn.content);
+    if (!steps) {
+      if (attempts >= 2) {
+        await this.finish(run, 'failed', { error: `the model's plan is invalid: ${problems.join('; ')}` });
+        return 'finished';
+      }
+      await live.emit('plan_rejected', { problems });
+      return {
+        ...state, turns: state.turns + 1, plan_attempts: attempts,
+        messages: [...state.messages, { role: 'assistant', content: turn.content },
+          { role: 'user', content: `Your plan cannot be used: ${problems.join('; ')}. Reply with a corrected plan, as JSON only.` }],
+      };
+    }
+    await live.emit('plan', { steps });
+    return {
+      ...state, phase: 'steps', turns: state.turns + 1, plan_attempts: attempts, plan: steps,
+      messages: [...state.messages, { role: 'assistant', content: turn.content }],
+      steps: Object.fromEntries(steps.map((s) => [s.id, { status: 'pending' as const }])),
+    };
+  }
+
+  /** Starts every step whose dependencies are done (concurrently, each a ReAct sub-run with its own hooks), waits for one to end. */
+  private async runSteps(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
+    const { run } = live;
+    const plan = state.plan ?? [];
+    const steps = { ...(state.steps ?? {}) };
+    const failed = plan.find((s) => steps[s.id]?.status === 'failed');
+    if (failed) {
+      await this.finish(run, 'failed', { error: `step "${failed.id}" failed: ${steps[failed.id].error ?? 'unknown error'}` });
+      return 'finished';
+    }
+    if (plan.every((s) => steps[s.id]?.status === 'completed')) return { ...state, phase: 'synthesis' };
+    const ready = plan.filter((s) => steps[s.id]?.status === 'pending' && s.depends_on.every((d) => steps[d]?.status === 'completed'));
+    const started = await Promise.all(ready.map(async (step) => {
+      const context = step.depends_on.map((d) => `Result of step "${d}": ${steps[d].answer ?? ''}`).join('\n');
+      const message = `${step.task}${context ? `\n\n${context}` : ''}\n\n(This is one step of a larger request: ${run.message})`;
+      try {
+        const child = await this.start({
+          orgId: run.orgId, userId: run.userId, agentId: run.agentId, message, surface: 'dag', mode: 'react',
+          parentRunId: run.id, parentCallId: `step:${step.id}`, bypassHooks: run.hooks === 'bypassed',
+        });
+        return [step.id, { status: 'running' as const, run_id: child.runId }] as const;
+      } catch (err) {
+        return [step.id, { status: 'failed' as const, error: (err as Error).message }] as const;
+      }
+    }));
+    for (const [id, progress] of started) steps[id] = progress;
+    if (started.length > 0 && !(await this.saveState(run.id, { ...state, steps }))) return 'finished';
+    const running = plan.filter((s) => steps[s.id]?.status === 'running');
+    if (running.length === 0) return { ...state, steps };
+    const outcome = await Promise.race(running.map((s) => this.waitForRun(steps[s.id].run_id!, live.abort.signal).then((o) => ({ id: s.id, o }))));
+    steps[outcome.id] = outcome.o.status === 'completed'
+      ? { status: 'completed', run_id: outcome.o.runId, answer: outcome.o.answer ?? '' }
+      : { status: 'failed', run_id: outcome.o.runId, error: outcome.o.error ?? `ended ${outcome.o.status}` };
+    return { ...state, steps };
+  }
+
+  private async synthesize(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
+    const { run } = live;
+    const results = (state.plan ?? []).map((s) => `- ${s.id} (${s.task}): ${state.steps?.[s.id]?.answer ?? ''}`).join('\n');
+    const messages: ChatMessage[] = [
+      state.messages[0],
+      { role: 'user', content: `${run.message}\n\nThe plan's steps are done. Their results:\n${results}\n\nWrite the final answer to the request.` },
+    ];
+    const turn = await live.provider.complete({ runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal });
+    await this.saveState(run.id, { ...state, turns: state.turns + 1 });
+    await this.finish(run, 'completed', { answer: turn.content });
+    return 'finished';
+  }
+
+  /** Writes the run's new state (and renews its lease); false when the run already ended (e.g. cancelled). */
+  private async saveState(runId: string, state: RunState): Promise<boolean> {
+    const [, affected] = await this.dataSource.query(
+      `UPDATE agent_runs SET state = $2, updated_at = now(), locked_by = $3, lease_until = now() + make_interval(secs => $4)
+       WHERE id = $1 AND status IN ('running', 'waiting')`,
+      [runId, JSON.stringify(state), this.config.instanceId, this.config.runLeaseMs / 1000],
+    );
+    return affected > 0;
+  }
+
+  private async lease(runId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE agent_runs SET locked_by = $2, lease_until = now() + make_interval(secs => $3) WHERE id = $1 AND status IN ('running', 'waiting')`,
+      [runId, this.config.instanceId, this.config.runLeaseMs / 1000],
+    );
+  }
+
+  /**
+   * Moves an active run to its final status and writes its closing events (`error` / `answer`, then `done`).
+   * Only the first caller wins, so `done` is written exactly once whoever ends the run (driver or cancel).
+   */
+  private async finish(run: AgentRun, status: Exclude<RunStatus, 'running' | 'waiting'>, result: { answer?: string; error?: string }): Promise<boolean> {
+    const [rows] = await this.dataSource.query(
+      `UPDATE agent_runs SET status = $2, answer = $3, error = $4, finished_at = now(), updated_at = now(), locked_by = NULL, lease_until = NULL
+       WHERE id = $1 AND status IN ('running', 'waiting') RETURNING id`,
+      [run.id, status, result.answer ?? null, result.error ?? null],
+    );
+    if (rows.length === 0) return false;
+    const ancestors = await this.ancestorsOf(run);
+    if (result.error && status !== 'cancelled') await this.emitEvent(run, ancestors, 'error', { message: result.error });
+    if (status === 'completed') await this.emitEvent(run, ancestors, 'answer', { content: result.answer ?? '' });
+    await this.emitEvent(run, ancestors, 'done', { run_id: run.id, status });
+    if (status === 'completed' && run.conversationId) {
+      await this.dataSource.query(
+        `UPDATE conversations SET messages = messages || $2::jsonb, updated_at = now() WHERE id = $1`,
+        [run.conversationId, JSON.stringify([{ role: 'user', content: run.message }, { role: 'assistant', content: result.answer ?? '' }])],
+      );
+    }
+    this.bus.emit(RUN_FINISHED, { runId: run.id, orgId: run.orgId, status });
+    return true;
+  }
+
+  /**
+   * Persists the event on the run, then on each ancestor run (so a DAG step's or a delegate's story appears in the
+   * caller's stream, marked with the child's `run_id` and `parent_call_id`). A pending confirmation makes the run
+   * (and its ancestors) `waiting` until it is resolved.
+   */
+  private async emitEvent(run: AgentRun, ancestors: Array<{ id: string }>, type: string, data: Record<string, unknown>): Promise<void> {
+    const payload: Record<string, unknown> = { run_id: run.id, surface: run.surface, ...data };
+    await this.events.append(run.id, type, payload);
+    if (type !== 'run' && type !== 'done') {
+      for (const a of ancestors) await this.events.append(a.id, type, { ...payload, parent_call_id: payload.parent_call_id ?? run.parentCallId });
+    }
+    if (type === 'confirmation_pending' || type === 'confirmation_resolved') {
+      const [from, to] = type === 'confirmation_pending' ? ['running', 'waiting'] : ['waiting', 'running'];
+      await this.dataSource.query(`UPDATE agent_runs SET status = $2, updated_at = now() WHERE id = ANY($1) AND status = $3`,
+        [[run.id, ...ancestors.map((a) => a.id)], to, from]);
+    }
+  }
+
+  private async ancestorsOf(run: AgentRun): Promise<Array<{ id: string }>> {
+    if (!run.parentRunId) return [];
+    return this.dataSource.query(
+      `WITH RECURSIVE chain(id, parent_run_id, depth) AS (
+         SELECT id, parent_run_id, 1 FROM agent_runs WHERE id = $1
+         UNION ALL SELECT r.id, r.parent_run_id, c.depth + 1 FROM agent_runs r JOIN chain c ON r.id = c.parent_run_id WHERE c.depth < 20)
+       SELECT id FROM chain ORDER BY depth`,
+      [run.parentRunId],
+    );
+  }
+
+  private async conversationFor(opts: StartRunOptions): Promise<Conversation | null> {
+    const repo = this.dataSource.getRepository(Conversation);
+    if (opts.conversationId) {
+      const found = /^[0-9a-f-]{36}$/i.test(opts.conversationId)
+        ? await repo.findOneBy({ id: opts.conversationId, orgId: opts.orgId, userId: opts.userId, agentId: opts.agentId })
+        : null;
+      if (!found) throw new NotFoundError('conversation', opts.conversationId);
+      return found;
+    }
+    if (opts.surface !== 'chat' && opts.surface !== 'api') return null;
+    return repo.save({ orgId: opts.orgId, agentId: opts.agentId, userId: opts.userId, messages: [] });
+  }
+}

@@ -1,0 +1,118 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { blockedObservation, type ToolCallMetadata } from '@warden/hooks';
+import { DataSource } from 'typeorm';
+import { ConnectorExecutor, OBSERVATION_MAX_CHARS } from '../connectors/connector-executor.js';
+import type { PendingToolCall, ToolCallStatus } from '../runs/run.entity.js';
+import { ToolRegistry, type ResolvedTool } from '../tools/tool-registry.js';
+import type { LiveRun } from './run-executor.js';
+
+/**
+ * One tool call through the pipeline: claim (atomic update) -> PreToolUse (block / rewrite) -> execute ->
+ * PostToolUse -> stored result -> `observation` event. The stored result is what the model reads next.
+ */
+@Injectable()
+export class ToolCallRunner {
+  private readonly logger = new Logger(ToolCallRunner.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tools: ToolRegistry,
+    private readonly connectors: ConnectorExecutor,
+  ) {}
+
+  /** The durable records of a turn's calls, before any of them runs. */
+  async record(runId: string, calls: PendingToolCall[]): Promise<void> {
+    for (const [position, c] of calls.entries()) {
+      await this.dataSource.query(
+        `INSERT INTO tool_calls (run_id, call_id, position, tool, args, status) VALUES ($1, $2, $3, $4, $5, 'pending')
+         ON CONFLICT (run_id, call_id) DO NOTHING`,
+        [runId, c.call_id, position, c.tool, JSON.stringify(c.args)],
+      );
+    }
+  }
+
+  /** The observation text of each finished call. */
+  async observations(runId: string, callIds: string[]): Promise<Map<string, string>> {
+    const rows: Array<{ call_id: string; status: ToolCallStatus; result: string | null }> = await this.dataSource.query(
+      `SELECT call_id, status, result FROM tool_calls WHERE run_id = $1 AND call_id = ANY($2)`, [runId, callIds]);
+    return new Map(rows.map((r) => [r.call_id, r.result ?? `Error: the outcome of this call is unknown (status ${r.status})`]));
+  }
+
+  async run(live: LiveRun, call: PendingToolCall, available: ResolvedTool[]): Promise<void> {
+    const { run } = live;
+    const [claimed] = await this.dataSource.query(
+      `UPDATE tool_calls SET status = 'running', started_at = now() WHERE run_id = $1 AND call_id = $2 AND status = 'pending' RETURNING id`,
+      [run.id, call.call_id],
+    );
+    if (claimed.length === 0) return; // already handled (a resumed run never runs a call twice)
+    const tool = available.find((t) => t.spec.name === call.tool);
+    const metadata: ToolCallMetadata = {
+      ...this.tools.metadataFor(tool, call.args),
+      agent: live.settings,
+      conversationId: run.conversationId ?? undefined,
+      parentRunId: run.parentRunId ?? undefined,
+    };
+    const ctx = {
+      toolName: call.tool, toolArgs: call.args, agentId: run.agentId, userId: run.userId, orgId: run.orgId, runId: run.id,
+      callId: call.call_id, surface: run.surface, metadata, emit: live.emit, signal: live.abort.signal,
+    };
+    try {
+      const verdict = await live.registry.runPreToolUse(ctx);
+      if (!verdict.allow) {
+        const blockedBy = verdict.blockedBy ?? 'a hook';
+        const error = verdict.error ?? 'blocked';
+        await live.registry.runBlocked(ctx, { blockedBy, error });
+        const content = blockedObservation(blockedBy, error);
+        await this.store(run.id, call.call_id, { status: 'blocked', args: verdict.args, result: content, blockedBy, error });
+        await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: verdict.args, content, blocked: true, blocked_by: blockedBy });
+        return;
+      }
+      const args = verdict.args;
+      if (!tool) {
+        const known = available.map((t) => t.spec.name).join(', ') || 'none';
+        const content = `Error: unknown tool "${call.tool}". Tools you can call: ${known}.`;
+        await this.store(run.id, call.call_id, { status: 'failed', args, result: content, error: 'unknown tool' });
+        await live.emit('observation', { call_id: call.call_id, tool: call.tool, args, content, blocked: false });
+        return;
+      }
+      const executedMeta: ToolCallMetadata = { ...metadata, ...this.tools.metadataFor(tool, args) };
+      const started = Date.now();
+      let outcome: { ok: boolean; content: string; full: string; status?: number; error?: string };
+      if (tool.kind === 'connector') {
+        const res = await this.connectors.execute(tool.connector.connector, tool.connector.action, args, call.call_id, live.abort.signal);
+        outcome = { ok: res.ok, content: res.content, full: res.fullContent, status: res.status, error: res.error };
+      } else {
+        try {
+          const text = await tool.builtin.execute(args, {
+            orgId: run.orgId, userId: run.userId, agentId: run.agentId, runId: run.id, callId: call.call_id,
+            surface: run.surface, emit: live.emit, signal: live.abort.signal,
+          });
+          outcome = { ok: true, content: text.slice(0, OBSERVATION_MAX_CHARS), full: text };
+        } catch (err) {
+          outcome = { ok: false, content: `Error: ${(err as Error).message}`, full: '', error: (err as Error).message };
+        }
+      }
+      const durationMs = Date.now() - started;
+      const post = await live.registry.runPostToolUse({
+        ...ctx, toolArgs: args, toolResult: outcome.content,
+        metadata: { ...executedMeta, execution: { status: outcome.status, durationMs, success: outcome.ok, error: outcome.error } },
+      });
+      await this.store(run.id, call.call_id, { status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error });
+      await live.emit('observation', { call_id: call.call_id, tool: call.tool, args, content: post.result, blocked: false });
+    } catch (err) {
+      if (live.abort.signal.aborted) throw err;
+      this.logger.error({ err, runId: run.id, callId: call.call_id }, 'tool call failed unexpectedly');
+      const content = `Error: the tool call failed: ${(err as Error).message}`;
+      await this.store(run.id, call.call_id, { status: 'failed', args: call.args, result: content, error: (err as Error).message });
+      await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: call.args, content, blocked: false });
+    }
+  }
+
+  private async store(runId: string, callId: string, r: { status: ToolCallStatus; args: Record<string, unknown>; result: string; fullResult?: string; blockedBy?: string; error?: string }): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, finished_at = now()
+       WHERE run_id = $1 AND call_id = $2`,
+      [runId, callId, r.status, JSON.stringify(r.args), r.result, r.fullResult ?? r.result, r.blockedBy ?? null, r.error ?? null],
+    );
+  }
+}

@@ -1,0 +1,22 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@warden/common';
+import type { ModelSettings } from '../agents/agent-config.js';
+import { LlmError, type LlmProvider } from './llm-provider.js';
+import { OpenAiProvider } from './openai-provider.js';
+import { ScriptedProvider } from './scripted-provider.js';
+
+@Injectable()
+export class LlmProviderFactory {
+  constructor(private readonly config: AppConfig) {}
+
+  create(settings: ModelSettings): LlmProvider {
+    if (settings.provider === 'scripted') return new ScriptedProvider(settings.script);
+    let apiKey = 'not-needed';
+    if (settings.apiKeyEnv) {
+      const secret = this.config.secretFromEnv(settings.apiKeyEnv);
+      if (!secret) throw new LlmError(`the model's API key variable ${settings.apiKeyEnv} is not set on the server`);
+      apiKey = secret;
+    }
+    return new OpenAiProvider(settings, apiKey, this.config.llmTimeoutMs);
+  }
+}

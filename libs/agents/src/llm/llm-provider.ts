@@ -1,0 +1,53 @@
+import type { ToolSpec } from '../tools/tool-registry.js';
+
+/** A message in the OpenAI chat format: what the run state stores and what every provider reads. */
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export interface LlmToolCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  /** The arguments exactly as the model sent them (echoed back to it in the assistant message). */
+  rawArguments: string;
+}
+
+export interface LlmTurn {
+  content: string;
+  toolCalls: LlmToolCall[];
+}
+
+export interface LlmRequest {
+  runId: string;
+  /** How many model calls this run made before this one (scripted models play turn `turn`). */
+  turn: number;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  signal: AbortSignal;
+}
+
+/** A model failure worded for the person reading the run's `error` event. */
+export class LlmError extends Error {}
+
+/** One interface for every model backend. */
+export abstract class LlmProvider {
+  abstract complete(request: LlmRequest): Promise<LlmTurn>;
+}
+
+/** Parses a tool call's JSON arguments; malformed JSON is an LlmError naming the tool. */
+export function parseToolArguments(tool: string, raw: string): Record<string, unknown> {
+  if (raw.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (err) {
+    throw new LlmError(`the model returned malformed JSON arguments for tool "${tool}": ${(err as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new LlmError(`the model returned arguments for tool "${tool}" that are not a JSON object`);
+  }
+  return parsed as Record<string, unknown>;
+}

@@ -1,0 +1,94 @@
+import type { Surface } from '@warden/hooks';
+import { Column, CreateDateColumn, Entity, PrimaryColumn, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { ChatMessage } from '../llm/llm-provider.js';
+
+export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'refused' | 'cancelled';
+export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting'];
+export type RunMode = 'react' | 'dag';
+export type ToolCallStatus = 'pending' | 'running' | 'done' | 'failed' | 'blocked';
+
+export interface PendingToolCall { call_id: string; tool: string; args: Record<string, unknown> }
+
+export interface PlanStep { id: string; task: string; depends_on: string[] }
+export interface StepProgress { status: 'pending' | 'running' | 'completed' | 'failed'; run_id?: string; answer?: string; error?: string }
+
+/**
+ * Everything a run needs to continue, persisted after every step so that any instance can pick it up:
+ * the conversation so far, how many model turns were taken, the current turn's tool calls, the DAG's progress.
+ */
+export interface RunState {
+  phase: 'start' | 'llm' | 'tools' | 'plan' | 'steps' | 'synthesis';
+  messages: ChatMessage[];
+  /** Model calls made so far. */
+  turns: number;
+  pending_calls: PendingToolCall[];
+  plan_attempts?: number;
+  plan?: PlanStep[];
+  steps?: Record<string, StepProgress>;
+}
+
+@Entity('agent_runs')
+export class AgentRun {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column('uuid') orgId: string;
+  @Column('uuid') agentId: string;
+  @Column('uuid') userId: string;
+  @Column('uuid', { nullable: true }) conversationId: string | null;
+  @Column('uuid', { nullable: true }) parentRunId: string | null;
+  @Column('text', { nullable: true }) parentCallId: string | null;
+  @Column('text') surface: Surface;
+  @Column('text') mode: RunMode;
+  @Column('text') status: RunStatus;
+  @Column('text') hooks: 'active' | 'bypassed';
+  @Column('text') message: string;
+  @Column('text', { nullable: true }) answer: string | null;
+  @Column('text', { nullable: true }) error: string | null;
+  @Column('jsonb') state: RunState;
+  @Column('int') eventSeq: number;
+  @Column('text', { nullable: true }) lockedBy: string | null;
+  @Column('timestamptz', { nullable: true }) leaseUntil: Date | null;
+  @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
+  @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
+  @Column('timestamptz', { nullable: true }) finishedAt: Date | null;
+}
+
+@Entity('run_events')
+export class RunEvent {
+  @PrimaryColumn('uuid') runId: string;
+  @PrimaryColumn('int') seq: number;
+  @Column('text') type: string;
+  @Column('jsonb') data: Record<string, unknown>;
+  @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
+}
+
+/** The durable record of one tool call: claimed by an atomic update before it runs, its result stored before the run moves on. */
+@Entity('tool_calls')
+export class ToolCallRecord {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column('uuid') runId: string;
+  @Column('text') callId: string;
+  @Column('int') position: number;
+  @Column('text') tool: string;
+  @Column('jsonb') args: Record<string, unknown>;
+  @Column('jsonb', { nullable: true }) executedArgs: Record<string, unknown> | null;
+  @Column('text') status: ToolCallStatus;
+  @Column('text', { nullable: true }) result: string | null;
+  @Column('text', { nullable: true }) fullResult: string | null;
+  @Column('text', { nullable: true }) blockedBy: string | null;
+  @Column('text', { nullable: true }) error: string | null;
+  @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
+  @Column('timestamptz', { nullable: true }) startedAt: Date | null;
+  @Column('timestamptz', { nullable: true }) finishedAt: Date | null;
+}
+
+/** The message history of a chat: user messages and final answers, prepended to the next run of the conversation. */
+@Entity('conversations')
+export class Conversation {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column('uuid') orgId: string;
+  @Column('uuid') agentId: string;
+  @Column('uuid') userId: string;
+  @Column('jsonb') messages: Array<{ role: 'user' | 'assistant'; content: string }>;
+  @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
+  @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
+}

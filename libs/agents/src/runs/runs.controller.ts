@@ -1,0 +1,36 @@
+import { Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, type Principal } from '@warden/auth';
+import { BadInputError } from '@warden/common';
+import type { Response } from 'express';
+import { RunsService } from './runs.service.js';
+
+@ApiTags('runs')
+@ApiBearerAuth()
+@Controller('runs')
+export class RunsController {
+  constructor(private readonly runs: RunsService) {}
+
+  @Get(':id')
+  get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.runs.view(p.orgId, id);
+  }
+
+  /** Replays after `Last-Event-ID` (header, or `last_event_id` query for EventSource-less clients), then live until `done`. */
+  @Get(':id/events')
+  async events(
+    @CurrentPrincipal() p: Principal, @Param('id') id: string, @Res() res: Response,
+    @Headers('last-event-id') lastEventId?: string, @Query('last_event_id') lastEventIdQuery?: string,
+  ): Promise<void> {
+    const raw = lastEventId ?? lastEventIdQuery ?? '0';
+    if (!/^\d+$/.test(raw)) throw new BadInputError(`Last-Event-ID must be a non-negative integer, got "${raw}"`);
+    const run = await this.runs.find(p.orgId, id);
+    await this.runs.stream(run.id, Number(raw), res);
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  cancel(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return this.runs.cancel(p, id);
+  }
+}

@@ -1,0 +1,34 @@
+import type { RunEventEmitter, Surface } from '@warden/hooks';
+
+/** What a built-in tool knows about the call it serves. */
+export interface ToolRunContext {
+  orgId: string;
+  userId: string;
+  agentId: string;
+  runId: string;
+  callId: string;
+  surface: Surface;
+  /** Emits run events (persisted first, then streamed). */
+  emit: RunEventEmitter;
+  /** Aborted when the run is cancelled. */
+  signal: AbortSignal;
+}
+
+/**
+ * A tool implemented in-process (e.g. `call_agent`, `channel_notify`). Other modules register theirs with
+ * `ToolRegistry.registerBuiltin` at `onModuleInit`.
+ */
+export abstract class BuiltinTool {
+  abstract readonly name: string;
+  abstract readonly description: string;
+  /** JSON schema (type object) of the args. */
+  abstract readonly parameters: Record<string, unknown>;
+  /** The tool changes something (read-only orgs block it). */
+  abstract readonly write: boolean;
+  /** Whether a call needs a human approval (default: no). */
+  requiresConfirmation(_args: Record<string, unknown>): boolean {
+    return false;
+  }
+  /** Returns the observation text; a thrown error becomes an error observation. */
+  abstract execute(args: Record<string, unknown>, ctx: ToolRunContext): Promise<string>;
+}

@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import type { ToolCallMetadata } from '@warden/hooks';
+import { evaluateConfirmationCondition } from '../connectors/confirmation-condition.js';
+import { buildConnectorRequest } from '../connectors/connector-executor.js';
+import { ConnectorsService, type ConnectorTool } from '../connectors/connectors.service.js';
+import { globMatches } from '../connectors/tool-name.js';
+import type { BuiltinTool } from './builtin-tool.js';
+
+/** A tool offered to the model. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export type ResolvedTool =
+  | { kind: 'connector'; spec: ToolSpec; connector: ConnectorTool }
+  | { kind: 'builtin'; spec: ToolSpec; builtin: BuiltinTool };
+
+/** Connector tools of the org plus built-in tools registered by other modules. */
+@Injectable()
+export class ToolRegistry {
+  private readonly builtins = new Map<string, BuiltinTool>();
+
+  constructor(private readonly connectors: ConnectorsService) {}
+
+  registerBuiltin(tool: BuiltinTool): void {
+    if (this.builtins.has(tool.name)) throw new Error(`built-in tool "${tool.name}" is registered twice`);
+    this.builtins.set(tool.name, tool);
+  }
+
+  builtinNames(): string[] {
+    return [...this.builtins.keys()];
+  }
+
+  async all(orgId: string): Promise<ResolvedTool[]> {
+    const connectorTools = (await this.connectors.tools(orgId)).map((c): ResolvedTool => ({
+      kind: 'connector', connector: c, spec: { name: c.name, description: c.description, parameters: c.parameters },
+    }));
+    const builtins = [...this.builtins.values()].map((b): ResolvedTool => ({
+      kind: 'builtin', builtin: b, spec: { name: b.name, description: b.description, parameters: b.parameters },
+    }));
+    return [...connectorTools, ...builtins];
+  }
+
+  /** The tools an agent may use: every tool matched by one of its `tools` entries (names or globs). */
+  async forAgent(orgId: string, patterns: string[]): Promise<ResolvedTool[]> {
+    return (await this.all(orgId)).filter((t) => patterns.some((p) => globMatches(p, t.spec.name)));
+  }
+
+  /** The `tools` entries that match no tool at all (agent validation). */
+  async unknownPatterns(orgId: string, patterns: string[]): Promise<string[]> {
+    const names = (await this.all(orgId)).map((t) => t.spec.name);
+    return patterns.filter((p) => !names.some((n) => globMatches(p, n)));
+  }
+
+  /** Per-call metadata for hooks: confirmation need (CEL over args), write flag, connector details. */
+  metadataFor(tool: ResolvedTool | undefined, args: Record<string, unknown>): ToolCallMetadata {
+    if (!tool) return { requiresConfirmation: false, write: false };
+    if (tool.kind === 'builtin') return { requiresConfirmation: tool.builtin.requiresConfirmation(args), write: tool.builtin.write };
+    const { connector, action } = tool.connector;
+    let url = connector.baseUrl + action.path;
+    try { url = buildConnectorRequest(connector, action, args).url; } catch { /* path args missing: the call fails later */ }
+    return {
+      requiresConfirmation: action.requiresConfirmation || (action.requiresConfirmationWhen !== null && evaluateConfirmationCondition(action.requiresConfirmationWhen, args)),
+      write: action.write,
+      connector: { id: connector.id, name: connector.name, action: action.name, method: action.method, url },
+    };
+  }
+}

@@ -1,0 +1,195 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { OrgsService } from '@warden/auth';
+import { AppConfig, BadInputError, NotFoundError } from '@warden/common';
+import { Repository } from 'typeorm';
+import type { ApprovalDecisionSink, Channel, ChannelRecord, ChannelType } from './channel.js';
+import { ChannelEntity, ChannelEventEntity } from './channel.entity.js';
+import { ChannelRegistry } from './channel-registry.js';
+import { INBOX_CHANNEL_ID } from './inbox/inbox.channel.js';
+import { SecretBox } from './secret-box.js';
+import { UUID } from './shared/card-text.js';
+
+/** A channel as the API shows it: no secret values, only which secrets are set. */
+export interface ChannelView {
+  id: string;
+  type: ChannelType;
+  name: string;
+  config: Record<string, unknown>;
+  secrets_set: string[];
+  is_default: boolean;
+  callback_url: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const inboxRecord = (orgId: string): ChannelRecord => ({ id: INBOX_CHANNEL_ID, orgId, type: 'inbox', name: 'Inbox', config: {} });
+
+@Injectable()
+export class ChannelsService {
+  private sink?: ApprovalDecisionSink;
+
+  constructor(
+    @InjectRepository(ChannelEntity) private readonly channels: Repository<ChannelEntity>,
+    @InjectRepository(ChannelEventEntity) private readonly events: Repository<ChannelEventEntity>,
+    private readonly registry: ChannelRegistry,
+    private readonly secrets: SecretBox,
+    private readonly orgs: OrgsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** The confirmations module registers its decision service here; callbacks hand verified clicks to it. */
+  setDecisionSink(sink: ApprovalDecisionSink): void {
+    this.sink = sink;
+  }
+
+  get decisionSink(): ApprovalDecisionSink | undefined {
+    return this.sink;
+  }
+
+  async create(orgId: string, input: { type: ChannelType; name: string; config?: Record<string, unknown>; isDefault?: boolean }): Promise<ChannelView> {
+    const impl = this.registry.get(input.type);
+    const config = input.config ?? {};
+    this.validate(impl, config);
+    const { plain, secret } = this.split(impl, config);
+    const row = await this.channels.save(
+      this.channels.create({ orgId, type: input.type, name: input.name, config: plain, secretsEnc: Object.keys(secret).length ? this.secrets.seal(secret) : null }),
+    );
+    if (input.isDefault) await this.orgs.setDefaultChannel(orgId, row.id);
+    return this.view(row, input.isDefault ? row.id : (await this.orgs.get(orgId)).defaultChannelId);
+  }
+
+  async list(orgId: string): Promise<ChannelView[]> {
+    const [rows, org] = await Promise.all([this.channels.find({ where: { orgId }, order: { createdAt: 'ASC' } }), this.orgs.get(orgId)]);
+    return rows.map((r) => this.view(r, org.defaultChannelId));
+  }
+
+  async get(orgId: string, id: string): Promise<ChannelView> {
+    const row = await this.row(orgId, id);
+    return this.view(row, (await this.orgs.get(orgId)).defaultChannelId);
+  }
+
+  async update(orgId: string, id: string, input: { name?: string; config?: Record<string, unknown>; isDefault?: boolean }): Promise<ChannelView> {
+    const row = await this.row(orgId, id);
+    if (input.config) {
+      const impl = this.registry.get(row.type);
+      // Secrets are write-only, so an update names only what changes; null removes a key.
+      const merged: Record<string, unknown> = { ...this.decrypted(row), ...input.config };
+      for (const [k, v] of Object.entries(merged)) if (v === null) delete merged[k];
+      this.validate(impl, merged);
+      const { plain, secret } = this.split(impl, merged);
+      row.config = plain;
+      row.secretsEnc = Object.keys(secret).length ? this.secrets.seal(secret) : null;
+    }
+    if (input.name !== undefined) row.name = input.name;
+    await this.channels.save(row);
+    const org = await this.orgs.get(orgId);
+    let defaultId = org.defaultChannelId;
+    if (input.isDefault === true && defaultId !== row.id) defaultId = row.id;
+    if (input.isDefault === false && defaultId === row.id) defaultId = null;
+    if (defaultId !== org.defaultChannelId) await this.orgs.setDefaultChannel(orgId, defaultId);
+    return this.view(row, defaultId);
+  }
+
+  async remove(orgId: string, id: string): Promise<void> {
+    const row = await this.row(orgId, id);
+    const org = await this.orgs.get(orgId);
+    if (org.defaultChannelId === row.id) await this.orgs.setDefaultChannel(orgId, null);
+    await this.channels.delete({ id: row.id, orgId });
+  }
+
+  /** The channel with its secrets decrypted, for the implementations. `inbox` is the built-in inbox. */
+  async getRecord(orgId: string, id: string): Promise<ChannelRecord> {
+    if (id === INBOX_CHANNEL_ID) return inboxRecord(orgId);
+    return this.toRecord(await this.row(orgId, id));
+  }
+
+  /** A callback names only the channel id; the platform's signature (checked by the channel) proves the rest. */
+  async recordForCallback(id: string): Promise<ChannelRecord> {
+    const row = UUID.test(id) ? await this.channels.findOneBy({ id }) : null;
+    if (!row) throw new NotFoundError('channel', id);
+    return this.toRecord(row);
+  }
+
+  /** The given channel (must be the org's), else the org's default channel, else the built-in inbox. */
+  async resolveForDelivery(orgId: string, channelId?: string): Promise<{ record: ChannelRecord; impl: Channel }> {
+    let record: ChannelRecord;
+    if (channelId) {
+      record = await this.getRecord(orgId, channelId);
+    } else {
+      const defaultId = (await this.orgs.get(orgId)).defaultChannelId;
+      const row = defaultId ? await this.channels.findOneBy({ id: defaultId, orgId }) : null;
+      record = row ? this.toRecord(row) : inboxRecord(orgId);
+    }
+    return { record, impl: this.registry.get(record.type) };
+  }
+
+  /** Sends a test message through the channel and says whether the platform took it. */
+  async sendTest(orgId: string, id: string): Promise<{ ok: boolean; message_id?: string; error?: string }> {
+    const record = await this.getRecord(orgId, id);
+    try {
+      const sent = await this.registry.get(record.type).sendNotification(record, `**Warden test message** — channel "${record.name}" can deliver messages.`);
+      return { ok: true, message_id: sent.platformMessageId };
+    } catch (err) {
+      return { ok: false, error: (err as Error).message };
+    }
+  }
+
+  /** true the first time an event id is seen for a channel; false for a retried or replayed delivery. */
+  async claimEvent(channelId: string, eventId: string): Promise<boolean> {
+    const res = await this.events
+      .createQueryBuilder()
+      .insert()
+      .values({ channelId, eventId: eventId.slice(0, 500) })
+      .orIgnore()
+      .returning(['event_id'])
+      .execute();
+    return (res.raw as unknown[]).length > 0;
+  }
+
+  /** Lets a platform retry go through when handling the first delivery failed on our side. */
+  async releaseEvent(channelId: string, eventId: string): Promise<void> {
+    await this.events.delete({ channelId, eventId: eventId.slice(0, 500) });
+  }
+
+  private async row(orgId: string, id: string): Promise<ChannelEntity> {
+    const row = UUID.test(id) ? await this.channels.findOneBy({ id, orgId }) : null;
+    if (!row) throw new NotFoundError('channel', id);
+    return row;
+  }
+
+  private validate(impl: Channel, config: Record<string, unknown>): void {
+    const problems = impl.validateConfig(config);
+    if (problems.length) throw new BadInputError(`invalid ${impl.type} channel config: ${problems.join('; ')}`, problems);
+  }
+
+  private split(impl: Channel, config: Record<string, unknown>) {
+    const plain: Record<string, unknown> = {};
+    const secret: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(config)) (impl.secretKeys.includes(k) ? secret : plain)[k] = v;
+    return { plain, secret };
+  }
+
+  private decrypted(row: ChannelEntity): Record<string, unknown> {
+    return { ...row.config, ...(row.secretsEnc ? this.secrets.open(row.secretsEnc) : {}) };
+  }
+
+  private toRecord(row: ChannelEntity): ChannelRecord {
+    return { id: row.id, orgId: row.orgId, type: row.type, name: row.name, config: this.decrypted(row) };
+  }
+
+  private view(row: ChannelEntity, defaultChannelId: string | null): ChannelView {
+    const secretKeys = this.registry.get(row.type).secretKeys;
+    return {
+      id: row.id,
+      type: row.type,
+      name: row.name,
+      config: Object.fromEntries(Object.entries(row.config).filter(([k]) => !secretKeys.includes(k))),
+      secrets_set: row.secretsEnc ? Object.keys(this.secrets.open(row.secretsEnc)).sort() : [],
+      is_default: defaultChannelId === row.id,
+      callback_url: `${this.config.publicUrl}/api/channels/${row.id}/callback`,
+      created_at: row.createdAt.toISOString(),
+      updated_at: row.updatedAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,71 @@
+import type { ApprovalCard, DecidedCard } from '../channel.js';
+import { isoMinute, prettyArgs, STATUS_WORDS } from '../shared/card-text.js';
+
+/** Feishu lark_md treats these as markup; names and tool names are shown literally. */
+const escapeMd = (s: string): string => s.replace(/([\\`*_~[\]()<>#|])/g, '\\$1');
+/** A code block must not be closable from inside the args. */
+const codeBlock = (s: string): string => '```json\n' + s.replace(/```/g, '`\u200b``') + '\n```';
+
+const HEADER_TEMPLATE: Record<DecidedCard['status'], string> = { approved: 'green', rejected: 'red', expired: 'grey' };
+
+/** Card JSON 2.0 with Approve / Reject buttons; each button's callback value carries the confirmation id. */
+export function feishuApprovalCard(card: ApprovalCard): Record<string, unknown> {
+  const requester = card.requestedBy.name || card.requestedBy.userId;
+  const button = (decision: 'approve' | 'reject') => ({
+    tag: 'button',
+    // Feishu requires a name on callback buttons (error 200340 without one); unique per card.
+    name: `btn_${decision}_${card.confirmationId}`,
+    text: { tag: 'plain_text', content: decision === 'approve' ? 'Approve' : 'Reject' },
+    type: decision === 'approve' ? 'primary_filled' : 'danger_filled',
+    behaviors: [{ type: 'callback', value: { confirmation_id: card.confirmationId, decision } }],
+  });
+  return {
+    schema: '2.0',
+    config: { update_multi: true },
+    header: { title: { tag: 'plain_text', content: `Approval needed: ${card.tool}` }, template: 'orange' },
+    body: {
+      elements: [
+        {
+          tag: 'markdown',
+          content: [
+            `**Agent:** ${escapeMd(card.agentName)}`,
+            `**Tool:** ${escapeMd(card.tool)}`,
+            `**Requested by:** ${escapeMd(requester)}`,
+            `**Approvers:** ${escapeMd(card.approverScope)}`,
+            `**Expires:** ${isoMinute(card.expiresAt)}`,
+            `**Request:** ${card.confirmationId}`,
+          ].join('\n'),
+        },
+        { tag: 'markdown', content: codeBlock(prettyArgs(card.args)) },
+        button('approve'),
+        button('reject'),
+      ],
+    },
+  };
+}
+
+/** The card after a decision: no buttons, who decided and when. */
+export function feishuDecidedCard(d: DecidedCard): Record<string, unknown> {
+  const lines = [
+    `**Tool:** ${escapeMd(d.tool)}`,
+    `**${STATUS_WORDS[d.status]} by:** ${escapeMd(d.decidedBy)}`,
+    `**At:** ${isoMinute(d.decidedAt)}`,
+    `**Request:** ${d.confirmationId}`,
+  ];
+  if (d.reason) lines.push(`**Reason:** ${escapeMd(d.reason)}`);
+  return {
+    schema: '2.0',
+    config: { update_multi: true },
+    header: { title: { tag: 'plain_text', content: `${STATUS_WORDS[d.status]}: ${d.tool}` }, template: HEADER_TEMPLATE[d.status] },
+    body: { elements: [{ tag: 'markdown', content: lines.join('\n') }, { tag: 'markdown', content: codeBlock(prettyArgs(d.args)) }] },
+  };
+}
+
+/** A notification from an agent: the text is markdown written by the agent, shown as is. */
+export function feishuNotificationCard(text: string): Record<string, unknown> {
+  return {
+    schema: '2.0',
+    config: { update_multi: true },
+    body: { elements: [{ tag: 'markdown', content: text }] },
+  };
+}

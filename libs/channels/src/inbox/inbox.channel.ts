@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import {
+  Channel,
+  type ApprovalCard,
+  type CallbackRequest,
+  type ChannelRecord,
+  type DecidedCard,
+  type NotificationContext,
+  type ParsedCallback,
+  type SentCard,
+} from '../channel.js';
+import { NotificationsService } from '../notifications/notifications.service.js';
+import { UUID } from '../shared/card-text.js';
+import { checkConfig } from '../shared/config-rules.js';
+import { rejected } from '../shared/replies.js';
+
+/** The id of the built-in inbox when an org has no channel row for it. */
+export const INBOX_CHANNEL_ID = 'inbox';
+
+/**
+ * The built-in inbox: pending approvals are the confirmations list itself (nothing to deliver or update);
+ * notifications are rows listed by GET /api/notifications.
+ */
+@Injectable()
+export class InboxChannel extends Channel {
+  readonly type = 'inbox' as const;
+  readonly secretKeys: readonly string[] = [];
+
+  constructor(private readonly notifications: NotificationsService) {
+    super();
+  }
+
+  validateConfig(config: Record<string, unknown>): string[] {
+    return checkConfig([], config);
+  }
+
+  async sendApprovalCard(_channel: ChannelRecord, _card: ApprovalCard): Promise<SentCard> {
+    return {};
+  }
+
+  async markDecided(_channel: ChannelRecord, _sent: SentCard, _decided: DecidedCard): Promise<void> {}
+
+  async parseCallback(_channel: ChannelRecord, _req: CallbackRequest): Promise<ParsedCallback> {
+    return rejected(404, 'the inbox takes decisions through POST /api/confirmations/:id/decision, not callbacks');
+  }
+
+  async sendNotification(channel: ChannelRecord, text: string, context: NotificationContext = {}): Promise<SentCard> {
+    const row = await this.notifications.record({
+      orgId: channel.orgId,
+      channelId: UUID.test(channel.id) ? channel.id : null,
+      agentId: context.agentId,
+      runId: context.runId,
+      userId: context.userId,
+      text,
+    });
+    return { platformMessageId: row.id };
+  }
+}

@@ -1,0 +1,31 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, type Principal } from '@warden/auth';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { NotificationsService } from './notifications.service.js';
+
+export class ListNotificationsQuery {
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500) limit?: number;
+}
+
+@ApiTags('channels')
+@ApiBearerAuth()
+@Controller('notifications')
+export class NotificationsController {
+  constructor(private readonly notifications: NotificationsService) {}
+
+  @Get()
+  async list(@CurrentPrincipal() p: Principal, @Query() q: ListNotificationsQuery) {
+    const rows = await this.notifications.list(p.orgId, q.limit ?? 100);
+    return rows.map((n) => ({
+      id: n.id,
+      channel_id: n.channelId,
+      agent_id: n.agentId,
+      run_id: n.runId,
+      user_id: n.userId,
+      text: n.text,
+      created_at: n.createdAt.toISOString(),
+    }));
+  }
+}

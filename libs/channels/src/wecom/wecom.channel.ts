@@ -1,0 +1,212 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import {
+  Channel,
+  type ApprovalCard,
+  type CallbackRequest,
+  type ChannelRecord,
+  type DecidedCard,
+  type DecisionOutcome,
+  type ParsedCallback,
+  type SentCard,
+} from '../channel.js';
+import { isoMinute, prettyArgs, STATUS_WORDS, UUID } from '../shared/card-text.js';
+import { checkConfig, secretKeysOf, type ConfigKeyRule } from '../shared/config-rules.js';
+import { rejected } from '../shared/replies.js';
+import { openWecomEnvelope, xmlField } from './wecom-crypto.js';
+
+export const WECOM_CONFIG: readonly ConfigKeyRule[] = [
+  { key: 'corp_id', kind: 'string', required: true },
+  { key: 'corp_secret', kind: 'string', required: true, secret: true },
+  { key: 'agent_id', kind: 'integer', required: true },
+  { key: 'token', kind: 'string', required: true, secret: true },
+  { key: 'encoding_aes_key', kind: 'string', required: true, secret: true, pattern: { test: /^[A-Za-z0-9+/]{43}$/, says: 'the 43-character EncodingAESKey' } },
+  { key: 'to_user', kind: 'string', required: true },
+  { key: 'base_url', kind: 'url', required: false },
+  { key: 'approver_user_ids', kind: 'string_list', required: false },
+];
+
+/** Token errors after which a fresh token is fetched once: expired (42001), invalid (40014, 40001). */
+const STALE_TOKEN_CODES = new Set([42001, 40014, 40001]);
+
+interface WecomConfig {
+  corpId: string;
+  corpSecret: string;
+  agentId: number;
+  token: string;
+  encodingAesKey: string;
+  toUser: string;
+  baseUrl: string;
+}
+
+const wecomConfig = (channel: ChannelRecord): WecomConfig => {
+  const c = channel.config as Record<string, string | number | undefined>;
+  return {
+    corpId: String(c.corp_id),
+    corpSecret: String(c.corp_secret),
+    agentId: Number(c.agent_id),
+    token: String(c.token),
+    encodingAesKey: String(c.encoding_aes_key),
+    toUser: String(c.to_user),
+    baseUrl: String(c.base_url || 'https://qyapi.weixin.qq.com').replace(/\/$/, ''),
+  };
+};
+
+type WecomReply = { errcode?: number; errmsg?: string; [key: string]: unknown };
+
+/** Targets of an update: the same people the card was sent to. */
+const updateTargets = (toUser: string) => (toUser === '@all' ? { atall: 1 } : { userids: toUser.split('|').filter(Boolean) });
+
+/** WeCom (企业微信): template cards via the self-built app API, encrypted XML callbacks. */
+@Injectable()
+export class WecomChannel extends Channel {
+  readonly type = 'wecom' as const;
+  readonly secretKeys = secretKeysOf(WECOM_CONFIG);
+  private readonly logger = new Logger(WecomChannel.name);
+  /** access_token per corp + secret (7200 s, refreshed 5 minutes early or when WeCom says it is stale). */
+  private readonly tokens = new Map<string, { token: string; until: number }>();
+
+  validateConfig(config: Record<string, unknown>): string[] {
+    return checkConfig(WECOM_CONFIG, config);
+  }
+
+  async sendApprovalCard(channel: ChannelRecord, card: ApprovalCard): Promise<SentCard> {
+    const cfg = wecomConfig(channel);
+    const requester = card.requestedBy.name || card.requestedBy.userId;
+    const res = await this.api(cfg, 'the approval card', '/cgi-bin/message/send', {
+      touser: cfg.toUser,
+      msgtype: 'template_card',
+      agentid: cfg.agentId,
+      template_card: {
+        card_type: 'button_interaction',
+        main_title: { title: 'Approval needed', desc: `${card.tool} (agent ${card.agentName})` },
+        sub_title_text: prettyArgs(card.args, 400),
+        horizontal_content_list: [
+          { keyname: 'Requested by', value: requester },
+          { keyname: 'Approvers', value: card.approverScope },
+          { keyname: 'Expires', value: isoMinute(card.expiresAt) },
+        ],
+        // task_id must be unique per card; the confirmation id is.
+        task_id: card.confirmationId,
+        button_list: [
+          { text: 'Approve', style: 1, key: `approve:${card.confirmationId}` },
+          { text: 'Reject', style: 2, key: `reject:${card.confirmationId}` },
+        ],
+      },
+    });
+    return { platformMessageId: res.msgid as string | undefined, extra: { response_code: res.response_code, task_id: card.confirmationId } };
+  }
+
+  async markDecided(channel: ChannelRecord, sent: SentCard, decided: DecidedCard): Promise<void> {
+    const code = sent.extra?.response_code;
+    if (typeof code !== 'string' || !code) return;
+    await this.updateCard(wecomConfig(channel), code, decided);
+  }
+
+  async sendNotification(channel: ChannelRecord, text: string): Promise<SentCard> {
+    const cfg = wecomConfig(channel);
+    const res = await this.api(cfg, 'the notification', '/cgi-bin/message/send', {
+      touser: cfg.toUser,
+      msgtype: 'markdown',
+      agentid: cfg.agentId,
+      markdown: { content: text },
+    });
+    return { platformMessageId: res.msgid as string | undefined };
+  }
+
+  async parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
+    const cfg = wecomConfig(channel);
+    const q = req.query;
+    if (req.method === 'GET') {
+      // URL verification when the callback is configured: answer the decrypted echostr as plain text.
+      const opened = openWecomEnvelope(cfg, { msgSignature: q.msg_signature, timestamp: q.timestamp, nonce: q.nonce, encrypt: q.echostr });
+      if (!opened.ok) return rejected(opened.status, opened.reason);
+      return { kind: 'reply', reply: { status: 200, body: opened.message, contentType: 'text/plain' } };
+    }
+    const xml = req.rawBody.toString('utf8');
+    const encrypt = xmlField(xml, 'Encrypt');
+    if (!encrypt) return rejected(400, 'body is not WeCom callback XML with an <Encrypt> element');
+    const opened = openWecomEnvelope(cfg, { msgSignature: q.msg_signature, timestamp: q.timestamp, nonce: q.nonce, encrypt });
+    if (!opened.ok) return rejected(opened.status, opened.reason);
+
+    const inner = opened.message;
+    const ack = { status: 200, body: '', contentType: 'text/plain' };
+    if (xmlField(inner, 'MsgType') !== 'event' || xmlField(inner, 'Event') !== 'template_card_event') return { kind: 'reply', reply: ack };
+    const user = xmlField(inner, 'FromUserName');
+    const eventKey = xmlField(inner, 'EventKey') ?? '';
+    const taskId = xmlField(inner, 'TaskId');
+    const responseCode = xmlField(inner, 'ResponseCode');
+    if (!user) return rejected(400, 'template_card_event without FromUserName');
+    const m = /^(approve|reject):(.+)$/.exec(eventKey);
+    if (!m || !UUID.test(m[2]) || taskId !== m[2]) {
+      return { kind: 'rejected', reason: 'button key does not name this card\'s confirmation and a decision', reply: ack };
+    }
+    return {
+      kind: 'decision',
+      confirmationId: m[2],
+      decision: m[1] as 'approve' | 'reject',
+      actor: { platform: 'wecom', externalId: user },
+      // WeCom retries a delivery up to 3 times; user + create time + key identifies the click.
+      eventId: `${user}:${xmlField(inner, 'CreateTime') ?? ''}:${eventKey}`,
+      respond: (outcome: DecisionOutcome) => {
+        this.answerClick(cfg, user, responseCode, outcome);
+        return ack;
+      },
+    };
+  }
+
+  /** WeCom wants the HTTP answer within 5 s; the visible result (card update or a message) is sent after it. */
+  private answerClick(cfg: WecomConfig, user: string, responseCode: string | undefined, outcome: DecisionOutcome): void {
+    const work =
+      outcome.ok && outcome.decided && responseCode
+        ? this.updateCard(cfg, responseCode, outcome.decided)
+        : this.api(cfg, 'the click answer', '/cgi-bin/message/send', { touser: user, msgtype: 'text', agentid: cfg.agentId, text: { content: outcome.message } });
+    work.catch((err: Error) => this.logger.warn(`WeCom click answer failed: ${err.message}`));
+  }
+
+  private async updateCard(cfg: WecomConfig, responseCode: string, decided: DecidedCard): Promise<void> {
+    await this.api(cfg, 'the card update', '/cgi-bin/message/update_template_card', {
+      ...updateTargets(cfg.toUser),
+      agentid: cfg.agentId,
+      response_code: responseCode,
+      button: { replace_name: `${STATUS_WORDS[decided.status]} by ${decided.decidedBy}`.slice(0, 40) },
+    });
+  }
+
+  private async api(cfg: WecomConfig, what: string, path: string, body: Record<string, unknown>): Promise<WecomReply> {
+    let res = await this.post(cfg, what, path, body, await this.accessToken(cfg, false));
+    if (STALE_TOKEN_CODES.has(res.errcode ?? 0)) res = await this.post(cfg, what, path, body, await this.accessToken(cfg, true));
+    if (res.errcode !== 0) throw new Error(`WeCom refused ${what}: errcode ${res.errcode} ${res.errmsg ?? ''}`.trim());
+    return res;
+  }
+
+  private async post(cfg: WecomConfig, what: string, path: string, body: Record<string, unknown>, token: string): Promise<WecomReply> {
+    const url = `${cfg.baseUrl}${path}?access_token=${encodeURIComponent(token)}`;
+    let res: Response;
+    try {
+      res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+    } catch (err) {
+      throw new Error(`WeCom did not accept ${what}: ${(err as Error).message}`);
+    }
+    if (!res.ok) throw new Error(`WeCom did not accept ${what}: HTTP ${res.status}`);
+    return (await res.json()) as WecomReply;
+  }
+
+  private async accessToken(cfg: WecomConfig, refresh: boolean): Promise<string> {
+    const key = `${cfg.baseUrl}|${cfg.corpId}|${createHash('sha256').update(cfg.corpSecret).digest('hex')}`;
+    const hit = this.tokens.get(key);
+    if (hit && !refresh && hit.until > Date.now()) return hit.token;
+    const url = `${cfg.baseUrl}/cgi-bin/gettoken?corpid=${encodeURIComponent(cfg.corpId)}&corpsecret=${encodeURIComponent(cfg.corpSecret)}`;
+    let body: WecomReply & { access_token?: string; expires_in?: number };
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      body = (await res.json()) as typeof body;
+    } catch (err) {
+      throw new Error(`WeCom token request failed: ${(err as Error).message}`);
+    }
+    if (body.errcode !== 0 || !body.access_token) throw new Error(`WeCom refused the token request: errcode ${body.errcode} ${body.errmsg ?? ''}`.trim());
+    this.tokens.set(key, { token: body.access_token, until: Date.now() + Math.max(60, (body.expires_in ?? 7200) - 300) * 1000 });
+    return body.access_token;
+  }
+}

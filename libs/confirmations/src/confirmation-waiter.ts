@@ -1,0 +1,256 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { AppConfig } from '@warden/common';
+import { DATABASE_TARGET, type DatabaseTarget } from '@warden/database';
+import pg from 'pg';
+import { ConfirmationStore } from './confirmation.store.js';
+import {
+  CONFIRMATION_NOTIFY_CHANNEL,
+  CONFIRMATION_SETTLED,
+  ConfirmationStatus,
+  type ConfirmationRequest,
+} from './confirmation.types.js';
+
+/** The instance is shutting down: the request stays pending, and the run is resumed from its checkpoint. */
+export class WaiterClosedError extends Error {
+  constructor() {
+    super('this server instance is shutting down; the approval request stays pending');
+    this.name = 'WaiterClosedError';
+  }
+}
+
+interface Listener {
+  resolve(row: ConfirmationRequest): void;
+  reject(err: Error): void;
+}
+
+interface Waiting {
+  expiresAt: Date;
+  deadline: NodeJS.Timeout;
+  listeners: Set<Listener>;
+}
+
+// setTimeout overflows above 2^31-1 ms (~24.8 days); longer deadlines are re-armed when the timer fires.
+const MAX_TIMER_MS = 2_147_483_647;
+const RECONNECT_MIN_MS = 250;
+const RECONNECT_MAX_MS = 5_000;
+
+/**
+ * Waits for confirmations to leave `pending`, at the cost of no query per waiter:
+ * - a decision taken in this process wakes its waiters in-process (no query at all);
+ * - a decision taken on another instance arrives through one dedicated LISTEN connection (payload = id), and the
+ *   woken ids are fetched in one batched query;
+ * - once per `confirmationPollMs`, one query for all ids being waited on catches anything a notification missed
+ *   (a dropped LISTEN connection, PGlite, which has no cross-session notifications here);
+ * - at `expires_at` the row becomes `expired` (only if still pending).
+ */
+@Injectable()
+export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(ConfirmationWaiter.name);
+  private readonly waiting = new Map<string, Waiting>();
+  private readonly wakeQueue = new Set<string>();
+  private wakeScheduled = false;
+  private polling = false;
+  private pollTimer?: NodeJS.Timeout;
+  private listenClient: pg.Client | null = null;
+  private listening = false;
+  private reconnectTimer?: NodeJS.Timeout;
+  private reconnectDelay = RECONNECT_MIN_MS;
+  private closed = false;
+
+  constructor(
+    private readonly store: ConfirmationStore,
+    private readonly config: AppConfig,
+    @Inject(DATABASE_TARGET) private readonly target: DatabaseTarget,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    this.pollTimer = setInterval(() => void this.poll(), this.config.confirmationPollMs);
+    this.pollTimer.unref();
+    if (!this.target.embedded) await this.connectListener();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.pollTimer);
+    clearTimeout(this.reconnectTimer);
+    for (const [id, w] of this.waiting) {
+      clearTimeout(w.deadline);
+      this.waiting.delete(id);
+      for (const l of w.listeners) l.reject(new WaiterClosedError());
+    }
+    const client = this.listenClient;
+    this.listenClient = null;
+    this.listening = false;
+    await client?.end().catch(() => undefined);
+  }
+
+  /** True while the LISTEN connection is up (false on PGlite, where decisions wake waiters in-process only). */
+  get isListening(): boolean {
+    return this.listening;
+  }
+
+  /** Number of confirmations being waited on in this instance. */
+  get waitingCount(): number {
+    return this.waiting.size;
+  }
+
+  /**
+   * Resolves with the row once it is approved, rejected or expired. At `expiresAt` the row is expired (if still
+   * pending); when `signal` aborts (run cancelled) it is expired at once. Rejects with WaiterClosedError on
+   * shutdown, and with the database error if the expiry could not be written (the row's deadline has passed
+   * then, so no later decision can approve it).
+   */
+  wait(id: string, expiresAt: Date, signal?: AbortSignal): Promise<ConfirmationRequest> {
+    if (this.closed) return Promise.reject(new WaiterClosedError());
+    return new Promise<ConfirmationRequest>((resolve, reject) => {
+      let waiting = this.waiting.get(id);
+      if (!waiting) {
+        waiting = { expiresAt, deadline: this.armDeadline(id, expiresAt), listeners: new Set() };
+        this.waiting.set(id, waiting);
+      }
+      const onAbort = () => void this.expire(id, 'system', 'the run was cancelled');
+      const listener: Listener = {
+        resolve: (row) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(row);
+        },
+        reject: (err) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      };
+      waiting.listeners.add(listener);
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      // A decision may have committed before this waiter existed (its notification found nobody): look once.
+      this.scheduleWake(id);
+    });
+  }
+
+  /** A row left pending in this process (decision, expiry, delivery failure): wake its waiters without a query. */
+  @OnEvent(CONFIRMATION_SETTLED)
+  onSettled(row: ConfirmationRequest): void {
+    this.settleWaiters(row);
+  }
+
+  private settleWaiters(row: ConfirmationRequest): void {
+    if (row.status === ConfirmationStatus.Pending) return;
+    const waiting = this.waiting.get(row.id);
+    if (!waiting) return;
+    clearTimeout(waiting.deadline);
+    this.waiting.delete(row.id);
+    for (const l of waiting.listeners) l.resolve(row);
+  }
+
+  private failWaiters(id: string, err: Error): void {
+    const waiting = this.waiting.get(id);
+    if (!waiting) return;
+    clearTimeout(waiting.deadline);
+    this.waiting.delete(id);
+    for (const l of waiting.listeners) l.reject(err);
+  }
+
+  private armDeadline(id: string, expiresAt: Date): NodeJS.Timeout {
+    const ms = Math.max(0, expiresAt.getTime() - Date.now());
+    const timer = setTimeout(() => {
+      if (Date.now() < expiresAt.getTime()) {
+        const waiting = this.waiting.get(id);
+        if (waiting) waiting.deadline = this.armDeadline(id, expiresAt);
+        return;
+      }
+      void this.expire(id, 'timeout', 'no decision before the deadline');
+    }, Math.min(ms, MAX_TIMER_MS));
+    return timer;
+  }
+
+  private async expire(id: string, by: string, reason: string): Promise<void> {
+    try {
+      // settle() publishes the change in-process, which resolves the waiters; if someone decided first, read it.
+      const expired = await this.store.settle(id, { status: ConfirmationStatus.Expired, respondedByName: by, reason });
+      if (!expired) {
+        const row = await this.store.findById(id);
+        if (row) this.settleWaiters(row);
+        else this.failWaiters(id, new Error(`confirmation ${id} no longer exists`));
+      }
+    } catch (err) {
+      this.logger.error(`could not expire confirmation ${id}: ${(err as Error).message}`);
+      this.failWaiters(id, new Error(`could not record the expiry of confirmation ${id}: ${(err as Error).message}`));
+    }
+  }
+
+  private scheduleWake(id: string): void {
+    if (!this.waiting.has(id)) return;
+    this.wakeQueue.add(id);
+    if (this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    // Notifications and new waiters arriving in the same tick share one query.
+    setImmediate(() => void this.flushWakes());
+  }
+
+  private async flushWakes(): Promise<void> {
+    this.wakeScheduled = false;
+    const ids = [...this.wakeQueue].filter((id) => this.waiting.has(id));
+    this.wakeQueue.clear();
+    if (ids.length === 0) return;
+    try {
+      for (const row of await this.store.settledAmong(ids, 'wake')) this.settleWaiters(row);
+    } catch (err) {
+      this.logger.warn(`wake-up query failed (the next poll retries): ${(err as Error).message}`);
+    }
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling || this.waiting.size === 0) return;
+    this.polling = true;
+    try {
+      for (const row of await this.store.settledAmong([...this.waiting.keys()], 'poll')) this.settleWaiters(row);
+    } catch (err) {
+      this.logger.warn(`confirmation poll failed: ${(err as Error).message}`);
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private async connectListener(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.target.url, application_name: 'warden-confirmation-waiter' });
+    let lost = false;
+    const onLost = (err?: Error) => {
+      if (lost) return;
+      lost = true;
+      if (this.listenClient === client) {
+        this.listenClient = null;
+        this.listening = false;
+      }
+      client.removeAllListeners('notification');
+      client.end().catch(() => undefined);
+      if (this.closed) return;
+      this.logger.warn(`LISTEN connection lost (${err?.message ?? 'closed'}); reconnecting in ${this.reconnectDelay} ms`);
+      this.scheduleReconnect();
+    };
+    client.on('notification', (msg) => {
+      if (msg.channel === CONFIRMATION_NOTIFY_CHANNEL && msg.payload) this.scheduleWake(msg.payload);
+    });
+    client.on('error', onLost);
+    client.on('end', () => onLost());
+    this.listenClient = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CONFIRMATION_NOTIFY_CHANNEL}`);
+      if (this.closed || lost) return;
+      this.listening = true;
+      this.reconnectDelay = RECONNECT_MIN_MS;
+      // Decisions taken while the connection was down were not notified to us.
+      void this.poll();
+    } catch (err) {
+      onLost(err as Error);
+    }
+  }
+
+  private scheduleReconnect(): void {
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => void this.connectListener(), this.reconnectDelay);
+    this.reconnectTimer.unref();
+    this.reconnectDelay = Math.min(this.reconnectDelay * 2, RECONNECT_MAX_MS);
+  }
+}

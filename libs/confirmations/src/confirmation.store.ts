@@ -1,0 +1,154 @@
+import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import type { ApproverScope } from '@warden/hooks';
+import { DataSource } from 'typeorm';
+import {
+  CONFIRMATION_NOTIFY_CHANNEL,
+  CONFIRMATION_SETTLED,
+  ConfirmationStatus,
+  rowToConfirmation,
+  type ConfirmationRequest,
+} from './confirmation.types.js';
+
+export interface NewConfirmation {
+  orgId: string;
+  agentId: string | null;
+  agentName: string | null;
+  runId: string;
+  callId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  requestedBy: string | null;
+  approverScope: ApproverScope;
+  agentOwnerId: string | null;
+  forbidSelfApproval: boolean;
+  channelId: string;
+  channelType: string;
+  timeoutS: number;
+}
+
+/** Who moved a row out of `pending`, and why. */
+export interface Settlement {
+  status: Exclude<ConfirmationStatus, ConfirmationStatus.Pending>;
+  respondedByUserId?: string | null;
+  respondedByOpenId?: string | null;
+  respondedByPlatform?: string | null;
+  respondedByName: string;
+  reason?: string | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (s: string): boolean => UUID.test(s);
+
+/**
+ * The SQL of `confirmation_requests`. Every state change is one conditional statement (`WHERE status =
+ * 'pending'`), so the first decision wins under any concurrency, and it carries its own `pg_notify`, which
+ * Postgres delivers when that statement commits: a waiter on any instance wakes exactly when the decision is
+ * durable. The same change is then published in-process (PGlite has no cross-session NOTIFY worth relying on).
+ */
+@Injectable()
+export class ConfirmationStore {
+  /** Statements issued, by purpose; the bench reads these to show what waiting costs. */
+  readonly queryCounts = { poll: 0, wake: 0, transition: 0, other: 0 };
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  private async rows(kind: keyof ConfirmationStore['queryCounts'], sql: string, params: unknown[]): Promise<ConfirmationRequest[]> {
+    this.queryCounts[kind]++;
+    const result: unknown[] = await this.dataSource.query(sql, params);
+    // TypeORM answers a bare UPDATE with [rows, rowCount]; every other statement with the rows.
+    const raw = (Array.isArray(result[0]) ? result[0] : result) as Array<Record<string, unknown>>;
+    return raw.map(rowToConfirmation);
+  }
+
+  async findByRunCall(runId: string, callId: string): Promise<ConfirmationRequest | null> {
+    const [row] = await this.rows('other', `SELECT * FROM confirmation_requests WHERE run_id = $1 AND call_id = $2`, [runId, callId]);
+    return row ?? null;
+  }
+
+  /**
+   * Inserts the request unless the run + call already has one; either way returns the row that exists now.
+   * `created` is false when another attempt (a re-driven run, another instance) got there first.
+   */
+  async insertOrGet(input: NewConfirmation): Promise<{ row: ConfirmationRequest; created: boolean }> {
+    const [inserted] = await this.rows(
+      'other',
+      `INSERT INTO confirmation_requests
+         (org_id, agent_id, agent_name, run_id, call_id, tool, args, requested_by, approver_scope, agent_owner_id,
+          forbid_self_approval, channel_id, channel_type, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, now() + make_interval(secs => $14))
+       ON CONFLICT (run_id, call_id) DO NOTHING
+       RETURNING *`,
+      [
+        input.orgId, input.agentId, input.agentName, input.runId, input.callId, input.tool, JSON.stringify(input.args),
+        input.requestedBy, input.approverScope, input.agentOwnerId, input.forbidSelfApproval, input.channelId,
+        input.channelType, input.timeoutS,
+      ],
+    );
+    if (inserted) return { row: inserted, created: true };
+    const existing = await this.findByRunCall(input.runId, input.callId);
+    if (!existing) throw new Error(`confirmation for run ${input.runId} call ${input.callId} vanished after a conflicting insert`);
+    return { row: existing, created: false };
+  }
+
+  async findInOrg(orgId: string, id: string): Promise<ConfirmationRequest | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.rows('other', `SELECT * FROM confirmation_requests WHERE id = $1 AND org_id = $2`, [id, orgId]);
+    return row ?? null;
+  }
+
+  async findById(id: string): Promise<ConfirmationRequest | null> {
+    const [row] = await this.rows('other', `SELECT * FROM confirmation_requests WHERE id = $1`, [id]);
+    return row ?? null;
+  }
+
+  async list(orgId: string, filter: { status?: ConfirmationStatus; limit: number }): Promise<ConfirmationRequest[]> {
+    return this.rows(
+      'other',
+      `SELECT * FROM confirmation_requests WHERE org_id = $1 AND ($2::text IS NULL OR status = $2)
+       ORDER BY created_at DESC, id DESC LIMIT $3`,
+      [orgId, filter.status ?? null, filter.limit],
+    );
+  }
+
+  /** The rows among `ids` that are no longer pending (one statement for any number of waiters). */
+  async settledAmong(ids: string[], purpose: 'poll' | 'wake'): Promise<ConfirmationRequest[]> {
+    return this.rows(purpose, `SELECT * FROM confirmation_requests WHERE id = ANY($1::uuid[]) AND status <> 'pending'`, [ids]);
+  }
+
+  /**
+   * Moves a pending row to its final state. A decision (approve/reject) is only taken while the deadline has not
+   * passed; expiry is always allowed. Returns null when the row was not pending (someone else settled it first).
+   */
+  async settle(id: string, s: Settlement): Promise<ConfirmationRequest | null> {
+    const beforeDeadline = s.status === ConfirmationStatus.Expired ? '' : 'AND expires_at > now()';
+    const [row] = await this.rows(
+      'transition',
+      `WITH settled AS (
+         UPDATE confirmation_requests
+            SET status = $2, responded_at = now(), responded_by_user_id = $3, responded_by_open_id = $4,
+                responded_by_platform = $5, responded_by_name = $6, reason = $7, updated_at = now()
+          WHERE id = $1 AND status = 'pending' ${beforeDeadline}
+          RETURNING *)
+       SELECT settled.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', settled.id::text) AS notified FROM settled`,
+      [id, s.status, s.respondedByUserId ?? null, s.respondedByOpenId ?? null, s.respondedByPlatform ?? null, s.respondedByName, s.reason ?? null],
+    );
+    if (!row) return null;
+    this.events.emit(CONFIRMATION_SETTLED, row);
+    return row;
+  }
+
+  /** Remembers where the card went so it can be replaced by the decided version later. */
+  async recordDelivery(id: string, sent: { platformMessageId?: string; extra?: Record<string, unknown> }): Promise<ConfirmationRequest | null> {
+    const [row] = await this.rows(
+      'other',
+      `UPDATE confirmation_requests SET platform_message_id = $2, sent_card = $3::jsonb, updated_at = now()
+        WHERE id = $1 RETURNING *`,
+      [id, sent.platformMessageId ?? null, JSON.stringify(sent)],
+    );
+    return row ?? null;
+  }
+}

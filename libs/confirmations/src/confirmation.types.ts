@@ -1,0 +1,108 @@
+import type { ApproverScope } from '@warden/hooks';
+
+export enum ConfirmationStatus {
+  Pending = 'pending',
+  Approved = 'approved',
+  Rejected = 'rejected',
+  Expired = 'expired',
+}
+
+export const CONFIRMATION_STATUSES: readonly ConfirmationStatus[] = Object.values(ConfirmationStatus);
+
+/** One human approval of one tool call (table `confirmation_requests`). */
+export interface ConfirmationRequest {
+  id: string;
+  orgId: string;
+  agentId: string | null;
+  agentName: string | null;
+  runId: string;
+  callId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  status: ConfirmationStatus;
+  requestedBy: string | null;
+  approverScope: ApproverScope;
+  agentOwnerId: string | null;
+  forbidSelfApproval: boolean;
+  channelId: string | null;
+  channelType: string | null;
+  platformMessageId: string | null;
+  sentCard: { platformMessageId?: string; extra?: Record<string, unknown> } | null;
+  expiresAt: Date;
+  respondedAt: Date | null;
+  respondedByUserId: string | null;
+  respondedByOpenId: string | null;
+  respondedByPlatform: string | null;
+  /** Who decided, as a person reads it: a user's name or sub, a chat id, or "timeout"/"system". */
+  respondedByName: string | null;
+  reason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** In-process domain event, emitted after a row left `pending` (the statement has committed). */
+export const CONFIRMATION_SETTLED = 'confirmation.settled';
+/** Postgres NOTIFY channel; the payload is the confirmation id. */
+export const CONFIRMATION_NOTIFY_CHANNEL = 'confirmation_decided';
+
+const toDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
+const toDateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : toDate(v));
+
+/** Maps a raw `confirmation_requests` row (snake_case, as pg returns it) to the typed shape. */
+export function rowToConfirmation(r: Record<string, any>): ConfirmationRequest {
+  return {
+    id: r.id,
+    orgId: r.org_id,
+    agentId: r.agent_id,
+    agentName: r.agent_name,
+    runId: r.run_id,
+    callId: r.call_id,
+    tool: r.tool,
+    args: r.args ?? {},
+    status: r.status as ConfirmationStatus,
+    requestedBy: r.requested_by,
+    approverScope: r.approver_scope,
+    agentOwnerId: r.agent_owner_id,
+    forbidSelfApproval: r.forbid_self_approval,
+    channelId: r.channel_id,
+    channelType: r.channel_type,
+    platformMessageId: r.platform_message_id,
+    sentCard: r.sent_card,
+    expiresAt: toDate(r.expires_at),
+    respondedAt: toDateOrNull(r.responded_at),
+    respondedByUserId: r.responded_by_user_id,
+    respondedByOpenId: r.responded_by_open_id,
+    respondedByPlatform: r.responded_by_platform,
+    respondedByName: r.responded_by_name,
+    reason: r.reason,
+    createdAt: toDate(r.created_at),
+    updatedAt: toDate(r.updated_at),
+  };
+}
+
+/** The API shape (API.md "Confirmations"): snake_case; the platform message specifics stay internal. */
+export function confirmationView(c: ConfirmationRequest): Record<string, unknown> {
+  return {
+    id: c.id,
+    run_id: c.runId,
+    call_id: c.callId,
+    agent_id: c.agentId,
+    agent_name: c.agentName,
+    tool: c.tool,
+    args: c.args,
+    status: c.status,
+    requested_by: c.requestedBy,
+    approver_scope: c.approverScope,
+    forbid_self_approval: c.forbidSelfApproval,
+    channel_id: c.channelId,
+    channel_type: c.channelType,
+    expires_at: c.expiresAt.toISOString(),
+    created_at: c.createdAt.toISOString(),
+    responded_by: c.respondedByName,
+    responded_by_user_id: c.respondedByUserId,
+    responded_by_open_id: c.respondedByOpenId,
+    responded_by_platform: c.respondedByPlatform,
+    responded_at: c.respondedAt?.toISOString() ?? null,
+    reason: c.reason,
+  };
+}

@@ -1,0 +1,35 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { CurrentPrincipal, type Principal } from '@warden/auth';
+import { ConfirmationService } from './confirmation.service.js';
+import { confirmationView } from './confirmation.types.js';
+import { DecisionBody, ListConfirmationsQuery } from './dto/confirmation.dto.js';
+
+/** The built-in inbox: the caller's org's approval requests, and decisions on them (API.md "Confirmations"). */
+@Controller('confirmations')
+export class ConfirmationsController {
+  constructor(private readonly confirmations: ConfirmationService) {}
+
+  @Get()
+  async list(@CurrentPrincipal() p: Principal, @Query() query: ListConfirmationsQuery): Promise<Record<string, unknown>[]> {
+    const rows = await this.confirmations.list(p.orgId, { status: query.status, limit: query.limit });
+    return rows.map(confirmationView);
+  }
+
+  @Get(':id')
+  async get(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<Record<string, unknown>> {
+    return confirmationView(await this.confirmations.get(p.orgId, id));
+  }
+
+  @Post(':id/decision')
+  @HttpCode(200)
+  async decide(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: DecisionBody): Promise<Record<string, unknown>> {
+    const row = await this.confirmations.decide({
+      orgId: p.orgId,
+      confirmationId: id,
+      decision: body.decision,
+      reason: body.reason,
+      actor: { userId: p.userId },
+    });
+    return confirmationView(row);
+  }
+}

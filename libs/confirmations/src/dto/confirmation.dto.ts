@@ -1,0 +1,26 @@
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { CONFIRMATION_STATUSES, type ConfirmationStatus } from '../confirmation.types.js';
+
+export class ListConfirmationsQuery {
+  @IsOptional()
+  @IsIn(CONFIRMATION_STATUSES, { message: `status must be one of ${CONFIRMATION_STATUSES.join(', ')}` })
+  status?: ConfirmationStatus;
+
+  @IsOptional()
+  @Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value)))
+  @IsInt({ message: 'limit must be an integer between 1 and 500' })
+  @Min(1, { message: 'limit must be an integer between 1 and 500' })
+  @Max(500, { message: 'limit must be an integer between 1 and 500' })
+  limit?: number;
+}
+
+export class DecisionBody {
+  @IsIn(['approve', 'reject'], { message: 'decision must be "approve" or "reject"' })
+  decision!: 'approve' | 'reject';
+
+  @IsOptional()
+  @IsString({ message: 'reason must be a string' })
+  @MaxLength(2000, { message: 'reason must be at most 2000 characters' })
+  reason?: string;
+}

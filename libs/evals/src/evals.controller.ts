@@ -1,0 +1,30 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, type Principal } from '@warden/auth';
+import { CreateEvalDto } from './dto/create-eval.dto.js';
+import type { EvalRun } from './eval.entity.js';
+import { EvalsService } from './evals.service.js';
+
+const view = (e: EvalRun) => ({
+  id: e.id, agent_id: e.agentId, status: e.status, hooks: e.hooks, results: e.results, error: e.error,
+  passed: e.results.filter((r) => r.passed).length, total: e.cases.length, created_at: e.createdAt,
+});
+
+@ApiTags('evals')
+@ApiBearerAuth()
+@Controller('evals')
+export class EvalsController {
+  constructor(private readonly evals: EvalsService) {}
+
+  @Post()
+  @HttpCode(202)
+  async create(@CurrentPrincipal() p: Principal, @Body() body: CreateEvalDto) {
+    const row = await this.evals.create(p.orgId, p.userId, body);
+    return { id: row.id, status: row.status, hooks: row.hooks };
+  }
+
+  @Get(':id')
+  async get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return view(await this.evals.get(p.orgId, id));
+  }
+}

@@ -1,0 +1,60 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { AgentsService, RunEventsService, RunExecutor } from '@warden/agents';
+import { NotFoundError } from '@warden/common';
+import { Repository } from 'typeorm';
+import type { CreateEvalDto } from './dto/create-eval.dto.js';
+import { EvalRun, type EvalCaseResult } from './eval.entity.js';
+
+/**
+ * The eval center: runs an agent over a list of cases on surface `eval` with hooks bypassed on purpose — no gate,
+ * no cards, no waiting — and records that (`hooks: "bypassed"`) in the eval and in every run it started.
+ */
+@Injectable()
+export class EvalsService {
+  private readonly logger = new Logger(EvalsService.name);
+
+  constructor(
+    @InjectRepository(EvalRun) private readonly evals: Repository<EvalRun>,
+    private readonly agents: AgentsService,
+    private readonly executor: RunExecutor,
+    private readonly runEvents: RunEventsService,
+  ) {}
+
+  async create(orgId: string, userId: string, dto: CreateEvalDto): Promise<EvalRun> {
+    await this.agents.findWithConfig(orgId, dto.agent_id);
+    const row = await this.evals.save(this.evals.create({
+      orgId, userId, agentId: dto.agent_id, status: 'running', hooks: 'bypassed', results: [],
+      cases: dto.cases.map((c) => ({ input: c.input, ...(c.expect_contains ? { expect_contains: c.expect_contains } : {}) })),
+    }));
+    void this.execute(row).catch((err) => this.logger.error({ err, evalId: row.id }, 'eval failed'));
+    return row;
+  }
+
+  async get(orgId: string, id: string): Promise<EvalRun> {
+    const row = /^[0-9a-f-]{36}$/i.test(id) ? await this.evals.findOneBy({ id, orgId }) : null;
+    if (!row) throw new NotFoundError('eval', id);
+    return row;
+  }
+
+  /** Cases run one after another so that an eval never floods the model endpoint. */
+  private async execute(row: EvalRun): Promise<void> {
+    const results: EvalCaseResult[] = [];
+    try {
+      for (const c of row.cases) {
+        const started = await this.executor.start({
+          orgId: row.orgId, userId: row.userId, agentId: row.agentId, message: c.input, surface: 'eval', bypassHooks: true,
+        });
+        const outcome = await started.completion;
+        const toolCalls = (await this.runEvents.list(started.runId, 0, ['tool_call'])).map((e) => ({ tool: String(e.data.tool), args: (e.data.args ?? {}) as Record<string, unknown> }));
+        const output = outcome.answer;
+        const passed = outcome.status === 'completed' && (!c.expect_contains || (output ?? '').includes(c.expect_contains));
+        results.push({ input: c.input, output, passed, tool_calls: toolCalls, run_id: started.runId, ...(outcome.error ? { error: outcome.error } : {}) });
+        await this.evals.update({ id: row.id }, { results });
+      }
+      await this.evals.update({ id: row.id }, { status: 'completed', results });
+    } catch (err) {
+      await this.evals.update({ id: row.id }, { status: 'failed', results, error: (err as Error).message });
+    }
+  }
+}

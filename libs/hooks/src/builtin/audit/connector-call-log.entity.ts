@@ -1,0 +1,31 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+/** One connector call as seen by the audit_log hook (executed or blocked). Rows are written by AuditWriter only. */
+@Entity('connector_call_logs')
+export class ConnectorCallLog {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: string;
+  @Column('uuid') orgId: string;
+  @Column('text', { nullable: true }) agentId: string | null;
+  @Column('text', { nullable: true }) userId: string | null;
+  @Column('text', { nullable: true }) runId: string | null;
+  @Column('text', { nullable: true }) callId: string | null;
+  @Column('text') surface: string;
+  @Column('text') tool: string;
+  @Column('text', { nullable: true }) connectorId: string | null;
+  @Column('text') connectorName: string;
+  @Column('text') action: string;
+  @Column('text') method: string;
+  @Column('text') url: string;
+  /** SHA-256 (hex) of the args as canonical JSON (object keys sorted). */
+  @Column('text') argsDigest: string;
+  /** Only when the hook's config says `store_args: true`. */
+  @Column('jsonb', { nullable: true }) args: Record<string, unknown> | null;
+  @Column('integer', { nullable: true }) status: number | null;
+  @Column('integer', { nullable: true }) durationMs: number | null;
+  @Column('boolean') success: boolean;
+  @Column('text', { nullable: true }) error: string | null;
+  /** The hook that blocked the call, or null when it ran. */
+  @Column('text', { nullable: true }) blockedBy: string | null;
+  /** When the call happened (not when the batch reached the database). */
+  @Column('timestamptz') createdAt: Date;
+}

@@ -1,0 +1,16 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+
+export class DryRunDto {
+  @ApiPropertyOptional({ description: 'A saved agent whose hooks to try (or give model_config_json)' })
+  @IsOptional() @IsUUID() agent_id?: string;
+
+  @ApiPropertyOptional({ description: 'An unsaved agent config whose hooks to try (or give agent_id)' })
+  @IsOptional() @IsObject() model_config_json?: Record<string, unknown>;
+
+  @ApiProperty({ example: 'oa__purchase_pay' })
+  @IsString() @IsNotEmpty() @MaxLength(200) tool: string;
+
+  @ApiPropertyOptional({ example: { id: 'PO-1', amount: 60000 } })
+  @IsOptional() @IsObject() args?: Record<string, unknown>;
+}

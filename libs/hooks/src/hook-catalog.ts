@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import type { BaseHook, HookConfigSchema, HookErrorPolicy, HookPoint } from './hook.types.js';
+
+/** A discovered hook class: its declaration plus the provider instance that runs it. */
+export interface CatalogEntry {
+  name: string;
+  point: HookPoint;
+  priority: number;
+  description: string;
+  configSchema?: HookConfigSchema;
+  timeoutMs: number;
+  onError: HookErrorPolicy;
+  autoAttach: boolean;
+  instance: BaseHook<any>;
+  /** The class name, for error messages. */
+  className: string;
+}
+
+/** Every @Hook provider of the application, filled once by HookExplorer at bootstrap and read-only afterwards. */
+@Injectable()
+export class HookCatalog {
+  private readonly byName = new Map<string, CatalogEntry>();
+
+  /** Called by HookExplorer only. Duplicate names are a boot failure, never a silent override. */
+  register(entry: CatalogEntry): void {
+    const existing = this.byName.get(entry.name);
+    if (existing) {
+      throw new Error(`Duplicate hook name "${entry.name}": declared by both ${existing.className} and ${entry.className}`);
+    }
+    this.byName.set(entry.name, entry);
+  }
+
+  get(name: string): CatalogEntry | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Sorted like a registry runs them: by priority, then by name. */
+  list(): CatalogEntry[] {
+    return [...this.byName.values()].sort((a, b) => a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  autoAttached(): CatalogEntry[] {
+    return this.list().filter((e) => e.autoAttach);
+  }
+}

@@ -1,0 +1,178 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@warden/common';
+import { HookBuildError } from './hook-build.error.js';
+import { HookCatalog, type CatalogEntry } from './hook-catalog.js';
+import { checkHookConfig } from './hook-config.validator.js';
+import { HookRegistry, type RegisteredHook } from './hook-registry.js';
+import type { AgentHookSettings } from './hook.types.js';
+import { buildYamlHooks, parseYamlHooks } from './yaml/yaml-hooks.js';
+
+/** `model_config_json.hooks` as users write it. */
+export interface HooksConfig {
+  class_hooks?: Array<string | { name: string; config?: Record<string, unknown> }>;
+  yaml?: string;
+}
+
+interface Plan {
+  problems: string[];
+  classHooks: RegisteredHook[];
+  yaml?: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Turns an agent's `model_config_json.hooks` into the HookRegistry of one run, and checks such a config when an
+ * agent is saved. Fail closed: an unknown name, a config that fails its schema, bad YAML or a missing command
+ * refuses the run (HookBuildError, 422) — nothing is skipped with a warning. Auto-attached hooks (the confirmation
+ * gate) are always added. Reads no database.
+ */
+@Injectable()
+export class HookResolver {
+  constructor(
+    private readonly catalog: HookCatalog,
+    private readonly config: AppConfig,
+  ) {}
+
+  async resolve({ hooksConfig, agent }: { hooksConfig: unknown; agent?: AgentHookSettings }): Promise<HookRegistry> {
+    const plan = this.plan(hooksConfig);
+    const hooks = [...plan.classHooks];
+    if (plan.yaml !== undefined) {
+      const parsed = parseYamlHooks(plan.yaml);
+      plan.problems.push(...parsed.problems);
+      const built = await buildYamlHooks(parsed.specs, this.config.hooksDir);
+      plan.problems.push(...built.problems);
+      hooks.push(...built.hooks);
+    }
+    plan.problems.push(...this.nameClashes(hooks));
+    if (plan.problems.length) throw new HookBuildError(plan.problems);
+    return new HookRegistry(hooks, agent);
+  }
+
+  /** Every problem of a hooks config, each naming its entry; empty when the config is good. */
+  async validate(hooksConfig: unknown): Promise<string[]> {
+    try {
+      await this.resolve({ hooksConfig });
+      return [];
+    } catch (err) {
+      if (err instanceof HookBuildError) return err.problems;
+      throw err;
+    }
+  }
+
+  private plan(hooksConfig: unknown): Plan {
+    const plan: Plan = { problems: [], classHooks: [] };
+    const declared = new Map<string, { index: number; config: unknown }>();
+    if (hooksConfig !== undefined && hooksConfig !== null) {
+      if (!isObject(hooksConfig)) {
+        plan.problems.push('hooks: must be an object with "class_hooks" and/or "yaml"');
+        hooksConfig = {};
+      }
+      const config = hooksConfig as Record<string, unknown>;
+      for (const key of Object.keys(config)) {
+        if (key !== 'class_hooks' && key !== 'yaml') plan.problems.push(`hooks.${key}: unknown key (expected class_hooks, yaml)`);
+      }
+      this.readClassHooks(config.class_hooks, declared, plan.problems);
+      if (config.yaml !== undefined && config.yaml !== null) {
+        if (typeof config.yaml !== 'string') plan.problems.push('hooks.yaml: must be a YAML string');
+        else plan.yaml = config.yaml;
+      }
+    }
+    for (const [name, { index, config }] of declared) {
+      const entry = this.catalog.get(name)!;
+      const checked = checkHookConfig(entry.configSchema, config, `hooks.class_hooks[${index}].config`);
+      if (checked.problems.length) plan.problems.push(...checked.problems);
+      else plan.classHooks.push(registered(entry, checked.config));
+    }
+    for (const entry of this.catalog.autoAttached()) {
+      if (declared.has(entry.name)) continue;
+      const checked = checkHookConfig(entry.configSchema, {}, `auto-attached hook "${entry.name}" config`);
+      if (checked.problems.length) plan.problems.push(...checked.problems);
+      else plan.classHooks.push(registered(entry, checked.config));
+    }
+    return plan;
+  }
+
+  private readClassHooks(raw: unknown, declared: Map<string, { index: number; config: unknown }>, problems: string[]): void {
+    if (raw === undefined || raw === null) return;
+    if (!Array.isArray(raw)) {
+      problems.push('hooks.class_hooks: must be a list of hook names or { "name", "config" } objects');
+      return;
+    }
+    raw.forEach((item: unknown, index) => {
+      const at = `hooks.class_hooks[${index}]`;
+      let name: unknown;
+      let config: unknown;
+      if (typeof item === 'string') {
+        name = item;
+      } else if (isObject(item)) {
+        const extra = Object.keys(item).filter((k) => k !== 'name' && k !== 'config');
+        if (extra.length) problems.push(`${at}: unknown key(s) ${extra.map((k) => `"${k}"`).join(', ')} (expected name, config)`);
+        name = item.name;
+        config = item.config;
+        if (typeof name !== 'string') {
+          problems.push(`${at}.name: must be a hook name`);
+          return;
+        }
+      } else {
+        problems.push(`${at}: must be a hook name or { "name", "config" }, not ${item === null ? 'null' : typeof item}`);
+        return;
+      }
+      const hookName = name as string;
+      if (!this.catalog.get(hookName)) {
+        problems.push(`${at}: unknown hook "${hookName}"${this.suggest(hookName)}`);
+        return;
+      }
+      const earlier = declared.get(hookName);
+      if (earlier) {
+        problems.push(`${at}: duplicate hook "${hookName}" (also hooks.class_hooks[${earlier.index}])`);
+        return;
+      }
+      declared.set(hookName, { index, config });
+    });
+  }
+
+  private nameClashes(hooks: RegisteredHook[]): string[] {
+    const seen = new Set<string>();
+    const problems: string[] = [];
+    for (const h of hooks) {
+      if (seen.has(h.name)) problems.push(`hooks.yaml: hook name "${h.name}" is already used by a class hook`);
+      seen.add(h.name);
+    }
+    return problems;
+  }
+
+  private suggest(name: string): string {
+    const known = this.catalog.list().map((e) => e.name);
+    const close = known.filter((k) => editDistance(k, name) <= 2);
+    return close.length ? ` (did you mean ${close.map((k) => `"${k}"`).join(' or ')}?)` : known.length ? ` (known hooks: ${known.join(', ')})` : ' (no hooks are installed)';
+  }
+}
+
+function registered(entry: CatalogEntry, config: Record<string, unknown>): RegisteredHook {
+  return {
+    name: entry.name,
+    point: entry.point,
+    priority: entry.priority,
+    timeoutMs: entry.timeoutMs,
+    onError: entry.onError,
+    hook: entry.instance,
+    config,
+    source: 'class',
+    autoAttached: entry.autoAttach,
+  };
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length]!;
+}

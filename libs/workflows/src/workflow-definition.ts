@@ -1,0 +1,157 @@
+import { parse as parseCel } from '@marcbachmann/cel-js';
+
+export type WorkflowNodeType = 'start' | 'agent' | 'connector' | 'condition' | 'end';
+
+export interface WorkflowNode {
+  id: string;
+  type: WorkflowNodeType;
+  /** agent: the agent to run (surface `workflow`, its own hooks). */
+  agent_id?: string;
+  /** agent: the task, a template over `inputs.*` and `nodes.<id>.output`. */
+  prompt?: string;
+  /** connector: the tool (`<connector>__<action>`) and its args (string values are templates). */
+  tool?: string;
+  args?: Record<string, unknown>;
+  /** connector: hooks for the call, as in an agent's `model_config_json.hooks` (auto-attached hooks always apply). */
+  hooks?: unknown;
+  /** condition: a CEL expression over `inputs` and `nodes`; its value is the node's output. */
+  expression?: string;
+}
+
+export interface WorkflowEdge {
+  from: string;
+  to: string;
+  /** Optional CEL over `inputs` and `nodes`; the edge is followed only when it is true. */
+  when?: string;
+}
+
+export interface WorkflowDefinition {
+  nodes: WorkflowNode[];
+  edges: WorkflowEdge[];
+}
+
+const NODE_TYPES: WorkflowNodeType[] = ['start', 'agent', 'connector', 'condition', 'end'];
+
+function celProblem(expr: unknown, where: string): string | undefined {
+  if (typeof expr !== 'string' || expr.trim() === '') return `${where}: must be a non-empty CEL expression`;
+  try {
+    parseCel(expr);
+    return undefined;
+  } catch (err) {
+    return `${where}: invalid CEL expression: ${(err as Error).message.split('\n')[0]}`;
+  }
+}
+
+/**
+ * Structural checks of a workflow definition: one start, known node types and edge ends, no cycles, an end reachable
+ * from the start, valid CEL. Agents and tools are checked by the caller (they need the database).
+ */
+export function validateWorkflowDefinition(def: unknown): string[] {
+  const problems: string[] = [];
+  if (!def || typeof def !== 'object') return ['definition: must be an object with nodes and edges'];
+  const { nodes, edges } = def as Partial<WorkflowDefinition>;
+  if (!Array.isArray(nodes) || nodes.length === 0) return ['definition.nodes: must be a non-empty list'];
+  if (!Array.isArray(edges)) return ['definition.edges: must be a list'];
+
+  const ids = new Set<string>();
+  nodes.forEach((n, i) => {
+    const where = `definition.nodes[${i}]`;
+    if (!n || typeof n !== 'object' || typeof n.id !== 'string' || n.id === '') return void problems.push(`${where}: needs a string id`);
+    if (!/^[A-Za-z_][\w-]*$/.test(n.id)) problems.push(`${where}: id "${n.id}" may use letters, digits, _ and - only`);
+    if (ids.has(n.id)) problems.push(`${where}: duplicate node id "${n.id}"`);
+    ids.add(n.id);
+    if (!NODE_TYPES.includes(n.type)) return void problems.push(`${where} (${n.id}): unknown type "${String(n.type)}"`);
+    if (n.type === 'agent') {
+      if (typeof n.agent_id !== 'string') problems.push(`${where} (${n.id}): agent node needs agent_id`);
+      if (typeof n.prompt !== 'string' || n.prompt === '') problems.push(`${where} (${n.id}): agent node needs a prompt`);
+    }
+    if (n.type === 'connector') {
+      if (typeof n.tool !== 'string' || n.tool === '') problems.push(`${where} (${n.id}): connector node needs a tool`);
+      if (n.args !== undefined && (typeof n.args !== 'object' || Array.isArray(n.args))) problems.push(`${where} (${n.id}): args must be an object`);
+    }
+    if (n.type === 'condition') {
+      const p = celProblem(n.expression, `${where} (${n.id}).expression`);
+      if (p) problems.push(p);
+    }
+  });
+  const starts = nodes.filter((n) => n?.type === 'start');
+  if (starts.length !== 1) problems.push(`definition: needs exactly one start node (found ${starts.length})`);
+  if (!nodes.some((n) => n?.type === 'end')) problems.push('definition: needs an end node');
+
+  const out = new Map<string, string[]>([...ids].map((id) => [id, []]));
+  edges.forEach((e, i) => {
+    const where = `definition.edges[${i}]`;
+    if (!e || typeof e !== 'object') return void problems.push(`${where}: must be { from, to }`);
+    if (!ids.has(e.from)) problems.push(`${where}: unknown node "${String(e.from)}" in from`);
+    if (!ids.has(e.to)) problems.push(`${where}: unknown node "${String(e.to)}" in to`);
+    if (e.when !== undefined) {
+      const p = celProblem(e.when, `${where}.when`);
+      if (p) problems.push(p);
+    }
+    if (ids.has(e.from) && ids.has(e.to)) out.get(e.from)!.push(e.to);
+  });
+  if (problems.length) return problems;
+
+  const cycle = findCycle(out);
+  if (cycle) problems.push(`definition: cycle ${cycle.join(' -> ')}`);
+  const start = starts[0].id;
+  const reachable = new Set<string>([start]);
+  const queue = [start];
+  while (queue.length) for (const next of out.get(queue.shift()!)!) if (!reachable.has(next)) (reachable.add(next), queue.push(next));
+  if (!nodes.some((n) => n.type === 'end' && reachable.has(n.id))) problems.push('definition: no end node is reachable from the start');
+  for (const n of nodes) if (!reachable.has(n.id)) problems.push(`definition: node "${n.id}" is not reachable from the start`);
+  if (edges.some((e) => e.to === start)) problems.push('definition: the start node cannot have incoming edges');
+  return problems;
+}
+
+function findCycle(out: Map<string, string[]>): string[] | undefined {
+  const state = new Map<string, 'visiting' | 'done'>();
+  const path: string[] = [];
+  const visit = (id: string): string[] | undefined => {
+    if (state.get(id) === 'done') return undefined;
+    if (state.get(id) === 'visiting') return [...path.slice(path.indexOf(id)), id];
+    state.set(id, 'visiting');
+    path.push(id);
+    for (const next of out.get(id)!) {
+      const c = visit(next);
+      if (c) return c;
+    }
+    path.pop();
+    state.set(id, 'done');
+    return undefined;
+  };
+  for (const id of out.keys()) {
+    const c = visit(id);
+    if (c) return c;
+  }
+  return undefined;
+}
+
+/** Replaces `{{ inputs.x }}` / `{{ nodes.id.output }}` with values from the scope (objects as JSON). */
+export function renderTemplate(template: string, scope: Record<string, unknown>): string {
+  return template.replace(/\{\{\s*([\w.-]+)\s*\}\}/g, (_, path: string) => {
+    let value: unknown = scope;
+    for (const key of path.split('.')) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+    if (value === undefined || value === null) return '';
+    return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  });
+}
+
+/** Renders templates inside the string values of connector-node args (a whole-value template keeps its type). */
+export function renderArgs(args: Record<string, unknown>, scope: Record<string, unknown>): Record<string, unknown> {
+  const render = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      const whole = /^\{\{\s*([\w.-]+)\s*\}\}$/.exec(v);
+      if (whole) {
+        let value: unknown = scope;
+        for (const key of whole[1].split('.')) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+        return value;
+      }
+      return renderTemplate(v, scope);
+    }
+    if (Array.isArray(v)) return v.map(render);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, render(x)]));
+    return v;
+  };
+  return render(args) as Record<string, unknown>;
+}

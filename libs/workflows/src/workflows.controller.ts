@@ -1,0 +1,88 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
+import type { Response } from 'express';
+import { CreateWorkflowDto, StartWorkflowRunDto, UpdateWorkflowDto } from './dto/workflow.dto.js';
+import { WorkflowRunner } from './engine/workflow-runner.js';
+import type { Workflow, WorkflowRun } from './workflow.entity.js';
+import { WorkflowsService } from './workflows.service.js';
+
+const workflowView = (w: Workflow) => ({ id: w.id, name: w.name, definition: w.definition, created_at: w.createdAt, updated_at: w.updatedAt });
+const runView = (r: WorkflowRun) => ({
+  id: r.id, workflow_id: r.workflowId, status: r.status, inputs: r.inputs, nodes: r.nodes, error: r.error, created_at: r.createdAt, updated_at: r.updatedAt,
+});
+
+const FOLLOW_POLL_MS = 250;
+
+@ApiTags('workflows')
+@ApiBearerAuth()
+@Controller()
+export class WorkflowsController {
+  constructor(
+    private readonly workflows: WorkflowsService,
+    private readonly runner: WorkflowRunner,
+  ) {}
+
+  @Post('workflows')
+  @Roles('admin')
+  async create(@CurrentPrincipal() p: Principal, @Body() body: CreateWorkflowDto) {
+    return workflowView(await this.workflows.create(p.orgId, p.userId, body.name, body.definition));
+  }
+
+  @Get('workflows')
+  async list(@CurrentPrincipal() p: Principal) {
+    return (await this.workflows.list(p.orgId)).map(workflowView);
+  }
+
+  @Get('workflows/:id')
+  async get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return workflowView(await this.workflows.get(p.orgId, id));
+  }
+
+  @Put('workflows/:id')
+  @Roles('admin')
+  async update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: UpdateWorkflowDto) {
+    return workflowView(await this.workflows.update(p.orgId, id, body));
+  }
+
+  @Delete('workflows/:id')
+  @Roles('admin')
+  @HttpCode(204)
+  async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    await this.workflows.remove(p.orgId, id);
+  }
+
+  @Post('workflows/:id/runs')
+  @HttpCode(202)
+  async start(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: StartWorkflowRunDto) {
+    const run = await this.runner.start(p.orgId, p.userId, id, body.inputs ?? {});
+    return { run_id: run.id, status: run.status };
+  }
+
+  @Get('workflow-runs/:id')
+  async run(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return runView(await this.runner.get(p.orgId, id));
+  }
+
+  /** The run's events from the start (or after Last-Event-ID), then live until `done`. */
+  @Get('workflow-runs/:id/events')
+  async events(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Headers('last-event-id') lastEventId: string | undefined, @Res() res: Response) {
+    const run = await this.runner.get(p.orgId, id);
+    res.status(200).setHeader('content-type', 'text/event-stream; charset=utf-8');
+    res.setHeader('cache-control', 'no-cache, no-transform');
+    res.flushHeaders();
+    let closed = false;
+    res.on('close', () => (closed = true));
+    let last = Number.parseInt(lastEventId ?? '0', 10) || 0;
+    let ticks = 0;
+    while (!closed) {
+      for (const e of await this.runner.events(run.id, last)) {
+        last = e.seq;
+        res.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`);
+        if (e.type === 'done') return res.end();
+      }
+      if (++ticks % 60 === 0) res.write(': keepalive\n\n');
+      await new Promise((r) => setTimeout(r, FOLLOW_POLL_MS));
+    }
+  }
+}

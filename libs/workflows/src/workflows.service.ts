@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { AgentsService, ToolRegistry } from '@warden/agents';
+import { BadInputError, ConflictError, NotFoundError } from '@warden/common';
+import { HookResolver } from '@warden/hooks';
+import { Repository } from 'typeorm';
+import { validateWorkflowDefinition, type WorkflowDefinition } from './workflow-definition.js';
+import { Workflow } from './workflow.entity.js';
+
+const isUuid = (s: string) => /^[0-9a-f-]{36}$/i.test(s);
+
+@Injectable()
+export class WorkflowsService {
+  constructor(
+    @InjectRepository(Workflow) private readonly workflows: Repository<Workflow>,
+    private readonly agents: AgentsService,
+    private readonly tools: ToolRegistry,
+    private readonly hooks: HookResolver,
+  ) {}
+
+  /** Structure plus references: every agent must exist in the org, every connector tool must be known. */
+  async validate(orgId: string, definition: unknown): Promise<WorkflowDefinition> {
+    const problems = validateWorkflowDefinition(definition);
+    if (problems.length === 0) {
+      const def = definition as WorkflowDefinition;
+      for (const node of def.nodes) {
+        if (node.type === 'agent') {
+          const exists = isUuid(node.agent_id!) && (await this.agents.findWithConfig(orgId, node.agent_id!).then(() => true, () => false));
+          if (!exists) problems.push(`node ${node.id}: unknown agent "${node.agent_id}"`);
+        }
+        if (node.type === 'connector') {
+          const known = (await this.tools.forAgent(orgId, [node.tool!])).some((t) => t.spec.name === node.tool);
+          if (!known) problems.push(`node ${node.id}: unknown tool "${node.tool}"`);
+          for (const p of await this.hooks.validate(node.hooks ?? {})) problems.push(`node ${node.id}: ${p}`);
+        }
+      }
+    }
+    if (problems.length) throw new BadInputError(`invalid workflow: ${problems.join('; ')}`, problems);
+    return definition as WorkflowDefinition;
+  }
+
+  async create(orgId: string, userId: string, name: string, definition: unknown): Promise<Workflow> {
+    const def = await this.validate(orgId, definition);
+    if (await this.workflows.existsBy({ orgId, name })) throw new ConflictError(`a workflow named "${name}" already exists`);
+    return this.workflows.save(this.workflows.create({ orgId, name, definition: def, createdBy: userId }));
+  }
+
+  async update(orgId: string, id: string, patch: { name?: string; definition?: unknown }): Promise<Workflow> {
+    const wf = await this.get(orgId, id);
+    if (patch.definition !== undefined) wf.definition = await this.validate(orgId, patch.definition);
+    if (patch.name !== undefined) wf.name = patch.name;
+    return this.workflows.save(wf);
+  }
+
+  async list(orgId: string): Promise<Workflow[]> {
+    return this.workflows.find({ where: { orgId }, order: { createdAt: 'DESC' } });
+  }
+
+  async get(orgId: string, id: string): Promise<Workflow> {
+    const wf = isUuid(id) ? await this.workflows.findOneBy({ id, orgId }) : null;
+    if (!wf) throw new NotFoundError('workflow', id);
+    return wf;
+  }
+
+  async remove(orgId: string, id: string): Promise<void> {
+    await this.workflows.delete({ id: (await this.get(orgId, id)).id });
+  }
+}

@@ -43,7 +43,7 @@ const context = (emit: RunEventEmitter): ToolCallContext & { toolResult: string 
 async function perCall(registry: HookRegistry, iterations: number, ctx: ToolCallContext & { toolResult: string }): Promise<{ wall: number; cpu: number }> {
   const call = async () => {
     const verdict = await registry.runPreToolUse(ctx);
-    await registry.runPostToolUse({ ...ctx, toolArgs: verdict.args });
+    await registry.runPostToolUse(verdict.args === ctx.toolArgs ? ctx : { ...ctx, toolArgs: verdict.args });
   };
   for (let i = 0; i < 20_000; i++) await call();
   const cpuStart = process.cpuUsage();

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ChannelsModule } from '@warden/channels';
 import { AgentConfigLookup } from '@warden/hooks';
 import { AgentHookLookup } from './agents/agent-config-lookup.service.js';
 import { Agent } from './agents/agent.entity.js';
@@ -17,16 +18,18 @@ import { RunEventsService } from './runs/run-events.service.js';
 import { AgentRun, Conversation, RunEvent, ToolCallRecord } from './runs/run.entity.js';
 import { RunsController } from './runs/runs.controller.js';
 import { RunsService } from './runs/runs.service.js';
+import { CallAgentTool } from './tools/call-agent.tool.js';
+import { ChannelNotifyTool } from './tools/channel-notify.tool.js';
 import { ToolRegistry } from './tools/tool-registry.js';
 
 /** Connectors, agents, the LLM providers, the run engine (ReAct + DAG) and the chat / runs API. Global: other modules register built-in tools and start runs. */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([Connector, ConnectorAction, Agent, AgentRun, RunEvent, ToolCallRecord, Conversation])],
+  imports: [TypeOrmModule.forFeature([Connector, ConnectorAction, Agent, AgentRun, RunEvent, ToolCallRecord, Conversation]), ChannelsModule],
   controllers: [ConnectorsController, AgentsController, ChatController, RunsController],
   providers: [
     ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, AgentHookLookup, LlmProviderFactory,
-    RunEventsService, ToolCallRunner, RunExecutor, RunsService,
+    RunEventsService, ToolCallRunner, RunExecutor, RunsService, CallAgentTool, ChannelNotifyTool,
     { provide: AgentConfigLookup, useExisting: AgentHookLookup },
   ],
   exports: [ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, RunEventsService, RunExecutor, RunsService, AgentConfigLookup],

@@ -50,11 +50,15 @@ export class EvalsService {
         const output = outcome.answer;
         const passed = outcome.status === 'completed' && (!c.expect_contains || (output ?? '').includes(c.expect_contains));
         results.push({ input: c.input, output, passed, tool_calls: toolCalls, run_id: started.runId, ...(outcome.error ? { error: outcome.error } : {}) });
-        await this.evals.update({ id: row.id }, { results });
+        await this.record(row.id, 'running', results, null);
       }
-      await this.evals.update({ id: row.id }, { status: 'completed', results });
+      await this.record(row.id, 'completed', results, null);
     } catch (err) {
-      await this.evals.update({ id: row.id }, { status: 'failed', results, error: (err as Error).message });
+      await this.record(row.id, 'failed', results, (err as Error).message);
     }
+  }
+
+  private async record(id: string, status: EvalRun['status'], results: EvalCaseResult[], error: string | null): Promise<void> {
+    await this.evals.query(`UPDATE evals SET status = $2, results = $3, error = $4, updated_at = now() WHERE id = $1`, [id, status, JSON.stringify(results), error]);
   }
 }

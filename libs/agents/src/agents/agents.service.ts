@@ -68,6 +68,23 @@ export class AgentsService {
     await this.agents.delete({ id, orgId });
   }
 
+  /** A path from `selfId` back to itself through the delegates graph (with the proposed delegates), or null. */
+  private async delegationCycle(orgId: string, selfId: string, delegates: string[]): Promise<string[] | null> {
+    const all = await this.agents.findBy({ orgId });
+    const edges = new Map(all.map((a) => [a.id, parseAgentConfig(a.modelConfigJson).config.delegates]));
+    edges.set(selfId, delegates);
+    const walk = (id: string, path: string[]): string[] | null => {
+      for (const next of edges.get(id) ?? []) {
+        if (next === selfId) return [...path, next];
+        if (path.includes(next)) continue;
+        const found = walk(next, [...path, next]);
+        if (found) return found;
+      }
+      return null;
+    };
+    return walk(selfId, [selfId]);
+  }
+
   /** Every problem at once, each named; nothing is saved when there is one. */
   private async validate(orgId: string, dto: AgentDto, selfId?: string): Promise<void> {
     const { config, problems } = parseAgentConfig(dto.model_config_json);
@@ -79,6 +96,10 @@ export class AgentsService {
     for (const d of config.delegates) {
       if (d === selfId) problems.push(`delegate "${d}" is this agent itself`);
       else if (!found.has(d)) problems.push(`unknown delegate "${d}": no agent with this id in the org`);
+    }
+    if (selfId && config.delegates.some((d) => found.has(d))) {
+      const cycle = await this.delegationCycle(orgId, selfId, config.delegates.filter((d) => found.has(d)));
+      if (cycle) problems.push(`delegates form a cycle: ${cycle.join(' -> ')}`);
     }
     if (config.hooks !== undefined) problems.push(...(await this.hooks.validate(config.hooks)));
     if (problems.length > 0) throw new BadInputError(`invalid agent: ${problems.join('; ')}`, problems);

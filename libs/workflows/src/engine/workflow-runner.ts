@@ -4,7 +4,7 @@ import { evaluate as evaluateCel } from '@marcbachmann/cel-js';
 import { RunEventsService, RunExecutor, RunsService } from '@warden/agents';
 import { NotFoundError } from '@warden/common';
 import { DataSource, Repository } from 'typeorm';
-import { renderArgs, renderTemplate, type WorkflowDefinition, type WorkflowNode } from '../workflow-definition.js';
+import { renderTemplate, type WorkflowDefinition, type WorkflowNode } from '../workflow-definition.js';
 import { WorkflowRun, type NodeState } from '../workflow.entity.js';
 import { WorkflowsService } from '../workflows.service.js';
 
@@ -120,7 +120,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
         case 'agent':
           return await this.runAgentNode(run, node, renderTemplate(node.prompt!, scope));
         case 'connector':
-          return await this.runConnectorNode(run, node, renderArgs(node.args ?? {}, scope));
+          throw new Error('connector nodes cannot run yet');
       }
     } catch (err) {
       await this.setNode(run, node.id, { status: 'failed', error: (err as Error).message }, 'node_failed');
@@ -129,16 +129,6 @@ export class WorkflowRunner implements OnApplicationShutdown {
 
   private async runAgentNode(run: WorkflowRun, node: WorkflowNode, prompt: string): Promise<void> {
     const started = await this.executor.start({ orgId: run.orgId, userId: run.userId, agentId: node.agent_id!, message: prompt, surface: 'workflow' });
-    await this.setNode(run, node.id, { status: 'running', agent_run_id: started.runId }, 'node_agent_started');
-    const outcome = await this.watchAgentRun(run, node.id, started.runId, started.completion);
-    await this.settleFromAgentRun(run, node.id, started.runId, outcome);
-  }
-
-  /** A CONNECTOR node is a one-call run on surface `workflow`: the same hook pipeline and gate as an agent's tool call. */
-  private async runConnectorNode(run: WorkflowRun, node: WorkflowNode, args: Record<string, unknown>): Promise<void> {
-    const started = await this.executor.startToolRun({
-      orgId: run.orgId, userId: run.userId, tool: node.tool!, args, hooksConfig: node.hooks ?? {}, surface: 'workflow', label: `workflow node ${node.id}`,
-    });
     await this.setNode(run, node.id, { status: 'running', agent_run_id: started.runId }, 'node_agent_started');
     const outcome = await this.watchAgentRun(run, node.id, started.runId, started.completion);
     await this.settleFromAgentRun(run, node.id, started.runId, outcome);

@@ -7,6 +7,23 @@ import { ToolRegistry, type ResolvedTool } from '../tools/tool-registry.js';
 import type { LiveRun } from './run-executor.js';
 
 /**
+ * Thrown when the instance stops while a call waits in its PreToolUse hooks (e.g. for an approval): the call was
+ * not run and is put back to `pending`, and the run is left for another instance (or this one, restarted) to resume.
+ */
+export class RunSuspendedError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'RunSuspendedError';
+  }
+}
+
+/** What the model and the stream are told about a call that was executing when its server stopped. */
+export function interruptedObservation(callId: string): string {
+  return `Error: the server stopped while this call was in flight; it was not retried, so it may or may not have taken effect — ` +
+    `check the target system (Idempotency-Key ${callId}) before trying again.`;
+}
+
+/**
  * One tool call through the pipeline: claim (atomic update) -> PreToolUse (block / rewrite) -> execute ->
  * PostToolUse -> stored result -> `observation` event. The stored result is what the model reads next.
  */
@@ -28,6 +45,32 @@ export class ToolCallRunner {
          ON CONFLICT (run_id, call_id) DO NOTHING`,
         [runId, c.call_id, position, c.tool, JSON.stringify(c.args)],
       );
+    }
+  }
+
+  /**
+   * Settles the calls a previous process left `running` when this run is resumed. A call still in its PreToolUse
+   * hooks (no `executed_args` yet: nothing was sent) goes back to `pending`, so its hooks run again — the
+   * confirmation gate then reuses its row. A call that had started executing is NOT repeated: the target may or may
+   * not have acted on it, so it is marked `failed` with an observation that names its Idempotency-Key.
+   */
+  async settleInterrupted(live: LiveRun): Promise<void> {
+    const runId = live.run.id;
+    await this.dataSource.query(
+      `UPDATE tool_calls SET status = 'pending', started_at = NULL WHERE run_id = $1 AND status = 'running' AND executed_args IS NULL`, [runId]);
+    const interrupted: Array<{ call_id: string; tool: string; executed_args: Record<string, unknown> }> = await this.dataSource.query(
+      `SELECT call_id, tool, executed_args FROM tool_calls WHERE run_id = $1 AND status = 'running' ORDER BY position`, [runId]);
+    for (const call of interrupted) {
+      const content = interruptedObservation(call.call_id);
+      const [, affected] = await this.dataSource.query(
+        `UPDATE tool_calls SET status = 'failed', result = $3, full_result = $3, error = 'interrupted', finished_at = now()
+         WHERE run_id = $1 AND call_id = $2 AND status = 'running'`,
+        [runId, call.call_id, content],
+      );
+      if (affected === 0) continue;
+      this.logger.warn({ runId, callId: call.call_id, tool: call.tool }, 'tool call was in flight when its server stopped; marked failed, not retried');
+      await live.emit('tool_interrupted', { call_id: call.call_id, tool: call.tool, args: call.executed_args, idempotency_key: call.call_id, retried: false, message: content });
+      await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: call.executed_args, content, blocked: false, interrupted: true });
     }
   }
 
@@ -58,6 +101,13 @@ export class ToolCallRunner {
     };
     try {
       const verdict = await live.registry.runPreToolUse(ctx);
+      if (!verdict.allow && live.isStopping()) {
+        // Most likely the approval wait ended because this instance is stopping: nobody decided, so nothing is
+        // recorded as blocked. The hooks run again when the run is resumed (the gate reuses its row).
+        await this.dataSource.query(
+          `UPDATE tool_calls SET status = 'pending', started_at = NULL WHERE run_id = $1 AND call_id = $2 AND status = 'running'`, [run.id, call.call_id]);
+        throw new RunSuspendedError(`the server stopped while call ${call.call_id} waited in its hooks (${verdict.error ?? 'blocked'})`);
+      }
       if (!verdict.allow) {
         const blockedBy = verdict.blockedBy ?? 'a hook';
         const error = verdict.error ?? 'blocked';
@@ -76,6 +126,8 @@ export class ToolCallRunner {
         return;
       }
       const executedMeta: ToolCallMetadata = { ...metadata, ...this.tools.metadataFor(tool, args) };
+      // From here on the target may act: a resumed run must not repeat this call (see settleInterrupted).
+      await this.dataSource.query(`UPDATE tool_calls SET executed_args = $3 WHERE run_id = $1 AND call_id = $2`, [run.id, call.call_id, JSON.stringify(args)]);
       const started = Date.now();
       let outcome: { ok: boolean; content: string; full: string; status?: number; error?: string };
       if (tool.kind === 'connector') {
@@ -100,7 +152,7 @@ export class ToolCallRunner {
       await this.store(run.id, call.call_id, { status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error });
       await live.emit('observation', { call_id: call.call_id, tool: call.tool, args, content: post.result, blocked: false });
     } catch (err) {
-      if (live.abort.signal.aborted) throw err;
+      if (live.abort.signal.aborted || err instanceof RunSuspendedError) throw err;
       this.logger.error({ err, runId: run.id, callId: call.call_id }, 'tool call failed unexpectedly');
       const content = `Error: the tool call failed: ${(err as Error).message}`;
       await this.store(run.id, call.call_id, { status: 'failed', args: call.args, result: content, error: (err as Error).message });

@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { DATABASE_TARGET, type DatabaseTarget } from '@warden/database';
 import { EventEmitter } from 'node:events';
+import pg from 'pg';
 import { DataSource } from 'typeorm';
 
 export interface StoredRunEvent {
@@ -9,22 +11,52 @@ export interface StoredRunEvent {
   created_at: Date;
 }
 
+/** NOTIFY channel of appended run events; the payload is the run id. */
+export const RUN_EVENTS_NOTIFY_CHANNEL = 'run_events';
+const RECONNECT_MIN_MS = 250;
+const RECONNECT_MAX_MS = 5_000;
+
 /**
  * The run's event log. An event is written to `run_events` (numbered 1, 2, 3... per run under the run row's lock)
- * before anyone is told about it; live readers are woken in-process and read the rows, so a replay and a live
- * stream tell the same story.
+ * before anyone is told about it; live readers are woken and read the rows, so a replay and a live stream tell the
+ * same story. Writers in this process wake readers in-process; writers in other instances wake them through one
+ * LISTEN connection per instance (PostgreSQL only: PGlite has no cross-session notifications here). A poll in
+ * `follow` is the safety net for a dropped connection.
  */
 @Injectable()
-export class RunEventsService {
+export class RunEventsService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(RunEventsService.name);
   private readonly wakeups = new EventEmitter().setMaxListeners(0);
+  private listenClient: pg.Client | null = null;
+  private reconnectTimer?: NodeJS.Timeout;
+  private reconnectDelay = RECONNECT_MIN_MS;
+  private closed = false;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(DATABASE_TARGET) private readonly target: DatabaseTarget,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (!this.target.embedded) await this.connectListener();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    const client = this.listenClient;
+    this.listenClient = null;
+    await client?.end().catch(() => undefined);
+  }
 
   async append(runId: string, type: string, data: Record<string, unknown>): Promise<number> {
+    // The notification is sent at commit, i.e. once the row is readable by the woken instance.
+    const notify = this.target.embedded ? '' : `, pg_notify('${RUN_EVENTS_NOTIFY_CHANNEL}', $4)`;
     const rows: Array<{ seq: number }> = await this.dataSource.query(
-      `WITH next AS (UPDATE agent_runs SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq)
-       INSERT INTO run_events (run_id, seq, type, data) SELECT $1, event_seq, $2, $3 FROM next RETURNING seq`,
-      [runId, type, JSON.stringify(data)],
+      `WITH next AS (UPDATE agent_runs SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq),
+            inserted AS (INSERT INTO run_events (run_id, seq, type, data) SELECT $1, event_seq, $2, $3 FROM next RETURNING seq)
+       SELECT seq${notify} FROM inserted`,
+      this.target.embedded ? [runId, type, JSON.stringify(data)] : [runId, type, JSON.stringify(data), runId],
     );
     if (rows.length === 0) throw new Error(`run ${runId} does not exist`);
     this.wakeups.emit(runId);
@@ -40,7 +72,7 @@ export class RunEventsService {
 
   /**
    * Delivers the events after `afterSeq` in order, then live ones, until this run's `done` event (returns true) or
-   * until `signal` aborts (returns false). The poll is a safety net for writers in other processes.
+   * until `signal` aborts (returns false). The poll is a safety net for a missed notification.
    */
   async follow(runId: string, afterSeq: number, deliver: (event: StoredRunEvent) => void, signal: AbortSignal, pollMs = 1000): Promise<boolean> {
     let last = afterSeq;
@@ -69,5 +101,38 @@ export class RunEventsService {
       this.wakeups.once(runId, done);
       signal.addEventListener('abort', done, { once: true });
     });
+  }
+
+  private async connectListener(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.target.url, application_name: 'warden-run-events' });
+    let lost = false;
+    const onLost = (err?: Error) => {
+      if (lost) return;
+      lost = true;
+      if (this.listenClient === client) this.listenClient = null;
+      client.removeAllListeners('notification');
+      client.end().catch(() => undefined);
+      if (this.closed) return;
+      this.logger.warn(`run events LISTEN connection lost (${err?.message ?? 'closed'}); reconnecting in ${this.reconnectDelay} ms`);
+      this.reconnectTimer = setTimeout(() => void this.connectListener(), this.reconnectDelay);
+      this.reconnectTimer.unref();
+      this.reconnectDelay = Math.min(this.reconnectDelay * 2, RECONNECT_MAX_MS);
+    };
+    client.on('notification', (msg) => {
+      if (msg.channel === RUN_EVENTS_NOTIFY_CHANNEL && msg.payload) this.wakeups.emit(msg.payload);
+    });
+    client.on('error', onLost);
+    client.on('end', () => onLost());
+    this.listenClient = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${RUN_EVENTS_NOTIFY_CHANNEL}`);
+      if (this.closed || lost) return;
+      this.reconnectDelay = RECONNECT_MIN_MS;
+      // Events appended elsewhere while the connection was down were not notified to us: wake every follower.
+      for (const runId of this.wakeups.eventNames()) this.wakeups.emit(runId);
+    } catch (err) {
+      onLost(err as Error);
+    }
   }
 }

@@ -62,6 +62,7 @@ export class Environment {
   @IsOptional() @IsString() INSTANCE_ID?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(50) CONFIRMATION_POLL_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) RUN_LEASE_MS?: number;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) RUN_RECOVERY_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) LLM_TIMEOUT_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) CONNECTOR_TIMEOUT_MS?: number;
 }

@@ -374,7 +374,7 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       const answer = await p.click(channelId, id, 'approve', p.ids.bob);
       expect(answer).toMatchObject({ status: 200, ok: true, message: expect.stringMatching(/Approved by Bob/) });
       const events = await run.finished;
-      expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toEqual({ call_id: pending.data.call_id, confirmation_id: id, status: 'approved', responded_by: 'Bob' });
+      expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({ call_id: pending.data.call_id, confirmation_id: id, status: 'approved', responded_by: 'Bob' });
       const types = events.map((e) => e.event);
       expect(types.indexOf('confirmation_pending')).toBeLessThan(types.indexOf('confirmation_resolved'));
       expect(types.indexOf('confirmation_resolved')).toBeLessThan(types.indexOf('observation'));

@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AppConfig, DomainErrorKind, DomainException, NotFoundError } from '@warden/common';
 import { HookBuildError, HookRegistry, HookResolver, type AgentHookSettings, type RunEventEmitter, type Surface } from '@warden/hooks';
@@ -13,7 +13,7 @@ import { RunEventsService } from '../runs/run-events.service.js';
 import { ACTIVE_RUN_STATUSES, AgentRun, Conversation, type RunMode, type RunState, type RunStatus } from '../runs/run.entity.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { PLANNING_PROMPT, parsePlan } from './dag-plan.js';
-import { ToolCallRunner } from './tool-call-runner.js';
+import { RunSuspendedError, ToolCallRunner } from './tool-call-runner.js';
 
 export interface StartRunOptions {
   orgId: string;
@@ -57,9 +57,15 @@ export interface LiveRun {
   provider: LlmProvider;
   abort: AbortController;
   emit: RunEventEmitter;
+  /** True once this instance is stopping: whatever cannot finish now is left for the run's next driver. */
+  isStopping: () => boolean;
 }
 
 const DEFAULT_INSTRUCTIONS = 'You are a helpful assistant.';
+/** On shutdown, how long runs get to reach a point where they can stop cleanly before they are aborted. */
+const SHUTDOWN_GRACE_MS = 5_000;
+const SHUTDOWN_ABORT_WAIT_MS = 2_000;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 const newCallId = () => `call_${randomBytes(12).toString('hex')}`;
 
 /**
@@ -69,10 +75,16 @@ const newCallId = () => `call_${randomBytes(12).toString('hex')}`;
  * continue it from the database.
  */
 @Injectable()
-export class RunExecutor implements OnApplicationShutdown {
+export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger(RunExecutor.name);
   private readonly live = new Map<string, LiveRun>();
   private readonly completions = new Map<string, Promise<RunOutcome>>();
+  /** Runs whose lease another instance took over (this process stalled past it): their drive stops without a trace. */
+  private readonly leaseLost = new Set<string>();
+  private stopping = false;
+  // Set on the signal itself: Nest closes the confirmation waiter (rejecting approval waits) before this
+  // module's destroy hook runs, and such a rejected wait must read as "stopping", never as a blocked call.
+  private readonly onStopSignal = () => void (this.stopping = true);
 
   constructor(
     private readonly dataSource: DataSource,
@@ -104,7 +116,9 @@ export class RunExecutor implements OnApplicationShutdown {
       orgId: opts.orgId, agentId: agent.id, userId: opts.userId, conversationId: conversation?.id ?? null,
       parentRunId: opts.parentRunId ?? null, parentCallId: opts.parentCallId ?? null, surface: opts.surface, mode,
       status: 'running' as const, hooks: opts.bypassHooks ? 'bypassed' as const : 'active' as const, message: opts.message,
-      answer: null, error: null, state, eventSeq: 0, lockedBy: null, leaseUntil: null, finishedAt: null,
+      answer: null, error: null, state, eventSeq: 0,
+      // Leased from birth, so no recovery loop takes a run that is just starting.
+      lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs), finishedAt: null,
     });
     await this.events.append(run.id, 'run', {
       run_id: run.id, agent_id: agent.id, conversation_id: run.conversationId, surface: run.surface, mode,
@@ -123,11 +137,28 @@ export class RunExecutor implements OnApplicationShutdown {
     return { runId: run.id, conversationId: run.conversationId, completion };
   }
 
-  /** Continues a persisted run that no process is executing (rebuilds its hooks from the agent's config). */
+  /**
+   * Continues a persisted run that no process is executing (rebuilds its hooks from the agent's config). The run
+   * must be leased to this instance or have an expired lease (the recovery loop claims it first).
+   */
   async resume(runId: string): Promise<RunOutcome> {
     const existing = this.completions.get(runId);
     if (existing) return existing;
     return this.drive(runId);
+  }
+
+  /** True while this process drives the run (the recovery loop never claims those). */
+  isDriving(runId: string): boolean {
+    return this.completions.has(runId);
+  }
+
+  /** Ids of the runs this process drives. */
+  drivingIds(): string[] {
+    return [...this.completions.keys()];
+  }
+
+  get isStopping(): boolean {
+    return this.stopping;
   }
 
   /** Settles when the run ends: from memory when this process drives it, else by watching its row. */
@@ -155,8 +186,31 @@ export class RunExecutor implements OnApplicationShutdown {
     return won;
   }
 
-  onApplicationShutdown(): void {
+  onModuleInit(): void {
+    process.once('SIGTERM', this.onStopSignal);
+    process.once('SIGINT', this.onStopSignal);
+  }
+
+  /**
+   * Graceful stop: no step starts any more; runs waiting for approval are suspended (their call goes back to
+   * `pending`, the confirmation row stays pending); a model or tool call in progress gets a grace period, then is
+   * aborted. Every write of a run is awaited (its drive settles), then the leases this instance holds end now, so
+   * another instance — or this one, restarted — continues the runs at once. Runs before the database closes.
+   */
+  async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    const settled = () => Promise.allSettled([...this.completions.values()]);
+    await Promise.race([settled(), sleep(SHUTDOWN_GRACE_MS)]);
     for (const live of this.live.values()) live.abort.abort(new Error('server shutting down'));
+    await Promise.race([settled(), sleep(SHUTDOWN_ABORT_WAIT_MS)]);
+    await this.dataSource.query(
+      `UPDATE agent_runs SET lease_until = now() WHERE locked_by = $1 AND status IN ('running', 'waiting')`, [this.config.instanceId],
+    ).catch((err: Error) => this.logger.error(`could not release run leases: ${err.message}`));
+  }
+
+  onApplicationShutdown(): void {
+    process.off('SIGTERM', this.onStopSignal);
+    process.off('SIGINT', this.onStopSignal);
   }
 
   private drive(runId: string, prepared?: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>): Promise<RunOutcome> {
@@ -171,12 +225,19 @@ export class RunExecutor implements OnApplicationShutdown {
   private async execute(runId: string, prepared?: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>): Promise<RunOutcome> {
     const repo = this.dataSource.getRepository(AgentRun);
     let run = await repo.findOneByOrFail({ id: runId });
-    const renew = setInterval(() => void this.lease(runId).catch(() => undefined), Math.max(500, this.config.runLeaseMs / 3));
+    if (!(await this.acquire(runId))) {
+      // Another instance holds a live lease: it drives the run, not us.
+      return { runId, status: run.status, answer: run.answer, error: run.error };
+    }
+    let live: LiveRun | undefined;
+    const renew = setInterval(() => void this.renew(runId, () => live).catch(() => undefined), Math.max(500, this.config.runLeaseMs / 3));
+    let suspended = false;
     try {
-      await this.lease(runId);
-      const live = await this.liveRun(run, prepared);
+      live = await this.liveRun(run, prepared);
       this.live.set(runId, live);
+      if (!prepared) await this.toolCalls.settleInterrupted(live);
       for (;;) {
+        if (this.stopping) throw new RunSuspendedError('the server is stopping');
         run = await repo.findOneByOrFail({ id: runId });
         if (!ACTIVE_RUN_STATUSES.includes(run.status)) break;
         live.run = run;
@@ -185,14 +246,50 @@ export class RunExecutor implements OnApplicationShutdown {
         if (!(await this.saveState(runId, next))) break;
       }
     } catch (err) {
-      const message = err instanceof DomainException || err instanceof Error ? err.message : String(err);
-      if (!(err instanceof Error && err.name === 'LlmError')) this.logger.error({ err, runId }, 'run failed unexpectedly');
-      await this.finish(run, 'failed', { error: message });
+      if (err instanceof RunSuspendedError || this.stopping || this.leaseLost.has(runId)) {
+        // Not an end: the persisted state (and any call put back to `pending`) is where the next driver starts.
+        suspended = true;
+        this.logger.log({ runId, reason: (err as Error).message }, 'run suspended; it continues from its checkpoint');
+      } else {
+        const message = err instanceof DomainException || err instanceof Error ? err.message : String(err);
+        if (!(err instanceof Error && err.name === 'LlmError')) this.logger.error({ err, runId }, 'run failed unexpectedly');
+        await this.finish(run, 'failed', { error: message });
+      }
     } finally {
       clearInterval(renew);
+      if (suspended && !this.leaseLost.has(runId)) await this.releaseLease(runId).catch(() => undefined);
+      this.leaseLost.delete(runId);
     }
     const final = await repo.findOneByOrFail({ id: runId });
     return { runId, status: final.status, answer: final.answer, error: final.error };
+  }
+
+  /** Takes the run's lease unless another instance holds a live one; false when it does. */
+  private async acquire(runId: string): Promise<boolean> {
+    const [rows] = await this.dataSource.query(
+      `UPDATE agent_runs SET locked_by = $2, lease_until = now() + make_interval(secs => $3)
+       WHERE id = $1 AND status IN ('running', 'waiting')
+         AND (locked_by = $2 OR locked_by IS NULL OR lease_until IS NULL OR lease_until < now()) RETURNING id`,
+      [runId, this.config.instanceId, this.config.runLeaseMs / 1000],
+    );
+    return rows.length > 0;
+  }
+
+  /** Extends the lease; when another instance has taken the run over, stops this process's drive of it. */
+  private async renew(runId: string, live: () => LiveRun | undefined): Promise<void> {
+    if (await this.lease(runId)) return;
+    const [row]: Array<{ status: RunStatus; locked_by: string | null }> = await this.dataSource.query(
+      `SELECT status, locked_by FROM agent_runs WHERE id = $1`, [runId]);
+    if (row && ACTIVE_RUN_STATUSES.includes(row.status) && row.locked_by !== this.config.instanceId) {
+      this.logger.warn({ runId, holder: row.locked_by }, 'run lease taken over by another instance; stopping here');
+      this.leaseLost.add(runId);
+      live()?.abort.abort(new Error('the run lease was taken over by another instance'));
+    }
+  }
+
+  private async releaseLease(runId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE agent_runs SET lease_until = now() WHERE id = $1 AND locked_by = $2 AND status IN ('running', 'waiting')`, [runId, this.config.instanceId]);
   }
 
   private async liveRun(run: AgentRun, prepared?: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>): Promise<LiveRun> {
@@ -204,7 +301,9 @@ export class RunExecutor implements OnApplicationShutdown {
     })();
     const abort = new AbortController();
     const ancestors = await this.ancestorsOf(run);
-    const live: LiveRun = { ...base, run, abort, provider: this.llm.create(base.config.model), emit: async () => undefined };
+    const live: LiveRun = {
+      ...base, run, abort, provider: this.llm.create(base.config.model), emit: async () => undefined, isStopping: () => this.stopping,
+    };
     live.emit = (type, data) => this.emitEvent(live.run, ancestors, type, data);
     return live;
   }
@@ -355,21 +454,26 @@ export class RunExecutor implements OnApplicationShutdown {
     return 'finished';
   }
 
-  /** Writes the run's new state (and renews its lease); false when the run already ended (e.g. cancelled). */
+  /**
+   * Writes the run's new state (and renews its lease); false when the run already ended (e.g. cancelled) or its
+   * lease passed to another instance (which then owns the state).
+   */
   private async saveState(runId: string, state: RunState): Promise<boolean> {
     const [, affected] = await this.dataSource.query(
-      `UPDATE agent_runs SET state = $2, updated_at = now(), locked_by = $3, lease_until = now() + make_interval(secs => $4)
-       WHERE id = $1 AND status IN ('running', 'waiting')`,
+      `UPDATE agent_runs SET state = $2, updated_at = now(), lease_until = now() + make_interval(secs => $4)
+       WHERE id = $1 AND status IN ('running', 'waiting') AND locked_by = $3`,
       [runId, JSON.stringify(state), this.config.instanceId, this.config.runLeaseMs / 1000],
     );
     return affected > 0;
   }
 
-  private async lease(runId: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE agent_runs SET locked_by = $2, lease_until = now() + make_interval(secs => $3) WHERE id = $1 AND status IN ('running', 'waiting')`,
+  /** Extends this instance's lease on the run; false when the run ended or is leased to another instance. */
+  private async lease(runId: string): Promise<boolean> {
+    const [, affected] = await this.dataSource.query(
+      `UPDATE agent_runs SET lease_until = now() + make_interval(secs => $3) WHERE id = $1 AND status IN ('running', 'waiting') AND locked_by = $2`,
       [runId, this.config.instanceId, this.config.runLeaseMs / 1000],
     );
+    return affected > 0;
   }
 
   /**

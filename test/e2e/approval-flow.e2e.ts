@@ -68,7 +68,6 @@ interface ClickAnswer { status: number; ok: boolean; message: string }
 
 /** How one platform is driven by the shared table: its channel, its cards, its clicks, its forgeries. */
 interface PlatformAdapter {
-  label: string;
   type: 'feishu' | 'slack' | 'wecom';
   /** Channel config (secrets included) pointing at the fake. */
   config(extra?: Record<string, unknown>): Record<string, unknown>;
@@ -112,7 +111,6 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
     const action = (confirmationId: string, decision: string, openId: string, extra: Partial<Parameters<typeof feishuCardAction>[0]> = {}) =>
       feishuCardAction({ verificationToken: FEISHU.verificationToken, value: { confirmation_id: confirmationId, decision }, openId, ...extra });
     return {
-      label: encrypted ? 'feishu (encrypted + signed)' : 'feishu (verification token)',
       type: 'feishu',
       approverListKey: 'approver_open_ids',
       ids: { bob: 'ou_bob', carol: 'ou_carol', stranger: 'ou_stranger' },
@@ -162,7 +160,6 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
     const interaction = (id: string, decision: string, userId: string, responseUrl: string, extra: Partial<Parameters<typeof slackInteraction>[0]> = {}) =>
       slackInteraction({ signingSecret: SLACK.signingSecret, value: JSON.stringify({ confirmation_id: id, decision }), userId, responseUrl, ...extra });
     return {
-      label: 'slack',
       type: 'slack',
       approverListKey: 'approver_user_ids',
       ids: { bob: 'U_BOB', carol: 'U_CAROL', stranger: 'U_STRANGER' },
@@ -184,14 +181,14 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
           const reply = responseUrl && res.status === 200 ? await until('slack answer', () => slack.responses.find((x) => responseUrl.endsWith(x.path))) : undefined;
           return { status: res.status, refusedMessage: reply?.body.response_type === 'ephemeral' ? reply.body.text : undefined };
         };
-        const unsignedForm = (body: string) => {
+        const signedForm = (body: string) => {
           const ts = Math.floor(Date.now() / 1000);
           return { body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': slackSignature(SLACK.signingSecret, ts, body) } };
         };
         return [
           ['an unknown confirmation id', () => { const u = slack.responseUrl(); return raw(interaction(randomUUID(), 'approve', clicker, u), u); }],
-          ['a malformed body (signed, no payload=)', () => raw(unsignedForm('foo=bar'))],
-          ['a malformed payload (signed, not JSON)', () => raw(unsignedForm('payload=%7Bnot-json'))],
+          ['a malformed body (signed, no payload=)', () => raw(signedForm('foo=bar'))],
+          ['a malformed payload (signed, not JSON)', () => raw(signedForm('payload=%7Bnot-json'))],
           ['a bad signature', () => raw(interaction(id, 'approve', clicker, slack.responseUrl(), { badSignature: true }))],
           ['a stale timestamp', () => raw(interaction(id, 'approve', clicker, slack.responseUrl(), { timestampS: Math.floor(Date.now() / 1000) - 600 }))],
         ];
@@ -219,7 +216,6 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
     const event = (id: string, decision: string, clicker: string, responseCode: string, opts: Parameters<typeof wecomCardEvent>[2] = {}, createTime?: number) =>
       wecomCardEvent(WECOM_KEYS, { fromUser: clicker, eventKey: `${decision}:${id}`, taskId: id, responseCode, createTime }, opts);
     return {
-      label: 'wecom',
       type: 'wecom',
       approverListKey: 'approver_user_ids',
       ids: { bob: 'bob.wx', carol: 'carol.wx', stranger: 'stranger.wx' },

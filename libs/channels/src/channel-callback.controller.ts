@@ -57,7 +57,10 @@ export class ChannelCallbackController {
     let outcome: DecisionOutcome;
     try {
       const record = await this.channels.recordForCallback(channelId);
-      outcome = await sink.decideFromChannel({ channel: record, confirmationId: click.confirmationId, decision: click.decision, actor: click.actor });
+      outcome = await sink.decideFromChannel({
+        channel: record, confirmationId: click.confirmationId, decision: click.decision, actor: click.actor,
+        approvers: this.registry.get(record.type).approverAllowList(record),
+      });
     } catch (err) {
       this.logger.error(`decision from channel ${channelId} failed: ${(err as Error).message}`);
       if (click.eventId) await this.channels.releaseEvent(channelId, click.eventId);

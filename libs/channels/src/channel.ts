@@ -92,6 +92,14 @@ export abstract class Channel {
   abstract parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback>;
   /** `context` says who sent it (the `channel_notify` tool's run); the inbox stores it with the message. */
   abstract sendNotification(channel: ChannelRecord, text: string, context?: NotificationContext): Promise<SentCard>;
+  /** The channel's own list of who may decide from the chat app (`approver_user_ids` unless a platform names it otherwise). */
+  approverAllowList(channel: ChannelRecord): string[] | undefined {
+    return listOfIds(channel.config.approver_user_ids);
+  }
+}
+
+export function listOfIds(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.length > 0 ? value.map(String) : undefined;
 }
 
 /** Where a notification came from; every field optional (a test message from the API has none). */
@@ -111,5 +119,7 @@ export interface ApprovalDecisionSink {
     confirmationId: string;
     decision: Decision;
     actor: { platform: ChatPlatform; externalId: string };
+    /** Platform ids the channel allows to decide (`["*"]` = anyone in the chat); undefined = check identities. */
+    approvers?: string[];
   }): Promise<DecisionOutcome>;
 }

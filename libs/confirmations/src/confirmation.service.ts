@@ -43,12 +43,6 @@ const SCOPE_WORDS: Record<string, string> = {
   org_admins: 'organisation admins',
 };
 
-const APPROVER_LIST_KEY: Record<ChatPlatform, string> = {
-  feishu: 'approver_open_ids',
-  slack: 'approver_user_ids',
-  wecom: 'approver_user_ids',
-};
-
 interface Decider {
   userId: string | null;
   name: string;
@@ -135,10 +129,10 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     confirmationId: string;
     decision: Decision;
     actor: { platform: ChatPlatform; externalId: string };
+    approvers?: string[];
   }): Promise<DecisionOutcome> {
     const { channel, actor } = input;
-    const listed = channel.config[APPROVER_LIST_KEY[actor.platform]];
-    const channelApprovers = Array.isArray(listed) && listed.length > 0 ? listed.map(String) : undefined;
+    const channelApprovers = input.approvers;
     try {
       const row = await this.decide({
         orgId: channel.orgId,

@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import {
   Channel,
+  listOfIds,
   type ApprovalCard,
   type CallbackRequest,
   type ChannelRecord,
@@ -61,6 +62,10 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 export class FeishuChannel extends Channel {
   readonly type = 'feishu' as const;
   readonly secretKeys = secretKeysOf(FEISHU_CONFIG);
+
+  override approverAllowList(channel: ChannelRecord): string[] | undefined {
+    return listOfIds(channel.config.approver_open_ids);
+  }
   /** One SDK client (and so one token cache) per app; the SDK's default cache is module-global. */
   private readonly clients = new Map<string, lark.Client>();
   private readonly logger = new Logger(FeishuChannel.name);

@@ -11,6 +11,7 @@ import { ConnectorExecutor } from './connectors/connector-executor.js';
 import { ConnectorsController } from './connectors/connectors.controller.js';
 import { ConnectorsService } from './connectors/connectors.service.js';
 import { RunExecutor } from './engine/run-executor.js';
+import { RunRecovery } from './engine/run-recovery.js';
 import { ToolCallRunner } from './engine/tool-call-runner.js';
 import { LlmProviderFactory } from './llm/llm-provider.factory.js';
 import { ChatController } from './runs/chat.controller.js';
@@ -29,7 +30,7 @@ import { ToolRegistry } from './tools/tool-registry.js';
   controllers: [ConnectorsController, AgentsController, ChatController, RunsController],
   providers: [
     ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, AgentHookLookup, LlmProviderFactory,
-    RunEventsService, ToolCallRunner, RunExecutor, RunsService, CallAgentTool, ChannelNotifyTool,
+    RunEventsService, ToolCallRunner, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool,
     { provide: AgentConfigLookup, useExisting: AgentHookLookup },
   ],
   exports: [ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, RunEventsService, RunExecutor, RunsService, AgentConfigLookup],

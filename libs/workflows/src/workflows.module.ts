@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { WorkflowRecovery } from './engine/workflow-recovery.js';
 import { WorkflowRunner } from './engine/workflow-runner.js';
 import { Workflow, WorkflowRun } from './workflow.entity.js';
 import { WorkflowsController } from './workflows.controller.js';
@@ -9,7 +10,7 @@ import { WorkflowsService } from './workflows.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Workflow, WorkflowRun])],
   controllers: [WorkflowsController],
-  providers: [WorkflowsService, WorkflowRunner],
+  providers: [WorkflowsService, WorkflowRunner, WorkflowRecovery],
   exports: [WorkflowsService, WorkflowRunner],
 })
 export class WorkflowsModule {}

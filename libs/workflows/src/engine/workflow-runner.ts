@@ -1,8 +1,8 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { evaluate as evaluateCel } from '@marcbachmann/cel-js';
-import { RunEventsService, RunExecutor, RunsService } from '@warden/agents';
-import { NotFoundError } from '@warden/common';
+import { RunEventsService, RunExecutor, RunsService, type RunOutcome } from '@warden/agents';
+import { AppConfig, NotFoundError } from '@warden/common';
 import { DataSource, Repository } from 'typeorm';
 import { renderTemplate, type WorkflowDefinition, type WorkflowNode } from '../workflow-definition.js';
 import { WorkflowRun, type NodeState } from '../workflow.entity.js';
@@ -15,13 +15,14 @@ const AGENT_WATCH_MS = 250;
  * Executes workflow runs: nodes in dependency order, independent branches in parallel. Every node's state is written
  * to `workflow_runs.nodes` before and after it runs, and every step is an event in `workflow_run_events`.
  * AGENT nodes run the agent on surface `workflow` through the run engine, so the agent's own hooks and the approval
- * gate apply exactly as in chat.
+ * gate apply exactly as in chat. A run is leased by the instance driving it; when the lease lapses (the instance
+ * died) WorkflowRecovery hands it to `resume`, which re-attaches to the agent runs its nodes started.
  */
 @Injectable()
 export class WorkflowRunner implements OnApplicationShutdown {
   private readonly logger = new Logger(WorkflowRunner.name);
   private readonly abort = new AbortController();
-  private readonly active = new Set<Promise<void>>();
+  private readonly driving = new Map<string, Promise<void>>();
 
   constructor(
     @InjectRepository(WorkflowRun) private readonly runs: Repository<WorkflowRun>,
@@ -30,21 +31,37 @@ export class WorkflowRunner implements OnApplicationShutdown {
     private readonly executor: RunExecutor,
     private readonly agentRuns: RunsService,
     private readonly runEvents: RunEventsService,
+    private readonly config: AppConfig,
   ) {}
 
   async start(orgId: string, userId: string, workflowId: string, inputs: Record<string, unknown>): Promise<WorkflowRun> {
     const wf = await this.workflows.get(orgId, workflowId);
     const nodes: Record<string, NodeState> = Object.fromEntries(wf.definition.nodes.map((n) => [n.id, { status: 'pending' as const }]));
-    const run = await this.runs.save(this.runs.create({ orgId, userId, workflowId, status: 'running', inputs, nodes, error: null }));
+    const run = await this.runs.save(this.runs.create({
+      orgId, userId, workflowId, status: 'running', inputs, nodes, error: null,
+      lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs),
+    }));
     await this.event(run.id, 'workflow_started', { run_id: run.id, workflow_id: wf.id, inputs });
-    const driving = this.drive(run, wf.definition)
-      .catch(async (err) => {
-        this.logger.error({ err, runId: run.id }, 'workflow run failed unexpectedly');
-        await this.finish(run, 'failed', `internal error: ${(err as Error).message}`);
-      })
-      .finally(() => this.active.delete(driving));
-    this.active.add(driving);
+    this.launch(run, wf.definition);
     return run;
+  }
+
+  /** Continues a run this instance has just claimed (its previous driver is gone). */
+  async resume(runId: string): Promise<void> {
+    if (this.driving.has(runId)) return;
+    const run = await this.runs.findOneByOrFail({ id: runId });
+    if (run.status === 'completed' || run.status === 'failed') return;
+    const wf = await this.workflows.get(run.orgId, run.workflowId);
+    await this.event(run.id, 'workflow_resumed', { run_id: run.id, instance: this.config.instanceId });
+    this.launch(run, wf.definition);
+  }
+
+  drivingIds(): string[] {
+    return [...this.driving.keys()];
+  }
+
+  get isStopping(): boolean {
+    return this.abort.signal.aborted;
   }
 
   async get(orgId: string, id: string): Promise<WorkflowRun> {
@@ -57,14 +74,48 @@ export class WorkflowRunner implements OnApplicationShutdown {
     return this.dataSource.query(`SELECT seq, type, data FROM workflow_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq`, [runId, afterSeq]);
   }
 
+  /** Stops driving and hands the leases back, so another instance (or this one restarted) continues at once. */
   async onApplicationShutdown(): Promise<void> {
     this.abort.abort();
-    await Promise.allSettled([...this.active]);
+    const ids = this.drivingIds();
+    await Promise.allSettled([...this.driving.values()]);
+    if (ids.length > 0) {
+      await this.dataSource.query(`UPDATE workflow_runs SET lease_until = now() WHERE id = ANY($1::uuid[]) AND locked_by = $2`, [ids, this.config.instanceId])
+        .catch(() => undefined);
+    }
+  }
+
+  private launch(run: WorkflowRun, def: WorkflowDefinition): void {
+    const renew = setInterval(() => void this.renewLease(run.id).catch(() => undefined), Math.max(500, this.config.runLeaseMs / 3));
+    const driving = this.drive(run, def)
+      .catch(async (err) => {
+        if (this.abort.signal.aborted) return;
+        this.logger.error({ err, runId: run.id }, 'workflow run failed unexpectedly');
+        await this.finish(run, 'failed', `internal error: ${(err as Error).message}`);
+      })
+      .finally(() => {
+        clearInterval(renew);
+        this.driving.delete(run.id);
+      });
+    this.driving.set(run.id, driving);
+  }
+
+  private async renewLease(runId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE workflow_runs SET locked_by = $2, lease_until = now() + make_interval(secs => $3) WHERE id = $1 AND status IN ('running', 'waiting')`,
+      [runId, this.config.instanceId, this.config.runLeaseMs / 1000],
+    );
   }
 
   private async drive(run: WorkflowRun, def: WorkflowDefinition): Promise<void> {
     const scope = () => ({ inputs: run.inputs, nodes: Object.fromEntries(Object.entries(run.nodes).map(([id, s]) => [id, { output: s.output ?? null, status: s.status }])) });
     const inFlight = new Map<string, Promise<void>>();
+    // After a restart, nodes that were under way are continued first (agent nodes re-attach to their agent run).
+    for (const node of def.nodes) {
+      if (['running', 'waiting'].includes(run.nodes[node.id].status)) {
+        inFlight.set(node.id, this.runNode(run, node, scope()).finally(() => inFlight.delete(node.id)));
+      }
+    }
     for (;;) {
       if (this.abort.signal.aborted) return;
       const failed = Object.entries(run.nodes).find(([, s]) => s.status === 'failed');
@@ -86,8 +137,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
           await this.setNode(run, node.id, { status: 'skipped' }, 'node_skipped');
           continue;
         }
-        const p = this.runNode(run, node, scope()).finally(() => inFlight.delete(node.id));
-        inFlight.set(node.id, p);
+        inFlight.set(node.id, this.runNode(run, node, scope()).finally(() => inFlight.delete(node.id)));
       }
       if (inFlight.size === 0 && !progressed) {
         return this.finish(run, 'failed', 'no end node was reached (every remaining branch was skipped)');
@@ -106,7 +156,6 @@ export class WorkflowRunner implements OnApplicationShutdown {
   }
 
   private async runNode(run: WorkflowRun, node: WorkflowNode, scope: Record<string, unknown>): Promise<void> {
-    await this.setNode(run, node.id, { status: 'running' }, 'node_started');
     try {
       switch (node.type) {
         case 'start':
@@ -118,26 +167,40 @@ export class WorkflowRunner implements OnApplicationShutdown {
           return await this.setNode(run, node.id, { status: 'completed', output: typeof value === 'bigint' ? Number(value) : value }, 'node_completed');
         }
         case 'agent':
-          return await this.runAgentNode(run, node, renderTemplate(node.prompt!, scope));
+          return await this.runAgentNode(run, node, scope);
         case 'connector':
           throw new Error('connector nodes cannot run yet');
       }
     } catch (err) {
+      if (this.abort.signal.aborted) return;
       await this.setNode(run, node.id, { status: 'failed', error: (err as Error).message }, 'node_failed');
     }
   }
 
-  private async runAgentNode(run: WorkflowRun, node: WorkflowNode, prompt: string): Promise<void> {
-    const started = await this.executor.start({ orgId: run.orgId, userId: run.userId, agentId: node.agent_id!, message: prompt, surface: 'workflow' });
-    await this.setNode(run, node.id, { status: 'running', agent_run_id: started.runId }, 'node_agent_started');
-    const outcome = await this.watchAgentRun(run, node.id, started.runId, started.completion);
-    await this.settleFromAgentRun(run, node.id, started.runId, outcome);
+  private async runAgentNode(run: WorkflowRun, node: WorkflowNode, scope: Record<string, unknown>): Promise<void> {
+    let agentRunId = run.nodes[node.id].agent_run_id;
+    let completion: Promise<RunOutcome>;
+    if (agentRunId) {
+      // Resumed: the agent run continues on its own (run recovery); wait for it from here.
+      completion = this.executor.waitForRun(agentRunId, this.abort.signal);
+    } else {
+      await this.setNode(run, node.id, { status: 'running' }, 'node_started');
+      const started = await this.executor.start({
+        orgId: run.orgId, userId: run.userId, agentId: node.agent_id!, message: renderTemplate(node.prompt!, scope), surface: 'workflow',
+      });
+      agentRunId = started.runId;
+      completion = started.completion;
+      await this.setNode(run, node.id, { status: 'running', agent_run_id: agentRunId }, 'node_agent_started');
+    }
+    const outcome = await this.watchAgentRun(run, node.id, agentRunId, completion);
+    if (this.abort.signal.aborted) return;
+    await this.settleFromAgentRun(run, node.id, agentRunId, outcome);
   }
 
-  private async watchAgentRun(run: WorkflowRun, nodeId: string, agentRunId: string, completion: Promise<{ status: string; answer: string | null; error: string | null }>) {
+  private async watchAgentRun(run: WorkflowRun, nodeId: string, agentRunId: string, completion: Promise<RunOutcome>): Promise<RunOutcome> {
     let done = false;
     const outcome = completion.finally(() => (done = true));
-    while (!done) {
+    while (!done && !this.abort.signal.aborted) {
       await Promise.race([outcome, new Promise((r) => setTimeout(r, AGENT_WATCH_MS))]);
       if (done) break;
       const agentRun = await this.agentRuns.find(run.orgId, agentRunId);
@@ -148,11 +211,11 @@ export class WorkflowRunner implements OnApplicationShutdown {
   }
 
   /** An agent run that ended with a blocked tool call (a rejection, a hook) fails its node, with the reason shown. */
-  private async settleFromAgentRun(run: WorkflowRun, nodeId: string, agentRunId: string, outcome: { status: string; answer: string | null; error: string | null }): Promise<void> {
-    const blocked = (await this.runEvents.list(agentRunId, 0, ['observation'])).find((e) => e.data.blocked === true);
+  private async settleFromAgentRun(run: WorkflowRun, nodeId: string, agentRunId: string, outcome: RunOutcome): Promise<void> {
     if (outcome.status !== 'completed') {
       return this.setNode(run, nodeId, { status: 'failed', agent_run_id: agentRunId, error: outcome.error ?? `agent run ${outcome.status}` }, 'node_failed');
     }
+    const blocked = (await this.runEvents.list(agentRunId, 0, ['observation'])).find((e) => e.data.blocked === true && e.data.run_id === agentRunId);
     if (blocked) {
       return this.setNode(run, nodeId, { status: 'failed', agent_run_id: agentRunId, output: outcome.answer, error: String(blocked.data.content) }, 'node_failed');
     }
@@ -173,10 +236,14 @@ export class WorkflowRunner implements OnApplicationShutdown {
   private async finish(run: WorkflowRun, status: 'completed' | 'failed', error: string | null): Promise<void> {
     run.status = status;
     run.error = error;
-    await this.runs.update({ id: run.id }, { status, error });
+    await this.dataSource.query(
+      `UPDATE workflow_runs SET status = $2, error = $3, locked_by = NULL, lease_until = NULL, updated_at = now() WHERE id = $1`,
+      [run.id, status, error],
+    );
     await this.event(run.id, 'done', { run_id: run.id, status, error });
   }
 
+  /** Numbered per run; the primary key (run_id, seq) turns a concurrent double write into an error, never a gap. */
   private async event(runId: string, type: string, data: Record<string, unknown>): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO workflow_run_events (run_id, seq, type, data)

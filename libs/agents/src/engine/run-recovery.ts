@@ -1,0 +1,71 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { AppConfig } from '@warden/common';
+import { DataSource } from 'typeorm';
+import { RunExecutor } from './run-executor.js';
+
+/** Runs claimed per tick; the rest wait for the next tick (one second later by default). */
+const CLAIM_BATCH = 100;
+
+/**
+ * Continues runs nobody drives any more. Every instance runs this loop: once per `RUN_RECOVERY_MS` it claims active
+ * runs whose lease expired (their instance died, or stopped and released them) and resumes them from their
+ * checkpoint. The claim takes the lease in the same statement, with `FOR UPDATE SKIP LOCKED`, so two instances never
+ * claim the same run; runs this process already drives are never claimed (their lease may lag while the event loop
+ * is busy), and a run is leased from the moment it is created, so a starting run is never taken.
+ */
+@Injectable()
+export class RunRecovery implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(RunRecovery.name);
+  private timer?: NodeJS.Timeout;
+  private ticking = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly executor: RunExecutor,
+    private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.tick(), this.config.runRecoveryMs);
+    this.timer.unref();
+    void this.tick();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Claims and resumes the runs whose lease expired; returns their ids. */
+  async tick(): Promise<string[]> {
+    if (this.ticking || this.executor.isStopping) return [];
+    this.ticking = true;
+    try {
+      const claimed = await this.claim();
+      for (const id of claimed) {
+        this.logger.log({ runId: id }, 'resuming a run whose lease expired');
+        void this.executor.resume(id).catch((err: Error) => this.logger.error({ err, runId: id }, 'could not resume run'));
+      }
+      return claimed;
+    } catch (err) {
+      this.logger.warn(`run recovery failed (the next tick retries): ${(err as Error).message}`);
+      return [];
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async claim(): Promise<string[]> {
+    const [rows]: [Array<{ id: string }>, number] = await this.dataSource.query(
+      `UPDATE agent_runs SET locked_by = $1, lease_until = now() + make_interval(secs => $2)
+       WHERE id IN (
+         SELECT id FROM agent_runs
+         WHERE status IN ('running', 'waiting') AND (lease_until IS NULL OR lease_until < now()) AND NOT (id = ANY($3::uuid[]))
+         ORDER BY lease_until NULLS FIRST
+         LIMIT $4
+         FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      [this.config.instanceId, this.config.runLeaseMs / 1000, this.executor.drivingIds(), CLAIM_BATCH],
+    );
+    return rows.map((r) => r.id);
+  }
+}

@@ -23,6 +23,7 @@ export class WorkflowsEvals1764460806000 implements MigrationInterface {
       inputs jsonb NOT NULL DEFAULT '{}',
       nodes jsonb NOT NULL DEFAULT '{}',
       error text NULL,
+      event_seq integer NOT NULL DEFAULT 0,
       locked_by text NULL,
       lease_until timestamptz NULL,
       created_at timestamptz NOT NULL DEFAULT now(),

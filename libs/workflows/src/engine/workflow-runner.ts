@@ -243,11 +243,11 @@ export class WorkflowRunner implements OnApplicationShutdown {
     await this.event(run.id, 'done', { run_id: run.id, status, error });
   }
 
-  /** Numbered per run; the primary key (run_id, seq) turns a concurrent double write into an error, never a gap. */
+  /** Numbered 1, 2, 3... per run under the run row's lock, so parallel branches never collide on a number. */
   private async event(runId: string, type: string, data: Record<string, unknown>): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO workflow_run_events (run_id, seq, type, data)
-       SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3 FROM workflow_run_events WHERE run_id = $1`,
+      `WITH next AS (UPDATE workflow_runs SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq)
+       INSERT INTO workflow_run_events (run_id, seq, type, data) SELECT $1, event_seq, $2, $3 FROM next`,
       [runId, type, JSON.stringify(data)],
     );
   }

@@ -230,6 +230,50 @@ describe('hooks on every surface', () => {
     expect(oa.requests.filter((r) => r.path === '/purchases/PO-7/pay')).toHaveLength(1);
   });
 
+  it('a CONNECTOR node goes through the same hooks and gate: approval pays once, a blocking node hook fails the node', async () => {
+    const wf = await t.request('POST', '/api/workflows', { token: admin, body: {
+      name: `connector-${Date.now()}`,
+      definition: {
+        nodes: [
+          { id: 'start', type: 'start' },
+          { id: 'pay', type: 'connector', tool: 'oa__purchase_pay', args: { id: '{{inputs.po}}', amount: '{{inputs.amount}}' } },
+          { id: 'check', type: 'condition', expression: "nodes.pay.output.path == '/purchases/' + inputs.po + '/pay'" },
+          { id: 'look', type: 'connector', tool: 'oa__get_purchase', args: { id: '{{inputs.po}}' }, hooks: { class_hooks: [{ name: 'test_block_tool', config: { tool: 'oa__get_purchase' } }] } },
+          { id: 'end', type: 'end' },
+        ],
+        edges: [{ from: 'start', to: 'pay' }, { from: 'pay', to: 'check' }, { from: 'check', to: 'look', when: 'nodes.check.output' }, { from: 'look', to: 'end' }],
+      },
+    } });
+    expect(wf.status).toBe(201);
+    approving = false;
+    const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, { token: admin, body: { inputs: { po: 'PO-5', amount: 90000 } } });
+    const waiting = await waitFor(async () => {
+      const r = await t.request('GET', `/api/workflow-runs/${started.body.run_id}`, { token: admin });
+      return r.body.status === 'waiting' ? r.body : undefined;
+    });
+    expect(oa.requests).toHaveLength(0);
+    const [c] = await pending();
+    expect(c).toMatchObject({ tool: 'oa__purchase_pay', run_id: waiting.nodes.pay.agent_run_id });
+    expect((await t.request('POST', `/api/confirmations/${c.id}/decision`, { token: admin, body: { decision: 'approve' } })).status).toBe(200);
+    const done = await waitFor(async () => {
+      const r = await t.request('GET', `/api/workflow-runs/${started.body.run_id}`, { token: admin });
+      return ['completed', 'failed'].includes(r.body.status) ? r.body : undefined;
+    });
+    expect(done.nodes.pay).toMatchObject({ status: 'completed', output: { ok: true, path: '/purchases/PO-5/pay' } });
+    expect(done.nodes.check).toMatchObject({ status: 'completed', output: true });
+    expect(done.nodes.look).toMatchObject({ status: 'failed', error: expect.stringContaining('Tool call blocked by test_block_tool') });
+    expect(done.status).toBe('failed');
+    const pays = oa.requests.filter((r) => r.path === '/purchases/PO-5/pay');
+    expect(pays).toHaveLength(1);
+    expect(pays[0].body).toEqual({ amount: 90000 });
+    expect(oa.requests.filter((r) => r.path === '/purchases/PO-5')).toHaveLength(0);
+    const trace = (await t.request('GET', `/api/runs/${done.nodes.look.agent_run_id}`, { token: admin })).body;
+    expect(trace).toMatchObject({ surface: 'workflow' });
+    const events = await t.request('GET', `/api/workflow-runs/${started.body.run_id}/events`, { token: admin });
+    expect(events.text).toMatch(/event: node_waiting/);
+    expect(events.text.trim().split('\n\n').at(-1)).toMatch(/^id: \d+\nevent: done\n/);
+  });
+
   it('delegation cycles, depth beyond the limit, cyclic or unknown-agent workflows are refused clearly', async () => {
     const a = await createAgent(`cyc-a-${Date.now()}`, { ...scripted([{ content: 'a' }]) });
     const b = await createAgent(`cyc-b-${Date.now()}`, { ...scripted([{ content: 'b' }]), tools: ['call_agent'], delegates: [a] });
@@ -257,6 +301,12 @@ describe('hooks on every surface', () => {
     } } });
     expect(cyclic.status).toBe(400);
     expect(JSON.stringify(cyclic.body.problems)).toMatch(/cycle/);
+    const badTool = await t.request('POST', '/api/workflows', { token: admin, body: { name: 'bad-tool', definition: {
+      nodes: [{ id: 's', type: 'start' }, { id: 'x', type: 'connector', tool: 'oa__nope', hooks: { class_hooks: ['no_such_hook'] } }, { id: 'e', type: 'end' }],
+      edges: [{ from: 's', to: 'x' }, { from: 'x', to: 'e' }],
+    } } });
+    expect(badTool.status).toBe(400);
+    expect(badTool.body.problems).toEqual(expect.arrayContaining([expect.stringMatching(/unknown connector tool "oa__nope"/), expect.stringMatching(/no_such_hook/)]));
     const unknown = await t.request('POST', '/api/workflows', { token: admin, body: { name: 'unknown', definition: {
       nodes: [{ id: 's', type: 'start' }, { id: 'x', type: 'agent', agent_id: '00000000-0000-0000-0000-000000000000', prompt: 'p' }, { id: 'e', type: 'end' }],
       edges: [{ from: 's', to: 'x' }, { from: 'x', to: 'e' }],

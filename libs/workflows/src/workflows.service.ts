@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { AgentsService } from '@warden/agents';
+import { AgentsService, ToolRegistry } from '@warden/agents';
 import { BadInputError, ConflictError, NotFoundError } from '@warden/common';
+import { HookResolver } from '@warden/hooks';
 import { Repository } from 'typeorm';
 import { validateWorkflowDefinition, type WorkflowDefinition } from './workflow-definition.js';
 import { Workflow } from './workflow.entity.js';
@@ -13,6 +14,8 @@ export class WorkflowsService {
   constructor(
     @InjectRepository(Workflow) private readonly workflows: Repository<Workflow>,
     private readonly agents: AgentsService,
+    private readonly tools: ToolRegistry,
+    private readonly hooks: HookResolver,
   ) {}
 
   /** Structure plus references: every agent must exist in the org, every connector tool must be known. */
@@ -25,9 +28,11 @@ export class WorkflowsService {
           const exists = isUuid(node.agent_id!) && (await this.agents.findWithConfig(orgId, node.agent_id!).then(() => true, () => false));
           if (!exists) problems.push(`node ${node.id}: unknown agent "${node.agent_id}"`);
         }
-        // Connector calls must go through the same hook pipeline and gate as an agent's; until a one-call run
-        // exists for that, a workflow reaches a connector through an AGENT node.
-        if (node.type === 'connector') problems.push(`node ${node.id}: connector nodes are not supported yet; use an agent node whose agent has the tool`);
+        if (node.type === 'connector') {
+          const known = (await this.tools.forAgent(orgId, [node.tool!])).some((t) => t.spec.name === node.tool && t.kind === 'connector');
+          if (!known) problems.push(`node ${node.id}: unknown connector tool "${node.tool}"`);
+          for (const p of await this.hooks.validate(node.hooks ?? {})) problems.push(`node ${node.id}: ${p}`);
+        }
       }
     }
     if (problems.length) throw new BadInputError(`invalid workflow: ${problems.join('; ')}`, problems);

@@ -4,13 +4,13 @@ import { AppConfig, DomainErrorKind, DomainException, NotFoundError } from '@war
 import { HookBuildError, HookRegistry, HookResolver, type AgentHookSettings, type RunEventEmitter, type Surface } from '@warden/hooks';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { hookSettingsOf, type AgentConfig } from '../agents/agent-config.js';
+import { hookSettingsOf, parseAgentConfig, type AgentConfig } from '../agents/agent-config.js';
 import type { Agent } from '../agents/agent.entity.js';
 import { AgentsService } from '../agents/agents.service.js';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import type { ChatMessage, LlmProvider } from '../llm/llm-provider.js';
 import { RunEventsService } from '../runs/run-events.service.js';
-import { ACTIVE_RUN_STATUSES, AgentRun, Conversation, type RunMode, type RunState, type RunStatus } from '../runs/run.entity.js';
+import { ACTIVE_RUN_STATUSES, AgentRun, Conversation, type RunMode, type RunState, type RunStatus, type ToolRunSpec } from '../runs/run.entity.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { PLANNING_PROMPT, parsePlan } from './dag-plan.js';
 import { RunSuspendedError, ToolCallRunner } from './tool-call-runner.js';
@@ -135,6 +135,49 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     }
     const completion = this.drive(run.id, { agent, config, settings, registry });
     return { runId: run.id, conversationId: run.conversationId, completion };
+  }
+
+  /**
+   * A one-call run on `surface` (workflow CONNECTOR nodes): the call goes through the same pipeline as an agent's tool
+   * call — the hooks of `hooksConfig` plus every auto-attached hook (so the approval gate), a durable tool-call record,
+   * exactly-once execution — and its observation is the run's answer. `ownerId` stands in for the agent id.
+   */
+  async startToolRun(opts: {
+    orgId: string; userId: string; ownerId: string; ownerUserId: string | null; name: string; surface: Surface;
+    tool: string; args: Record<string, unknown>; hooksConfig?: unknown;
+  }): Promise<StartedRun> {
+    const spec: ToolRunSpec = {
+      owner_id: opts.ownerId, name: opts.name, owner_user_id: opts.ownerUserId,
+      model_config_json: { model: { provider: 'scripted', script: [{ content: '' }] }, tools: [opts.tool], max_iterations: 1, ...(opts.hooksConfig ? { hooks: opts.hooksConfig } : {}) },
+    };
+    const call = { call_id: newCallId(), tool: opts.tool, args: opts.args };
+    const state: RunState = { phase: 'tools', messages: [], turns: 0, pending_calls: [call], tool_run: spec };
+    const run = await this.dataSource.getRepository(AgentRun).save({
+      orgId: opts.orgId, agentId: opts.ownerId, userId: opts.userId, conversationId: null, parentRunId: null, parentCallId: null,
+      surface: opts.surface, mode: 'react' as const, status: 'running' as const, hooks: 'active' as const, message: `${opts.tool} ${JSON.stringify(opts.args)}`,
+      answer: null, error: null, state, eventSeq: 0,
+      lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs), finishedAt: null,
+    });
+    await this.events.append(run.id, 'run', { run_id: run.id, agent_id: opts.ownerId, conversation_id: null, surface: run.surface, mode: 'react', hooks: 'active', parent_run_id: null, parent_call_id: null });
+    let prepared: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>;
+    try {
+      prepared = await this.prepareToolRun(spec);
+    } catch (err) {
+      const message = err instanceof HookBuildError ? err.message : `the hooks cannot be built: ${(err as Error).message}`;
+      await this.finish(run, 'refused', { error: message });
+      throw err instanceof HookBuildError ? err : new DomainException(DomainErrorKind.RunRefused, message);
+    }
+    await this.toolCalls.record(run.id, [call]);
+    await this.events.append(run.id, 'tool_call', { run_id: run.id, surface: run.surface, call_id: call.call_id, tool: call.tool, args: call.args });
+    const completion = this.drive(run.id, prepared);
+    return { runId: run.id, conversationId: null, completion };
+  }
+
+  private async prepareToolRun(spec: ToolRunSpec): Promise<Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>> {
+    const { config } = parseAgentConfig(spec.model_config_json);
+    const agent = { id: spec.owner_id, name: spec.name, ownerUserId: spec.owner_user_id, instructions: '' } as Agent;
+    const settings = hookSettingsOf(agent, config);
+    return { agent, config, settings, registry: await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings }) };
   }
 
   /**
@@ -293,7 +336,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   }
 
   private async liveRun(run: AgentRun, prepared?: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>): Promise<LiveRun> {
-    const base = prepared ?? await (async () => {
+    const base = prepared ?? (run.state.tool_run ? await this.prepareToolRun(run.state.tool_run) : undefined) ?? await (async () => {
       const { agent, config } = await this.agents.findWithConfig(run.orgId, run.agentId);
       const settings = hookSettingsOf(agent, config);
       const registry = run.hooks === 'bypassed' ? HookRegistry.empty() : await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings });
@@ -365,10 +408,14 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     return next;
   }
 
-  private async toolTurn(live: LiveRun, state: RunState): Promise<RunState> {
+  private async toolTurn(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
     const tools = await this.tools.forAgent(live.run.orgId, live.config.tools);
     await Promise.all(state.pending_calls.map((call) => this.toolCalls.run(live, call, tools)));
     const observations = await this.toolCalls.observations(live.run.id, state.pending_calls.map((c) => c.call_id));
+    if (state.tool_run) {
+      await this.finish(live.run, 'completed', { answer: observations.get(state.pending_calls[0].call_id) ?? '' });
+      return 'finished';
+    }
     return {
       ...state,
       phase: 'llm',

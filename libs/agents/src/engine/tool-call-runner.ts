@@ -70,7 +70,7 @@ export class ToolCallRunner {
       if (affected === 0) continue;
       this.logger.warn({ runId, callId: call.call_id, tool: call.tool }, 'tool call was in flight when its server stopped; marked failed, not retried');
       await live.emit('tool_interrupted', { call_id: call.call_id, tool: call.tool, args: call.executed_args, idempotency_key: call.call_id, retried: false, message: content });
-      await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: call.executed_args, content, blocked: false, interrupted: true });
+      await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: call.executed_args, content, blocked: false, ok: false, interrupted: true });
     }
   }
 
@@ -122,7 +122,7 @@ export class ToolCallRunner {
         const known = available.map((t) => t.spec.name).join(', ') || 'none';
         const content = `Error: unknown tool "${call.tool}". Tools you can call: ${known}.`;
         await this.store(run.id, call.call_id, { status: 'failed', args, result: content, error: 'unknown tool' });
-        await live.emit('observation', { call_id: call.call_id, tool: call.tool, args, content, blocked: false });
+        await live.emit('observation', { call_id: call.call_id, tool: call.tool, args, content, blocked: false, ok: false });
         return;
       }
       const executedMeta: ToolCallMetadata = { ...metadata, ...this.tools.metadataFor(tool, args) };
@@ -150,13 +150,13 @@ export class ToolCallRunner {
         metadata: { ...executedMeta, execution: { status: outcome.status, durationMs, success: outcome.ok, error: outcome.error } },
       });
       await this.store(run.id, call.call_id, { status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error });
-      await live.emit('observation', { call_id: call.call_id, tool: call.tool, args, content: post.result, blocked: false });
+      await live.emit('observation', { call_id: call.call_id, tool: call.tool, args, content: post.result, blocked: false, ok: outcome.ok });
     } catch (err) {
       if (live.abort.signal.aborted || err instanceof RunSuspendedError) throw err;
       this.logger.error({ err, runId: run.id, callId: call.call_id }, 'tool call failed unexpectedly');
       const content = `Error: the tool call failed: ${(err as Error).message}`;
       await this.store(run.id, call.call_id, { status: 'failed', args: call.args, result: content, error: (err as Error).message });
-      await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: call.args, content, blocked: false });
+      await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: call.args, content, blocked: false, ok: false });
     }
   }
 

@@ -25,6 +25,16 @@ export interface RunState {
   plan_attempts?: number;
   plan?: PlanStep[];
   steps?: Record<string, StepProgress>;
+  /** Set for a one-call run (a workflow CONNECTOR node): no model, the call's observation is the answer. */
+  tool_run?: ToolRunSpec;
+}
+
+/** Who a one-call run acts for, and the hooks it runs with (as an agent's model_config_json would declare them). */
+export interface ToolRunSpec {
+  owner_id: string;
+  name: string;
+  owner_user_id: string | null;
+  model_config_json: Record<string, unknown>;
 }
 
 @Entity('agent_runs')

@@ -4,7 +4,7 @@ import { evaluate as evaluateCel } from '@marcbachmann/cel-js';
 import { RunEventsService, RunExecutor, RunsService, type RunOutcome } from '@warden/agents';
 import { AppConfig, NotFoundError } from '@warden/common';
 import { DataSource, Repository } from 'typeorm';
-import { renderTemplate, type WorkflowDefinition, type WorkflowNode } from '../workflow-definition.js';
+import { renderArgs, renderTemplate, type WorkflowDefinition, type WorkflowNode } from '../workflow-definition.js';
 import { WorkflowRun, type NodeState } from '../workflow.entity.js';
 import { WorkflowsService } from '../workflows.service.js';
 
@@ -167,9 +167,8 @@ export class WorkflowRunner implements OnApplicationShutdown {
           return await this.setNode(run, node.id, { status: 'completed', output: typeof value === 'bigint' ? Number(value) : value }, 'node_completed');
         }
         case 'agent':
-          return await this.runAgentNode(run, node, scope);
         case 'connector':
-          throw new Error('connector nodes cannot run yet');
+          return await this.runRunNode(run, node, scope);
       }
     } catch (err) {
       if (this.abort.signal.aborted) return;
@@ -177,24 +176,33 @@ export class WorkflowRunner implements OnApplicationShutdown {
     }
   }
 
-  private async runAgentNode(run: WorkflowRun, node: WorkflowNode, scope: Record<string, unknown>): Promise<void> {
+  /**
+   * AGENT and CONNECTOR nodes are runs of the run engine on surface `workflow`: an agent run, or a one-call run of the
+   * connector tool with the node's hooks plus the auto-attached ones (the approval gate included).
+   */
+  private async runRunNode(run: WorkflowRun, node: WorkflowNode, scope: Record<string, unknown>): Promise<void> {
     let agentRunId = run.nodes[node.id].agent_run_id;
     let completion: Promise<RunOutcome>;
     if (agentRunId) {
-      // Resumed: the agent run continues on its own (run recovery); wait for it from here.
+      // Resumed: the run continues on its own (run recovery); wait for it from here.
       completion = this.executor.waitForRun(agentRunId, this.abort.signal);
     } else {
       await this.setNode(run, node.id, { status: 'running' }, 'node_started');
-      const started = await this.executor.start({
-        orgId: run.orgId, userId: run.userId, agentId: node.agent_id!, message: renderTemplate(node.prompt!, scope), surface: 'workflow',
-      });
+      const started = node.type === 'agent'
+        ? await this.executor.start({
+          orgId: run.orgId, userId: run.userId, agentId: node.agent_id!, message: renderTemplate(node.prompt!, scope), surface: 'workflow',
+        })
+        : await this.executor.startToolRun({
+          orgId: run.orgId, userId: run.userId, ownerId: run.workflowId, ownerUserId: run.userId, name: `workflow node ${node.id}`,
+          surface: 'workflow', tool: node.tool!, args: renderArgs(node.args ?? {}, scope), hooksConfig: node.hooks,
+        });
       agentRunId = started.runId;
       completion = started.completion;
       await this.setNode(run, node.id, { status: 'running', agent_run_id: agentRunId }, 'node_agent_started');
     }
     const outcome = await this.watchAgentRun(run, node.id, agentRunId, completion);
     if (this.abort.signal.aborted) return;
-    await this.settleFromAgentRun(run, node.id, agentRunId, outcome);
+    await this.settleFromRun(run, node, agentRunId, outcome);
   }
 
   private async watchAgentRun(run: WorkflowRun, nodeId: string, agentRunId: string, completion: Promise<RunOutcome>): Promise<RunOutcome> {
@@ -210,16 +218,22 @@ export class WorkflowRunner implements OnApplicationShutdown {
     return outcome;
   }
 
-  /** An agent run that ended with a blocked tool call (a rejection, a hook) fails its node, with the reason shown. */
-  private async settleFromAgentRun(run: WorkflowRun, nodeId: string, agentRunId: string, outcome: RunOutcome): Promise<void> {
+  /**
+   * A run that ended with a blocked tool call (a rejection, a hook) fails its node, with the reason shown; so does a
+   * CONNECTOR node whose call failed (non-2xx, timeout, interrupted).
+   */
+  private async settleFromRun(run: WorkflowRun, node: WorkflowNode, agentRunId: string, outcome: RunOutcome): Promise<void> {
+    const nodeId = node.id;
     if (outcome.status !== 'completed') {
-      return this.setNode(run, nodeId, { status: 'failed', agent_run_id: agentRunId, error: outcome.error ?? `agent run ${outcome.status}` }, 'node_failed');
+      return this.setNode(run, nodeId, { status: 'failed', agent_run_id: agentRunId, error: outcome.error ?? `run ${outcome.status}` }, 'node_failed');
     }
-    const blocked = (await this.runEvents.list(agentRunId, 0, ['observation'])).find((e) => e.data.blocked === true && e.data.run_id === agentRunId);
-    if (blocked) {
-      return this.setNode(run, nodeId, { status: 'failed', agent_run_id: agentRunId, output: outcome.answer, error: String(blocked.data.content) }, 'node_failed');
+    const observations = (await this.runEvents.list(agentRunId, 0, ['observation'])).filter((e) => e.data.run_id === agentRunId);
+    const failed = observations.find((e) => e.data.blocked === true) ?? (node.type === 'connector' ? observations.find((e) => e.data.ok === false) : undefined);
+    if (failed) {
+      return this.setNode(run, nodeId, { status: 'failed', agent_run_id: agentRunId, output: outcome.answer, error: String(failed.data.content) }, 'node_failed');
     }
-    await this.setNode(run, nodeId, { status: 'completed', agent_run_id: agentRunId, output: outcome.answer }, 'node_completed');
+    const output = node.type === 'connector' ? parseJsonOrText(outcome.answer) : outcome.answer;
+    await this.setNode(run, nodeId, { status: 'completed', agent_run_id: agentRunId, output }, 'node_completed');
   }
 
   private async setNode(run: WorkflowRun, nodeId: string, state: NodeState, event: string): Promise<void> {
@@ -250,5 +264,15 @@ export class WorkflowRunner implements OnApplicationShutdown {
        INSERT INTO workflow_run_events (run_id, seq, type, data) SELECT $1, event_seq, $2, $3 FROM next`,
       [runId, type, JSON.stringify(data)],
     );
+  }
+}
+
+/** A connector's JSON response becomes structured output, so conditions can read `nodes.pay.output.status`. */
+function parseJsonOrText(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }

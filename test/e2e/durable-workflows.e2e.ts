@@ -1,0 +1,102 @@
+import { mintDevToken } from '@warden/auth';
+import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { createTestDatabase } from '../support/test-database.js';
+import { OA_ACTIONS } from './runtime-helpers.js';
+
+const SECRET = 'durable-wf-secret-0123456789abcdef';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Issue 6: a workflow whose node waits for approval survives a kill -9 of its server. */
+describe('durable workflow runs (server processes, PostgreSQL)', () => {
+  let oa: HttpFake;
+  const servers: ServerProcess[] = [];
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    oa = await startHttpFake((req) => ({ ok: true, path: req.path }));
+  });
+  afterAll(async () => {
+    for (const s of servers) if (s.child.exitCode === null) s.child.kill('SIGKILL');
+    await Promise.all(servers.map((s) => s.exited));
+    await oa?.close();
+    await drop?.().catch(() => undefined);
+  });
+
+  it('an agent node and a connector node waiting for approval: kill -9, restart, approve -> the workflow completes, each call once', async () => {
+    const db = await createTestDatabase();
+    drop = db.drop;
+    const env = {
+      DATABASE_URL: db.url, DB_SKIP_MIGRATIONS: '1', AUTH_MODE: 'dev', AUTH_DEV_SECRET: SECRET, SEED_DEMO: 'false',
+      APP_ENCRYPTION_KEY: 'durable-wf-encryption-key-0123456789', LOG_LEVEL: 'warn',
+      CONFIRMATION_POLL_MS: '300', RUN_LEASE_MS: '3000', RUN_RECOVERY_MS: '300',
+    };
+    const start = async () => {
+      const s = await startServerProcess(env);
+      servers.push(s);
+      return s;
+    };
+    const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
+    const api = async (server: ServerProcess, method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${server.url}${path}`, {
+        method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    };
+    const until = async <T>(what: string, probe: () => Promise<T | undefined>) => {
+      const end = Date.now() + 30_000;
+      for (;;) {
+        const v = await probe();
+        if (v !== undefined) return v;
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+        await sleep(100);
+      }
+    };
+
+    let server = await start();
+    expect((await api(server, 'POST', '/api/connectors', { name: 'oa', base_url: oa.url, actions: OA_ACTIONS })).status).toBe(201);
+    const agent = await api(server, 'POST', '/api/agents', { name: 'payer', model_config_json: {
+      model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 70000 } }] }, { content: 'paid PO-1' }] },
+      tools: ['oa__purchase_pay'],
+    } });
+    expect(agent.status).toBe(201);
+    const wf = await api(server, 'POST', '/api/workflows', { name: 'pay-two', definition: {
+      nodes: [
+        { id: 'start', type: 'start' },
+        { id: 'agent_pay', type: 'agent', agent_id: agent.body.id, prompt: 'Pay PO-1' },
+        { id: 'direct_pay', type: 'connector', tool: 'oa__purchase_pay', args: { id: 'PO-2', amount: 80000 } },
+        { id: 'end', type: 'end' },
+      ],
+      edges: [{ from: 'start', to: 'agent_pay' }, { from: 'start', to: 'direct_pay' }, { from: 'agent_pay', to: 'end' }, { from: 'direct_pay', to: 'end' }],
+    } });
+    expect(wf.status).toBe(201);
+    const started = await api(server, 'POST', `/api/workflows/${wf.body.id}/runs`, { inputs: {} });
+    expect(started.status).toBe(202);
+    const runId = started.body.run_id;
+    // Both branches wait for approval at once.
+    await until('two pending approvals', async () => {
+      const pending = (await api(server, 'GET', '/api/confirmations?status=pending')).body;
+      return pending.length === 2 ? pending : undefined;
+    });
+    await until('workflow waiting', async () => ((await api(server, 'GET', `/api/workflow-runs/${runId}`)).body.status === 'waiting' ? true : undefined));
+
+    server.child.kill('SIGKILL');
+    await server.exited;
+    server = await start();
+
+    const pending = (await api(server, 'GET', '/api/confirmations?status=pending')).body as Array<{ id: string }>;
+    expect(pending).toHaveLength(2);
+    for (const c of pending) expect((await api(server, 'POST', `/api/confirmations/${c.id}/decision`, { decision: 'approve' })).status).toBe(200);
+    const done = await until('workflow completed', async () => {
+      const r = (await api(server, 'GET', `/api/workflow-runs/${runId}`)).body;
+      return ['completed', 'failed'].includes(r.status) ? r : undefined;
+    });
+    expect(done).toMatchObject({ status: 'completed', nodes: { agent_pay: { status: 'completed', output: 'paid PO-1' }, direct_pay: { status: 'completed' } } });
+    expect(oa.requests.filter((r) => r.path === '/purchases/PO-1/pay')).toHaveLength(1);
+    expect(oa.requests.filter((r) => r.path === '/purchases/PO-2/pay')).toHaveLength(1);
+    const events = await fetch(`${server.url}/api/workflow-runs/${runId}/events`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text());
+    expect(events).toMatch(/event: workflow_resumed/);
+    expect(events).toMatch(/event: done\ndata: [^\n]*"status":"completed"/);
+  }, 90_000);
+});

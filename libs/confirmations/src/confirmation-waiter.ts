@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { AppConfig } from '@warden/common';
-import { DATABASE_TARGET, type DatabaseTarget } from '@warden/database';
-import pg from 'pg';
+import { DATABASE_TARGET, PgNotificationListener, type DatabaseTarget } from '@warden/database';
 import { ConfirmationStore } from './confirmation.store.js';
 import {
   CONFIRMATION_NOTIFY_CHANNEL,
@@ -32,8 +31,6 @@ interface Waiting {
 
 // setTimeout overflows above 2^31-1 ms (~24.8 days); longer deadlines are re-armed when the timer fires.
 const MAX_TIMER_MS = 2_147_483_647;
-const RECONNECT_MIN_MS = 250;
-const RECONNECT_MAX_MS = 5_000;
 
 /**
  * Waits for confirmations to leave `pending`, at the cost of no query per waiter:
@@ -52,42 +49,42 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
   private wakeScheduled = false;
   private polling = false;
   private pollTimer?: NodeJS.Timeout;
-  private listenClient: pg.Client | null = null;
-  private listening = false;
-  private reconnectTimer?: NodeJS.Timeout;
-  private reconnectDelay = RECONNECT_MIN_MS;
+  private readonly listener: PgNotificationListener | null;
   private closed = false;
 
   constructor(
     private readonly store: ConfirmationStore,
     private readonly config: AppConfig,
-    @Inject(DATABASE_TARGET) private readonly target: DatabaseTarget,
-  ) {}
+    @Inject(DATABASE_TARGET) target: DatabaseTarget,
+  ) {
+    this.listener = target.embedded ? null : new PgNotificationListener({
+      url: target.url, channel: CONFIRMATION_NOTIFY_CHANNEL, applicationName: 'warden-confirmation-waiter', logger: this.logger,
+      onNotification: (id) => this.scheduleWake(id),
+      // Decisions taken while the connection was down were not notified to us.
+      onConnected: () => void this.poll(),
+    });
+  }
 
   async onModuleInit(): Promise<void> {
     this.pollTimer = setInterval(() => void this.poll(), this.config.confirmationPollMs);
     this.pollTimer.unref();
-    if (!this.target.embedded) await this.connectListener();
+    await this.listener?.start();
   }
 
   async onModuleDestroy(): Promise<void> {
     this.closed = true;
     clearInterval(this.pollTimer);
-    clearTimeout(this.reconnectTimer);
     for (const [id, w] of this.waiting) {
       clearTimeout(w.deadline);
       this.waiting.delete(id);
       for (const l of w.listeners) l.reject(new WaiterClosedError());
     }
-    const client = this.listenClient;
-    this.listenClient = null;
-    this.listening = false;
-    await client?.end().catch(() => undefined);
+    await this.listener?.stop();
   }
 
   /** True while the LISTEN connection is up (false on PGlite, where decisions wake waiters in-process only). */
   get isListening(): boolean {
-    return this.listening;
+    return this.listener?.isListening ?? false;
   }
 
   /** Number of confirmations being waited on in this instance. */
@@ -210,47 +207,5 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
     } finally {
       this.polling = false;
     }
-  }
-
-  private async connectListener(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.target.url, application_name: 'warden-confirmation-waiter' });
-    let lost = false;
-    const onLost = (err?: Error) => {
-      if (lost) return;
-      lost = true;
-      if (this.listenClient === client) {
-        this.listenClient = null;
-        this.listening = false;
-      }
-      client.removeAllListeners('notification');
-      client.end().catch(() => undefined);
-      if (this.closed) return;
-      this.logger.warn(`LISTEN connection lost (${err?.message ?? 'closed'}); reconnecting in ${this.reconnectDelay} ms`);
-      this.scheduleReconnect();
-    };
-    client.on('notification', (msg) => {
-      if (msg.channel === CONFIRMATION_NOTIFY_CHANNEL && msg.payload) this.scheduleWake(msg.payload);
-    });
-    client.on('error', onLost);
-    client.on('end', () => onLost());
-    this.listenClient = client;
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CONFIRMATION_NOTIFY_CHANNEL}`);
-      if (this.closed || lost) return;
-      this.listening = true;
-      this.reconnectDelay = RECONNECT_MIN_MS;
-      // Decisions taken while the connection was down were not notified to us.
-      void this.poll();
-    } catch (err) {
-      onLost(err as Error);
-    }
-  }
-
-  private scheduleReconnect(): void {
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = setTimeout(() => void this.connectListener(), this.reconnectDelay);
-    this.reconnectTimer.unref();
-    this.reconnectDelay = Math.min(this.reconnectDelay * 2, RECONNECT_MAX_MS);
   }
 }

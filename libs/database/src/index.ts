@@ -4,3 +4,4 @@ export * from './database-target.module.js';
 export * from './transaction-runner.js';
 export * from './snake-naming.strategy.js';
 export * from './migrations/index.js';
+export * from './pg-notification-listener.js';

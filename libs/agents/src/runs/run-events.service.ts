@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { DATABASE_TARGET, type DatabaseTarget } from '@warden/database';
+import { DATABASE_TARGET, PgNotificationListener, type DatabaseTarget } from '@warden/database';
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
 import { DataSource } from 'typeorm';
 
 export interface StoredRunEvent {
@@ -13,8 +12,6 @@ export interface StoredRunEvent {
 
 /** NOTIFY channel of appended run events; the payload is the run id. */
 export const RUN_EVENTS_NOTIFY_CHANNEL = 'run_events';
-const RECONNECT_MIN_MS = 250;
-const RECONNECT_MAX_MS = 5_000;
 
 /**
  * The run's event log. An event is written to `run_events` (numbered 1, 2, 3... per run under the run row's lock)
@@ -27,26 +24,28 @@ const RECONNECT_MAX_MS = 5_000;
 export class RunEventsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(RunEventsService.name);
   private readonly wakeups = new EventEmitter().setMaxListeners(0);
-  private listenClient: pg.Client | null = null;
-  private reconnectTimer?: NodeJS.Timeout;
-  private reconnectDelay = RECONNECT_MIN_MS;
-  private closed = false;
+  private readonly listener: PgNotificationListener | null;
 
   constructor(
     private readonly dataSource: DataSource,
     @Inject(DATABASE_TARGET) private readonly target: DatabaseTarget,
-  ) {}
+  ) {
+    this.listener = target.embedded ? null : new PgNotificationListener({
+      url: target.url, channel: RUN_EVENTS_NOTIFY_CHANNEL, applicationName: 'warden-run-events', logger: this.logger,
+      onNotification: (runId) => this.wakeups.emit(runId),
+      // Events appended elsewhere while the connection was down were not notified to us: wake every follower.
+      onConnected: () => {
+        for (const runId of this.wakeups.eventNames()) this.wakeups.emit(runId);
+      },
+    });
+  }
 
   async onModuleInit(): Promise<void> {
-    if (!this.target.embedded) await this.connectListener();
+    await this.listener?.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.reconnectTimer);
-    const client = this.listenClient;
-    this.listenClient = null;
-    await client?.end().catch(() => undefined);
+    await this.listener?.stop();
   }
 
   async append(runId: string, type: string, data: Record<string, unknown>): Promise<number> {
@@ -101,38 +100,5 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
       this.wakeups.once(runId, done);
       signal.addEventListener('abort', done, { once: true });
     });
-  }
-
-  private async connectListener(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.target.url, application_name: 'warden-run-events' });
-    let lost = false;
-    const onLost = (err?: Error) => {
-      if (lost) return;
-      lost = true;
-      if (this.listenClient === client) this.listenClient = null;
-      client.removeAllListeners('notification');
-      client.end().catch(() => undefined);
-      if (this.closed) return;
-      this.logger.warn(`run events LISTEN connection lost (${err?.message ?? 'closed'}); reconnecting in ${this.reconnectDelay} ms`);
-      this.reconnectTimer = setTimeout(() => void this.connectListener(), this.reconnectDelay);
-      this.reconnectTimer.unref();
-      this.reconnectDelay = Math.min(this.reconnectDelay * 2, RECONNECT_MAX_MS);
-    };
-    client.on('notification', (msg) => {
-      if (msg.channel === RUN_EVENTS_NOTIFY_CHANNEL && msg.payload) this.wakeups.emit(msg.payload);
-    });
-    client.on('error', onLost);
-    client.on('end', () => onLost());
-    this.listenClient = client;
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${RUN_EVENTS_NOTIFY_CHANNEL}`);
-      if (this.closed || lost) return;
-      this.reconnectDelay = RECONNECT_MIN_MS;
-      // Events appended elsewhere while the connection was down were not notified to us: wake every follower.
-      for (const runId of this.wakeups.eventNames()) this.wakeups.emit(runId);
-    } catch (err) {
-      onLost(err as Error);
-    }
   }
 }

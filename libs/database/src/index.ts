@@ -5,3 +5,4 @@ export * from './transaction-runner.js';
 export * from './snake-naming.strategy.js';
 export * from './migrations/index.js';
 export * from './pg-notification-listener.js';
+export * from './leases.js';

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '@warden/common';
+import { claimExpiredLeases } from '@warden/database';
 import { DataSource } from 'typeorm';
 import { RunExecutor } from './run-executor.js';
 
@@ -54,18 +55,9 @@ export class RunRecovery implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  private async claim(): Promise<string[]> {
-    const [rows]: [Array<{ id: string }>, number] = await this.dataSource.query(
-      `UPDATE agent_runs SET locked_by = $1, lease_until = now() + make_interval(secs => $2)
-       WHERE id IN (
-         SELECT id FROM agent_runs
-         WHERE status IN ('running', 'waiting') AND (lease_until IS NULL OR lease_until < now()) AND NOT (id = ANY($3::uuid[]))
-         ORDER BY lease_until NULLS FIRST
-         LIMIT $4
-         FOR UPDATE SKIP LOCKED)
-       RETURNING id`,
-      [this.config.instanceId, this.config.runLeaseMs / 1000, this.executor.drivingIds(), CLAIM_BATCH],
-    );
-    return rows.map((r) => r.id);
+  private claim(): Promise<string[]> {
+    return claimExpiredLeases(this.dataSource, {
+      table: 'agent_runs', instanceId: this.config.instanceId, leaseMs: this.config.runLeaseMs, exclude: this.executor.drivingIds(), limit: CLAIM_BATCH,
+    });
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '@warden/common';
+import { claimExpiredLeases } from '@warden/database';
 import { DataSource } from 'typeorm';
 import { WorkflowRunner } from './workflow-runner.js';
 
@@ -33,21 +34,14 @@ export class WorkflowRecovery implements OnApplicationBootstrap, OnModuleDestroy
     if (this.ticking || this.runner.isStopping) return [];
     this.ticking = true;
     try {
-      const [rows]: [Array<{ id: string }>, number] = await this.dataSource.query(
-        `UPDATE workflow_runs SET locked_by = $1, lease_until = now() + make_interval(secs => $2)
-         WHERE id IN (
-           SELECT id FROM workflow_runs
-           WHERE status IN ('running', 'waiting') AND (lease_until IS NULL OR lease_until < now()) AND NOT (id = ANY($3::uuid[]))
-           ORDER BY lease_until NULLS FIRST LIMIT 50
-           FOR UPDATE SKIP LOCKED)
-         RETURNING id`,
-        [this.config.instanceId, this.config.runLeaseMs / 1000, this.runner.drivingIds()],
-      );
-      for (const { id } of rows) {
+      const claimed = await claimExpiredLeases(this.dataSource, {
+        table: 'workflow_runs', instanceId: this.config.instanceId, leaseMs: this.config.runLeaseMs, exclude: this.runner.drivingIds(), limit: 50,
+      });
+      for (const id of claimed) {
         this.logger.log({ workflowRunId: id }, 'resuming a workflow run whose lease expired');
         void this.runner.resume(id).catch((err: Error) => this.logger.error({ err, workflowRunId: id }, 'could not resume workflow run'));
       }
-      return rows.map((r) => r.id);
+      return claimed;
     } catch (err) {
       this.logger.warn(`workflow recovery failed (the next tick retries): ${(err as Error).message}`);
       return [];

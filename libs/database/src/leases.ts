@@ -1,0 +1,27 @@
+import type { DataSource } from 'typeorm';
+
+/** Tables whose rows are driven by one instance at a time under a lease (`status`, `locked_by`, `lease_until`). */
+export type LeasedTable = 'agent_runs' | 'workflow_runs';
+
+/**
+ * Claims active rows whose lease lapsed (their instance died or released them) and takes the lease in the same
+ * statement; `FOR UPDATE SKIP LOCKED` keeps two instances from claiming the same row. `exclude` are the ids this
+ * process already drives (their lease may lag while the event loop is busy).
+ */
+export async function claimExpiredLeases(
+  dataSource: DataSource,
+  opts: { table: LeasedTable; instanceId: string; leaseMs: number; exclude: string[]; limit: number },
+): Promise<string[]> {
+  const [rows]: [Array<{ id: string }>, number] = await dataSource.query(
+    `UPDATE ${opts.table} SET locked_by = $1, lease_until = now() + make_interval(secs => $2)
+     WHERE id IN (
+       SELECT id FROM ${opts.table}
+       WHERE status IN ('running', 'waiting') AND (lease_until IS NULL OR lease_until < now()) AND NOT (id = ANY($3::uuid[]))
+       ORDER BY lease_until NULLS FIRST
+       LIMIT $4
+       FOR UPDATE SKIP LOCKED)
+     RETURNING id`,
+    [opts.instanceId, opts.leaseMs / 1000, opts.exclude, opts.limit],
+  );
+  return rows.map((r) => r.id);
+}

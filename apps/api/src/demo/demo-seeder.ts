@@ -9,8 +9,8 @@ export const DEMO_AGENT = 'demo-buyer';
 
 /**
  * Makes `npm start` on an empty data dir useful: a demo org and admin, the `oa` connector pointing at the built-in
- * demo OA API, and a scripted agent that pays PO-1001. Idempotent: a second start finds everything in place and
- * creates nothing.
+ * demo OA API (payments over 50 000 need approval), and a scripted agent that pays PO-1001 (1 200) and PO-1002
+ * (68 000). Idempotent: a second start finds everything in place and creates nothing.
  */
 @Injectable()
 export class DemoSeeder {
@@ -50,9 +50,13 @@ export class DemoSeeder {
         model_config_json: {
           model: {
             provider: 'scripted',
+            // Two payments in one turn: ¥1,200 runs at once, ¥68,000 waits for a human in the inbox.
             script: [
-              { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1001', amount: 1200 } }] },
-              { content: 'PO-1001 (Paper & Co, 1200) is paid.' },
+              { tool_calls: [
+                { name: 'oa__purchase_pay', args: { id: 'PO-1001', amount: 1200 } },
+                { name: 'oa__purchase_pay', args: { id: 'PO-1002', amount: 68000 } },
+              ] },
+              { content: 'Both payment requests are handled; the observations say what happened to each.' },
             ],
           },
           tools: ['oa__*'],
@@ -77,8 +81,11 @@ export class DemoSeeder {
       `  export TOKEN=${token}`,
       `Try:`,
       `  curl -s ${base}/api/me -H "Authorization: Bearer $TOKEN"`,
-      `Chat with the demo agent (it pays PO-1001 through the oa connector):`,
-      `  curl -N -s ${base}/api/chat -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"agent_id":"${agentId}","message":"Pay PO-1001"}'`,
+      `Chat with the demo agent: it pays PO-1001 (1 200) at once; PO-1002 (68 000) waits for your approval:`,
+      `  curl -N -s ${base}/api/chat -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"agent_id":"${agentId}","message":"Pay the open purchase orders"}'`,
+      `In a second terminal, see the pending approval and approve it (the stream above then continues):`,
+      `  curl -s '${base}/api/confirmations?status=pending' -H "Authorization: Bearer $TOKEN"`,
+      `  curl -s -X POST ${base}/api/confirmations/<id>/decision -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"decision":"approve"}'`,
       '',
     ];
     this.logger.log(lines.join('\n'));

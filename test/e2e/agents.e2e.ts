@@ -83,11 +83,13 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
           name: 'broken', model_config_json: {
             model: openai(), tools: ['oa__*', 'crm__*', 'no_such_tool'], delegates: ['00000000-0000-4000-8000-000000000000'],
             hooks: { class_hooks: ['no_such_hook'] },
+            confirmation: { forbid_self_approval: true },
           },
         },
       });
       expect(res.status).toBe(400);
       const problems = res.body.problems.join('\n');
+      expect(problems).toMatch(/forbid_self_approval cannot be combined with approver_scope "initiator"/);
       expect(problems).toMatch(/unknown tool "crm__\*"/);
       expect(problems).toMatch(/unknown tool "no_such_tool"/);
       expect(problems).not.toMatch(/"oa__\*"/);

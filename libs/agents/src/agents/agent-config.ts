@@ -85,6 +85,11 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
     problems.push(`model_config_json.confirmation.approver_scope must be one of ${APPROVER_SCOPES.join(', ')}`);
   }
   if (c.timeout_s !== undefined && (typeof c.timeout_s !== 'number' || c.timeout_s <= 0)) problems.push('model_config_json.confirmation.timeout_s must be a positive number');
+  if (c.forbid_self_approval !== undefined && typeof c.forbid_self_approval !== 'boolean') problems.push('model_config_json.confirmation.forbid_self_approval must be true or false');
+  if (c.forbid_self_approval === true && (c.approver_scope ?? 'initiator') === 'initiator') {
+    // The initiator is the only approver in that scope, and may not approve their own request: nobody could.
+    problems.push('model_config_json.confirmation.forbid_self_approval cannot be combined with approver_scope "initiator": nobody could approve');
+  }
   if (c.channel_id !== undefined && typeof c.channel_id !== 'string') problems.push('model_config_json.confirmation.channel_id must be a string');
   return {
     problems,

@@ -1,4 +1,10 @@
-/** Jest 30 in ESM mode (Nest 12 is ESM-only): @swc/jest transpiles, the tsconfig path aliases are mapped here. */
+/** Jest 30 in ESM mode (Nest 12 is ESM-only): @swc/jest transpiles; module aliases come from tsconfig.json's paths. */
+import { readFileSync } from 'node:fs';
+
+const { compilerOptions } = JSON.parse(readFileSync(new URL('./tsconfig.json', import.meta.url), 'utf8'));
+const aliases = Object.fromEntries(
+  Object.entries(compilerOptions.paths).map(([alias, [target]]) => [`^${alias}$`, `<rootDir>/${target.replace(/^\.\//, '')}`]),
+);
 const swc = {
   jsc: {
     target: 'es2022',
@@ -19,7 +25,7 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
   moduleNameMapper: {
-    '^@warden/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
+    ...aliases,
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   globalSetup: '<rootDir>/test/support/global-setup.js',

@@ -150,4 +150,27 @@ describe('hooks API', () => {
     const noTool = await t.request('POST', '/api/hooks/dry-run', { token: admin, body: { model_config_json: {}, args: {} } });
     expect(noTool.status).toBe(400);
   });
+
+  it('saving an agent with malformed class_hooks is a 400 naming each problem, and nothing is saved', async () => {
+    const save = (hooks: unknown) => t.request('POST', '/api/agents', {
+      token: admin, body: { name: 'hooked', model_config_json: { model: { provider: 'scripted', script: [{ content: 'hi' }] }, hooks } },
+    });
+    const notAList = await save({ class_hooks: 'big_amount_check' });
+    expect(notAList.status).toBe(400);
+    expect(notAList.body.problems).toEqual([expect.stringMatching(/hooks\.class_hooks: must be a list/)]);
+    const many = await save({
+      class_hooks: ['no_such_hook', { name: 'big_amount_check', config: { limit: 'lots' } }, 42, 'big_amount_check', 'big_amount_check'],
+    });
+    expect(many.status).toBe(400);
+    const problems: string[] = many.body.problems;
+    expect(problems).toEqual(expect.arrayContaining([
+      expect.stringMatching(/hooks\.class_hooks\[0\]: unknown hook "no_such_hook"/),
+      expect.stringMatching(/hooks\.class_hooks\[1\]\.config\.limit: /),
+      expect.stringMatching(/hooks\.class_hooks\[2\]: /),
+      expect.stringMatching(/duplicate/),
+    ]));
+    expect((await t.request('GET', '/api/agents', { token: admin })).body.map((a: { name: string }) => a.name)).not.toContain('hooked');
+    const ok = await save({ class_hooks: [{ name: 'big_amount_check', config: { limit: 10 } }] });
+    expect(ok.status).toBe(201);
+  });
 });

@@ -13,6 +13,9 @@ export async function createApp(overrides: EnvironmentInput = {}, extraImports: 
     // Chat-app callbacks are verified over the exact bytes received.
     rawBody: true,
     bufferLogs: true,
+    // On shutdown, open event streams are closed instead of holding the server open until they end (runs outlive
+    // them: a client reattaches with Last-Event-ID to any instance).
+    forceCloseConnections: true,
   });
   app.useLogger(app.get(Logger));
   app.setGlobalPrefix('api', { exclude: ['demo-oa/{*path}'] });

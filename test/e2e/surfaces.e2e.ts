@@ -315,4 +315,22 @@ describe('hooks on every surface', () => {
     expect(JSON.stringify(unknown.body.problems)).toMatch(/unknown agent/);
     expect((await t.request('GET', '/api/workflows', { token: admin })).body.map((w: { name: string }) => w.name)).not.toContain('cyclic');
   });
+
+  it('workflows, workflow runs and evals of another org are 404; members cannot write workflows', async () => {
+    const wf = await t.request('POST', '/api/workflows', { token: admin, body: { name: `iso-${Date.now()}`, definition: {
+      nodes: [{ id: 's', type: 'start' }, { id: 'e', type: 'end' }], edges: [{ from: 's', to: 'e' }],
+    } } });
+    const run = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, { token: admin, body: {} });
+    const ev = await t.request('POST', '/api/evals', { token: admin, body: { agent_id: payer, cases: [{ input: 'hi' }] } });
+    const other = await t.token('mallory', 'other-org', ['admin']);
+    for (const path of [`/api/workflows/${wf.body.id}`, `/api/workflow-runs/${run.body.run_id}`, `/api/workflow-runs/${run.body.run_id}/events`, `/api/evals/${ev.body.id}`]) {
+      expect((await t.request('GET', path, { token: other })).status).toBe(404);
+    }
+    expect((await t.request('POST', `/api/workflows/${wf.body.id}/runs`, { token: other, body: {} })).status).toBe(404);
+    expect((await t.request('POST', '/api/evals', { token: other, body: { agent_id: payer, cases: [{ input: 'hi' }] } })).status).toBe(404);
+    expect((await t.request('GET', '/api/workflows', { token: other })).body).toEqual([]);
+    const member = await t.token('bob', 'acme', []);
+    expect((await t.request('PUT', `/api/workflows/${wf.body.id}`, { token: member, body: { name: 'renamed' } })).status).toBe(403);
+    expect((await t.request('POST', '/api/evals', { token: admin, body: { agent_id: payer, cases: [] } })).status).toBe(400);
+  });
 });

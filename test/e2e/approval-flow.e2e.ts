@@ -5,6 +5,7 @@ import { slackInteraction, slackSignature, startFakeSlack, type FakeSlack } from
 import { startFakeWecom, wecomCardEvent, type FakeWecom } from '../fakes/fake-wecom.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { sleep, until } from '../support/eventually.js';
 import { OA_ACTIONS, parseSse, type SseEvent } from './runtime-helpers.js';
 
 /**
@@ -18,17 +19,7 @@ const SLACK = { botToken: 'xoxb-flow-TOKEN', signingSecret: 'slack-flow-SIGNING'
 const WECOM = { corpId: 'ww-flow', corpSecret: 'wecom-flow-SECRET', token: 'wecomFlowTOKEN', encodingAesKey: 'jWmYm7qr5nMoAUwZRjGtBxmz3KA1tkAj3ykkR6q2B2C' };
 const WECOM_KEYS = { token: WECOM.token, encodingAesKey: WECOM.encodingAesKey, corpId: WECOM.corpId };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 8_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== null && (v as unknown) !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 interface Person { sub: string; token: string; userId: string }
 

@@ -4,6 +4,7 @@ import { feishuCardAction, feishuRequest, startFakeFeishu, type FakeFeishu } fro
 import { slackInteraction, startFakeSlack, type FakeSlack } from '../fakes/fake-slack.js';
 import { startFakeWecom, wecomCardEvent, wecomEchoQuery, type FakeWecom } from '../fakes/fake-wecom.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { until } from '../support/eventually.js';
 
 const CONF = '6f1c2b1e-8d2a-4a51-9a43-1f2e3d4c5b6a';
 const FEISHU = { appId: 'cli_test', appSecret: 'feishu-app-secret-XYZ', verificationToken: 'feishu-verif-TOKEN', encryptKey: 'feishu-encrypt-KEY' };
@@ -278,7 +279,7 @@ describe('channels (e2e)', () => {
       const res = await post(slackInteraction({ signingSecret: SLACK.signingSecret, value: value(), userId: 'U-ALICE', responseUrl }));
       expect(res.status).toBe(200);
       expect(sink.calls).toEqual([expect.objectContaining({ confirmationId: CONF, decision: 'approve', actor: { platform: 'slack', externalId: 'U-ALICE' } })]);
-      await waitFor(() => slack.responses.find((r) => responseUrl.endsWith(r.path)));
+      await until('the platform call', () => slack.responses.find((r) => responseUrl.endsWith(r.path)));
       const reply = slack.responses.find((r) => responseUrl.endsWith(r.path))!.body;
       expect(reply).toMatchObject({ replace_original: true, text: expect.stringContaining('Approved by U-ALICE') });
       expect(JSON.stringify(reply.blocks)).not.toContain('"actions"');
@@ -288,7 +289,7 @@ describe('channels (e2e)', () => {
       sink.answer = () => ({ ok: false, message: 'already approved' });
       const responseUrl = slack.responseUrl();
       await post(slackInteraction({ signingSecret: SLACK.signingSecret, value: value('reject'), userId: 'U-BOB', responseUrl }));
-      await waitFor(() => slack.responses.find((r) => responseUrl.endsWith(r.path)));
+      await until('the platform call', () => slack.responses.find((r) => responseUrl.endsWith(r.path)));
       expect(slack.responses.find((r) => responseUrl.endsWith(r.path))!.body).toEqual({ response_type: 'ephemeral', replace_original: false, text: 'already approved' });
     });
 
@@ -325,7 +326,7 @@ describe('channels (e2e)', () => {
       const res = await t.request('POST', `/api/channels/${ids.wecom}/callback?${ev.query}`, { body: ev.body, headers: { 'content-type': 'text/xml' } });
       expect(res.status).toBe(200);
       expect(sink.calls).toEqual([expect.objectContaining({ confirmationId: CONF, decision: 'reject', actor: { platform: 'wecom', externalId: 'zhangsan' } })]);
-      await waitFor(() => wecom.updates.find((u) => u.response_code === 'rc-click-1'));
+      await until('the platform call', () => wecom.updates.find((u) => u.response_code === 'rc-click-1'));
       expect(wecom.updates.find((u) => u.response_code === 'rc-click-1').button.replace_name).toBe('Rejected by zhangsan');
     });
 
@@ -333,7 +334,7 @@ describe('channels (e2e)', () => {
       sink.answer = () => ({ ok: false, message: 'you are not allowed to approve this request' });
       const ev = wecomCardEvent(keys, { fromUser: 'wangwu', eventKey: `approve:${CONF}`, taskId: CONF, responseCode: 'rc-click-2' });
       await t.request('POST', `/api/channels/${ids.wecom}/callback?${ev.query}`, { body: ev.body, headers: { 'content-type': 'text/xml' } });
-      await waitFor(() => wecom.sent.find((m) => m.touser === 'wangwu'));
+      await until('the platform call', () => wecom.sent.find((m) => m.touser === 'wangwu'));
       expect(wecom.sent.find((m) => m.touser === 'wangwu')).toMatchObject({ msgtype: 'text', text: { content: 'you are not allowed to approve this request' } });
       expect(wecom.updates.find((u) => u.response_code === 'rc-click-2')).toBeUndefined();
     });
@@ -372,12 +373,3 @@ function card() {
   };
 }
 
-async function waitFor<T>(probe: () => T | undefined, timeoutMs = 3000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { ConfirmationService } from '@warden/confirmations';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { sleep, until } from '../support/eventually.js';
 
 interface Person { sub: string; token: string; userId: string; orgId: string }
 interface GateRun {
@@ -15,17 +16,7 @@ interface GateRun {
   abort: AbortController;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== null && (v as unknown) !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 async function person(t: TestApp, sub: string, org: string, roles: string[] = []): Promise<Person> {
   const token = await t.token(sub, org, roles, { name: sub[0].toUpperCase() + sub.slice(1) });

@@ -1,11 +1,11 @@
 import { mintDevToken } from '@warden/auth';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { until } from '../support/eventually.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { OA_ACTIONS } from './runtime-helpers.js';
 
 const SECRET = 'durable-wf-secret-0123456789abcdef';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Issue 6: a workflow whose node waits for approval survives a kill -9 of its server. */
 describe('durable workflow runs (server processes, PostgreSQL)', () => {
@@ -44,15 +44,6 @@ describe('durable workflow runs (server processes, PostgreSQL)', () => {
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : undefined };
     };
-    const until = async <T>(what: string, probe: () => Promise<T | undefined>) => {
-      const end = Date.now() + 30_000;
-      for (;;) {
-        const v = await probe();
-        if (v !== undefined) return v;
-        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-        await sleep(100);
-      }
-    };
 
     let server = await start();
     expect((await api(server, 'POST', '/api/connectors', { name: 'oa', base_url: oa.url, actions: OA_ACTIONS })).status).toBe(201);
@@ -78,8 +69,8 @@ describe('durable workflow runs (server processes, PostgreSQL)', () => {
     await until('two pending approvals', async () => {
       const pending = (await api(server, 'GET', '/api/confirmations?status=pending')).body;
       return pending.length === 2 ? pending : undefined;
-    });
-    await until('workflow waiting', async () => ((await api(server, 'GET', `/api/workflow-runs/${runId}`)).body.status === 'waiting' ? true : undefined));
+    }, 30_000, 100);
+    await until('workflow waiting', async () => ((await api(server, 'GET', `/api/workflow-runs/${runId}`)).body.status === 'waiting' ? true : undefined), 30_000, 100);
 
     server.child.kill('SIGKILL');
     await server.exited;
@@ -91,7 +82,7 @@ describe('durable workflow runs (server processes, PostgreSQL)', () => {
     const done = await until('workflow completed', async () => {
       const r = (await api(server, 'GET', `/api/workflow-runs/${runId}`)).body;
       return ['completed', 'failed'].includes(r.status) ? r : undefined;
-    });
+    }, 30_000, 100);
     expect(done).toMatchObject({ status: 'completed', nodes: { agent_pay: { status: 'completed', output: 'paid PO-1' }, direct_pay: { status: 'completed' } } });
     expect(oa.requests.filter((r) => r.path === '/purchases/PO-1/pay')).toHaveLength(1);
     expect(oa.requests.filter((r) => r.path === '/purchases/PO-2/pay')).toHaveLength(1);

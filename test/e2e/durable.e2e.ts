@@ -3,6 +3,7 @@ import pg from 'pg';
 import { startFakeOpenAI, type ChatRequestBody, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { sleep, until as untilWithin } from '../support/eventually.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { parseSse, OA_ACTIONS, type SseEvent } from './runtime-helpers.js';
 
@@ -11,17 +12,9 @@ import { parseSse, OA_ACTIONS, type SseEvent } from './runtime-helpers.js';
  * on one database, a connector call in flight when the server dies, 200 runs waiting for approval.
  */
 const SECRET = 'durable-dev-secret-0123456789abcdef';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Server processes restart within these waits: a longer default than in-process tests. */
+const until = <T>(what: string, probe: Parameters<typeof untilWithin<T>>[1], timeoutMs = 20_000) => untilWithin<T>(what, probe, timeoutMs, 50);
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== null && v !== false) return v as T;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** Concurrency-limited map. */
 async function pool<T, R>(items: T[], size: number, fn: (item: T) => Promise<R>): Promise<R[]> {

@@ -1,9 +1,9 @@
 import { startFakeOpenAI, type ChatRequestBody, type FakeOpenAI, type FakeReply } from '../fakes/fake-openai.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { sleep, until } from '../support/eventually.js';
 import { chat, OA_ACTIONS, RuntimeTestHooksModule } from './runtime-helpers.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Issue 6: hooks fire on every execution surface (chat, api, dag, delegate, workflow) and are bypassed, on the
@@ -44,15 +44,7 @@ describe('hooks on every surface', () => {
   const pending = async () => (await t.request('GET', '/api/confirmations?status=pending', { token: admin })).body as Array<{ id: string; run_id: string; tool: string }>;
   const allConfirmations = async () => (await t.request('GET', '/api/confirmations', { token: admin })).body as Array<{ id: string; run_id: string; tool: string; status: string }>;
   const trace = async (runId: string) => (await t.request('GET', `/api/runs/${runId}`, { token: admin })).body.trace as Array<Record<string, any>>;
-  const waitFor = async <T>(fn: () => Promise<T | undefined>, ms = 15_000): Promise<T> => {
-    const until = Date.now() + ms;
-    for (;;) {
-      const v = await fn();
-      if (v !== undefined) return v;
-      if (Date.now() > until) throw new Error('timed out');
-      await sleep(100);
-    }
-  };
+  const waitFor = <T>(probe: () => Promise<T | undefined>) => until('the run', probe, 15_000, 100);
 
   beforeAll(async () => {
     llm = await startFakeOpenAI(payerModel);

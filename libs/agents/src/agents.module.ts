@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChannelsModule } from '@warden/channels';
 import { AgentConfigLookup } from '@warden/hooks';
@@ -26,7 +27,7 @@ import { ToolRegistry } from './tools/tool-registry.js';
 /** Connectors, agents, the LLM providers, the run engine (ReAct + DAG) and the chat / runs API. Global: other modules register built-in tools and start runs. */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([Connector, ConnectorAction, Agent, AgentRun, RunEvent, ToolCallRecord, Conversation]), ChannelsModule],
+  imports: [TypeOrmModule.forFeature([Connector, ConnectorAction, Agent, AgentRun, RunEvent, ToolCallRecord, Conversation]), ChannelsModule, DiscoveryModule],
   controllers: [ConnectorsController, AgentsController, ChatController, RunsController],
   providers: [
     ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, AgentHookLookup, LlmProviderFactory,

@@ -15,8 +15,8 @@ export interface ToolRunContext {
 }
 
 /**
- * A tool implemented in-process (e.g. `call_agent`, `channel_notify`). Other modules register theirs with
- * `ToolRegistry.registerBuiltin` at `onModuleInit`.
+ * A tool implemented in-process (e.g. `call_agent`, `channel_notify`). Any module adds one by providing a class that
+ * extends this; the ToolRegistry discovers them at bootstrap (names must be unique).
  */
 export abstract class BuiltinTool {
   abstract readonly name: string;

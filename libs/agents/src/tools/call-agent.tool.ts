@@ -1,9 +1,8 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AgentsService } from '../agents/agents.service.js';
 import { RunExecutor } from '../engine/run-executor.js';
 import { BuiltinTool, type ToolRunContext } from './builtin-tool.js';
-import { ToolRegistry } from './tool-registry.js';
 
 /** How deep delegation may nest (caller -> delegate -> delegate ...). */
 export const MAX_DELEGATION_DEPTH = 3;
@@ -14,7 +13,7 @@ export const MAX_DELEGATION_DEPTH = 3;
  * require_confirmation_for_all), its events nested in the caller's stream; its answer is the observation.
  */
 @Injectable()
-export class CallAgentTool extends BuiltinTool implements OnModuleInit {
+export class CallAgentTool extends BuiltinTool {
   readonly name = 'call_agent';
   readonly description = 'Delegate a task to another agent (one of your delegates) and get its answer.';
   readonly parameters = {
@@ -29,16 +28,11 @@ export class CallAgentTool extends BuiltinTool implements OnModuleInit {
   readonly write = false;
 
   constructor(
-    private readonly tools: ToolRegistry,
     private readonly agents: AgentsService,
     private readonly executor: RunExecutor,
     private readonly dataSource: DataSource,
   ) {
     super();
-  }
-
-  onModuleInit(): void {
-    this.tools.registerBuiltin(this);
   }
 
   async execute(args: Record<string, unknown>, ctx: ToolRunContext): Promise<string> {

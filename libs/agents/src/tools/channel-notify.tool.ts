@@ -1,7 +1,6 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ChannelsService } from '@warden/channels';
 import { BuiltinTool, type ToolRunContext } from './builtin-tool.js';
-import { ToolRegistry } from './tool-registry.js';
 
 const MAX_TEXT = 4_000;
 
@@ -11,7 +10,7 @@ const MAX_TEXT = 4_000;
  * agent's hooks apply to it like to any connector write.
  */
 @Injectable()
-export class ChannelNotifyTool extends BuiltinTool implements OnModuleInit {
+export class ChannelNotifyTool extends BuiltinTool {
   readonly name = 'channel_notify';
   readonly description = 'Send a notification (markdown allowed) to a chat channel of the organisation; without channel_id the org default (or the inbox).';
   readonly parameters = {
@@ -25,14 +24,9 @@ export class ChannelNotifyTool extends BuiltinTool implements OnModuleInit {
   readonly write = true;
 
   constructor(
-    private readonly tools: ToolRegistry,
     private readonly channels: ChannelsService,
   ) {
     super();
-  }
-
-  onModuleInit(): void {
-    this.tools.registerBuiltin(this);
   }
 
   async execute(args: Record<string, unknown>, ctx: ToolRunContext): Promise<string> {

@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
 import type { ToolCallMetadata } from '@warden/hooks';
 import { evaluateConfirmationCondition } from '../connectors/confirmation-condition.js';
 import { buildConnectorRequest } from '../connectors/connector-executor.js';
 import { ConnectorsService, type ConnectorTool } from '../connectors/connectors.service.js';
 import { globMatches } from '../connectors/tool-name.js';
-import type { BuiltinTool } from './builtin-tool.js';
+import { BuiltinTool } from './builtin-tool.js';
 
 /** A tool offered to the model. */
 export interface ToolSpec {
@@ -17,14 +18,23 @@ export type ResolvedTool =
   | { kind: 'connector'; spec: ToolSpec; connector: ConnectorTool }
   | { kind: 'builtin'; spec: ToolSpec; builtin: BuiltinTool };
 
-/** Connector tools of the org plus built-in tools registered by other modules. */
+/** Connector tools of the org plus the built-in tools: every provider, in any module, that extends BuiltinTool. */
 @Injectable()
-export class ToolRegistry {
+export class ToolRegistry implements OnModuleInit {
   private readonly builtins = new Map<string, BuiltinTool>();
 
-  constructor(private readonly connectors: ConnectorsService) {}
+  constructor(
+    private readonly connectors: ConnectorsService,
+    private readonly discovery: DiscoveryService,
+  ) {}
 
-  registerBuiltin(tool: BuiltinTool): void {
+  onModuleInit(): void {
+    for (const wrapper of this.discovery.getProviders()) {
+      if (wrapper.instance instanceof BuiltinTool) this.register(wrapper.instance);
+    }
+  }
+
+  private register(tool: BuiltinTool): void {
     if (this.builtins.has(tool.name)) throw new Error(`built-in tool "${tool.name}" is registered twice`);
     this.builtins.set(tool.name, tool);
   }

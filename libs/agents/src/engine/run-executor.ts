@@ -534,16 +534,17 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       [run.id, status, result.answer ?? null, result.error ?? null],
     );
     if (rows.length === 0) return false;
-    const ancestors = await this.ancestorsOf(run);
-    if (result.error && status !== 'cancelled') await this.emitEvent(run, ancestors, 'error', { message: result.error });
-    if (status === 'completed') await this.emitEvent(run, ancestors, 'answer', { content: result.answer ?? '' });
-    await this.emitEvent(run, ancestors, 'done', { run_id: run.id, status });
+    // The conversation has the exchange before the client hears `done`: its next message must see this one.
     if (status === 'completed' && run.conversationId) {
       await this.dataSource.query(
         `UPDATE conversations SET messages = messages || $2::jsonb, updated_at = now() WHERE id = $1`,
         [run.conversationId, JSON.stringify([{ role: 'user', content: run.message }, { role: 'assistant', content: result.answer ?? '' }])],
       );
     }
+    const ancestors = await this.ancestorsOf(run);
+    if (result.error && status !== 'cancelled') await this.emitEvent(run, ancestors, 'error', { message: result.error });
+    if (status === 'completed') await this.emitEvent(run, ancestors, 'answer', { content: result.answer ?? '' });
+    await this.emitEvent(run, ancestors, 'done', { run_id: run.id, status });
     this.bus.emit(RUN_FINISHED, { runId: run.id, orgId: run.orgId, status });
     return true;
   }

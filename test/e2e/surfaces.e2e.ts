@@ -264,6 +264,9 @@ describe('hooks on every surface', () => {
     const events = await t.request('GET', `/api/workflow-runs/${started.body.run_id}/events`, { token: admin });
     expect(events.text).toMatch(/event: node_waiting/);
     expect(events.text.trim().split('\n\n').at(-1)).toMatch(/^id: \d+\nevent: done\n/);
+    const resumed = await t.request('GET', `/api/workflow-runs/${started.body.run_id}/events`, { token: admin, headers: { 'last-event-id': '3' } });
+    expect(resumed.text.startsWith('id: 4\n')).toBe(true);
+    expect((await t.request('GET', `/api/workflow-runs/${started.body.run_id}/events`, { token: admin, headers: { 'last-event-id': 'x' } })).status).toBe(400);
   });
 
   it('delegation cycles, depth beyond the limit, cyclic or unknown-agent workflows are refused clearly', async () => {

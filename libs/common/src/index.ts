@@ -3,3 +3,4 @@ export * from './config/app-config.js';
 export * from './config/config.module.js';
 export * from './errors/domain.exception.js';
 export * from './errors/all-exceptions.filter.js';
+export * from './http/event-stream.js';

@@ -6,3 +6,4 @@ export * from './snake-naming.strategy.js';
 export * from './migrations/index.js';
 export * from './pg-notification-listener.js';
 export * from './leases.js';
+export * from './event-log.js';

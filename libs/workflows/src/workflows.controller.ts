@@ -1,8 +1,10 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
+import { openEventStream, parseLastEventId } from '@warden/common';
 import type { Response } from 'express';
 import { CreateWorkflowDto, StartWorkflowRunDto, UpdateWorkflowDto } from './dto/workflow.dto.js';
+import { WorkflowRunEvents } from './engine/workflow-run-events.js';
 import { WorkflowRunner } from './engine/workflow-runner.js';
 import type { Workflow, WorkflowRun } from './workflow.entity.js';
 import { WorkflowsService } from './workflows.service.js';
@@ -12,8 +14,6 @@ const runView = (r: WorkflowRun) => ({
   id: r.id, workflow_id: r.workflowId, status: r.status, inputs: r.inputs, nodes: r.nodes, error: r.error, created_at: r.createdAt, updated_at: r.updatedAt,
 });
 
-const FOLLOW_POLL_MS = 250;
-
 @ApiTags('workflows')
 @ApiBearerAuth()
 @Controller()
@@ -21,6 +21,7 @@ export class WorkflowsController {
   constructor(
     private readonly workflows: WorkflowsService,
     private readonly runner: WorkflowRunner,
+    private readonly runEvents: WorkflowRunEvents,
   ) {}
 
   @Post('workflows')
@@ -66,23 +67,19 @@ export class WorkflowsController {
 
   /** The run's events from the start (or after Last-Event-ID), then live until `done`. */
   @Get('workflow-runs/:id/events')
-  async events(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Headers('last-event-id') lastEventId: string | undefined, @Res() res: Response) {
+  async events(
+    @CurrentPrincipal() p: Principal, @Param('id') id: string, @Res() res: Response,
+    @Headers('last-event-id') lastEventId?: string, @Query('last_event_id') lastEventIdQuery?: string,
+  ): Promise<void> {
+    const after = parseLastEventId(lastEventId, lastEventIdQuery);
     const run = await this.runner.get(p.orgId, id);
-    res.status(200).setHeader('content-type', 'text/event-stream; charset=utf-8');
-    res.setHeader('cache-control', 'no-cache, no-transform');
-    res.flushHeaders();
-    let closed = false;
-    res.on('close', () => (closed = true));
-    let last = Number.parseInt(lastEventId ?? '0', 10) || 0;
-    let ticks = 0;
-    while (!closed) {
-      for (const e of await this.runner.events(run.id, last)) {
-        last = e.seq;
-        res.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`);
-        if (e.type === 'done') return res.end();
-      }
-      if (++ticks % 60 === 0) res.write(': keepalive\n\n');
-      await new Promise((r) => setTimeout(r, FOLLOW_POLL_MS));
+    const stream = openEventStream(res);
+    const stop = new AbortController();
+    res.on('close', () => stop.abort());
+    try {
+      await this.runEvents.follow(run.id, after, stream.send, stop.signal);
+    } finally {
+      stream.close();
     }
   }
 }

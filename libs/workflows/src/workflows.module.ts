@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WorkflowRecovery } from './engine/workflow-recovery.js';
+import { WorkflowRunEvents } from './engine/workflow-run-events.js';
 import { WorkflowRunner } from './engine/workflow-runner.js';
 import { Workflow, WorkflowRun } from './workflow.entity.js';
 import { WorkflowsController } from './workflows.controller.js';
@@ -10,7 +11,7 @@ import { WorkflowsService } from './workflows.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Workflow, WorkflowRun])],
   controllers: [WorkflowsController],
-  providers: [WorkflowsService, WorkflowRunner, WorkflowRecovery],
+  providers: [WorkflowsService, WorkflowRunner, WorkflowRecovery, WorkflowRunEvents],
   exports: [WorkflowsService, WorkflowRunner],
 })
 export class WorkflowsModule {}

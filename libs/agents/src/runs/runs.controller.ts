@@ -1,7 +1,7 @@
 import { Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '@warden/auth';
-import { BadInputError } from '@warden/common';
+import { parseLastEventId } from '@warden/common';
 import type { Response } from 'express';
 import { RunsService } from './runs.service.js';
 
@@ -22,10 +22,9 @@ export class RunsController {
     @CurrentPrincipal() p: Principal, @Param('id') id: string, @Res() res: Response,
     @Headers('last-event-id') lastEventId?: string, @Query('last_event_id') lastEventIdQuery?: string,
   ): Promise<void> {
-    const raw = lastEventId ?? lastEventIdQuery ?? '0';
-    if (!/^\d+$/.test(raw)) throw new BadInputError(`Last-Event-ID must be a non-negative integer, got "${raw}"`);
+    const after = parseLastEventId(lastEventId, lastEventIdQuery);
     const run = await this.runs.find(p.orgId, id);
-    await this.runs.stream(run.id, Number(raw), res);
+    await this.runs.stream(run.id, after, res);
   }
 
   @Post(':id/cancel')

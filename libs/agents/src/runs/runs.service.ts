@@ -7,7 +7,7 @@ import { Repository } from 'typeorm';
 import { RunExecutor } from '../engine/run-executor.js';
 import { RunEventsService } from './run-events.service.js';
 import { ACTIVE_RUN_STATUSES, AgentRun } from './run.entity.js';
-import { openEventStream } from './sse.js';
+import { openEventStream } from '@warden/common';
 
 /** The event types that make up a run's trace (what the hooks and tools did). */
 const TRACE_TYPES = ['tool_call', 'hook', 'confirmation_pending', 'confirmation_resolved', 'observation', 'plan', 'plan_rejected', 'error'];

@@ -7,6 +7,7 @@ import { DataSource, Repository } from 'typeorm';
 import { renderArgs, renderTemplate, type WorkflowDefinition, type WorkflowNode } from '../workflow-definition.js';
 import { WorkflowRun, type NodeState } from '../workflow.entity.js';
 import { WorkflowsService } from '../workflows.service.js';
+import { WorkflowRunEvents } from './workflow-run-events.js';
 
 /** How often a running AGENT node looks at its agent run (to mirror `waiting` for approvals onto the workflow). */
 const AGENT_WATCH_MS = 250;
@@ -30,7 +31,8 @@ export class WorkflowRunner implements OnApplicationShutdown {
     private readonly workflows: WorkflowsService,
     private readonly executor: RunExecutor,
     private readonly agentRuns: RunsService,
-    private readonly runEvents: RunEventsService,
+    private readonly agentRunEvents: RunEventsService,
+    private readonly runEvents: WorkflowRunEvents,
     private readonly config: AppConfig,
   ) {}
 
@@ -68,10 +70,6 @@ export class WorkflowRunner implements OnApplicationShutdown {
     const run = /^[0-9a-f-]{36}$/i.test(id) ? await this.runs.findOneBy({ id, orgId }) : null;
     if (!run) throw new NotFoundError('workflow run', id);
     return run;
-  }
-
-  async events(runId: string, afterSeq: number): Promise<Array<{ seq: number; type: string; data: Record<string, unknown> }>> {
-    return this.dataSource.query(`SELECT seq, type, data FROM workflow_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq`, [runId, afterSeq]);
   }
 
   /** Stops driving and hands the leases back, so another instance (or this one restarted) continues at once. */
@@ -227,7 +225,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
     if (outcome.status !== 'completed') {
       return this.setNode(run, nodeId, { status: 'failed', agent_run_id: agentRunId, error: outcome.error ?? `run ${outcome.status}` }, 'node_failed');
     }
-    const observations = (await this.runEvents.list(agentRunId, 0, ['observation'])).filter((e) => e.data.run_id === agentRunId);
+    const observations = (await this.agentRunEvents.list(agentRunId, 0, ['observation'])).filter((e) => e.data.run_id === agentRunId);
     const failed = observations.find((e) => e.data.blocked === true) ?? (node.type === 'connector' ? observations.find((e) => e.data.ok === false) : undefined);
     if (failed) {
       return this.setNode(run, nodeId, { status: 'failed', agent_run_id: agentRunId, output: outcome.answer, error: String(failed.data.content) }, 'node_failed');
@@ -257,14 +255,10 @@ export class WorkflowRunner implements OnApplicationShutdown {
     await this.event(run.id, 'done', { run_id: run.id, status, error });
   }
 
-  /** Numbered 1, 2, 3... per run under the run row's lock, so parallel branches never collide on a number. */
-  private async event(runId: string, type: string, data: Record<string, unknown>): Promise<void> {
-    await this.dataSource.query(
-      `WITH next AS (UPDATE workflow_runs SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq)
-       INSERT INTO workflow_run_events (run_id, seq, type, data) SELECT $1, event_seq, $2, $3 FROM next`,
-      [runId, type, JSON.stringify(data)],
-    );
+  private event(runId: string, type: string, data: Record<string, unknown>): Promise<void> {
+    return this.runEvents.append(runId, type, data);
   }
+
 }
 
 /** A connector's JSON response becomes structured output, so conditions can read `nodes.pay.output.status`. */

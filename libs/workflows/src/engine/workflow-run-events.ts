@@ -1,0 +1,30 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { DATABASE_TARGET, EventLog, type DatabaseTarget, type StoredEvent } from '@warden/database';
+import { DataSource } from 'typeorm';
+
+/** A workflow run's event log (`workflow_run_events`), replayable and followed live on any instance. */
+@Injectable()
+export class WorkflowRunEvents implements OnModuleInit, OnModuleDestroy {
+  private readonly log: EventLog;
+
+  constructor(dataSource: DataSource, @Inject(DATABASE_TARGET) target: DatabaseTarget) {
+    this.log = new EventLog(dataSource, target, { events: 'workflow_run_events', owners: 'workflow_runs', channel: 'workflow_run_events' }, new Logger(WorkflowRunEvents.name));
+  }
+
+  onModuleInit(): Promise<void> {
+    return this.log.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.log.stop();
+  }
+
+  async append(runId: string, type: string, data: Record<string, unknown>): Promise<void> {
+    if ((await this.log.append(runId, type, data)) === null) throw new Error(`workflow run ${runId} does not exist`);
+  }
+
+  /** Replays after `afterSeq`, then live, until the run's `done` (true) or until `signal` aborts (false). */
+  follow(runId: string, afterSeq: number, deliver: (event: StoredEvent) => void, signal: AbortSignal): Promise<boolean> {
+    return this.log.follow(runId, afterSeq, deliver, (e) => e.type === 'done', signal);
+  }
+}

@@ -125,16 +125,18 @@ describe('channels (e2e)', () => {
   });
 
   describe('delivery', () => {
-    it('POST /test reaches every platform and the inbox', async () => {
+    it('POST /test sends a test approval card to every platform (a test notification to the inbox)', async () => {
       for (const id of [ids.feishu, ids.slack, ids.wecom, ids.inbox]) {
         const res = await t.request('POST', `/api/channels/${id}/test`, { token: admin });
         expect(res.status).toBe(200);
         expect(res.body).toMatchObject({ ok: true });
       }
       expect(feishu.sent.at(-1)).toMatchObject({ chatId: 'oc_ops', msgType: 'interactive' });
-      expect(JSON.stringify(feishu.sent.at(-1)!.content)).toContain('Warden test message');
-      expect(slack.posted.at(-1)).toMatchObject({ channel: 'C-OPS', text: expect.stringContaining('Warden test message') });
-      expect(wecom.sent.at(-1)).toMatchObject({ touser: 'zhangsan|lisi', msgtype: 'markdown', agentid: 1000002 });
+      expect(JSON.stringify(feishu.sent.at(-1)!.content)).toContain('example__test_card');
+      expect(JSON.stringify(feishu.sent.at(-1)!.content)).toMatch(/Approve/);
+      expect(slack.posted.at(-1)).toMatchObject({ channel: 'C-OPS' });
+      expect(JSON.stringify(slack.posted.at(-1))).toContain('example__test_card');
+      expect(wecom.sent.at(-1)).toMatchObject({ touser: 'zhangsan|lisi', msgtype: 'template_card', agentid: 1000002 });
       const inbox = await t.request('GET', '/api/notifications', { token: admin });
       expect(inbox.body[0]).toMatchObject({ channel_id: ids.inbox, text: expect.stringContaining('Warden test message') });
     });

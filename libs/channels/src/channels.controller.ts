@@ -41,6 +41,6 @@ export class ChannelsController {
   @Post(':id/test')
   @HttpCode(200)
   test(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
-    return this.channels.sendTest(p.orgId, id);
+    return this.channels.sendTest(p.orgId, id, { userId: p.userId, name: p.name ?? p.sub });
   }
 }

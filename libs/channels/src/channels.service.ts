@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { OrgsService } from '@warden/auth';
@@ -124,11 +125,22 @@ export class ChannelsService {
     return { record, impl: this.registry.get(record.type) };
   }
 
-  /** Sends a test message through the channel and says whether the platform took it. */
-  async sendTest(orgId: string, id: string): Promise<{ ok: boolean; message_id?: string; error?: string }> {
+  /**
+   * Sends a test approval card — the real rendering, buttons included — and says whether the platform took it. Its
+   * confirmation id belongs to no request, so a click on it answers "not found" and decides nothing. The inbox has no
+   * card to send; it gets a test notification instead.
+   */
+  async sendTest(orgId: string, id: string, requester: { userId: string; name?: string | null }): Promise<{ ok: boolean; message_id?: string; error?: string }> {
     const record = await this.getRecord(orgId, id);
+    const impl = this.registry.get(record.type);
     try {
-      const sent = await this.registry.get(record.type).sendNotification(record, `**Warden test message** — channel "${record.name}" can deliver messages.`);
+      const sent = record.type === 'inbox'
+        ? await impl.sendNotification(record, `**Warden test message** — channel "${record.name}" can deliver messages.`)
+        : await impl.sendApprovalCard(record, {
+          confirmationId: randomUUID(), agentName: 'Warden channel test', tool: 'example__test_card',
+          args: { note: 'This is a test card from Warden; its buttons decide nothing.' },
+          requestedBy: requester, expiresAt: new Date(Date.now() + 10 * 60_000), approverScope: 'org_admins',
+        });
       return { ok: true, message_id: sent.platformMessageId };
     } catch (err) {
       return { ok: false, error: (err as Error).message };

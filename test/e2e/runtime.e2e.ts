@@ -56,6 +56,10 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
     expect(call).toMatchObject({ tool: 'oa__purchase_pay', args: { id: 'PO-1001', amount: 1200 } });
     expect(res.events.at(-1)!.data).toMatchObject({ status: 'completed', run_id: res.events[0].data.run_id });
     expect(res.events.find((e) => e.event === 'answer')!.data.content).toBe('Paid PO-1001.');
+    // The streamed model's text also arrived as it was generated, before the full answer.
+    const deltas = res.events.filter((e) => e.event === 'answer_delta');
+    expect(deltas.map((e) => e.data.content).join('')).toBe('Paid PO-1001.');
+    expect(deltas.every((e) => e.id < res.events.find((x) => x.event === 'answer')!.id)).toBe(true);
 
     expect(oa.requests).toHaveLength(1);
     const [req] = oa.requests;

@@ -8,10 +8,11 @@ import { hookSettingsOf, parseAgentConfig, type AgentConfig } from '../agents/ag
 import type { Agent } from '../agents/agent.entity.js';
 import { AgentsService } from '../agents/agents.service.js';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
-import type { ChatMessage, LlmProvider } from '../llm/llm-provider.js';
+import { LlmError, type ChatMessage, type LlmProvider, type LlmRequest, type LlmTurn } from '../llm/llm-provider.js';
 import { RunEventsService } from '../runs/run-events.service.js';
 import { ACTIVE_RUN_STATUSES, AgentRun, Conversation, type RunMode, type RunState, type RunStatus, type ToolRunSpec } from '../runs/run.entity.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
+import { AnswerDeltaStream } from './answer-delta-stream.js';
 import { PLANNING_PROMPT, parsePlan } from './dag-plan.js';
 import { RunSuspendedError, ToolCallRunner } from './tool-call-runner.js';
 
@@ -295,7 +296,8 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
         this.logger.log({ runId, reason: (err as Error).message }, 'run suspended; it continues from its checkpoint');
       } else {
         const message = err instanceof DomainException || err instanceof Error ? err.message : String(err);
-        if (!(err instanceof Error && err.name === 'LlmError')) this.logger.error({ err, runId }, 'run failed unexpectedly');
+        if (err instanceof LlmError) this.logger.warn({ runId, reason: message }, 'run failed: model error');
+        else this.logger.error({ err, runId }, 'run failed unexpectedly');
         await this.finish(run, 'failed', { error: message });
       }
     } finally {
@@ -384,7 +386,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       return 'finished';
     }
     const tools = await this.tools.forAgent(run.orgId, config.tools);
-    const turn = await live.provider.complete({ runId: run.id, turn: state.turns, messages: state.messages, tools: tools.map((t) => t.spec), signal: live.abort.signal });
+    const turn = await this.completeStreaming(live, { runId: run.id, turn: state.turns, messages: state.messages, tools: tools.map((t) => t.spec), signal: live.abort.signal });
     if (turn.toolCalls.length === 0) {
       await this.saveState(run.id, { ...state, turns: state.turns + 1, messages: [...state.messages, { role: 'assistant', content: turn.content }] });
       await this.finish(run, 'completed', { answer: turn.content });
@@ -495,10 +497,20 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       state.messages[0],
       { role: 'user', content: `${run.message}\n\nThe plan's steps are done. Their results:\n${results}\n\nWrite the final answer to the request.` },
     ];
-    const turn = await live.provider.complete({ runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal });
+    const turn = await this.completeStreaming(live, { runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal });
     await this.saveState(run.id, { ...state, turns: state.turns + 1 });
     await this.finish(run, 'completed', { answer: turn.content });
     return 'finished';
+  }
+
+  /** A model call whose text reaches the stream as it arrives (`answer_delta` events), all written before it returns. */
+  private async completeStreaming(live: LiveRun, request: LlmRequest): Promise<LlmTurn> {
+    const deltas = new AnswerDeltaStream(live.emit);
+    try {
+      return await live.provider.complete({ ...request, onContent: deltas.push });
+    } finally {
+      await deltas.close();
+    }
   }
 
   /**

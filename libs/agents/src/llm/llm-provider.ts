@@ -27,6 +27,8 @@ export interface LlmRequest {
   messages: ChatMessage[];
   tools: ToolSpec[];
   signal: AbortSignal;
+  /** Streaming providers report the answer's text as it arrives. */
+  onContent?: (delta: string) => void;
 }
 
 /** A model failure worded for the person reading the run's `error` event. */

@@ -25,7 +25,7 @@ export class OpenAiProvider extends LlmProvider {
         : {}),
     };
     try {
-      const turn = this.settings.stream ? await this.streamed(params, signal) : await this.whole(params, signal);
+      const turn = this.settings.stream ? await this.streamed(params, signal, request.onContent) : await this.whole(params, signal);
       // The SDK ends an aborted stream quietly, as if the model had finished: a cut-off turn must not count as one.
       if (signal.aborted) throw signal.reason;
       return turn;
@@ -48,14 +48,17 @@ export class OpenAiProvider extends LlmProvider {
   }
 
   /** Accumulates content and tool-call deltas (`index`-keyed, arguments arriving in pieces). */
-  private async streamed(params: ChatCompletionCreateParamsBase, signal: AbortSignal): Promise<LlmTurn> {
+  private async streamed(params: ChatCompletionCreateParamsBase, signal: AbortSignal, onContent?: (delta: string) => void): Promise<LlmTurn> {
     const stream = await this.client.chat.completions.create({ ...params, stream: true }, { signal });
     let content = '';
     const calls = new Map<number, { id: string; name: string; arguments: string }>();
     for await (const chunk of stream) {
       const delta = chunk.choices[0]?.delta;
       if (!delta) continue;
-      if (delta.content) content += delta.content;
+      if (delta.content) {
+        content += delta.content;
+        onContent?.(delta.content);
+      }
       for (const tc of delta.tool_calls ?? []) {
         const acc = calls.get(tc.index) ?? { id: '', name: '', arguments: '' };
         if (tc.id) acc.id = tc.id;

@@ -4,3 +4,4 @@ export * from './config/config.module.js';
 export * from './errors/domain.exception.js';
 export * from './errors/all-exceptions.filter.js';
 export * from './http/event-stream.js';
+export * from './graph.js';

@@ -1,4 +1,5 @@
 import { parse as parseCel } from '@marcbachmann/cel-js';
+import { findCycle } from '@warden/common';
 
 export type WorkflowNodeType = 'start' | 'agent' | 'connector' | 'condition' | 'end';
 
@@ -102,29 +103,6 @@ export function validateWorkflowDefinition(def: unknown): string[] {
   for (const n of nodes) if (!reachable.has(n.id)) problems.push(`definition: node "${n.id}" is not reachable from the start`);
   if (edges.some((e) => e.to === start)) problems.push('definition: the start node cannot have incoming edges');
   return problems;
-}
-
-function findCycle(out: Map<string, string[]>): string[] | undefined {
-  const state = new Map<string, 'visiting' | 'done'>();
-  const path: string[] = [];
-  const visit = (id: string): string[] | undefined => {
-    if (state.get(id) === 'done') return undefined;
-    if (state.get(id) === 'visiting') return [...path.slice(path.indexOf(id)), id];
-    state.set(id, 'visiting');
-    path.push(id);
-    for (const next of out.get(id)!) {
-      const c = visit(next);
-      if (c) return c;
-    }
-    path.pop();
-    state.set(id, 'done');
-    return undefined;
-  };
-  for (const id of out.keys()) {
-    const c = visit(id);
-    if (c) return c;
-  }
-  return undefined;
 }
 
 /** Replaces `{{ inputs.x }}` / `{{ nodes.id.output }}` with values from the scope (objects as JSON). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { BadInputError, NotFoundError } from '@warden/common';
+import { BadInputError, findCycle, NotFoundError } from '@warden/common';
 import { HookResolver } from '@warden/hooks';
 import { In, Repository } from 'typeorm';
 import { ToolRegistry } from '../tools/tool-registry.js';
@@ -68,21 +68,12 @@ export class AgentsService {
     await this.agents.delete({ id, orgId });
   }
 
-  /** A path from `selfId` back to itself through the delegates graph (with the proposed delegates), or null. */
+  /** A cycle in the delegates graph reachable from `selfId` (with the proposed delegates), or null. */
   private async delegationCycle(orgId: string, selfId: string, delegates: string[]): Promise<string[] | null> {
     const all = await this.agents.findBy({ orgId });
     const edges = new Map(all.map((a) => [a.id, parseAgentConfig(a.modelConfigJson).config.delegates]));
     edges.set(selfId, delegates);
-    const walk = (id: string, path: string[]): string[] | null => {
-      for (const next of edges.get(id) ?? []) {
-        if (next === selfId) return [...path, next];
-        if (path.includes(next)) continue;
-        const found = walk(next, [...path, next]);
-        if (found) return found;
-      }
-      return null;
-    };
-    return walk(selfId, [selfId]);
+    return findCycle(edges, [selfId]);
   }
 
   /** Every problem at once, each named; nothing is saved when there is one. */

@@ -1,3 +1,4 @@
+import { findCycle } from '@warden/common';
 import type { PlanStep } from '../runs/run.entity.js';
 
 export const PLANNING_PROMPT = [
@@ -32,32 +33,8 @@ export function parsePlan(content: string): { steps?: PlanStep[]; problems: stri
   const ids = new Set(steps.map((s) => s.id));
   for (const s of steps) for (const d of s.depends_on) if (!ids.has(d)) problems.push(`step "${s.id}" depends on unknown step "${d}"`);
   if (problems.length === 0) {
-    const cycle = findCycle(steps);
+    const cycle = findCycle(new Map(steps.map((s) => [s.id, s.depends_on])));
     if (cycle) problems.push(`the steps form a cycle: ${cycle.join(' -> ')}`);
   }
   return problems.length ? { problems } : { steps, problems };
-}
-
-function findCycle(steps: PlanStep[]): string[] | null {
-  const byId = new Map(steps.map((s) => [s.id, s]));
-  const state = new Map<string, 'visiting' | 'done'>();
-  const path: string[] = [];
-  const visit = (id: string): string[] | null => {
-    if (state.get(id) === 'done') return null;
-    if (state.get(id) === 'visiting') return [...path.slice(path.indexOf(id)), id];
-    state.set(id, 'visiting');
-    path.push(id);
-    for (const d of byId.get(id)!.depends_on) {
-      const found = visit(d);
-      if (found) return found;
-    }
-    path.pop();
-    state.set(id, 'done');
-    return null;
-  };
-  for (const s of steps) {
-    const found = visit(s.id);
-    if (found) return found;
-  }
-  return null;
 }

@@ -2,14 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { OrgsService } from '@warden/auth';
-import { AppConfig, BadInputError, NotFoundError } from '@warden/common';
+import { AppConfig, BadInputError, isUuid, NotFoundError } from '@warden/common';
 import { Repository } from 'typeorm';
 import type { ApprovalDecisionSink, Channel, ChannelRecord, ChannelType } from './channel.js';
 import { ChannelEntity, ChannelEventEntity } from './channel.entity.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { INBOX_CHANNEL_ID } from './inbox/inbox.channel.js';
 import { SecretBox } from './secret-box.js';
-import { UUID } from './shared/card-text.js';
 
 /** A channel as the API shows it: no secret values, only which secrets are set. */
 export interface ChannelView {
@@ -107,7 +106,7 @@ export class ChannelsService {
 
   /** A callback names only the channel id; the platform's signature (checked by the channel) proves the rest. */
   async recordForCallback(id: string): Promise<ChannelRecord> {
-    const row = UUID.test(id) ? await this.channels.findOneBy({ id }) : null;
+    const row = isUuid(id) ? await this.channels.findOneBy({ id }) : null;
     if (!row) throw new NotFoundError('channel', id);
     return this.toRecord(row);
   }
@@ -165,7 +164,7 @@ export class ChannelsService {
   }
 
   private async row(orgId: string, id: string): Promise<ChannelEntity> {
-    const row = UUID.test(id) ? await this.channels.findOneBy({ id, orgId }) : null;
+    const row = isUuid(id) ? await this.channels.findOneBy({ id, orgId }) : null;
     if (!row) throw new NotFoundError('channel', id);
     return row;
   }

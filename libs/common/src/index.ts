@@ -5,3 +5,4 @@ export * from './errors/domain.exception.js';
 export * from './errors/all-exceptions.filter.js';
 export * from './http/event-stream.js';
 export * from './graph.js';
+export * from './uuid.js';

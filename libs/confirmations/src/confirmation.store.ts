@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { isUuid } from '@warden/common';
 import type { ApproverScope } from '@warden/hooks';
 import { DataSource } from 'typeorm';
 import {
@@ -37,8 +38,6 @@ export interface Settlement {
   reason?: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (s: string): boolean => UUID.test(s);
 
 /**
  * The SQL of `confirmation_requests`. Every state change is one conditional statement (`WHERE status =

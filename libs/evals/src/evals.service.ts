@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { AgentsService, RunEventsService, RunExecutor } from '@warden/agents';
-import { NotFoundError } from '@warden/common';
+import { isUuid, NotFoundError } from '@warden/common';
 import { Repository } from 'typeorm';
 import type { CreateEvalDto } from './dto/create-eval.dto.js';
 import { EvalRun, type EvalCaseResult } from './eval.entity.js';
@@ -32,7 +32,7 @@ export class EvalsService {
   }
 
   async get(orgId: string, id: string): Promise<EvalRun> {
-    const row = /^[0-9a-f-]{36}$/i.test(id) ? await this.evals.findOneBy({ id, orgId }) : null;
+    const row = isUuid(id) ? await this.evals.findOneBy({ id, orgId }) : null;
     if (!row) throw new NotFoundError('eval', id);
     return row;
   }

@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { AgentsService, ToolRegistry } from '@warden/agents';
-import { BadInputError, ConflictError, NotFoundError } from '@warden/common';
+import { BadInputError, ConflictError, isUuid, NotFoundError } from '@warden/common';
 import { HookResolver } from '@warden/hooks';
 import { Repository } from 'typeorm';
 import { validateWorkflowDefinition, type WorkflowDefinition } from './workflow-definition.js';
 import { Workflow } from './workflow.entity.js';
-
-const isUuid = (s: string) => /^[0-9a-f-]{36}$/i.test(s);
 
 @Injectable()
 export class WorkflowsService {

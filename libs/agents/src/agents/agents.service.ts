@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { BadInputError, findCycle, NotFoundError } from '@warden/common';
+import { BadInputError, findCycle, isUuid, NotFoundError } from '@warden/common';
 import { HookResolver } from '@warden/hooks';
 import { In, Repository } from 'typeorm';
 import { ToolRegistry } from '../tools/tool-registry.js';
@@ -8,7 +8,6 @@ import { parseAgentConfig, type AgentConfig } from './agent-config.js';
 import { Agent } from './agent.entity.js';
 import type { AgentDto } from './dto/agent.dto.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface AgentView {
   id: string;
@@ -38,7 +37,7 @@ export class AgentsService {
   }
 
   async find(orgId: string, id: string): Promise<Agent> {
-    const agent = UUID.test(id) ? await this.agents.findOneBy({ id, orgId }) : null;
+    const agent = isUuid(id) ? await this.agents.findOneBy({ id, orgId }) : null;
     if (!agent) throw new NotFoundError('agent', id);
     return agent;
   }
@@ -82,7 +81,7 @@ export class AgentsService {
     for (const pattern of await this.tools.unknownPatterns(orgId, config.tools)) {
       problems.push(`unknown tool "${pattern}": no connector action or built-in tool matches it`);
     }
-    const delegateIds = config.delegates.filter((d) => UUID.test(d));
+    const delegateIds = config.delegates.filter(isUuid);
     const found = new Set(delegateIds.length ? (await this.agents.findBy({ orgId, id: In(delegateIds) })).map((a) => a.id) : []);
     for (const d of config.delegates) {
       if (d === selfId) problems.push(`delegate "${d}" is this agent itself`);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { BadInputError, ConflictError, NotFoundError } from '@warden/common';
+import { BadInputError, ConflictError, isUuid, NotFoundError } from '@warden/common';
 import { TransactionRunner } from '@warden/database';
 import { Repository } from 'typeorm';
 import { checkConfirmationCondition } from './confirmation-condition.js';
@@ -105,7 +105,7 @@ export class ConnectorsService {
   }
 
   private async find(orgId: string, id: string): Promise<Connector> {
-    const c = /^[0-9a-f-]{36}$/i.test(id) ? await this.connectors.findOneBy({ id, orgId }) : null;
+    const c = isUuid(id) ? await this.connectors.findOneBy({ id, orgId }) : null;
     if (!c) throw new NotFoundError('connector', id);
     return c;
   }

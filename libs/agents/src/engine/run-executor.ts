@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { AppConfig, DomainErrorKind, DomainException, NotFoundError } from '@warden/common';
+import { AppConfig, DomainErrorKind, DomainException, isUuid, NotFoundError } from '@warden/common';
 import { HookBuildError, HookRegistry, HookResolver, type AgentHookSettings, type RunEventEmitter, type Surface } from '@warden/hooks';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -593,7 +593,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   private async conversationFor(opts: StartRunOptions): Promise<Conversation | null> {
     const repo = this.dataSource.getRepository(Conversation);
     if (opts.conversationId) {
-      const found = /^[0-9a-f-]{36}$/i.test(opts.conversationId)
+      const found = isUuid(opts.conversationId)
         ? await repo.findOneBy({ id: opts.conversationId, orgId: opts.orgId, userId: opts.userId, agentId: opts.agentId })
         : null;
       if (!found) throw new NotFoundError('conversation', opts.conversationId);

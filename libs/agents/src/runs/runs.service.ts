@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { isAdmin, type Principal } from '@warden/auth';
-import { ConflictError, ForbiddenError, NotFoundError } from '@warden/common';
+import { ConflictError, ForbiddenError, isUuid, NotFoundError } from '@warden/common';
 import type { Response } from 'express';
 import { Repository } from 'typeorm';
 import { RunExecutor } from '../engine/run-executor.js';
@@ -22,7 +22,7 @@ export class RunsService {
 
   /** A run of the caller's org (another org's run is "not found"). */
   async find(orgId: string, id: string): Promise<AgentRun> {
-    const run = /^[0-9a-f-]{36}$/i.test(id) ? await this.runs.findOneBy({ id, orgId }) : null;
+    const run = isUuid(id) ? await this.runs.findOneBy({ id, orgId }) : null;
     if (!run) throw new NotFoundError('run', id);
     return run;
   }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isUuid } from '@warden/common';
 import {
   Channel,
   type ApprovalCard,
@@ -10,7 +11,6 @@ import {
   type SentCard,
 } from '../channel.js';
 import { NotificationsService } from '../notifications/notifications.service.js';
-import { UUID } from '../shared/card-text.js';
 import { checkConfig } from '../shared/config-rules.js';
 import { rejected } from '../shared/replies.js';
 
@@ -47,7 +47,7 @@ export class InboxChannel extends Channel {
   async sendNotification(channel: ChannelRecord, text: string, context: NotificationContext = {}): Promise<SentCard> {
     const row = await this.notifications.record({
       orgId: channel.orgId,
-      channelId: UUID.test(channel.id) ? channel.id : null,
+      channelId: isUuid(channel.id) ? channel.id : null,
       agentId: context.agentId,
       runId: context.runId,
       userId: context.userId,

@@ -1,3 +1,4 @@
+import { isUuid } from '@warden/common';
 import type { DecidedStatus } from '../channel.js';
 
 /** Args as a person reads them on a card: pretty JSON, capped so a huge payload cannot blow up the message. */
@@ -31,9 +32,8 @@ export function parseButtonValue(value: unknown): { confirmationId: string; deci
   }
   if (!v || typeof v !== 'object') return null;
   const { confirmation_id: id, decision } = v as Record<string, unknown>;
-  if (typeof id !== 'string' || !UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   if (decision !== 'approve' && decision !== 'reject') return null;
   return { confirmationId: id, decision };
 }
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import { isUuid } from '@warden/common';
 import {
   Channel,
   type ApprovalCard,
@@ -10,7 +11,7 @@ import {
   type ParsedCallback,
   type SentCard,
 } from '../channel.js';
-import { isoMinute, prettyArgs, STATUS_WORDS, UUID } from '../shared/card-text.js';
+import { isoMinute, prettyArgs, STATUS_WORDS } from '../shared/card-text.js';
 import { checkConfig, secretKeysOf, type ConfigKeyRule } from '../shared/config-rules.js';
 import { rejected } from '../shared/replies.js';
 import { openWecomEnvelope, xmlField } from './wecom-crypto.js';
@@ -138,7 +139,7 @@ export class WecomChannel extends Channel {
     const responseCode = xmlField(inner, 'ResponseCode');
     if (!user) return rejected(400, 'template_card_event without FromUserName');
     const m = /^(approve|reject):(.+)$/.exec(eventKey);
-    if (!m || !UUID.test(m[2]) || taskId !== m[2]) {
+    if (!m || !isUuid(m[2]) || taskId !== m[2]) {
       return { kind: 'rejected', reason: 'button key does not name this card\'s confirmation and a decision', reply: ack };
     }
     return {

@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { evaluate as evaluateCel } from '@marcbachmann/cel-js';
 import { RunEventsService, RunExecutor, RunsService, type RunOutcome } from '@warden/agents';
-import { AppConfig, NotFoundError } from '@warden/common';
+import { AppConfig, isUuid, NotFoundError } from '@warden/common';
 import { DataSource, Repository } from 'typeorm';
 import { renderArgs, renderTemplate, type WorkflowDefinition, type WorkflowNode } from '../workflow-definition.js';
 import { WorkflowRun, type NodeState } from '../workflow.entity.js';
@@ -67,7 +67,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
   }
 
   async get(orgId: string, id: string): Promise<WorkflowRun> {
-    const run = /^[0-9a-f-]{36}$/i.test(id) ? await this.runs.findOneBy({ id, orgId }) : null;
+    const run = isUuid(id) ? await this.runs.findOneBy({ id, orgId }) : null;
     if (!run) throw new NotFoundError('workflow run', id);
     return run;
   }

@@ -7,6 +7,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { isUuid } from '@warden/common';
 
 /** One connector call to record; see ConnectorCallLog for the meaning of each field. */
 export interface AuditRow {
@@ -47,7 +48,6 @@ export const AUDIT_WRITER_OPTIONS = Symbol('AUDIT_WRITER_OPTIONS');
 
 const DEFAULTS: AuditWriterOptions = { batchSize: 500, flushIntervalMs: 200, maxBuffered: 20_000, retryDelayMs: 1_000 };
 const SHUTDOWN_ATTEMPTS = 5;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // unnest() turns 20 arrays into rows: one statement and 20 parameters per batch, whatever its size.
 const INSERT_SQL = `INSERT INTO connector_call_logs (org_id, agent_id, user_id, run_id, call_id, surface, tool, connector_id,
@@ -89,7 +89,7 @@ export class AuditWriter implements BeforeApplicationShutdown, OnApplicationShut
    */
   record(row: AuditRow): Promise<void> | undefined {
     // A row without its org can never be shown to anyone (every read is org-scoped); refuse it visibly, here.
-    if (!UUID.test(row.orgId)) throw new Error(`audit row has no valid org id (${JSON.stringify(row.orgId)})`);
+    if (!isUuid(row.orgId)) throw new Error(`audit row has no valid org id (${JSON.stringify(row.orgId)})`);
     this.buffer.push(row);
     if (this.closing || this.buffer.length >= this.options.batchSize) {
       const flushed = this.flush();

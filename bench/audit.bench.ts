@@ -6,35 +6,19 @@
  * migrated, and dropped at the end. `npm run bench:audit`; BENCH_AUDIT_CALLS sets the number of calls (default 100,000).
  */
 import 'reflect-metadata';
-import { randomBytes, randomUUID } from 'node:crypto';
-import pg from 'pg';
+import { randomUUID } from 'node:crypto';
 import { createDataSource } from '../libs/database/src/data-source.js';
+import { createBenchDatabase } from './bench-database.js';
 import { AuditLogHook } from '../libs/hooks/src/builtin/audit/audit-log.hook.js';
 import { AuditWriter } from '../libs/hooks/src/builtin/audit/audit-writer.js';
 import { HookPoint, type HookContext } from '../libs/hooks/src/hook.types.js';
 
 const TARGET_PER_S = 5_000;
 const CALLS = Number(process.env.BENCH_AUDIT_CALLS ?? 100_000);
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const DB_NAME = `warden_bench_audit_${randomBytes(4).toString('hex')}`;
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-const dbUrl = new URL(ADMIN_URL);
-dbUrl.pathname = `/${DB_NAME}`;
-
-await admin(`CREATE DATABASE ${DB_NAME}`);
+const db = await createBenchDatabase('audit');
 let failed = false;
 try {
-  const dataSource = createDataSource({ url: dbUrl.toString(), embedded: false, close: async () => undefined }, 10);
+  const dataSource = createDataSource({ url: db.url, embedded: false, close: async () => undefined }, 10);
   await dataSource.initialize();
   await dataSource.runMigrations({ transaction: 'each' });
 
@@ -81,6 +65,6 @@ try {
   console.log(`  ${writer.stats.inserts} INSERT statements (${(CALLS / writer.stats.inserts).toFixed(0)} rows each on average)`);
   failed = n !== CALLS || perS < TARGET_PER_S;
 } finally {
-  await admin(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  await db.drop();
 }
 process.exit(failed ? 1 : 0);

@@ -14,22 +14,20 @@
 import 'reflect-metadata';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { AppConfig } from '@warden/common';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { ConfirmationWaiter } from '../libs/confirmations/src/confirmation-waiter.js';
 import { ConfirmationStore } from '../libs/confirmations/src/confirmation.store.js';
 import { ConfirmationStatus } from '../libs/confirmations/src/confirmation.types.js';
 import { createDataSource, type DatabaseTarget } from '../libs/database/src/data-source.js';
+import { createBenchDatabase, withAdmin } from './bench-database.js';
 
 const APPROVALS = Number(process.env.BENCH_APPROVALS ?? 200);
 const WAITERS = Number(process.env.BENCH_WAITERS ?? 5_000);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_S ?? 20);
 const POLL_MS = 1_500;
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const DB_NAME = `warden_bench_conf_${randomBytes(4).toString('hex')}`;
 // PostgreSQL publishes a backend's statistics at most once a second, and an idle backend's up to 10 s late.
 const STATS_LAG_MS = 11_000;
 
@@ -37,19 +35,8 @@ setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-const dbUrl = new URL(ADMIN_URL);
-dbUrl.pathname = `/${DB_NAME}`;
-const target: DatabaseTarget = { url: dbUrl.toString(), embedded: false, close: async () => undefined };
+const db = await createBenchDatabase('conf');
+const target: DatabaseTarget = { url: db.url, embedded: false, close: async () => undefined };
 const config = { confirmationPollMs: POLL_MS } as AppConfig;
 
 /** One "instance": its own pool, store and (for the waiting side) waiter with its LISTEN connection. */
@@ -76,10 +63,9 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 
 async function xactCommits(): Promise<number> {
-  return withAdmin(async (c) => Number((await c.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, [DB_NAME])).rows[0].xact_commit));
+  return withAdmin(async (c) => Number((await c.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, [db.name])).rows[0].xact_commit));
 }
 
-await withAdmin((c) => c.query(`CREATE DATABASE ${DB_NAME}`));
 let failed = false;
 try {
   const a = await instance();
@@ -172,7 +158,7 @@ try {
   failed = true;
   console.error(err);
 } finally {
-  await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`));
+  await db.drop();
 }
 if (failed) {
   console.log('confirmations bench: target missed');

@@ -1,16 +1,13 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { evaluate as evaluateCel } from '@marcbachmann/cel-js';
-import { RunEventsService, RunExecutor, RunsService, type RunOutcome } from '@warden/agents';
+import { RunEventsService, RunExecutor, type RunOutcome } from '@warden/agents';
 import { AppConfig, isUuid, NotFoundError } from '@warden/common';
 import { DataSource, Repository } from 'typeorm';
 import { renderArgs, renderTemplate, type WorkflowDefinition, type WorkflowNode } from '../workflow-definition.js';
 import { WorkflowRun, type NodeState } from '../workflow.entity.js';
 import { WorkflowsService } from '../workflows.service.js';
 import { WorkflowRunEvents } from './workflow-run-events.js';
-
-/** How often a running AGENT node looks at its agent run (to mirror `waiting` for approvals onto the workflow). */
-const AGENT_WATCH_MS = 250;
 
 /**
  * Executes workflow runs: nodes in dependency order, independent branches in parallel. Every node's state is written
@@ -30,7 +27,6 @@ export class WorkflowRunner implements OnApplicationShutdown {
     private readonly dataSource: DataSource,
     private readonly workflows: WorkflowsService,
     private readonly executor: RunExecutor,
-    private readonly agentRuns: RunsService,
     private readonly agentRunEvents: RunEventsService,
     private readonly runEvents: WorkflowRunEvents,
     private readonly config: AppConfig,
@@ -203,18 +199,29 @@ export class WorkflowRunner implements OnApplicationShutdown {
     await this.settleFromRun(run, node, agentRunId, outcome);
   }
 
+  /**
+   * Mirrors the run's approvals onto the node (`waiting` while one is pending) by following the run's own event
+   * stream — woken by its events, not by polling — until the run is done.
+   */
   private async watchAgentRun(run: WorkflowRun, nodeId: string, agentRunId: string, completion: Promise<RunOutcome>): Promise<RunOutcome> {
-    let done = false;
-    const outcome = completion.finally(() => (done = true));
-    while (!done && !this.abort.signal.aborted) {
-      await Promise.race([outcome, new Promise((r) => setTimeout(r, AGENT_WATCH_MS))]);
-      if (done) break;
-      const agentRun = await this.agentRuns.find(run.orgId, agentRunId);
-      const nodeStatus = agentRun.status === 'waiting' ? 'waiting' : 'running';
-      if (run.nodes[nodeId].status !== nodeStatus) await this.setNode(run, nodeId, { ...run.nodes[nodeId], status: nodeStatus }, nodeStatus === 'waiting' ? 'node_waiting' : 'node_resumed');
-    }
-    return outcome;
+    const pending = new Set<unknown>();
+    let mirrored: Promise<void> = Promise.resolve();
+    const mirror = (waiting: boolean) => {
+      const status = waiting ? 'waiting' : 'running';
+      mirrored = mirrored.then(async () => {
+        if (run.nodes[nodeId].status !== status) await this.setNode(run, nodeId, { ...run.nodes[nodeId], status }, waiting ? 'node_waiting' : 'node_resumed');
+      });
+    };
+    await this.agentRunEvents.follow(agentRunId, 0, (event) => {
+      if (event.type === 'confirmation_pending') pending.add(event.data.confirmation_id);
+      else if (event.type === 'confirmation_resolved') pending.delete(event.data.confirmation_id);
+      else return;
+      mirror(pending.size > 0);
+    }, this.abort.signal);
+    await mirrored;
+    return completion;
   }
+
 
   /**
    * A run that ended with a blocked tool call (a rejection, a hook) fails its node, with the reason shown; so does a

@@ -1,5 +1,6 @@
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, statSync, readdirSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -28,10 +29,37 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * A port that is free now, below the kernel's ephemeral range (32768+), so that outgoing connections of other
+ * processes cannot take it between this check and the server's listen.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 10000 + Math.floor(Math.random() * 22000);
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = net.createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
 /** Starts `node dist/apps/api/src/main.js` as a real child process and waits for /api/health. */
 export async function startServerProcess(env: Record<string, string>, opts: { timeoutMs?: number } = {}): Promise<ServerProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(env, opts);
+    } catch (err) {
+      // Another process took the chosen port meanwhile: choose another (only when the caller did not fix it).
+      if (env.PORT || attempt >= 3 || !/EADDRINUSE/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+async function startOnce(env: Record<string, string>, opts: { timeoutMs?: number }): Promise<ServerProcess> {
   ensureBuilt();
-  const port = env.PORT ?? String(20000 + Math.floor(Math.random() * 20000));
+  const port = env.PORT ?? String(await freePort());
   let out = '';
   const child = spawn(process.execPath, [MAIN], {
     cwd: ROOT,

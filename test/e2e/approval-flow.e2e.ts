@@ -6,7 +6,7 @@ import { startFakeWecom, wecomCardEvent, type FakeWecom } from '../fakes/fake-we
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { sleep, until } from '../support/eventually.js';
-import { OA_ACTIONS, parseSse, type SseEvent } from './runtime-helpers.js';
+import { OA_ACTIONS, openChat, type SseEvent } from './runtime-helpers.js';
 
 /**
  * The approval gate end to end, through chat: a model proposes `oa__purchase_pay`, the gate posts a card to a fake
@@ -22,37 +22,6 @@ const WECOM_KEYS = { token: WECOM.token, encodingAesKey: WECOM.encodingAesKey, c
 
 
 interface Person { sub: string; token: string; userId: string }
-
-/** A chat whose SSE stream is read as it arrives, so a test can act while the run waits for a human. */
-interface LiveChat {
-  events: SseEvent[];
-  /** Resolves with every event once the stream ends (after `done`). */
-  finished: Promise<SseEvent[]>;
-  next(type: string): Promise<SseEvent>;
-}
-
-function openChat(t: TestApp, token: string, body: Record<string, unknown>): LiveChat {
-  const events: SseEvent[] = [];
-  const finished = (async () => {
-    const res = await fetch(`${t.url}/api/chat`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-    });
-    if (!res.headers.get('content-type')?.includes('text/event-stream')) throw new Error(`chat answered ${res.status}: ${await res.text()}`);
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      const cut = buffer.lastIndexOf('\n\n');
-      if (cut < 0) continue;
-      events.push(...parseSse(buffer.slice(0, cut + 2)).events);
-      buffer = buffer.slice(cut + 2);
-    }
-    events.push(...parseSse(buffer).events);
-    return events;
-  })();
-  finished.catch(() => undefined);
-  return { events, finished, next: (type) => until(`SSE ${type}`, () => events.find((e) => e.event === type), 15_000) };
-}
 
 /** What a click looked like to the clicker: success (card replaced) or an error shown to them. */
 interface ClickAnswer { status: number; ok: boolean; message: string }

@@ -57,8 +57,9 @@ describe('hooks API', () => {
     const mine = res.body.find((h: { name: string }) => h.name === 'big_amount_check');
     expect(mine).toEqual({
       name: 'big_amount_check', point: 'PreToolUse', priority: 30, description: 'Asks for approval of big amounts',
-      config_schema: { type: 'object', properties: { limit: { type: 'number', minimum: 0, default: 1000 } } }, auto_attached: false,
+      config_schema: { type: 'object', properties: { limit: { type: 'number', minimum: 0, default: 1000 } } }, auto_attached: false, runs_last: false,
     });
+    expect(res.body.find((h: { name: string }) => h.name === 'confirmation_gate')).toMatchObject({ runs_last: true, auto_attached: true });
     const priorities = res.body.map((h: { priority: number }) => h.priority);
     expect(priorities).toEqual([...priorities].sort((a, b) => a - b));
     expect(new Set(res.body.map((h: { name: string }) => h.name)).size).toBe(res.body.length);

@@ -144,9 +144,13 @@ describe('hooks on every surface', () => {
       expect(evalResult.results[0]).toMatchObject({ passed: true, output: 'paid PO-9' });
       expect(run).toMatchObject({ surface: 'eval', hooks: 'bypassed' });
       expect(created).toHaveLength(0); // no gate, no card
-      expect(blockHook).toBeUndefined(); // no hook ran
-      expect(runTraces.some((e) => e.type === 'hook')).toBe(false);
+      expect(blockHook).toBeUndefined(); // no policy hook ran: only the audit log keeps running
+      expect(runTraces.filter((e) => e.type === 'hook').map((e) => e.hook)).toEqual(expect.arrayContaining(['audit_log']));
+      expect(runTraces.some((e) => e.type === 'hook' && e.hook !== 'audit_log')).toBe(false);
       expect(reads).toHaveLength(1); // the read the hook would block ran
+      expect(pays).toHaveLength(0); // the write was simulated, never sent
+      expect(evalResult.results[0].tool_calls.find((c: { tool: string }) => c.tool === 'oa__purchase_pay')).toMatchObject({ simulated: true });
+      return;
     } else {
       expect(run.surface).toBe(surface === 'api' ? 'api' : surface === 'chat' ? 'chat' : surface);
       expect(created).toHaveLength(1); // the approval card (inbox) for the 60000 payment

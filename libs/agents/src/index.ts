@@ -13,3 +13,4 @@ export * from './runs/run.entity.js';
 export * from './runs/run-events.service.js';
 export * from './runs/runs.service.js';
 export * from './engine/run-executor.js';
+export * from './engine/tool-call-runner.js';

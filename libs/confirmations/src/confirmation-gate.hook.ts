@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
 import { ChannelsService, type Channel, type ChannelRecord } from '@warden/channels';
-import { Hook, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
+import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, CONFIRMATION_GATE, Hook, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
 import { ConfirmationService } from './confirmation.service.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
@@ -21,6 +21,8 @@ const DEFAULT_POLICY: AgentHookSettings['confirmation'] = {
 };
 
 const block = (error: string, sideEffects: string[] = []): HookResult => ({ allow: false, error, sideEffects });
+/** The action a row's approval covers (rows from before digests existed: their stored tool + args). */
+const boundDigest = (row: ConfirmationRequest): string => row.argsDigest ?? actionDigest(row.tool, row.args);
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /**
@@ -28,13 +30,17 @@ const message = (err: unknown): string => (err instanceof Error ? err.message : 
  * Fails closed: no channel, an undeliverable card, a database error or a cancelled run all block the call, and a
  * row that was created is expired with the cause as its reason, so no later click can approve it.
  * Re-entered for the same run + call (a run resumed after a restart), it reuses the existing row: a decided row
- * gives its verdict at once, a pending one is waited on with its original deadline.
+ * gives its verdict at once, a pending one is waited on with its original deadline — but only while the row covers
+ * exactly this tool + args (digest); otherwise the call is blocked and a pending row expired.
+ * Runs last among PreToolUse hooks (`runsLast`) and decides on the args it receives, so what the approver sees is
+ * what will be sent; its `approval` carries the digest the runtime re-checks right before sending.
  */
 @Hook({
-  name: 'confirmation_gate',
+  name: CONFIRMATION_GATE,
   priority: 10,
   description: 'Asks a human to approve the tool call (chat card or inbox) and blocks it unless approved before the deadline',
   autoAttach: true,
+  runsLast: true,
   timeoutMs: GATE_HOOK_TIMEOUT_MS,
   onError: 'block',
 })
@@ -52,7 +58,10 @@ export class ConfirmationGateHook extends PreToolUseHook {
   }
 
   override shouldTrigger(ctx: HookContext): boolean {
-    return Boolean(ctx.metadata.requiresConfirmation || ctx.metadata.agent?.requireConfirmationForAll);
+    const { confirmationRequiredFor, requiresConfirmation, agent } = ctx.metadata;
+    // On the args as the hooks before this one left them: the action that will run, not the model's proposal.
+    const needed = confirmationRequiredFor ? confirmationRequiredFor(ctx.toolArgs) : requiresConfirmation;
+    return Boolean(needed || agent?.requireConfirmationForAll);
   }
 
   async execute(ctx: HookContext): Promise<HookResult> {
@@ -65,6 +74,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
       };
     }
     if (!ctx.callId) return block('the tool call has no call id, so its approval cannot be recorded');
+    const digest = actionDigest(ctx.toolName, ctx.toolArgs);
 
     let row: ConfirmationRequest;
     let created = false;
@@ -85,6 +95,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
           callId: ctx.callId,
           tool: ctx.toolName,
           args: ctx.toolArgs,
+          argsDigest: digest,
           requestedBy: ctx.userId || null,
           approverScope: policy.approverScope,
           agentOwnerId: ctx.metadata.agent?.ownerUserId ?? null,
@@ -99,6 +110,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
       return block(`the approval request could not be recorded: ${message(err)}`);
     }
 
+    if (boundDigest(row) !== digest) return this.unbound(ctx, row);
     try {
       if (created) {
         await ctx.emit('confirmation_pending', {
@@ -122,6 +134,8 @@ export class ConfirmationGateHook extends PreToolUseHook {
         status: final.status,
         responded_by: final.respondedByName,
       });
+      // The row may have been changed while it waited: an approval counts only for the action it names.
+      if (final.status === ConfirmationStatus.Approved && boundDigest(final) !== digest) return this.unbound(ctx, final);
       return this.verdict(final);
     } catch (err) {
       if (err instanceof WaiterClosedError) return block(err.message);
@@ -166,10 +180,19 @@ export class ConfirmationGateHook extends PreToolUseHook {
     }
   }
 
+  /** The row does not cover this tool + args: block (a pending row is expired so no click can approve it). */
+  private async unbound(ctx: HookContext, row: ConfirmationRequest): Promise<HookResult> {
+    this.logger.warn(`run ${ctx.runId} call ${ctx.callId}: confirmation ${row.id} does not cover the args to be sent; blocked`);
+    if (row.status === ConfirmationStatus.Pending) {
+      await this.confirmations.expire(row.id, 'system', ARGS_CHANGED_AFTER_APPROVAL).catch(() => undefined);
+    }
+    return block(ARGS_CHANGED_AFTER_APPROVAL);
+  }
+
   private verdict(row: ConfirmationRequest): HookResult {
     switch (row.status) {
       case ConfirmationStatus.Approved:
-        return { allow: true, sideEffects: [`approved by ${row.respondedByName}`] };
+        return { allow: true, sideEffects: [`approved by ${row.respondedByName}`], approval: { confirmationId: row.id, argsDigest: boundDigest(row) } };
       case ConfirmationStatus.Rejected:
         return block(`rejected by ${row.respondedByName}${row.reason ? `: ${row.reason}` : ''}`);
       case ConfirmationStatus.Expired: {

@@ -19,6 +19,8 @@ export interface NewConfirmation {
   callId: string;
   tool: string;
   args: Record<string, unknown>;
+  /** actionDigest(tool, args): what an approval of this row binds to. */
+  argsDigest: string;
   requestedBy: string | null;
   approverScope: ApproverScope;
   agentOwnerId: string | null;
@@ -77,14 +79,14 @@ export class ConfirmationStore {
       'other',
       `INSERT INTO confirmation_requests
          (org_id, agent_id, agent_name, run_id, call_id, tool, args, requested_by, approver_scope, agent_owner_id,
-          forbid_self_approval, channel_id, channel_type, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, now() + make_interval(secs => $14))
+          forbid_self_approval, channel_id, channel_type, expires_at, args_digest)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, now() + make_interval(secs => $14), $15)
        ON CONFLICT (run_id, call_id) DO NOTHING
        RETURNING *`,
       [
         input.orgId, input.agentId, input.agentName, input.runId, input.callId, input.tool, JSON.stringify(input.args),
         input.requestedBy, input.approverScope, input.agentOwnerId, input.forbidSelfApproval, input.channelId,
-        input.channelType, input.timeoutS,
+        input.channelType, input.timeoutS, input.argsDigest,
       ],
     );
     if (inserted) return { row: inserted, created: true };

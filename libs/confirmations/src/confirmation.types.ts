@@ -19,6 +19,8 @@ export interface ConfirmationRequest {
   callId: string;
   tool: string;
   args: Record<string, unknown>;
+  /** SHA-256 of tool + canonical JSON of `args`: the exact action an approval covers (null on pre-digest rows). */
+  argsDigest: string | null;
   status: ConfirmationStatus;
   requestedBy: string | null;
   approverScope: ApproverScope;
@@ -59,6 +61,7 @@ export function rowToConfirmation(r: Record<string, any>): ConfirmationRequest {
     callId: r.call_id,
     tool: r.tool,
     args: r.args ?? {},
+    argsDigest: r.args_digest ?? null,
     status: r.status as ConfirmationStatus,
     requestedBy: r.requested_by,
     approverScope: r.approver_scope,
@@ -90,6 +93,7 @@ export function confirmationView(c: ConfirmationRequest): Record<string, unknown
     agent_name: c.agentName,
     tool: c.tool,
     args: c.args,
+    args_digest: c.argsDigest,
     status: c.status,
     requested_by: c.requestedBy,
     approver_scope: c.approverScope,

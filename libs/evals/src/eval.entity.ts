@@ -1,7 +1,29 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
-export interface EvalCase { input: string; expect_contains?: string }
-export interface EvalCaseResult { input: string; output: string | null; passed: boolean; tool_calls: Array<{ tool: string; args: Record<string, unknown> }>; run_id: string; error?: string }
+/** A call the agent is expected to make: this tool, with args that contain `args_subset` (deeply). */
+export interface ExpectedToolCall { tool: string; args_subset?: Record<string, unknown> }
+
+export interface EvalCase {
+  input: string;
+  expect_contains?: string;
+  expect_tool_calls?: ExpectedToolCall[];
+  /** `{ "<tool>": <response or list of successive responses> }`: what simulated calls of that tool observe. */
+  fixtures?: Record<string, unknown>;
+}
+
+/** One call the agent made in a case: what was sent (or simulated) and how it ended. */
+export interface EvalToolCall { tool: string; args: Record<string, unknown>; simulated: boolean; status: string }
+
+export interface EvalCaseResult {
+  input: string;
+  output: string | null;
+  passed: boolean;
+  /** Why the case failed, one line per unmet expectation. */
+  failures?: string[];
+  tool_calls: EvalToolCall[];
+  run_id: string;
+  error?: string;
+}
 
 @Entity('evals')
 export class EvalRun {
@@ -12,6 +34,8 @@ export class EvalRun {
   @Column('text') status: 'running' | 'completed' | 'failed';
   /** Always 'bypassed': eval runs execute the agent without hooks on purpose, and say so. */
   @Column('text') hooks: 'bypassed';
+  /** Whether connector reads run for real (`live`) or are simulated like writes (which always are). */
+  @Column('text', { default: 'live' }) reads: 'live' | 'simulated';
   @Column('jsonb') cases: EvalCase[];
   @Column('jsonb') results: EvalCaseResult[];
   @Column('text', { nullable: true }) error: string | null;

@@ -1,12 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, type Principal } from '@warden/auth';
+import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
 import { CreateEvalDto } from './dto/create-eval.dto.js';
 import type { EvalRun } from './eval.entity.js';
 import { EvalsService } from './evals.service.js';
 
 const view = (e: EvalRun) => ({
-  id: e.id, agent_id: e.agentId, status: e.status, hooks: e.hooks, results: e.results, error: e.error,
+  id: e.id, agent_id: e.agentId, status: e.status, hooks: e.hooks, reads: e.reads, results: e.results, error: e.error,
   passed: e.results.filter((r) => r.passed).length, total: e.cases.length, created_at: e.createdAt,
 });
 
@@ -16,7 +16,9 @@ const view = (e: EvalRun) => ({
 export class EvalsController {
   constructor(private readonly evals: EvalsService) {}
 
+  /** Admins only: an eval runs an agent with its hooks bypassed (its writes are simulated, never sent). */
   @Post()
+  @Roles('admin')
   @HttpCode(202)
   async create(@CurrentPrincipal() p: Principal, @Body() body: CreateEvalDto) {
     const row = await this.evals.create(p.orgId, p.userId, body);

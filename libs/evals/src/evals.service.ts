@@ -1,14 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { AgentsService, RunEventsService, RunExecutor } from '@warden/agents';
+import { AgentsService, RunExecutor, ToolCallRunner } from '@warden/agents';
 import { isUuid, NotFoundError } from '@warden/common';
 import { Repository } from 'typeorm';
 import type { CreateEvalDto } from './dto/create-eval.dto.js';
-import { EvalRun, type EvalCaseResult } from './eval.entity.js';
+import { unmetExpectations } from './eval-expectations.js';
+import { EvalRun, type EvalCase, type EvalCaseResult } from './eval.entity.js';
 
 /**
  * The eval center: runs an agent over a list of cases on surface `eval` with hooks bypassed on purpose — no gate,
- * no cards, no waiting — and records that (`hooks: "bypassed"`) in the eval and in every run it started.
+ * no cards, no waiting — and records that (`hooks: "bypassed"`) in the eval and in every run it started. Safe by
+ * construction: an eval run never sends a write (ToolExecution simulates it from the case's fixtures), and every
+ * connector call, real or simulated, is audited (the audit log keeps running when hooks are bypassed).
  */
 @Injectable()
 export class EvalsService {
@@ -18,14 +21,19 @@ export class EvalsService {
     @InjectRepository(EvalRun) private readonly evals: Repository<EvalRun>,
     private readonly agents: AgentsService,
     private readonly executor: RunExecutor,
-    private readonly runEvents: RunEventsService,
+    private readonly toolCalls: ToolCallRunner,
   ) {}
 
   async create(orgId: string, userId: string, dto: CreateEvalDto): Promise<EvalRun> {
     await this.agents.findWithConfig(orgId, dto.agent_id);
     const row = await this.evals.save(this.evals.create({
-      orgId, userId, agentId: dto.agent_id, status: 'running', hooks: 'bypassed', results: [],
-      cases: dto.cases.map((c) => ({ input: c.input, ...(c.expect_contains ? { expect_contains: c.expect_contains } : {}) })),
+      orgId, userId, agentId: dto.agent_id, status: 'running', hooks: 'bypassed', reads: dto.reads ?? 'live', results: [],
+      cases: dto.cases.map((c): EvalCase => ({
+        input: c.input,
+        ...(c.expect_contains ? { expect_contains: c.expect_contains } : {}),
+        ...(c.expect_tool_calls ? { expect_tool_calls: c.expect_tool_calls.map((e) => ({ tool: e.tool, ...(e.args_subset ? { args_subset: e.args_subset } : {}) })) } : {}),
+        ...(c.fixtures ? { fixtures: c.fixtures } : {}),
+      })),
     }));
     void this.execute(row).catch((err) => this.logger.error({ err, evalId: row.id }, 'eval failed'));
     return row;
@@ -43,13 +51,16 @@ export class EvalsService {
     try {
       for (const c of row.cases) {
         const started = await this.executor.start({
-          orgId: row.orgId, userId: row.userId, agentId: row.agentId, message: c.input, surface: 'eval', bypassHooks: true,
+          orgId: row.orgId, userId: row.userId, agentId: row.agentId, message: c.input, surface: 'eval',
+          eval: { reads: row.reads, ...(c.fixtures ? { fixtures: c.fixtures } : {}) },
         });
         const outcome = await started.completion;
-        const toolCalls = (await this.runEvents.list(started.runId, 0, ['tool_call'])).map((e) => ({ tool: String(e.data.tool), args: (e.data.args ?? {}) as Record<string, unknown> }));
-        const output = outcome.answer;
-        const passed = outcome.status === 'completed' && (!c.expect_contains || (output ?? '').includes(c.expect_contains));
-        results.push({ input: c.input, output, passed, tool_calls: toolCalls, run_id: started.runId, ...(outcome.error ? { error: outcome.error } : {}) });
+        const toolCalls = (await this.toolCalls.listForRun(started.runId)).map((t) => ({ tool: t.tool, args: t.args, simulated: t.simulated, status: t.status }));
+        const failures = unmetExpectations(c, outcome, toolCalls);
+        results.push({
+          input: c.input, output: outcome.answer, passed: failures.length === 0, ...(failures.length ? { failures } : {}),
+          tool_calls: toolCalls, run_id: started.runId, ...(outcome.error ? { error: outcome.error } : {}),
+        });
         await this.record(row.id, 'running', results, null);
       }
       await this.record(row.id, 'completed', results, null);

@@ -11,6 +11,8 @@ export interface CatalogEntry {
   timeoutMs: number;
   onError: HookErrorPolicy;
   autoAttach: boolean;
+  runsLast?: boolean;
+  keepWhenBypassed?: boolean;
   instance: BaseHook<any>;
   /** The class name, for error messages. */
   className: string;
@@ -34,7 +36,7 @@ export class HookCatalog {
     return this.byName.get(name);
   }
 
-  /** Sorted like a registry runs them: by priority, then by name. */
+  /** By priority, then by name (a registry additionally runs `runsLast` hooks after the others of their point). */
   list(): CatalogEntry[] {
     return [...this.byName.values()].sort((a, b) => a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
@@ -42,4 +44,9 @@ export class HookCatalog {
   autoAttached(): CatalogEntry[] {
     return this.list().filter((e) => e.autoAttach);
   }
+}
+
+/** The order hooks of one point run in: `runsLast` hooks after all others, then ascending priority, ties by name. */
+export function byRunOrder(a: { priority: number; name: string; runsLast?: boolean }, b: { priority: number; name: string; runsLast?: boolean }): number {
+  return Number(a.runsLast ?? false) - Number(b.runsLast ?? false) || a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }

@@ -50,6 +50,8 @@ export class HookExplorer implements OnModuleInit {
         timeoutMs: options.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS,
         onError: options.onError ?? (instance.point === HookPoint.PreToolUse ? 'block' : 'allow'),
         autoAttach: options.autoAttach ?? false,
+        runsLast: options.runsLast ?? false,
+        keepWhenBypassed: options.keepWhenBypassed ?? false,
         instance,
         className,
       });

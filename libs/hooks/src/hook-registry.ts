@@ -13,6 +13,7 @@ import {
   type ToolArgs,
   type ToolCallMetadata,
 } from './hook.types.js';
+import { byRunOrder } from './hook-catalog.js';
 
 /** What the runtime knows about one tool call (or the session, for SessionStart) before the hooks run. */
 export type ToolCallContext = Omit<HookContext, 'point' | 'signal' | 'toolResult'> & {
@@ -32,6 +33,8 @@ export interface RegisteredHook {
   config: unknown;
   source: 'class' | 'yaml';
   autoAttached: boolean;
+  /** Runs after every other hook of its point (the confirmation gate). */
+  runsLast?: boolean;
 }
 
 export interface PreToolUseVerdict {
@@ -43,9 +46,16 @@ export interface PreToolUseVerdict {
   error?: string;
   wouldRequireConfirmation: boolean;
   outcomes: HookOutcome[];
+  /** The approval the call passed the gate with (tool + args digest the approver saw), if the gate ran. */
+  approval?: { confirmationId: string; argsDigest: string };
 }
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 5000;
+
+/** Why a call is blocked when the args to be sent are not the ones its approval covers. */
+export const ARGS_CHANGED_AFTER_APPROVAL = 'args changed after approval: the call was not sent';
+/** The name the confirmation gate blocks under (also when the runtime's own re-check of an approval fails). */
+export const CONFIRMATION_GATE = 'confirmation_gate';
 
 /** The observation the model reads for a blocked call (DESIGN.md). */
 export function blockedObservation(hook: string, error: string): string {
@@ -113,9 +123,6 @@ const messageOf = (err: unknown): string => (err instanceof Error ? err.message 
 
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
 
-function byPriorityThenName(a: RegisteredHook, b: RegisteredHook): number {
-  return a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-}
 
 /**
  * The hooks attached to one run, sorted per point, and the exact composition semantics of DESIGN.md: ascending
@@ -130,7 +137,7 @@ export class HookRegistry {
   private readonly blockedListeners: RegisteredHook[];
 
   constructor(hooks: RegisteredHook[], readonly agent?: AgentHookSettings) {
-    const sorted = [...hooks].sort(byPriorityThenName);
+    const sorted = [...hooks].sort(byRunOrder);
     this.pre = sorted.filter((h) => h.point === HookPoint.PreToolUse);
     this.post = sorted.filter((h) => h.point === HookPoint.PostToolUse);
     this.sessionStart = sorted.filter((h) => h.point === HookPoint.SessionStart);
@@ -182,6 +189,7 @@ export class HookRegistry {
     let args = ctx.toolArgs;
     const outcomes: HookOutcome[] = [];
     let wouldRequireConfirmation = false;
+    let approval: PreToolUseVerdict['approval'];
     if (this.pre.length === 0) return { allow: true, args, wouldRequireConfirmation, outcomes };
     this.attachAgent(ctx);
     let started = performance.now();
@@ -212,6 +220,7 @@ export class HookRegistry {
       }
       let kind: HookOutcomeKind = 'allow';
       if (result.wouldRequireConfirmation) { kind = 'would_require_confirmation'; wouldRequireConfirmation = true; }
+      if (result.approval && entry.runsLast) approval = result.approval;
       if (result.modifiedArgs !== undefined) {
         args = result.modifiedArgs;
         if (kind === 'allow') kind = 'rewrite';
@@ -220,7 +229,7 @@ export class HookRegistry {
       const pending = this.record(ctx, outcomes, entry, kind, sideEffects, finished - started, undefined);
       if (pending) { await pending; started = performance.now(); } else started = finished;
     }
-    return { allow: true, args, wouldRequireConfirmation, outcomes };
+    return { allow: true, args, wouldRequireConfirmation, outcomes, ...(approval ? { approval } : {}) };
   }
 
   async runPostToolUse(ctx: ToolCallContext & { toolResult: string }): Promise<{ result: string; outcomes: HookOutcome[] }> {

@@ -49,6 +49,14 @@ export class HookResolver {
     return new HookRegistry(hooks, agent);
   }
 
+  /**
+   * The registry of a run whose hooks are bypassed (evals: no human waits): none of the agent's hooks and no
+   * policy hook, only the auto-attached hooks that declare `keepWhenBypassed` — the audit log.
+   */
+  resolveBypassed(agent?: AgentHookSettings): HookRegistry {
+    return new HookRegistry(this.catalog.autoAttached().filter((e) => e.keepWhenBypassed).map((e) => registered(e, {})), agent);
+  }
+
   /** Every problem of a hooks config, each naming its entry; empty when the config is good. */
   async validate(hooksConfig: unknown): Promise<string[]> {
     try {
@@ -160,6 +168,7 @@ function registered(entry: CatalogEntry, config: Record<string, unknown>): Regis
     config,
     source: 'class',
     autoAttached: entry.autoAttach,
+    runsLast: entry.runsLast ?? false,
   };
 }
 

@@ -16,8 +16,13 @@ export type ToolArgs = Record<string, unknown>;
 
 /** What a hook may know about the tool being called; filled by the runtime per call. */
 export interface ToolCallMetadata {
-  /** The connector action (or built-in tool) says this call needs a human approval. */
+  /** The connector action (or built-in tool) says this call, with the model's args, needs a human approval. */
   requiresConfirmation?: boolean;
+  /**
+   * Whether the call needs a human approval with these args (the action's `requires_confirmation`, or its CEL
+   * condition evaluated on them). The gate asks it with the args it receives, i.e. after every rewrite.
+   */
+  confirmationRequiredFor?: (args: ToolArgs) => boolean;
   /** The tool changes something (connector action `write`, or a built-in tool that declares it). */
   write?: boolean;
   conversationId?: string;
@@ -87,6 +92,11 @@ export interface HookResult {
   sideEffects?: string[];
   /** Dry runs only: the hook would stop for a human approval. */
   wouldRequireConfirmation?: boolean;
+  /**
+   * The confirmation gate only: the approval this call ran under, bound to the digest of tool + args that the
+   * approver saw. The runtime re-checks it against what it is about to send.
+   */
+  approval?: { confirmationId: string; argsDigest: string };
 }
 
 export type HookOutcomeKind = 'allow' | 'block' | 'rewrite' | 'error' | 'would_require_confirmation';
@@ -125,6 +135,13 @@ export interface HookOptions {
   onError?: HookErrorPolicy;
   /** Attached to every agent whether declared or not, and cannot be removed. */
   autoAttach?: boolean;
+  /**
+   * Runs after every other hook of its point whatever the priorities say (the confirmation gate: it must see
+   * the args that will be sent). Only such a hook's `approval` is trusted.
+   */
+  runsLast?: boolean;
+  /** Auto-attached hooks only: still runs in runs whose hooks are bypassed (evals), e.g. the audit log. */
+  keepWhenBypassed?: boolean;
 }
 
 type Awaitable<T> = T | Promise<T>;

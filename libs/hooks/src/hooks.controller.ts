@@ -14,7 +14,10 @@ export class HooksController {
     private readonly dryRuns: HookDryRunService,
   ) {}
 
-  /** Every discovered hook class, in the order a registry would run them. */
+  /**
+   * Every discovered hook class by priority. `runs_last` hooks (the confirmation gate) run after every other hook
+   * of their point whatever the priorities: they decide on the args the others leave.
+   */
   @Get()
   list() {
     return this.catalog.list().map((e) => ({
@@ -24,6 +27,7 @@ export class HooksController {
       description: e.description,
       config_schema: e.configSchema ?? null,
       auto_attached: e.autoAttach,
+      runs_last: e.runsLast ?? false,
     }));
   }
 

@@ -10,7 +10,7 @@ import { AgentsService } from '../agents/agents.service.js';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import { LlmError, type ChatMessage, type LlmProvider, type LlmRequest, type LlmTurn } from '../llm/llm-provider.js';
 import { RunEventsService } from '../runs/run-events.service.js';
-import { ACTIVE_RUN_STATUSES, AgentRun, Conversation, type RunMode, type RunState, type RunStatus, type ToolRunSpec } from '../runs/run.entity.js';
+import { ACTIVE_RUN_STATUSES, AgentRun, Conversation, type EvalRunOptions, type RunMode, type RunState, type RunStatus, type ToolRunSpec } from '../runs/run.entity.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { AnswerDeltaStream } from './answer-delta-stream.js';
 import { PLANNING_PROMPT, parsePlan } from './dag-plan.js';
@@ -26,8 +26,11 @@ export interface StartRunOptions {
   parentRunId?: string;
   parentCallId?: string;
   conversationId?: string;
-  /** Eval runs only: no hooks at all, recorded as `hooks: "bypassed"`. */
-  bypassHooks?: boolean;
+  /**
+   * Eval runs and their children: hooks bypassed (recorded as `hooks: "bypassed"`; only the audit log runs) and
+   * tool calls simulated per these options — writes are never sent.
+   */
+  eval?: EvalRunOptions;
 }
 
 export interface RunOutcome {
@@ -112,11 +115,11 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       ...(conversation?.messages ?? []),
       { role: 'user', content: opts.message },
     ];
-    const state: RunState = { phase: 'start', messages, turns: 0, pending_calls: [] };
+    const state: RunState = { phase: 'start', messages, turns: 0, pending_calls: [], ...(opts.eval ? { eval: opts.eval } : {}) };
     const run = await this.dataSource.getRepository(AgentRun).save({
       orgId: opts.orgId, agentId: agent.id, userId: opts.userId, conversationId: conversation?.id ?? null,
       parentRunId: opts.parentRunId ?? null, parentCallId: opts.parentCallId ?? null, surface: opts.surface, mode,
-      status: 'running' as const, hooks: opts.bypassHooks ? 'bypassed' as const : 'active' as const, message: opts.message,
+      status: 'running' as const, hooks: opts.eval ? 'bypassed' as const : 'active' as const, message: opts.message,
       answer: null, error: null, state, eventSeq: 0,
       // Leased from birth, so no recovery loop takes a run that is just starting.
       lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs), finishedAt: null,
@@ -128,7 +131,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     const settings = hookSettingsOf(agent, config);
     let registry: HookRegistry;
     try {
-      registry = opts.bypassHooks ? HookRegistry.empty() : await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings });
+      registry = opts.eval ? this.hooks.resolveBypassed(settings) : await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings });
     } catch (err) {
       const message = err instanceof HookBuildError ? err.message : `the agent's hooks cannot be built: ${(err as Error).message}`;
       await this.finish(run, 'refused', { error: message });
@@ -341,7 +344,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     const base = prepared ?? (run.state.tool_run ? await this.prepareToolRun(run.state.tool_run) : undefined) ?? await (async () => {
       const { agent, config } = await this.agents.findWithConfig(run.orgId, run.agentId);
       const settings = hookSettingsOf(agent, config);
-      const registry = run.hooks === 'bypassed' ? HookRegistry.empty() : await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings });
+      const registry = run.hooks === 'bypassed' ? this.hooks.resolveBypassed(settings) : await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings });
       return { agent, config, settings, registry };
     })();
     const abort = new AbortController();
@@ -472,7 +475,8 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       try {
         const child = await this.start({
           orgId: run.orgId, userId: run.userId, agentId: run.agentId, message, surface: 'dag', mode: 'react',
-          parentRunId: run.id, parentCallId: `step:${step.id}`, bypassHooks: run.hooks === 'bypassed',
+          parentRunId: run.id, parentCallId: `step:${step.id}`,
+          ...(run.hooks === 'bypassed' ? { eval: run.state.eval ?? { reads: 'live' } } : {}),
         });
         return [step.id, { status: 'running' as const, run_id: child.runId }] as const;
       } catch (err) {

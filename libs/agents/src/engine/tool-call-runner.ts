@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { blockedObservation, type ToolCallMetadata } from '@warden/hooks';
+import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, blockedObservation, CONFIRMATION_GATE, type PreToolUseVerdict, type ToolCallMetadata } from '@warden/hooks';
 import { DataSource } from 'typeorm';
-import { ConnectorExecutor, OBSERVATION_MAX_CHARS } from '../connectors/connector-executor.js';
 import type { PendingToolCall, ToolCallStatus } from '../runs/run.entity.js';
 import { ToolRegistry, type ResolvedTool } from '../tools/tool-registry.js';
 import type { LiveRun } from './run-executor.js';
+import { ToolExecution } from './tool-execution.js';
 
 /**
  * Thrown when the instance stops while a call waits in its PreToolUse hooks (e.g. for an approval): the call was
@@ -34,7 +34,7 @@ export class ToolCallRunner {
   constructor(
     private readonly dataSource: DataSource,
     private readonly tools: ToolRegistry,
-    private readonly connectors: ConnectorExecutor,
+    private readonly execution: ToolExecution,
   ) {}
 
   /** The durable records of a turn's calls, before any of them runs. */
@@ -108,16 +108,21 @@ export class ToolCallRunner {
           `UPDATE tool_calls SET status = 'pending', started_at = NULL WHERE run_id = $1 AND call_id = $2 AND status = 'running'`, [run.id, call.call_id]);
         throw new RunSuspendedError(`the server stopped while call ${call.call_id} waited in its hooks (${verdict.error ?? 'blocked'})`);
       }
+      // What will be sent, frozen here: nothing a hook still holds can change it after the check below.
+      const args = structuredClone(verdict.args);
+      if (verdict.allow && !approvalCovers(verdict, call.tool, args)) {
+        this.logger.warn({ runId: run.id, callId: call.call_id, tool: call.tool }, 'args changed after approval; call blocked');
+        Object.assign(verdict, { allow: false, args, blockedBy: CONFIRMATION_GATE, error: ARGS_CHANGED_AFTER_APPROVAL });
+      }
       if (!verdict.allow) {
         const blockedBy = verdict.blockedBy ?? 'a hook';
         const error = verdict.error ?? 'blocked';
-        await live.registry.runBlocked(ctx, { blockedBy, error });
+        await live.registry.runBlocked({ ...ctx, toolArgs: verdict.args }, { blockedBy, error });
         const content = blockedObservation(blockedBy, error);
         await this.store(run.id, call.call_id, { status: 'blocked', args: verdict.args, result: content, blockedBy, error });
         await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: verdict.args, content, blocked: true, blocked_by: blockedBy });
         return;
       }
-      const args = verdict.args;
       if (!tool) {
         const known = available.map((t) => t.spec.name).join(', ') || 'none';
         const content = `Error: unknown tool "${call.tool}". Tools you can call: ${known}.`;
@@ -129,28 +134,16 @@ export class ToolCallRunner {
       // From here on the target may act: a resumed run must not repeat this call (see settleInterrupted).
       await this.dataSource.query(`UPDATE tool_calls SET executed_args = $3 WHERE run_id = $1 AND call_id = $2`, [run.id, call.call_id, JSON.stringify(args)]);
       const started = Date.now();
-      let outcome: { ok: boolean; content: string; full: string; status?: number; error?: string };
-      if (tool.kind === 'connector') {
-        const res = await this.connectors.execute(tool.connector.connector, tool.connector.action, args, call.call_id, live.abort.signal);
-        outcome = { ok: res.ok, content: res.content, full: res.fullContent, status: res.status, error: res.error };
-      } else {
-        try {
-          const text = await tool.builtin.execute(args, {
-            orgId: run.orgId, userId: run.userId, agentId: run.agentId, runId: run.id, callId: call.call_id,
-            surface: run.surface, emit: live.emit, signal: live.abort.signal,
-          });
-          outcome = { ok: true, content: text.slice(0, OBSERVATION_MAX_CHARS), full: text };
-        } catch (err) {
-          outcome = { ok: false, content: `Error: ${(err as Error).message}`, full: '', error: (err as Error).message };
-        }
-      }
+      const outcome = await this.execution.execute(live, call.call_id, tool, args);
       const durationMs = Date.now() - started;
       const post = await live.registry.runPostToolUse({
         ...ctx, toolArgs: args, toolResult: outcome.content,
-        metadata: { ...executedMeta, execution: { status: outcome.status, durationMs, success: outcome.ok, error: outcome.error } },
+        metadata: { ...executedMeta, simulated: outcome.simulated, execution: { status: outcome.status, durationMs, success: outcome.ok, error: outcome.error } },
       });
-      await this.store(run.id, call.call_id, { status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error });
-      await live.emit('observation', { call_id: call.call_id, tool: call.tool, args, content: post.result, blocked: false, ok: outcome.ok });
+      await this.store(run.id, call.call_id, { status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error, simulated: outcome.simulated });
+      await live.emit('observation', {
+        call_id: call.call_id, tool: call.tool, args, content: post.result, blocked: false, ok: outcome.ok, ...(outcome.simulated ? { simulated: true } : {}),
+      });
     } catch (err) {
       if (live.abort.signal.aborted || err instanceof RunSuspendedError) throw err;
       this.logger.error({ err, runId: run.id, callId: call.call_id }, 'tool call failed unexpectedly');
@@ -160,11 +153,23 @@ export class ToolCallRunner {
     }
   }
 
-  private async store(runId: string, callId: string, r: { status: ToolCallStatus; args: Record<string, unknown>; result: string; fullResult?: string; blockedBy?: string; error?: string }): Promise<void> {
+  private async store(runId: string, callId: string, r: { status: ToolCallStatus; args: Record<string, unknown>; result: string; fullResult?: string; blockedBy?: string; error?: string; simulated?: boolean }): Promise<void> {
     await this.dataSource.query(
-      `UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, finished_at = now()
+      `UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, simulated = $9, finished_at = now()
        WHERE run_id = $1 AND call_id = $2`,
-      [runId, callId, r.status, JSON.stringify(r.args), r.result, r.fullResult ?? r.result, r.blockedBy ?? null, r.error ?? null],
+      [runId, callId, r.status, JSON.stringify(r.args), r.result, r.fullResult ?? r.result, r.blockedBy ?? null, r.error ?? null, r.simulated ?? false],
     );
   }
+
+  /** The calls of a run in the order they were made, with what was sent (or simulated) and what came back. */
+  async listForRun(runId: string): Promise<Array<{ call_id: string; tool: string; args: Record<string, unknown>; status: ToolCallStatus; simulated: boolean; result: string | null }>> {
+    return this.dataSource.query(
+      `SELECT call_id, tool, COALESCE(executed_args, args) AS args, status, simulated, result FROM tool_calls
+        WHERE run_id = $1 ORDER BY created_at, position`, [runId]);
+  }
+}
+
+/** An approval covers exactly one tool + args: true when there is none, or when it names exactly what will be sent. */
+function approvalCovers(verdict: PreToolUseVerdict, tool: string, args: Record<string, unknown>): boolean {
+  return !verdict.approval || verdict.approval.argsDigest === actionDigest(tool, args);
 }

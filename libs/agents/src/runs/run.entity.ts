@@ -9,6 +9,13 @@ export type ToolCallStatus = 'pending' | 'running' | 'done' | 'failed' | 'blocke
 
 export interface PendingToolCall { call_id: string; tool: string; args: Record<string, unknown> }
 
+/**
+ * How an eval run (hooks bypassed) treats tool calls: writes are always simulated — answered from `fixtures`
+ * (`{ "<tool>": <response or list of successive responses> }`) or a synthetic observation — and reads run live
+ * unless `reads` is `simulated`. Child runs (DAG steps, delegates) inherit it.
+ */
+export interface EvalRunOptions { reads: 'live' | 'simulated'; fixtures?: Record<string, unknown> }
+
 export interface PlanStep { id: string; task: string; depends_on: string[] }
 export interface StepProgress { status: 'pending' | 'running' | 'completed' | 'failed'; run_id?: string; answer?: string; error?: string }
 
@@ -27,6 +34,8 @@ export interface RunState {
   steps?: Record<string, StepProgress>;
   /** Set for a one-call run (a workflow CONNECTOR node): no model, the call's observation is the answer. */
   tool_run?: ToolRunSpec;
+  /** Set for eval runs and their children: calls are simulated per EvalRunOptions. */
+  eval?: EvalRunOptions;
 }
 
 /** Who a one-call run acts for, and the hooks it runs with (as an agent's model_config_json would declare them). */
@@ -86,6 +95,8 @@ export class ToolCallRecord {
   @Column('text', { nullable: true }) fullResult: string | null;
   @Column('text', { nullable: true }) blockedBy: string | null;
   @Column('text', { nullable: true }) error: string | null;
+  /** An eval run's call that was simulated (its observation came from a fixture), never sent. */
+  @Column('boolean', { default: false }) simulated: boolean;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @Column('timestamptz', { nullable: true }) startedAt: Date | null;
   @Column('timestamptz', { nullable: true }) finishedAt: Date | null;

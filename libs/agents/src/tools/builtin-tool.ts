@@ -1,4 +1,5 @@
 import type { RunEventEmitter, Surface } from '@warden/hooks';
+import type { EvalRunOptions } from '../runs/run.entity.js';
 
 /** What a built-in tool knows about the call it serves. */
 export interface ToolRunContext {
@@ -12,6 +13,8 @@ export interface ToolRunContext {
   emit: RunEventEmitter;
   /** Aborted when the run is cancelled. */
   signal: AbortSignal;
+  /** Set in eval runs: a tool that starts runs must start them as eval runs too (writes simulated). */
+  eval?: EvalRunOptions;
 }
 
 /**

@@ -64,17 +64,29 @@ export class ToolRegistry implements OnModuleInit {
     return patterns.filter((p) => !names.some((n) => globMatches(p, n)));
   }
 
-  /** Per-call metadata for hooks: confirmation need (CEL over args), write flag, connector details. */
+  /**
+   * Per-call metadata for hooks: confirmation need (CEL over args) — for the given args and, for the gate, as a
+   * function of whatever args the hooks leave — write flag, connector details.
+   */
   metadataFor(tool: ResolvedTool | undefined, args: Record<string, unknown>): ToolCallMetadata {
     if (!tool) return { requiresConfirmation: false, write: false };
-    if (tool.kind === 'builtin') return { requiresConfirmation: tool.builtin.requiresConfirmation(args), write: tool.builtin.write };
+    const confirmationRequiredFor = (a: Record<string, unknown>) => confirmationRequired(tool, a);
+    if (tool.kind === 'builtin') return { requiresConfirmation: confirmationRequiredFor(args), confirmationRequiredFor, write: tool.builtin.write };
     const { connector, action } = tool.connector;
     let url = connector.baseUrl + action.path;
     try { url = buildConnectorRequest(connector, action, args).url; } catch { /* path args missing: the call fails later */ }
     return {
-      requiresConfirmation: action.requiresConfirmation || (action.requiresConfirmationWhen !== null && evaluateConfirmationCondition(action.requiresConfirmationWhen, args)),
+      requiresConfirmation: confirmationRequiredFor(args),
+      confirmationRequiredFor,
       write: action.write,
       connector: { id: connector.id, name: connector.name, action: action.name, method: action.method, url },
     };
   }
+}
+
+/** Whether a call of this tool with these args needs a human approval (CEL failures count as yes). */
+export function confirmationRequired(tool: ResolvedTool, args: Record<string, unknown>): boolean {
+  if (tool.kind === 'builtin') return tool.builtin.requiresConfirmation(args);
+  const { action } = tool.connector;
+  return action.requiresConfirmation || (action.requiresConfirmationWhen !== null && evaluateConfirmationCondition(action.requiresConfirmationWhen, args));
 }

@@ -19,6 +19,7 @@ export const AUDIT_LOG_HOOK = 'audit_log';
   name: AUDIT_LOG_HOOK,
   priority: 1000,
   autoAttach: true,
+  keepWhenBypassed: true,
   description: 'Writes one connector_call_logs row per connector call (executed or blocked): who, what, digest of the args, status, duration.',
   configSchema: {
     type: 'object',
@@ -46,6 +47,7 @@ export class AuditLogHook extends PostToolUseHook<AuditLogConfig> {
       success: execution?.success ?? false,
       error: execution?.error ?? null,
       blockedBy: null,
+      simulated: ctx.metadata.simulated === true,
     });
     const backpressure = this.writer.record(row);
     const result: HookResult = { sideEffects: [`connector call logged (${row.connectorName}.${row.action})`] };
@@ -55,14 +57,14 @@ export class AuditLogHook extends PostToolUseHook<AuditLogConfig> {
   async onBlocked(ctx: HookContext, blocked: { blockedBy: string; error: string }, config: AuditLogConfig): Promise<void> {
     if (ctx.metadata.dryRun || !ctx.metadata.connector) return;
     await this.writer.record(this.row(ctx, config, {
-      status: null, durationMs: null, success: false, error: blocked.error, blockedBy: blocked.blockedBy,
+      status: null, durationMs: null, success: false, error: blocked.error, blockedBy: blocked.blockedBy, simulated: false,
     }));
   }
 
   private row(
     ctx: HookContext,
     config: AuditLogConfig,
-    outcome: Pick<AuditRow, 'status' | 'durationMs' | 'success' | 'error' | 'blockedBy'>,
+    outcome: Pick<AuditRow, 'status' | 'durationMs' | 'success' | 'error' | 'blockedBy' | 'simulated'>,
   ): AuditRow {
     const connector = ctx.metadata.connector!;
     return {

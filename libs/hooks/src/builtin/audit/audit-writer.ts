@@ -30,6 +30,8 @@ export interface AuditRow {
   success: boolean;
   error: string | null;
   blockedBy: string | null;
+  /** An eval run's call that was simulated, not sent. */
+  simulated: boolean;
   createdAt: Date;
 }
 
@@ -49,12 +51,12 @@ export const AUDIT_WRITER_OPTIONS = Symbol('AUDIT_WRITER_OPTIONS');
 const DEFAULTS: AuditWriterOptions = { batchSize: 500, flushIntervalMs: 200, maxBuffered: 20_000, retryDelayMs: 1_000 };
 const SHUTDOWN_ATTEMPTS = 5;
 
-// unnest() turns 20 arrays into rows: one statement and 20 parameters per batch, whatever its size.
+// unnest() turns 21 arrays into rows: one statement and 21 parameters per batch, whatever its size.
 const INSERT_SQL = `INSERT INTO connector_call_logs (org_id, agent_id, user_id, run_id, call_id, surface, tool, connector_id,
-  connector_name, action, method, url, args_digest, args, status, duration_ms, success, error, blocked_by, created_at)
+  connector_name, action, method, url, args_digest, args, status, duration_ms, success, error, blocked_by, created_at, simulated)
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
   $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::jsonb[], $15::int[], $16::int[], $17::bool[],
-  $18::text[], $19::text[], $20::timestamptz[])`;
+  $18::text[], $19::text[], $20::timestamptz[], $21::bool[])`;
 
 /**
  * Buffers audit rows and writes them in batches: one multi-row INSERT per flush, when the buffer reaches
@@ -189,6 +191,7 @@ export class AuditWriter implements BeforeApplicationShutdown, OnApplicationShut
       rows.map((r) => (r.args === null ? null : JSON.stringify(r.args))),
       col('status'), col('durationMs'), col('success'), col('error'), col('blockedBy'),
       rows.map((r) => r.createdAt.toISOString()),
+      col('simulated'),
     ]);
     this.stats.inserts++;
     this.stats.rowsWritten += rows.length;

@@ -27,6 +27,7 @@ const view = (r: ConnectorCallLog) => ({
   success: r.success,
   error: r.error,
   blocked_by: r.blockedBy,
+  simulated: r.simulated,
   created_at: r.createdAt,
 });
 

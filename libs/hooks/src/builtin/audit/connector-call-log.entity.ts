@@ -26,6 +26,8 @@ export class ConnectorCallLog {
   @Column('text', { nullable: true }) error: string | null;
   /** The hook that blocked the call, or null when it ran. */
   @Column('text', { nullable: true }) blockedBy: string | null;
+  /** An eval run's call that was simulated (not sent); false for every call that reached the target. */
+  @Column('boolean', { default: false }) simulated: boolean;
   /** When the call happened (not when the batch reached the database). */
   @Column('timestamptz') createdAt: Date;
 }

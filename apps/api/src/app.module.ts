@@ -6,7 +6,7 @@ import { ValidationPipe } from '@nestjs/common';
 import { AgentsModule } from '@warden/agents';
 import { AuthModule } from '@warden/auth';
 import { ChannelsModule } from '@warden/channels';
-import { AllExceptionsFilter, AppConfig, AppConfigModule, type EnvironmentInput } from '@warden/common';
+import { AllExceptionsFilter, AppConfig, AppConfigModule, TelemetryModule, type EnvironmentInput } from '@warden/common';
 import { ConfirmationsModule } from '@warden/confirmations';
 import { DatabaseModule } from '@warden/database';
 import { EvalsModule } from '@warden/evals';
@@ -16,6 +16,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import { DemoModule } from './demo/demo.module.js';
 import { HealthController } from './health.controller.js';
+import { MetricsController } from './metrics.controller.js';
 
 /** Wires the libraries together; holds no business logic. */
 @Module({})
@@ -26,6 +27,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         AppConfigModule.forRoot(overrides),
+        TelemetryModule,
         LoggerModule.forRootAsync({
           inject: [AppConfig],
           useFactory: (config: AppConfig) => ({
@@ -55,7 +57,7 @@ export class AppModule {
         DemoModule,
         ...extraImports,
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         {

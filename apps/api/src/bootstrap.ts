@@ -18,7 +18,7 @@ export async function createApp(overrides: EnvironmentInput = {}, extraImports: 
     forceCloseConnections: true,
   });
   app.useLogger(app.get(Logger));
-  app.setGlobalPrefix('api', { exclude: ['demo-oa/{*path}'] });
+  app.setGlobalPrefix('api', { exclude: ['demo-oa/{*path}', 'metrics'] });
   app.enableShutdownHooks();
   app.useBodyParser('json', { limit: '2mb' });
   app.useBodyParser('urlencoded', { limit: '2mb', extended: true });

@@ -15,6 +15,7 @@ import { RunExecutor } from './engine/run-executor.js';
 import { RunRecovery } from './engine/run-recovery.js';
 import { ToolCallRunner } from './engine/tool-call-runner.js';
 import { ToolExecution } from './engine/tool-execution.js';
+import { RunMetrics } from './runs/run-metrics.js';
 import { LlmProviderFactory } from './llm/llm-provider.factory.js';
 import { ChatController } from './runs/chat.controller.js';
 import { RunEventsService } from './runs/run-events.service.js';
@@ -32,7 +33,7 @@ import { ToolRegistry } from './tools/tool-registry.js';
   controllers: [ConnectorsController, AgentsController, ChatController, RunsController],
   providers: [
     ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, AgentHookLookup, LlmProviderFactory,
-    RunEventsService, ToolCallRunner, ToolExecution, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool,
+    RunEventsService, RunMetrics, ToolCallRunner, ToolExecution, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool,
     { provide: AgentConfigLookup, useExisting: AgentHookLookup },
   ],
   exports: [ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, RunEventsService, ToolCallRunner, RunExecutor, RunsService, AgentConfigLookup],

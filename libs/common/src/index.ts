@@ -6,3 +6,6 @@ export * from './errors/all-exceptions.filter.js';
 export * from './http/event-stream.js';
 export * from './graph.js';
 export * from './uuid.js';
+export * from './telemetry/metrics.js';
+export * from './telemetry/tracing.js';
+export * from './telemetry/telemetry.module.js';

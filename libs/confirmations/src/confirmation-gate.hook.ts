@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
+import { inSpan } from '@warden/common';
 import { ChannelsService, type Channel, type ChannelRecord } from '@warden/channels';
 import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, CONFIRMATION_GATE, Hook, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
 import { ConfirmationService } from './confirmation.service.js';
@@ -127,7 +128,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
         const undelivered = await this.deliverCard(ctx, row, channel);
         if (undelivered) return undelivered;
       }
-      const final = row.status === ConfirmationStatus.Pending ? await this.waiter.wait(row.id, row.expiresAt, ctx.signal) : row;
+      const final = row.status === ConfirmationStatus.Pending ? await this.waitTraced(ctx, row) : row;
       await ctx.emit('confirmation_resolved', {
         call_id: ctx.callId,
         confirmation_id: final.id,
@@ -143,6 +144,16 @@ export class ConfirmationGateHook extends PreToolUseHook {
       await this.confirmations.expire(row.id, 'system', `approval gate failed: ${message(err)}`).catch(() => undefined);
       return block(`the approval could not be completed: ${message(err)}`);
     }
+  }
+
+  /** Waits for the decision inside an `approval wait` span (who decided, how long it took). */
+  private waitTraced(ctx: HookContext, row: ConfirmationRequest): Promise<ConfirmationRequest> {
+    return inSpan('approval wait', { 'warden.confirmation_id': row.id, 'warden.call_id': ctx.callId ?? '', 'warden.tool': row.tool }, async (span) => {
+      const started = Date.now();
+      const final = await this.waiter.wait(row.id, row.expiresAt, ctx.signal);
+      span?.setAttributes({ 'warden.approval.status': final.status, 'warden.approval.decided_by': final.respondedByName ?? '', 'warden.approval.wait_ms': Date.now() - started });
+      return final;
+    });
   }
 
   /** Sends the card; on failure closes the row (so nothing can approve it later) and returns the block. */

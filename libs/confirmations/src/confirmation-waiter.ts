@@ -1,6 +1,6 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { AppConfig } from '@warden/common';
+import { AppConfig, Metrics } from '@warden/common';
 import { DATABASE_TARGET, PgNotificationListener, type DatabaseTarget } from '@warden/database';
 import { ConfirmationStore } from './confirmation.store.js';
 import {
@@ -56,6 +56,7 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
     private readonly store: ConfirmationStore,
     private readonly config: AppConfig,
     @Inject(DATABASE_TARGET) target: DatabaseTarget,
+    @Optional() private readonly metrics?: Metrics,
   ) {
     this.listener = target.embedded ? null : new PgNotificationListener({
       url: target.url, channel: CONFIRMATION_NOTIFY_CHANNEL, applicationName: 'warden-confirmation-waiter', logger: this.logger,
@@ -137,6 +138,7 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
     if (!waiting) return;
     clearTimeout(waiting.deadline);
     this.waiting.delete(row.id);
+    if (row.respondedAt) this.metrics?.approvalWake.observe(Math.max(0, Date.now() - row.respondedAt.getTime()) / 1000);
     for (const l of waiting.listeners) l.resolve(row);
   }
 

@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { isUuid } from '@warden/common';
+import { isUuid, Metrics } from '@warden/common';
 import type { ApproverScope } from '@warden/hooks';
 import { DataSource } from 'typeorm';
 import {
@@ -48,14 +48,22 @@ export interface Settlement {
  * durable. The same change is then published in-process (PGlite has no cross-session NOTIFY worth relying on).
  */
 @Injectable()
-export class ConfirmationStore {
+export class ConfirmationStore implements OnModuleInit {
   /** Statements issued, by purpose; the bench reads these to show what waiting costs. */
   readonly queryCounts = { poll: 0, wake: 0, transition: 0, other: 0 };
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly events: EventEmitter2,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
+
+  onModuleInit(): void {
+    this.metrics?.gauge('warden_approvals_pending', 'Approval requests waiting for a decision (all orgs)', async () => {
+      const [row]: Array<{ n: number }> = await this.dataSource.query(`SELECT count(*)::int AS n FROM confirmation_requests WHERE status = 'pending'`);
+      return row?.n ?? 0;
+    });
+  }
 
   private async rows(kind: keyof ConfirmationStore['queryCounts'], sql: string, params: unknown[]): Promise<ConfirmationRequest[]> {
     this.queryCounts[kind]++;
@@ -138,6 +146,9 @@ export class ConfirmationStore {
       [id, s.status, s.respondedByUserId ?? null, s.respondedByOpenId ?? null, s.respondedByPlatform ?? null, s.respondedByName, s.reason ?? null],
     );
     if (!row) return null;
+    if (row.respondedAt && s.status !== ConfirmationStatus.Expired) {
+      this.metrics?.approvalDecision.labels(row.channelType ?? 'none', row.status).observe((row.respondedAt.getTime() - row.createdAt.getTime()) / 1000);
+    }
     this.events.emit(CONFIRMATION_SETTLED, row);
     return row;
   }

@@ -28,6 +28,8 @@ export interface EventLogTables {
  */
 export class EventLog {
   private readonly wakeups = new EventEmitter().setMaxListeners(0);
+  /** Streams following a log right now (a gauge in /metrics). */
+  followers = 0;
   private readonly listener: PgNotificationListener | null;
 
   constructor(
@@ -82,17 +84,22 @@ export class EventLog {
    */
   async follow(ownerId: string, afterSeq: number, deliver: (event: StoredEvent) => void, isLast: (event: StoredEvent) => boolean, signal: AbortSignal, pollMs = 1000): Promise<boolean> {
     let last = afterSeq;
-    while (!signal.aborted) {
-      const woken = this.nextWakeup(ownerId, pollMs, signal);
-      for (const event of await this.list(ownerId, last)) {
-        if (event.seq !== last + 1) break; // a gap closes when the earlier writer commits
-        last = event.seq;
-        deliver(event);
-        if (isLast(event)) return true;
+    this.followers++;
+    try {
+      while (!signal.aborted) {
+        const woken = this.nextWakeup(ownerId, pollMs, signal);
+        for (const event of await this.list(ownerId, last)) {
+          if (event.seq !== last + 1) break; // a gap closes when the earlier writer commits
+          last = event.seq;
+          deliver(event);
+          if (isLast(event)) return true;
+        }
+        await woken;
       }
-      await woken;
+      return false;
+    } finally {
+      this.followers--;
     }
-    return false;
   }
 
   private nextWakeup(ownerId: string, ms: number, signal: AbortSignal): Promise<void> {

@@ -1,3 +1,4 @@
+import { recordSpan, tracingEnabled, type HookStats } from '@warden/common';
 import {
   HookPoint,
   type AgentHookSettings,
@@ -35,6 +36,8 @@ export interface RegisteredHook {
   autoAttached: boolean;
   /** Runs after every other hook of its point (the confirmation gate). */
   runsLast?: boolean;
+  /** Where this hook's outcomes and durations are counted (Prometheus); set by the resolver. */
+  stats?: HookStats;
 }
 
 export interface PreToolUseVerdict {
@@ -344,6 +347,11 @@ export class HookRegistry {
     };
     if (detail !== undefined) { outcome.detail = detail; event.detail = detail; }
     outcomes.push(outcome);
+    entry.stats?.record(kind, durationMs / 1000);
+    if (tracingEnabled()) {
+      const attributes = { 'warden.hook': entry.name, 'warden.hook.point': entry.point, 'warden.hook.outcome': kind, 'warden.hook.duration_ms': duration, 'warden.call_id': ctx.callId ?? '' };
+      recordSpan(`hook ${entry.name}`, detail === undefined ? attributes : { ...attributes, 'warden.hook.detail': detail }, durationMs, kind === 'error' ? detail : undefined);
+    }
     const emitted = ctx.emit('hook', event) as Promise<void> | undefined;
     return isThenable(emitted) ? emitted : undefined;
   }

@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { AppConfig } from '@warden/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { AppConfig, Metrics } from '@warden/common';
 import { HookBuildError } from './hook-build.error.js';
 import { HookCatalog, type CatalogEntry } from './hook-catalog.js';
 import { checkHookConfig } from './hook-config.validator.js';
@@ -32,6 +32,7 @@ export class HookResolver {
   constructor(
     private readonly catalog: HookCatalog,
     private readonly config: AppConfig,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   async resolve({ hooksConfig, agent }: { hooksConfig: unknown; agent?: AgentHookSettings }): Promise<HookRegistry> {
@@ -46,7 +47,12 @@ export class HookResolver {
     }
     plan.problems.push(...this.nameClashes(hooks));
     if (plan.problems.length) throw new HookBuildError(plan.problems);
-    return new HookRegistry(hooks, agent);
+    return new HookRegistry(this.counted(hooks), agent);
+  }
+
+  private counted(hooks: RegisteredHook[]): RegisteredHook[] {
+    if (this.metrics) for (const h of hooks) h.stats = this.metrics.statsFor(h.name, h.point);
+    return hooks;
   }
 
   /**
@@ -54,7 +60,7 @@ export class HookResolver {
    * policy hook, only the auto-attached hooks that declare `keepWhenBypassed` — the audit log.
    */
   resolveBypassed(agent?: AgentHookSettings): HookRegistry {
-    return new HookRegistry(this.catalog.autoAttached().filter((e) => e.keepWhenBypassed).map((e) => registered(e, {})), agent);
+    return new HookRegistry(this.counted(this.catalog.autoAttached().filter((e) => e.keepWhenBypassed).map((e) => registered(e, {}))), agent);
   }
 
   /** Every problem of a hooks config, each naming its entry; empty when the config is good. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '@warden/common';
+import { AppConfig, traceHeaders } from '@warden/common';
 import type { Connector, ConnectorAction } from './connector.entity.js';
 
 /** What the model reads is capped; the stored full result has a larger cap. */
@@ -74,6 +74,7 @@ export class ConnectorExecutor {
           ...connector.headers,
           accept: 'application/json, text/plain;q=0.9, */*;q=0.5',
           'idempotency-key': callId,
+          ...traceHeaders(),
           ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
         },
         body: request.body,

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { AppConfig, DomainErrorKind, DomainException, isUuid, NotFoundError } from '@warden/common';
+import { activeTraceId, annotateSpan, AppConfig, DomainErrorKind, DomainException, inSpan, isUuid, NotFoundError } from '@warden/common';
 import { HookBuildError, HookRegistry, HookResolver, type AgentHookSettings, type RunEventEmitter, type Surface } from '@warden/hooks';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -261,12 +261,22 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   }
 
   private drive(runId: string, prepared?: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>): Promise<RunOutcome> {
-    const completion = this.execute(runId, prepared).finally(() => {
+    // One `run` span per drive; a child run started inside a tool call nests under that call's span.
+    const traced = inSpan('run', { 'warden.run_id': runId }, (span) => {
+      if (span) void this.recordTraceId(runId);
+      return this.execute(runId, prepared).then((o) => { span?.setAttribute('warden.run.status', o.status); return o; });
+    });
+    const completion = traced.finally(() => {
       this.completions.delete(runId);
       this.live.delete(runId);
     });
     this.completions.set(runId, completion);
     return completion;
+  }
+
+  /** Lets GET /api/runs/:id name the trace (only written when tracing is on). */
+  private async recordTraceId(runId: string): Promise<void> {
+    await this.dataSource.query(`UPDATE agent_runs SET trace_id = $2 WHERE id = $1`, [runId, activeTraceId()]).catch(() => undefined);
   }
 
   private async execute(runId: string, prepared?: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>): Promise<RunOutcome> {
@@ -349,6 +359,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     })();
     const abort = new AbortController();
     const ancestors = await this.ancestorsOf(run);
+    annotateSpan({ 'warden.surface': run.surface, 'warden.agent_id': run.agentId, 'warden.org_id': run.orgId, 'warden.mode': run.mode });
     const live: LiveRun = {
       ...base, run, abort, provider: this.llm.create(base.config.model), emit: async () => undefined, isStopping: () => this.stopping,
     };
@@ -415,7 +426,8 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
 
   private async toolTurn(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
     const tools = await this.tools.forAgent(live.run.orgId, live.config.tools);
-    await Promise.all(state.pending_calls.map((call) => this.toolCalls.run(live, call, tools)));
+    await Promise.all(state.pending_calls.map((call) =>
+      inSpan(`tool ${call.tool}`, { 'warden.tool': call.tool, 'warden.call_id': call.call_id }, () => this.toolCalls.run(live, call, tools))));
     const observations = await this.toolCalls.observations(live.run.id, state.pending_calls.map((c) => c.call_id));
     if (state.tool_run) {
       await this.finish(live.run, 'completed', { answer: observations.get(state.pending_calls[0].call_id) ?? '' });
@@ -511,7 +523,9 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   private async completeStreaming(live: LiveRun, request: LlmRequest): Promise<LlmTurn> {
     const deltas = new AnswerDeltaStream(live.emit);
     try {
-      return await live.provider.complete({ ...request, onContent: deltas.push });
+      const model = live.config.model as { provider?: string; model?: string };
+      return await inSpan('model call', { 'warden.run_id': request.runId, 'warden.model.provider': model.provider ?? '', 'warden.model': model.model ?? '', 'warden.turn': request.turn },
+        () => live.provider.complete({ ...request, onContent: deltas.push }));
     } finally {
       await deltas.close();
     }
@@ -561,7 +575,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     if (result.error && status !== 'cancelled') await this.emitEvent(run, ancestors, 'error', { message: result.error });
     if (status === 'completed') await this.emitEvent(run, ancestors, 'answer', { content: result.answer ?? '' });
     await this.emitEvent(run, ancestors, 'done', { run_id: run.id, status });
-    this.bus.emit(RUN_FINISHED, { runId: run.id, orgId: run.orgId, status });
+    this.bus.emit(RUN_FINISHED, { runId: run.id, orgId: run.orgId, status, surface: run.surface });
     return true;
   }
 

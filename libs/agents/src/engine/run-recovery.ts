@@ -1,5 +1,5 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { AppConfig } from '@warden/common';
+import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { AppConfig, Metrics } from '@warden/common';
 import { claimExpiredLeases } from '@warden/database';
 import { DataSource } from 'typeorm';
 import { RunExecutor } from './run-executor.js';
@@ -24,6 +24,7 @@ export class RunRecovery implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly dataSource: DataSource,
     private readonly executor: RunExecutor,
     private readonly config: AppConfig,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -55,9 +56,11 @@ export class RunRecovery implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  private claim(): Promise<string[]> {
-    return claimExpiredLeases(this.dataSource, {
+  private async claim(): Promise<string[]> {
+    const claimed = await claimExpiredLeases(this.dataSource, {
       table: 'agent_runs', instanceId: this.config.instanceId, leaseMs: this.config.runLeaseMs, exclude: this.executor.drivingIds(), limit: CLAIM_BATCH,
     });
+    if (claimed.length) this.metrics?.leaseTakeovers.labels('run').inc(claimed.length);
+    return claimed;
   }
 }

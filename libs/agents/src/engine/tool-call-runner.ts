@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import { annotateSpan, Metrics } from '@warden/common';
 import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, blockedObservation, CONFIRMATION_GATE, type PreToolUseVerdict, type ToolCallMetadata } from '@warden/hooks';
 import { DataSource } from 'typeorm';
 import type { PendingToolCall, ToolCallStatus } from '../runs/run.entity.js';
@@ -35,6 +36,7 @@ export class ToolCallRunner {
     private readonly dataSource: DataSource,
     private readonly tools: ToolRegistry,
     private readonly execution: ToolExecution,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   /** The durable records of a turn's calls, before any of them runs. */
@@ -119,14 +121,14 @@ export class ToolCallRunner {
         const error = verdict.error ?? 'blocked';
         await live.registry.runBlocked({ ...ctx, toolArgs: verdict.args }, { blockedBy, error });
         const content = blockedObservation(blockedBy, error);
-        await this.store(run.id, call.call_id, { status: 'blocked', args: verdict.args, result: content, blockedBy, error });
+        await this.store(run.id, call.call_id, { status: 'blocked', args: verdict.args, result: content, blockedBy, error, tool: call.tool });
         await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: verdict.args, content, blocked: true, blocked_by: blockedBy });
         return;
       }
       if (!tool) {
         const known = available.map((t) => t.spec.name).join(', ') || 'none';
         const content = `Error: unknown tool "${call.tool}". Tools you can call: ${known}.`;
-        await this.store(run.id, call.call_id, { status: 'failed', args, result: content, error: 'unknown tool' });
+        await this.store(run.id, call.call_id, { status: 'failed', args, result: content, error: 'unknown tool', tool: call.tool });
         await live.emit('observation', { call_id: call.call_id, tool: call.tool, args, content, blocked: false, ok: false });
         return;
       }
@@ -140,7 +142,7 @@ export class ToolCallRunner {
         ...ctx, toolArgs: args, toolResult: outcome.content,
         metadata: { ...executedMeta, simulated: outcome.simulated, execution: { status: outcome.status, durationMs, success: outcome.ok, error: outcome.error } },
       });
-      await this.store(run.id, call.call_id, { status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error, simulated: outcome.simulated });
+      await this.store(run.id, call.call_id, { status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error, simulated: outcome.simulated, tool: call.tool });
       await live.emit('observation', {
         call_id: call.call_id, tool: call.tool, args, content: post.result, blocked: false, ok: outcome.ok, ...(outcome.simulated ? { simulated: true } : {}),
       });
@@ -148,12 +150,15 @@ export class ToolCallRunner {
       if (live.abort.signal.aborted || err instanceof RunSuspendedError) throw err;
       this.logger.error({ err, runId: run.id, callId: call.call_id }, 'tool call failed unexpectedly');
       const content = `Error: the tool call failed: ${(err as Error).message}`;
-      await this.store(run.id, call.call_id, { status: 'failed', args: call.args, result: content, error: (err as Error).message });
+      await this.store(run.id, call.call_id, { status: 'failed', args: call.args, result: content, error: (err as Error).message, tool: call.tool });
       await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: call.args, content, blocked: false, ok: false });
     }
   }
 
-  private async store(runId: string, callId: string, r: { status: ToolCallStatus; args: Record<string, unknown>; result: string; fullResult?: string; blockedBy?: string; error?: string; simulated?: boolean }): Promise<void> {
+  private async store(runId: string, callId: string, r: { status: ToolCallStatus; args: Record<string, unknown>; result: string; fullResult?: string; blockedBy?: string; error?: string; simulated?: boolean; tool?: string }): Promise<void> {
+    const outcome = r.simulated ? 'simulated' : r.status;
+    annotateSpan({ 'warden.tool.outcome': outcome, ...(r.blockedBy ? { 'warden.tool.blocked_by': r.blockedBy } : {}) });
+    if (r.tool) this.metrics?.toolCalls.labels(r.tool, outcome).inc();
     await this.dataSource.query(
       `UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, simulated = $9, finished_at = now()
        WHERE run_id = $1 AND call_id = $2`,

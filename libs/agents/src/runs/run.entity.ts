@@ -66,6 +66,8 @@ export class AgentRun {
   @Column('int') eventSeq: number;
   @Column('text', { nullable: true }) lockedBy: string | null;
   @Column('timestamptz', { nullable: true }) leaseUntil: Date | null;
+  /** The OpenTelemetry trace of the run's latest drive (null when tracing is off). */
+  @Column('text', { nullable: true }) traceId: string | null;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
   @Column('timestamptz', { nullable: true }) finishedAt: Date | null;

@@ -33,7 +33,8 @@ export class RunsService {
     return {
       id: run.id, status: run.status, surface: run.surface, mode: run.mode, hooks: run.hooks, agent_id: run.agentId,
       user_id: run.userId, conversation_id: run.conversationId, parent_run_id: run.parentRunId, parent_call_id: run.parentCallId,
-      message: run.message, answer: run.answer, error: run.error, created_at: run.createdAt, finished_at: run.finishedAt, trace,
+      message: run.message, answer: run.answer, error: run.error, created_at: run.createdAt, finished_at: run.finishedAt,
+      trace_id: run.traceId, trace,
     };
   }
 

@@ -54,6 +54,19 @@ export class AppConfig {
   /** Upper bound for one connector HTTP request. */
   get connectorTimeoutMs(): number { return this.env.CONNECTOR_TIMEOUT_MS ?? 30000; }
 
+  /** OTLP/HTTP collector base URL (traces go to `<url>/v1/traces`); tracing is off without it. */
+  get otlpEndpoint(): string | undefined { return this.env.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/$/, ''); }
+  /** `key=value,key2=value2` headers for the OTLP exporter (e.g. an API key); never logged. */
+  get otlpHeaders(): Record<string, string> {
+    const pairs = (this.env.OTEL_EXPORTER_OTLP_HEADERS ?? '').split(',').map((p) => p.split('=')).filter((kv) => kv.length >= 2 && kv[0].trim());
+    return Object.fromEntries(pairs.map(([k, ...v]) => [k.trim(), decodeURIComponent(v.join('=').trim())]));
+  }
+  get otelServiceName(): string { return this.env.OTEL_SERVICE_NAME ?? 'warden'; }
+  /** How long finished spans are batched before export (OTEL_BSP_SCHEDULE_DELAY, ms). */
+  get otelExportDelayMs(): number { return this.env.OTEL_BSP_SCHEDULE_DELAY ?? 5000; }
+  /** Bearer token required by GET /metrics when set. */
+  get metricsToken(): string | undefined { return this.env.METRICS_TOKEN; }
+
   /** Reads a secret named by configuration (an agent's `api_key_env`). Never logged. */
   secretFromEnv(name: string): string | undefined {
     return this.env.raw[name];

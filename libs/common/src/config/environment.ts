@@ -65,6 +65,14 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) RUN_RECOVERY_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) LLM_TIMEOUT_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) CONNECTOR_TIMEOUT_MS?: number;
+
+  /** Tracing is on only when an OTLP endpoint is set (the standard OTEL_* variables). */
+  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true }, { message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be a URL' })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  @IsOptional() @IsString() OTEL_EXPORTER_OTLP_HEADERS?: string;
+  @IsOptional() @IsString() @MinLength(1) OTEL_SERVICE_NAME?: string;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) OTEL_BSP_SCHEDULE_DELAY?: number;
+  @IsOptional() @IsString() @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' }) METRICS_TOKEN?: string;
 }
 
 export type EnvironmentInput = Record<string, string | undefined>;

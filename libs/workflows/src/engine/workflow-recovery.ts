@@ -1,5 +1,5 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { AppConfig } from '@warden/common';
+import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { AppConfig, Metrics } from '@warden/common';
 import { claimExpiredLeases } from '@warden/database';
 import { DataSource } from 'typeorm';
 import { WorkflowRunner } from './workflow-runner.js';
@@ -19,6 +19,7 @@ export class WorkflowRecovery implements OnApplicationBootstrap, OnModuleDestroy
     private readonly dataSource: DataSource,
     private readonly runner: WorkflowRunner,
     private readonly config: AppConfig,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -37,6 +38,7 @@ export class WorkflowRecovery implements OnApplicationBootstrap, OnModuleDestroy
       const claimed = await claimExpiredLeases(this.dataSource, {
         table: 'workflow_runs', instanceId: this.config.instanceId, leaseMs: this.config.runLeaseMs, exclude: this.runner.drivingIds(), limit: 50,
       });
+      if (claimed.length) this.metrics?.leaseTakeovers.labels('workflow').inc(claimed.length);
       for (const id of claimed) {
         this.logger.log({ workflowRunId: id }, 'resuming a workflow run whose lease expired');
         void this.runner.resume(id).catch((err: Error) => this.logger.error({ err, workflowRunId: id }, 'could not resume workflow run'));

@@ -7,7 +7,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { isUuid } from '@warden/common';
+import { isUuid, Metrics } from '@warden/common';
 
 /** One connector call to record; see ConnectorCallLog for the meaning of each field. */
 export interface AuditRow {
@@ -77,8 +77,10 @@ export class AuditWriter implements BeforeApplicationShutdown, OnApplicationShut
   constructor(
     private readonly dataSource: DataSource,
     @Optional() @Inject(AUDIT_WRITER_OPTIONS) options?: Partial<AuditWriterOptions>,
+    @Optional() private readonly metrics?: Metrics,
   ) {
     this.options = { ...DEFAULTS, ...options };
+    metrics?.gauge('warden_audit_queue_depth', 'Audit rows recorded but not yet written', async () => this.buffer.length);
   }
 
   get pending(): number {
@@ -185,6 +187,7 @@ export class AuditWriter implements BeforeApplicationShutdown, OnApplicationShut
 
   private async insert(rows: AuditRow[]): Promise<void> {
     const col = <K extends keyof AuditRow>(k: K) => rows.map((r) => r[k]);
+    const stopTimer = this.metrics?.auditFlush.startTimer();
     await this.dataSource.query(INSERT_SQL, [
       col('orgId'), col('agentId'), col('userId'), col('runId'), col('callId'), col('surface'), col('tool'),
       col('connectorId'), col('connectorName'), col('action'), col('method'), col('url'), col('argsDigest'),
@@ -193,6 +196,7 @@ export class AuditWriter implements BeforeApplicationShutdown, OnApplicationShut
       rows.map((r) => r.createdAt.toISOString()),
       col('simulated'),
     ]);
+    stopTimer?.();
     this.stats.inserts++;
     this.stats.rowsWritten += rows.length;
   }

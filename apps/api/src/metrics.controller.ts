@@ -1,0 +1,30 @@
+import { Controller, Get, Header, Headers, UnauthorizedException } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Public } from '@warden/auth';
+import { AppConfig, Metrics } from '@warden/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** Prometheus scrape endpoint (outside /api); bearer METRICS_TOKEN when that is set. */
+@ApiTags('operations')
+@Controller('metrics')
+export class MetricsController {
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Get()
+  @Public()
+  @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
+  async scrape(@Headers('authorization') authorization?: string): Promise<string> {
+    const token = this.config.metricsToken;
+    if (token) {
+      const given = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1] ?? '';
+      // Digests first: timingSafeEqual needs equal lengths, and the comparison must not leak the token's length.
+      if (!timingSafeEqual(digest(given), digest(token))) throw new UnauthorizedException('GET /metrics needs the bearer METRICS_TOKEN');
+    }
+    return this.metrics.registry.metrics();
+  }
+}

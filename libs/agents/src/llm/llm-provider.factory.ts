@@ -13,7 +13,10 @@ export class LlmProviderFactory {
     if (settings.provider === 'scripted') return new ScriptedProvider(settings.script);
     let apiKey = 'not-needed';
     if (settings.apiKeyEnv) {
-      const secret = this.config.secretFromEnv(settings.apiKeyEnv);
+      if (!this.config.llmKeyEnvAllowed(settings.apiKeyEnv)) {
+        throw new LlmError(`the model's API key variable ${settings.apiKeyEnv} is not allowed: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`);
+      }
+      const secret = this.config.llmKeyFromEnv(settings.apiKeyEnv);
       if (!secret) throw new LlmError(`the model's API key variable ${settings.apiKeyEnv} is not set on the server`);
       apiKey = secret;
     }

@@ -27,13 +27,18 @@ export interface ConnectorResponse {
 export function buildConnectorRequest(connector: Connector, action: ConnectorAction, args: Record<string, unknown>): ConnectorRequest {
   const rest: Record<string, unknown> = { ...args };
   const missing: string[] = [];
+  const dotted: string[] = [];
   const path = action.path.replace(PATH_PARAM, (_, name: string) => {
     const value = args[name];
     delete rest[name];
     if (value === undefined || value === null || value === '') { missing.push(name); return ''; }
-    return encodeURIComponent(typeof value === 'object' ? JSON.stringify(value) : String(value));
+    const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+    // "." and ".." survive encoding and would be resolved away by the URL parser (`/purchases/../pay` -> `/pay`).
+    if (text === '.' || text === '..') dotted.push(name);
+    return encodeURIComponent(text);
   });
   if (missing.length > 0) throw new Error(`missing path argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`);
+  if (dotted.length > 0) throw new Error(`path argument${dotted.length > 1 ? 's' : ''} ${dotted.join(', ')} may not be "." or ".."`);
   const url = new URL(connector.baseUrl + path);
   if (action.method === 'GET' || action.method === 'DELETE') {
     for (const [k, v] of Object.entries(rest)) {

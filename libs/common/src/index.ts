@@ -4,5 +4,6 @@ export * from './config/config.module.js';
 export * from './errors/domain.exception.js';
 export * from './errors/all-exceptions.filter.js';
 export * from './http/event-stream.js';
+export * from './http/egress.js';
 export * from './graph.js';
 export * from './uuid.js';

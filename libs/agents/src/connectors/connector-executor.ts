@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '@warden/common';
+import { AppConfig, EgressPolicy } from '@warden/common';
 import type { Connector, ConnectorAction } from './connector.entity.js';
 
 /** What the model reads is capped; the stored full result has a larger cap. */
@@ -56,7 +56,7 @@ function cap(text: string, max: number): string {
 /** Calls connector actions over HTTP with fetch: one request per call, keyed by the call id. */
 @Injectable()
 export class ConnectorExecutor {
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: AppConfig, private readonly egress: EgressPolicy) {}
 
   async execute(connector: Connector, action: ConnectorAction, args: Record<string, unknown>, callId: string, signal?: AbortSignal): Promise<ConnectorResponse> {
     const started = Date.now();
@@ -73,7 +73,7 @@ export class ConnectorExecutor {
     }
     const timeout = AbortSignal.timeout(this.config.connectorTimeoutMs);
     try {
-      const res = await fetch(request.url, {
+      const res = await this.egress.fetch(request.url, {
         method: request.method,
         headers: {
           ...connector.headers,

@@ -4,6 +4,7 @@ import { AppConfig, BadInputError, findCycle, isUuid, NotFoundError } from '@war
 import { HookResolver } from '@warden/hooks';
 import { In, Repository } from 'typeorm';
 import { ToolRegistry } from '../tools/tool-registry.js';
+import { unknownConfigKeys } from './agent-config-keys.js';
 import { parseAgentConfig, type AgentConfig } from './agent-config.js';
 import { Agent } from './agent.entity.js';
 import type { AgentDto } from './dto/agent.dto.js';
@@ -79,6 +80,7 @@ export class AgentsService {
   /** Every problem at once, each named; nothing is saved when there is one. */
   private async validate(orgId: string, dto: AgentDto, selfId?: string): Promise<void> {
     const { config, problems } = parseAgentConfig(dto.model_config_json);
+    problems.unshift(...unknownConfigKeys(dto.model_config_json));
     const keyEnv = config.model.apiKeyEnv;
     if (keyEnv !== undefined && !this.config.llmKeyEnvAllowed(keyEnv)) {
       problems.push(`model_config_json.model.api_key_env "${keyEnv}" is not an allowed key variable: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`);

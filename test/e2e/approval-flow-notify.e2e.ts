@@ -33,7 +33,7 @@ describe('channel_notify through chat (every channel type, read-only guard)', ()
 
   beforeAll(async () => {
     [llm, feishu, slack, wecom] = await Promise.all([startFakeOpenAI(notifyingModel), startFakeFeishu(FEISHU), startFakeSlack(SLACK.botToken), startFakeWecom(WECOM)]);
-    t = await startTestApp({ FAKE_LLM_KEY: 'sk-fake' });
+    t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake' });
     admin = await t.token('carol', 'acme', ['admin'], { name: 'Carol' });
     const configs: Record<string, Record<string, unknown>> = {
       feishu: { app_id: FEISHU.appId, app_secret: FEISHU.appSecret, chat_id: 'oc_news', verification_token: FEISHU.verificationToken, base_url: feishu.url },
@@ -50,7 +50,7 @@ describe('channel_notify through chat (every channel type, read-only guard)', ()
       token: admin,
       body: {
         name: 'herald', instructions: 'You announce things.',
-        model_config_json: { model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake-1', api_key_env: 'FAKE_LLM_KEY' }, tools: ['channel_notify'] },
+        model_config_json: { model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake-1', api_key_env: 'WARDEN_LLM_KEY_FAKE' }, tools: ['channel_notify'] },
       },
     });
     expect(agent.status).toBe(201);

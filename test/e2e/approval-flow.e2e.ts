@@ -246,7 +246,7 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
         name: `buyer-${randomUUID().slice(0, 6)}`,
         instructions: 'You pay purchase orders.',
         model_config_json: {
-          model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake-1', api_key_env: 'FAKE_LLM_KEY', stream: false },
+          model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake-1', api_key_env: 'WARDEN_LLM_KEY_FAKE', stream: false },
           tools: ['oa__*'],
           confirmation: { timeout_s: 30, approver_scope: 'org_members', forbid_self_approval: false, ...confirmation },
         },
@@ -272,7 +272,7 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       startFakeSlack(SLACK.botToken),
       startFakeWecom(WECOM),
     ]);
-    t = await startTestApp({ FAKE_LLM_KEY: 'sk-fake', LLM_TIMEOUT_MS: '5000' });
+    t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake', LLM_TIMEOUT_MS: '5000' });
     carol = await person('carol', ['admin']);
     alice = await person('alice');
     bob = await person('bob');

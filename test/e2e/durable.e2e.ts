@@ -73,7 +73,7 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     const env = {
       DATABASE_URL: db.url, DB_SKIP_MIGRATIONS: '1', AUTH_MODE: 'dev', AUTH_DEV_SECRET: SECRET,
       APP_ENCRYPTION_KEY: 'durable-encryption-key-0123456789abcdef', LOG_LEVEL: 'warn', SEED_DEMO: 'false',
-      CONFIRMATION_POLL_MS: '300', RUN_LEASE_MS: '3000', RUN_RECOVERY_MS: '300', FAKE_LLM_KEY: 'sk-fake',
+      CONFIRMATION_POLL_MS: '300', RUN_LEASE_MS: '3000', RUN_RECOVERY_MS: '300', WARDEN_LLM_KEY_FAKE: 'sk-fake',
     };
     const first = await start(env);
     const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
@@ -82,7 +82,7 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     const agent = await api(first, 'POST', '/api/agents', token, {
       name: 'payer', instructions: 'You pay purchase orders.',
       model_config_json: {
-        model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake-1', api_key_env: 'FAKE_LLM_KEY', stream: false },
+        model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake-1', api_key_env: 'WARDEN_LLM_KEY_FAKE', stream: false },
         tools: ['oa__purchase_pay'], confirmation: { timeout_s: 120, ...confirmation },
       },
     });

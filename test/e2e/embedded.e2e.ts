@@ -21,8 +21,9 @@ describe('embedded PGlite default (npm start)', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('serves health on PGlite, seeds once, and keeps data across restarts', async () => {
-    const env = { PGLITE_DIR: path.join(dir, 'pglite') };
-    const first = await startServerProcess(env);
+    // What `npm start` runs: no NODE_ENV, so development defaults (dev auth, demo seed).
+    const env = { NODE_ENV: 'development', PGLITE_DIR: path.join(dir, 'pglite') };
+    const first = await startServerProcess(env, { timeoutMs: 60_000 });
     try {
       const health = (await (await fetch(`${first.url}/api/health`)).json()) as { status: string };
       expect(health.status).toBe('ok');
@@ -32,7 +33,7 @@ describe('embedded PGlite default (npm start)', () => {
     } finally {
       await first.stop();
     }
-    const second = await startServerProcess(env);
+    const second = await startServerProcess(env, { timeoutMs: 60_000 });
     try {
       const token = await printedToken(second);
       const users = (await (await fetch(`${second.url}/api/users`, { headers: { authorization: `Bearer ${token}` } })).json()) as Array<{ sub: string }>;
@@ -62,7 +63,7 @@ describe('PostgreSQL via DATABASE_URL', () => {
     await admin.end();
     const url = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
     url.pathname = `/${name}`;
-    const server = await startServerProcess({ DATABASE_URL: url.toString(), SEED_DEMO: 'false' });
+    const server = await startServerProcess({ NODE_ENV: 'development', DATABASE_URL: url.toString(), SEED_DEMO: 'false' });
     try {
       const c = new pg.Client({ connectionString: url.toString() });
       await c.connect();

@@ -25,7 +25,7 @@ describe('hooks through chat', () => {
       startFakeOpenAI(() => ({ content: 'ok' })),
       startHttpFake((req) => (req.path === '/report' ? 'r'.repeat(20_000) : { ok: true, path: req.path })),
     ]);
-    t = await startTestApp({ FAKE_LLM_KEY: 'sk-fake' }, { imports: [RuntimeTestHooksModule] });
+    t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake' }, { imports: [RuntimeTestHooksModule] });
     admin = await t.token('alice', 'acme', ['admin'], { name: 'Alice Admin' });
     const actions = [...OA_ACTIONS, { name: 'report', method: 'GET', path: '/report', description: 'A long report', parameters: { type: 'object', properties: {} } }];
     expect((await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions } })).status).toBe(201);
@@ -44,7 +44,7 @@ describe('hooks through chat', () => {
     llm.requests.length = 0;
     llm.setHandler(() => ({ content: 'noted' }));
     const agent = await createAgent({
-      model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake', api_key_env: 'FAKE_LLM_KEY' },
+      model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake', api_key_env: 'WARDEN_LLM_KEY_FAKE' },
       hooks: { class_hooks: [{ name: 'session_context', config: { text: 'Quarter-end freeze: be careful.' } }] },
     });
     const res = await chat(t, admin, { agent_id: agent, message: 'hello' });
@@ -79,7 +79,7 @@ describe('hooks through chat', () => {
       return { content: `saw ${body.messages.filter((m) => m.role === 'tool').length} observations` };
     });
     const agent = await createAgent({
-      model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake', api_key_env: 'FAKE_LLM_KEY' },
+      model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake', api_key_env: 'WARDEN_LLM_KEY_FAKE' },
       tools: ['oa__*'],
       hooks: { class_hooks: ['audit_log', 'read_only_guard', 'result_truncate', { name: 'connector_rate_limit', config: { points: 10, duration_s: 60 } }, 'session_context'] },
     });

@@ -10,7 +10,7 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
   let admin: string;
 
   const model = (extra: Record<string, unknown> = {}) => ({
-    model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake-1', api_key_env: 'FAKE_LLM_KEY', ...extra },
+    model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake-1', api_key_env: 'WARDEN_LLM_KEY_FAKE', ...extra },
   });
   const createAgent = async (config: Record<string, unknown>, token = admin) => {
     const res = await t.request('POST', '/api/agents', { token, body: { name: 'buyer', instructions: 'You pay purchase orders.', model_config_json: config } });
@@ -23,7 +23,7 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
   beforeAll(async () => {
     llm = await startFakeOpenAI(() => ({ content: 'hello' }));
     oa = await startHttpFake((req) => ({ ok: true, path: req.path, body: req.body }));
-    t = await startTestApp({ LLM_TIMEOUT_MS: '1500', FAKE_LLM_KEY: 'sk-fake' }, { imports: [RuntimeTestHooksModule] });
+    t = await startTestApp({ LLM_TIMEOUT_MS: '1500', WARDEN_LLM_KEY_FAKE: 'sk-fake' }, { imports: [RuntimeTestHooksModule] });
     admin = await t.token('alice', 'acme', ['admin']);
     const res = await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, headers: { 'X-Api-Key': 'secret-key' }, actions: OA_ACTIONS } });
     expect(res.status).toBe(201);

@@ -36,7 +36,7 @@ describe('hooks on every surface', () => {
   };
   const scripted = (script: unknown[]) => ({ model: { provider: 'scripted', script } });
   const payerConfig = (extra: Record<string, unknown> = {}) => ({
-    model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake', api_key_env: 'FAKE_LLM_KEY' },
+    model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake', api_key_env: 'WARDEN_LLM_KEY_FAKE' },
     tools: ['oa__*'],
     hooks: { class_hooks: [{ name: 'test_block_tool', config: { tool: 'oa__get_purchase' } }] },
     ...extra,
@@ -49,7 +49,7 @@ describe('hooks on every surface', () => {
   beforeAll(async () => {
     llm = await startFakeOpenAI(payerModel);
     oa = await startHttpFake((req) => ({ ok: true, path: req.path }));
-    t = await startTestApp({ FAKE_LLM_KEY: 'sk-fake' }, { imports: [RuntimeTestHooksModule] });
+    t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake' }, { imports: [RuntimeTestHooksModule] });
     admin = await t.token('alice', 'acme', ['admin']);
     expect((await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status).toBe(201);
     payer = await createAgent('payer', payerConfig());

@@ -63,7 +63,12 @@ async function startOnce(env: Record<string, string>, opts: { timeoutMs?: number
   let out = '';
   const child = spawn(process.execPath, [MAIN], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: port },
+    // The production build as deployed, except for two explicit test allowances: dev tokens (the tests pass a
+    // 32+ char AUTH_DEV_SECRET) and loopback egress (the fakes listen on 127.0.0.1).
+    env: {
+      PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1',
+      AUTH_ALLOW_DEV_IN_PRODUCTION: '1', EGRESS_ALLOW: '127.0.0.1/32', ...env, PORT: port,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d) => (out += d));

@@ -1,12 +1,12 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { TerminusModule } from '@nestjs/terminus';
 import { ValidationPipe } from '@nestjs/common';
 import { AgentsModule } from '@warden/agents';
 import { AuthModule } from '@warden/auth';
 import { ChannelsModule } from '@warden/channels';
-import { AllExceptionsFilter, AppConfig, AppConfigModule, TelemetryModule, type EnvironmentInput } from '@warden/common';
+import { AllExceptionsFilter, AppConfig, AppConfigModule, InputLimitsInterceptor, TelemetryModule, type EnvironmentInput } from '@warden/common';
 import { ConfirmationsModule } from '@warden/confirmations';
 import { DatabaseModule } from '@warden/database';
 import { EvalsModule } from '@warden/evals';
@@ -60,6 +60,7 @@ export class AppModule {
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: APP_INTERCEPTOR, useClass: InputLimitsInterceptor },
         {
           provide: APP_PIPE,
           useFactory: () =>

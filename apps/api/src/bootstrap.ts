@@ -16,6 +16,8 @@ export async function createApp(overrides: EnvironmentInput = {}, extraImports: 
     // On shutdown, open event streams are closed instead of holding the server open until they end (runs outlive
     // them: a client reattaches with Last-Event-ID to any instance).
     forceCloseConnections: true,
+    // A boot error (e.g. invalid configuration) is thrown to the caller, which prints it and exits.
+    abortOnError: false,
   });
   app.useLogger(app.get(Logger));
   app.setGlobalPrefix('api', { exclude: ['demo-oa/{*path}', 'metrics'] });

@@ -23,6 +23,9 @@ export interface ChannelView {
   updated_at: string;
 }
 
+/** Keys that say where a channel's secrets are sent. */
+const REBIND_KEYS = ['base_url', 'app_id', 'corp_id'];
+
 const inboxRecord = (orgId: string): ChannelRecord => ({ id: INBOX_CHANNEL_ID, orgId, type: 'inbox', name: 'Inbox', config: {} });
 
 @Injectable()
@@ -73,6 +76,7 @@ export class ChannelsService {
     const row = await this.row(orgId, id);
     if (input.config) {
       const impl = this.registry.get(row.type);
+      this.requireSecretsOnRebind(impl, row, input.config);
       // Secrets are write-only, so an update names only what changes; null removes a key.
       const merged: Record<string, unknown> = { ...this.decrypted(row), ...input.config };
       for (const [k, v] of Object.entries(merged)) if (v === null) delete merged[k];
@@ -167,6 +171,19 @@ export class ChannelsService {
     const row = isUuid(id) ? await this.channels.findOneBy({ id, orgId }) : null;
     if (!row) throw new NotFoundError('channel', id);
     return row;
+  }
+
+  /**
+   * Stored secrets belong to one destination: when base_url or the app/corp id changes, every stored secret must be
+   * given again, or the next send (or /test) would hand the old app's secret to the new address.
+   */
+  private requireSecretsOnRebind(impl: Channel, row: ChannelEntity, change: Record<string, unknown>): void {
+    const rebound = REBIND_KEYS.filter((k) => k in change && change[k] !== (row.config[k] ?? undefined));
+    if (rebound.length === 0 || !row.secretsEnc) return;
+    const missing = Object.keys(this.secrets.open(row.secretsEnc)).filter((k) => impl.secretKeys.includes(k) && (change[k] === undefined || change[k] === null));
+    if (missing.length === 0) return;
+    const problem = `changing ${rebound.join(', ')} requires re-entering the stored secrets: ${missing.sort().join(', ')}`;
+    throw new BadInputError(`invalid ${impl.type} channel config: ${problem}`, [problem]);
   }
 
   private validate(impl: Channel, config: Record<string, unknown>): void {

@@ -4,6 +4,8 @@ export * from './config/config.module.js';
 export * from './errors/domain.exception.js';
 export * from './errors/all-exceptions.filter.js';
 export * from './http/event-stream.js';
+export * from './http/egress.js';
+export * from './http/input-limits.interceptor.js';
 export * from './graph.js';
 export * from './uuid.js';
 export * from './telemetry/metrics.js';

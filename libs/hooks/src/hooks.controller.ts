@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, type Principal } from '@warden/auth';
+import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
 import { DryRunDto } from './dto/dry-run.dto.js';
 import { HookCatalog } from './hook-catalog.js';
 import { HookDryRunService } from './hook-dry-run.service.js';
@@ -31,8 +31,12 @@ export class HooksController {
     }));
   }
 
-  /** What each hook of an agent would decide for a sample call; nothing is executed, sent or written. */
+  /**
+   * What each hook of an agent would decide for a sample call; nothing is executed, sent or written. Admin-only:
+   * it runs the hook programs with arguments of the caller's choosing.
+   */
   @Post('dry-run')
+  @Roles('admin')
   @HttpCode(200)
   dryRun(@CurrentPrincipal() principal: Principal, @Body() body: DryRunDto) {
     return this.dryRuns.dryRun(principal, body);

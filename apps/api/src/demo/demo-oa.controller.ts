@@ -1,6 +1,17 @@
-import { Body, Controller, Get, Headers, HttpCode, NotFoundException, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Injectable, NotFoundException, Param, Post, UseGuards, type CanActivate } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '@warden/auth';
+import { AppConfig } from '@warden/common';
+
+/** The demo API answers without a token, so it exists only outside production. */
+@Injectable()
+class DemoOaEnabledGuard implements CanActivate {
+  constructor(private readonly config: AppConfig) {}
+  canActivate(): boolean {
+    if (!this.config.demoOaEnabled) throw new NotFoundException('not found');
+    return true;
+  }
+}
 
 interface Purchase { id: string; vendor: string; amount: number; status: 'open' | 'paid'; paid_with_key?: string }
 
@@ -10,6 +21,7 @@ interface Purchase { id: string; vendor: string; amount: number; status: 'open' 
  */
 @ApiExcludeController()
 @Public()
+@UseGuards(DemoOaEnabledGuard)
 @Controller('demo-oa')
 export class DemoOaController {
   private readonly purchases = new Map<string, Purchase>([

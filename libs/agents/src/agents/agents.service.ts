@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { BadInputError, findCycle, isUuid, NotFoundError } from '@warden/common';
+import { AppConfig, BadInputError, findCycle, isUuid, NotFoundError } from '@warden/common';
 import { HookResolver } from '@warden/hooks';
 import { In, Repository } from 'typeorm';
 import { ToolRegistry } from '../tools/tool-registry.js';
+import { unknownConfigKeys } from './agent-config-keys.js';
 import { parseAgentConfig, type AgentConfig } from './agent-config.js';
 import { Agent } from './agent.entity.js';
 import type { AgentDto } from './dto/agent.dto.js';
@@ -26,6 +27,7 @@ export class AgentsService {
     @InjectRepository(Agent) private readonly agents: Repository<Agent>,
     private readonly tools: ToolRegistry,
     private readonly hooks: HookResolver,
+    private readonly config: AppConfig,
   ) {}
 
   async list(orgId: string): Promise<AgentView[]> {
@@ -78,6 +80,11 @@ export class AgentsService {
   /** Every problem at once, each named; nothing is saved when there is one. */
   private async validate(orgId: string, dto: AgentDto, selfId?: string): Promise<void> {
     const { config, problems } = parseAgentConfig(dto.model_config_json);
+    problems.unshift(...unknownConfigKeys(dto.model_config_json));
+    const keyEnv = config.model.apiKeyEnv;
+    if (keyEnv !== undefined && !this.config.llmKeyEnvAllowed(keyEnv)) {
+      problems.push(`model_config_json.model.api_key_env "${keyEnv}" is not an allowed key variable: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`);
+    }
     for (const pattern of await this.tools.unknownPatterns(orgId, config.tools)) {
       problems.push(`unknown tool "${pattern}": no connector action or built-in tool matches it`);
     }

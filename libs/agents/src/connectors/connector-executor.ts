@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, traceHeaders } from '@warden/common';
+import { AppConfig, EgressPolicy, traceHeaders } from '@warden/common';
 import type { Connector, ConnectorAction } from './connector.entity.js';
 
 /** What the model reads is capped; the stored full result has a larger cap. */
@@ -27,13 +27,18 @@ export interface ConnectorResponse {
 export function buildConnectorRequest(connector: Connector, action: ConnectorAction, args: Record<string, unknown>): ConnectorRequest {
   const rest: Record<string, unknown> = { ...args };
   const missing: string[] = [];
+  const dotted: string[] = [];
   const path = action.path.replace(PATH_PARAM, (_, name: string) => {
     const value = args[name];
     delete rest[name];
     if (value === undefined || value === null || value === '') { missing.push(name); return ''; }
-    return encodeURIComponent(typeof value === 'object' ? JSON.stringify(value) : String(value));
+    const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+    // "." and ".." survive encoding and would be resolved away by the URL parser (`/purchases/../pay` -> `/pay`).
+    if (text === '.' || text === '..') dotted.push(name);
+    return encodeURIComponent(text);
   });
   if (missing.length > 0) throw new Error(`missing path argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`);
+  if (dotted.length > 0) throw new Error(`path argument${dotted.length > 1 ? 's' : ''} ${dotted.join(', ')} may not be "." or ".."`);
   const url = new URL(connector.baseUrl + path);
   if (action.method === 'GET' || action.method === 'DELETE') {
     for (const [k, v] of Object.entries(rest)) {
@@ -51,7 +56,7 @@ function cap(text: string, max: number): string {
 /** Calls connector actions over HTTP with fetch: one request per call, keyed by the call id. */
 @Injectable()
 export class ConnectorExecutor {
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: AppConfig, private readonly egress: EgressPolicy) {}
 
   async execute(connector: Connector, action: ConnectorAction, args: Record<string, unknown>, callId: string, signal?: AbortSignal): Promise<ConnectorResponse> {
     const started = Date.now();
@@ -68,7 +73,7 @@ export class ConnectorExecutor {
     }
     const timeout = AbortSignal.timeout(this.config.connectorTimeoutMs);
     try {
-      const res = await fetch(request.url, {
+      const res = await this.egress.fetch(request.url, {
         method: request.method,
         headers: {
           ...connector.headers,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '@warden/common';
+import { AppConfig, EgressPolicy } from '@warden/common';
 import type { ModelSettings } from '../agents/agent-config.js';
 import { LlmError, type LlmProvider } from './llm-provider.js';
 import { OpenAiProvider } from './openai-provider.js';
@@ -7,16 +7,19 @@ import { ScriptedProvider } from './scripted-provider.js';
 
 @Injectable()
 export class LlmProviderFactory {
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: AppConfig, private readonly egress: EgressPolicy) {}
 
   create(settings: ModelSettings): LlmProvider {
     if (settings.provider === 'scripted') return new ScriptedProvider(settings.script);
     let apiKey = 'not-needed';
     if (settings.apiKeyEnv) {
-      const secret = this.config.secretFromEnv(settings.apiKeyEnv);
+      if (!this.config.llmKeyEnvAllowed(settings.apiKeyEnv)) {
+        throw new LlmError(`the model's API key variable ${settings.apiKeyEnv} is not allowed: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`);
+      }
+      const secret = this.config.llmKeyFromEnv(settings.apiKeyEnv);
       if (!secret) throw new LlmError(`the model's API key variable ${settings.apiKeyEnv} is not set on the server`);
       apiKey = secret;
     }
-    return new OpenAiProvider(settings, apiKey, this.config.llmTimeoutMs);
+    return new OpenAiProvider(settings, apiKey, this.config.llmTimeoutMs, this.egress.fetch);
   }
 }

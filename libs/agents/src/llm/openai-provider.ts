@@ -1,5 +1,6 @@
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 'openai/resources/chat/completions/completions';
+import { egressRefusalIn } from '@warden/common';
 import type { ModelSettings } from '../agents/agent-config.js';
 import { LlmError, LlmProvider, parseToolArguments, type LlmRequest, type LlmToolCall, type LlmTurn } from './llm-provider.js';
 
@@ -7,9 +8,10 @@ import { LlmError, LlmProvider, parseToolArguments, type LlmRequest, type LlmToo
 export class OpenAiProvider extends LlmProvider {
   private readonly client: OpenAI;
 
-  constructor(private readonly settings: ModelSettings, apiKey: string, private readonly timeoutMs: number) {
+  constructor(private readonly settings: ModelSettings, apiKey: string, private readonly timeoutMs: number, egressFetch?: typeof fetch) {
     super();
-    this.client = new OpenAI({ apiKey, baseURL: settings.baseUrl, maxRetries: 0, timeout: timeoutMs });
+    // egressFetch dials through the egress policy (checked on the address actually dialled).
+    this.client = new OpenAI({ apiKey, baseURL: settings.baseUrl, maxRetries: 0, timeout: timeoutMs, fetch: egressFetch });
   }
 
   async complete(request: LlmRequest): Promise<LlmTurn> {
@@ -34,7 +36,7 @@ export class OpenAiProvider extends LlmProvider {
       if (deadline.aborted || err instanceof APIConnectionTimeoutError) throw new LlmError(`the model did not answer within ${this.timeoutMs} ms`);
       if (request.signal.aborted || err instanceof APIUserAbortError) throw new LlmError('the model call was cancelled');
       if (err instanceof APIError && err.status !== undefined) throw new LlmError(`the model server answered HTTP ${err.status}: ${err.message}`);
-      throw new LlmError(`the model server could not be reached: ${(err as Error).message}`);
+      throw new LlmError(`the model server could not be reached: ${(egressRefusalIn(err) ?? (err as Error)).message}`);
     }
   }
 

@@ -13,7 +13,7 @@ export class RunsController {
 
   @Get(':id')
   get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
-    return this.runs.view(p.orgId, id);
+    return this.runs.view(p, id);
   }
 
   /** Replays after `Last-Event-ID` (header, or `last_event_id` query for EventSource-less clients), then live until `done`. */
@@ -23,7 +23,7 @@ export class RunsController {
     @Headers('last-event-id') lastEventId?: string, @Query('last_event_id') lastEventIdQuery?: string,
   ): Promise<void> {
     const after = parseLastEventId(lastEventId, lastEventIdQuery);
-    const run = await this.runs.find(p.orgId, id);
+    const run = await this.runs.findVisible(p, id);
     await this.runs.stream(run.id, after, res);
   }
 

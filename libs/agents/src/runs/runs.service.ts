@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { isAdmin, type Principal } from '@warden/auth';
-import { ConflictError, ForbiddenError, isUuid, NotFoundError } from '@warden/common';
+import { ConflictError, isUuid, NotFoundError } from '@warden/common';
 import type { Response } from 'express';
 import { Repository } from 'typeorm';
 import { RunExecutor } from '../engine/run-executor.js';
@@ -27,8 +27,18 @@ export class RunsService {
     return run;
   }
 
-  async view(orgId: string, id: string) {
-    const run = await this.find(orgId, id);
+  /**
+   * A run the caller may read: an admin reads every run of the org, a member only the runs they started (with
+   * their messages, answers and traces). Another member's run is "not found", so ids reveal nothing.
+   */
+  async findVisible(p: Principal, id: string): Promise<AgentRun> {
+    const run = await this.find(p.orgId, id);
+    if (!isAdmin(p) && run.userId !== p.userId) throw new NotFoundError('run', id);
+    return run;
+  }
+
+  async view(p: Principal, id: string) {
+    const run = await this.findVisible(p, id);
     const trace = (await this.events.list(run.id, 0, TRACE_TYPES)).map((e) => ({ seq: e.seq, type: e.type, ...e.data, at: e.created_at }));
     return {
       id: run.id, status: run.status, surface: run.surface, mode: run.mode, hooks: run.hooks, agent_id: run.agentId,
@@ -39,13 +49,12 @@ export class RunsService {
   }
 
   async cancel(p: Principal, id: string) {
-    const run = await this.find(p.orgId, id);
-    if (run.userId !== p.userId && !isAdmin(p)) throw new ForbiddenError('only the user who started the run or an org admin may cancel it');
+    const run = await this.findVisible(p, id);
     if (!ACTIVE_RUN_STATUSES.includes(run.status) || !(await this.executor.cancel(run.id))) {
       const now = await this.find(p.orgId, id);
       throw new ConflictError(`the run already ended with status ${now.status}`, { status: now.status });
     }
-    return this.view(p.orgId, id);
+    return this.view(p, id);
   }
 
   /** Streams the run's events after `afterSeq` and then live ones until `done`; a client disconnect only stops the stream. */

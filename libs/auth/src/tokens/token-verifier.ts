@@ -34,18 +34,29 @@ export class TokenVerifier implements OnModuleInit {
     let payload: JWTPayload;
     try {
       if (this.config.authMode === 'dev') {
-        ({ payload } = await jwtVerify(token, new TextEncoder().encode(this.config.devSecret), { algorithms: ['HS256'] }));
+        ({ payload } = await jwtVerify(token, new TextEncoder().encode(this.config.devSecret), { algorithms: ['HS256'], requiredClaims: ['exp'] }));
       } else {
         ({ payload } = await jwtVerify(token, await this.keySet(), {
           algorithms: ['RS256', 'ES256', 'PS256', 'EdDSA'],
           issuer: this.config.oidcIssuer,
           audience: this.config.oidcAudience,
+          requiredClaims: ['exp'],
         }));
       }
     } catch (err) {
       throw new InvalidTokenError(describeJoseError(err));
     }
+    this.checkLifetime(payload);
     return this.claims(payload);
+  }
+
+  /** A token that never expires (or lives longer than allowed) is a permanent key if it leaks. */
+  private checkLifetime(payload: JWTPayload): void {
+    const start = typeof payload.iat === 'number' ? Math.min(payload.iat, Date.now() / 1000) : Date.now() / 1000;
+    const lifetime = (payload.exp as number) - start;
+    if (lifetime > this.config.tokenMaxLifetimeS) {
+      throw new InvalidTokenError(`token lifetime exceeds the allowed ${this.config.tokenMaxLifetimeS} s (AUTH_TOKEN_MAX_LIFETIME_S)`);
+    }
   }
 
   private claims(payload: JWTPayload): VerifiedClaims {
@@ -92,6 +103,7 @@ export class TokenVerifier implements OnModuleInit {
 
 function describeJoseError(err: unknown): string {
   if (err instanceof joseErrors.JWTExpired) return 'token expired';
+  if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'exp' && err.reason === 'missing') return 'token has no exp claim: tokens must expire';
   if (err instanceof joseErrors.JWTClaimValidationFailed) return `token claim "${err.claim}" is invalid: ${err.reason}`;
   if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'token signature is invalid';
   if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'token algorithm is not accepted in this auth mode';

@@ -1,5 +1,7 @@
 import * as lark from '@larksuiteoapi/node-sdk';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { EgressPolicy } from '@warden/common';
+import { egressLarkHttp } from '../shared/egress-http.js';
 import { createHash, randomUUID } from 'node:crypto';
 import {
   Channel,
@@ -60,6 +62,8 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 /** Feishu / Lark: interactive cards through the official SDK, callbacks verified over the raw body. */
 @Injectable()
 export class FeishuChannel extends Channel {
+  /** Every call to the platform dials through the egress policy. */
+  @Inject(EgressPolicy) private readonly egress!: EgressPolicy;
   readonly type = 'feishu' as const;
   readonly secretKeys = secretKeysOf(FEISHU_CONFIG);
 
@@ -217,6 +221,7 @@ export class FeishuChannel extends Channel {
         appSecret: cfg.appSecret,
         domain: cfg.baseUrl,
         cache: new lark.DefaultCache(),
+        httpInstance: egressLarkHttp(this.egress),
         // The SDK logs whole request errors (headers carry the tenant token): keep only its plain-text words;
         // call() reports each failure with its own summary.
         loggerLevel: lark.LoggerLevel.error,

@@ -1,6 +1,7 @@
 import { isValidSlackRequest } from '@slack/bolt';
 import { LogLevel, WebClient } from '@slack/web-api';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { EgressPolicy } from '@warden/common';
 import { createHash } from 'node:crypto';
 import {
   Channel,
@@ -45,6 +46,8 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 /** Slack: Block Kit messages through the official WebClient, interactivity verified with the signing secret. */
 @Injectable()
 export class SlackChannel extends Channel {
+  /** Every call to the platform dials through the egress policy. */
+  @Inject(EgressPolicy) private readonly egress!: EgressPolicy;
   readonly type = 'slack' as const;
   readonly secretKeys = secretKeysOf(SLACK_CONFIG);
   private readonly logger = new Logger(SlackChannel.name);
@@ -133,7 +136,7 @@ export class SlackChannel extends Channel {
   }
 
   private postResponse(url: string, message: Json): void {
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(message), signal: AbortSignal.timeout(10_000) })
+    this.egress.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(message), signal: AbortSignal.timeout(10_000) })
       .then((res) => {
         if (!res.ok) this.logger.warn(`Slack response_url answered HTTP ${res.status}`);
       })
@@ -145,7 +148,7 @@ export class SlackChannel extends Channel {
     let client = this.clients.get(key);
     if (!client) {
       // A failed card must fail the gate now, not after minutes of retries.
-      client = new WebClient(cfg.botToken, { slackApiUrl: cfg.apiUrl, retryConfig: { retries: 0 }, logLevel: LogLevel.ERROR, timeout: 10_000 });
+      client = new WebClient(cfg.botToken, { slackApiUrl: cfg.apiUrl, retryConfig: { retries: 0 }, logLevel: LogLevel.ERROR, timeout: 10_000, fetch: this.egress.fetch });
       this.clients.set(key, client);
     }
     return client;

@@ -1,6 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { isUuid } from '@warden/common';
+import { EgressPolicy, isUuid } from '@warden/common';
 import {
   Channel,
   type ApprovalCard,
@@ -61,6 +61,8 @@ const updateTargets = (toUser: string) => (toUser === '@all' ? { atall: 1 } : { 
 /** WeCom (企业微信): template cards via the self-built app API, encrypted XML callbacks. */
 @Injectable()
 export class WecomChannel extends Channel {
+  /** Every call to the platform dials through the egress policy. */
+  @Inject(EgressPolicy) private readonly egress!: EgressPolicy;
   readonly type = 'wecom' as const;
   readonly secretKeys = secretKeysOf(WECOM_CONFIG);
   private readonly logger = new Logger(WecomChannel.name);
@@ -185,7 +187,7 @@ export class WecomChannel extends Channel {
     const url = `${cfg.baseUrl}${path}?access_token=${encodeURIComponent(token)}`;
     let res: Response;
     try {
-      res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+      res = await this.egress.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
     } catch (err) {
       throw new Error(`WeCom did not accept ${what}: ${(err as Error).message}`);
     }
@@ -200,7 +202,7 @@ export class WecomChannel extends Channel {
     const url = `${cfg.baseUrl}/cgi-bin/gettoken?corpid=${encodeURIComponent(cfg.corpId)}&corpsecret=${encodeURIComponent(cfg.corpSecret)}`;
     let body: WecomReply & { access_token?: string; expires_in?: number };
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+      const res = await this.egress.fetch(url, { signal: AbortSignal.timeout(10_000) });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       body = (await res.json()) as typeof body;
     } catch (err) {

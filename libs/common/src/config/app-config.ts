@@ -21,6 +21,7 @@ export class AppConfig {
   get publicUrl(): string { return (this.env.PUBLIC_URL ?? `http://127.0.0.1:${this.port}`).replace(/\/$/, ''); }
   get logLevel(): string { return this.env.LOG_LEVEL ?? (this.env.NODE_ENV === 'test' ? 'warn' : 'info'); }
   get isTest(): boolean { return this.env.NODE_ENV === 'test'; }
+  get isProduction(): boolean { return this.env.NODE_ENV === 'production'; }
 
   get databaseUrl(): string | undefined { return this.env.DATABASE_URL; }
   get usesPglite(): boolean { return !this.env.DATABASE_URL; }
@@ -29,7 +30,9 @@ export class AppConfig {
   get dataDir(): string { return path.dirname(this.pgliteDir); }
   get skipMigrations(): boolean { return this.env.DB_SKIP_MIGRATIONS ?? false; }
   get dbPoolSize(): number { return this.env.DB_POOL_SIZE ?? 10; }
-  get seedDemo(): boolean { return this.env.SEED_DEMO ?? this.usesPglite; }
+  /** Never in production: the demo seed prints an admin token and points a connector at the demo OA API. */
+  get seedDemo(): boolean { return !this.isProduction && (this.env.SEED_DEMO ?? this.usesPglite); }
+  get demoOaEnabled(): boolean { return !this.isProduction; }
 
   get authMode(): 'dev' | 'oidc' {
     return (this.env.AUTH_MODE as 'dev' | 'oidc' | undefined) ?? (this.env.OIDC_ISSUER || this.env.OIDC_JWKS_URL ? 'oidc' : 'dev');
@@ -39,6 +42,8 @@ export class AppConfig {
   get oidcIssuer(): string | undefined { return this.env.OIDC_ISSUER; }
   get oidcJwksUrl(): string | undefined { return this.env.OIDC_JWKS_URL; }
   get oidcAudience(): string | undefined { return this.env.OIDC_AUDIENCE; }
+  /** Longest accepted token lifetime (exp - iat); a token without exp is refused. */
+  get tokenMaxLifetimeS(): number { return this.env.AUTH_TOKEN_MAX_LIFETIME_S ?? 30 * 24 * 3600; }
   get orgClaim(): string { return this.env.AUTH_ORG_CLAIM ?? 'org_id'; }
   get rolesClaim(): string { return this.env.AUTH_ROLES_CLAIM ?? 'roles'; }
 
@@ -67,8 +72,27 @@ export class AppConfig {
   /** Bearer token required by GET /metrics when set. */
   get metricsToken(): string | undefined { return this.env.METRICS_TOKEN; }
 
-  /** Reads a secret named by configuration (an agent's `api_key_env`). Never logged. */
-  secretFromEnv(name: string): string | undefined {
-    return this.env.raw[name];
+  /** The patterns of LLM_KEY_ENV_ALLOW (`NAME` or `PREFIX_*`). */
+  get llmKeyEnvAllow(): string[] {
+    return (this.env.LLM_KEY_ENV_ALLOW ?? 'WARDEN_LLM_KEY_*').split(',').map((s) => s.trim()).filter(Boolean);
+  }
+
+  /** Whether an agent's `api_key_env` may name this variable: only allow-listed names, never the server's own settings. */
+  llmKeyEnvAllowed(name: string): boolean {
+    return this.llmKeyEnvAllow.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) && name.length > p.length - 1 : name === p));
+  }
+
+  /** Reads an LLM API key named by an agent's `api_key_env`, only when allow-listed. Never logged. */
+  llmKeyFromEnv(name: string): string | undefined {
+    return this.llmKeyEnvAllowed(name) ? this.env.raw[name] : undefined;
+  }
+
+  /**
+   * EGRESS_ALLOW entries (CIDRs or host names). Unset outside production, loopback is allowed so the zero-config
+   * demo (its connector calls this server's /demo-oa) works; production allows nothing private unless listed.
+   */
+  get egressAllow(): string[] {
+    const raw = this.env.EGRESS_ALLOW ?? (this.isProduction ? '' : '127.0.0.0/8,::1/128');
+    return raw.split(',').map((s) => s.trim()).filter(Boolean);
   }
 }

@@ -1,5 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
+import { EgressPolicy } from '../http/egress.js';
 import { AppConfig } from './app-config.js';
 import { validateEnvironment, type EnvironmentInput } from './environment.js';
 
@@ -19,8 +20,8 @@ export class AppConfigModule {
           load: [() => ({ warden: validateEnvironment({ ...process.env, ...overrides }) })],
         }),
       ],
-      providers: [AppConfig],
-      exports: [AppConfig],
+      providers: [AppConfig, EgressPolicy],
+      exports: [AppConfig, EgressPolicy],
     };
   }
 }

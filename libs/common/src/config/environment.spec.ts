@@ -13,8 +13,19 @@ describe('validateEnvironment', () => {
     expect(() => validateEnvironment({ AUTH_MODE: 'oidc' })).toThrow(/OIDC_ISSUER.*AUTH_MODE=oidc/);
   });
 
-  it('accepts oidc with a JWKS URL instead of an issuer', () => {
-    expect(() => validateEnvironment({ AUTH_MODE: 'oidc', OIDC_JWKS_URL: 'http://127.0.0.1:1/jwks' })).not.toThrow();
+  it('oidc pins issuer and audience: a JWKS URL alone, or an issuer without audience, is refused', () => {
+    expect(() => validateEnvironment({ OIDC_JWKS_URL: 'http://127.0.0.1:1/jwks' })).toThrow(/OIDC_ISSUER[\s\S]*OIDC_AUDIENCE/);
+    expect(() => validateEnvironment({ OIDC_ISSUER: 'http://127.0.0.1:1' })).toThrow(/OIDC_AUDIENCE must be set/);
+    expect(() => validateEnvironment({ OIDC_ISSUER: 'http://127.0.0.1:1', OIDC_AUDIENCE: 'warden' })).not.toThrow();
+  });
+
+  it('production refuses the dev default secret and the demo seed', () => {
+    expect(() => validateEnvironment({ NODE_ENV: 'production' })).toThrow(/AUTH_MODE=oidc with OIDC_ISSUER and OIDC_AUDIENCE.*AUTH_ALLOW_DEV_IN_PRODUCTION=1/);
+    const secret = 'x'.repeat(32);
+    expect(() => validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: secret })).toThrow(/AUTH_ALLOW_DEV_IN_PRODUCTION/);
+    expect(() => validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: 'x'.repeat(20), AUTH_ALLOW_DEV_IN_PRODUCTION: '1' })).toThrow(/32 characters/);
+    expect(() => validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: secret, AUTH_ALLOW_DEV_IN_PRODUCTION: '1' })).not.toThrow();
+    expect(() => validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: secret, AUTH_ALLOW_DEV_IN_PRODUCTION: '1', SEED_DEMO: '1' })).toThrow(/SEED_DEMO/);
   });
 
   it('rejects an unknown AUTH_MODE and a short dev secret', () => {

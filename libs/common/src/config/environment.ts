@@ -6,6 +6,7 @@ import {
   IsOptional,
   IsString,
   IsUrl,
+  Matches,
   Max,
   Min,
   MinLength,
@@ -44,15 +45,21 @@ export class Environment {
   @IsOptional() @IsString() @MinLength(16, { message: 'AUTH_DEV_SECRET must be at least 16 characters' })
   AUTH_DEV_SECRET?: string;
 
-  @ValidateIf((env: Environment) => env.AUTH_MODE === 'oidc' && !env.OIDC_JWKS_URL)
+  @IsOptional() @Transform(toBool) @IsBoolean() AUTH_ALLOW_DEV_IN_PRODUCTION?: boolean;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(60) AUTH_TOKEN_MAX_LIFETIME_S?: number;
+
+  // A token is only as trustworthy as its issuer and audience: both are pinned whenever OIDC is on.
+  @ValidateIf((env: Environment) => oidcOn(env))
   @IsUrl({ require_tld: false, require_protocol: true }, {
-    message: 'OIDC_ISSUER must be set to the issuer URL when AUTH_MODE=oidc (or set OIDC_JWKS_URL)',
+    message: 'OIDC_ISSUER must be set to the issuer URL when AUTH_MODE=oidc (tokens of any other issuer are refused)',
   })
   OIDC_ISSUER?: string;
 
   @IsOptional() @IsUrl({ require_tld: false, require_protocol: true }, { message: 'OIDC_JWKS_URL must be a URL' })
   OIDC_JWKS_URL?: string;
-  @IsOptional() @IsString() OIDC_AUDIENCE?: string;
+  @ValidateIf((env: Environment) => oidcOn(env))
+  @Matches(/\S/, { message: 'OIDC_AUDIENCE must be set when AUTH_MODE=oidc (the client id tokens must be issued for)' })
+  OIDC_AUDIENCE?: string;
   @IsOptional() @IsString() @MinLength(1) AUTH_ORG_CLAIM?: string;
   @IsOptional() @IsString() @MinLength(1) AUTH_ROLES_CLAIM?: string;
 
@@ -73,6 +80,29 @@ export class Environment {
   @IsOptional() @IsString() @MinLength(1) OTEL_SERVICE_NAME?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) OTEL_BSP_SCHEDULE_DELAY?: number;
   @IsOptional() @IsString() @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' }) METRICS_TOKEN?: string;
+  /** Comma-separated names an agent's `api_key_env` may name; `PREFIX_*` allows a prefix. */
+  @IsOptional() @IsString() LLM_KEY_ENV_ALLOW?: string;
+  /** Comma-separated CIDRs and host names outbound tenant calls may reach although they are private/loopback. */
+  @IsOptional() @IsString() EGRESS_ALLOW?: string;
+}
+
+const oidcOn = (env: Environment): boolean => env.AUTH_MODE === 'oidc' || (!env.AUTH_MODE && !!(env.OIDC_ISSUER || env.OIDC_JWKS_URL));
+
+/** Rules across variables that decide whether this server may start in production at all. */
+function productionProblems(env: Environment): string[] {
+  if (env.NODE_ENV !== 'production') return [];
+  const problems: string[] = [];
+  if (!oidcOn(env)) {
+    const secretOk = (env.AUTH_DEV_SECRET?.length ?? 0) >= 32;
+    if (!secretOk || !env.AUTH_ALLOW_DEV_IN_PRODUCTION) {
+      problems.push(
+        '  - NODE_ENV=production needs real authentication: set AUTH_MODE=oidc with OIDC_ISSUER and OIDC_AUDIENCE, ' +
+          'or (not recommended) AUTH_DEV_SECRET of at least 32 characters together with AUTH_ALLOW_DEV_IN_PRODUCTION=1',
+      );
+    }
+  }
+  if (env.SEED_DEMO) problems.push('  - SEED_DEMO=true: the demo seed is not available when NODE_ENV=production');
+  return problems;
 }
 
 export type EnvironmentInput = Record<string, string | undefined>;
@@ -81,8 +111,9 @@ export type EnvironmentInput = Record<string, string | undefined>;
 export function validateEnvironment(raw: EnvironmentInput): Environment & { raw: EnvironmentInput } {
   const env = plainToInstance(Environment, raw, { enableImplicitConversion: false });
   const errors = validateSync(env, { skipMissingProperties: false, forbidUnknownValues: false });
-  if (errors.length > 0) {
-    const lines = errors.map((e) => `  - ${e.property}=${JSON.stringify(raw[e.property] ?? null)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+  const lines = errors.map((e) => `  - ${e.property}=${JSON.stringify(raw[e.property] ?? null)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+  if (errors.length === 0) lines.push(...productionProblems(env));
+  if (lines.length > 0) {
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return Object.assign(env, { raw });

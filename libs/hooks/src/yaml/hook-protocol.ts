@@ -31,6 +31,11 @@ export interface HookProtocolOutput {
   additional_context?: string;
   system_message?: string;
   side_effects?: string[];
+  /** The original system's (FIM One's) HookResult fields, accepted so its hooks run unchanged. */
+  allow?: boolean;
+  error?: string;
+  modified_args?: ToolArgs;
+  modified_result?: unknown;
   hookSpecificOutput?: {
     hookEventName?: string;
     permissionDecision?: 'allow' | 'deny';
@@ -60,7 +65,10 @@ export function protocolInput(ctx: HookContext): HookProtocolInput {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const KNOWN_KEYS = new Set(['decision', 'reason', 'updated_input', 'updated_output', 'additional_context', 'system_message', 'side_effects', 'hookSpecificOutput']);
+const KNOWN_KEYS = new Set([
+  'decision', 'reason', 'updated_input', 'updated_output', 'additional_context', 'system_message', 'side_effects', 'hookSpecificOutput',
+  'allow', 'error', 'modified_args', 'modified_result',
+]);
 
 /**
  * Turns a hook's answer into a HookResult. Anything malformed, or a field that makes no sense for the event
@@ -95,21 +103,22 @@ export function protocolResult(point: HookPoint, output: unknown, hookName: stri
   if (permission !== undefined && permission !== 'allow' && permission !== 'deny') {
     throw new Error(`permissionDecision must be "allow" or "deny", not ${JSON.stringify(permission)}`);
   }
-  if (decision === 'block' || permission === 'deny') {
+  if (output.allow !== undefined && typeof output.allow !== 'boolean') throw new Error('allow must be true or false');
+  if (decision === 'block' || permission === 'deny' || output.allow === false) {
     if (point !== HookPoint.PreToolUse) throw new Error(`a ${point} hook cannot block`);
-    const reason = output.reason ?? s.permissionDecisionReason;
+    const reason = output.reason ?? s.permissionDecisionReason ?? output.error;
     result.allow = false;
     result.error = reason === undefined ? `Blocked by hook '${hookName}'` : stringField(reason, 'reason');
     return result;
   }
 
-  const updatedInput = output.updated_input ?? s.updatedInput;
+  const updatedInput = output.updated_input ?? s.updatedInput ?? output.modified_args;
   if (updatedInput !== undefined) {
     if (point !== HookPoint.PreToolUse) throw new Error('updated_input is only valid for PreToolUse');
     if (!isObject(updatedInput)) throw new Error('updated_input must be an object');
     result.modifiedArgs = updatedInput;
   }
-  const updatedOutput = output.updated_output ?? s.updatedToolOutput;
+  const updatedOutput = output.updated_output ?? s.updatedToolOutput ?? output.modified_result;
   if (updatedOutput !== undefined) {
     if (point !== HookPoint.PostToolUse) throw new Error('updated_output is only valid for PostToolUse');
     result.modifiedResult = typeof updatedOutput === 'string' ? updatedOutput : JSON.stringify(updatedOutput);

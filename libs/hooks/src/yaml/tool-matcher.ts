@@ -1,7 +1,10 @@
+import { RE2JS } from 're2js';
+
 /** Decides which tool names a YAML hook applies to. */
 export type ToolMatcher = (toolName: string) => boolean;
 
 const matchAll: ToolMatcher = () => true;
+const RE2_FLAGS: Record<string, number> = { i: RE2JS.CASE_INSENSITIVE, s: RE2JS.DOTALL, m: RE2JS.MULTILINE };
 
 function globToRegExp(glob: string): RegExp {
   const body = glob.split('').map((ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[\\^$.+()[\]{}|/]/g, '\\$&'))).join('');
@@ -17,11 +20,15 @@ export function compileToolMatcher(matcher: string | undefined): ToolMatcher {
   if (matcher === undefined || matcher === '' || matcher === '*') return matchAll;
   const regexForm = /^\/(.+)\/([a-z]*)$/s.exec(matcher);
   if (regexForm) {
-    let re: RegExp;
+    // RE2 runs in time linear in the tool name: a hook author's regex cannot freeze the event loop
+    // (backtracking engines take seconds on `(a+)+$`). Backreferences and lookaround are refused at compile time.
+    const unknownFlag = [...regexForm[2]!].find((f) => !(f in RE2_FLAGS));
+    if (unknownFlag) throw new Error(`invalid regular expression ${matcher}: flag "${unknownFlag}" is not supported (use i, s or m)`);
+    let re: RE2JS;
     try {
-      re = new RegExp(regexForm[1]!, regexForm[2]);
+      re = RE2JS.compile(RE2JS.translateRegExp(regexForm[1]!), [...regexForm[2]!].reduce((acc, f) => acc | RE2_FLAGS[f]!, 0));
     } catch (err) {
-      throw new Error(`invalid regular expression ${matcher}: ${(err as Error).message}`);
+      throw new Error(`invalid regular expression ${matcher}: ${(err as Error).message} (matchers use RE2 syntax: no backreferences or lookaround)`);
     }
     return (tool) => re.test(tool);
   }

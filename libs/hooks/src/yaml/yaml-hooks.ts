@@ -33,6 +33,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * Parses `model_config_json.hooks.yaml`. Syntax errors carry line and column; every entry problem names the entry
  * and its line. Returns the entries that are valid and every problem found (the caller refuses when any).
  */
+const YAML_ALIAS_BUDGET = 20;
+
 export function parseYamlHooks(source: string, at = 'hooks.yaml'): { specs: YamlHookSpec[]; problems: string[] } {
   const lineCounter = new LineCounter();
   const doc = parseDocument(source, { lineCounter, uniqueKeys: true, prettyErrors: false });
@@ -46,7 +48,13 @@ export function parseYamlHooks(source: string, at = 'hooks.yaml'): { specs: Yaml
     };
   }
   const root = doc.contents;
-  const value = doc.toJS() as unknown;
+  let value: unknown;
+  try {
+    // Aliases expand on conversion: a small budget keeps an alias bomb from costing memory and time.
+    value = doc.toJS({ maxAliasCount: YAML_ALIAS_BUDGET });
+  } catch (err) {
+    return { specs: [], problems: [`${at}: ${(err as Error).message.split('\n')[0]} (at most ${YAML_ALIAS_BUDGET} alias expansions)`] };
+  }
   if (value === null || value === undefined) return { specs: [], problems: [] };
   if (!isObject(value) || !isMap(root)) return { specs: [], problems: [`${at}: must be a mapping with a "hooks:" list`] };
   const extra = Object.keys(value).filter((k) => k !== 'hooks');

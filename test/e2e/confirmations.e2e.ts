@@ -457,7 +457,6 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
           confirmationId,
           decision,
           actor: { platform: 'feishu', externalId: openId },
-          approvers: Array.isArray(config.approver_open_ids) ? (config.approver_open_ids as string[]) : undefined,
         });
 
       it('with approver_open_ids: only listed open ids may decide; others get an error and change nothing', async () => {

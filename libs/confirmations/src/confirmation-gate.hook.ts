@@ -1,11 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
+import { AppConfig } from '@warden/common';
 import { ChannelsService, type Channel, type ChannelRecord } from '@warden/channels';
 import { Hook, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
+import { approversOf } from './approver-check.js';
 import { ConfirmationService } from './confirmation.service.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
 import { ConfirmationWaiter, WaiterClosedError } from './confirmation-waiter.js';
+import { requestPolicy } from './request-policy.js';
 
 export const DEFAULT_CONFIRMATION_TIMEOUT_S = 120;
 /**
@@ -47,6 +50,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
     private readonly confirmations: ConfirmationService,
     private readonly channels: ChannelsService,
     private readonly users: UsersService,
+    private readonly config: AppConfig,
   ) {
     super();
   }
@@ -77,7 +81,9 @@ export class ConfirmationGateHook extends PreToolUseHook {
         const target = await this.channels.resolveForDelivery(ctx.orgId, policy.channelId).catch((err: unknown) => err as Error);
         if (target instanceof Error) return block(`no channel is reachable for the approval card: ${target.message}`);
         channel = target;
+        const fixed = requestPolicy(policy, ctx.toolArgs, ctx.metadata, Boolean(target.impl.approverAllowList(target.record)));
         ({ row, created } = await this.store.insertOrGet({
+          ...fixed,
           orgId: ctx.orgId,
           agentId: ctx.metadata.agent?.id ?? ctx.agentId ?? null,
           agentName: ctx.metadata.agent?.name ?? null,
@@ -147,7 +153,10 @@ export class ConfirmationGateHook extends PreToolUseHook {
         args: row.args,
         requestedBy: { userId: row.requestedBy ?? '', name: requester ? requester.name ?? requester.sub : null },
         expiresAt: row.expiresAt,
-        approverScope: row.approverScope,
+        approverScope: approversOf(row).join(', '),
+        decisiveFields: row.decisiveFields ?? [],
+        approvalsRequired: row.approvalsRequired,
+        link: `${this.config.publicUrl}/approvals/${row.id}`,
       });
       const delivered = await this.store.recordDelivery(row.id, sent);
       // Decided before we could store where the card went: update the card now.

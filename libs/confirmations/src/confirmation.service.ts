@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { UsersService, type MemberView } from '@warden/auth';
+import { UsersService } from '@warden/auth';
 import {
   ChannelsService,
   type ApprovalDecisionSink,
@@ -11,8 +11,10 @@ import {
   type DecisionOutcome,
 } from '@warden/channels';
 import { ConflictError, DomainException, ForbiddenError, NotFoundError } from '@warden/common';
+import { approversOf, refusalFor, type ResolvedDecider } from './approver-check.js';
 import { ConfirmationStore } from './confirmation.store.js';
-import { CONFIRMATION_SETTLED, ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
+import { ConfirmationVotesStore } from './confirmation-votes.store.js';
+import { approvalsProgress, CONFIRMATION_SETTLED, ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
 
 /** A signed-in user deciding through the API (the inbox). */
 export interface UserActor {
@@ -24,8 +26,6 @@ export interface PlatformActor {
   platform: ChatPlatform;
   externalId: string;
   channelId: string;
-  /** The channel's `approver_open_ids` / `approver_user_ids`, when it lists them (`["*"]` = anyone in the chat). */
-  channelApprovers?: string[];
 }
 
 export interface DecideInput {
@@ -34,20 +34,6 @@ export interface DecideInput {
   decision: Decision;
   reason?: string;
   actor: UserActor | PlatformActor;
-}
-
-const SCOPE_WORDS: Record<string, string> = {
-  initiator: 'the user who started the run',
-  agent_owner: "the agent's owner",
-  org_members: 'members of the organisation',
-  org_admins: 'organisation admins',
-};
-
-interface Decider {
-  userId: string | null;
-  name: string;
-  openId?: string;
-  platform?: ChatPlatform;
 }
 
 export function toDecidedCard(row: ConfirmationRequest): DecidedCard {
@@ -74,6 +60,7 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
 
   constructor(
     private readonly store: ConfirmationStore,
+    private readonly votes: ConfirmationVotesStore,
     private readonly users: UsersService,
     private readonly channels: ChannelsService,
   ) {}
@@ -92,22 +79,41 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     return row;
   }
 
+  /**
+   * Records one person's decision. A rejection ends the request; an approval counts towards its tier's number of
+   * distinct approvals and settles it once enough are in. A second approval from the same person changes nothing.
+   */
   async decide(input: DecideInput): Promise<ConfirmationRequest> {
     const row = await this.get(input.orgId, input.confirmationId);
     // A click on a card of channel A must not decide a request that was sent to channel B.
     if ('platform' in input.actor && row.channelId !== input.actor.channelId) throw new NotFoundError('confirmation', input.confirmationId);
     const decider = await this.authorize(row, input.decision, input.actor);
     if (row.status !== ConfirmationStatus.Pending) throw this.alreadyDecided(row);
+    const { member, via } = decider;
+    const name = member.name ?? member.sub;
+    const counted = await this.votes.record({
+      confirmationId: row.id, userId: member.userId, userName: name, decision: input.decision,
+      platform: via?.platform ?? null, externalId: via?.externalId ?? null, approvers: approversOf(row), tier: row.tier,
+    });
+    if (!counted && input.decision === 'approve') {
+      const now = (await this.store.findById(row.id)) ?? row;
+      if (now.status === ConfirmationStatus.Pending && now.expiresAt > new Date() && (await this.votes.hasVoted(row.id, member.userId))) return now;
+      return this.lostRace(row);
+    }
+    if (counted && input.decision === 'approve' && counted.approvalsGiven < counted.approvalsRequired) return counted;
     const settled = await this.store.settle(row.id, {
       status: input.decision === 'approve' ? ConfirmationStatus.Approved : ConfirmationStatus.Rejected,
-      respondedByUserId: decider.userId,
-      respondedByOpenId: decider.openId ?? null,
-      respondedByPlatform: decider.platform ?? null,
-      respondedByName: decider.name,
+      respondedByUserId: member.userId,
+      respondedByOpenId: via?.externalId ?? null,
+      respondedByPlatform: via?.platform ?? null,
+      respondedByName: name,
       reason: input.reason?.trim() || null,
     });
-    if (settled) return settled;
-    // Lost the race, or the deadline passed while nobody was waiting (e.g. the process was down): say which.
+    return settled ?? this.lostRace(row);
+  }
+
+  /** Lost the race, or the deadline passed while nobody was waiting (e.g. the process was down): say which. */
+  private async lostRace(row: ConfirmationRequest): Promise<never> {
     const now = (await this.store.findById(row.id)) ?? row;
     if (now.status === ConfirmationStatus.Pending) {
       const closed = (await this.expire(row.id, 'timeout', 'no decision before the deadline')) ?? (await this.store.findById(row.id)) ?? now;
@@ -129,17 +135,16 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     confirmationId: string;
     decision: Decision;
     actor: { platform: ChatPlatform; externalId: string };
-    approvers?: string[];
   }): Promise<DecisionOutcome> {
     const { channel, actor } = input;
-    const channelApprovers = input.approvers;
     try {
       const row = await this.decide({
         orgId: channel.orgId,
         confirmationId: input.confirmationId,
         decision: input.decision,
-        actor: { ...actor, channelId: channel.id, channelApprovers },
+        actor: { ...actor, channelId: channel.id },
       });
+      if (row.status === ConfirmationStatus.Pending) return { ok: true, message: `Approval recorded: ${approvalsProgress(row)}` };
       const verb = row.status === ConfirmationStatus.Approved ? 'Approved' : 'Rejected';
       return { ok: true, message: `${verb} by ${row.respondedByName}`, decided: toDecidedCard(row) };
     } catch (err) {
@@ -170,46 +175,30 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     return new ConflictError(`confirmation ${row.id} is already ${row.status}`, { status: row.status });
   }
 
-  private async authorize(row: ConfirmationRequest, decision: Decision, actor: UserActor | PlatformActor): Promise<Decider> {
+  /**
+   * Resolves who is deciding to a Warden user — the signed-in user, or the user a proven chat identity is linked
+   * to — and applies the request's approver policy (approver-check.ts). An identity linked to nobody decides
+   * nothing, even when the channel lists it: without a user, self-approval could not be ruled out.
+   */
+  private async authorize(row: ConfirmationRequest, decision: Decision, actor: UserActor | PlatformActor): Promise<ResolvedDecider> {
+    const list = await this.channels.approverList(row.orgId, row.channelId);
+    let decider: ResolvedDecider;
     if ('userId' in actor) {
       const member = await this.users.memberById(row.orgId, actor.userId);
       if (!member) throw new ForbiddenError('you are not a member of the organisation that owns this request');
-      this.checkScope(row, member, decision);
-      return { userId: member.userId, name: member.name ?? member.sub };
-    }
-    const member = await this.users.memberByIdentity(row.orgId, actor.platform, actor.externalId);
-    const who = `${actor.platform} user ${actor.externalId}`;
-    if (actor.channelApprovers) {
-      if (!actor.channelApprovers.includes('*') && !actor.channelApprovers.includes(actor.externalId)) {
-        throw new ForbiddenError(`${who} is not in this channel's approver list`);
-      }
-      if (member) this.checkSelfApproval(row, member, decision);
+      decider = { member };
     } else {
-      if (!member) throw new ForbiddenError(`${who} is not linked to a Warden user, so their approver scope is unknown`);
-      this.checkScope(row, member, decision);
+      const who = `${actor.platform} user ${actor.externalId}`;
+      const member = await this.users.memberByIdentity(row.orgId, actor.platform, actor.externalId);
+      if (!member) {
+        const listed = list.ids && (list.ids.includes('*') || list.ids.includes(actor.externalId));
+        if (list.ids && !listed && approversOf(row).includes('channel')) throw new ForbiddenError(`${who} is not in this channel's approver list`);
+        throw new ForbiddenError(`${who} is not linked to a Warden user, so Warden cannot tell who is deciding: link the account first (POST /api/me/identities/link)`);
+      }
+      decider = { member, via: { platform: actor.platform, externalId: actor.externalId } };
     }
-    return {
-      userId: member?.userId ?? null,
-      name: member ? member.name ?? member.sub : `${actor.platform}:${actor.externalId}`,
-      openId: actor.externalId,
-      platform: actor.platform,
-    };
-  }
-
-  private checkScope(row: ConfirmationRequest, member: MemberView, decision: Decision): void {
-    const inScope =
-      row.approverScope === 'org_members' ||
-      (row.approverScope === 'org_admins' && member.roles.includes('admin')) ||
-      (row.approverScope === 'initiator' && member.userId === row.requestedBy) ||
-      (row.approverScope === 'agent_owner' && member.userId === row.agentOwnerId);
-    if (!inScope) throw new ForbiddenError(`only ${SCOPE_WORDS[row.approverScope] ?? row.approverScope} may decide this request`);
-    this.checkSelfApproval(row, member, decision);
-  }
-
-  /** Rejecting one's own request only stops it; approving it is what the agent's policy may forbid. */
-  private checkSelfApproval(row: ConfirmationRequest, member: MemberView, decision: Decision): void {
-    if (decision === 'approve' && row.forbidSelfApproval && member.userId === row.requestedBy) {
-      throw new ForbiddenError('self-approval is forbidden for this agent: another approver must approve');
-    }
+    const refusal = refusalFor(row, decider, decision, list);
+    if (refusal) throw new ForbiddenError(refusal);
+    return decider;
   }
 }

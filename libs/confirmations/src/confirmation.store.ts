@@ -23,6 +23,11 @@ export interface NewConfirmation {
   approverScope: ApproverScope;
   agentOwnerId: string | null;
   forbidSelfApproval: boolean;
+  /** The approver policy, tier and approvals count that apply (issue #14). */
+  approvers: string[];
+  tier: number | null;
+  approvalsRequired: number;
+  decisiveFields: string[];
   channelId: string;
   channelType: string;
   timeoutS: number;
@@ -77,14 +82,16 @@ export class ConfirmationStore {
       'other',
       `INSERT INTO confirmation_requests
          (org_id, agent_id, agent_name, run_id, call_id, tool, args, requested_by, approver_scope, agent_owner_id,
-          forbid_self_approval, channel_id, channel_type, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, now() + make_interval(secs => $14))
+          forbid_self_approval, channel_id, channel_type, expires_at, approvers, tier, approvals_required, decisive_fields)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, now() + make_interval(secs => $14),
+               $15::jsonb, $16, $17, $18::jsonb)
        ON CONFLICT (run_id, call_id) DO NOTHING
        RETURNING *`,
       [
         input.orgId, input.agentId, input.agentName, input.runId, input.callId, input.tool, JSON.stringify(input.args),
         input.requestedBy, input.approverScope, input.agentOwnerId, input.forbidSelfApproval, input.channelId,
         input.channelType, input.timeoutS,
+        JSON.stringify(input.approvers), input.tier, input.approvalsRequired, JSON.stringify(input.decisiveFields),
       ],
     );
     if (inserted) return { row: inserted, created: true };

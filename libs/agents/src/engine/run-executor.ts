@@ -145,11 +145,12 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
    */
   async startToolRun(opts: {
     orgId: string; userId: string; ownerId: string; ownerUserId: string | null; name: string; surface: Surface;
-    tool: string; args: Record<string, unknown>; hooksConfig?: unknown;
+    tool: string; args: Record<string, unknown>; hooksConfig?: unknown; confirmation?: Record<string, unknown>;
   }): Promise<StartedRun> {
     const spec: ToolRunSpec = {
       owner_id: opts.ownerId, name: opts.name, owner_user_id: opts.ownerUserId,
-      model_config_json: { model: { provider: 'scripted', script: [{ content: '' }] }, tools: [opts.tool], max_iterations: 1, ...(opts.hooksConfig ? { hooks: opts.hooksConfig } : {}) },
+      model_config_json: { model: { provider: 'scripted', script: [{ content: '' }] }, tools: [opts.tool], max_iterations: 1,
+        ...(opts.hooksConfig ? { hooks: opts.hooksConfig } : {}), ...(opts.confirmation ? { confirmation: opts.confirmation } : {}) },
     };
     const call = { call_id: newCallId(), tool: opts.tool, args: opts.args };
     const state: RunState = { phase: 'tools', messages: [], turns: 0, pending_calls: [call], tool_run: spec };

@@ -74,6 +74,7 @@ export class ToolRegistry implements OnModuleInit {
     return {
       requiresConfirmation: action.requiresConfirmation || (action.requiresConfirmationWhen !== null && evaluateConfirmationCondition(action.requiresConfirmationWhen, args)),
       write: action.write,
+      confirmationWhen: action.requiresConfirmationWhen,
       connector: { id: connector.id, name: connector.name, action: action.name, method: action.method, url },
     };
   }

@@ -115,6 +115,16 @@ export class FeishuChannel extends Channel {
     return { platformMessageId: res.data?.message_id, extra: { chat_id: cfg.chatId } };
   }
 
+  override async sendDirectMessage(channel: ChannelRecord, openId: string, text: string): Promise<void> {
+    const cfg = feishuConfig(channel);
+    await this.call('the direct message', () =>
+      this.client(cfg).im.message.create({
+        params: { receive_id_type: 'open_id' },
+        data: { receive_id: openId, msg_type: 'text', content: JSON.stringify({ text }), uuid: randomUUID() },
+      }),
+    );
+  }
+
   async parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
     const cfg = feishuConfig(channel);
     if (req.method !== 'POST') return rejected(405, 'Feishu callbacks are POST requests');

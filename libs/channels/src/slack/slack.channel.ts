@@ -74,6 +74,12 @@ export class SlackChannel extends Channel {
     return { platformMessageId: res.ts, extra: { channel: res.channel ?? cfg.channel, ts: res.ts } };
   }
 
+  /** Posting to a user id opens the app's direct message with that user. */
+  override async sendDirectMessage(channel: ChannelRecord, userId: string, text: string): Promise<void> {
+    const cfg = slackConfig(channel);
+    await this.call('the direct message', () => this.client(cfg).chat.postMessage({ channel: userId, text, mrkdwn: false }));
+  }
+
   async parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
     const cfg = slackConfig(channel);
     if (req.method !== 'POST') return rejected(405, 'Slack interactivity callbacks are POST requests');

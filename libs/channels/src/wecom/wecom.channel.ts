@@ -115,6 +115,11 @@ export class WecomChannel extends Channel {
     return { platformMessageId: res.msgid as string | undefined };
   }
 
+  override async sendDirectMessage(channel: ChannelRecord, userId: string, text: string): Promise<void> {
+    const cfg = wecomConfig(channel);
+    await this.api(cfg, 'the direct message', '/cgi-bin/message/send', { touser: userId, msgtype: 'text', agentid: cfg.agentId, text: { content: text } });
+  }
+
   async parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
     const cfg = wecomConfig(channel);
     const q = req.query;

@@ -189,6 +189,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
         : await this.executor.startToolRun({
           orgId: run.orgId, userId: run.userId, ownerId: run.workflowId, ownerUserId: run.userId, name: `workflow node ${node.id}`,
           surface: 'workflow', tool: node.tool!, args: renderArgs(node.args ?? {}, scope), hooksConfig: node.hooks,
+          confirmation: node.confirmation,
         });
       agentRunId = started.runId;
       completion = started.completion;

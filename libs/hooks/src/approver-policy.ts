@@ -47,7 +47,7 @@ function parseApproverList(raw: unknown, at: string, problems: string[]): string
     if (e.startsWith('!')) problems.push(`${at}: ${e.slice(1)}`);
     else out.push(e);
   }
-  return out;
+  return out.length === raw.length ? out : undefined;
 }
 
 /**

@@ -89,7 +89,7 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
     await adminLink(t, carol, 'boss', null);
   });
 
-  it('a workflow CONNECTOR node with approvers ["org_admins"] refuses the member who started the workflow', async () => {
+  it('a workflow CONNECTOR (and AGENT) node with approvers ["org_admins"] refuses the member who started the workflow', async () => {
     const connector = await t.request('POST', '/api/connectors', { token: carol.token, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } });
     expect(connector.status).toBe(201);
     const wf = await t.request('POST', '/api/workflows', { token: carol.token, body: { name: 'pay-wf', definition: {
@@ -113,6 +113,27 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
     expect(oa.requests).toHaveLength(0);
     expect((await decide(t, carol, row.id)).status).toBe(200);
     await until('paid', () => oa.requests.find((r) => r.path === '/purchases/PO-9/pay'));
+
+    // An AGENT node takes the same policy, over the agent's own (here the default: the initiator alone).
+    const agent = await t.request('POST', '/api/agents', { token: carol.token, body: { name: 'payer', instructions: 'pay', model_config_json: {
+      model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-10', amount: 90000 } }] }, { content: 'paid' }] },
+      tools: ['oa__*'],
+    } } });
+    expect(agent.status).toBe(201);
+    const agentWf = await t.request('POST', '/api/workflows', { token: carol.token, body: { name: 'agent-wf', definition: {
+      nodes: [{ id: 's', type: 'start' }, { id: 'a', type: 'agent', agent_id: agent.body.id, prompt: 'pay PO-10', confirmation: { approvers: ['org_admins'] } }, { id: 'e', type: 'end' }],
+      edges: [{ from: 's', to: 'a' }, { from: 'a', to: 'e' }],
+    } } });
+    expect(agentWf.status).toBe(201);
+    expect((await t.request('POST', `/api/workflows/${agentWf.body.id}/runs`, { token: alice.token, body: { inputs: {} } })).status).toBe(202);
+    const agentRow = await until('agent node approval pending', async () => {
+      const list = await t.request('GET', '/api/confirmations?status=pending', { token: alice.token });
+      return list.body.find((r: any) => r.args?.id === 'PO-10');
+    });
+    expect(agentRow.approvers).toEqual(['org_admins']);
+    expect((await decide(t, alice, agentRow.id)).status).toBe(403);
+    expect((await decide(t, carol, agentRow.id)).status).toBe(200);
+    await until('agent node paid', () => oa.requests.find((r) => r.path === '/purchases/PO-10/pay'));
 
     const bad = await t.request('POST', '/api/workflows', { token: carol.token, body: { name: 'nobody', definition: {
       nodes: [{ id: 's', type: 'start' }, { id: 'p', type: 'connector', tool: 'oa__purchase_pay', confirmation: { approvers: ['initiator'], forbid_self_approval: true } }, { id: 'e', type: 'end' }],

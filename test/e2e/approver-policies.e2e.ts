@@ -121,6 +121,25 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
       expect((await decide(t, bob, id)).status).toBe(409);
     });
 
+    it('concurrent approvals: the same person twice counts once; two people at once settle it exactly once', async () => {
+      const run = runGate(t, alice, tiered(), { id: 'PO-5', amount: 700000 });
+      const id = await run.id;
+      const [api1, api2, chat] = await Promise.all([decide(t, bob, id), decide(t, bob, id), click(t, plain, id, ids.bob!)]);
+      expect([api1.status, api2.status, chat.ok]).toEqual([200, 200, true]);
+      expect(await statusOf(t, carol, id)).toMatchObject({ status: 'pending', approvals_given: 1 });
+
+      const run2 = runGate(t, alice, tiered(), { id: 'PO-6', amount: 700000 });
+      const id2 = await run2.id;
+      const both = await Promise.all([decide(t, bob, id2), decide(t, fran, id2)]);
+      // Each vote is counted; whichever statement sees the second one settles the request.
+      expect(both.map((r) => r.status)).toEqual([200, 200]);
+      expect(both.some((r) => r.body.status === 'approved')).toBe(true);
+      expect((await run2.result).allow).toBe(true);
+      expect(await statusOf(t, carol, id2)).toMatchObject({ status: 'approved', approvals_given: 2 });
+      expect((await decide(t, carol, id, 'reject')).status).toBe(403);
+      expect((await decide(t, fran, id, 'reject')).body.status).toBe('rejected');
+    });
+
     it('a rejection at any point ends it; below the tier one approval from the base policy is enough', async () => {
       const first = runGate(t, alice, tiered(), { id: 'PO-2', amount: 900000 });
       const id = await first.id;

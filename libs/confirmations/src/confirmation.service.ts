@@ -109,7 +109,11 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       respondedByName: name,
       reason: input.reason?.trim() || null,
     });
-    return settled ?? this.lostRace(row);
+    if (settled) return settled;
+    // Two approvals counted at once: the other statement settled it, this vote counted towards it.
+    const now = counted && input.decision === 'approve' ? await this.store.findById(row.id) : null;
+    if (now?.status === ConfirmationStatus.Approved) return now;
+    return this.lostRace(row);
   }
 
   /** Lost the race, or the deadline passed while nobody was waiting (e.g. the process was down): say which. */

@@ -16,7 +16,10 @@ export interface WorkflowNode {
   args?: Record<string, unknown>;
   /** connector: hooks for the call, as in an agent's `model_config_json.hooks` (auto-attached hooks always apply). */
   hooks?: unknown;
-  /** connector: the approval policy of the call, as an agent's `model_config_json.confirmation` (approvers, tiers...). */
+  /**
+   * agent / connector: the approval policy, as an agent's `model_config_json.confirmation` (approvers, tiers...); on an
+   * agent node its keys override the agent's own.
+   */
   confirmation?: Record<string, unknown>;
   /** condition: a CEL expression over `inputs` and `nodes`; its value is the node's output. */
   expression?: string;
@@ -68,6 +71,7 @@ export function validateWorkflowDefinition(def: unknown): string[] {
     if (n.type === 'agent') {
       if (typeof n.agent_id !== 'string') problems.push(`${where} (${n.id}): agent node needs agent_id`);
       if (typeof n.prompt !== 'string' || n.prompt === '') problems.push(`${where} (${n.id}): agent node needs a prompt`);
+      if (n.confirmation !== undefined) problems.push(...confirmationProblems(n.confirmation, `${where} (${n.id}).confirmation`));
     }
     if (n.type === 'connector') {
       if (typeof n.tool !== 'string' || n.tool === '') problems.push(`${where} (${n.id}): connector node needs a tool`);

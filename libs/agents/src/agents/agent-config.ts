@@ -130,3 +130,19 @@ export function hookSettingsOf(agent: { id: string; name: string; ownerUserId: s
     requireConfirmationForAll: config.requireConfirmationForAll, confirmation: config.confirmation,
   };
 }
+
+const OVERRIDABLE: Array<[keyof AgentHookSettings['confirmation'], string]> = [
+  ['channelId', 'channel_id'], ['timeoutS', 'timeout_s'], ['approverScope', 'approver_scope'],
+  ['forbidSelfApproval', 'forbid_self_approval'], ['approvers', 'approvers'], ['tiers', 'tiers'],
+];
+
+/**
+ * A workflow AGENT node's `confirmation` laid over the agent's own: the keys the node gives win, the rest stay the
+ * agent's. The node was validated when the workflow was saved.
+ */
+export function withConfirmationOverride(settings: AgentHookSettings, raw: Record<string, unknown> | undefined): AgentHookSettings {
+  if (!raw) return settings;
+  const parsed = parseAgentConfig({ model: { provider: 'scripted', script: [{ content: '' }] }, confirmation: raw }).config.confirmation;
+  const picked = Object.fromEntries(OVERRIDABLE.filter(([, key]) => raw[key] !== undefined).map(([field]) => [field, parsed[field]]));
+  return { ...settings, confirmation: { ...settings.confirmation, ...picked } };
+}

@@ -4,7 +4,7 @@ import { AppConfig, DomainErrorKind, DomainException, isUuid, NotFoundError } fr
 import { HookBuildError, HookRegistry, HookResolver, type AgentHookSettings, type RunEventEmitter, type Surface } from '@warden/hooks';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { hookSettingsOf, parseAgentConfig, type AgentConfig } from '../agents/agent-config.js';
+import { hookSettingsOf, parseAgentConfig, withConfirmationOverride, type AgentConfig } from '../agents/agent-config.js';
 import type { Agent } from '../agents/agent.entity.js';
 import { AgentsService } from '../agents/agents.service.js';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
@@ -28,6 +28,8 @@ export interface StartRunOptions {
   conversationId?: string;
   /** Eval runs only: no hooks at all, recorded as `hooks: "bypassed"`. */
   bypassHooks?: boolean;
+  /** Workflow AGENT nodes: the node's `confirmation` policy over the agent's. */
+  confirmationOverride?: Record<string, unknown>;
 }
 
 export interface RunOutcome {
@@ -112,7 +114,9 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       ...(conversation?.messages ?? []),
       { role: 'user', content: opts.message },
     ];
-    const state: RunState = { phase: 'start', messages, turns: 0, pending_calls: [] };
+    const state: RunState = {
+      phase: 'start', messages, turns: 0, pending_calls: [], ...(opts.confirmationOverride ? { confirmation_override: opts.confirmationOverride } : {}),
+    };
     const run = await this.dataSource.getRepository(AgentRun).save({
       orgId: opts.orgId, agentId: agent.id, userId: opts.userId, conversationId: conversation?.id ?? null,
       parentRunId: opts.parentRunId ?? null, parentCallId: opts.parentCallId ?? null, surface: opts.surface, mode,
@@ -125,7 +129,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       run_id: run.id, agent_id: agent.id, conversation_id: run.conversationId, surface: run.surface, mode,
       hooks: run.hooks, parent_run_id: run.parentRunId, parent_call_id: run.parentCallId,
     });
-    const settings = hookSettingsOf(agent, config);
+    const settings = withConfirmationOverride(hookSettingsOf(agent, config), opts.confirmationOverride);
     let registry: HookRegistry;
     try {
       registry = opts.bypassHooks ? HookRegistry.empty() : await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings });
@@ -341,7 +345,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   private async liveRun(run: AgentRun, prepared?: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>): Promise<LiveRun> {
     const base = prepared ?? (run.state.tool_run ? await this.prepareToolRun(run.state.tool_run) : undefined) ?? await (async () => {
       const { agent, config } = await this.agents.findWithConfig(run.orgId, run.agentId);
-      const settings = hookSettingsOf(agent, config);
+      const settings = withConfirmationOverride(hookSettingsOf(agent, config), run.state.confirmation_override);
       const registry = run.hooks === 'bypassed' ? HookRegistry.empty() : await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings });
       return { agent, config, settings, registry };
     })();

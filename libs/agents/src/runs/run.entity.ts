@@ -27,6 +27,8 @@ export interface RunState {
   steps?: Record<string, StepProgress>;
   /** Set for a one-call run (a workflow CONNECTOR node): no model, the call's observation is the answer. */
   tool_run?: ToolRunSpec;
+  /** A workflow AGENT node's `confirmation`, laid over the agent's own approval policy (kept for resumes). */
+  confirmation_override?: Record<string, unknown>;
 }
 
 /** Who a one-call run acts for, and the hooks it runs with (as an agent's model_config_json would declare them). */

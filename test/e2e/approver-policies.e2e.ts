@@ -1,5 +1,6 @@
 import type { AgentHookSettings } from '@warden/hooks';
 import { startFakeFeishu, type FakeFeishu } from '../fakes/fake-feishu.js';
+import { until } from '../support/eventually.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { adminLink, click, decide, FEISHU_APP, feishuChannel, person, runGate, settings, statusOf, type Person } from './approver-support.js';
 
@@ -102,7 +103,7 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
       const run = runGate(t, alice, tiered(), { id: 'PO-1', amount: 600000 });
       const id = await run.id;
       expect(await statusOf(t, carol, id)).toMatchObject({ status: 'pending', tier: 0, approvals_required: 2, approvals_progress: '0 of 2 approvals', approvers: ['role:finance'] });
-      const card = feishu.sent.find((m) => m.uuid === id)!;
+      const card = await until('card sent', () => feishu.sent.find((m) => m.uuid === id));
       expect(JSON.stringify(card.content)).toContain('2 distinct approvals needed');
       // An admin is not in this tier's list.
       expect((await decide(t, carol, id)).status).toBe(403);

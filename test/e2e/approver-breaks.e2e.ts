@@ -2,7 +2,8 @@ import pg from 'pg';
 import { startFakeFeishu, type FakeFeishu } from '../fakes/fake-feishu.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { until } from '../support/eventually.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { mintDevToken } from '@warden/auth';
+import { startTestApp, TEST_DEV_SECRET, type TestApp } from '../support/test-app.js';
 import { OA_ACTIONS } from './runtime-helpers.js';
 import { adminLink, click, decide, FEISHU_APP, feishuChannel, person, runGate, settings, statusOf, type Person } from './approver-support.js';
 
@@ -22,7 +23,7 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
 
   beforeAll(async () => {
     [feishu, oa] = await Promise.all([startFakeFeishu(FEISHU_APP), startHttpFake((req) => ({ ok: true, path: req.path }))]);
-    t = await startTestApp();
+    t = await startTestApp({ AUTH_IDENTITY_CLAIMS: 'feishu=feishu_open_id' });
     carol = await person(t, 'carol', 'acme', ['admin']);
     alice = await person(t, 'alice', 'acme');
     bob = await person(t, 'bob', 'acme');
@@ -141,6 +142,18 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
     } } });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toMatch(/nobody could approve/);
+  });
+
+  it('an identity asserted by the IdP (AUTH_IDENTITY_CLAIMS) is linked on sign-in, audited as sso, and decides as that user', async () => {
+    const token = await mintDevToken(TEST_DEV_SECRET, { sub: 'gina', org: 'acme', roles: ['admin'], name: 'Gina', extra: { feishu_open_id: 'ou_gina_sso' } });
+    const me = await t.request('GET', '/api/me', { token });
+    expect(me.body.identities.feishu_open_id).toBe('ou_gina_sso');
+    const channelId = await feishuChannel(t, carol, feishu);
+    const run = runGate(t, alice, settings(carol, { channelId, approvers: ['org_admins'] }));
+    expect(await click(t, channelId, await run.id, 'ou_gina_sso')).toMatchObject({ ok: true, message: 'Approved by Gina' });
+    expect((await run.result).allow).toBe(true);
+    const audit = await t.request('GET', '/api/audit/identities', { token: carol.token });
+    expect(audit.body).toEqual(expect.arrayContaining([expect.objectContaining({ sub: 'gina', external_id: 'ou_gina_sso', action: 'link', method: 'sso' })]));
   });
 
   it('linking with proof: a code goes to that account; a wrong or expired code changes nothing; the right one links (audited)', async () => {

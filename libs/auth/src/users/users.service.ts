@@ -13,8 +13,8 @@ export interface MemberView {
   identities: Partial<Record<ChatPlatform, string>>;
 }
 
-/** How an identity changed hands: an admin set it, its owner proved it with a one-time code, or a user unlinked their own. */
-export type IdentityChangeMethod = 'admin' | 'proof' | 'self';
+/** How an identity changed hands: an admin set it, its owner proved it with a one-time code, a user unlinked their own, or the IdP asserted it. */
+export type IdentityChangeMethod = 'admin' | 'proof' | 'self' | 'sso';
 
 export interface IdentityAuditRow {
   id: string; sub: string; platform: ChatPlatform; external_id: string | null; previous_external_id: string | null;

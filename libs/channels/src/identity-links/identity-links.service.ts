@@ -75,11 +75,12 @@ export class IdentityLinksService {
       await this.dataSource.query(`UPDATE identity_link_codes SET attempts = attempts + 1 WHERE id = $1`, [row.id]);
       throw new BadInputError('wrong code; nothing was linked');
     }
-    const [used] = await this.dataSource.query(
+    // TypeORM answers an UPDATE ... RETURNING with [rows, rowCount]: the row count says whether this call used the code.
+    const [, usedCount] = await this.dataSource.query(
       `UPDATE identity_link_codes SET consumed_at = now() WHERE id = $1 AND consumed_at IS NULL AND expires_at > now() RETURNING id`,
       [row.id],
     );
-    if (!used) throw new ConflictError('this code was already used; request a new code');
+    if (usedCount !== 1) throw new ConflictError('this code was already used; request a new code');
     const member = await this.users.setIdentities(p.orgId, p.sub, { [row.platform as ChatPlatform]: row.external_id }, { byUserId: p.userId, method: 'proof' });
     return {
       user_id: member.userId,

@@ -52,7 +52,7 @@ export class ApproverPolicies1764910000000 implements MigrationInterface {
       external_id text NULL,
       previous_external_id text NULL,
       action text NOT NULL CHECK (action IN ('link', 'unlink', 'relink')),
-      method text NOT NULL CHECK (method IN ('admin', 'proof', 'self')),
+      method text NOT NULL CHECK (method IN ('admin', 'proof', 'self', 'sso')),
       by_user_id uuid NULL REFERENCES users(id) ON DELETE SET NULL,
       created_at timestamptz NOT NULL DEFAULT now()
     )`);

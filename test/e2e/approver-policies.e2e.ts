@@ -110,6 +110,10 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
       const first = await decide(t, bob, id);
       expect(first.status).toBe(200);
       expect(first.body).toMatchObject({ status: 'pending', approvals_progress: '1 of 2 approvals' });
+      // The card in the chat is re-rendered with the count, buttons kept.
+      const patched = await until('card shows 1 of 2', () =>
+        feishu.patches.find((p) => p.messageId === card.messageId && JSON.stringify(p.content).includes('1 of 2 given')));
+      expect(JSON.stringify(patched.content)).toContain('"tag":"button"');
       expect(await click(t, plain, id, ids.bob!)).toMatchObject({ ok: true, message: 'Approval recorded: 1 of 2 approvals' });
       expect((await decide(t, bob, id)).body).toMatchObject({ status: 'pending', approvals_given: 1 });
       const listed = await t.request('GET', '/api/confirmations?status=pending', { token: alice.token });

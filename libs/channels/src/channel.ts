@@ -27,8 +27,9 @@ export interface ApprovalCard {
   approverScope: string;
   /** Arg names that decide (the CEL condition reads them): shown first and never truncated. */
   decisiveFields?: string[];
-  /** Distinct approvals needed (the two-person rule shows "2 approvals needed"). */
+  /** Distinct approvals needed (the two-person rule shows "2 distinct approvals needed"), and given so far. */
   approvalsRequired?: number;
+  approvalsGiven?: number;
   /** Where the request can be read in full. */
   link?: string;
 }
@@ -99,6 +100,13 @@ export abstract class Channel {
   abstract parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback>;
   /** `context` says who sent it (the `channel_notify` tool's run); the inbox stores it with the message. */
   abstract sendNotification(channel: ChannelRecord, text: string, context?: NotificationContext): Promise<SentCard>;
+  /**
+   * Re-renders a still-pending card (e.g. "1 of 2 approvals" after a first approval), buttons kept. Platforms that
+   * cannot update a pending card in place keep the original; the inbox and the click answer still show the count.
+   */
+  updatePendingCard(_channel: ChannelRecord, _sent: SentCard, _card: ApprovalCard): Promise<void> {
+    return Promise.resolve();
+  }
   /**
    * A private plain-text message to one account of this platform (a one-time identity-link code). The inbox has no
    * accounts to write to.

@@ -3,7 +3,7 @@ import { UsersService } from '@warden/auth';
 import { AppConfig } from '@warden/common';
 import { ChannelsService, type Channel, type ChannelRecord } from '@warden/channels';
 import { Hook, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
-import { approversOf } from './approver-check.js';
+import { approvalCardOf } from './approval-card.js';
 import { ConfirmationService } from './confirmation.service.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
@@ -145,19 +145,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
   ): Promise<HookResult | undefined> {
     try {
       const channel = resolved ?? (await this.channels.resolveForDelivery(row.orgId, row.channelId ?? undefined));
-      const requester = row.requestedBy ? await this.users.memberById(row.orgId, row.requestedBy).catch(() => null) : null;
-      const sent = await channel.impl.sendApprovalCard(channel.record, {
-        confirmationId: row.id,
-        agentName: row.agentName ?? 'agent',
-        tool: row.tool,
-        args: row.args,
-        requestedBy: { userId: row.requestedBy ?? '', name: requester ? requester.name ?? requester.sub : null },
-        expiresAt: row.expiresAt,
-        approverScope: approversOf(row).join(', '),
-        decisiveFields: row.decisiveFields ?? [],
-        approvalsRequired: row.approvalsRequired,
-        link: `${this.config.publicUrl}/approvals/${row.id}`,
-      });
+      const sent = await channel.impl.sendApprovalCard(channel.record, await approvalCardOf(row, this.users, this.config.publicUrl));
       const delivered = await this.store.recordDelivery(row.id, sent);
       // Decided before we could store where the card went: update the card now.
       if (delivered && delivered.status !== ConfirmationStatus.Pending) void this.confirmations.markCardDecided(delivered);

@@ -10,7 +10,8 @@ import {
   type DecidedCard,
   type DecisionOutcome,
 } from '@warden/channels';
-import { ConflictError, DomainException, ForbiddenError, NotFoundError } from '@warden/common';
+import { AppConfig, ConflictError, DomainException, ForbiddenError, NotFoundError } from '@warden/common';
+import { approvalCardOf } from './approval-card.js';
 import { approversOf, refusalFor, type ResolvedDecider } from './approver-check.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationVotesStore } from './confirmation-votes.store.js';
@@ -63,6 +64,7 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     private readonly votes: ConfirmationVotesStore,
     private readonly users: UsersService,
     private readonly channels: ChannelsService,
+    private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
@@ -100,7 +102,10 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       if (now.status === ConfirmationStatus.Pending && now.expiresAt > new Date() && (await this.votes.hasVoted(row.id, member.userId))) return now;
       return this.lostRace(row);
     }
-    if (counted && input.decision === 'approve' && counted.approvalsGiven < counted.approvalsRequired) return counted;
+    if (counted && input.decision === 'approve' && counted.approvalsGiven < counted.approvalsRequired) {
+      void this.refreshPendingCard(counted);
+      return counted;
+    }
     const settled = await this.store.settle(row.id, {
       status: input.decision === 'approve' ? ConfirmationStatus.Approved : ConfirmationStatus.Rejected,
       respondedByUserId: member.userId,
@@ -172,6 +177,17 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       await impl.markDecided(record, row.sentCard, toDecidedCard(row));
     } catch (err) {
       this.logger.warn(`could not mark the card of confirmation ${row.id} as ${row.status}: ${(err as Error).message}`);
+    }
+  }
+
+  /** After a partial approval: the card shows the count ("1 of 2 given"), best effort. */
+  private async refreshPendingCard(row: ConfirmationRequest): Promise<void> {
+    if (!row.channelId || !row.sentCard) return;
+    try {
+      const { record, impl } = await this.channels.resolveForDelivery(row.orgId, row.channelId);
+      await impl.updatePendingCard(record, row.sentCard, await approvalCardOf(row, this.users, this.config.publicUrl));
+    } catch (err) {
+      this.logger.warn(`could not update the card of confirmation ${row.id}: ${(err as Error).message}`);
     }
   }
 

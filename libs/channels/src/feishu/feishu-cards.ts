@@ -26,7 +26,7 @@ export function feishuApprovalCard(card: ApprovalCard): Record<string, unknown> 
   const args = cardArgs(card.args, card.decisiveFields);
   // The fields that decide come first and whole; the rest is capped, with where to read all of it.
   const decisive = args.decisive.map(([k, v]) => `**${escapeMd(k)}:** ${escapeMd(v)}`);
-  const needed = approvalsNote(card.approvalsRequired);
+  const needed = approvalsNote(card.approvalsRequired, card.approvalsGiven);
   const elements: Array<Record<string, unknown>> = [
     ...(decisive.length ? [{ tag: 'markdown', content: decisive.join('\n') }] : []),
     {

@@ -10,6 +10,7 @@ import { ChannelsService } from '../channels.service.js';
 /** How long a code may be used, and how many wrong guesses void it (6 digits, 5 guesses: 1 in 200 000). */
 const CODE_TTL_S = 600;
 const MAX_ATTEMPTS = 5;
+const MAX_CODES_PER_HOUR = 5;
 
 const hashOf = (linkId: string, code: string): Buffer => createHash('sha256').update(`${linkId}:${code}`).digest();
 
@@ -34,6 +35,12 @@ export class IdentityLinksService {
     const owner = await this.users.memberByIdentity(p.orgId, input.platform, input.externalId);
     if (owner && owner.userId !== p.userId) throw new ConflictError(`${input.platform} account ${input.externalId} is already linked to another user`);
     if (owner) throw new ConflictError(`${input.platform} account ${input.externalId} is already linked to you`);
+    // Each code is a message to someone's chat account: a user cannot make Warden spam one.
+    const [{ n }] = await this.dataSource.query(
+      `SELECT count(*)::int AS n FROM identity_link_codes WHERE org_id = $1 AND user_id = $2 AND created_at > now() - interval '1 hour'`,
+      [p.orgId, p.userId],
+    );
+    if (n >= MAX_CODES_PER_HOUR) throw new ConflictError(`at most ${MAX_CODES_PER_HOUR} link codes an hour; try again later`);
     // A new code voids the user's earlier ones for the platform.
     await this.dataSource.query(
       `UPDATE identity_link_codes SET consumed_at = now() WHERE org_id = $1 AND user_id = $2 AND platform = $3 AND consumed_at IS NULL`,

@@ -43,8 +43,9 @@ export function cardArgs(args: Record<string, unknown>, decisiveFields: readonly
 export const omittedNote = (omitted: number, link?: string): string =>
   `${omitted} more characters — open in Warden${link ? `: ${link}` : ''}`;
 
-/** "2 distinct approvals needed", shown when the two-person rule applies. */
-export const approvalsNote = (n: number | undefined): string | null => (n && n > 1 ? `${n} distinct approvals needed` : null);
+/** "2 distinct approvals needed — 1 of 2 given", shown when the two-person rule applies. */
+export const approvalsNote = (n: number | undefined, given = 0): string | null =>
+  n && n > 1 ? `${n} distinct approvals needed${given > 0 ? ` — ${given} of ${n} given` : ''}` : null;
 
 export const STATUS_WORDS: Record<DecidedStatus, string> = {
   approved: 'Approved',

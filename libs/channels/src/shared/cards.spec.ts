@@ -57,6 +57,8 @@ describe('approval cards: decisive fields first and whole, the rest capped', () 
     expect(feishuText(feishuApprovalCard(card({ approvalsRequired: 2 }))).join('\n')).toContain('2 distinct approvals needed');
     expect(slackText(slackApprovalMessage(card({ approvalsRequired: 2 }))).join('\n')).toContain('2 distinct approvals needed');
     expect(JSON.stringify(wecomApprovalCard(card({ approvalsRequired: 2 })))).toContain('2 distinct approvals needed');
+    expect(slackText(slackApprovalMessage(card({ approvalsRequired: 2, approvalsGiven: 1 }))).join('\n')).toContain('1 of 2 given');
+    expect(feishuText(feishuApprovalCard(card({ approvalsRequired: 2, approvalsGiven: 1 }))).join('\n')).toContain('1 of 2 given');
   });
 });
 

@@ -19,7 +19,7 @@ export function slackApprovalMessage(card: ApprovalCard): { text: string; blocks
     value: JSON.stringify({ confirmation_id: card.confirmationId, decision }),
   });
   const args = cardArgs(card.args, card.decisiveFields);
-  const needed = approvalsNote(card.approvalsRequired);
+  const needed = approvalsNote(card.approvalsRequired, card.approvalsGiven);
   const blocks: SlackBlock[] = [{ type: 'header', text: { type: 'plain_text', text: oneLine(`Approval needed: ${card.tool}`).slice(0, 150) } }];
   // The fields that decide come first and whole; the rest is capped, with where to read all of it.
   if (args.decisive.length) {

@@ -16,7 +16,7 @@ export function wecomApprovalCard(card: ApprovalCard): Record<string, unknown> {
   const args = cardArgs(card.args, card.decisiveFields, room);
   const rest = args.rest ? `${head ? '\n' : ''}${args.rest}` : '';
   const note = args.omitted ? `\n${omittedNote(args.omitted, card.link)}` : '';
-  const needed = approvalsNote(card.approvalsRequired);
+  const needed = approvalsNote(card.approvalsRequired, card.approvalsGiven);
   return {
     card_type: 'button_interaction',
     main_title: { title: 'Approval needed', desc: oneLine(`${card.tool} (agent ${card.agentName})`) },

@@ -99,7 +99,10 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     });
     if (!counted && input.decision === 'approve') {
       const now = (await this.store.findById(row.id)) ?? row;
-      if (now.status === ConfirmationStatus.Pending && now.expiresAt > new Date() && (await this.votes.hasVoted(row.id, member.userId))) return now;
+      if (now.status === ConfirmationStatus.Pending && now.expiresAt > new Date() && (await this.votes.hasVoted(row.id, member.userId))) {
+        // The same person again counts nothing; says so, as any other decision that changes nothing.
+        throw new ConflictError(`you have already approved confirmation ${row.id}; ${approvalsProgress(now)} so far`, { status: now.status });
+      }
       return this.lostRace(row);
     }
     if (counted && input.decision === 'approve' && counted.approvalsGiven < counted.approvalsRequired) {
@@ -115,8 +118,9 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       reason: input.reason?.trim() || null,
     });
     if (settled) return settled;
-    // Two approvals counted at once: the other statement settled it, this vote counted towards it.
-    const now = counted && input.decision === 'approve' ? await this.store.findById(row.id) : null;
+    // Two approvals counted at once, this one completing the quorum: the other statement settled it first.
+    const completing = counted && input.decision === 'approve' && counted.approvalsGiven === counted.approvalsRequired;
+    const now = completing ? await this.store.findById(row.id) : null;
     if (now?.status === ConfirmationStatus.Approved) return now;
     return this.lostRace(row);
   }
@@ -159,7 +163,8 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     } catch (err) {
       if (err instanceof ConflictError) {
         const row = await this.store.findInOrg(channel.orgId, input.confirmationId).catch(() => null);
-        return { ok: false, message: err.message, decided: row ? toDecidedCard(row) : undefined };
+        const decided = row && row.status !== ConfirmationStatus.Pending ? toDecidedCard(row) : undefined;
+        return { ok: false, message: err.message, decided };
       }
       if (err instanceof DomainException) return { ok: false, message: err.message };
       this.logger.error(`decision from ${actor.platform} on channel ${channel.id} failed: ${(err as Error).message}`);

@@ -83,16 +83,23 @@ describe('auth (dev mode)', () => {
       expect(me.body.identities.feishu_open_id).toBeNull();
     });
 
-    it('identities: self may link, a member may not link another user, duplicates conflict', async () => {
+    it('identities: an admin links, a member may only unlink their own (linking needs proof), duplicates conflict', async () => {
       const carol = await t.token('carol', 'org-c', []);
       const dave = await t.token('dave', 'org-c', []);
+      const admin = await t.token('erin', 'org-c', ['admin']);
       await t.request('GET', '/api/me', { token: dave });
-      const ok = await t.request('PUT', '/api/users/carol/identities', { token: carol, body: { feishu_open_id: 'ou_carol', slack_user_id: 'U1' } });
+      const self = await t.request('PUT', '/api/users/carol/identities', { token: carol, body: { feishu_open_id: 'ou_carol' } });
+      expect(self.status).toBe(403);
+      expect(self.body.message).toMatch(/POST \/api\/me\/identities\/link/);
+      const ok = await t.request('PUT', '/api/users/carol/identities', { token: admin, body: { feishu_open_id: 'ou_carol', slack_user_id: 'U1' } });
       expect(ok.status).toBe(200);
       expect(ok.body.identities).toEqual({ feishu_open_id: 'ou_carol', slack_user_id: 'U1', wecom_user_id: null });
       expect((await t.request('PUT', '/api/users/carol/identities', { token: dave, body: { feishu_open_id: 'ou_x' } })).status).toBe(403);
-      const dup = await t.request('PUT', '/api/users/dave/identities', { token: dave, body: { feishu_open_id: 'ou_carol' } });
+      const dup = await t.request('PUT', '/api/users/dave/identities', { token: admin, body: { feishu_open_id: 'ou_carol' } });
       expect(dup.status).toBe(409);
+      const unlink = await t.request('PUT', '/api/users/carol/identities', { token: carol, body: { slack_user_id: null } });
+      expect(unlink.status).toBe(200);
+      expect(unlink.body.identities).toEqual({ feishu_open_id: 'ou_carol', slack_user_id: null, wecom_user_id: null });
     });
   });
 

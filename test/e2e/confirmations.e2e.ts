@@ -457,22 +457,25 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
           confirmationId,
           decision,
           actor: { platform: 'feishu', externalId: openId },
-          approvers: Array.isArray(config.approver_open_ids) ? (config.approver_open_ids as string[]) : undefined,
         });
 
-      it('with approver_open_ids: only listed open ids may decide; others get an error and change nothing', async () => {
-        const config = { approver_open_ids: ['ou_boss'] };
+      it('with approver_open_ids: only listed open ids, linked to a user, may decide; others get an error and change nothing', async () => {
+        const config = { approver_open_ids: ['ou_boss', 'ou_listed_unlinked'] };
         const channelId = await feishuChannel(config);
         const run = runGate(a, alice, agent(carol, { channelId }));
         const id = await pendingId(run);
         const outsider = await click(channelId, config, id, 'ou_random');
         expect(outsider).toMatchObject({ ok: false, message: expect.stringMatching(/not in this channel's approver list/) });
+        // Listed but linked to nobody: Warden cannot tell who that is (nor rule out the requester), so it decides nothing.
+        const unlinked = await click(channelId, config, id, 'ou_listed_unlinked');
+        expect(unlinked).toMatchObject({ ok: false, message: expect.stringMatching(/not linked to a Warden user/) });
         expect((await rowOf(a, alice, id)).status).toBe('pending');
+        expect((await a.request('PUT', '/api/users/bob/identities', { token: carol.token, body: { feishu_open_id: 'ou_boss' } })).status).toBe(200);
         const boss = await click(channelId, config, id, 'ou_boss');
-        expect(boss).toMatchObject({ ok: true, message: 'Approved by feishu:ou_boss', decided: { status: 'approved', decidedBy: 'feishu:ou_boss' } });
+        expect(boss).toMatchObject({ ok: true, message: 'Approved by Bob', decided: { status: 'approved', decidedBy: 'Bob' } });
         expect((await run.result).allow).toBe(true);
         const row = await rowOf(a, alice, id);
-        expect(row).toMatchObject({ status: 'approved', responded_by_open_id: 'ou_boss', responded_by_platform: 'feishu' });
+        expect(row).toMatchObject({ status: 'approved', responded_by_user_id: bob.userId, responded_by_open_id: 'ou_boss', responded_by_platform: 'feishu', approvers: ['channel'] });
         const repeat = await click(channelId, config, id, 'ou_boss', 'reject');
         expect(repeat).toMatchObject({ ok: false, message: expect.stringMatching(/already approved/), decided: { status: 'approved' } });
       });

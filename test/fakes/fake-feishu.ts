@@ -5,6 +5,8 @@ import { startHttpFake, type HttpFake, type RecordedRequest } from './http-fake.
 export interface FeishuSentMessage {
   messageId: string;
   chatId: string;
+  /** `chat_id` for a group message, `open_id` for a direct message to one user. */
+  receiveIdType: string;
   msgType: string;
   content: any;
   uuid?: string;
@@ -40,10 +42,11 @@ export async function startFakeFeishu(app: { appId: string; appSecret: string })
     }
     if (!authorised(req)) return { code: 99991663, msg: 'Invalid access token for authorization.' };
     if (req.method === 'POST' && req.path === '/open-apis/im/v1/messages') {
-      if (req.query.get('receive_id_type') !== 'chat_id') return { code: 230001, msg: 'invalid receive_id_type' };
+      const idType = req.query.get('receive_id_type');
+      if (idType !== 'chat_id' && idType !== 'open_id') return { code: 230001, msg: 'invalid receive_id_type' };
       if (failure) return failure;
       const messageId = `om_${sent.length + 1}_${randomUUID().slice(0, 8)}`;
-      sent.push({ messageId, chatId: req.body.receive_id, msgType: req.body.msg_type, content: JSON.parse(req.body.content), uuid: req.body.uuid });
+      sent.push({ messageId, chatId: req.body.receive_id, receiveIdType: idType, msgType: req.body.msg_type, content: JSON.parse(req.body.content), uuid: req.body.uuid });
       return { code: 0, msg: 'success', data: { message_id: messageId } };
     }
     const patch = /^\/open-apis\/im\/v1\/messages\/([^/]+)$/.exec(req.path);

@@ -41,6 +41,10 @@ export class AuthController {
     return memberView(await this.users.memberBySub(p.orgId, sub));
   }
 
+  /**
+   * An admin links or unlinks anyone's chat accounts; a member may only unlink their own (null values). Linking
+   * oneself needs proof of owning the account: POST /api/me/identities/link, then /verify with the code it sent.
+   */
   @Put('users/:sub/identities')
   async setIdentities(@CurrentPrincipal() p: Principal, @Param('sub') sub: string, @Body() body: SetIdentitiesDto) {
     // Existence is checked first, so a user of another org is a 404 even for a non-admin.
@@ -51,7 +55,19 @@ export class AuthController {
         .filter(([field]) => (body as Record<string, unknown>)[field] !== undefined)
         .map(([field, platform]) => [platform, (body as Record<string, string | null>)[field]]),
     );
-    return memberView(await this.users.setIdentities(p.orgId, sub, links));
+    if (!isAdmin(p) && Object.values(links).some((v) => v !== null)) {
+      throw new ForbiddenError(
+        'linking a chat account needs proof that it is yours: POST /api/me/identities/link sends a one-time code to it, ' +
+          'then POST /api/me/identities/verify with that code (or ask an admin)',
+      );
+    }
+    return memberView(await this.users.setIdentities(p.orgId, sub, links, { byUserId: p.userId, method: isAdmin(p) ? 'admin' : 'self' }));
+  }
+
+  @Get('audit/identities')
+  @Roles('admin')
+  async identityAudit(@CurrentPrincipal() p: Principal) {
+    return (await this.users.identityAudit(p.orgId)).map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() }));
   }
 
   @Get('org')

@@ -59,7 +59,6 @@ export class ChannelCallbackController {
       const record = await this.channels.recordForCallback(channelId);
       outcome = await sink.decideFromChannel({
         channel: record, confirmationId: click.confirmationId, decision: click.decision, actor: click.actor,
-        approvers: this.registry.get(record.type).approverAllowList(record),
       });
     } catch (err) {
       this.logger.error(`decision from channel ${channelId} failed: ${(err as Error).message}`);

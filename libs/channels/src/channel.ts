@@ -23,7 +23,15 @@ export interface ApprovalCard {
   args: Record<string, unknown>;
   requestedBy: { userId: string; name?: string | null };
   expiresAt: Date;
+  /** Who may approve, as a person reads it ("org_admins, role:finance"). */
   approverScope: string;
+  /** Arg names that decide (the CEL condition reads them): shown first and never truncated. */
+  decisiveFields?: string[];
+  /** Distinct approvals needed (the two-person rule shows "2 distinct approvals needed"), and given so far. */
+  approvalsRequired?: number;
+  approvalsGiven?: number;
+  /** Where the request can be read in full. */
+  link?: string;
 }
 
 /** What a channel remembers of a sent card so it can later replace it with the decided version. */
@@ -92,6 +100,20 @@ export abstract class Channel {
   abstract parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback>;
   /** `context` says who sent it (the `channel_notify` tool's run); the inbox stores it with the message. */
   abstract sendNotification(channel: ChannelRecord, text: string, context?: NotificationContext): Promise<SentCard>;
+  /**
+   * Re-renders a still-pending card (e.g. "1 of 2 approvals" after a first approval), buttons kept. Platforms that
+   * cannot update a pending card in place keep the original; the inbox and the click answer still show the count.
+   */
+  updatePendingCard(_channel: ChannelRecord, _sent: SentCard, _card: ApprovalCard): Promise<void> {
+    return Promise.resolve();
+  }
+  /**
+   * A private plain-text message to one account of this platform (a one-time identity-link code). The inbox has no
+   * accounts to write to.
+   */
+  sendDirectMessage(_channel: ChannelRecord, _externalId: string, _text: string): Promise<void> {
+    return Promise.reject(new Error(`a ${this.type} channel cannot send direct messages`));
+  }
   /** The channel's own list of who may decide from the chat app (`approver_user_ids` unless a platform names it otherwise). */
   approverAllowList(channel: ChannelRecord): string[] | undefined {
     return listOfIds(channel.config.approver_user_ids);
@@ -118,8 +140,7 @@ export interface ApprovalDecisionSink {
     channel: ChannelRecord;
     confirmationId: string;
     decision: Decision;
+    /** The verified clicker; the decision service resolves it to a user and reads the channel's approver list itself. */
     actor: { platform: ChatPlatform; externalId: string };
-    /** Platform ids the channel allows to decide (`["*"]` = anyone in the chat); undefined = check identities. */
-    approvers?: string[];
   }): Promise<DecisionOutcome>;
 }

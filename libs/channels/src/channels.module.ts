@@ -7,6 +7,8 @@ import { ChannelsController } from './channels.controller.js';
 import { ChannelsService } from './channels.service.js';
 import { FeishuChannel } from './feishu/feishu.channel.js';
 import { InboxChannel } from './inbox/inbox.channel.js';
+import { IdentityLinksController } from './identity-links/identity-links.controller.js';
+import { IdentityLinksService } from './identity-links/identity-links.service.js';
 import { NotificationEntity } from './notifications/notification.entity.js';
 import { NotificationsController } from './notifications/notifications.controller.js';
 import { NotificationsService } from './notifications/notifications.service.js';
@@ -16,8 +18,8 @@ import { WecomChannel } from './wecom/wecom.channel.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([ChannelEntity, ChannelEventEntity, NotificationEntity])],
-  controllers: [ChannelsController, ChannelCallbackController, NotificationsController],
-  providers: [ChannelsService, ChannelRegistry, SecretBox, NotificationsService, FeishuChannel, SlackChannel, WecomChannel, InboxChannel],
+  controllers: [ChannelsController, ChannelCallbackController, NotificationsController, IdentityLinksController],
+  providers: [ChannelsService, IdentityLinksService, ChannelRegistry, SecretBox, NotificationsService, FeishuChannel, SlackChannel, WecomChannel, InboxChannel],
   exports: [ChannelsService, ChannelRegistry, NotificationsService],
 })
 export class ChannelsModule {}

@@ -129,6 +129,17 @@ export class ChannelsService {
   }
 
   /**
+   * The channel's own approver list (`approver_open_ids` / `approver_user_ids`) as it is now, with its platform; no
+   * list when the channel is gone or lists nobody. Read at decision time, so removing an id takes effect at once.
+   */
+  async approverList(orgId: string, channelId: string | null): Promise<{ type?: ChannelType; ids?: string[] }> {
+    if (!channelId) return {};
+    const record = await this.getRecord(orgId, channelId).catch(() => null);
+    if (!record) return {};
+    return { type: record.type, ids: this.registry.get(record.type).approverAllowList(record) };
+  }
+
+  /**
    * Sends a test approval card — the real rendering, buttons included — and says whether the platform took it. Its
    * confirmation id belongs to no request, so a click on it answers "not found" and decides nothing. The inbox has no
    * card to send; it gets a test notification instead.

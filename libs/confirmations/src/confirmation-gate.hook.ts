@@ -1,12 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
-import { inSpan } from '@warden/common';
+import { AppConfig, inSpan } from '@warden/common';
 import { ChannelsService, type Channel, type ChannelRecord } from '@warden/channels';
 import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, CONFIRMATION_GATE, Hook, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
+import { approvalCardOf } from './approval-card.js';
 import { ConfirmationService } from './confirmation.service.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
 import { ConfirmationWaiter, WaiterClosedError } from './confirmation-waiter.js';
+import { requestPolicy } from './request-policy.js';
 
 export const DEFAULT_CONFIRMATION_TIMEOUT_S = 120;
 /**
@@ -54,6 +56,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
     private readonly confirmations: ConfirmationService,
     private readonly channels: ChannelsService,
     private readonly users: UsersService,
+    private readonly config: AppConfig,
   ) {
     super();
   }
@@ -88,7 +91,9 @@ export class ConfirmationGateHook extends PreToolUseHook {
         const target = await this.channels.resolveForDelivery(ctx.orgId, policy.channelId).catch((err: unknown) => err as Error);
         if (target instanceof Error) return block(`no channel is reachable for the approval card: ${target.message}`);
         channel = target;
+        const fixed = requestPolicy(policy, ctx.toolArgs, ctx.metadata, Boolean(target.impl.approverAllowList(target.record)));
         ({ row, created } = await this.store.insertOrGet({
+          ...fixed,
           orgId: ctx.orgId,
           agentId: ctx.metadata.agent?.id ?? ctx.agentId ?? null,
           agentName: ctx.metadata.agent?.name ?? null,
@@ -164,16 +169,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
   ): Promise<HookResult | undefined> {
     try {
       const channel = resolved ?? (await this.channels.resolveForDelivery(row.orgId, row.channelId ?? undefined));
-      const requester = row.requestedBy ? await this.users.memberById(row.orgId, row.requestedBy).catch(() => null) : null;
-      const sent = await channel.impl.sendApprovalCard(channel.record, {
-        confirmationId: row.id,
-        agentName: row.agentName ?? 'agent',
-        tool: row.tool,
-        args: row.args,
-        requestedBy: { userId: row.requestedBy ?? '', name: requester ? requester.name ?? requester.sub : null },
-        expiresAt: row.expiresAt,
-        approverScope: row.approverScope,
-      });
+      const sent = await channel.impl.sendApprovalCard(channel.record, await approvalCardOf(row, this.users, this.config.publicUrl));
       const delivered = await this.store.recordDelivery(row.id, sent);
       // Decided before we could store where the card went: update the card now.
       if (delivered && delivered.status !== ConfirmationStatus.Pending) void this.confirmations.markCardDecided(delivered);

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { UsersService, type MemberView } from '@warden/auth';
+import { UsersService } from '@warden/auth';
 import {
   ChannelsService,
   type ApprovalDecisionSink,
@@ -10,9 +10,12 @@ import {
   type DecidedCard,
   type DecisionOutcome,
 } from '@warden/channels';
-import { ConflictError, DomainException, ForbiddenError, NotFoundError } from '@warden/common';
+import { AppConfig, ConflictError, DomainException, ForbiddenError, NotFoundError } from '@warden/common';
+import { approvalCardOf } from './approval-card.js';
+import { approversOf, refusalFor, type ResolvedDecider } from './approver-check.js';
 import { ConfirmationStore } from './confirmation.store.js';
-import { CONFIRMATION_SETTLED, ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
+import { ConfirmationVotesStore } from './confirmation-votes.store.js';
+import { approvalsProgress, CONFIRMATION_SETTLED, ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
 
 /** A signed-in user deciding through the API (the inbox). */
 export interface UserActor {
@@ -24,8 +27,6 @@ export interface PlatformActor {
   platform: ChatPlatform;
   externalId: string;
   channelId: string;
-  /** The channel's `approver_open_ids` / `approver_user_ids`, when it lists them (`["*"]` = anyone in the chat). */
-  channelApprovers?: string[];
 }
 
 export interface DecideInput {
@@ -34,20 +35,6 @@ export interface DecideInput {
   decision: Decision;
   reason?: string;
   actor: UserActor | PlatformActor;
-}
-
-const SCOPE_WORDS: Record<string, string> = {
-  initiator: 'the user who started the run',
-  agent_owner: "the agent's owner",
-  org_members: 'members of the organisation',
-  org_admins: 'organisation admins',
-};
-
-interface Decider {
-  userId: string | null;
-  name: string;
-  openId?: string;
-  platform?: ChatPlatform;
 }
 
 export function toDecidedCard(row: ConfirmationRequest): DecidedCard {
@@ -74,8 +61,10 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
 
   constructor(
     private readonly store: ConfirmationStore,
+    private readonly votes: ConfirmationVotesStore,
     private readonly users: UsersService,
     private readonly channels: ChannelsService,
+    private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
@@ -92,22 +81,52 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     return row;
   }
 
+  /**
+   * Records one person's decision. A rejection ends the request; an approval counts towards its tier's number of
+   * distinct approvals and settles it once enough are in. A second approval from the same person changes nothing.
+   */
   async decide(input: DecideInput): Promise<ConfirmationRequest> {
     const row = await this.get(input.orgId, input.confirmationId);
     // A click on a card of channel A must not decide a request that was sent to channel B.
     if ('platform' in input.actor && row.channelId !== input.actor.channelId) throw new NotFoundError('confirmation', input.confirmationId);
     const decider = await this.authorize(row, input.decision, input.actor);
     if (row.status !== ConfirmationStatus.Pending) throw this.alreadyDecided(row);
+    const { member, via } = decider;
+    const name = member.name ?? member.sub;
+    const counted = await this.votes.record({
+      confirmationId: row.id, userId: member.userId, userName: name, decision: input.decision,
+      platform: via?.platform ?? null, externalId: via?.externalId ?? null, approvers: approversOf(row), tier: row.tier,
+    });
+    if (!counted && input.decision === 'approve') {
+      const now = (await this.store.findById(row.id)) ?? row;
+      if (now.status === ConfirmationStatus.Pending && now.expiresAt > new Date() && (await this.votes.hasVoted(row.id, member.userId))) {
+        // The same person again counts nothing; says so, as any other decision that changes nothing.
+        throw new ConflictError(`you have already approved confirmation ${row.id}; ${approvalsProgress(now)} so far`, { status: now.status });
+      }
+      return this.lostRace(row);
+    }
+    if (counted && input.decision === 'approve' && counted.approvalsGiven < counted.approvalsRequired) {
+      void this.refreshPendingCard(counted);
+      return counted;
+    }
     const settled = await this.store.settle(row.id, {
       status: input.decision === 'approve' ? ConfirmationStatus.Approved : ConfirmationStatus.Rejected,
-      respondedByUserId: decider.userId,
-      respondedByOpenId: decider.openId ?? null,
-      respondedByPlatform: decider.platform ?? null,
-      respondedByName: decider.name,
+      respondedByUserId: member.userId,
+      respondedByOpenId: via?.externalId ?? null,
+      respondedByPlatform: via?.platform ?? null,
+      respondedByName: name,
       reason: input.reason?.trim() || null,
     });
     if (settled) return settled;
-    // Lost the race, or the deadline passed while nobody was waiting (e.g. the process was down): say which.
+    // Two approvals counted at once, this one completing the quorum: the other statement settled it first.
+    const completing = counted && input.decision === 'approve' && counted.approvalsGiven === counted.approvalsRequired;
+    const now = completing ? await this.store.findById(row.id) : null;
+    if (now?.status === ConfirmationStatus.Approved) return now;
+    return this.lostRace(row);
+  }
+
+  /** Lost the race, or the deadline passed while nobody was waiting (e.g. the process was down): say which. */
+  private async lostRace(row: ConfirmationRequest): Promise<never> {
     const now = (await this.store.findById(row.id)) ?? row;
     if (now.status === ConfirmationStatus.Pending) {
       const closed = (await this.expire(row.id, 'timeout', 'no decision before the deadline')) ?? (await this.store.findById(row.id)) ?? now;
@@ -129,23 +148,23 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     confirmationId: string;
     decision: Decision;
     actor: { platform: ChatPlatform; externalId: string };
-    approvers?: string[];
   }): Promise<DecisionOutcome> {
     const { channel, actor } = input;
-    const channelApprovers = input.approvers;
     try {
       const row = await this.decide({
         orgId: channel.orgId,
         confirmationId: input.confirmationId,
         decision: input.decision,
-        actor: { ...actor, channelId: channel.id, channelApprovers },
+        actor: { ...actor, channelId: channel.id },
       });
+      if (row.status === ConfirmationStatus.Pending) return { ok: true, message: `Approval recorded: ${approvalsProgress(row)}` };
       const verb = row.status === ConfirmationStatus.Approved ? 'Approved' : 'Rejected';
       return { ok: true, message: `${verb} by ${row.respondedByName}`, decided: toDecidedCard(row) };
     } catch (err) {
       if (err instanceof ConflictError) {
         const row = await this.store.findInOrg(channel.orgId, input.confirmationId).catch(() => null);
-        return { ok: false, message: err.message, decided: row ? toDecidedCard(row) : undefined };
+        const decided = row && row.status !== ConfirmationStatus.Pending ? toDecidedCard(row) : undefined;
+        return { ok: false, message: err.message, decided };
       }
       if (err instanceof DomainException) return { ok: false, message: err.message };
       this.logger.error(`decision from ${actor.platform} on channel ${channel.id} failed: ${(err as Error).message}`);
@@ -166,50 +185,45 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     }
   }
 
+  /** After a partial approval: the card shows the count ("1 of 2 given"), best effort. */
+  private async refreshPendingCard(row: ConfirmationRequest): Promise<void> {
+    if (!row.channelId || !row.sentCard) return;
+    try {
+      const { record, impl } = await this.channels.resolveForDelivery(row.orgId, row.channelId);
+      await impl.updatePendingCard(record, row.sentCard, await approvalCardOf(row, this.users, this.config.publicUrl));
+    } catch (err) {
+      this.logger.warn(`could not update the card of confirmation ${row.id}: ${(err as Error).message}`);
+    }
+  }
+
   private alreadyDecided(row: ConfirmationRequest): ConflictError {
     return new ConflictError(`confirmation ${row.id} is already ${row.status}`, { status: row.status });
   }
 
-  private async authorize(row: ConfirmationRequest, decision: Decision, actor: UserActor | PlatformActor): Promise<Decider> {
+  /**
+   * Resolves who is deciding to a Warden user — the signed-in user, or the user a proven chat identity is linked
+   * to — and applies the request's approver policy (approver-check.ts). An identity linked to nobody decides
+   * nothing, even when the channel lists it: without a user, self-approval could not be ruled out.
+   */
+  private async authorize(row: ConfirmationRequest, decision: Decision, actor: UserActor | PlatformActor): Promise<ResolvedDecider> {
+    const list = await this.channels.approverList(row.orgId, row.channelId);
+    let decider: ResolvedDecider;
     if ('userId' in actor) {
       const member = await this.users.memberById(row.orgId, actor.userId);
       if (!member) throw new ForbiddenError('you are not a member of the organisation that owns this request');
-      this.checkScope(row, member, decision);
-      return { userId: member.userId, name: member.name ?? member.sub };
-    }
-    const member = await this.users.memberByIdentity(row.orgId, actor.platform, actor.externalId);
-    const who = `${actor.platform} user ${actor.externalId}`;
-    if (actor.channelApprovers) {
-      if (!actor.channelApprovers.includes('*') && !actor.channelApprovers.includes(actor.externalId)) {
-        throw new ForbiddenError(`${who} is not in this channel's approver list`);
-      }
-      if (member) this.checkSelfApproval(row, member, decision);
+      decider = { member };
     } else {
-      if (!member) throw new ForbiddenError(`${who} is not linked to a Warden user, so their approver scope is unknown`);
-      this.checkScope(row, member, decision);
+      const who = `${actor.platform} user ${actor.externalId}`;
+      const member = await this.users.memberByIdentity(row.orgId, actor.platform, actor.externalId);
+      if (!member) {
+        const listed = list.ids && (list.ids.includes('*') || list.ids.includes(actor.externalId));
+        if (list.ids && !listed && approversOf(row).includes('channel')) throw new ForbiddenError(`${who} is not in this channel's approver list`);
+        throw new ForbiddenError(`${who} is not linked to a Warden user, so Warden cannot tell who is deciding: link the account first (POST /api/me/identities/link)`);
+      }
+      decider = { member, via: { platform: actor.platform, externalId: actor.externalId } };
     }
-    return {
-      userId: member?.userId ?? null,
-      name: member ? member.name ?? member.sub : `${actor.platform}:${actor.externalId}`,
-      openId: actor.externalId,
-      platform: actor.platform,
-    };
-  }
-
-  private checkScope(row: ConfirmationRequest, member: MemberView, decision: Decision): void {
-    const inScope =
-      row.approverScope === 'org_members' ||
-      (row.approverScope === 'org_admins' && member.roles.includes('admin')) ||
-      (row.approverScope === 'initiator' && member.userId === row.requestedBy) ||
-      (row.approverScope === 'agent_owner' && member.userId === row.agentOwnerId);
-    if (!inScope) throw new ForbiddenError(`only ${SCOPE_WORDS[row.approverScope] ?? row.approverScope} may decide this request`);
-    this.checkSelfApproval(row, member, decision);
-  }
-
-  /** Rejecting one's own request only stops it; approving it is what the agent's policy may forbid. */
-  private checkSelfApproval(row: ConfirmationRequest, member: MemberView, decision: Decision): void {
-    if (decision === 'approve' && row.forbidSelfApproval && member.userId === row.requestedBy) {
-      throw new ForbiddenError('self-approval is forbidden for this agent: another approver must approve');
-    }
+    const refusal = refusalFor(row, decider, decision, list);
+    if (refusal) throw new ForbiddenError(refusal);
+    return decider;
   }
 }

@@ -25,6 +25,11 @@ export interface NewConfirmation {
   approverScope: ApproverScope;
   agentOwnerId: string | null;
   forbidSelfApproval: boolean;
+  /** The approver policy, tier and approvals count that apply (issue #14). */
+  approvers: string[];
+  tier: number | null;
+  approvalsRequired: number;
+  decisiveFields: string[];
   channelId: string;
   channelType: string;
   timeoutS: number;
@@ -87,14 +92,16 @@ export class ConfirmationStore implements OnModuleInit {
       'other',
       `INSERT INTO confirmation_requests
          (org_id, agent_id, agent_name, run_id, call_id, tool, args, requested_by, approver_scope, agent_owner_id,
-          forbid_self_approval, channel_id, channel_type, expires_at, args_digest)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, now() + make_interval(secs => $14), $15)
+          forbid_self_approval, channel_id, channel_type, expires_at, approvers, tier, approvals_required, decisive_fields, args_digest)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, now() + make_interval(secs => $14),
+               $15::jsonb, $16, $17, $18::jsonb, $19)
        ON CONFLICT (run_id, call_id) DO NOTHING
        RETURNING *`,
       [
         input.orgId, input.agentId, input.agentName, input.runId, input.callId, input.tool, JSON.stringify(input.args),
         input.requestedBy, input.approverScope, input.agentOwnerId, input.forbidSelfApproval, input.channelId,
-        input.channelType, input.timeoutS, input.argsDigest,
+        input.channelType, input.timeoutS,
+        JSON.stringify(input.approvers), input.tier, input.approvalsRequired, JSON.stringify(input.decisiveFields), input.argsDigest,
       ],
     );
     if (inserted) return { row: inserted, created: true };

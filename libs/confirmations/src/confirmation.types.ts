@@ -26,6 +26,15 @@ export interface ConfirmationRequest {
   approverScope: ApproverScope;
   agentOwnerId: string | null;
   forbidSelfApproval: boolean;
+  /** The approver policy that applied when the request was made; null on rows older than policies (= the scope). */
+  approvers: string[] | null;
+  /** Index of the `confirmation.tiers` entry that applied, or null. */
+  tier: number | null;
+  /** Distinct approvals needed, and given so far. */
+  approvalsRequired: number;
+  approvalsGiven: number;
+  /** Arg names shown first and in full on the card (they decide). */
+  decisiveFields: string[] | null;
   channelId: string | null;
   channelType: string | null;
   platformMessageId: string | null;
@@ -67,6 +76,11 @@ export function rowToConfirmation(r: Record<string, any>): ConfirmationRequest {
     approverScope: r.approver_scope,
     agentOwnerId: r.agent_owner_id,
     forbidSelfApproval: r.forbid_self_approval,
+    approvers: r.approvers ?? null,
+    tier: r.tier ?? null,
+    approvalsRequired: r.approvals_required ?? 1,
+    approvalsGiven: r.approvals_given ?? 0,
+    decisiveFields: r.decisive_fields ?? null,
     channelId: r.channel_id,
     channelType: r.channel_type,
     platformMessageId: r.platform_message_id,
@@ -98,6 +112,11 @@ export function confirmationView(c: ConfirmationRequest): Record<string, unknown
     requested_by: c.requestedBy,
     approver_scope: c.approverScope,
     forbid_self_approval: c.forbidSelfApproval,
+    approvers: c.approvers ?? [c.approverScope],
+    tier: c.tier,
+    approvals_required: c.approvalsRequired,
+    approvals_given: c.approvalsGiven,
+    approvals_progress: approvalsProgress(c),
     channel_id: c.channelId,
     channel_type: c.channelType,
     expires_at: c.expiresAt.toISOString(),
@@ -110,3 +129,7 @@ export function confirmationView(c: ConfirmationRequest): Record<string, unknown
     reason: c.reason,
   };
 }
+
+/** "1 of 2 approvals", as the inbox and the cards show it. */
+export const approvalsProgress = (c: Pick<ConfirmationRequest, 'approvalsGiven' | 'approvalsRequired'>): string =>
+  `${Math.min(c.approvalsGiven, c.approvalsRequired)} of ${c.approvalsRequired} approval${c.approvalsRequired === 1 ? '' : 's'}`;

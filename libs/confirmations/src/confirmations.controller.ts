@@ -1,13 +1,17 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@warden/auth';
 import { ConfirmationService } from './confirmation.service.js';
+import { ConfirmationVotesStore } from './confirmation-votes.store.js';
 import { confirmationView } from './confirmation.types.js';
 import { DecisionBody, ListConfirmationsQuery } from './dto/confirmation.dto.js';
 
 /** The built-in inbox: the caller's org's approval requests, and decisions on them (API.md "Confirmations"). */
 @Controller('confirmations')
 export class ConfirmationsController {
-  constructor(private readonly confirmations: ConfirmationService) {}
+  constructor(
+    private readonly confirmations: ConfirmationService,
+    private readonly votes: ConfirmationVotesStore,
+  ) {}
 
   @Get()
   async list(@CurrentPrincipal() p: Principal, @Query() query: ListConfirmationsQuery): Promise<Record<string, unknown>[]> {
@@ -17,7 +21,9 @@ export class ConfirmationsController {
 
   @Get(':id')
   async get(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<Record<string, unknown>> {
-    return confirmationView(await this.confirmations.get(p.orgId, id));
+    const row = await this.confirmations.get(p.orgId, id);
+    // Each person's decision: resolved user, the chat identity used, the policy and tier that applied.
+    return { ...confirmationView(row), votes: await this.votes.list(row.id) };
   }
 
   @Post(':id/decision')

@@ -3,13 +3,14 @@ import { ChannelsModule } from '@warden/channels';
 import { ConfirmationGateHook } from './confirmation-gate.hook.js';
 import { ConfirmationService } from './confirmation.service.js';
 import { ConfirmationStore } from './confirmation.store.js';
+import { ConfirmationVotesStore } from './confirmation-votes.store.js';
 import { ConfirmationWaiter } from './confirmation-waiter.js';
 import { ConfirmationsController } from './confirmations.controller.js';
 
 @Module({
   imports: [ChannelsModule],
   controllers: [ConfirmationsController],
-  providers: [ConfirmationStore, ConfirmationWaiter, ConfirmationService, ConfirmationGateHook],
+  providers: [ConfirmationStore, ConfirmationVotesStore, ConfirmationWaiter, ConfirmationService, ConfirmationGateHook],
   exports: [ConfirmationService, ConfirmationWaiter, ConfirmationGateHook],
 })
 export class ConfirmationsModule {}

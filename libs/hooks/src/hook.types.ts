@@ -26,6 +26,8 @@ export interface ToolCallMetadata {
   /** The tool changes something (connector action `write`, or a built-in tool that declares it). */
   write?: boolean;
   conversationId?: string;
+  /** The CEL condition that made this call need approval (its `args.*` fields are shown first on the card). */
+  confirmationWhen?: string | null;
   /** Present for connector tools. */
   connector?: { id: string; name: string; action: string; method: string; url: string };
   /** The run's agent settings that hooks read (confirmation policy etc.), resolved once per run. */
@@ -51,7 +53,20 @@ export interface AgentHookSettings {
     timeoutS: number;
     approverScope: ApproverScope;
     forbidSelfApproval: boolean;
+    /** Who may decide (README "Who may approve"); absent = the seed-compatible default derived from the scope. */
+    approvers?: string[];
+    /** The first tier whose CEL holds on the args sets how many distinct approvals are needed, and from whom. */
+    tiers?: ApprovalTier[];
   };
+}
+
+export interface ApprovalTier {
+  /** CEL over `args`, e.g. `args.amount > 500000`. */
+  when: string;
+  /** Distinct approvers needed. */
+  approvals: number;
+  /** Who may approve in this tier; defaults to the policy's `approvers`. */
+  approvers?: string[];
 }
 
 /** Lets a hook put an event on the run's stream (persisted in run_events first, then sent over SSE). */

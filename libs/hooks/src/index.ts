@@ -1,4 +1,5 @@
 export * from './hook.types.js';
+export * from './approver-policy.js';
 export * from './hook.decorator.js';
 export * from './hook-catalog.js';
 export * from './hook-explorer.js';

@@ -1,5 +1,6 @@
 import { parse as parseCel } from '@marcbachmann/cel-js';
 import { findCycle } from '@warden/common';
+import { parseApproverPolicy } from '@warden/hooks';
 
 export type WorkflowNodeType = 'start' | 'agent' | 'connector' | 'condition' | 'end';
 
@@ -15,6 +16,11 @@ export interface WorkflowNode {
   args?: Record<string, unknown>;
   /** connector: hooks for the call, as in an agent's `model_config_json.hooks` (auto-attached hooks always apply). */
   hooks?: unknown;
+  /**
+   * agent / connector: the approval policy, as an agent's `model_config_json.confirmation` (approvers, tiers...); on an
+   * agent node its keys override the agent's own.
+   */
+  confirmation?: Record<string, unknown>;
   /** condition: a CEL expression over `inputs` and `nodes`; its value is the node's output. */
   expression?: string;
 }
@@ -65,10 +71,12 @@ export function validateWorkflowDefinition(def: unknown): string[] {
     if (n.type === 'agent') {
       if (typeof n.agent_id !== 'string') problems.push(`${where} (${n.id}): agent node needs agent_id`);
       if (typeof n.prompt !== 'string' || n.prompt === '') problems.push(`${where} (${n.id}): agent node needs a prompt`);
+      if (n.confirmation !== undefined) problems.push(...confirmationProblems(n.confirmation, `${where} (${n.id}).confirmation`));
     }
     if (n.type === 'connector') {
       if (typeof n.tool !== 'string' || n.tool === '') problems.push(`${where} (${n.id}): connector node needs a tool`);
       if (n.args !== undefined && (typeof n.args !== 'object' || Array.isArray(n.args))) problems.push(`${where} (${n.id}): args must be an object`);
+      if (n.confirmation !== undefined) problems.push(...confirmationProblems(n.confirmation, `${where} (${n.id}).confirmation`));
     }
     if (n.type === 'condition') {
       const p = celProblem(n.expression, `${where} (${n.id}).expression`);
@@ -132,4 +140,22 @@ export function renderArgs(args: Record<string, unknown>, scope: Record<string, 
     return v;
   };
   return render(args) as Record<string, unknown>;
+}
+
+const SCOPES = ['initiator', 'agent_owner', 'org_members', 'org_admins'];
+
+/** A node's `confirmation`, checked with the same rules as an agent's (nobody-could-approve policies refused). */
+function confirmationProblems(c: unknown, at: string): string[] {
+  if (!c || typeof c !== 'object' || Array.isArray(c)) return [`${at} must be an object`];
+  const conf = c as Record<string, unknown>;
+  const problems: string[] = [];
+  if (conf.approver_scope !== undefined && !SCOPES.includes(conf.approver_scope as string)) problems.push(`${at}.approver_scope must be one of ${SCOPES.join(', ')}`);
+  if (conf.forbid_self_approval !== undefined && typeof conf.forbid_self_approval !== 'boolean') problems.push(`${at}.forbid_self_approval must be true or false`);
+  if (conf.timeout_s !== undefined && (typeof conf.timeout_s !== 'number' || conf.timeout_s <= 0)) problems.push(`${at}.timeout_s must be a positive number`);
+  if (conf.channel_id !== undefined && typeof conf.channel_id !== 'string') problems.push(`${at}.channel_id must be a string`);
+  const forbidSelf = conf.forbid_self_approval === true;
+  const scope = typeof conf.approver_scope === 'string' ? conf.approver_scope : 'initiator';
+  if (forbidSelf && conf.approvers === undefined && scope === 'initiator') problems.push(`${at}: forbid_self_approval with approver_scope "initiator": nobody could approve`);
+  problems.push(...parseApproverPolicy(conf, { at, legacyScope: scope, forbidSelfApproval: forbidSelf }).problems);
+  return problems;
 }

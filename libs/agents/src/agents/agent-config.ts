@@ -1,4 +1,4 @@
-import type { AgentHookSettings, ApproverScope } from '@warden/hooks';
+import { parseApproverPolicy, type AgentHookSettings, type ApproverScope } from '@warden/hooks';
 
 export interface ScriptedToolCall { name: string; args: Record<string, unknown> }
 /** One turn of a scripted model: tool calls, or a final answer. */
@@ -86,10 +86,15 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
   }
   if (c.timeout_s !== undefined && (typeof c.timeout_s !== 'number' || c.timeout_s <= 0)) problems.push('model_config_json.confirmation.timeout_s must be a positive number');
   if (c.forbid_self_approval !== undefined && typeof c.forbid_self_approval !== 'boolean') problems.push('model_config_json.confirmation.forbid_self_approval must be true or false');
-  if (c.forbid_self_approval === true && (c.approver_scope ?? 'initiator') === 'initiator') {
+  if (c.forbid_self_approval === true && c.approvers === undefined && (c.approver_scope ?? 'initiator') === 'initiator') {
     // The initiator is the only approver in that scope, and may not approve their own request: nobody could.
     problems.push('model_config_json.confirmation.forbid_self_approval cannot be combined with approver_scope "initiator": nobody could approve');
   }
+  const approverScope = APPROVER_SCOPES.includes(c.approver_scope as ApproverScope) ? (c.approver_scope as ApproverScope) : 'initiator';
+  const { policy, problems: policyProblems } = parseApproverPolicy(c, {
+    at: 'model_config_json.confirmation', legacyScope: approverScope, forbidSelfApproval: c.forbid_self_approval === true,
+  });
+  problems.push(...policyProblems);
   if (c.channel_id !== undefined && typeof c.channel_id !== 'string') problems.push('model_config_json.confirmation.channel_id must be a string');
   return {
     problems,
@@ -110,8 +115,9 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
       confirmation: {
         channelId: typeof c.channel_id === 'string' ? c.channel_id : undefined,
         timeoutS: typeof c.timeout_s === 'number' ? c.timeout_s : 120,
-        approverScope: APPROVER_SCOPES.includes(c.approver_scope as ApproverScope) ? (c.approver_scope as ApproverScope) : 'initiator',
+        approverScope,
         forbidSelfApproval: c.forbid_self_approval === true,
+        ...policy,
       },
       hooks: json.hooks,
     },
@@ -123,4 +129,20 @@ export function hookSettingsOf(agent: { id: string; name: string; ownerUserId: s
     id: agent.id, name: agent.name, ownerUserId: agent.ownerUserId,
     requireConfirmationForAll: config.requireConfirmationForAll, confirmation: config.confirmation,
   };
+}
+
+const OVERRIDABLE: Array<[keyof AgentHookSettings['confirmation'], string]> = [
+  ['channelId', 'channel_id'], ['timeoutS', 'timeout_s'], ['approverScope', 'approver_scope'],
+  ['forbidSelfApproval', 'forbid_self_approval'], ['approvers', 'approvers'], ['tiers', 'tiers'],
+];
+
+/**
+ * A workflow AGENT node's `confirmation` laid over the agent's own: the keys the node gives win, the rest stay the
+ * agent's. The node was validated when the workflow was saved.
+ */
+export function withConfirmationOverride(settings: AgentHookSettings, raw: Record<string, unknown> | undefined): AgentHookSettings {
+  if (!raw) return settings;
+  const parsed = parseAgentConfig({ model: { provider: 'scripted', script: [{ content: '' }] }, confirmation: raw }).config.confirmation;
+  const picked = Object.fromEntries(OVERRIDABLE.filter(([, key]) => raw[key] !== undefined).map(([field]) => [field, parsed[field]]));
+  return { ...settings, confirmation: { ...settings.confirmation, ...picked } };
 }

@@ -4,7 +4,7 @@ import { activeTraceId, annotateSpan, AppConfig, DomainErrorKind, DomainExceptio
 import { HookBuildError, HookRegistry, HookResolver, type AgentHookSettings, type RunEventEmitter, type Surface } from '@warden/hooks';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { hookSettingsOf, parseAgentConfig, type AgentConfig } from '../agents/agent-config.js';
+import { hookSettingsOf, parseAgentConfig, withConfirmationOverride, type AgentConfig } from '../agents/agent-config.js';
 import type { Agent } from '../agents/agent.entity.js';
 import { AgentsService } from '../agents/agents.service.js';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
@@ -31,6 +31,8 @@ export interface StartRunOptions {
    * tool calls simulated per these options — writes are never sent.
    */
   eval?: EvalRunOptions;
+  /** Workflow AGENT nodes: the node's `confirmation` policy over the agent's. */
+  confirmationOverride?: Record<string, unknown>;
 }
 
 export interface RunOutcome {
@@ -115,7 +117,10 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       ...(conversation?.messages ?? []),
       { role: 'user', content: opts.message },
     ];
-    const state: RunState = { phase: 'start', messages, turns: 0, pending_calls: [], ...(opts.eval ? { eval: opts.eval } : {}) };
+    const state: RunState = {
+      phase: 'start', messages, turns: 0, pending_calls: [], ...(opts.eval ? { eval: opts.eval } : {}),
+      ...(opts.confirmationOverride ? { confirmation_override: opts.confirmationOverride } : {}),
+    };
     const run = await this.dataSource.getRepository(AgentRun).save({
       orgId: opts.orgId, agentId: agent.id, userId: opts.userId, conversationId: conversation?.id ?? null,
       parentRunId: opts.parentRunId ?? null, parentCallId: opts.parentCallId ?? null, surface: opts.surface, mode,
@@ -128,7 +133,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       run_id: run.id, agent_id: agent.id, conversation_id: run.conversationId, surface: run.surface, mode,
       hooks: run.hooks, parent_run_id: run.parentRunId, parent_call_id: run.parentCallId,
     });
-    const settings = hookSettingsOf(agent, config);
+    const settings = withConfirmationOverride(hookSettingsOf(agent, config), opts.confirmationOverride);
     let registry: HookRegistry;
     try {
       registry = opts.eval ? this.hooks.resolveBypassed(settings) : await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings });
@@ -148,11 +153,12 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
    */
   async startToolRun(opts: {
     orgId: string; userId: string; ownerId: string; ownerUserId: string | null; name: string; surface: Surface;
-    tool: string; args: Record<string, unknown>; hooksConfig?: unknown;
+    tool: string; args: Record<string, unknown>; hooksConfig?: unknown; confirmation?: Record<string, unknown>;
   }): Promise<StartedRun> {
     const spec: ToolRunSpec = {
       owner_id: opts.ownerId, name: opts.name, owner_user_id: opts.ownerUserId,
-      model_config_json: { model: { provider: 'scripted', script: [{ content: '' }] }, tools: [opts.tool], max_iterations: 1, ...(opts.hooksConfig ? { hooks: opts.hooksConfig } : {}) },
+      model_config_json: { model: { provider: 'scripted', script: [{ content: '' }] }, tools: [opts.tool], max_iterations: 1,
+        ...(opts.hooksConfig ? { hooks: opts.hooksConfig } : {}), ...(opts.confirmation ? { confirmation: opts.confirmation } : {}) },
     };
     const call = { call_id: newCallId(), tool: opts.tool, args: opts.args };
     const state: RunState = { phase: 'tools', messages: [], turns: 0, pending_calls: [call], tool_run: spec };
@@ -353,7 +359,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   private async liveRun(run: AgentRun, prepared?: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>): Promise<LiveRun> {
     const base = prepared ?? (run.state.tool_run ? await this.prepareToolRun(run.state.tool_run) : undefined) ?? await (async () => {
       const { agent, config } = await this.agents.findWithConfig(run.orgId, run.agentId);
-      const settings = hookSettingsOf(agent, config);
+      const settings = withConfirmationOverride(hookSettingsOf(agent, config), run.state.confirmation_override);
       const registry = run.hooks === 'bypassed' ? this.hooks.resolveBypassed(settings) : await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings });
       return { agent, config, settings, registry };
     })();

@@ -36,6 +36,8 @@ export interface RunState {
   tool_run?: ToolRunSpec;
   /** Set for eval runs and their children: calls are simulated per EvalRunOptions. */
   eval?: EvalRunOptions;
+  /** A workflow AGENT node's `confirmation`, laid over the agent's own approval policy (kept for resumes). */
+  confirmation_override?: Record<string, unknown>;
 }
 
 /** Who a one-call run acts for, and the hooks it runs with (as an agent's model_config_json would declare them). */

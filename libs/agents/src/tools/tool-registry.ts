@@ -79,6 +79,7 @@ export class ToolRegistry implements OnModuleInit {
       requiresConfirmation: confirmationRequiredFor(args),
       confirmationRequiredFor,
       write: action.write,
+      confirmationWhen: action.requiresConfirmationWhen,
       connector: { id: connector.id, name: connector.name, action: action.name, method: action.method, url },
     };
   }

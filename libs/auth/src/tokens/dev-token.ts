@@ -9,6 +9,8 @@ export interface DevTokenClaims {
   expiresIn?: string;
   orgClaim?: string;
   rolesClaim?: string;
+  /** More claims (e.g. an identity claim such as `feishu_open_id`). */
+  extra?: Record<string, unknown>;
 }
 
 /** Mints an HS256 token for AUTH_MODE=dev (used by `npm run token`, the demo seed and tests). */
@@ -18,6 +20,7 @@ export async function mintDevToken(secret: string, c: DevTokenClaims): Promise<s
     [c.rolesClaim ?? 'roles']: c.roles ?? [],
     ...(c.email ? { email: c.email } : {}),
     ...(c.name ? { name: c.name } : {}),
+    ...(c.extra ?? {}),
   })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(c.sub)

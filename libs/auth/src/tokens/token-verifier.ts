@@ -10,6 +10,8 @@ export interface VerifiedClaims {
   roles: string[];
   email?: string;
   name?: string;
+  /** Chat identities the IdP asserts (`AUTH_IDENTITY_CLAIMS`); linked on sign-in, audited as method `sso`. */
+  identities?: Partial<Record<'feishu' | 'slack' | 'wecom', string>>;
 }
 
 /** Verifies bearer tokens: HS256 with the dev secret, or RS256/ES256 against the OIDC issuer's JWKS. */
@@ -73,6 +75,11 @@ export class TokenVerifier implements OnModuleInit {
       roles: [...new Set(rawRoles as string[])].sort(),
       email: typeof payload.email === 'string' ? payload.email : undefined,
       name: typeof payload.name === 'string' ? payload.name : undefined,
+      identities: Object.fromEntries(
+        this.config.identityClaims
+          .map(([platform, claim]) => [platform, payload[claim]])
+          .filter(([, v]) => typeof v === 'string' && v !== '' && (v as string).length <= 200),
+      ),
     };
   }
 

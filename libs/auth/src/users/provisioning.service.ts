@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { Principal } from '../principal.js';
 import type { VerifiedClaims } from '../tokens/token-verifier.js';
 
@@ -13,7 +13,7 @@ export class ProvisioningService {
   constructor(private readonly dataSource: DataSource) {}
 
   async principalFor(claims: VerifiedClaims): Promise<Principal> {
-    const key = JSON.stringify([claims.sub, claims.orgExternalId, claims.roles, claims.email, claims.name]);
+    const key = JSON.stringify([claims.sub, claims.orgExternalId, claims.roles, claims.email, claims.name, claims.identities]);
     const hit = this.cache.get(key);
     if (hit && hit.until > Date.now()) return hit.principal;
     const principal = await this.provision(claims);
@@ -42,6 +42,9 @@ export class ProvisioningService {
          WHERE org_members.roles IS DISTINCT FROM EXCLUDED.roles`,
         [org.id, user.id, claims.roles],
       );
+      for (const [platform, externalId] of Object.entries(claims.identities ?? {})) {
+        await linkFromSso(m, { orgId: org.id, userId: user.id, platform, externalId: externalId! });
+      }
       return {
         userId: user.id,
         sub: claims.sub,
@@ -53,4 +56,29 @@ export class ProvisioningService {
       };
     });
   }
+}
+
+/**
+ * The IdP vouches for this identity: link it to this user (taking it from anyone else it was linked to), and record
+ * every change in `identity_audit` as method `sso`. Nothing is written when the link is already so.
+ */
+async function linkFromSso(m: EntityManager, i: { orgId: string; userId: string; platform: string; externalId: string }): Promise<void> {
+  const [current] = await m.query(`SELECT user_id, external_id FROM identities WHERE org_id = $1 AND user_id = $2 AND platform = $3`, [i.orgId, i.userId, i.platform]);
+  if (current?.external_id === i.externalId) return;
+  const deleted: unknown[] = await m.query(
+    `DELETE FROM identities WHERE org_id = $1 AND platform = $2 AND external_id = $3 RETURNING user_id`, [i.orgId, i.platform, i.externalId]);
+  // TypeORM answers a DELETE ... RETURNING with [rows, rowCount].
+  const taken = (Array.isArray(deleted[0]) ? deleted[0] : deleted) as Array<{ user_id: string }>;
+  for (const t of taken) {
+    await m.query(
+      `INSERT INTO identity_audit (org_id, user_id, platform, external_id, previous_external_id, action, method, by_user_id)
+       VALUES ($1, $2, $3, NULL, $4, 'unlink', 'sso', $5)`, [i.orgId, t.user_id, i.platform, i.externalId, i.userId]);
+  }
+  await m.query(`DELETE FROM identities WHERE org_id = $1 AND user_id = $2 AND platform = $3`, [i.orgId, i.userId, i.platform]);
+  await m.query(`INSERT INTO identities (org_id, user_id, platform, external_id) VALUES ($1, $2, $3, $4)`, [i.orgId, i.userId, i.platform, i.externalId]);
+  await m.query(
+    `INSERT INTO identity_audit (org_id, user_id, platform, external_id, previous_external_id, action, method, by_user_id)
+     VALUES ($1, $2, $3, $4, $5, $6, 'sso', $2)`,
+    [i.orgId, i.userId, i.platform, i.externalId, current?.external_id ?? null, current ? 'relink' : 'link'],
+  );
 }

@@ -13,6 +13,14 @@ export interface MemberView {
   identities: Partial<Record<ChatPlatform, string>>;
 }
 
+/** How an identity changed hands: an admin set it, its owner proved it with a one-time code, a user unlinked their own, or the IdP asserted it. */
+export type IdentityChangeMethod = 'admin' | 'proof' | 'self' | 'sso';
+
+export interface IdentityAuditRow {
+  id: string; sub: string; platform: ChatPlatform; external_id: string | null; previous_external_id: string | null;
+  action: 'link' | 'unlink' | 'relink'; method: IdentityChangeMethod; by_sub: string | null; created_at: Date;
+}
+
 export const IDENTITY_FIELDS: Record<string, ChatPlatform> = {
   feishu_open_id: 'feishu',
   slack_user_id: 'slack',
@@ -65,18 +73,46 @@ export class UsersService {
     return identity ? this.memberById(orgId, identity.userId) : null;
   }
 
-  async setIdentities(orgId: string, sub: string, links: Partial<Record<ChatPlatform, string | null>>): Promise<MemberView> {
+  /**
+   * Links or unlinks chat accounts. Callers decide who may (an admin, the proven owner of the account, or the user
+   * unlinking themself); every change is written to `identity_audit` in the same transaction.
+   */
+  async setIdentities(
+    orgId: string,
+    sub: string,
+    links: Partial<Record<ChatPlatform, string | null>>,
+    audit: { byUserId: string | null; method: IdentityChangeMethod },
+  ): Promise<MemberView> {
     const member = await this.memberBySub(orgId, sub);
     if (Object.keys(links).length === 0) throw new BadInputError('give at least one of feishu_open_id, slack_user_id, wecom_user_id');
     await this.dataSource.transaction(async (m) => {
       for (const [platform, externalId] of Object.entries(links) as Array<[ChatPlatform, string | null]>) {
+        const previous = member.identities[platform] ?? null;
+        if (previous === (externalId ?? null)) continue;
         await m.delete(Identity, { orgId, userId: member.userId, platform });
-        if (!externalId) continue;
-        const taken = await m.findOneBy(Identity, { orgId, platform, externalId });
-        if (taken) throw new ConflictError(`${platform} account ${externalId} is already linked to another user`);
-        await m.insert(Identity, { orgId, userId: member.userId, platform, externalId });
+        if (externalId) {
+          const taken = await m.findOneBy(Identity, { orgId, platform, externalId });
+          if (taken) throw new ConflictError(`${platform} account ${externalId} is already linked to another user`);
+          await m.insert(Identity, { orgId, userId: member.userId, platform, externalId });
+        }
+        const action = !externalId ? 'unlink' : previous ? 'relink' : 'link';
+        await m.query(
+          `INSERT INTO identity_audit (org_id, user_id, platform, external_id, previous_external_id, action, method, by_user_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          [orgId, member.userId, platform, externalId ?? null, previous, action, audit.method, audit.byUserId],
+        );
       }
     });
     return this.memberBySub(orgId, sub);
+  }
+
+  /** The identity audit of an org, newest first. */
+  async identityAudit(orgId: string, limit = 200): Promise<IdentityAuditRow[]> {
+    return this.dataSource.query(
+      `SELECT a.id, u.sub, a.platform, a.external_id, a.previous_external_id, a.action, a.method, b.sub AS by_sub, a.created_at
+         FROM identity_audit a JOIN users u ON u.id = a.user_id LEFT JOIN users b ON b.id = a.by_user_id
+        WHERE a.org_id = $1 ORDER BY a.created_at DESC, a.id LIMIT $2`,
+      [orgId, limit],
+    );
   }
 }

@@ -1,8 +1,12 @@
 import type { ApprovalCard, DecidedCard } from '../channel.js';
-import { isoMinute, prettyArgs, STATUS_WORDS } from '../shared/card-text.js';
+import { approvalsNote, cardArgs, isoMinute, omittedNote, oneLine, prettyArgs, STATUS_WORDS } from '../shared/card-text.js';
 
-/** Feishu lark_md treats these as markup; names and tool names are shown literally. */
-const escapeMd = (s: string): string => s.replace(/([\\`*_~[\]()<>#|])/g, '\\$1');
+/**
+ * Feishu markdown treats these as markup; names, tools and arg values are shown literally, on one line each, so no
+ * string can add a line, a link, a mention (`<at>`) or a button.
+ */
+const escapeMd = (s: string): string =>
+  oneLine(s).replace(/([\\`*_~[\]()#|{}!-])/g, '\\$1').replace(/</g, '&#60;').replace(/>/g, '&#62;');
 /** A code block must not be closable from inside the args. */
 const codeBlock = (s: string): string => '```json\n' + s.replace(/```/g, '`\u200b``') + '\n```';
 
@@ -19,28 +23,35 @@ export function feishuApprovalCard(card: ApprovalCard): Record<string, unknown> 
     type: decision === 'approve' ? 'primary_filled' : 'danger_filled',
     behaviors: [{ type: 'callback', value: { confirmation_id: card.confirmationId, decision } }],
   });
+  const args = cardArgs(card.args, card.decisiveFields);
+  // The fields that decide come first and whole; the rest is capped, with where to read all of it.
+  const decisive = args.decisive.map(([k, v]) => `**${escapeMd(k)}:** ${escapeMd(v)}`);
+  const needed = approvalsNote(card.approvalsRequired, card.approvalsGiven);
+  const elements: Array<Record<string, unknown>> = [
+    ...(decisive.length ? [{ tag: 'markdown', content: decisive.join('\n') }] : []),
+    {
+      tag: 'markdown',
+      content: [
+        `**Agent:** ${escapeMd(card.agentName)}`,
+        `**Tool:** ${escapeMd(card.tool)}`,
+        `**Requested by:** ${escapeMd(requester)}`,
+        `**Approvers:** ${escapeMd(card.approverScope)}`,
+        ...(needed ? [`**Approvals:** ${needed}`] : []),
+        `**Expires:** ${isoMinute(card.expiresAt)}`,
+        `**Request:** ${card.confirmationId}`,
+      ].join('\n'),
+    },
+  ];
+  if (args.rest) elements.push({ tag: 'markdown', content: codeBlock(args.rest) });
+  if (args.omitted) {
+    const more = escapeMd(omittedNote(args.omitted));
+    elements.push({ tag: 'markdown', content: card.link ? `${more}: [${card.link}](${card.link})` : more });
+  }
   return {
     schema: '2.0',
     config: { update_multi: true },
-    header: { title: { tag: 'plain_text', content: `Approval needed: ${card.tool}` }, template: 'orange' },
-    body: {
-      elements: [
-        {
-          tag: 'markdown',
-          content: [
-            `**Agent:** ${escapeMd(card.agentName)}`,
-            `**Tool:** ${escapeMd(card.tool)}`,
-            `**Requested by:** ${escapeMd(requester)}`,
-            `**Approvers:** ${escapeMd(card.approverScope)}`,
-            `**Expires:** ${isoMinute(card.expiresAt)}`,
-            `**Request:** ${card.confirmationId}`,
-          ].join('\n'),
-        },
-        { tag: 'markdown', content: codeBlock(prettyArgs(card.args)) },
-        button('approve'),
-        button('reject'),
-      ],
-    },
+    header: { title: { tag: 'plain_text', content: oneLine(`Approval needed: ${card.tool}`) }, template: 'orange' },
+    body: { elements: [...elements, button('approve'), button('reject')] },
   };
 }
 
@@ -56,7 +67,7 @@ export function feishuDecidedCard(d: DecidedCard): Record<string, unknown> {
   return {
     schema: '2.0',
     config: { update_multi: true },
-    header: { title: { tag: 'plain_text', content: `${STATUS_WORDS[d.status]}: ${d.tool}` }, template: HEADER_TEMPLATE[d.status] },
+    header: { title: { tag: 'plain_text', content: oneLine(`${STATUS_WORDS[d.status]}: ${d.tool}`) }, template: HEADER_TEMPLATE[d.status] },
     body: { elements: [{ tag: 'markdown', content: lines.join('\n') }, { tag: 'markdown', content: codeBlock(prettyArgs(d.args)) }] },
   };
 }

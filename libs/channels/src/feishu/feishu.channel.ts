@@ -119,6 +119,24 @@ export class FeishuChannel extends Channel {
     return { platformMessageId: res.data?.message_id, extra: { chat_id: cfg.chatId } };
   }
 
+  override async updatePendingCard(channel: ChannelRecord, sent: SentCard, card: ApprovalCard): Promise<void> {
+    if (!sent.platformMessageId) return;
+    const cfg = feishuConfig(channel);
+    await this.call('the card update', () =>
+      this.client(cfg).im.message.patch({ path: { message_id: sent.platformMessageId! }, data: { content: JSON.stringify(feishuApprovalCard(card)) } }),
+    );
+  }
+
+  override async sendDirectMessage(channel: ChannelRecord, openId: string, text: string): Promise<void> {
+    const cfg = feishuConfig(channel);
+    await this.call('the direct message', () =>
+      this.client(cfg).im.message.create({
+        params: { receive_id_type: 'open_id' },
+        data: { receive_id: openId, msg_type: 'text', content: JSON.stringify({ text }), uuid: randomUUID() },
+      }),
+    );
+  }
+
   async parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
     const cfg = feishuConfig(channel);
     if (req.method !== 'POST') return rejected(405, 'Feishu callbacks are POST requests');

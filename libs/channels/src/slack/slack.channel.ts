@@ -71,10 +71,24 @@ export class SlackChannel extends Channel {
     await this.call('the message update', () => this.client(cfg).chat.update({ channel: target, ts, ...slackDecidedMessage(decided) }));
   }
 
+  override async updatePendingCard(channel: ChannelRecord, sent: SentCard, card: ApprovalCard): Promise<void> {
+    const cfg = slackConfig(channel);
+    const ts = (sent.extra?.ts as string | undefined) ?? sent.platformMessageId;
+    if (!ts) return;
+    const target = (sent.extra?.channel as string | undefined) ?? cfg.channel;
+    await this.call('the message update', () => this.client(cfg).chat.update({ channel: target, ts, ...slackApprovalMessage(card) }));
+  }
+
   async sendNotification(channel: ChannelRecord, text: string): Promise<SentCard> {
     const cfg = slackConfig(channel);
     const res = await this.call('the notification', () => this.client(cfg).chat.postMessage({ channel: cfg.channel, text, mrkdwn: true }));
     return { platformMessageId: res.ts, extra: { channel: res.channel ?? cfg.channel, ts: res.ts } };
+  }
+
+  /** Posting to a user id opens the app's direct message with that user. */
+  override async sendDirectMessage(channel: ChannelRecord, userId: string, text: string): Promise<void> {
+    const cfg = slackConfig(channel);
+    await this.call('the direct message', () => this.client(cfg).chat.postMessage({ channel: userId, text, mrkdwn: false }));
   }
 
   async parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {

@@ -11,7 +11,8 @@ import {
   type ParsedCallback,
   type SentCard,
 } from '../channel.js';
-import { isoMinute, prettyArgs, STATUS_WORDS } from '../shared/card-text.js';
+import { STATUS_WORDS } from '../shared/card-text.js';
+import { wecomApprovalCard } from './wecom-cards.js';
 import { checkConfig, secretKeysOf, type ConfigKeyRule } from '../shared/config-rules.js';
 import { rejected } from '../shared/replies.js';
 import { openWecomEnvelope, xmlField } from './wecom-crypto.js';
@@ -75,27 +76,11 @@ export class WecomChannel extends Channel {
 
   async sendApprovalCard(channel: ChannelRecord, card: ApprovalCard): Promise<SentCard> {
     const cfg = wecomConfig(channel);
-    const requester = card.requestedBy.name || card.requestedBy.userId;
     const res = await this.api(cfg, 'the approval card', '/cgi-bin/message/send', {
       touser: cfg.toUser,
       msgtype: 'template_card',
       agentid: cfg.agentId,
-      template_card: {
-        card_type: 'button_interaction',
-        main_title: { title: 'Approval needed', desc: `${card.tool} (agent ${card.agentName})` },
-        sub_title_text: prettyArgs(card.args, 400),
-        horizontal_content_list: [
-          { keyname: 'Requested by', value: requester },
-          { keyname: 'Approvers', value: card.approverScope },
-          { keyname: 'Expires', value: isoMinute(card.expiresAt) },
-        ],
-        // task_id must be unique per card; the confirmation id is.
-        task_id: card.confirmationId,
-        button_list: [
-          { text: 'Approve', style: 1, key: `approve:${card.confirmationId}` },
-          { text: 'Reject', style: 2, key: `reject:${card.confirmationId}` },
-        ],
-      },
+      template_card: wecomApprovalCard(card),
     });
     return { platformMessageId: res.msgid as string | undefined, extra: { response_code: res.response_code, task_id: card.confirmationId } };
   }
@@ -115,6 +100,11 @@ export class WecomChannel extends Channel {
       markdown: { content: text },
     });
     return { platformMessageId: res.msgid as string | undefined };
+  }
+
+  override async sendDirectMessage(channel: ChannelRecord, userId: string, text: string): Promise<void> {
+    const cfg = wecomConfig(channel);
+    await this.api(cfg, 'the direct message', '/cgi-bin/message/send', { touser: userId, msgtype: 'text', agentid: cfg.agentId, text: { content: text } });
   }
 
   async parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
@@ -172,7 +162,7 @@ export class WecomChannel extends Channel {
       ...updateTargets(cfg.toUser),
       agentid: cfg.agentId,
       response_code: responseCode,
-      button: { replace_name: `${STATUS_WORDS[decided.status]} by ${decided.decidedBy}`.slice(0, 40) },
+      button: { replace_name: `${STATUS_WORDS[decided.status]} by ${decided.decidedBy}`.replace(/\s+/g, " ").slice(0, 40) },
     });
   }
 

@@ -46,6 +46,10 @@ export class AppConfig {
   get tokenMaxLifetimeS(): number { return this.env.AUTH_TOKEN_MAX_LIFETIME_S ?? 30 * 24 * 3600; }
   get orgClaim(): string { return this.env.AUTH_ORG_CLAIM ?? 'org_id'; }
   get rolesClaim(): string { return this.env.AUTH_ROLES_CLAIM ?? 'roles'; }
+  /** Token claims that carry chat identities, as [platform, claim] pairs (`AUTH_IDENTITY_CLAIMS`). */
+  get identityClaims(): Array<[platform: 'feishu' | 'slack' | 'wecom', claim: string]> {
+    return (this.env.AUTH_IDENTITY_CLAIMS ?? '').split(',').filter(Boolean).map((pair) => pair.split('=') as ['feishu' | 'slack' | 'wecom', string]);
+  }
 
   get encryptionKey(): string | undefined { return this.env.APP_ENCRYPTION_KEY; }
   get hooksDir(): string { return path.resolve(this.env.HOOKS_DIR ?? './hooks'); }

@@ -62,6 +62,12 @@ export class Environment {
   OIDC_AUDIENCE?: string;
   @IsOptional() @IsString() @MinLength(1) AUTH_ORG_CLAIM?: string;
   @IsOptional() @IsString() @MinLength(1) AUTH_ROLES_CLAIM?: string;
+  /** Chat identities asserted by the IdP, e.g. `feishu=feishu_open_id,slack=slack_user_id` (platform=claim). */
+  @IsOptional()
+  @Matches(/^(feishu|slack|wecom)=[^,=\s]+(,(feishu|slack|wecom)=[^,=\s]+)*$/, {
+    message: 'AUTH_IDENTITY_CLAIMS must list platform=claim pairs, e.g. feishu=feishu_open_id,slack=slack_user_id',
+  })
+  AUTH_IDENTITY_CLAIMS?: string;
 
   @IsOptional() @IsString() @MinLength(16, { message: 'APP_ENCRYPTION_KEY must be at least 16 characters' }) APP_ENCRYPTION_KEY?: string;
   @IsOptional() @IsString() HOOKS_DIR?: string;

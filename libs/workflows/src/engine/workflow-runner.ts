@@ -185,10 +185,12 @@ export class WorkflowRunner implements OnApplicationShutdown {
       const started = node.type === 'agent'
         ? await this.executor.start({
           orgId: run.orgId, userId: run.userId, agentId: node.agent_id!, message: renderTemplate(node.prompt!, scope), surface: 'workflow',
+          confirmationOverride: node.confirmation,
         })
         : await this.executor.startToolRun({
           orgId: run.orgId, userId: run.userId, ownerId: run.workflowId, ownerUserId: run.userId, name: `workflow node ${node.id}`,
           surface: 'workflow', tool: node.tool!, args: renderArgs(node.args ?? {}, scope), hooksConfig: node.hooks,
+          confirmation: node.confirmation,
         });
       agentRunId = started.runId;
       completion = started.completion;

@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { rowToConfirmation, type ConfirmationRequest } from './confirmation.types.js';
+
+export interface Vote {
+  confirmationId: string;
+  userId: string;
+  userName: string;
+  decision: 'approve' | 'reject';
+  platform: string | null;
+  externalId: string | null;
+  approvers: string[];
+  tier: number | null;
+}
+
+export interface VoteView {
+  user_id: string;
+  name: string;
+  decision: 'approve' | 'reject';
+  platform: string | null;
+  external_id: string | null;
+  approvers: string[];
+  tier: number | null;
+  at: string;
+}
+
+/**
+ * Each person's decision on a request (table `confirmation_votes`, unique per request + person). An approval is
+ * counted in the same statement that records it, so concurrent approvals from different people are all counted
+ * and a repeated approval from the same person counts nothing.
+ */
+@Injectable()
+export class ConfirmationVotesStore {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Records the vote while the request is still pending and before its deadline. Returns the request after the
+   * count (approvals only), or null when this person had already voted or the request is no longer open.
+   */
+  async record(v: Vote): Promise<ConfirmationRequest | null> {
+    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
+      `WITH vote AS (
+         INSERT INTO confirmation_votes (confirmation_id, user_id, user_name, decision, platform, external_id, approvers, tier)
+         SELECT c.id, $2, $3, $4, $5, $6, $7::jsonb, $8 FROM confirmation_requests c
+          WHERE c.id = $1 AND c.status = 'pending' AND c.expires_at > now()
+         ON CONFLICT (confirmation_id, user_id) DO NOTHING
+         RETURNING confirmation_id, decision),
+       counted AS (
+         UPDATE confirmation_requests c
+            SET approvals_given = c.approvals_given + CASE WHEN vote.decision = 'approve' THEN 1 ELSE 0 END, updated_at = now()
+           FROM vote WHERE c.id = vote.confirmation_id
+         RETURNING c.*)
+       SELECT * FROM counted`,
+      [v.confirmationId, v.userId, v.userName, v.decision, v.platform, v.externalId, JSON.stringify(v.approvers), v.tier],
+    );
+    return rows[0] ? rowToConfirmation(rows[0]) : null;
+  }
+
+  async hasVoted(confirmationId: string, userId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM confirmation_votes WHERE confirmation_id = $1 AND user_id = $2`, [confirmationId, userId]);
+    return rows.length > 0;
+  }
+
+  async list(confirmationId: string): Promise<VoteView[]> {
+    const rows: Array<Record<string, any>> = await this.dataSource.query(
+      `SELECT * FROM confirmation_votes WHERE confirmation_id = $1 ORDER BY created_at, id`,
+      [confirmationId],
+    );
+    return rows.map((r) => ({
+      user_id: r.user_id, name: r.user_name, decision: r.decision, platform: r.platform, external_id: r.external_id,
+      approvers: r.approvers, tier: r.tier, at: new Date(r.created_at).toISOString(),
+    }));
+  }
+}

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
 import { ChannelsService, type Channel, type ChannelRecord } from '@warden/channels';
-import { Hook, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
+import { Hook, isRunInterruption, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
 import { ConfirmationService } from './confirmation.service.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
@@ -124,7 +124,8 @@ export class ConfirmationGateHook extends PreToolUseHook {
       });
       return this.verdict(final);
     } catch (err) {
-      if (err instanceof WaiterClosedError) return block(err.message);
+      // Shutdown or lost lease: this driver stops, the request stays pending for the run's next driver.
+      if (err instanceof WaiterClosedError || isRunInterruption(err) || isRunInterruption(ctx.signal?.reason)) return block(message(err));
       this.logger.error(`run ${ctx.runId} call ${ctx.callId}: approval gate failed: ${message(err)}`);
       await this.confirmations.expire(row.id, 'system', `approval gate failed: ${message(err)}`).catch(() => undefined);
       return block(`the approval could not be completed: ${message(err)}`);

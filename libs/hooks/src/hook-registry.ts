@@ -1,3 +1,4 @@
+import { isRunInterruption } from './run-interrupted.js';
 import {
   HookPoint,
   type AgentHookSettings,
@@ -304,7 +305,8 @@ export class HookRegistry {
   private settle<T>(pending: PromiseLike<T>, entry: RegisteredHook, inv: HookInvocation, runSignal: AbortSignal | undefined): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const fail = (err: Error) => { cleanup(); inv.abort(err); reject(err); };
-      const onCancel = () => fail(new RunCancelledError());
+      // An interruption (lease lost, shutdown) keeps its reason: the hook must not take it for a cancel.
+      const onCancel = () => fail(isRunInterruption(runSignal?.reason) ? runSignal.reason : new RunCancelledError());
       const timer = Number.isFinite(entry.timeoutMs) && entry.timeoutMs > 0
         ? setTimeout(() => fail(new HookTimeoutError(entry.name, entry.timeoutMs)), entry.timeoutMs)
         : undefined;

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { DataSource } from 'typeorm';
 import type { DatabaseTarget } from './data-source.js';
 import { PgNotificationListener } from './pg-notification-listener.js';
+import { isTransientDatabaseError } from './transient-error.js';
 
 export interface StoredEvent {
   seq: number;
@@ -102,7 +103,12 @@ export class EventLog {
     let last = afterSeq;
     while (!signal.aborted) {
       const woken = this.nextWakeup(ownerId, pollMs, signal);
-      for (const event of await this.list(ownerId, last)) {
+      // A dropped connection only delays the stream: the next wake-up or poll reads again from `last`.
+      const events = await this.list(ownerId, last).catch((err: unknown) => {
+        if (isTransientDatabaseError(err)) return [];
+        throw err;
+      });
+      for (const event of events) {
         if (event.seq !== last + 1) break; // a gap closes when the earlier writer commits
         last = event.seq;
         deliver(event);

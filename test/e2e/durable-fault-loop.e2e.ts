@@ -130,7 +130,8 @@ describe('randomized fault loop (server processes, PostgreSQL)', () => {
     const statuses = runs.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
     console.log(`fault loop (seed ${SEED}, ${FAULT_MS} ms): ${runs.length} runs ${JSON.stringify(statuses)}; faults: ${counts.kills} kill -9, ` +
       `${counts.pauses} SIGSTOP, ${counts.dbKills} connection kills; ${counts.approvals} approvals; ${oa.requests.length} connector calls ` +
-      `(${interrupted.length} interrupted in flight), ${audit} audit rows; max calls per key ${Math.max(0, ...byKey.values())}, per order ${Math.max(0, ...byPo.values())}`);
+      `(${interrupted.length} interrupted in flight), ${audit} audit rows; max calls per key ${Math.max(0, ...byKey.values())}, per order ${Math.max(0, ...byPo.values())}; ` +
+      `failures: ${JSON.stringify(runs.filter((r) => r.status === 'failed').map((r) => r.error))}`);
 
     expect(runs.every((r) => ['completed', 'failed'].includes(r.status) && (r.status === 'completed' || r.error))).toBe(true);
     expect(Math.max(0, ...byPo.values())).toBeLessThanOrEqual(1);

@@ -69,6 +69,26 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
     for (const runId of runIds) expectWellFormedStory(await h.story(b, runId));
   }, 90_000);
 
+  it('break 3: kill -9 during a burst of payments: audit rows == connector calls, the ones cut in flight say interrupted', async () => {
+    h = await startHarness({ llm, oa });
+    const a = await h.start();
+    const pos = Array.from({ length: 16 }, (_, i) => `PO-3${String(i).padStart(2, '0')}`);
+    pos.forEach((po, i) => delays.set(po, i % 2 === 0 ? 0 : 4000));
+    const runIds = await Promise.all(pos.map(async (po) => runIdOf(await h!.chatUntil(a, `Pay ${po} amount 100`, (e) => e.event === 'run'))));
+    await until('every payment reached the target', () => oa.requests.length === pos.length);
+    await kill9(a);
+    const b = await h.start();
+    await until('every run completes after recovery', async () => (await Promise.all(runIds.map(statusOf))).every((s) => s === 'completed'));
+    await until('the audit batches land', async () =>
+      (await h!.sql.query(`SELECT count(*)::int AS n FROM connector_call_logs WHERE outcome = 'in_flight'`)).rows[0].n === 0);
+    const rows = (await h.sql.query(`SELECT call_id, outcome FROM connector_call_logs WHERE blocked_by IS NULL`)).rows;
+    expect(rows.map((r) => r.call_id).sort()).toEqual(oa.requests.map((r) => String(r.headers['idempotency-key'])).sort());
+    const interrupted = (await h.sql.query(`SELECT call_id FROM tool_calls WHERE error = 'interrupted'`)).rows.map((r) => r.call_id).sort();
+    expect(interrupted.length).toBeGreaterThan(0);
+    expect(rows.filter((r) => r.outcome === 'interrupted').map((r) => r.call_id).sort()).toEqual(interrupted);
+    for (const runId of runIds) expectWellFormedStory(await h.story(b, runId));
+  }, 90_000);
+
   it('break 1: a paused instance whose runs were taken over decides nothing and writes nothing when it resumes', async () => {
     h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
     const a = await h.start({ INSTANCE_ID: 'instance-a' });

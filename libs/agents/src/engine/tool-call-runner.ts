@@ -6,6 +6,7 @@ import { ConnectorExecutor, OBSERVATION_MAX_CHARS } from '../connectors/connecto
 import type { PendingToolCall, ToolCallStatus } from '../runs/run.entity.js';
 import { ToolRegistry, type ResolvedTool } from '../tools/tool-registry.js';
 import type { LiveRun } from './run-executor.js';
+import { markAuditInterrupted, markExecuting } from './in-flight-audit.js';
 import { holdsRun, LeaseLostError } from './run-fence.js';
 
 /**
@@ -75,6 +76,7 @@ export class ToolCallRunner {
         continue;
       }
       this.logger.warn({ runId, callId: call.call_id, tool: call.tool }, 'tool call was in flight when its server stopped; marked failed, not retried');
+      await markAuditInterrupted(this.dataSource, runId, call.call_id);
       await live.emit('tool_interrupted', { call_id: call.call_id, tool: call.tool, args: call.executed_args, idempotency_key: call.call_id, retried: false, message: content });
       await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: call.executed_args, content, blocked: false, ok: false, interrupted: true });
     }
@@ -136,11 +138,8 @@ export class ToolCallRunner {
       }
       const executedMeta: ToolCallMetadata = { ...metadata, ...this.tools.metadataFor(tool, args) };
       // From here on the target may act: a resumed run must not repeat this call (see settleInterrupted).
-      // Fenced: a driver that lost the run (or a cancelled run) never sends the request.
-      const [, marked] = await this.dataSource.query(
-        `UPDATE tool_calls SET executed_args = $3 WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(4)}`,
-        [run.id, call.call_id, JSON.stringify(args), live.epoch]);
-      if (marked === 0) throw await this.lostOrGone(live, call.call_id);
+      // Fenced: a driver that lost the run (or a cancelled run) never sends the request. Audited in flight.
+      if (!(await markExecuting(this.dataSource, live, call, args, executedMeta))) throw await this.lostOrGone(live, call.call_id);
       const started = Date.now();
       let outcome: { ok: boolean; content: string; full: string; status?: number; error?: string };
       if (tool.kind === 'connector') {
@@ -178,12 +177,19 @@ export class ToolCallRunner {
 
   /** Stores the call's outcome while this driver holds the run; a driver that lost it writes nothing and stops. */
   private async store(live: LiveRun, callId: string, r: { status: ToolCallStatus; args: Record<string, unknown>; result: string; fullResult?: string; blockedBy?: string; error?: string }): Promise<void> {
-    const [, affected] = await this.dataSource.query(
-      `UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, finished_at = now()
-       WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(9)}`,
+    // The call's in-flight audit row (if any) is completed with it: a crash before the audit batch lands leaves a
+    // completed row, not one forever in flight.
+    const [{ stored }]: Array<{ stored: number }> = await this.dataSource.query(
+      `WITH done AS (
+         UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, finished_at = now()
+          WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(9)} RETURNING call_id),
+       audited AS (
+         UPDATE connector_call_logs SET outcome = 'completed', success = ($3 = 'done'), error = $8
+          WHERE run_id = $1::text AND call_id = $2 AND outcome = 'in_flight' AND EXISTS (SELECT 1 FROM done))
+       SELECT count(*)::int AS stored FROM done`,
       [live.run.id, callId, r.status, JSON.stringify(r.args), r.result, r.fullResult ?? r.result, r.blockedBy ?? null, r.error ?? null, live.epoch],
     );
-    if (affected === 0) throw await this.lostOrGone(live, callId);
+    if (stored === 0) throw await this.lostOrGone(live, callId);
   }
 
   /** Throws LeaseLostError (stopping the drive) unless this driver still holds the run at its epoch. */

@@ -26,6 +26,8 @@ export class ConnectorCallLog {
   @Column('text', { nullable: true }) error: string | null;
   /** The hook that blocked the call, or null when it ran. */
   @Column('text', { nullable: true }) blockedBy: string | null;
+  /** `in_flight` from just before the request leaves until its result is recorded; `interrupted` if its server died meanwhile. */
+  @Column('text') outcome: 'in_flight' | 'completed' | 'interrupted';
   /** When the call happened (not when the batch reached the database). */
   @Column('timestamptz') createdAt: Date;
 }

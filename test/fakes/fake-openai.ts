@@ -12,6 +12,10 @@ export interface FakeReply {
   hang?: boolean;
   /** Wait before answering. */
   delayMs?: number;
+  /** Streaming: end the response after the content and tool-call deltas, without a finish_reason or `[DONE]`. */
+  truncate?: boolean;
+  /** Streaming: a 200 event stream that ends without a single chunk. */
+  empty?: boolean;
 }
 
 export type FakeReplyHandler = (body: ChatRequestBody, index: number) => FakeReply | Promise<FakeReply>;
@@ -78,6 +82,7 @@ export async function startFakeOpenAI(handler: FakeReplyHandler): Promise<FakeOp
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    if (reply.empty) return void res.end();
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
       res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
     chunk({ role: 'assistant', content: '' });
@@ -90,6 +95,7 @@ export async function startFakeOpenAI(handler: FakeReplyHandler): Promise<FakeOp
       chunk({ tool_calls: [{ index: i, function: { arguments: c.arguments.slice(0, half) } }] });
       chunk({ tool_calls: [{ index: i, function: { arguments: c.arguments.slice(half) } }] });
     });
+    if (reply.truncate) return void res.end();
     chunk({}, calls.length ? 'tool_calls' : 'stop');
     res.write('data: [DONE]\n\n');
     res.end();

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
 import { AppConfig, inSpan } from '@warden/common';
 import { ChannelsService, type Channel, type ChannelRecord } from '@warden/channels';
-import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, CONFIRMATION_GATE, Hook, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
+import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, CONFIRMATION_GATE, Hook, isRunInterruption, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
 import { approvalCardOf } from './approval-card.js';
 import { ConfirmationService } from './confirmation.service.js';
 import { ConfirmationStore } from './confirmation.store.js';
@@ -144,7 +144,8 @@ export class ConfirmationGateHook extends PreToolUseHook {
       if (final.status === ConfirmationStatus.Approved && boundDigest(final) !== digest) return this.unbound(ctx, final);
       return this.verdict(final);
     } catch (err) {
-      if (err instanceof WaiterClosedError) return block(err.message);
+      // Shutdown or lost lease: this driver stops, the request stays pending for the run's next driver.
+      if (err instanceof WaiterClosedError || isRunInterruption(err) || isRunInterruption(ctx.signal?.reason)) return block(message(err));
       this.logger.error(`run ${ctx.runId} call ${ctx.callId}: approval gate failed: ${message(err)}`);
       await this.confirmations.expire(row.id, 'system', `approval gate failed: ${message(err)}`).catch(() => undefined);
       return block(`the approval could not be completed: ${message(err)}`);

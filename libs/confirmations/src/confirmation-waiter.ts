@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { AppConfig, Metrics } from '@warden/common';
+import { isRunInterruption } from '@warden/hooks';
 import { DATABASE_TARGET, PgNotificationListener, type DatabaseTarget } from '@warden/database';
 import { ConfirmationStore } from './confirmation.store.js';
 import {
@@ -95,7 +96,8 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Resolves with the row once it is approved, rejected or expired. At `expiresAt` the row is expired (if still
-   * pending); when `signal` aborts (run cancelled) it is expired at once. Rejects with WaiterClosedError on
+   * pending); when `signal` aborts for a cancel it is expired at once, for an interruption (RunInterruptedError:
+   * lease lost, shutdown) the wait ends with that error and the row stays pending. Rejects with WaiterClosedError on
    * shutdown, and with the database error if the expiry could not be written (the row's deadline has passed
    * then, so no later decision can approve it).
    */
@@ -107,7 +109,9 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
         waiting = { expiresAt, deadline: this.armDeadline(id, expiresAt), listeners: new Set() };
         this.waiting.set(id, waiting);
       }
-      const onAbort = () => void this.expire(id, 'system', 'the run was cancelled');
+      // A cancel expires the request; an interruption (lease lost, shutdown) only ends this wait: the request stays
+      // pending for the run's next driver, and nobody decided anything.
+      const onAbort = () => (isRunInterruption(signal?.reason) ? this.dropListener(id, listener, signal!.reason as Error) : void this.expire(id, 'system', 'the run was cancelled'));
       const listener: Listener = {
         resolve: (row) => {
           signal?.removeEventListener('abort', onAbort);
@@ -140,6 +144,15 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
     this.waiting.delete(row.id);
     if (row.respondedAt) this.metrics?.approvalWake.observe(Math.max(0, Date.now() - row.respondedAt.getTime()) / 1000);
     for (const l of waiting.listeners) l.resolve(row);
+  }
+
+  private dropListener(id: string, listener: Listener, err: Error): void {
+    const waiting = this.waiting.get(id);
+    if (waiting?.listeners.delete(listener) && waiting.listeners.size === 0) {
+      clearTimeout(waiting.deadline);
+      this.waiting.delete(id);
+    }
+    listener.reject(err);
   }
 
   private failWaiters(id: string, err: Error): void {

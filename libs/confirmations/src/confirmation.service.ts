@@ -196,6 +196,21 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     }
   }
 
+  /**
+   * The run engine expires a cancelled run's pending requests in the cancel's own transaction (on whichever instance
+   * took the cancel); their cards are updated from here. 'run.cancelled' is RUN_CANCELLED of @warden/agents.
+   */
+  @OnEvent('run.cancelled', { async: true })
+  async onRunCancelled(event: { runId: string }): Promise<void> {
+    try {
+      for (const row of await this.store.findByRun(event.runId)) {
+        if (row.status === ConfirmationStatus.Expired && row.reason === 'the run was cancelled') await this.markCardDecided(row);
+      }
+    } catch (err) {
+      this.logger.warn(`could not update the cards of cancelled run ${event.runId}: ${(err as Error).message}`);
+    }
+  }
+
   private alreadyDecided(row: ConfirmationRequest): ConflictError {
     return new ConflictError(`confirmation ${row.id} is already ${row.status}`, { status: row.status });
   }

@@ -110,6 +110,10 @@ export class ConfirmationStore implements OnModuleInit {
     return { row: existing, created: false };
   }
 
+  async findByRun(runId: string): Promise<ConfirmationRequest[]> {
+    return this.rows('other', `SELECT * FROM confirmation_requests WHERE run_id = $1`, [runId]);
+  }
+
   async findInOrg(orgId: string, id: string): Promise<ConfirmationRequest | null> {
     if (!isUuid(id)) return null;
     const [row] = await this.rows('other', `SELECT * FROM confirmation_requests WHERE id = $1 AND org_id = $2`, [id, orgId]);

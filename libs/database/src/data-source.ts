@@ -46,6 +46,15 @@ export async function resolveDatabaseTarget(opts: { url?: string; pgliteDir: str
   };
 }
 
+/**
+ * A connection the server drops (failover, pg_terminate_backend) can emit 'error' more than once; TypeORM and the
+ * pool each handle the first and then detach, and a second one with no listener would crash the process. This
+ * listener stays for the client's life; the pool still discards the broken client.
+ */
+function keepErrorsHandled(client: { on(event: 'error', listener: (err: Error) => void): unknown }): void {
+  client.on('error', () => undefined);
+}
+
 /** The one set of DataSource options, used by the app, the CLI (ormconfig.ts) and tests. */
 export function buildDataSourceOptions(target: DatabaseTarget, poolSize: number): DataSourceOptions {
   return {
@@ -58,7 +67,7 @@ export function buildDataSourceOptions(target: DatabaseTarget, poolSize: number)
     migrationsTableName: 'migrations',
     namingStrategy: new SnakeNamingStrategy(),
     // PGlite is one session: a single pooled connection keeps transactions from interleaving.
-    extra: { max: target.embedded ? 1 : poolSize, connectionTimeoutMillis: 10_000 },
+    extra: { max: target.embedded ? 1 : poolSize, connectionTimeoutMillis: 10_000, onConnect: keepErrorsHandled },
   };
 }
 

@@ -3,12 +3,20 @@ import { EventEmitter } from 'node:events';
 import type { DataSource } from 'typeorm';
 import type { DatabaseTarget } from './data-source.js';
 import { PgNotificationListener } from './pg-notification-listener.js';
+import { isTransientDatabaseError } from './transient-error.js';
 
 export interface StoredEvent {
   seq: number;
   type: string;
   data: Record<string, unknown>;
   created_at: Date;
+}
+
+export interface AppendOptions {
+  /** Append only while the owner row is active at this lease epoch (the writer's fencing token). */
+  epoch?: number;
+  /** Run the statement on this transaction's manager instead of its own connection. */
+  runner?: { query(sql: string, params?: unknown[]): Promise<any> };
 }
 
 /** Where a log lives: its events table (owner_id column `run_id`) and the owner table holding the `event_seq` counter. */
@@ -56,19 +64,30 @@ export class EventLog {
     return this.listener?.stop() ?? Promise.resolve();
   }
 
-  /** Returns the event's number, or null when the owner row does not exist. */
-  async append(ownerId: string, type: string, data: Record<string, unknown>): Promise<number | null> {
+  /**
+   * Returns the event's number, or null when the owner row does not exist — or, with `epoch`, when the owner is no
+   * longer active at that lease epoch (a driver that lost its run writes nothing). With `runner` (a transaction's
+   * manager) the event commits with that transaction; the caller then calls `wake()` after the commit.
+   */
+  async append(ownerId: string, type: string, data: Record<string, unknown>, opts: AppendOptions = {}): Promise<number | null> {
     const { events, owners, channel } = this.tables;
-    const notify = this.target.embedded ? '' : `, pg_notify('${channel}', $4)`;
-    const rows: Array<{ seq: number }> = await this.dataSource.query(
-      `WITH next AS (UPDATE ${owners} SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq),
+    const params: unknown[] = [ownerId, type, JSON.stringify(data)];
+    const notify = this.target.embedded ? '' : `, pg_notify('${channel}', $${params.push(ownerId)})`;
+    const fence = opts.epoch === undefined ? '' : `AND lease_epoch = $${params.push(opts.epoch)} AND status IN ('running', 'waiting')`;
+    const rows: Array<{ seq: number }> = await (opts.runner ?? this.dataSource).query(
+      `WITH next AS (UPDATE ${owners} SET event_seq = event_seq + 1 WHERE id = $1 ${fence} RETURNING event_seq),
             inserted AS (INSERT INTO ${events} (run_id, seq, type, data) SELECT $1, event_seq, $2, $3 FROM next RETURNING seq)
        SELECT seq${notify} FROM inserted`,
-      this.target.embedded ? [ownerId, type, JSON.stringify(data)] : [ownerId, type, JSON.stringify(data), ownerId],
+      params,
     );
     if (rows.length === 0) return null;
-    this.wakeups.emit(ownerId);
+    if (!opts.runner) this.wakeups.emit(ownerId);
     return rows[0].seq;
+  }
+
+  /** Wakes this instance's followers of `ownerId` (after a transaction that appended events commits). */
+  wake(ownerId: string): void {
+    this.wakeups.emit(ownerId);
   }
 
   async list(ownerId: string, afterSeq = 0, types?: string[]): Promise<StoredEvent[]> {
@@ -88,7 +107,12 @@ export class EventLog {
     try {
       while (!signal.aborted) {
         const woken = this.nextWakeup(ownerId, pollMs, signal);
-        for (const event of await this.list(ownerId, last)) {
+        // A dropped connection only delays the stream: the next wake-up or poll reads again from `last`.
+        const events = await this.list(ownerId, last).catch((err: unknown) => {
+          if (isTransientDatabaseError(err)) return [];
+          throw err;
+        });
+        for (const event of events) {
           if (event.seq !== last + 1) break; // a gap closes when the earlier writer commits
           last = event.seq;
           deliver(event);

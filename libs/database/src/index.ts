@@ -7,3 +7,4 @@ export * from './migrations/index.js';
 export * from './pg-notification-listener.js';
 export * from './leases.js';
 export * from './event-log.js';
+export * from './transient-error.js';

@@ -13,7 +13,7 @@ export async function claimExpiredLeases(
   opts: { table: LeasedTable; instanceId: string; leaseMs: number; exclude: string[]; limit: number },
 ): Promise<string[]> {
   const [rows]: [Array<{ id: string }>, number] = await dataSource.query(
-    `UPDATE ${opts.table} SET locked_by = $1, lease_until = now() + make_interval(secs => $2)
+    `UPDATE ${opts.table} SET locked_by = $1, lease_until = now() + make_interval(secs => $2), lease_epoch = lease_epoch + 1
      WHERE id IN (
        SELECT id FROM ${opts.table}
        WHERE status IN ('running', 'waiting') AND (lease_until IS NULL OR lease_until < now()) AND NOT (id = ANY($3::uuid[]))

@@ -1,4 +1,5 @@
 import { recordSpan, tracingEnabled, type HookStats } from '@warden/common';
+import { isRunInterruption } from './run-interrupted.js';
 import {
   HookPoint,
   type AgentHookSettings,
@@ -316,7 +317,8 @@ export class HookRegistry {
   private settle<T>(pending: PromiseLike<T>, entry: RegisteredHook, inv: HookInvocation, runSignal: AbortSignal | undefined): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const fail = (err: Error) => { cleanup(); inv.abort(err); reject(err); };
-      const onCancel = () => fail(new RunCancelledError());
+      // An interruption (lease lost, shutdown) keeps its reason: the hook must not take it for a cancel.
+      const onCancel = () => fail(isRunInterruption(runSignal?.reason) ? runSignal.reason : new RunCancelledError());
       const timer = Number.isFinite(entry.timeoutMs) && entry.timeoutMs > 0
         ? setTimeout(() => fail(new HookTimeoutError(entry.name, entry.timeoutMs)), entry.timeoutMs)
         : undefined;

@@ -12,3 +12,4 @@ export * from './hook-dry-run.service.js';
 export * from './hooks.module.js';
 export * from './yaml/hook-protocol.js';
 export * from './builtin/index.js';
+export * from './run-interrupted.js';

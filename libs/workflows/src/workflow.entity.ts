@@ -34,6 +34,8 @@ export class WorkflowRun {
   @Column('text', { nullable: true }) error: string | null;
   @Column('text', { nullable: true }) lockedBy: string | null;
   @Column('timestamptz', { nullable: true }) leaseUntil: Date | null;
+  /** Fencing token: incremented by every claim; a driver writes only while the row still carries its epoch. */
+  @Column('int') leaseEpoch: number;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
 }

@@ -90,7 +90,9 @@ export class ConnectorExecutor {
       return { ok: true, status: res.status, content: cap(text, OBSERVATION_MAX_CHARS), fullContent: cap(text, FULL_RESULT_MAX_CHARS), durationMs: Date.now() - started };
     } catch (err) {
       if (timeout.aborted) return failed(`${action.method} ${action.path} timed out after ${this.config.connectorTimeoutMs} ms`);
-      if (signal?.aborted) return failed('the run was cancelled');
+      // The run stopped (shutdown, lease lost, cancel) with the request possibly out: not an outcome of the call.
+      // The caller leaves it in flight, and the run's next driver settles it (interrupted, never retried).
+      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('the run was stopped');
       return failed(`${action.method} ${action.path} failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
     }
   }

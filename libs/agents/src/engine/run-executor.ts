@@ -1,9 +1,10 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { activeTraceId, annotateSpan, AppConfig, DomainErrorKind, DomainException, inSpan, isUuid, NotFoundError } from '@warden/common';
-import { HookBuildError, HookRegistry, HookResolver, type AgentHookSettings, type RunEventEmitter, type Surface } from '@warden/hooks';
+import { HookBuildError, HookRegistry, HookResolver, RunInterruptedError, type AgentHookSettings, type RunEventEmitter, type Surface } from '@warden/hooks';
 import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { isTransientDatabaseError } from '@warden/database';
+import { DataSource, type EntityManager } from 'typeorm';
 import { hookSettingsOf, parseAgentConfig, withConfirmationOverride, type AgentConfig } from '../agents/agent-config.js';
 import type { Agent } from '../agents/agent.entity.js';
 import { AgentsService } from '../agents/agents.service.js';
@@ -14,6 +15,7 @@ import { ACTIVE_RUN_STATUSES, AgentRun, Conversation, type EvalRunOptions, type 
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { AnswerDeltaStream } from './answer-delta-stream.js';
 import { PLANNING_PROMPT, parsePlan } from './dag-plan.js';
+import { LeaseLostError } from './run-fence.js';
 import { RunSuspendedError, ToolCallRunner } from './tool-call-runner.js';
 
 export interface StartRunOptions {
@@ -62,6 +64,8 @@ export interface LiveRun {
   registry: HookRegistry;
   provider: LlmProvider;
   abort: AbortController;
+  /** The fencing token this driver claimed the run with: every write is conditional on it. */
+  epoch: number;
   emit: RunEventEmitter;
   /** True once this instance is stopping: whatever cannot finish now is left for the run's next driver. */
   isStopping: () => boolean;
@@ -71,8 +75,14 @@ const DEFAULT_INSTRUCTIONS = 'You are a helpful assistant.';
 /** On shutdown, how long runs get to reach a point where they can stop cleanly before they are aborted. */
 const SHUTDOWN_GRACE_MS = 5_000;
 const SHUTDOWN_ABORT_WAIT_MS = 2_000;
+/** A model reply cut off before its end is asked for again this many times in all, with a growing pause. */
+const MODEL_ATTEMPTS = 3;
+const MODEL_RETRY_BASE_MS = 250;
+type Prepared = Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 const newCallId = () => `call_${randomBytes(12).toString('hex')}`;
+/** The confirmation waiters' NOTIFY channel (@warden/confirmations), named here to avoid a dependency cycle. */
+const CONFIRMATION_NOTIFY_CHANNEL = 'confirmation_decided';
 
 /**
  * Starts and drives agent runs on every surface (chat, api, dag steps, delegates, workflows, evals). A run is a
@@ -85,8 +95,6 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   private readonly logger = new Logger(RunExecutor.name);
   private readonly live = new Map<string, LiveRun>();
   private readonly completions = new Map<string, Promise<RunOutcome>>();
-  /** Runs whose lease another instance took over (this process stalled past it): their drive stops without a trace. */
-  private readonly leaseLost = new Set<string>();
   private stopping = false;
   // Set on the signal itself: Nest closes the confirmation waiter (rejecting approval waits) before this
   // module's destroy hook runs, and such a rejected wait must read as "stopping", never as a blocked call.
@@ -127,7 +135,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       status: 'running' as const, hooks: opts.eval ? 'bypassed' as const : 'active' as const, message: opts.message,
       answer: null, error: null, state, eventSeq: 0,
       // Leased from birth, so no recovery loop takes a run that is just starting.
-      lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs), finishedAt: null,
+      lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs), leaseEpoch: 1, finishedAt: null,
     });
     await this.events.append(run.id, 'run', {
       run_id: run.id, agent_id: agent.id, conversation_id: run.conversationId, surface: run.surface, mode,
@@ -166,7 +174,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       orgId: opts.orgId, agentId: opts.ownerId, userId: opts.userId, conversationId: null, parentRunId: null, parentCallId: null,
       surface: opts.surface, mode: 'react' as const, status: 'running' as const, hooks: 'active' as const, message: `${opts.tool} ${JSON.stringify(opts.args)}`,
       answer: null, error: null, state, eventSeq: 0,
-      lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs), finishedAt: null,
+      lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs), leaseEpoch: 1, finishedAt: null,
     });
     await this.events.append(run.id, 'run', { run_id: run.id, agent_id: opts.ownerId, conversation_id: null, surface: run.surface, mode: 'react', hooks: 'active', parent_run_id: null, parent_call_id: null });
     let prepared: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>;
@@ -227,7 +235,11 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     }
   }
 
-  /** Ends the run `cancelled` (with its active child runs) and aborts whatever it is doing in this process. */
+  /**
+   * Ends the run `cancelled` (with its active child runs) from any instance: in one transaction the run ends and its
+   * pending confirmations expire (NOTIFY wakes their waiters wherever they are, so later decisions get 409); the
+   * driving instance's next write fails its fence, so it stops before sending anything. Aborts the local drive.
+   */
   async cancel(runId: string): Promise<boolean> {
     const run = await this.dataSource.getRepository(AgentRun).findOneByOrFail({ id: runId });
     const won = await this.finish(run, 'cancelled', { error: 'the run was cancelled' });
@@ -254,7 +266,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     this.stopping = true;
     const settled = () => Promise.allSettled([...this.completions.values()]);
     await Promise.race([settled(), sleep(SHUTDOWN_GRACE_MS)]);
-    for (const live of this.live.values()) live.abort.abort(new Error('server shutting down'));
+    for (const live of this.live.values()) live.abort.abort(new RunInterruptedError('the server is shutting down'));
     await Promise.race([settled(), sleep(SHUTDOWN_ABORT_WAIT_MS)]);
     await this.dataSource.query(
       `UPDATE agent_runs SET lease_until = now() WHERE locked_by = $1 AND status IN ('running', 'waiting')`, [this.config.instanceId],
@@ -266,16 +278,23 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     process.off('SIGINT', this.onStopSignal);
   }
 
-  private drive(runId: string, prepared?: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>): Promise<RunOutcome> {
+  private drive(runId: string, prepared?: Prepared): Promise<RunOutcome> {
     // One `run` span per drive; a child run started inside a tool call nests under that call's span.
     const traced = inSpan('run', { 'warden.run_id': runId }, (span) => {
       if (span) void this.recordTraceId(runId);
       return this.execute(runId, prepared).then((o) => { span?.setAttribute('warden.run.status', o.status); return o; });
     });
-    const completion = traced.finally(() => {
-      this.completions.delete(runId);
-      this.live.delete(runId);
-    });
+    const completion = traced
+      .catch((err: unknown): RunOutcome => {
+        // Only reads and lease bookkeeping get here (a step's errors are handled in execute): the run is left for
+        // recovery, and the completion promise never rejects (nobody may be awaiting it).
+        this.logger.warn({ runId, reason: (err as Error).message }, 'run drive stopped by an error; the run is left for recovery');
+        return { runId, status: 'running', answer: null, error: null };
+      })
+      .finally(() => {
+        this.completions.delete(runId);
+        this.live.delete(runId);
+      });
     this.completions.set(runId, completion);
     return completion;
   }
@@ -285,78 +304,105 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     await this.dataSource.query(`UPDATE agent_runs SET trace_id = $2 WHERE id = $1`, [runId, activeTraceId()]).catch(() => undefined);
   }
 
-  private async execute(runId: string, prepared?: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>): Promise<RunOutcome> {
-    const repo = this.dataSource.getRepository(AgentRun);
-    let run = await repo.findOneByOrFail({ id: runId });
-    if (!(await this.acquire(runId))) {
-      // Another instance holds a live lease: it drives the run, not us.
-      return { runId, status: run.status, answer: run.answer, error: run.error };
-    }
+  private async execute(runId: string, prepared?: Prepared): Promise<RunOutcome> {
+    const epoch = await this.acquire(runId);
+    // Another instance holds a live lease: it drives the run, not us.
+    if (epoch === null) return this.outcomeOf(runId);
     let live: LiveRun | undefined;
-    const renew = setInterval(() => void this.renew(runId, () => live).catch(() => undefined), Math.max(500, this.config.runLeaseMs / 3));
-    let suspended = false;
+    const renew = setInterval(() => void this.renew(runId, epoch, () => live).catch(() => undefined), Math.max(500, this.config.runLeaseMs / 3));
+    let release = false;
     try {
-      live = await this.liveRun(run, prepared);
+      const repo = this.dataSource.getRepository(AgentRun);
+      live = await this.liveRun(await repo.findOneByOrFail({ id: runId }), epoch, prepared);
       this.live.set(runId, live);
       if (!prepared) await this.toolCalls.settleInterrupted(live);
       for (;;) {
         if (this.stopping) throw new RunSuspendedError('the server is stopping');
-        run = await repo.findOneByOrFail({ id: runId });
-        if (!ACTIVE_RUN_STATUSES.includes(run.status)) break;
+        const run = await repo.findOneByOrFail({ id: runId });
+        if (!ACTIVE_RUN_STATUSES.includes(run.status) || run.leaseEpoch !== epoch) break;
         live.run = run;
         const next = await this.step(live, run.state);
         if (next === 'finished') break;
-        if (!(await this.saveState(runId, next))) break;
+        if (!(await this.saveState(live, next))) break;
       }
     } catch (err) {
-      if (err instanceof RunSuspendedError || this.stopping || this.leaseLost.has(runId)) {
-        // Not an end: the persisted state (and any call put back to `pending`) is where the next driver starts.
-        suspended = true;
-        this.logger.log({ runId, reason: (err as Error).message }, 'run suspended; it continues from its checkpoint');
-      } else {
-        const message = err instanceof DomainException || err instanceof Error ? err.message : String(err);
-        if (err instanceof LlmError) this.logger.warn({ runId, reason: message }, 'run failed: model error');
-        else this.logger.error({ err, runId }, 'run failed unexpectedly');
-        await this.finish(run, 'failed', { error: message });
-      }
+      release = await this.stopOnError(runId, epoch, live, err);
     } finally {
       clearInterval(renew);
-      if (suspended && !this.leaseLost.has(runId)) await this.releaseLease(runId).catch(() => undefined);
-      this.leaseLost.delete(runId);
+      if (release) await this.releaseLease(runId, epoch).catch(() => undefined);
     }
-    const final = await repo.findOneByOrFail({ id: runId });
+    return this.outcomeOf(runId);
+  }
+
+  /**
+   * What an error ends: a suspension (shutdown: the lease is handed back at once), an interruption (lease lost,
+   * cancelled, a database blip: nothing more is written, the run's holder or recovery goes on), or the run (failed).
+   * Returns whether to release the lease now.
+   */
+  private async stopOnError(runId: string, epoch: number, live: LiveRun | undefined, err: unknown): Promise<boolean> {
+    const reason = err instanceof Error ? err.message : String(err);
+    if (err instanceof RunSuspendedError || this.stopping) {
+      this.logger.log({ runId, reason }, 'run suspended; it continues from its checkpoint');
+      return true;
+    }
+    if (err instanceof LeaseLostError || live?.abort.signal.aborted) return false;
+    if (isTransientDatabaseError(err)) {
+      // The lease runs out and recovery (here or elsewhere) continues from the last committed step.
+      this.logger.warn({ runId, reason }, 'database error during a step; the run is left for recovery');
+      return false;
+    }
+    if (err instanceof LlmError) this.logger.warn({ runId, reason }, 'run failed: model error');
+    else this.logger.error({ err, runId }, 'run failed unexpectedly');
+    const run = live?.run ?? await this.dataSource.getRepository(AgentRun).findOneByOrFail({ id: runId });
+    await this.finish(run, 'failed', { error: reason }, { epoch }).catch((e: Error) =>
+      this.logger.warn({ runId, reason: e.message }, 'could not record the failure; the run is left for recovery'));
+    return false;
+  }
+
+  private async outcomeOf(runId: string): Promise<RunOutcome> {
+    const final = await this.dataSource.getRepository(AgentRun).findOneByOrFail({ id: runId });
     return { runId, status: final.status, answer: final.answer, error: final.error };
   }
 
-  /** Takes the run's lease unless another instance holds a live one; false when it does. */
-  private async acquire(runId: string): Promise<boolean> {
-    const [rows] = await this.dataSource.query(
-      `UPDATE agent_runs SET locked_by = $2, lease_until = now() + make_interval(secs => $3)
+  /**
+   * Claims the run unless another instance holds a live lease, and returns the new fencing epoch (null when another
+   * instance drives it). Every claim increments the epoch, so a previous holder's writes fail from now on.
+   */
+  private async acquire(runId: string): Promise<number | null> {
+    const [rows]: [Array<{ lease_epoch: number }>, number] = await this.dataSource.query(
+      `UPDATE agent_runs SET locked_by = $2, lease_until = now() + make_interval(secs => $3), lease_epoch = lease_epoch + 1
        WHERE id = $1 AND status IN ('running', 'waiting')
-         AND (locked_by = $2 OR locked_by IS NULL OR lease_until IS NULL OR lease_until < now()) RETURNING id`,
+         AND (locked_by = $2 OR locked_by IS NULL OR lease_until IS NULL OR lease_until < now()) RETURNING lease_epoch`,
       [runId, this.config.instanceId, this.config.runLeaseMs / 1000],
     );
-    return rows.length > 0;
+    return rows[0]?.lease_epoch ?? null;
   }
 
-  /** Extends the lease; when another instance has taken the run over, stops this process's drive of it. */
-  private async renew(runId: string, live: () => LiveRun | undefined): Promise<void> {
-    if (await this.lease(runId)) return;
-    const [row]: Array<{ status: RunStatus; locked_by: string | null }> = await this.dataSource.query(
-      `SELECT status, locked_by FROM agent_runs WHERE id = $1`, [runId]);
-    if (row && ACTIVE_RUN_STATUSES.includes(row.status) && row.locked_by !== this.config.instanceId) {
-      this.logger.warn({ runId, holder: row.locked_by }, 'run lease taken over by another instance; stopping here');
-      this.leaseLost.add(runId);
-      live()?.abort.abort(new Error('the run lease was taken over by another instance'));
+  /** Extends the lease; when the run is no longer ours at this epoch (taken over, or ended elsewhere), stops its drive here. */
+  private async renew(runId: string, epoch: number, live: () => LiveRun | undefined): Promise<void> {
+    if (await this.lease(runId, epoch)) return;
+    const [row]: Array<{ status: RunStatus; locked_by: string | null; lease_epoch: number }> = await this.dataSource.query(
+      `SELECT status, locked_by, lease_epoch FROM agent_runs WHERE id = $1`, [runId]);
+    if (!row || (row.lease_epoch === epoch && ACTIVE_RUN_STATUSES.includes(row.status))) return;
+    this.leaseLost(live(), runId, ACTIVE_RUN_STATUSES.includes(row.status) ? `taken over by ${row.locked_by ?? 'recovery'}` : `the run ended ${row.status} elsewhere`);
+  }
+
+  /** Stops this process's drive of a run it no longer holds: aborts with an interruption (never a cancel). */
+  private leaseLost(live: LiveRun | undefined, runId: string, detail: string): LeaseLostError {
+    const err = new LeaseLostError(runId, detail);
+    if (live && !live.abort.signal.aborted) {
+      this.logger.warn({ runId, detail }, 'run lease taken over by another instance or the run ended elsewhere; stopping here');
+      live.abort.abort(err);
     }
+    return err;
   }
 
-  private async releaseLease(runId: string): Promise<void> {
+  private async releaseLease(runId: string, epoch: number): Promise<void> {
     await this.dataSource.query(
-      `UPDATE agent_runs SET lease_until = now() WHERE id = $1 AND locked_by = $2 AND status IN ('running', 'waiting')`, [runId, this.config.instanceId]);
+      `UPDATE agent_runs SET lease_until = now() WHERE id = $1 AND lease_epoch = $2 AND status IN ('running', 'waiting')`, [runId, epoch]);
   }
 
-  private async liveRun(run: AgentRun, prepared?: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>): Promise<LiveRun> {
+  private async liveRun(run: AgentRun, epoch: number, prepared?: Prepared): Promise<LiveRun> {
     const base = prepared ?? (run.state.tool_run ? await this.prepareToolRun(run.state.tool_run) : undefined) ?? await (async () => {
       const { agent, config } = await this.agents.findWithConfig(run.orgId, run.agentId);
       const settings = withConfirmationOverride(hookSettingsOf(agent, config), run.state.confirmation_override);
@@ -367,9 +413,9 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     const ancestors = await this.ancestorsOf(run);
     annotateSpan({ 'warden.surface': run.surface, 'warden.agent_id': run.agentId, 'warden.org_id': run.orgId, 'warden.mode': run.mode });
     const live: LiveRun = {
-      ...base, run, abort, provider: this.llm.create(base.config.model), emit: async () => undefined, isStopping: () => this.stopping,
+      ...base, run, abort, epoch, provider: this.llm.create(base.config.model), emit: async () => undefined, isStopping: () => this.stopping,
     };
-    live.emit = (type, data) => this.emitEvent(live.run, ancestors, type, data);
+    live.emit = (type, data) => this.emitEvent(live, ancestors, type, data);
     return live;
   }
 
@@ -402,14 +448,15 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   private async modelTurn(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
     const { run, config } = live;
     if (state.turns >= config.maxIterations) {
-      await this.finish(run, 'failed', { error: `the agent reached max_iterations (${config.maxIterations}) without a final answer` });
+      await this.finish(run, 'failed', { error: `the agent reached max_iterations (${config.maxIterations}) without a final answer` }, { epoch: live.epoch });
       return 'finished';
     }
     const tools = await this.tools.forAgent(run.orgId, config.tools);
-    const turn = await this.completeStreaming(live, { runId: run.id, turn: state.turns, messages: state.messages, tools: tools.map((t) => t.spec), signal: live.abort.signal });
+    const turn = await this.completeWithRetry(live, { runId: run.id, turn: state.turns, messages: state.messages, tools: tools.map((t) => t.spec), signal: live.abort.signal });
     if (turn.toolCalls.length === 0) {
-      await this.saveState(run.id, { ...state, turns: state.turns + 1, messages: [...state.messages, { role: 'assistant', content: turn.content }] });
-      await this.finish(run, 'completed', { answer: turn.content });
+      // The answer and the run's end commit together: a crash cannot leave an answered run in its model phase.
+      const answered: RunState = { ...state, turns: state.turns + 1, messages: [...state.messages, { role: 'assistant', content: turn.content }] };
+      await this.finish(run, 'completed', { answer: turn.content }, { epoch: live.epoch, state: answered });
       return 'finished';
     }
     // Our own ids: unique across runs, so each doubles as the connector's Idempotency-Key.
@@ -424,9 +471,16 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       }],
       pending_calls: calls.map(({ call_id, tool, args }) => ({ call_id, tool, args })),
     };
-    await this.toolCalls.record(run.id, next.pending_calls);
-    if (!(await this.saveState(run.id, next))) return 'finished';
-    for (const c of next.pending_calls) await live.emit('tool_call', { call_id: c.call_id, tool: c.tool, args: c.args });
+    // The turn's output (assistant message, call rows, tool_call events) commits in one transaction before any tool
+    // runs: a resumed run continues with these calls and never asks the model again for this turn.
+    const stored = await this.dataSource.transaction(async (m) => {
+      if (!(await this.saveState(live, next, m))) return false;
+      await this.toolCalls.record(run.id, next.pending_calls, m);
+      for (const c of next.pending_calls) await this.appendOwn(live, 'tool_call', { call_id: c.call_id, tool: c.tool, args: c.args }, m);
+      return true;
+    });
+    if (!stored) return 'finished';
+    this.events.wake(run.id);
     return next;
   }
 
@@ -436,7 +490,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       inSpan(`tool ${call.tool}`, { 'warden.tool': call.tool, 'warden.call_id': call.call_id }, () => this.toolCalls.run(live, call, tools))));
     const observations = await this.toolCalls.observations(live.run.id, state.pending_calls.map((c) => c.call_id));
     if (state.tool_run) {
-      await this.finish(live.run, 'completed', { answer: observations.get(state.pending_calls[0].call_id) ?? '' });
+      await this.finish(live.run, 'completed', { answer: observations.get(state.pending_calls[0].call_id) ?? '' }, { epoch: live.epoch });
       return 'finished';
     }
     return {
@@ -457,7 +511,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     const { steps, problems } = parsePlan(turn.content);
     if (!steps) {
       if (attempts >= 2) {
-        await this.finish(run, 'failed', { error: `the model's plan is invalid: ${problems.join('; ')}` });
+        await this.finish(run, 'failed', { error: `the model's plan is invalid: ${problems.join('; ')}` }, { epoch: live.epoch });
         return 'finished';
       }
       await live.emit('plan_rejected', { problems });
@@ -482,7 +536,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     const steps = { ...(state.steps ?? {}) };
     const failed = plan.find((s) => steps[s.id]?.status === 'failed');
     if (failed) {
-      await this.finish(run, 'failed', { error: `step "${failed.id}" failed: ${steps[failed.id].error ?? 'unknown error'}` });
+      await this.finish(run, 'failed', { error: `step "${failed.id}" failed: ${steps[failed.id].error ?? 'unknown error'}` }, { epoch: live.epoch });
       return 'finished';
     }
     if (plan.every((s) => steps[s.id]?.status === 'completed')) return { ...state, phase: 'synthesis' };
@@ -502,7 +556,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       }
     }));
     for (const [id, progress] of started) steps[id] = progress;
-    if (started.length > 0 && !(await this.saveState(run.id, { ...state, steps }))) return 'finished';
+    if (started.length > 0 && !(await this.saveState(live, { ...state, steps }))) return 'finished';
     const running = plan.filter((s) => steps[s.id]?.status === 'running');
     if (running.length === 0) return { ...state, steps };
     const outcome = await Promise.race(running.map((s) => this.waitForRun(steps[s.id].run_id!, live.abort.signal).then((o) => ({ id: s.id, o }))));
@@ -519,10 +573,27 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       state.messages[0],
       { role: 'user', content: `${run.message}\n\nThe plan's steps are done. Their results:\n${results}\n\nWrite the final answer to the request.` },
     ];
-    const turn = await this.completeStreaming(live, { runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal });
-    await this.saveState(run.id, { ...state, turns: state.turns + 1 });
-    await this.finish(run, 'completed', { answer: turn.content });
+    const turn = await this.completeWithRetry(live, { runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal });
+    await this.finish(run, 'completed', { answer: turn.content }, { epoch: live.epoch, state: { ...state, turns: state.turns + 1 } });
     return 'finished';
+  }
+
+  /**
+   * A model call, asked again (with a growing pause, up to MODEL_ATTEMPTS in all) when its reply was cut off before
+   * its end: nothing of an unfinished turn is used. Each retry is announced with a `model_retry` event.
+   */
+  private async completeWithRetry(live: LiveRun, request: LlmRequest): Promise<LlmTurn> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.completeStreaming(live, request);
+      } catch (err) {
+        if (!(err instanceof LlmError) || !err.retryable || live.abort.signal.aborted) throw err;
+        if (attempt >= MODEL_ATTEMPTS) throw new LlmError(`the model's reply was incomplete ${attempt} times: ${err.message}`);
+        const delayMs = MODEL_RETRY_BASE_MS * 2 ** (attempt - 1);
+        await live.emit('model_retry', { attempt, message: err.message, retry_in_ms: delayMs });
+        await sleep(delayMs);
+      }
+    }
   }
 
   /** A model call whose text reaches the stream as it arrives (`answer_delta` events), all written before it returns. */
@@ -538,69 +609,97 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   }
 
   /**
-   * Writes the run's new state (and renews its lease); false when the run already ended (e.g. cancelled) or its
-   * lease passed to another instance (which then owns the state).
+   * Writes the run's new state (and renews its lease) while this driver holds it at its epoch; false when the run
+   * already ended (e.g. cancelled) or another driver claimed it since (which then owns the state).
    */
-  private async saveState(runId: string, state: RunState): Promise<boolean> {
-    const [, affected] = await this.dataSource.query(
+  private async saveState(live: LiveRun, state: RunState, m?: EntityManager): Promise<boolean> {
+    const [, affected] = await (m ?? this.dataSource).query(
       `UPDATE agent_runs SET state = $2, updated_at = now(), lease_until = now() + make_interval(secs => $4)
-       WHERE id = $1 AND status IN ('running', 'waiting') AND locked_by = $3`,
-      [runId, JSON.stringify(state), this.config.instanceId, this.config.runLeaseMs / 1000],
+       WHERE id = $1 AND status IN ('running', 'waiting') AND lease_epoch = $3`,
+      [live.run.id, JSON.stringify(state), live.epoch, this.config.runLeaseMs / 1000],
     );
     return affected > 0;
   }
 
-  /** Extends this instance's lease on the run; false when the run ended or is leased to another instance. */
-  private async lease(runId: string): Promise<boolean> {
+  /** Extends the lease held at `epoch`; false when the run ended or was claimed by another driver since. */
+  private async lease(runId: string, epoch: number): Promise<boolean> {
     const [, affected] = await this.dataSource.query(
-      `UPDATE agent_runs SET lease_until = now() + make_interval(secs => $3) WHERE id = $1 AND status IN ('running', 'waiting') AND locked_by = $2`,
-      [runId, this.config.instanceId, this.config.runLeaseMs / 1000],
+      `UPDATE agent_runs SET lease_until = now() + make_interval(secs => $3) WHERE id = $1 AND status IN ('running', 'waiting') AND lease_epoch = $2`,
+      [runId, epoch, this.config.runLeaseMs / 1000],
     );
     return affected > 0;
   }
 
   /**
-   * Moves an active run to its final status and writes its closing events (`error` / `answer`, then `done`).
-   * Only the first caller wins, so `done` is written exactly once whoever ends the run (driver or cancel).
+   * Moves an active run to its final status and writes its closing events (`error` / `answer`, then `done`), in one
+   * transaction (with the final `state` when given, and, for a cancel, the expiry of its pending confirmations).
+   * Only the first caller wins, so `done` is written exactly once whoever ends the run (driver or cancel); a driver
+   * passes its `epoch` and wins only while it still holds the run.
    */
-  private async finish(run: AgentRun, status: Exclude<RunStatus, 'running' | 'waiting'>, result: { answer?: string; error?: string }): Promise<boolean> {
-    const [rows] = await this.dataSource.query(
-      `UPDATE agent_runs SET status = $2, answer = $3, error = $4, finished_at = now(), updated_at = now(), locked_by = NULL, lease_until = NULL
-       WHERE id = $1 AND status IN ('running', 'waiting') RETURNING id`,
-      [run.id, status, result.answer ?? null, result.error ?? null],
-    );
-    if (rows.length === 0) return false;
-    // The conversation has the exchange before the client hears `done`: its next message must see this one.
-    if (status === 'completed' && run.conversationId) {
-      await this.dataSource.query(
-        `UPDATE conversations SET messages = messages || $2::jsonb, updated_at = now() WHERE id = $1`,
-        [run.conversationId, JSON.stringify([{ role: 'user', content: run.message }, { role: 'assistant', content: result.answer ?? '' }])],
-      );
-    }
+  private async finish(
+    run: AgentRun, status: Exclude<RunStatus, 'running' | 'waiting'>, result: { answer?: string; error?: string },
+    fence: { epoch?: number; state?: RunState } = {},
+  ): Promise<boolean> {
     const ancestors = await this.ancestorsOf(run);
-    if (result.error && status !== 'cancelled') await this.emitEvent(run, ancestors, 'error', { message: result.error });
-    if (status === 'completed') await this.emitEvent(run, ancestors, 'answer', { content: result.answer ?? '' });
-    await this.emitEvent(run, ancestors, 'done', { run_id: run.id, status });
+    const won = await this.dataSource.transaction(async (m) => {
+      const [rows]: [unknown[], number] = await m.query(
+        `UPDATE agent_runs SET status = $2, answer = $3, error = $4, finished_at = now(), updated_at = now(), locked_by = NULL, lease_until = NULL,
+           state = COALESCE($6::jsonb, state)
+         WHERE id = $1 AND status IN ('running', 'waiting') AND ($5::int IS NULL OR lease_epoch = $5) RETURNING id`,
+        [run.id, status, result.answer ?? null, result.error ?? null, fence.epoch ?? null, fence.state ? JSON.stringify(fence.state) : null],
+      );
+      if (rows.length === 0) return false;
+      if (status === 'cancelled') await expirePendingConfirmations(m, run.id);
+      // The conversation has the exchange before the client hears `done`: its next message must see this one.
+      if (status === 'completed' && run.conversationId) {
+        await m.query(
+          `UPDATE conversations SET messages = messages || $2::jsonb, updated_at = now() WHERE id = $1`,
+          [run.conversationId, JSON.stringify([{ role: 'user', content: run.message }, { role: 'assistant', content: result.answer ?? '' }])],
+        );
+      }
+      const append = (type: string, data: Record<string, unknown>) => this.appendWithAncestors(run, ancestors, type, data, m);
+      if (result.error && status !== 'cancelled') await append('error', { message: result.error });
+      if (status === 'completed') await append('answer', { content: result.answer ?? '' });
+      await append('done', { run_id: run.id, status });
+      return true;
+    });
+    if (!won) return false;
+    for (const id of [run.id, ...ancestors.map((a) => a.id)]) this.events.wake(id);
     this.bus.emit(RUN_FINISHED, { runId: run.id, orgId: run.orgId, status, surface: run.surface });
     return true;
   }
 
   /**
-   * Persists the event on the run, then on each ancestor run (so a DAG step's or a delegate's story appears in the
-   * caller's stream, marked with the child's `run_id` and `parent_call_id`). A pending confirmation makes the run
-   * (and its ancestors) `waiting` until it is resolved.
+   * The `emit` of a live run: persists the event on the run — only while this driver holds it at its epoch (else the
+   * drive stops with LeaseLostError, writing nothing) — then on each ancestor run (so a DAG step's or a delegate's
+   * story appears in the caller's stream, marked with the child's `run_id` and `parent_call_id`). A pending
+   * confirmation makes the run (and its ancestors) `waiting` until it is resolved.
    */
-  private async emitEvent(run: AgentRun, ancestors: Array<{ id: string }>, type: string, data: Record<string, unknown>): Promise<void> {
-    const payload: Record<string, unknown> = { run_id: run.id, surface: run.surface, ...data };
-    await this.events.append(run.id, type, payload);
-    if (type !== 'run' && type !== 'done') {
-      for (const a of ancestors) await this.events.append(a.id, type, { ...payload, parent_call_id: payload.parent_call_id ?? run.parentCallId });
-    }
+  private async emitEvent(live: LiveRun, ancestors: Array<{ id: string }>, type: string, data: Record<string, unknown>): Promise<void> {
+    const { run } = live;
+    const payload = await this.appendOwn(live, type, data);
+    for (const a of ancestors) await this.events.append(a.id, type, { ...payload, parent_call_id: payload.parent_call_id ?? run.parentCallId });
     if (type === 'confirmation_pending' || type === 'confirmation_resolved') {
       const [from, to] = type === 'confirmation_pending' ? ['running', 'waiting'] : ['waiting', 'running'];
-      await this.dataSource.query(`UPDATE agent_runs SET status = $2, updated_at = now() WHERE id = ANY($1) AND status = $3`,
-        [[run.id, ...ancestors.map((a) => a.id)], to, from]);
+      await this.dataSource.query(`UPDATE agent_runs SET status = $2, updated_at = now() WHERE id = ANY($1) AND status = $3 AND (id <> $4 OR lease_epoch = $5)`,
+        [[run.id, ...ancestors.map((a) => a.id)], to, from, run.id, live.epoch]);
     }
+  }
+
+  /** Appends an event of the live run, fenced by its epoch; throws LeaseLostError (and stops the drive) when not held. */
+  private async appendOwn(live: LiveRun, type: string, data: Record<string, unknown>, m?: EntityManager): Promise<Record<string, unknown>> {
+    const payload: Record<string, unknown> = { run_id: live.run.id, surface: live.run.surface, ...data };
+    const seq = await this.events.appendIf(live.run.id, type, payload, { epoch: live.epoch, runner: m });
+    if (seq === null) throw this.leaseLost(live, live.run.id, 'a fenced write was refused');
+    return payload;
+  }
+
+  /** A closing event (written by whoever ends the run, in its transaction) on the run and its ancestors. */
+  private async appendWithAncestors(run: AgentRun, ancestors: Array<{ id: string }>, type: string, data: Record<string, unknown>, m: EntityManager): Promise<void> {
+    const payload: Record<string, unknown> = { run_id: run.id, surface: run.surface, ...data };
+    await this.events.appendIf(run.id, type, payload, { runner: m });
+    if (type === 'done') return;
+    for (const a of ancestors) await this.events.appendIf(a.id, type, { ...payload, parent_call_id: payload.parent_call_id ?? run.parentCallId }, { runner: m });
   }
 
   private async ancestorsOf(run: AgentRun): Promise<Array<{ id: string }>> {
@@ -626,4 +725,19 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     if (opts.surface !== 'chat' && opts.surface !== 'api') return null;
     return repo.save({ orgId: opts.orgId, agentId: opts.agentId, userId: opts.userId, messages: [] });
   }
+}
+
+/**
+ * A cancelled run's pending approvals expire with it (same transaction); the NOTIFY wakes their waiters on every
+ * instance, and a decision arriving later finds the row expired (409).
+ */
+async function expirePendingConfirmations(m: EntityManager, runId: string): Promise<void> {
+  await m.query(
+    `WITH expired AS (
+       UPDATE confirmation_requests SET status = 'expired', responded_at = now(), responded_by_name = 'system',
+              reason = 'the run was cancelled', updated_at = now()
+        WHERE run_id = $1 AND status = 'pending' RETURNING id)
+     SELECT pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', id::text) FROM expired`,
+    [runId],
+  );
 }

@@ -1,10 +1,13 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { annotateSpan, Metrics } from '@warden/common';
 import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, blockedObservation, CONFIRMATION_GATE, type PreToolUseVerdict, type ToolCallMetadata } from '@warden/hooks';
-import { DataSource } from 'typeorm';
+import { isTransientDatabaseError } from '@warden/database';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { PendingToolCall, ToolCallStatus } from '../runs/run.entity.js';
 import { ToolRegistry, type ResolvedTool } from '../tools/tool-registry.js';
 import type { LiveRun } from './run-executor.js';
+import { markAuditInterrupted, markExecuting } from './in-flight-audit.js';
+import { holdsRun, LeaseLostError } from './run-fence.js';
 import { ToolExecution } from './tool-execution.js';
 
 /**
@@ -39,10 +42,10 @@ export class ToolCallRunner {
     @Optional() private readonly metrics?: Metrics,
   ) {}
 
-  /** The durable records of a turn's calls, before any of them runs. */
-  async record(runId: string, calls: PendingToolCall[]): Promise<void> {
+  /** The durable records of a turn's calls, before any of them runs (in the caller's transaction when given). */
+  async record(runId: string, calls: PendingToolCall[], m?: EntityManager): Promise<void> {
     for (const [position, c] of calls.entries()) {
-      await this.dataSource.query(
+      await (m ?? this.dataSource).query(
         `INSERT INTO tool_calls (run_id, call_id, position, tool, args, status) VALUES ($1, $2, $3, $4, $5, 'pending')
          ON CONFLICT (run_id, call_id) DO NOTHING`,
         [runId, c.call_id, position, c.tool, JSON.stringify(c.args)],
@@ -59,18 +62,23 @@ export class ToolCallRunner {
   async settleInterrupted(live: LiveRun): Promise<void> {
     const runId = live.run.id;
     await this.dataSource.query(
-      `UPDATE tool_calls SET status = 'pending', started_at = NULL WHERE run_id = $1 AND status = 'running' AND executed_args IS NULL`, [runId]);
+      `UPDATE tool_calls SET status = 'pending', started_at = NULL WHERE run_id = $1 AND status = 'running' AND executed_args IS NULL AND ${holdsRun(2)}`,
+      [runId, live.epoch]);
     const interrupted: Array<{ call_id: string; tool: string; executed_args: Record<string, unknown> }> = await this.dataSource.query(
       `SELECT call_id, tool, executed_args FROM tool_calls WHERE run_id = $1 AND status = 'running' ORDER BY position`, [runId]);
     for (const call of interrupted) {
       const content = interruptedObservation(call.call_id);
       const [, affected] = await this.dataSource.query(
         `UPDATE tool_calls SET status = 'failed', result = $3, full_result = $3, error = 'interrupted', finished_at = now()
-         WHERE run_id = $1 AND call_id = $2 AND status = 'running'`,
-        [runId, call.call_id, content],
+         WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(4)}`,
+        [runId, call.call_id, content, live.epoch],
       );
-      if (affected === 0) continue;
+      if (affected === 0) {
+        await this.assertHeld(live);
+        continue;
+      }
       this.logger.warn({ runId, callId: call.call_id, tool: call.tool }, 'tool call was in flight when its server stopped; marked failed, not retried');
+      await markAuditInterrupted(this.dataSource, runId, call.call_id);
       await live.emit('tool_interrupted', { call_id: call.call_id, tool: call.tool, args: call.executed_args, idempotency_key: call.call_id, retried: false, message: content });
       await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: call.executed_args, content, blocked: false, ok: false, interrupted: true });
     }
@@ -86,10 +94,10 @@ export class ToolCallRunner {
   async run(live: LiveRun, call: PendingToolCall, available: ResolvedTool[]): Promise<void> {
     const { run } = live;
     const [claimed] = await this.dataSource.query(
-      `UPDATE tool_calls SET status = 'running', started_at = now() WHERE run_id = $1 AND call_id = $2 AND status = 'pending' RETURNING id`,
-      [run.id, call.call_id],
+      `UPDATE tool_calls SET status = 'running', started_at = now() WHERE run_id = $1 AND call_id = $2 AND status = 'pending' AND ${holdsRun(3)} RETURNING id`,
+      [run.id, call.call_id, live.epoch],
     );
-    if (claimed.length === 0) return; // already handled (a resumed run never runs a call twice)
+    if (claimed.length === 0) return this.assertHeld(live); // already handled (a resumed run never runs a call twice)
     const tool = available.find((t) => t.spec.name === call.tool);
     const metadata: ToolCallMetadata = {
       ...this.tools.metadataFor(tool, call.args),
@@ -103,11 +111,14 @@ export class ToolCallRunner {
     };
     try {
       const verdict = await live.registry.runPreToolUse(ctx);
+      // Lost the run (or cancelled) while in the hooks: whoever holds it now decides; nothing is recorded here.
+      if (live.abort.signal.aborted) throw live.abort.signal.reason;
       if (!verdict.allow && live.isStopping()) {
         // Most likely the approval wait ended because this instance is stopping: nobody decided, so nothing is
         // recorded as blocked. The hooks run again when the run is resumed (the gate reuses its row).
         await this.dataSource.query(
-          `UPDATE tool_calls SET status = 'pending', started_at = NULL WHERE run_id = $1 AND call_id = $2 AND status = 'running'`, [run.id, call.call_id]);
+          `UPDATE tool_calls SET status = 'pending', started_at = NULL WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(3)}`,
+          [run.id, call.call_id, live.epoch]);
         throw new RunSuspendedError(`the server stopped while call ${call.call_id} waited in its hooks (${verdict.error ?? 'blocked'})`);
       }
       // What will be sent, frozen here: nothing a hook still holds can change it after the check below.
@@ -121,20 +132,22 @@ export class ToolCallRunner {
         const error = verdict.error ?? 'blocked';
         await live.registry.runBlocked({ ...ctx, toolArgs: verdict.args }, { blockedBy, error });
         const content = blockedObservation(blockedBy, error);
-        await this.store(run.id, call.call_id, { status: 'blocked', args: verdict.args, result: content, blockedBy, error, tool: call.tool });
+        await this.store(live, call.call_id, { status: 'blocked', args: verdict.args, result: content, blockedBy, error, tool: call.tool });
         await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: verdict.args, content, blocked: true, blocked_by: blockedBy });
         return;
       }
       if (!tool) {
         const known = available.map((t) => t.spec.name).join(', ') || 'none';
         const content = `Error: unknown tool "${call.tool}". Tools you can call: ${known}.`;
-        await this.store(run.id, call.call_id, { status: 'failed', args, result: content, error: 'unknown tool', tool: call.tool });
+        await this.store(live, call.call_id, { status: 'failed', args, result: content, error: 'unknown tool', tool: call.tool });
         await live.emit('observation', { call_id: call.call_id, tool: call.tool, args, content, blocked: false, ok: false });
         return;
       }
       const executedMeta: ToolCallMetadata = { ...metadata, ...this.tools.metadataFor(tool, args) };
       // From here on the target may act: a resumed run must not repeat this call (see settleInterrupted).
-      await this.dataSource.query(`UPDATE tool_calls SET executed_args = $3 WHERE run_id = $1 AND call_id = $2`, [run.id, call.call_id, JSON.stringify(args)]);
+      // Fenced: a driver that lost the run (or a cancelled run) never sends the request. Audited in flight.
+      const simulated = this.execution.simulates(live, tool, args);
+      if (!(await markExecuting(this.dataSource, live, call, args, executedMeta, simulated))) throw await this.lostOrGone(live, call.call_id);
       const started = Date.now();
       const outcome = await this.execution.execute(live, call.call_id, tool, args);
       const durationMs = Date.now() - started;
@@ -142,28 +155,55 @@ export class ToolCallRunner {
         ...ctx, toolArgs: args, toolResult: outcome.content,
         metadata: { ...executedMeta, simulated: outcome.simulated, execution: { status: outcome.status, durationMs, success: outcome.ok, error: outcome.error } },
       });
-      await this.store(run.id, call.call_id, { status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error, simulated: outcome.simulated, tool: call.tool });
+      await this.store(live, call.call_id, { status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error, simulated: outcome.simulated, tool: call.tool });
       await live.emit('observation', {
         call_id: call.call_id, tool: call.tool, args, content: post.result, blocked: false, ok: outcome.ok, ...(outcome.simulated ? { simulated: true } : {}),
       });
     } catch (err) {
-      if (live.abort.signal.aborted || err instanceof RunSuspendedError) throw err;
+      // Not the call's outcome: the run stops here (shutdown, lease lost, cancel, database blip) and its next
+      // driver settles the call (in-flight rule).
+      if (live.abort.signal.aborted || err instanceof RunSuspendedError || err instanceof LeaseLostError || isTransientDatabaseError(err)) throw err;
       this.logger.error({ err, runId: run.id, callId: call.call_id }, 'tool call failed unexpectedly');
       const content = `Error: the tool call failed: ${(err as Error).message}`;
-      await this.store(run.id, call.call_id, { status: 'failed', args: call.args, result: content, error: (err as Error).message, tool: call.tool });
+      await this.store(live, call.call_id, { status: 'failed', args: call.args, result: content, error: (err as Error).message, tool: call.tool });
       await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: call.args, content, blocked: false, ok: false });
     }
   }
 
-  private async store(runId: string, callId: string, r: { status: ToolCallStatus; args: Record<string, unknown>; result: string; fullResult?: string; blockedBy?: string; error?: string; simulated?: boolean; tool?: string }): Promise<void> {
+  /** Stores the call's outcome while this driver holds the run; a driver that lost it writes nothing and stops. */
+  private async store(live: LiveRun, callId: string, r: { status: ToolCallStatus; args: Record<string, unknown>; result: string; fullResult?: string; blockedBy?: string; error?: string; simulated?: boolean; tool?: string }): Promise<void> {
     const outcome = r.simulated ? 'simulated' : r.status;
     annotateSpan({ 'warden.tool.outcome': outcome, ...(r.blockedBy ? { 'warden.tool.blocked_by': r.blockedBy } : {}) });
     if (r.tool) this.metrics?.toolCalls.labels(r.tool, outcome).inc();
-    await this.dataSource.query(
-      `UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, simulated = $9, finished_at = now()
-       WHERE run_id = $1 AND call_id = $2`,
-      [runId, callId, r.status, JSON.stringify(r.args), r.result, r.fullResult ?? r.result, r.blockedBy ?? null, r.error ?? null, r.simulated ?? false],
+    // The call's in-flight audit row (if any) is completed with it: a crash before the audit batch lands leaves a
+    // completed row, not one forever in flight.
+    const [{ stored }]: Array<{ stored: number }> = await this.dataSource.query(
+      `WITH done AS (
+         UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, simulated = $10, finished_at = now()
+          WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(9)} RETURNING call_id),
+       audited AS (
+         UPDATE connector_call_logs SET outcome = 'completed', success = ($3 = 'done'), error = $8
+          WHERE run_id = $1::text AND call_id = $2 AND outcome = 'in_flight' AND EXISTS (SELECT 1 FROM done))
+       SELECT count(*)::int AS stored FROM done`,
+      [live.run.id, callId, r.status, JSON.stringify(r.args), r.result, r.fullResult ?? r.result, r.blockedBy ?? null, r.error ?? null, live.epoch, r.simulated ?? false],
     );
+    if (stored === 0) throw await this.lostOrGone(live, callId);
+  }
+
+  /** Throws LeaseLostError (stopping the drive) unless this driver still holds the run at its epoch. */
+  private async assertHeld(live: LiveRun): Promise<void> {
+    const [row]: Array<{ held: boolean }> = await this.dataSource.query(
+      `SELECT (lease_epoch = $2 AND status IN ('running', 'waiting')) AS held FROM agent_runs WHERE id = $1`, [live.run.id, live.epoch]);
+    if (row?.held) return;
+    const err = new LeaseLostError(live.run.id, 'a fenced tool-call write was refused');
+    live.abort.abort(err);
+    throw err;
+  }
+
+  /** The error for a guarded write that changed nothing: the lease is gone, or (held) the call was settled already. */
+  private async lostOrGone(live: LiveRun, callId: string): Promise<Error> {
+    await this.assertHeld(live);
+    return new Error(`tool call ${callId} is no longer running`);
   }
 
   /** The calls of a run in the order they were made, with what was sent (or simulated) and what came back. */

@@ -35,6 +35,11 @@ export function mustSimulate(tool: ResolvedTool, args: Record<string, unknown>, 
   return tool.kind === 'connector' && options.reads === 'simulated';
 }
 
+/** Runs with hooks bypassed are eval runs (or their children): they never send a write, whatever their state says. */
+function evalOptionsOf(live: LiveRun): EvalRunOptions | undefined {
+  return live.run.state.eval ?? (live.run.hooks === 'bypassed' ? { reads: 'live' } : undefined);
+}
+
 /** Runs a call that its PreToolUse hooks let through: a connector request, a built-in tool, or an eval simulation. */
 @Injectable()
 export class ToolExecution {
@@ -43,10 +48,15 @@ export class ToolExecution {
     private readonly connectors: ConnectorExecutor,
   ) {}
 
+  /** Whether this call will be simulated rather than sent (eval runs only). */
+  simulates(live: LiveRun, tool: ResolvedTool, args: Record<string, unknown>): boolean {
+    const evalOptions = evalOptionsOf(live);
+    return evalOptions !== undefined && mustSimulate(tool, args, evalOptions);
+  }
+
   async execute(live: LiveRun, callId: string, tool: ResolvedTool, args: Record<string, unknown>): Promise<ToolOutcome> {
     const { run } = live;
-    // Runs with hooks bypassed are eval runs (or their children): they never send a write, whatever their state says.
-    const evalOptions = run.state.eval ?? (run.hooks === 'bypassed' ? { reads: 'live' as const } : undefined);
+    const evalOptions = evalOptionsOf(live);
     if (evalOptions && mustSimulate(tool, args, evalOptions)) {
       const content = simulatedObservation(tool.spec.name, evalOptions.fixtures, await this.earlierCallsOf(run.id, callId, tool.spec.name));
       return { ok: true, content, full: content, simulated: true };
@@ -62,6 +72,7 @@ export class ToolExecution {
       });
       return { ok: true, content: text.slice(0, OBSERVATION_MAX_CHARS), full: text, simulated: false };
     } catch (err) {
+      if (live.abort.signal.aborted) throw err; // interrupted, not failed: the in-flight rule applies
       return { ok: false, content: `Error: ${(err as Error).message}`, full: '', error: (err as Error).message, simulated: false };
     }
   }

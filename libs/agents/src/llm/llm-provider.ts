@@ -31,8 +31,15 @@ export interface LlmRequest {
   onContent?: (delta: string) => void;
 }
 
-/** A model failure worded for the person reading the run's `error` event. */
-export class LlmError extends Error {}
+/**
+ * A model failure worded for the person reading the run's `error` event. `retryable`: the reply was cut off before
+ * its end (a truncated or empty stream), so asking again may well succeed.
+ */
+export class LlmError extends Error {
+  constructor(message: string, readonly retryable = false) {
+    super(message);
+  }
+}
 
 /** One interface for every model backend. */
 export abstract class LlmProvider {

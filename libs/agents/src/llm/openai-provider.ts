@@ -53,8 +53,10 @@ export class OpenAiProvider extends LlmProvider {
   private async streamed(params: ChatCompletionCreateParamsBase, signal: AbortSignal, onContent?: (delta: string) => void): Promise<LlmTurn> {
     const stream = await this.client.chat.completions.create({ ...params, stream: true }, { signal });
     let content = '';
+    let finishReason: string | null = null;
     const calls = new Map<number, { id: string; name: string; arguments: string }>();
     for await (const chunk of stream) {
+      finishReason = chunk.choices[0]?.finish_reason ?? finishReason;
       const delta = chunk.choices[0]?.delta;
       if (!delta) continue;
       if (delta.content) {
@@ -69,6 +71,10 @@ export class OpenAiProvider extends LlmProvider {
         calls.set(tc.index, acc);
       }
     }
+    if (signal.aborted) throw signal.reason;
+    // The SDK ends a stream cut off by the server (or an empty one) quietly: without a finish reason the turn is
+    // unfinished, its text truncated and its tool calls possibly partial, so none of it may be used.
+    if (!finishReason) throw new LlmError('the model stream ended before the turn finished (no finish_reason)', true);
     const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([index, c]): LlmToolCall => {
       if (!c.name) throw new LlmError(`the model streamed tool call #${index} without a function name`);
       return { id: c.id || `call_${index}`, name: c.name, rawArguments: c.arguments, args: parseToolArguments(c.name, c.arguments) };

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { DATABASE_TARGET, EventLog, type DatabaseTarget, type StoredEvent } from '@warden/database';
+import { DATABASE_TARGET, EventLog, type AppendOptions, type DatabaseTarget, type StoredEvent } from '@warden/database';
 import { DataSource } from 'typeorm';
 
 export type StoredRunEvent = StoredEvent;
@@ -31,6 +31,16 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
     const seq = await this.log.append(runId, type, data);
     if (seq === null) throw new Error(`run ${runId} does not exist`);
     return seq;
+  }
+
+  /** Appends only while the run is active at `opts.epoch` (null otherwise), and/or inside `opts.runner`'s transaction. */
+  appendIf(runId: string, type: string, data: Record<string, unknown>, opts: AppendOptions): Promise<number | null> {
+    return this.log.append(runId, type, data, opts);
+  }
+
+  /** Wakes local followers after a transaction that appended events committed. */
+  wake(runId: string): void {
+    this.log.wake(runId);
   }
 
   list(runId: string, afterSeq = 0, types?: string[]): Promise<StoredRunEvent[]> {

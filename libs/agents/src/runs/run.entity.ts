@@ -70,6 +70,8 @@ export class AgentRun {
   @Column('timestamptz', { nullable: true }) leaseUntil: Date | null;
   /** The OpenTelemetry trace of the run's latest drive (null when tracing is off). */
   @Column('text', { nullable: true }) traceId: string | null;
+  /** Fencing token: incremented by every claim; a driver writes only while the row still carries its epoch. */
+  @Column('int') leaseEpoch: number;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
   @Column('timestamptz', { nullable: true }) finishedAt: Date | null;

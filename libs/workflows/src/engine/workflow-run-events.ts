@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { DATABASE_TARGET, EventLog, type DatabaseTarget, type StoredEvent } from '@warden/database';
+import { DATABASE_TARGET, EventLog, type AppendOptions, type DatabaseTarget, type StoredEvent } from '@warden/database';
 import { DataSource } from 'typeorm';
 
 /** A workflow run's event log (`workflow_run_events`), replayable and followed live on any instance. */
@@ -21,6 +21,15 @@ export class WorkflowRunEvents implements OnModuleInit, OnModuleDestroy {
 
   async append(runId: string, type: string, data: Record<string, unknown>): Promise<void> {
     if ((await this.log.append(runId, type, data)) === null) throw new Error(`workflow run ${runId} does not exist`);
+  }
+
+  /** Appends only while the run is active at `opts.epoch` (false otherwise), and/or in `opts.runner`'s transaction. */
+  async appendIf(runId: string, type: string, data: Record<string, unknown>, opts: AppendOptions): Promise<boolean> {
+    return (await this.log.append(runId, type, data, opts)) !== null;
+  }
+
+  wake(runId: string): void {
+    this.log.wake(runId);
   }
 
   /** Replays after `afterSeq`, then live, until the run's `done` (true) or until `signal` aborts (false). */

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { evaluate as evaluateCel } from '@marcbachmann/cel-js';
 import { RunEventsService, RunExecutor, type RunOutcome } from '@warden/agents';
 import { AppConfig, isUuid, NotFoundError } from '@warden/common';
+import { RunInterruptedError } from '@warden/hooks';
 import { DataSource, Repository } from 'typeorm';
 import { renderArgs, renderTemplate, type WorkflowDefinition, type WorkflowNode } from '../workflow-definition.js';
 import { WorkflowRun, type NodeState } from '../workflow.entity.js';
@@ -21,6 +22,8 @@ export class WorkflowRunner implements OnApplicationShutdown {
   private readonly logger = new Logger(WorkflowRunner.name);
   private readonly abort = new AbortController();
   private readonly driving = new Map<string, Promise<void>>();
+  /** The fencing epoch each driven run was claimed with, and the signal that stops its drive (shutdown or lease lost). */
+  private readonly fences = new Map<string, { epoch: number; lost: AbortController; signal: AbortSignal }>();
 
   constructor(
     @InjectRepository(WorkflowRun) private readonly runs: Repository<WorkflowRun>,
@@ -37,8 +40,9 @@ export class WorkflowRunner implements OnApplicationShutdown {
     const nodes: Record<string, NodeState> = Object.fromEntries(wf.definition.nodes.map((n) => [n.id, { status: 'pending' as const }]));
     const run = await this.runs.save(this.runs.create({
       orgId, userId, workflowId, status: 'running', inputs, nodes, error: null,
-      lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs),
+      lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs), leaseEpoch: 1,
     }));
+    this.fence(run);
     await this.event(run.id, 'workflow_started', { run_id: run.id, workflow_id: wf.id, inputs });
     this.launch(run, wf.definition);
     return run;
@@ -50,6 +54,8 @@ export class WorkflowRunner implements OnApplicationShutdown {
     const run = await this.runs.findOneByOrFail({ id: runId });
     if (run.status === 'completed' || run.status === 'failed') return;
     const wf = await this.workflows.get(run.orgId, run.workflowId);
+    // The recovery claim just incremented the epoch: this driver writes under the epoch it read with the row.
+    this.fence(run);
     await this.event(run.id, 'workflow_resumed', { run_id: run.id, instance: this.config.instanceId });
     this.launch(run, wf.definition);
   }
@@ -79,26 +85,53 @@ export class WorkflowRunner implements OnApplicationShutdown {
     }
   }
 
+  private fence(run: WorkflowRun): void {
+    const lost = new AbortController();
+    this.fences.set(run.id, { epoch: run.leaseEpoch, lost, signal: AbortSignal.any([this.abort.signal, lost.signal]) });
+  }
+
+  /** Stops on shutdown, or once another driver holds the run (this instance was paused past its lease). */
+  private signalOf(runId: string): AbortSignal {
+    return this.fences.get(runId)?.signal ?? this.abort.signal;
+  }
+
   private launch(run: WorkflowRun, def: WorkflowDefinition): void {
     const renew = setInterval(() => void this.renewLease(run.id).catch(() => undefined), Math.max(500, this.config.runLeaseMs / 3));
     const driving = this.drive(run, def)
       .catch(async (err) => {
-        if (this.abort.signal.aborted) return;
+        if (this.signalOf(run.id).aborted) return;
         this.logger.error({ err, runId: run.id }, 'workflow run failed unexpectedly');
-        await this.finish(run, 'failed', `internal error: ${(err as Error).message}`);
+        await this.finish(run, 'failed', `internal error: ${(err as Error).message}`)
+          .catch((e: Error) => this.logger.warn({ runId: run.id, reason: e.message }, 'could not record the failure; the run is left for recovery'));
       })
       .finally(() => {
         clearInterval(renew);
         this.driving.delete(run.id);
+        this.fences.delete(run.id);
       });
     this.driving.set(run.id, driving);
   }
 
+  /** Extends the lease held at this driver's epoch; when another driver claimed the run since, stops this drive. */
   private async renewLease(runId: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE workflow_runs SET locked_by = $2, lease_until = now() + make_interval(secs => $3) WHERE id = $1 AND status IN ('running', 'waiting')`,
-      [runId, this.config.instanceId, this.config.runLeaseMs / 1000],
+    const fence = this.fences.get(runId);
+    if (!fence) return;
+    const [, renewed] = await this.dataSource.query(
+      `UPDATE workflow_runs SET lease_until = now() + make_interval(secs => $3) WHERE id = $1 AND status IN ('running', 'waiting') AND lease_epoch = $2`,
+      [runId, fence.epoch, this.config.runLeaseMs / 1000],
     );
+    if (renewed === 0) this.lost(runId);
+  }
+
+  /** A fenced write was refused: this driver no longer holds the run; it stops without writing anything more. */
+  private lost(runId: string): RunInterruptedError {
+    const err = new RunInterruptedError(`workflow run ${runId}: the lease was lost; stopping here`);
+    const fence = this.fences.get(runId);
+    if (fence && !fence.lost.signal.aborted) {
+      this.logger.warn({ workflowRunId: runId }, 'workflow run lease lost (another driver holds it, or it ended); stopping here');
+      fence.lost.abort(err);
+    }
+    return err;
   }
 
   private async drive(run: WorkflowRun, def: WorkflowDefinition): Promise<void> {
@@ -111,7 +144,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
       }
     }
     for (;;) {
-      if (this.abort.signal.aborted) return;
+      if (this.signalOf(run.id).aborted) return;
       const failed = Object.entries(run.nodes).find(([, s]) => s.status === 'failed');
       if (failed) {
         await Promise.allSettled(inFlight.values());
@@ -165,7 +198,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
           return await this.runRunNode(run, node, scope);
       }
     } catch (err) {
-      if (this.abort.signal.aborted) return;
+      if (this.signalOf(run.id).aborted) return;
       await this.setNode(run, node.id, { status: 'failed', error: (err as Error).message }, 'node_failed');
     }
   }
@@ -179,7 +212,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
     let completion: Promise<RunOutcome>;
     if (agentRunId) {
       // Resumed: the run continues on its own (run recovery); wait for it from here.
-      completion = this.executor.waitForRun(agentRunId, this.abort.signal);
+      completion = this.executor.waitForRun(agentRunId, this.signalOf(run.id));
     } else {
       await this.setNode(run, node.id, { status: 'running' }, 'node_started');
       const started = node.type === 'agent'
@@ -197,7 +230,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
       await this.setNode(run, node.id, { status: 'running', agent_run_id: agentRunId }, 'node_agent_started');
     }
     const outcome = await this.watchAgentRun(run, node.id, agentRunId, completion);
-    if (this.abort.signal.aborted) return;
+    if (this.signalOf(run.id).aborted) return;
     await this.settleFromRun(run, node, agentRunId, outcome);
   }
 
@@ -219,7 +252,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
       else if (event.type === 'confirmation_resolved') pending.delete(event.data.confirmation_id);
       else return;
       mirror(pending.size > 0);
-    }, this.abort.signal);
+    }, this.signalOf(run.id));
     await mirrored;
     return completion;
   }
@@ -247,25 +280,34 @@ export class WorkflowRunner implements OnApplicationShutdown {
     run.nodes = { ...run.nodes, [nodeId]: state };
     const waiting = Object.values(run.nodes).some((s) => s.status === 'waiting');
     run.status = waiting ? 'waiting' : 'running';
-    await this.dataSource.query(
-      `UPDATE workflow_runs SET nodes = jsonb_set(nodes, $2, $3::jsonb), status = $4, updated_at = now() WHERE id = $1`,
-      [run.id, [nodeId], JSON.stringify(state), run.status],
+    const [, updated] = await this.dataSource.query(
+      `UPDATE workflow_runs SET nodes = jsonb_set(nodes, $2, $3::jsonb), status = $4, updated_at = now()
+       WHERE id = $1 AND status IN ('running', 'waiting') AND lease_epoch = $5`,
+      [run.id, [nodeId], JSON.stringify(state), run.status, this.fences.get(run.id)?.epoch ?? -1],
     );
+    if (updated === 0) throw this.lost(run.id);
     await this.event(run.id, event, { node_id: nodeId, ...state });
   }
 
   private async finish(run: WorkflowRun, status: 'completed' | 'failed', error: string | null): Promise<void> {
     run.status = status;
     run.error = error;
-    await this.dataSource.query(
-      `UPDATE workflow_runs SET status = $2, error = $3, locked_by = NULL, lease_until = NULL, updated_at = now() WHERE id = $1`,
-      [run.id, status, error],
-    );
-    await this.event(run.id, 'done', { run_id: run.id, status, error });
+    // The end and its `done` event commit together, and only while this driver holds the run.
+    const won = await this.dataSource.transaction(async (m) => {
+      const [rows]: [unknown[], number] = await m.query(
+        `UPDATE workflow_runs SET status = $2, error = $3, locked_by = NULL, lease_until = NULL, updated_at = now()
+         WHERE id = $1 AND status IN ('running', 'waiting') AND lease_epoch = $4 RETURNING id`,
+        [run.id, status, error, this.fences.get(run.id)?.epoch ?? -1],
+      );
+      return rows.length > 0 && this.runEvents.appendIf(run.id, 'done', { run_id: run.id, status, error }, { runner: m });
+    });
+    if (!won) throw this.lost(run.id);
+    this.runEvents.wake(run.id);
   }
 
-  private event(runId: string, type: string, data: Record<string, unknown>): Promise<void> {
-    return this.runEvents.append(runId, type, data);
+  /** Appends one of the run's events while this driver holds it at its epoch. */
+  private async event(runId: string, type: string, data: Record<string, unknown>): Promise<void> {
+    if (!(await this.runEvents.appendIf(runId, type, data, { epoch: this.fences.get(runId)?.epoch ?? -1 }))) throw this.lost(runId);
   }
 
 }

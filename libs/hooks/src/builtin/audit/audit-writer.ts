@@ -51,12 +51,22 @@ export const AUDIT_WRITER_OPTIONS = Symbol('AUDIT_WRITER_OPTIONS');
 const DEFAULTS: AuditWriterOptions = { batchSize: 500, flushIntervalMs: 200, maxBuffered: 20_000, retryDelayMs: 1_000 };
 const SHUTDOWN_ATTEMPTS = 5;
 
-// unnest() turns 21 arrays into rows: one statement and 21 parameters per batch, whatever its size.
-const INSERT_SQL = `INSERT INTO connector_call_logs (org_id, agent_id, user_id, run_id, call_id, surface, tool, connector_id,
-  connector_name, action, method, url, args_digest, args, status, duration_ms, success, error, blocked_by, created_at, simulated)
-  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-  $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::jsonb[], $15::int[], $16::int[], $17::bool[],
-  $18::text[], $19::text[], $20::timestamptz[], $21::bool[])`;
+// unnest() turns 21 arrays into rows: one statement and 21 parameters per batch, whatever its size. A row whose call
+// was recorded in flight (written before its request left, no duration yet) completes that row; others are inserted.
+const INSERT_SQL = `WITH d AS (
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+      $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::jsonb[], $15::int[], $16::int[], $17::bool[],
+      $18::text[], $19::text[], $20::timestamptz[], $21::bool[])
+      AS d(org_id, agent_id, user_id, run_id, call_id, surface, tool, connector_id, connector_name, action, method, url,
+           args_digest, args, status, duration_ms, success, error, blocked_by, created_at, simulated)),
+  completed AS (
+    UPDATE connector_call_logs c SET status = d.status, duration_ms = d.duration_ms, success = d.success, error = d.error,
+           args = d.args, args_digest = d.args_digest, outcome = 'completed'
+      FROM d WHERE c.duration_ms IS NULL AND c.blocked_by IS NULL AND d.blocked_by IS NULL AND c.run_id = d.run_id AND c.call_id = d.call_id
+    RETURNING c.run_id, c.call_id)
+  INSERT INTO connector_call_logs (org_id, agent_id, user_id, run_id, call_id, surface, tool, connector_id,
+    connector_name, action, method, url, args_digest, args, status, duration_ms, success, error, blocked_by, created_at, simulated)
+  SELECT * FROM d WHERE NOT EXISTS (SELECT 1 FROM completed WHERE completed.run_id = d.run_id AND completed.call_id = d.call_id)`;
 
 /**
  * Buffers audit rows and writes them in batches: one multi-row INSERT per flush, when the buffer reaches

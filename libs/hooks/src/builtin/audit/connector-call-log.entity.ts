@@ -28,6 +28,8 @@ export class ConnectorCallLog {
   @Column('text', { nullable: true }) blockedBy: string | null;
   /** An eval run's call that was simulated (not sent); false for every call that reached the target. */
   @Column('boolean', { default: false }) simulated: boolean;
+  /** `in_flight` from just before the request leaves until its result is recorded; `interrupted` if its server died meanwhile. */
+  @Column('text') outcome: 'in_flight' | 'completed' | 'interrupted';
   /** When the call happened (not when the batch reached the database). */
   @Column('timestamptz') createdAt: Date;
 }

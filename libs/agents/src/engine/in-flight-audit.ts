@@ -1,0 +1,41 @@
+import { argsDigest, type ToolCallMetadata } from '@warden/hooks';
+import type { DataSource } from 'typeorm';
+import type { PendingToolCall } from '../runs/run.entity.js';
+import type { LiveRun } from './run-executor.js';
+import { holdsRun } from './run-fence.js';
+
+/**
+ * The last write before a tool call's request leaves, in one statement: the call is marked executing (`executed_args`:
+ * a resumed run never repeats it) while this driver holds the run, and a connector call gets its audit row now, with
+ * outcome `in_flight` (the audit_log hook completes it from the result). So a crash at any point leaves one audit row
+ * per request that may have reached the target. Returns false when the fence refused the write (nothing is sent).
+ */
+export async function markExecuting(
+  db: DataSource, live: LiveRun, call: PendingToolCall, args: Record<string, unknown>, meta: ToolCallMetadata, simulated = false,
+): Promise<boolean> {
+  const { run } = live;
+  const mark = `UPDATE tool_calls SET executed_args = $3 WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(4)}`;
+  const base = [run.id, call.call_id, JSON.stringify(args), live.epoch];
+  // A simulated eval call sends nothing: its audit row (simulated: true) is written by the audit_log hook.
+  if (!meta.connector || simulated) {
+    const [, affected] = await db.query(mark, base);
+    return affected > 0;
+  }
+  const c = meta.connector;
+  const rows: unknown[] = await db.query(
+    `WITH marked AS (${mark} RETURNING run_id)
+     INSERT INTO connector_call_logs (org_id, agent_id, user_id, run_id, call_id, surface, tool, connector_id, connector_name,
+       action, method, url, args_digest, success, outcome, created_at)
+     SELECT $5, $6, $7, $1::text, $2, $8, $9, $10, $11, $12, $13, $14, $15, false, 'in_flight', now() FROM marked RETURNING id`,
+    [...base, run.orgId, run.agentId || null, run.userId || null, run.surface, call.tool, c.id || null, c.name, c.action, c.method, c.url, argsDigest(args)],
+  );
+  return rows.length > 0;
+}
+
+/** After a crash: the audit rows of calls that were in flight say so (they were not completed, and are not retried). */
+export async function markAuditInterrupted(db: DataSource, runId: string, callId: string): Promise<void> {
+  await db.query(
+    `UPDATE connector_call_logs SET outcome = 'interrupted', error = 'interrupted' WHERE run_id = $1 AND call_id = $2 AND outcome = 'in_flight'`,
+    [runId, callId],
+  );
+}

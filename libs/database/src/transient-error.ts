@@ -1,0 +1,16 @@
+/** SQLSTATE classes/codes that say "the connection or the server went away", not "this statement is wrong". */
+const TRANSIENT_CODES = /^(08|57P0[1-3]|53300|40001|40P01)/;
+const TRANSIENT_MESSAGES = /Connection terminated|terminating connection|ECONNRESET|ECONNREFUSED|EPIPE|connection error|timeout exceeded when trying to connect|Connection is not established/i;
+
+/**
+ * True for database errors that a retry (on this instance after a backoff, or on another one) can get past: a
+ * dropped connection, a restarting server, a serialization failure. A run hitting one is left for recovery rather
+ * than failed for good.
+ */
+export function isTransientDatabaseError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code ?? (err as { code?: unknown }).code;
+  if (typeof code === 'string' && TRANSIENT_CODES.test(code)) return true;
+  const driverMessage = (err as { driverError?: { message?: unknown } }).driverError?.message;
+  return TRANSIENT_MESSAGES.test(err.message) || (typeof driverMessage === 'string' && TRANSIENT_MESSAGES.test(driverMessage));
+}

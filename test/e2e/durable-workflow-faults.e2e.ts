@@ -1,0 +1,72 @@
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
+import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
+import { sleep } from '../support/eventually.js';
+import { payingModel, paymentsByPo, startHarness, until, type Harness } from './process-harness.js';
+
+/**
+ * Issue 15 break 7: a workflow run whose instance was paused past its lease is taken over by another instance; the
+ * paused one, resumed, must not drive it too (its renewal used to take the lease back, and both called the
+ * CONNECTOR node).
+ */
+describe('durable workflow runs under faults (server processes, PostgreSQL)', () => {
+  let llm: FakeOpenAI;
+  let oa: HttpFake;
+  let h: Harness | undefined;
+
+  beforeAll(async () => {
+    llm = await startFakeOpenAI(payingModel);
+    oa = await startHttpFake((req) => ({ paid: req.path.split('/')[2] }));
+  });
+  afterAll(async () => {
+    await h?.close();
+    await llm?.close();
+    await oa?.close();
+  });
+
+  it('break 7: SIGSTOP the driving instance past its lease, SIGCONT: the connector node runs once, the workflow completes once', async () => {
+    h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
+    const a = await h.start({ INSTANCE_ID: 'instance-a' });
+    const b = await h.start({ INSTANCE_ID: 'instance-b' });
+    const wf = await h.api(a, 'POST', '/api/workflows', { name: 'approve-then-pay', definition: {
+      nodes: [
+        { id: 'start', type: 'start' },
+        { id: 'approved_pay', type: 'agent', agent_id: h.agentId, prompt: 'Pay PO-71 amount 60000' },
+        { id: 'direct_pay', type: 'connector', tool: 'oa__purchase_pay', args: { id: 'PO-72', amount: 100 } },
+        { id: 'end', type: 'end' },
+      ],
+      edges: [{ from: 'start', to: 'approved_pay' }, { from: 'approved_pay', to: 'direct_pay' }, { from: 'direct_pay', to: 'end' }],
+    } });
+    expect(wf.status).toBe(201);
+    const started = await h.api(a, 'POST', `/api/workflows/${wf.body.id}/runs`, { inputs: {} });
+    expect(started.status).toBe(202);
+    const runId = started.body.run_id as string;
+    const confirmationId = await until('the agent node waits for approval', async () =>
+      (await h!.sql.query(`SELECT id FROM confirmation_requests WHERE status = 'pending'`)).rows[0]?.id as string | undefined);
+
+    a.child.kill('SIGSTOP');
+    try {
+      await until('B took the workflow run and its agent run over', async () => {
+        const { rows } = await h!.sql.query(`SELECT locked_by FROM workflow_runs WHERE id = $1
+          UNION ALL SELECT locked_by FROM agent_runs WHERE status IN ('running', 'waiting')`, [runId]);
+        return rows.length === 2 && rows.every((r) => r.locked_by === 'instance-b');
+      });
+    } finally {
+      a.child.kill('SIGCONT');
+    }
+    // A either notices it lost the run, or (the break) takes the lease back.
+    await until('A reacts to the takeover', async () => /workflow run lease lost/.test(a.output())
+      || (await h!.sql.query(`SELECT locked_by FROM workflow_runs WHERE id = $1`, [runId])).rows[0].locked_by === 'instance-a');
+
+    expect((await h.api(b, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status).toBe(200);
+    const done = await until('the workflow ends', async () => {
+      const r = (await h!.api(b, 'GET', `/api/workflow-runs/${runId}`)).body;
+      return ['completed', 'failed'].includes(r.status) ? r : undefined;
+    });
+    expect(done).toMatchObject({ status: 'completed', nodes: { direct_pay: { status: 'completed' } } });
+    await sleep(500);
+    expect(Object.fromEntries(paymentsByPo(oa))).toEqual({ '/purchases/PO-71/pay': 1, '/purchases/PO-72/pay': 1 });
+    const events = await fetch(`${b.url}/api/workflow-runs/${runId}/events`, { headers: { authorization: `Bearer ${h.token}` } }).then((r) => r.text());
+    expect(events.match(/event: done\n/g)).toHaveLength(1);
+    expect(events.match(/event: node_agent_started\ndata: [^\n]*direct_pay/g)).toHaveLength(1);
+  }, 90_000);
+});

@@ -1,0 +1,162 @@
+import { mintDevToken } from '@warden/auth';
+import pg from 'pg';
+import { type FakeOpenAI } from '../fakes/fake-openai.js';
+import { type HttpFake } from '../fakes/http-fake.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { until as untilWithin } from '../support/eventually.js';
+import { createTestDatabase } from '../support/test-database.js';
+import { parseSse, OA_ACTIONS, type SseEvent } from './runtime-helpers.js';
+
+/**
+ * Real app instances as child processes on one PostgreSQL database, for the durability-under-faults tests:
+ * a fresh database, a connector `oa` on the given fake, an agent paying purchase orders, and helpers to chat, kill,
+ * pause and inspect. Everything started here is killed and dropped by `close()`.
+ */
+const SECRET = 'faults-dev-secret-0123456789abcdef';
+
+/** Server processes restart within these waits: a longer default than in-process tests. */
+export const until = <T>(what: string, probe: Parameters<typeof untilWithin<T>>[1], timeoutMs = 20_000) => untilWithin<T>(what, probe, timeoutMs, 50);
+
+export interface Harness {
+  env: Record<string, string>;
+  token: string;
+  sql: pg.Client;
+  agentId: string;
+  start(extra?: Record<string, string>): Promise<ServerProcess>;
+  api(server: ServerProcess, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** POST /api/chat and read the stream only until `stopAt` (then hang up: the run goes on without a client). */
+  chatUntil(server: ServerProcess, message: string, stopAt: (e: SseEvent) => boolean): Promise<SseEvent[]>;
+  /** The run's whole story, replayed. */
+  story(server: ServerProcess, runId: string): Promise<SseEvent[]>;
+  close(): Promise<void>;
+}
+
+export async function kill9(server: ServerProcess): Promise<void> {
+  server.child.kill('SIGKILL');
+  await server.exited;
+}
+
+export async function startHarness(opts: {
+  llm: FakeOpenAI; oa: HttpFake; env?: Record<string, string>; stream?: boolean; confirmation?: Record<string, unknown>;
+}): Promise<Harness> {
+  const db = await createTestDatabase();
+  const servers: ServerProcess[] = [];
+  const env = {
+    DATABASE_URL: db.url, DB_SKIP_MIGRATIONS: '1', AUTH_MODE: 'dev', AUTH_DEV_SECRET: SECRET,
+    APP_ENCRYPTION_KEY: 'faults-encryption-key-0123456789abcdef', LOG_LEVEL: 'warn', SEED_DEMO: 'false',
+    CONFIRMATION_POLL_MS: '300', RUN_LEASE_MS: '3000', RUN_RECOVERY_MS: '300', FAKE_LLM_KEY: 'sk-fake', ...opts.env,
+  };
+  const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
+  const sql = new pg.Client({ connectionString: db.url });
+  await sql.connect();
+  const start = async (extra: Record<string, string> = {}) => {
+    const server = await startServerProcess({ ...env, ...extra });
+    servers.push(server);
+    return server;
+  };
+  const api = async (server: ServerProcess, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${server.url}${path}`, {
+      method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+  const first = await start();
+  expect((await api(first, 'POST', '/api/connectors', { name: 'oa', base_url: opts.oa.url, actions: OA_ACTIONS })).status).toBe(201);
+  const agent = await api(first, 'POST', '/api/agents', {
+    name: 'payer', instructions: 'You pay purchase orders.',
+    model_config_json: {
+      model: { provider: 'openai', base_url: opts.llm.baseUrl, model: 'fake-1', api_key_env: 'FAKE_LLM_KEY', stream: opts.stream ?? false },
+      tools: ['oa__purchase_pay'], confirmation: { timeout_s: 120, ...opts.confirmation },
+    },
+  });
+  expect(agent.status).toBe(201);
+  await first.stop();
+  servers.length = 0;
+
+  const chatUntil = async (server: ServerProcess, message: string, stopAt: (e: SseEvent) => boolean) => {
+    const abort = new AbortController();
+    const res = await fetch(`${server.url}/api/chat`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_id: agent.body.id, message }), signal: abort.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stream ended before the expected event:\n${text}`);
+        text += decoder.decode(value, { stream: true });
+        const events = parseSse(text.slice(0, text.lastIndexOf('\n\n') + 2)).events;
+        if (events.some(stopAt)) return events;
+      }
+    } finally {
+      abort.abort();
+    }
+  };
+  const story = async (server: ServerProcess, runId: string) => {
+    const res = await fetch(`${server.url}/api/runs/${runId}/events`, { headers: { authorization: `Bearer ${token}`, 'last-event-id': '0' } });
+    return parseSse(await res.text()).events;
+  };
+  const close = async () => {
+    for (const s of servers) {
+      if (s.child.exitCode === null && s.child.signalCode === null) {
+        s.child.kill('SIGCONT');
+        s.child.kill('SIGKILL');
+      }
+    }
+    await Promise.all(servers.map((s) => s.exited));
+    await sql.end().catch(() => undefined);
+    await db.drop().catch(() => undefined);
+  };
+  return { env, token, sql, agentId: agent.body.id, start, api, chatUntil, story, close };
+}
+
+/** "Pay PO-17 amount 100" -> that payment; once a tool result is the last message -> the final answer. */
+export function payingModel(body: { messages: Array<{ role: string; content: string | null }> }) {
+  const user = body.messages.find((m) => m.role === 'user')?.content ?? '';
+  const match = /Pay (PO-[\w-]+) amount (\d+)/.exec(user);
+  const last = body.messages.at(-1);
+  if (last?.role === 'tool') return { content: `Finished ${match?.[1]}: ${last.content}` };
+  return { tool_calls: [{ name: 'oa__purchase_pay', args: { id: match?.[1] ?? 'PO-?', amount: Number(match?.[2] ?? 0) } }] };
+}
+
+/** The calls the fake connector received, by purchase order. */
+export function paymentsByPo(oa: HttpFake): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const r of oa.requests) counts.set(r.path, (counts.get(r.path) ?? 0) + 1);
+  return counts;
+}
+
+/** Event ids 1..n without a gap, `done` last and only once. */
+export function expectWellFormedStory(events: SseEvent[]): void {
+  expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+  expect(events.filter((e) => e.event === 'done' && e.data.run_id === events[0]?.data.run_id)).toHaveLength(1);
+  expect(events.at(-1)!.event).toBe('done');
+}
+
+/**
+ * A crash point inside the database: the next transactions that move an agent run to `status` stop (on an
+ * advisory lock this client holds) inside their UPDATE, so the test can kill the server there and terminate
+ * those backends: exactly "killed between the statements" without timing.
+ */
+export async function armCrashPoint(sql: pg.Client, status: string, lockKey = 4242): Promise<{ waiting: () => Promise<number[]>; disarm: () => Promise<void> }> {
+  await sql.query(`SELECT pg_advisory_lock($1)`, [lockKey]);
+  await sql.query(`CREATE OR REPLACE FUNCTION test_crash_point() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN PERFORM pg_advisory_xact_lock(${lockKey}); RETURN NEW; END $$`);
+  await sql.query(`CREATE TRIGGER test_crash_point BEFORE UPDATE ON agent_runs FOR EACH ROW
+    WHEN (NEW.status = '${status}' AND OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION test_crash_point()`);
+  return {
+    waiting: async () => (await sql.query(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [lockKey])).rows.map((r) => r.pid),
+    disarm: async () => {
+      for (const pid of (await sql.query(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [lockKey])).rows.map((r) => r.pid)) {
+        await sql.query(`SELECT pg_terminate_backend($1)`, [pid]);
+      }
+      await sql.query(`DROP TRIGGER IF EXISTS test_crash_point ON agent_runs`);
+      await sql.query(`SELECT pg_advisory_unlock($1)`, [lockKey]);
+    },
+  };
+}

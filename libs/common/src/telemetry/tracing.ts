@@ -1,10 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { context, propagation, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor } from '@opentelemetry/sdk-trace';
+import type { NodeSDK } from '@opentelemetry/sdk-node';
 import { AppConfig } from '../config/app-config.js';
 
 /**
@@ -76,9 +72,14 @@ export class Tracing implements OnModuleInit, OnApplicationShutdown {
 
   constructor(private readonly config: AppConfig) {}
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     const endpoint = this.config.otlpEndpoint;
     if (!endpoint || enabled) return;
+    // Loaded only when tracing is on: the SDK and its exporters take seconds to import on a busy machine.
+    const [{ AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, { OTLPTraceExporter }, { NodeSDK }, { BatchSpanProcessor }] = await Promise.all([
+      import('@opentelemetry/context-async-hooks'), import('@opentelemetry/core'), import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/sdk-node'), import('@opentelemetry/sdk-trace'),
+    ]);
     const exporter = new OTLPTraceExporter({ url: `${endpoint}/v1/traces`, headers: this.config.otlpHeaders });
     this.sdk = new NodeSDK({
       serviceName: this.config.otelServiceName,

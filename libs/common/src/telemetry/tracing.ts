@@ -76,10 +76,12 @@ export class Tracing implements OnModuleInit, OnApplicationShutdown {
     const endpoint = this.config.otlpEndpoint;
     if (!endpoint || enabled) return;
     // Loaded only when tracing is on: the SDK and its exporters take seconds to import on a busy machine.
-    const [{ AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, { OTLPTraceExporter }, { NodeSDK }, { BatchSpanProcessor }] = await Promise.all([
-      import('@opentelemetry/context-async-hooks'), import('@opentelemetry/core'), import('@opentelemetry/exporter-trace-otlp-http'),
-      import('@opentelemetry/sdk-node'), import('@opentelemetry/sdk-trace'),
-    ]);
+    // One after another: they share modules, and parallel dynamic imports of shared modules trip Jest's ESM loader.
+    const { NodeSDK } = await import('@opentelemetry/sdk-node');
+    const { BatchSpanProcessor } = await import('@opentelemetry/sdk-trace');
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+    const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+    const { W3CTraceContextPropagator } = await import('@opentelemetry/core');
     const exporter = new OTLPTraceExporter({ url: `${endpoint}/v1/traces`, headers: this.config.otlpHeaders });
     this.sdk = new NodeSDK({
       serviceName: this.config.otelServiceName,

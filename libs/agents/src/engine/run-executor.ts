@@ -66,6 +66,8 @@ export interface LiveRun {
   abort: AbortController;
   /** The fencing token this driver claimed the run with: every write is conditional on it. */
   epoch: number;
+  /** The runs whose streams also carry this run's events (DAG parents, delegating callers), nearest first. */
+  ancestors: Array<{ id: string }>;
   emit: RunEventEmitter;
   /** True once this instance is stopping: whatever cannot finish now is left for the run's next driver. */
   isStopping: () => boolean;
@@ -413,7 +415,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     const ancestors = await this.ancestorsOf(run);
     annotateSpan({ 'warden.surface': run.surface, 'warden.agent_id': run.agentId, 'warden.org_id': run.orgId, 'warden.mode': run.mode });
     const live: LiveRun = {
-      ...base, run, abort, epoch, provider: this.llm.create(base.config.model), emit: async () => undefined, isStopping: () => this.stopping,
+      ...base, run, abort, epoch, ancestors, provider: this.llm.create(base.config.model), emit: async () => undefined, isStopping: () => this.stopping,
     };
     live.emit = (type, data) => this.emitEvent(live, ancestors, type, data);
     return live;
@@ -476,11 +478,11 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     const stored = await this.dataSource.transaction(async (m) => {
       if (!(await this.saveState(live, next, m))) return false;
       await this.toolCalls.record(run.id, next.pending_calls, m);
-      for (const c of next.pending_calls) await this.appendOwn(live, 'tool_call', { call_id: c.call_id, tool: c.tool, args: c.args }, m);
+      for (const c of next.pending_calls) await this.appendToStreams(live, 'tool_call', { call_id: c.call_id, tool: c.tool, args: c.args }, m);
       return true;
     });
     if (!stored) return 'finished';
-    this.events.wake(run.id);
+    for (const id of [run.id, ...live.ancestors.map((a) => a.id)]) this.events.wake(id);
     return next;
   }
 
@@ -692,6 +694,14 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     const seq = await this.events.appendIf(live.run.id, type, payload, { epoch: live.epoch, runner: m });
     if (seq === null) throw this.leaseLost(live, live.run.id, 'a fenced write was refused');
     return payload;
+  }
+
+  /** An event of the live run (fenced) and, like every event of a child run, of its ancestors' streams, in `m`. */
+  private async appendToStreams(live: LiveRun, type: string, data: Record<string, unknown>, m: EntityManager): Promise<void> {
+    const payload = await this.appendOwn(live, type, data, m);
+    for (const a of live.ancestors) {
+      await this.events.appendIf(a.id, type, { ...payload, parent_call_id: payload.parent_call_id ?? live.run.parentCallId }, { runner: m });
+    }
   }
 
   /** A closing event (written by whoever ends the run, in its transaction) on the run and its ancestors. */

@@ -109,6 +109,12 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       void this.refreshPendingCard(counted);
       return counted;
     }
+    // Exactly one vote completes the quorum, and only it settles: a vote counted after it changes nothing.
+    if (counted && input.decision === 'approve' && counted.approvalsGiven > counted.approvalsRequired) {
+      const now = (await this.store.findById(row.id)) ?? counted;
+      if (now.status !== ConfirmationStatus.Pending) throw this.alreadyDecided(now);
+      throw new ConflictError(`confirmation ${row.id} already has the approvals it needs`, { status: now.status });
+    }
     const settled = await this.store.settle(row.id, {
       status: input.decision === 'approve' ? ConfirmationStatus.Approved : ConfirmationStatus.Rejected,
       respondedByUserId: member.userId,
@@ -117,12 +123,7 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       respondedByName: name,
       reason: input.reason?.trim() || null,
     });
-    if (settled) return settled;
-    // Two approvals counted at once, this one completing the quorum: the other statement settled it first.
-    const completing = counted && input.decision === 'approve' && counted.approvalsGiven === counted.approvalsRequired;
-    const now = completing ? await this.store.findById(row.id) : null;
-    if (now?.status === ConfirmationStatus.Approved) return now;
-    return this.lostRace(row);
+    return settled ?? this.lostRace(row);
   }
 
   /** Lost the race, or the deadline passed while nobody was waiting (e.g. the process was down): say which. */

@@ -151,5 +151,5 @@ describe('randomized fault loop (server processes, PostgreSQL)', () => {
       const done = (await harness.sql.query(`SELECT seq FROM run_events WHERE run_id = $1 AND type = 'done'`, [r.id])).rows;
       expect(done.map((d) => d.seq)).toEqual([seqs.length]);
     }
-  }, 240_000);
+  }, 420_000);
 });

@@ -50,7 +50,8 @@ export async function startHarness(opts: {
   const sql = new pg.Client({ connectionString: db.url });
   await sql.connect();
   const start = async (extra: Record<string, string> = {}) => {
-    const server = await startServerProcess({ ...env, ...extra });
+    // A loaded CI machine can take a while to boot a server; restarts in fault tests must not fail on that.
+    const server = await startServerProcess({ ...env, ...extra }, { timeoutMs: 90_000 });
     servers.push(server);
     return server;
   };

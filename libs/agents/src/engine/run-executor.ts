@@ -227,7 +227,11 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   /** Settles when the run ends: from memory when this process drives it, else by watching its row. */
   async waitForRun(runId: string, signal?: AbortSignal): Promise<RunOutcome> {
     const local = this.completions.get(runId);
-    if (local) return local;
+    if (local) {
+      // A drive that stopped without ending the run (lease lost, database blip) leaves it to another driver.
+      const outcome = await local;
+      if (!ACTIVE_RUN_STATUSES.includes(outcome.status)) return outcome;
+    }
     const repo = this.dataSource.getRepository(AgentRun);
     for (;;) {
       const run = await repo.findOneByOrFail({ id: runId });

@@ -254,7 +254,10 @@ export class WorkflowRunner implements OnApplicationShutdown {
       mirror(pending.size > 0);
     }, this.signalOf(run.id));
     await mirrored;
-    return completion;
+    // A local drive that stopped without ending the run (lease lost, database blip) settles with an active status:
+    // the run goes on elsewhere, so its end is read from its row.
+    const outcome = await completion;
+    return outcome.status === 'running' || outcome.status === 'waiting' ? this.executor.waitForRun(agentRunId, this.signalOf(run.id)) : outcome;
   }
 
 

@@ -38,6 +38,12 @@ describe('input hardening', () => {
       expect(res.body.message).toMatch(message);
     });
 
+    it('an unpaired surrogate (found by the fuzz suite: 500 on /api/chat) is a 400 naming the field', async () => {
+      const res = await t.request('POST', '/api/chat', { token: admin, body: '{"agent_id":"' + agentId + '","message":"\\ud800"}' });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toMatch(/body\.message contains an unpaired UTF-16 surrogate/);
+    });
+
     it('/api/chat with a NUL leaves no conversation or run behind', async () => {
       const before = [await count('conversations'), await count('agent_runs')];
       const res = await t.request('POST', '/api/chat', { token: admin, body: { agent_id: agentId, message: `hi\u0000` } });

@@ -3,7 +3,7 @@ import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net, { BlockList, isIP, type Socket } from 'node:net';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { AppConfig } from '../config/app-config.js';
 
 /** An outbound call for a tenant went to an address the egress policy refuses. */
@@ -53,7 +53,8 @@ export class EgressPolicy {
   private readonly refused = blockListOf(REFUSED_RANGES);
   private readonly allowed = new BlockList();
   private readonly allowedHosts = new Set<string>();
-  readonly dispatcher: Dispatcher;
+  /** Loaded on the first outbound call: undici is not needed to boot. */
+  private dispatcher?: Promise<Dispatcher>;
   /** For axios/http clients (chat SDKs). */
   readonly httpAgent: http.Agent;
   readonly httpsAgent: https.Agent;
@@ -65,14 +66,6 @@ export class EgressPolicy {
       if (family) this.allowed.addSubnet(normalize(address!).address, prefix ? Number(prefix) : family === 4 ? 32 : 128, family === 4 ? 'ipv4' : 'ipv6');
       else this.allowedHosts.add(entry.toLowerCase());
     }
-    const connect = buildConnector({ lookup: this.lookup });
-    this.dispatcher = new Agent({
-      connect: (opts, callback) => {
-        const problem = this.literalProblem(opts.hostname);
-        if (problem) { callback(problem, null); return; }
-        connect(opts, callback);
-      },
-    });
     this.httpAgent = this.guardedAgent(http.Agent);
     this.httpsAgent = this.guardedAgent(https.Agent) as https.Agent;
   }
@@ -80,12 +73,25 @@ export class EgressPolicy {
   /** The global fetch, dialling through the policy (for call sites and SDKs that take a `fetch`). */
   readonly fetch: typeof fetch = async (input, init) => {
     try {
-      return await fetch(input, { ...init, dispatcher: this.dispatcher } as unknown as RequestInit);
+      this.dispatcher ??= this.createDispatcher();
+      return await fetch(input, { ...init, dispatcher: await this.dispatcher } as unknown as RequestInit);
     } catch (err) {
       // fetch reports every connect failure as "fetch failed"; a refusal is surfaced as itself, so callers say why.
       throw egressRefusalIn(err) ?? err;
     }
   };
+
+  private async createDispatcher(): Promise<Dispatcher> {
+    const { Agent, buildConnector } = await import('undici');
+    const connect = buildConnector({ lookup: this.lookup });
+    return new Agent({
+      connect: (opts, callback) => {
+        const problem = this.literalProblem(opts.hostname);
+        if (problem) { callback(problem, null); return; }
+        connect(opts, callback);
+      },
+    });
+  }
 
   /** Why this host/address may not be dialled, or null. */
   check(host: string, ip: string): EgressRefusedError | null {

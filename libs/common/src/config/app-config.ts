@@ -21,6 +21,11 @@ export class AppConfig {
   get publicUrl(): string { return (this.env.PUBLIC_URL ?? `http://127.0.0.1:${this.port}`).replace(/\/$/, ''); }
   get logLevel(): string { return this.env.LOG_LEVEL ?? (this.env.NODE_ENV === 'test' ? 'warn' : 'info'); }
   get isTest(): boolean { return this.env.NODE_ENV === 'test'; }
+  get isProduction(): boolean { return this.env.NODE_ENV === 'production'; }
+  /** Pretty, human-readable logs for a person at a terminal; JSON lines for machines and production. */
+  get prettyLogs(): boolean { return !this.isProduction && !this.isTest && process.stdout.isTTY === true; }
+  /** The built web console (apps/console), served at `/`. */
+  get consoleDir(): string { return path.resolve(this.env.CONSOLE_DIR ?? './dist/console'); }
 
   get databaseUrl(): string | undefined { return this.env.DATABASE_URL; }
   get usesPglite(): boolean { return !this.env.DATABASE_URL; }
@@ -36,6 +41,8 @@ export class AppConfig {
   }
   get devSecret(): string { return this.env.AUTH_DEV_SECRET ?? DEV_AUTH_SECRET_DEFAULT; }
   get devSecretIsDefault(): boolean { return !this.env.AUTH_DEV_SECRET; }
+  /** The console's dev sign-in form mints tokens for anyone: dev auth outside production only. */
+  get devSignIn(): boolean { return this.authMode === 'dev' && !this.isProduction; }
   get oidcIssuer(): string | undefined { return this.env.OIDC_ISSUER; }
   get oidcJwksUrl(): string | undefined { return this.env.OIDC_JWKS_URL; }
   get oidcAudience(): string | undefined { return this.env.OIDC_AUDIENCE; }

@@ -58,6 +58,7 @@ export class Environment {
 
   @IsOptional() @IsString() @MinLength(16, { message: 'APP_ENCRYPTION_KEY must be at least 16 characters' }) APP_ENCRYPTION_KEY?: string;
   @IsOptional() @IsString() HOOKS_DIR?: string;
+  @IsOptional() @IsString() @MinLength(1) CONSOLE_DIR?: string;
   @IsOptional() @IsString() REDIS_URL?: string;
   @IsOptional() @IsString() INSTANCE_ID?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(50) CONFIRMATION_POLL_MS?: number;

@@ -1,0 +1,83 @@
+import { AppShell, Badge, Burger, Group, NavLink, ScrollArea, Text, Title, Button } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import { Link, Navigate, Route, Routes, useLocation } from 'react-router-dom';
+import { api } from './api/client';
+import { SessionProvider, useSession } from './auth/SessionContext';
+import { SignIn } from './auth/SignIn';
+import { isAdmin } from './auth/session';
+import { Approvals } from './approvals/Approvals';
+import { AgentsList } from './portal/AgentsList';
+import { ChatView } from './portal/ChatView';
+import { AdminRoutes } from './admin/AdminRoutes';
+import { WorkflowsRoutes } from './workflows/WorkflowsRoutes';
+
+export function App() {
+  return (
+    <SessionProvider>
+      <Shell />
+    </SessionProvider>
+  );
+}
+
+function Shell() {
+  const { session, signOut } = useSession();
+  const [opened, { toggle, close }] = useDisclosure();
+  const location = useLocation();
+  const pending = useQuery({
+    queryKey: ['confirmations', 'pending'],
+    queryFn: () => api<unknown[]>('GET', '/confirmations?status=pending'),
+    enabled: !!session,
+    refetchInterval: 2000,
+  });
+  if (!session) return <SignIn />;
+
+  const nav = [
+    { to: '/portal', label: 'Portal' },
+    { to: '/approvals', label: 'Approvals', badge: pending.data?.length },
+    { to: '/workflows', label: 'Workflows' },
+    ...(isAdmin(session) ? [
+      { to: '/admin/agents', label: 'Agents' },
+      { to: '/admin/connectors', label: 'Connectors' },
+      { to: '/admin/channels', label: 'Channels' },
+      { to: '/admin/audit', label: 'Audit log' },
+      { to: '/admin/org', label: 'Organisation' },
+    ] : []),
+  ];
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between">
+          <Group>
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
+            <Title order={3}>Warden</Title>
+          </Group>
+          <Group gap="xs">
+            <Text size="sm" data-testid="whoami">{session.sub} · {session.org}{isAdmin(session) ? ' · admin' : ''}</Text>
+            <Button variant="subtle" size="xs" onClick={signOut}>Sign out</Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" component="nav" aria-label="Main">
+        <ScrollArea>
+          {nav.map((n) => (
+            <NavLink key={n.to} component={Link} to={n.to} label={n.label} onClick={close}
+              active={location.pathname.startsWith(n.to)}
+              rightSection={n.badge ? <Badge size="sm" color="orange" aria-label={`${n.badge} pending`}>{n.badge}</Badge> : undefined} />
+          ))}
+        </ScrollArea>
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Routes>
+          <Route path="/" element={<Navigate to="/portal" replace />} />
+          <Route path="/portal" element={<AgentsList />} />
+          <Route path="/portal/chat/:agentId" element={<ChatView />} />
+          <Route path="/approvals" element={<Approvals />} />
+          <Route path="/workflows/*" element={<WorkflowsRoutes />} />
+          <Route path="/admin/*" element={<AdminRoutes />} />
+          <Route path="*" element={<Text>Nothing here. Pick a page on the left.</Text>} />
+        </Routes>
+      </AppShell.Main>
+    </AppShell>
+  );
+}

@@ -1,0 +1,59 @@
+import { Alert, Button, Center, Paper, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api, ApiError } from '../api/client';
+import { useSession } from './SessionContext';
+
+interface AuthConfig { mode: 'dev' | 'oidc'; dev_sign_in: boolean; oidc_issuer: string | null }
+
+/** Dev mode: pick any user, org and roles (the server mints the token). OIDC: sign in at the organisation's SSO. */
+export function SignIn() {
+  const { signIn } = useSession();
+  const config = useQuery({ queryKey: ['auth-config'], queryFn: () => api<AuthConfig>('GET', '/auth/config') });
+  const [sub, setSub] = useState('demo-admin');
+  const [org, setOrg] = useState('demo');
+  const [roles, setRoles] = useState<string[]>(['admin']);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const res = await api<{ token: string; expires_at: string }>('POST', '/dev/sign-in', { sub, org, roles });
+      signIn({ token: res.token, sub, org, roles, expiresAt: res.expires_at });
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Center mih="100vh" p="md">
+      <Paper withBorder shadow="sm" p="xl" w="100%" maw={420}>
+        <Title order={2} mb="xs">Warden</Title>
+        {config.data && !config.data.dev_sign_in && (
+          <Alert color="blue" title="Single sign-on">
+            This server signs in through your organisation's identity provider
+            {config.data.oidc_issuer ? ` (${config.data.oidc_issuer})` : ''}. Open the console from your SSO portal.
+          </Alert>
+        )}
+        {config.data?.dev_sign_in && (
+          <form onSubmit={submit} aria-label="Dev sign-in">
+            <Stack>
+              <Text size="sm" c="dimmed">Dev sign-in: choose who you are. Only available in dev auth mode, never in production.</Text>
+              <TextInput label="User (sub)" value={sub} onChange={(e) => setSub(e.currentTarget.value)} required />
+              <TextInput label="Organisation" value={org} onChange={(e) => setOrg(e.currentTarget.value)} required />
+              <TagsInput label="Roles" value={roles} onChange={setRoles} placeholder="admin (press Enter)" />
+              {error && <Alert color="red" role="alert">{error}</Alert>}
+              <Button type="submit" loading={busy}>Sign in</Button>
+            </Stack>
+          </form>
+        )}
+        {config.error && <Alert color="red" role="alert">The server cannot be reached: {String(config.error.message)}</Alert>}
+      </Paper>
+    </Center>
+  );
+}

@@ -1,8 +1,7 @@
 import { AppShell, Badge, Burger, Group, NavLink, ScrollArea, Text, Title, Button } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { useQuery } from '@tanstack/react-query';
 import { Link, Navigate, Route, Routes, useLocation } from 'react-router-dom';
-import { api } from './api/client';
+import { usePending } from './approvals/usePending';
 import { SessionProvider, useSession } from './auth/SessionContext';
 import { SignIn } from './auth/SignIn';
 import { isAdmin } from './auth/session';
@@ -24,17 +23,18 @@ function Shell() {
   const { session, signOut } = useSession();
   const [opened, { toggle, close }] = useDisclosure();
   const location = useLocation();
-  const pending = useQuery({
-    queryKey: ['confirmations', 'pending'],
-    queryFn: () => api<unknown[]>('GET', '/confirmations?status=pending'),
-    enabled: !!session,
-    refetchInterval: 2000,
-  });
   if (!session) return <SignIn />;
+  return <SignedIn opened={opened} toggle={toggle} close={close} pathname={location.pathname} signOut={signOut} />;
+}
+
+function SignedIn({ opened, toggle, close, pathname, signOut }: { opened: boolean; toggle(): void; close(): void; pathname: string; signOut(): void }) {
+  const { session } = useSession();
+  const { forMe } = usePending(2000);
+  if (!session) return null;
 
   const nav = [
     { to: '/portal', label: 'Portal' },
-    { to: '/approvals', label: 'Approvals', badge: pending.data?.length },
+    { to: '/approvals', label: 'Approvals', badge: forMe.length },
     { to: '/workflows', label: 'Workflows' },
     ...(isAdmin(session) ? [
       { to: '/admin/agents', label: 'Agents' },
@@ -62,7 +62,7 @@ function Shell() {
         <ScrollArea>
           {nav.map((n) => (
             <NavLink key={n.to} component={Link} to={n.to} label={n.label} onClick={close}
-              active={location.pathname.startsWith(n.to)}
+              active={pathname.startsWith(n.to)}
               rightSection={n.badge ? <Badge size="sm" color="orange" aria-label={`${n.badge} pending`}>{n.badge}</Badge> : undefined} />
           ))}
         </ScrollArea>

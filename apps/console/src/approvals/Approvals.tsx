@@ -1,14 +1,15 @@
-import { Alert, Badge, Button, Card, Group, Stack, Table, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Card, Group, Stack, Switch, Table, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../api/client';
 import { toastError } from '../ui/errors';
 import { decisiveFirst } from '../ui/JsonBlock';
+import { useMemberNames, usePending } from './usePending';
 
 export interface ConfirmationRow {
   id: string; run_id: string; agent_id: string | null; agent_name: string | null; tool: string; args: Record<string, unknown>;
-  status: string; requested_by: string | null; approver_scope: string; channel_type: string | null; expires_at: string;
+  status: string; requested_by: string | null; approver_scope: string; forbid_self_approval?: boolean; channel_type: string | null; expires_at: string;
   created_at: string; responded_by: string | null; responded_by_platform: string | null; responded_at: string | null; reason: string | null;
 }
 
@@ -25,7 +26,7 @@ function ArgsTable({ args }: { args: Record<string, unknown> }) {
   );
 }
 
-function PendingCard({ row }: { row: ConfirmationRow }) {
+function PendingCard({ row, nameOf }: { row: ConfirmationRow; nameOf: (id: string | null) => string }) {
   const [reason, setReason] = useState('');
   const queries = useQueryClient();
   const decide = useMutation({
@@ -44,7 +45,7 @@ function PendingCard({ row }: { row: ConfirmationRow }) {
           <Text fw={600} ff="monospace">{row.tool}</Text>
           <Text size="xs" c="dimmed">expires {new Date(row.expires_at).toLocaleTimeString()}</Text>
         </Group>
-        <Text size="sm">Agent <b>{row.agent_name ?? row.agent_id}</b> · requested by {row.requested_by ?? 'unknown'} · {new Date(row.created_at).toLocaleString()}</Text>
+        <Text size="sm">Agent <b>{row.agent_name ?? row.agent_id}</b> · requested by {nameOf(row.requested_by)} · {new Date(row.created_at).toLocaleString()}</Text>
         <ArgsTable args={row.args} />
         <Textarea label="Reason (optional)" value={reason} onChange={(e) => setReason(e.currentTarget.value)} autosize minRows={1} />
         <Group>
@@ -56,19 +57,20 @@ function PendingCard({ row }: { row: ConfirmationRow }) {
   );
 }
 
-function History({ rows }: { rows: ConfirmationRow[] }) {
+function History({ rows, nameOf }: { rows: ConfirmationRow[]; nameOf: (id: string | null) => string }) {
   if (rows.length === 0) return <Text c="dimmed">No decisions yet.</Text>;
   return (
     <Table.ScrollContainer minWidth={700}>
       <Table striped aria-label="Decided requests">
-        <Table.Thead><Table.Tr><Table.Th>Tool</Table.Th><Table.Th>Agent</Table.Th><Table.Th>Status</Table.Th><Table.Th>By</Table.Th><Table.Th>When</Table.Th><Table.Th>Reason</Table.Th></Table.Tr></Table.Thead>
+        <Table.Thead><Table.Tr><Table.Th>Tool</Table.Th><Table.Th>Agent</Table.Th><Table.Th>Requested by</Table.Th><Table.Th>Status</Table.Th><Table.Th>By</Table.Th><Table.Th>When</Table.Th><Table.Th>Reason</Table.Th></Table.Tr></Table.Thead>
         <Table.Tbody>
           {rows.map((r) => (
             <Table.Tr key={r.id}>
               <Table.Td ff="monospace">{r.tool} {String(r.args.id ?? '')}</Table.Td>
               <Table.Td>{r.agent_name}</Table.Td>
+              <Table.Td>{nameOf(r.requested_by)}</Table.Td>
               <Table.Td><Badge color={r.status === 'approved' ? 'green' : r.status === 'rejected' ? 'red' : 'gray'}>{r.status}</Badge></Table.Td>
-              <Table.Td>{r.responded_by ?? '—'}{r.responded_by_platform ? ` (${r.responded_by_platform})` : ''}</Table.Td>
+              <Table.Td>{r.responded_by ?? '—'}{r.responded_at ? ` via ${r.responded_by_platform ?? 'console / API'}` : ''}</Table.Td>
               <Table.Td>{r.responded_at ? new Date(r.responded_at).toLocaleString() : '—'}</Table.Td>
               <Table.Td>{r.reason ?? ''}</Table.Td>
             </Table.Tr>
@@ -82,28 +84,33 @@ function History({ rows }: { rows: ConfirmationRow[] }) {
 /** The approvals inbox: pending requests refresh on their own; deciding goes through the same policy as every channel. */
 export function Approvals() {
   const [filter, setFilter] = useState('');
-  const pending = useQuery({ queryKey: ['confirmations', 'pending'], queryFn: () => api<ConfirmationRow[]>('GET', '/confirmations?status=pending'), refetchInterval: 1000 });
+  const [everyone, setEveryone] = useState(false);
+  const { pending, forMe } = usePending();
+  const nameOf = useMemberNames();
   const all = useQuery({ queryKey: ['confirmations', 'all'], queryFn: () => api<ConfirmationRow[]>('GET', '/confirmations'), refetchInterval: 5000 });
   const match = (r: ConfirmationRow) => !filter || `${r.tool} ${r.agent_name} ${r.requested_by} ${JSON.stringify(r.args)}`.toLowerCase().includes(filter.toLowerCase());
-  const pendingRows = (pending.data ?? []).filter(match);
+  const pendingRows = (everyone ? pending.data ?? [] : forMe).filter(match);
   return (
     <Stack maw={1000}>
       <Title order={2}>Approvals</Title>
-      <TextInput label="Filter" placeholder="agent, tool, requester or an argument" value={filter} onChange={(e) => setFilter(e.currentTarget.value)} maw={400} />
+      <Group align="flex-end">
+        <TextInput label="Filter" placeholder="agent, tool, requester or an argument" value={filter} onChange={(e) => setFilter(e.currentTarget.value)} w={360} />
+        <Switch label="Also show requests others decide" checked={everyone} onChange={(e) => setEveryone(e.currentTarget.checked)} />
+      </Group>
       {pending.error && <Alert color="red" role="alert">Approvals could not be loaded: {pending.error.message}</Alert>}
       <Tabs defaultValue="pending">
         <Tabs.List>
-          <Tabs.Tab value="pending">Pending ({pendingRows.length})</Tabs.Tab>
+          <Tabs.Tab value="pending">{everyone ? 'All pending' : 'Pending for me'} ({pendingRows.length})</Tabs.Tab>
           <Tabs.Tab value="history">Decided</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="pending" pt="md">
           <Stack>
             {pendingRows.length === 0 && <Text c="dimmed" data-testid="inbox-empty">Nothing waiting for you. New requests appear here on their own.</Text>}
-            {pendingRows.map((r) => <PendingCard key={r.id} row={r} />)}
+            {pendingRows.map((r) => <PendingCard key={r.id} row={r} nameOf={nameOf} />)}
           </Stack>
         </Tabs.Panel>
         <Tabs.Panel value="history" pt="md">
-          <History rows={(all.data ?? []).filter((r) => r.status !== 'pending').filter(match)} />
+          <History rows={(all.data ?? []).filter((r) => r.status !== 'pending').filter(match)} nameOf={nameOf} />
         </Tabs.Panel>
       </Tabs>
     </Stack>

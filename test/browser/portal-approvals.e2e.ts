@@ -1,7 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
-import { devSignIn, launchBrowser, newPerson, screenshot } from '../support/browser.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { createTestDatabase } from '../support/test-database.js';
+import { devSignIn, newPerson, screenshot, startConsole } from '../support/browser.js';
+import type { ServerProcess } from '../support/server-process.js';
 
 /**
  * The console in a real browser against the built server (`dist/`) on a real database, with the demo agent of
@@ -10,25 +9,13 @@ import { createTestDatabase } from '../support/test-database.js';
  */
 let server: ServerProcess;
 let browser: Browser;
-let dropDb: () => Promise<void>;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  const db = await createTestDatabase();
-  dropDb = db.drop;
-  [server, browser] = await Promise.all([
-    startServerProcess({
-      DATABASE_URL: db.url, DB_SKIP_MIGRATIONS: '1', SEED_DEMO: 'true', NODE_ENV: 'development', AUTH_MODE: 'dev',
-      AUTH_DEV_SECRET: 'browser-dev-secret-0123456789', APP_ENCRYPTION_KEY: 'browser-encryption-key-0123456789', CONFIRMATION_POLL_MS: '200',
-    }),
-    launchBrowser(),
-  ]);
+  ({ server, browser, close } = await startConsole());
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await dropDb?.();
-});
+afterAll(() => close?.());
 
 const card = (page: Page, po: string) => page.getByTestId('tool-call').filter({ hasText: po });
 

@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startServerProcess, type ServerProcess } from './server-process.js';
+import { createTestDatabase } from './test-database.js';
 
 /** Debian's chromium package (npm browser downloads do not work here; .ci/run installs it with apt-get). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -52,4 +54,30 @@ export async function devSignIn(page: Page, who: { sub: string; org: string; rol
   }
   await form.getByRole('button', { name: 'Sign in' }).click();
   await page.getByTestId('whoami').filter({ hasText: who.sub }).waitFor();
+}
+
+/** The built server on a fresh database with the demo seed (as `npm start` has it), and a headless browser. */
+export async function startConsole(): Promise<{ server: ServerProcess; browser: Browser; close(): Promise<void> }> {
+  const db = await createTestDatabase();
+  const [server, browser] = await Promise.all([
+    startServerProcess({
+      DATABASE_URL: db.url, DB_SKIP_MIGRATIONS: '1', SEED_DEMO: 'true', NODE_ENV: 'development', AUTH_MODE: 'dev',
+      AUTH_DEV_SECRET: 'browser-dev-secret-0123456789', APP_ENCRYPTION_KEY: 'browser-encryption-key-0123456789', CONFIRMATION_POLL_MS: '200',
+    }),
+    launchBrowser(),
+  ]);
+  return {
+    server, browser,
+    async close() {
+      await browser.close();
+      await server.stop();
+      await db.drop();
+    },
+  };
+}
+
+/** A dev token for API calls made by the test itself (setup, or checking what the console saved). */
+export async function apiToken(baseUrl: string, who: { sub: string; org: string; roles: string[] }): Promise<string> {
+  const res = await fetch(`${baseUrl}/api/dev/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(who) });
+  return ((await res.json()) as { token: string }).token;
 }

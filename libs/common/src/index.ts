@@ -6,3 +6,4 @@ export * from './errors/all-exceptions.filter.js';
 export * from './http/event-stream.js';
 export * from './graph.js';
 export * from './uuid.js';
+export * from './http/api-schema.js';

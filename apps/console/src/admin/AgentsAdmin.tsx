@@ -3,16 +3,17 @@ import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
-import { api, ApiError } from '../api/client';
+import { ApiError } from '../api/client';
+import { data, http, type Schemas } from '../api/typed';
 import { DryRunPanel } from './DryRunPanel';
 import { HooksEditor, normaliseHooks, type HooksValue } from './HooksEditor';
 
-interface Agent { id: string; name: string; instructions: string | null; model_config_json: Record<string, unknown> }
+type Agent = Schemas['AgentResponse'];
 
 const NEW_CONFIG = { model: { provider: 'openai', base_url: 'http://llm.internal/v1', model: 'qwen-max', api_key_env: 'LLM_API_KEY' }, tools: [], max_iterations: 10 };
 
 export function AgentsAdmin() {
-  const agents = useQuery({ queryKey: ['agents'], queryFn: () => api<Agent[]>('GET', '/agents') });
+  const agents = useQuery({ queryKey: ['agents'], queryFn: () => data(http.GET('/api/agents')) });
   return (
     <Stack maw={900}>
       <Group justify="space-between"><Title order={2}>Agents</Title><Button component={Link} to="/admin/agents/new">New agent</Button></Group>
@@ -36,7 +37,7 @@ export function AgentEditor() {
   const isNew = agentId === 'new';
   const navigate = useNavigate();
   const queries = useQueryClient();
-  const agent = useQuery({ queryKey: ['agent', agentId], queryFn: () => api<Agent>('GET', `/agents/${agentId}`), enabled: !isNew });
+  const agent = useQuery({ queryKey: ['agent', agentId], queryFn: () => data(http.GET('/api/agents/{id}', { params: { path: { id: agentId } } })), enabled: !isNew });
   const [name, setName] = useState('');
   const [instructions, setInstructions] = useState('');
   const [configText, setConfigText] = useState(JSON.stringify(NEW_CONFIG, null, 2));
@@ -57,7 +58,7 @@ export function AgentEditor() {
   const save = useMutation({
     mutationFn: () => {
       const body = { name, instructions, model_config_json: { ...config, hooks } };
-      return isNew ? api<Agent>('POST', '/agents', body) : api<Agent>('PUT', `/agents/${agentId}`, body);
+      return isNew ? data(http.POST('/api/agents', { body })) : data(http.PUT('/api/agents/{id}', { params: { path: { id: agentId } }, body }));
     },
     onSuccess: (a) => {
       setProblems([]);

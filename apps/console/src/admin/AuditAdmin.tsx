@@ -2,12 +2,9 @@ import { Alert, Badge, Button, Group, Pagination, Select, Stack, Switch, Table, 
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
-import { api } from '../api/client';
+import { data, http, type Schemas } from '../api/typed';
 
-interface AuditRow {
-  id: string; agent_id: string | null; user_id: string | null; run_id: string | null; tool: string; method: string; url: string;
-  status: number | null; duration_ms: number | null; success: boolean; error: string | null; blocked_by: string | null; created_at: string;
-}
+type AuditRow = Schemas['ConnectorCallResponse'];
 const COLUMNS: Array<keyof AuditRow> = ['created_at', 'tool', 'method', 'url', 'status', 'success', 'blocked_by', 'duration_ms', 'agent_id', 'user_id', 'run_id', 'error'];
 const PAGE = 25;
 
@@ -26,7 +23,7 @@ function download(name: string, text: string) {
 
 /** The connector call log: filter by agent, tool, user, date and blocked; page; export what is shown as CSV. */
 export function AuditAdmin() {
-  const agents = useQuery({ queryKey: ['agents'], queryFn: () => api<Array<{ id: string; name: string }>>('GET', '/agents') });
+  const agents = useQuery({ queryKey: ['agents'], queryFn: () => data(http.GET('/api/agents')) });
   const [agentId, setAgentId] = useState<string | null>(null);
   const [tool, setTool] = useState('');
   const [user, setUser] = useState('');
@@ -35,7 +32,7 @@ export function AuditAdmin() {
   const [page, setPage] = useState(1);
   const rows = useQuery({
     queryKey: ['audit', agentId],
-    queryFn: () => api<AuditRow[]>('GET', `/audit/connector-calls?limit=500${agentId ? `&agent_id=${agentId}` : ''}`),
+    queryFn: () => data(http.GET('/api/audit/connector-calls', { params: { query: { limit: 500, ...(agentId ? { agent_id: agentId } : {}) } } })),
   });
   const shown = (rows.data ?? []).filter((r) =>
     (!tool || r.tool.includes(tool)) && (!user || (r.user_id ?? '').includes(user)) && (!from || r.created_at >= from) && (!blockedOnly || !!r.blocked_by));

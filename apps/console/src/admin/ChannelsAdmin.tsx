@@ -2,7 +2,7 @@ import { Alert, Button, Group, Select, Stack, Table, Text, Textarea, TextInput, 
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../api/client';
+import { data, http, type Schemas } from '../api/typed';
 import { toastError } from '../ui/errors';
 
 interface Channel { id: string; type: string; name: string; callback_url?: string }
@@ -17,14 +17,14 @@ const TEMPLATES: Record<string, Record<string, string>> = {
 /** Approval channels: create one (secrets are write-only: sent once, never shown again) and send a test card. */
 export function ChannelsAdmin() {
   const queries = useQueryClient();
-  const list = useQuery({ queryKey: ['channels'], queryFn: () => api<Channel[]>('GET', '/channels') });
+  const list = useQuery({ queryKey: ['channels'], queryFn: () => data(http.GET('/api/channels')) });
   const [type, setType] = useState('feishu');
   const [name, setName] = useState('');
   const [configText, setConfigText] = useState(JSON.stringify(TEMPLATES.feishu, null, 2));
   let config: Record<string, unknown> | null = null;
   try { config = JSON.parse(configText); } catch { config = null; }
   const create = useMutation({
-    mutationFn: () => api<Channel>('POST', '/channels', { type, name, config }),
+    mutationFn: () => data(http.POST('/api/channels', { body: { type: type as Schemas['CreateChannelDto']['type'], name, config: config ?? {} } })),
     onSuccess: (c) => {
       notifications.show({ color: 'green', message: `Channel ${c.name} created${c.callback_url ? `; callback URL ${c.callback_url}` : ''}` });
       setConfigText(JSON.stringify(TEMPLATES[type], null, 2));
@@ -33,7 +33,7 @@ export function ChannelsAdmin() {
     onError: (err) => toastError('The channel was not created', err),
   });
   const test = useMutation({
-    mutationFn: (id: string) => api('POST', `/channels/${id}/test`),
+    mutationFn: (id: string) => data(http.POST('/api/channels/{id}/test', { params: { path: { id } } })),
     onSuccess: () => notifications.show({ color: 'green', message: 'Test card sent: look for it in the chat (its buttons decide nothing).' }),
     onError: (err) => toastError('The test card was not delivered', err),
   });

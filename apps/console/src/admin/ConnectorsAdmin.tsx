@@ -2,7 +2,8 @@ import { Alert, Button, Card, Checkbox, Group, List, Select, Stack, Table, Text,
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, ApiError } from '../api/client';
+import { ApiError } from '../api/client';
+import { data, http, type Schemas } from '../api/typed';
 import { celProblem } from './cel';
 
 interface Action { name: string; method: string; path: string; description: string; parameters: string; requires_confirmation: boolean; requires_confirmation_when: string }
@@ -50,14 +51,14 @@ function toBody(name: string, baseUrl: string, actions: Action[]) {
 /** Connectors: the org's HTTP APIs whose actions become tools; confirmation conditions are checked as you type. */
 export function ConnectorsAdmin() {
   const queries = useQueryClient();
-  const list = useQuery({ queryKey: ['connectors'], queryFn: () => api<Connector[]>('GET', '/connectors') });
+  const list = useQuery({ queryKey: ['connectors'], queryFn: () => data(http.GET('/api/connectors')) });
   const [name, setName] = useState('');
   const [baseUrl, setBaseUrl] = useState('https://');
   const [actions, setActions] = useState<Action[]>([blankAction()]);
   const [problems, setProblems] = useState<string[]>([]);
   const invalid = actions.some((a) => celProblem(a.requires_confirmation_when) || !a.name);
   const create = useMutation({
-    mutationFn: () => api<Connector>('POST', '/connectors', toBody(name, baseUrl, actions)),
+    mutationFn: () => data(http.POST('/api/connectors', { body: toBody(name, baseUrl, actions) })),
     onSuccess: (c) => {
       notifications.show({ color: 'green', message: `Connector ${c.name} created: ${(c.tools ?? []).join(', ')}` });
       setProblems([]); setName(''); setActions([blankAction()]);

@@ -1,7 +1,7 @@
 import { Alert, Button, Card, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../api/client';
+import { data, http, type Schemas } from '../api/typed';
 import { useHookCatalog, type HooksValue } from './HooksEditor';
 
 interface Verdict { hook: string; point: string; outcome: string; detail: string | null }
@@ -15,7 +15,7 @@ export function DryRunPanel({ modelConfig, hooks }: { modelConfig: Record<string
   let args: Record<string, unknown> | null = null;
   try { args = JSON.parse(argsText); } catch { args = null; }
   const run = useMutation({
-    mutationFn: () => api<Verdict[]>('POST', '/hooks/dry-run', { model_config_json: { ...modelConfig, hooks }, tool, args }),
+    mutationFn: () => data(http.POST('/api/hooks/dry-run', { body: { model_config_json: { ...modelConfig, hooks }, tool, args: args ?? {} } })),
   });
   const after = hooks.class_hooks.filter((h) => catalog.data?.find((c) => c.name === h.name)?.point === 'PostToolUse');
   return (

@@ -1,14 +1,14 @@
 import { Alert, Badge, Card, Checkbox, Group, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { parseDocument } from 'yaml';
-import { api } from '../api/client';
+import { data, http, type Schemas } from '../api/typed';
 import { SchemaForm, type JsonSchema } from '../ui/SchemaForm';
 
 export interface HookInfo { name: string; point: string; priority: number; description: string; config_schema: JsonSchema | null; auto_attached: boolean }
 export interface ClassHook { name: string; config?: Record<string, unknown> }
 export interface HooksValue { class_hooks: ClassHook[]; yaml?: string }
 
-export const useHookCatalog = () => useQuery({ queryKey: ['hooks'], queryFn: () => api<HookInfo[]>('GET', '/hooks'), staleTime: 60_000 });
+export const useHookCatalog = () => useQuery({ queryKey: ['hooks'], queryFn: () => data(http.GET('/api/hooks')), staleTime: 60_000 });
 
 /** `class_hooks` entries are names or `{ name, config }`; the editor works on the object form. */
 export function normaliseHooks(raw: unknown): HooksValue {

@@ -1,6 +1,6 @@
 import { Alert, Card, Stack, Switch, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from '../api/client';
+import { data, http, type Schemas } from '../api/typed';
 import { toastError } from '../ui/errors';
 
 interface Org { id: string; external_id: string; name: string | null; read_only: boolean }
@@ -8,9 +8,9 @@ interface Org { id: string; external_id: string; name: string | null; read_only:
 /** Org settings: the read-only switch that makes read_only_guard block every write tool. */
 export function OrgAdmin() {
   const queries = useQueryClient();
-  const org = useQuery({ queryKey: ['org'], queryFn: () => api<Org>('GET', '/org') });
+  const org = useQuery({ queryKey: ['org'], queryFn: () => data(http.GET('/api/org')) });
   const set = useMutation({
-    mutationFn: (readOnly: boolean) => api('PUT', '/org/read-only', { read_only: readOnly }),
+    mutationFn: (readOnly: boolean) => data(http.PUT('/api/org/read-only', { body: { read_only: readOnly } })),
     onSuccess: () => queries.invalidateQueries({ queryKey: ['org'] }),
     onError: (err) => toastError('The switch was not changed', err),
   });

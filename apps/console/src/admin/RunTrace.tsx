@@ -1,14 +1,12 @@
 import { Alert, Badge, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useParams } from 'react-router-dom';
-import { api } from '../api/client';
-
-interface RunDetail { id: string; status: string; surface: string; agent_id: string; answer: string | null; trace: Array<{ type?: string; event?: string; data?: any; at?: string; [k: string]: unknown }> }
+import { data, http } from '../api/typed';
 
 /** One run's timeline: tool calls, each hook with its outcome and duration, approvals, observations. */
 export function RunTrace() {
   const { runId = '' } = useParams();
-  const run = useQuery({ queryKey: ['run', runId], queryFn: () => api<RunDetail>('GET', `/runs/${runId}`), refetchInterval: (q) => (q.state.data?.status === 'running' || q.state.data?.status === 'waiting' ? 1000 : false) });
+  const run = useQuery({ queryKey: ['run', runId], queryFn: () => data(http.GET('/api/runs/{id}', { params: { path: { id: runId } } })), refetchInterval: (q) => (q.state.data?.status === 'running' || q.state.data?.status === 'waiting' ? 1000 : false) });
   if (run.error) return <Alert color="red" role="alert">{run.error.message}</Alert>;
   if (!run.data) return <Text c="dimmed">Loading…</Text>;
   return (
@@ -19,8 +17,9 @@ export function RunTrace() {
         <Table.Thead><Table.Tr><Table.Th>#</Table.Th><Table.Th>Event</Table.Th><Table.Th>Detail</Table.Th></Table.Tr></Table.Thead>
         <Table.Tbody>
           {run.data.trace.map((t, i) => {
-            const type = t.type ?? t.event ?? '';
-            const d = t.data ?? t;
+            const type = String(t.type ?? '');
+            // Trace entries are { seq, type, ...event data, at }: their shape depends on the type.
+            const d = t as Record<string, any>;
             const detail = type === 'hook' ? `${d.hook} · ${d.point} · ${d.outcome}${d.duration_ms !== undefined ? ` · ${d.duration_ms} ms` : ''}`
               : type === 'tool_call' ? `${d.tool} ${JSON.stringify(d.args)}`
               : type === 'observation' ? `${d.tool}: ${String(d.content ?? '').slice(0, 200)}`

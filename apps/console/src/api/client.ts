@@ -13,6 +13,10 @@ export function setUnauthorizedHandler(fn: () => void): void {
   onUnauthorized = fn;
 }
 
+export function reportUnauthorized(): void {
+  onUnauthorized();
+}
+
 export function authHeaders(): Record<string, string> {
   const s = loadSession();
   return s ? { authorization: `Bearer ${s.token}` } : {};
@@ -29,16 +33,6 @@ async function fail(res: Response): Promise<never> {
   } catch { /* not JSON */ }
   if (res.status === 401) onUnauthorized();
   throw new ApiError(res.status, message, problems);
-}
-
-/** Sends a request to /api; JSON in, JSON out; a non-2xx answer throws an ApiError with the server's message. */
-export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', ...authHeaders() };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (!res.ok) return fail(res);
-  const text = await res.text();
-  return (text ? JSON.parse(text) : undefined) as T;
 }
 
 /** Opens a streaming request (SSE over fetch, so the bearer token and Last-Event-ID can be sent). */

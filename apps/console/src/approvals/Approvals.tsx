@@ -2,16 +2,12 @@ import { Alert, Badge, Button, Card, Group, Stack, Switch, Table, Tabs, Text, Te
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../api/client';
+import { data, http, type Schemas } from '../api/typed';
 import { toastError } from '../ui/errors';
 import { decisiveFirst } from '../ui/JsonBlock';
 import { useMemberNames, usePending } from './usePending';
 
-export interface ConfirmationRow {
-  id: string; run_id: string; agent_id: string | null; agent_name: string | null; tool: string; args: Record<string, unknown>;
-  status: string; requested_by: string | null; approver_scope: string; forbid_self_approval?: boolean; channel_type: string | null; expires_at: string;
-  created_at: string; responded_by: string | null; responded_by_platform: string | null; responded_at: string | null; reason: string | null;
-}
+export type ConfirmationRow = Schemas['ConfirmationResponse'];
 
 function ArgsTable({ args }: { args: Record<string, unknown> }) {
   return (
@@ -30,7 +26,7 @@ function PendingCard({ row, nameOf }: { row: ConfirmationRow; nameOf: (id: strin
   const [reason, setReason] = useState('');
   const queries = useQueryClient();
   const decide = useMutation({
-    mutationFn: (decision: 'approve' | 'reject') => api('POST', `/confirmations/${row.id}/decision`, { decision, ...(reason ? { reason } : {}) }),
+    mutationFn: (decision: 'approve' | 'reject') => data(http.POST('/api/confirmations/{id}/decision', { params: { path: { id: row.id } }, body: { decision, ...(reason ? { reason } : {}) } })),
     onSuccess: (_, decision) => {
       notifications.show({ color: 'green', message: `${decision === 'approve' ? 'Approved' : 'Rejected'}: ${row.tool}` });
       void queries.invalidateQueries({ queryKey: ['confirmations'] });
@@ -87,7 +83,7 @@ export function Approvals() {
   const [everyone, setEveryone] = useState(false);
   const { pending, forMe } = usePending();
   const nameOf = useMemberNames();
-  const all = useQuery({ queryKey: ['confirmations', 'all'], queryFn: () => api<ConfirmationRow[]>('GET', '/confirmations'), refetchInterval: 5000 });
+  const all = useQuery({ queryKey: ['confirmations', 'all'], queryFn: () => data(http.GET('/api/confirmations')), refetchInterval: 5000 });
   const match = (r: ConfirmationRow) => !filter || `${r.tool} ${r.agent_name} ${r.requested_by} ${JSON.stringify(r.args)}`.toLowerCase().includes(filter.toLowerCase());
   const pendingRows = (everyone ? pending.data ?? [] : forMe).filter(match);
   return (

@@ -1,15 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../api/client';
+import { data, http, type Schemas } from '../api/typed';
 import type { ConfirmationRow } from './Approvals';
 
-export interface Me { user_id: string; sub: string; roles: string[] }
-export interface Member { user_id: string; sub: string; name: string | null }
+export type Me = Schemas['MeResponse'];
 
-export const useMe = () => useQuery({ queryKey: ['me'], queryFn: () => api<Me>('GET', '/me'), staleTime: 60_000 });
+export const useMe = () => useQuery({ queryKey: ['me'], queryFn: () => data(http.GET('/api/me')), staleTime: 60_000 });
 
 /** user id -> a name a person recognises (requests carry user ids). */
 export function useMemberNames(): (userId: string | null) => string {
-  const members = useQuery({ queryKey: ['users'], queryFn: () => api<Member[]>('GET', '/users'), staleTime: 30_000 });
+  const members = useQuery({ queryKey: ['users'], queryFn: () => data(http.GET('/api/users')), staleTime: 30_000 });
   return (id) => {
     const m = members.data?.find((x) => x.user_id === id);
     return m ? m.name ?? m.sub : id ?? 'unknown';
@@ -35,7 +34,7 @@ export function usePending(intervalMs = 1000) {
   const me = useMe();
   const pending = useQuery({
     queryKey: ['confirmations', 'pending'],
-    queryFn: () => api<ConfirmationRow[]>('GET', '/confirmations?status=pending'),
+    queryFn: () => data(http.GET('/api/confirmations', { params: { query: { status: 'pending' } } })),
     refetchInterval: intervalMs,
   });
   const forMe = (pending.data ?? []).filter((r) => mayDecide(r, me.data));

@@ -1,15 +1,15 @@
 import { Alert, Button, Center, Paper, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, ApiError } from '../api/client';
+import { ApiError } from '../api/client';
+import { data, http, type Schemas } from '../api/typed';
 import { useSession } from './SessionContext';
 
-interface AuthConfig { mode: 'dev' | 'oidc'; dev_sign_in: boolean; oidc_issuer: string | null }
 
 /** Dev mode: pick any user, org and roles (the server mints the token). OIDC: sign in at the organisation's SSO. */
 export function SignIn() {
   const { signIn } = useSession();
-  const config = useQuery({ queryKey: ['auth-config'], queryFn: () => api<AuthConfig>('GET', '/auth/config') });
+  const config = useQuery({ queryKey: ['auth-config'], queryFn: () => data(http.GET('/api/auth/config')) });
   const [sub, setSub] = useState('demo-admin');
   const [org, setOrg] = useState('demo');
   const [roles, setRoles] = useState<string[]>(['admin']);
@@ -21,7 +21,7 @@ export function SignIn() {
     setBusy(true);
     setError(null);
     try {
-      const res = await api<{ token: string; expires_at: string }>('POST', '/dev/sign-in', { sub, org, roles });
+      const res = await data(http.POST('/api/dev/sign-in', { body: { sub, org, roles } }));
       signIn({ token: res.token, sub, org, roles, expiresAt: res.expires_at });
     } catch (err) {
       setError(err instanceof ApiError ? err.message : String(err));

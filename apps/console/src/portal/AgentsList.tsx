@@ -1,13 +1,13 @@
 import { Alert, Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
-import { api } from '../api/client';
+import { data, http, type Schemas } from '../api/typed';
 
-export interface AgentSummary { id: string; name: string; instructions?: string | null }
+export type AgentSummary = Schemas['AgentResponse'];
 
 /** Portal home: the org's agents, each a way into a chat. */
 export function AgentsList() {
-  const agents = useQuery({ queryKey: ['agents'], queryFn: () => api<AgentSummary[]>('GET', '/agents') });
+  const agents = useQuery({ queryKey: ['agents'], queryFn: () => data(http.GET('/api/agents')) });
   return (
     <Stack>
       <Title order={2}>Agents</Title>

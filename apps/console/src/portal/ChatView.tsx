@@ -2,7 +2,7 @@ import { Alert, Button, Group, Loader, Paper, Stack, Text, Textarea, Title } fro
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useParams } from 'react-router-dom';
-import { api } from '../api/client';
+import { data, http, type Schemas } from '../api/typed';
 import { toastError } from '../ui/errors';
 import type { AgentSummary } from './AgentsList';
 import { foldRun } from './run-model';
@@ -31,7 +31,7 @@ function TurnView({ turn, onCancel }: { turn: Turn; onCancel: (runId: string) =>
 /** Portal chat with one agent: messages, each run streamed live with its tool calls, hooks and approvals. */
 export function ChatView() {
   const { agentId = '' } = useParams();
-  const agent = useQuery({ queryKey: ['agent', agentId], queryFn: () => api<AgentSummary>('GET', `/agents/${agentId}`) });
+  const agent = useQuery({ queryKey: ['agent', agentId], queryFn: () => data(http.GET('/api/agents/{id}', { params: { path: { id: agentId } } })) });
   const { conv, send, cancel, reset } = useConversation(agentId);
   const [draft, setDraft] = useState('');
   const busy = conv.turns.length > 0 && !foldRun(conv.turns.at(-1)!.events).status && !conv.turns.at(-1)!.failed;

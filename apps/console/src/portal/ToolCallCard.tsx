@@ -1,7 +1,7 @@
 import { Badge, Card, Group, List, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api } from '../api/client';
+import { data, http, type Schemas } from '../api/typed';
 import { JsonBlock } from '../ui/JsonBlock';
 import type { HookView, ToolCallView } from './run-model';
 
@@ -35,7 +35,7 @@ function useCountdown(expiresAt: string | undefined): string {
 function Waiting({ call }: { call: ToolCallView }) {
   const row = useQuery({
     queryKey: ['confirmation', call.pending!.confirmationId],
-    queryFn: () => api<{ approver_scope: string }>('GET', `/confirmations/${call.pending!.confirmationId}`),
+    queryFn: () => data(http.GET('/api/confirmations/{id}', { params: { path: { id: call.pending!.confirmationId } } })),
   });
   const left = useCountdown(call.pending!.expiresAt);
   const who = row.data ? SCOPES[row.data.approver_scope] ?? row.data.approver_scope : 'an approver';

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, openStream } from '../api/client';
+import { openStream } from '../api/client';
+import { data, http } from '../api/typed';
 import { readEvents, type StreamEvent } from '../api/sse';
 import { isFinished, lastEventId } from './run-model';
 
@@ -67,7 +68,7 @@ export function useConversation(agentId: string) {
     }
   }, [agentId, conv.conversationId, consume, updateLast]);
 
-  const cancel = useCallback(async (runId: string) => { await api('POST', `/runs/${runId}/cancel`); }, []);
+  const cancel = useCallback(async (runId: string) => { await data(http.POST('/api/runs/{id}/cancel', { params: { path: { id: runId } } })); }, []);
   const reset = useCallback(() => { abort.current?.abort(); setConv({ turns: [] }); }, []);
 
   return { conv, send, cancel, reset };

@@ -3,14 +3,14 @@ import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, Route, Routes, useNavigate, useParams } from 'react-router-dom';
-import { api, ApiError } from '../api/client';
+import { ApiError } from '../api/client';
+import { data, http } from '../api/typed';
 import { useSession } from '../auth/SessionContext';
 import { isAdmin } from '../auth/session';
 import type { WfDefinition } from './graph';
 import { WorkflowGraph } from './WorkflowGraph';
 
 interface Workflow { id: string; name: string; definition: WfDefinition }
-interface WorkflowRun { id: string; workflow_id: string; status: string; inputs: Record<string, unknown>; error: string | null; nodes: Record<string, { status: string; output?: unknown; agent_run_id?: string }> }
 
 const SAMPLE: WfDefinition = {
   nodes: [{ id: 'start', type: 'start' }, { id: 'pay', type: 'agent', agent_id: '<agent id>', prompt: 'Pay {{inputs.po}}' }, { id: 'end', type: 'end' }],
@@ -21,7 +21,7 @@ const problemsOf = (err: unknown) => (err instanceof ApiError && err.problems.le
 
 function WorkflowsList() {
   const { session } = useSession();
-  const list = useQuery({ queryKey: ['workflows'], queryFn: () => api<Workflow[]>('GET', '/workflows') });
+  const list = useQuery({ queryKey: ['workflows'], queryFn: () => data(http.GET('/api/workflows')) as unknown as Promise<Workflow[]> });
   return (
     <Stack maw={800}>
       <Group justify="space-between"><Title order={2}>Workflows</Title>{isAdmin(session) && <Button component={Link} to="/workflows/new">New workflow</Button>}</Group>
@@ -43,7 +43,7 @@ function WorkflowEditor() {
   const navigate = useNavigate();
   const queries = useQueryClient();
   const { session } = useSession();
-  const wf = useQuery({ queryKey: ['workflow', workflowId], queryFn: () => api<Workflow>('GET', `/workflows/${workflowId}`), enabled: !isNew });
+  const wf = useQuery({ queryKey: ['workflow', workflowId], queryFn: () => data(http.GET('/api/workflows/{id}', { params: { path: { id: workflowId } } })) as unknown as Promise<Workflow>, enabled: !isNew });
   const [name, setName] = useState('');
   const [text, setText] = useState(JSON.stringify(SAMPLE, null, 2));
   const [inputs, setInputs] = useState('{ "po": "PO-1002" }');
@@ -52,7 +52,7 @@ function WorkflowEditor() {
   const def = parse(text);
   const inputsValue = parse(inputs) as Record<string, unknown> | null;
   const save = useMutation({
-    mutationFn: () => (isNew ? api<Workflow>('POST', '/workflows', { name, definition: def }) : api<Workflow>('PUT', `/workflows/${workflowId}`, { name, definition: def })),
+    mutationFn: () => (isNew ? data(http.POST('/api/workflows', { body: { name, definition: def as never } })) : data(http.PUT('/api/workflows/{id}', { params: { path: { id: workflowId } }, body: { name, definition: def as never } }))),
     onSuccess: (w) => {
       setProblems([]);
       notifications.show({ color: 'green', message: `Saved ${w.name}` });
@@ -62,7 +62,7 @@ function WorkflowEditor() {
     onError: (err) => setProblems(problemsOf(err)),
   });
   const start = useMutation({
-    mutationFn: () => api<{ run_id: string }>('POST', `/workflows/${workflowId}/runs`, { inputs: inputsValue }),
+    mutationFn: () => data(http.POST('/api/workflows/{id}/runs', { params: { path: { id: workflowId } }, body: { inputs: inputsValue ?? {} } })),
     onSuccess: (r) => navigate(`/workflows/${workflowId}/runs/${r.run_id}`),
     onError: (err) => setProblems(problemsOf(err)),
   });
@@ -97,10 +97,10 @@ function WorkflowEditor() {
 /** A workflow run, live: node states refresh every second until the run ends; a waiting node links to the inbox. */
 function WorkflowRunView() {
   const { workflowId = '', runId = '' } = useParams();
-  const wf = useQuery({ queryKey: ['workflow', workflowId], queryFn: () => api<Workflow>('GET', `/workflows/${workflowId}`) });
+  const wf = useQuery({ queryKey: ['workflow', workflowId], queryFn: () => data(http.GET('/api/workflows/{id}', { params: { path: { id: workflowId } } })) as unknown as Promise<Workflow> });
   const run = useQuery({
     queryKey: ['workflow-run', runId],
-    queryFn: () => api<WorkflowRun>('GET', `/workflow-runs/${runId}`),
+    queryFn: () => data(http.GET('/api/workflow-runs/{id}', { params: { path: { id: runId } } })),
     refetchInterval: (q) => (['completed', 'failed'].includes(q.state.data?.status ?? '') ? false : 1000),
   });
   const waiting = Object.entries(run.data?.nodes ?? {}).filter(([, s]) => s.status === 'waiting');

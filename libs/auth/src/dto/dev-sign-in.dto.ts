@@ -23,5 +23,5 @@ export class DevSignInResponse {
 export class AuthConfigResponse {
   @ApiProperty({ enum: ['dev', 'oidc'] }) mode: 'dev' | 'oidc';
   @ApiProperty({ description: 'Whether POST /api/dev/sign-in exists (dev auth outside production)' }) dev_sign_in: boolean;
-  @ApiPropertyOptional({ description: 'OIDC issuer the console signs in with', nullable: true }) oidc_issuer: string | null;
+  @ApiPropertyOptional({ type: String, description: 'OIDC issuer the console signs in with', nullable: true }) oidc_issuer: string | null;
 }

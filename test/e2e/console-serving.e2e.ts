@@ -31,7 +31,7 @@ describe('in dev', () => {
   });
 
   it('dev sign-in mints a token that works on the API; bad input is a 400 naming the field', async () => {
-    expect((await t.request('GET', '/api/auth/config')).body).toEqual({ mode: 'dev', dev_sign_in: true, oidc_issuer: null });
+    expect((await t.request('GET', '/api/auth/config')).body).toEqual({ mode: 'dev', dev_sign_in: true, oidc_issuer: null, oidc_client_id: null });
     const res = await t.request('POST', '/api/dev/sign-in', { body: { sub: 'mia', org: 'acme', roles: ['admin'] } });
     expect(res.status).toBe(200);
     const me = await t.request('GET', '/api/me', { token: res.body.token });

@@ -3,6 +3,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { Link, Navigate, Route, Routes, useLocation } from 'react-router-dom';
 import { usePending } from './approvals/usePending';
 import { SessionProvider, useSession } from './auth/SessionContext';
+import { OidcCallback } from './auth/OidcCallback';
 import { SignIn } from './auth/SignIn';
 import { isAdmin } from './auth/session';
 import { Approvals } from './approvals/Approvals';
@@ -23,6 +24,7 @@ function Shell() {
   const { session, signOut } = useSession();
   const [opened, { toggle, close }] = useDisclosure();
   const location = useLocation();
+  if (location.pathname === '/auth/callback') return <OidcCallback />;
   if (!session) return <SignIn />;
   return <SignedIn opened={opened} toggle={toggle} close={close} pathname={location.pathname} signOut={signOut} />;
 }

@@ -557,8 +557,10 @@ export interface components {
             dev_sign_in: boolean;
             /** @enum {string} */
             mode: "dev" | "oidc";
+            /** @description The console's OIDC client id (OIDC_CLIENT_ID) */
+            oidc_client_id: string | null;
             /** @description OIDC issuer the console signs in with */
-            oidc_issuer?: string | null;
+            oidc_issuer: string | null;
         };
         ChannelResponse: {
             callback_url: string;

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
 import { data, http, type Schemas } from '../api/typed';
+import { startSignIn } from './oidc';
 import { useSession } from './SessionContext';
 
 
@@ -15,6 +16,17 @@ export function SignIn() {
   const [roles, setRoles] = useState<string[]>(['admin']);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+
+  async function sso(issuer: string, clientId: string) {
+    setBusy(true);
+    setError(null);
+    try {
+      await startSignIn(issuer, clientId);
+    } catch (err) {
+      setError(`The identity provider cannot be reached: ${(err as Error).message}`);
+      setBusy(false);
+    }
+  }
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -34,10 +46,17 @@ export function SignIn() {
     <Center mih="100vh" p="md">
       <Paper withBorder shadow="sm" p="xl" w="100%" maw={420}>
         <Title order={2} mb="xs">Warden</Title>
-        {config.data && !config.data.dev_sign_in && (
-          <Alert color="blue" title="Single sign-on">
-            This server signs in through your organisation's identity provider
-            {config.data.oidc_issuer ? ` (${config.data.oidc_issuer})` : ''}. Open the console from your SSO portal.
+        {config.data?.oidc_issuer && config.data.oidc_client_id && (
+          <Stack>
+            <Text size="sm" c="dimmed">Sign in with your organisation's account ({config.data.oidc_issuer}).</Text>
+            {error && <Alert color="red" role="alert">{error}</Alert>}
+            <Button loading={busy} onClick={() => sso(config.data!.oidc_issuer!, config.data!.oidc_client_id!)}>Sign in with SSO</Button>
+          </Stack>
+        )}
+        {config.data && !config.data.dev_sign_in && !(config.data.oidc_issuer && config.data.oidc_client_id) && (
+          <Alert color="orange" title="Sign-in is not configured">
+            The server verifies SSO tokens but has no console client: an operator sets OIDC_CLIENT_ID (a public client
+            with {window.location.origin}/auth/callback as its redirect URI).
           </Alert>
         )}
         {config.data?.dev_sign_in && (

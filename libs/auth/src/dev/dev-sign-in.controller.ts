@@ -21,7 +21,11 @@ export class DevSignInController {
   @Public()
   @ApiOkResponse({ type: AuthConfigResponse })
   authConfig(): AuthConfigResponse {
-    return { mode: this.config.authMode, dev_sign_in: this.config.devSignIn, oidc_issuer: this.config.oidcIssuer ?? null };
+    return {
+      mode: this.config.authMode, dev_sign_in: this.config.devSignIn,
+      oidc_issuer: this.config.authMode === 'oidc' ? this.config.oidcIssuer ?? null : null,
+      oidc_client_id: this.config.authMode === 'oidc' ? this.config.oidcClientId ?? null : null,
+    };
   }
 
   @Post('dev/sign-in')

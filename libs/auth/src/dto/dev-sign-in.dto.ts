@@ -23,5 +23,6 @@ export class DevSignInResponse {
 export class AuthConfigResponse {
   @ApiProperty({ enum: ['dev', 'oidc'] }) mode: 'dev' | 'oidc';
   @ApiProperty({ description: 'Whether POST /api/dev/sign-in exists (dev auth outside production)' }) dev_sign_in: boolean;
-  @ApiPropertyOptional({ type: String, description: 'OIDC issuer the console signs in with', nullable: true }) oidc_issuer: string | null;
+  @ApiProperty({ type: String, description: 'OIDC issuer the console signs in with', nullable: true }) oidc_issuer: string | null;
+  @ApiProperty({ type: String, description: 'The console\'s OIDC client id (OIDC_CLIENT_ID)', nullable: true }) oidc_client_id: string | null;
 }

@@ -46,6 +46,8 @@ export class AppConfig {
   get oidcIssuer(): string | undefined { return this.env.OIDC_ISSUER; }
   get oidcJwksUrl(): string | undefined { return this.env.OIDC_JWKS_URL; }
   get oidcAudience(): string | undefined { return this.env.OIDC_AUDIENCE; }
+  /** The console's public OIDC client (authorization code + PKCE, no secret). */
+  get oidcClientId(): string | undefined { return this.env.OIDC_CLIENT_ID; }
   get orgClaim(): string { return this.env.AUTH_ORG_CLAIM ?? 'org_id'; }
   get rolesClaim(): string { return this.env.AUTH_ROLES_CLAIM ?? 'roles'; }
 

@@ -53,6 +53,7 @@ export class Environment {
   @IsOptional() @IsUrl({ require_tld: false, require_protocol: true }, { message: 'OIDC_JWKS_URL must be a URL' })
   OIDC_JWKS_URL?: string;
   @IsOptional() @IsString() OIDC_AUDIENCE?: string;
+  @IsOptional() @IsString() @MinLength(1) OIDC_CLIENT_ID?: string;
   @IsOptional() @IsString() @MinLength(1) AUTH_ORG_CLAIM?: string;
   @IsOptional() @IsString() @MinLength(1) AUTH_ROLES_CLAIM?: string;
 

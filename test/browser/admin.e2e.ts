@@ -100,3 +100,21 @@ it('the audit log lists connector calls and downloads them as CSV', async () => 
   expect(download.suggestedFilename()).toBe('connector-calls.csv');
   await screenshot(page, 'admin-audit');
 }, 30_000);
+
+it('on a phone, sign-in works from the keyboard alone and the navigation folds behind a labelled menu button', async () => {
+  const phone = await newPerson(browser, server.url, { width: 390, height: 800 });
+  await phone.page.goto('/');
+  await phone.page.getByLabel('User (sub)').fill('pia');
+  await phone.page.getByLabel('User (sub)').press('Enter');
+  await phone.page.getByTestId('whoami').filter({ hasText: 'pia' }).waitFor();
+  const nav = phone.page.getByRole('navigation', { name: 'Main' });
+  // Folded: the navigation sits off-screen to the left until the menu button opens it.
+  const offScreen = async () => { const b = (await nav.boundingBox())!; return b.x + b.width <= 0; };
+  expect(await offScreen()).toBe(true);
+  await phone.page.getByRole('button', { name: 'Toggle navigation' }).click();
+  await phone.page.waitForFunction(() => document.querySelector('nav[aria-label="Main"]')!.getBoundingClientRect().x >= 0);
+  await nav.getByRole('link', { name: 'Approvals' }).click();
+  await phone.page.getByRole('heading', { name: 'Approvals' }).waitFor();
+  await screenshot(phone.page, 'phone-approvals');
+  await phone.context.close();
+}, 30_000);

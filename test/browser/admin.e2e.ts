@@ -112,7 +112,7 @@ it('on a phone, sign-in works from the keyboard alone and the navigation folds b
   const offScreen = async () => { const b = (await nav.boundingBox())!; return b.x + b.width <= 0; };
   expect(await offScreen()).toBe(true);
   await phone.page.getByRole('button', { name: 'Toggle navigation' }).click();
-  await phone.page.waitForFunction(() => document.querySelector('nav[aria-label="Main"]')!.getBoundingClientRect().x >= 0);
+  await phone.page.waitForFunction('document.querySelector(\'nav[aria-label="Main"]\').getBoundingClientRect().x >= 0');
   await nav.getByRole('link', { name: 'Approvals' }).click();
   await phone.page.getByRole('heading', { name: 'Approvals' }).waitFor();
   await screenshot(phone.page, 'phone-approvals');

@@ -1,6 +1,7 @@
-// Compiles apps/, libs/ and ormconfig.ts to dist/ with swc. Module aliases come from tsconfig.json's paths — the one
-// place they are written (jest.config.js reads them too).
+// Compiles apps/, libs/ and ormconfig.ts to dist/ with swc (module aliases come from tsconfig.json's paths — the one
+// place they are written; jest.config.js reads them too), then builds the web console with Vite into dist/console.
 import { transformFile } from '@swc/core';
+import { build as viteBuild } from 'vite';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -11,6 +12,7 @@ const { compilerOptions } = JSON.parse(readFileSync(path.join(root, 'tsconfig.js
 const sources = [
   ...['apps', 'libs'].flatMap((dir) =>
     readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })
+      .filter((e) => !path.relative(root, e.parentPath).startsWith(path.join('apps', 'console')))
       .filter((e) => e.isFile() && e.name.endsWith('.ts') && !/\.(spec|e2e)\.ts$/.test(e.name) && !e.name.endsWith('.d.ts'))
       .map((e) => path.join(e.parentPath, e.name)),
   ),
@@ -39,3 +41,6 @@ await Promise.all(sources.map(async (file) => {
   if (map) writeFileSync(`${target}.map`, map);
 }));
 console.log(`built ${sources.length} files into dist/`);
+
+await viteBuild({ configFile: path.join(root, 'apps/console/vite.config.ts'), logLevel: 'warn' });
+console.log('built the console into dist/console/');

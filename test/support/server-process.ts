@@ -9,14 +9,14 @@ const MAIN = path.join(ROOT, 'dist/apps/api/src/main.js');
 function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+    if (entry.isFile() && /\.tsx?$/.test(entry.name)) newest = Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
   }
   return newest;
 }
 
-/** Builds dist/ when it is missing or older than the sources, so process tests run the current code. */
+/** Builds dist/ (server and console) when it is missing or older than the sources, so process tests run the current code. */
 export function ensureBuilt(): void {
-  const stale = !existsSync(MAIN) || statSync(MAIN).mtimeMs < Math.max(newestMtime(path.join(ROOT, 'apps')), newestMtime(path.join(ROOT, 'libs')));
+  const stale = !existsSync(MAIN) || !existsSync(path.join(ROOT, 'dist/console/index.html')) || statSync(MAIN).mtimeMs < Math.max(newestMtime(path.join(ROOT, 'apps')), newestMtime(path.join(ROOT, 'libs')));
   if (stale) execSync('npm run build', { cwd: ROOT, stdio: 'ignore' });
 }
 

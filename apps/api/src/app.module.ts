@@ -1,6 +1,7 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
+import { ServeStaticModule } from '@nestjs/serve-static';
 import { TerminusModule } from '@nestjs/terminus';
 import { ValidationPipe } from '@nestjs/common';
 import { AgentsModule } from '@warden/agents';
@@ -13,10 +14,23 @@ import { EvalsModule } from '@warden/evals';
 import { HooksModule } from '@warden/hooks';
 import { WorkflowsModule } from '@warden/workflows';
 import { LoggerModule } from 'nestjs-pino';
+import { destination, type DestinationStream } from 'pino';
+import pretty from 'pino-pretty';
 import { randomUUID } from 'node:crypto';
 import { DemoModule } from './demo/demo.module.js';
 import { HealthController } from './health.controller.js';
 import { MetricsController } from './metrics.controller.js';
+import { consoleStaticOptions } from './console-static.js';
+
+/**
+ * A person at a terminal outside production reads pretty lines; machines read JSON. Both are written synchronously,
+ * so that the start banner printed after boot stays the last thing on the screen.
+ */
+function withPrettyStream<T>(config: AppConfig, options: T): [T, DestinationStream] {
+  return [options, config.prettyLogs
+    ? pretty({ sync: true, colorize: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss' })
+    : destination({ dest: 1, sync: true })];
+}
 
 /** Wires the libraries together; holds no business logic. */
 @Module({})
@@ -31,7 +45,7 @@ export class AppModule {
         LoggerModule.forRootAsync({
           inject: [AppConfig],
           useFactory: (config: AppConfig) => ({
-            pinoHttp: {
+            pinoHttp: withPrettyStream(config, {
               level: config.logLevel,
               genReqId: (req, res) => {
                 const incoming = req.headers['x-request-id'];
@@ -41,7 +55,7 @@ export class AppModule {
               },
               redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'],
               autoLogging: { ignore: (req) => req.url === '/api/health' },
-            },
+            }),
           }),
         }),
         EventEmitterModule.forRoot(),
@@ -55,6 +69,7 @@ export class AppModule {
         WorkflowsModule,
         EvalsModule,
         DemoModule,
+        ServeStaticModule.forRootAsync({ inject: [AppConfig], useFactory: (config: AppConfig) => consoleStaticOptions(config) }),
         ...extraImports,
       ],
       controllers: [HealthController, MetricsController],

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import type { DynamicModule, Type } from '@nestjs/common';
+import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import type { EnvironmentInput } from '@warden/common';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
@@ -24,10 +24,14 @@ export async function createApp(overrides: EnvironmentInput = {}, extraImports: 
   app.enableShutdownHooks();
   app.useBodyParser('json', { limit: '2mb' });
   app.useBodyParser('urlencoded', { limit: '2mb', extended: true });
-  const doc = SwaggerModule.createDocument(
+  SwaggerModule.setup('api/docs', app, openApiDocument(app), { jsonDocumentUrl: 'api/docs-json' });
+  return app;
+}
+
+/** The OpenAPI document of the routes (also what scripts/openapi.ts turns into the console's typed client). */
+export function openApiDocument(app: INestApplication): OpenAPIObject {
+  return SwaggerModule.createDocument(
     app,
     new DocumentBuilder().setTitle('Warden').setDescription('Enterprise agent platform: hooks around the LLM loop').setVersion('0.1').addBearerAuth().build(),
   );
-  SwaggerModule.setup('api/docs', app, doc, { jsonDocumentUrl: 'api/docs-json' });
-  return app;
 }

@@ -1,12 +1,14 @@
 import { AppConfig } from '@warden/common';
 import { createApp } from './bootstrap.js';
 import { DemoSeeder } from './demo/demo-seeder.js';
+import { startBanner } from './start-banner.js';
 
 try {
   const app = await createApp();
   const config = app.get(AppConfig);
   await app.listen(config.port, config.host);
   if (config.seedDemo) await app.get(DemoSeeder).seedAndPrint();
+  process.stdout.write(`${startBanner(config)}\n`);
 } catch (err) {
   // Configuration errors name the bad variable; print them plainly and stop.
   console.error(err instanceof Error ? err.message : err);

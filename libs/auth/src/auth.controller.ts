@@ -1,11 +1,12 @@
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ForbiddenError } from '@warden/common';
 import { CurrentPrincipal, Roles } from './decorators.js';
 import { SetIdentitiesDto, SetReadOnlyDto } from './dto/identities.dto.js';
 import { OrgsService } from './orgs/orgs.service.js';
 import { isAdmin, type Principal } from './principal.js';
 import { IDENTITY_FIELDS, UsersService, type MemberView } from './users/users.service.js';
+import { MeResponse, MemberResponse, OrgResponse, ReadOnlyResponse } from './dto/auth.response.js';
 
 const identitiesView = (m: MemberView) => ({
   feishu_open_id: m.identities.feishu ?? null,
@@ -26,17 +27,20 @@ export class AuthController {
   ) {}
 
   @Get('me')
+  @ApiOkResponse({ type: MeResponse })
   async me(@CurrentPrincipal() p: Principal) {
     const m = await this.users.memberBySub(p.orgId, p.sub);
     return { user_id: p.userId, sub: p.sub, org_id: p.orgId, org: p.orgExternalId, roles: p.roles, email: m.email, name: m.name, identities: identitiesView(m) };
   }
 
   @Get('users')
+  @ApiOkResponse({ type: [MemberResponse] })
   async list(@CurrentPrincipal() p: Principal) {
     return (await this.users.listMembers(p.orgId)).map(memberView);
   }
 
   @Get('users/:sub')
+  @ApiOkResponse({ type: MemberResponse })
   async one(@CurrentPrincipal() p: Principal, @Param('sub') sub: string) {
     return memberView(await this.users.memberBySub(p.orgId, sub));
   }
@@ -46,6 +50,7 @@ export class AuthController {
    * oneself needs proof of owning the account: POST /api/me/identities/link, then /verify with the code it sent.
    */
   @Put('users/:sub/identities')
+  @ApiOkResponse({ type: MemberResponse })
   async setIdentities(@CurrentPrincipal() p: Principal, @Param('sub') sub: string, @Body() body: SetIdentitiesDto) {
     // Existence is checked first, so a user of another org is a 404 even for a non-admin.
     await this.users.memberBySub(p.orgId, sub);
@@ -71,12 +76,14 @@ export class AuthController {
   }
 
   @Get('org')
+  @ApiOkResponse({ type: OrgResponse })
   async org(@CurrentPrincipal() p: Principal) {
     const org = await this.orgs.get(p.orgId);
     return { id: org.id, external_id: org.externalId, name: org.name, read_only: org.readOnly, default_channel_id: org.defaultChannelId };
   }
 
   @Put('org/read-only')
+  @ApiOkResponse({ type: ReadOnlyResponse })
   @Roles('admin')
   async setReadOnly(@CurrentPrincipal() p: Principal, @Body() body: SetReadOnlyDto) {
     const org = await this.orgs.setReadOnly(p.orgId, body.read_only);

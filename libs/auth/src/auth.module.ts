@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthController } from './auth.controller.js';
 import { AuthGuard } from './auth.guard.js';
+import { DevSignInController } from './dev/dev-sign-in.controller.js';
 import { Org } from './orgs/org.entity.js';
 import { OrgsService } from './orgs/orgs.service.js';
 import { TokenVerifier } from './tokens/token-verifier.js';
@@ -13,7 +14,7 @@ import { UsersService } from './users/users.service.js';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([Org, User, OrgMember, Identity])],
-  controllers: [AuthController],
+  controllers: [AuthController, DevSignInController],
   providers: [TokenVerifier, ProvisioningService, OrgsService, UsersService, { provide: APP_GUARD, useClass: AuthGuard }],
   exports: [OrgsService, UsersService, ProvisioningService, TokenVerifier],
 })

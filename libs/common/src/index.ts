@@ -11,3 +11,4 @@ export * from './uuid.js';
 export * from './telemetry/metrics.js';
 export * from './telemetry/tracing.js';
 export * from './telemetry/telemetry.module.js';
+export * from './http/api-schema.js';

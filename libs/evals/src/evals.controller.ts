@@ -1,9 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
 import { CreateEvalDto } from './dto/create-eval.dto.js';
 import type { EvalRun } from './eval.entity.js';
 import { EvalsService } from './evals.service.js';
+import { EvalResponse, EvalStartedResponse } from './dto/eval.response.js';
 
 const view = (e: EvalRun) => ({
   id: e.id, agent_id: e.agentId, status: e.status, hooks: e.hooks, reads: e.reads, results: e.results, error: e.error,
@@ -19,6 +20,7 @@ export class EvalsController {
   /** Admins only: an eval runs an agent with its hooks bypassed (its writes are simulated, never sent). */
   @Post()
   @Roles('admin')
+  @ApiAcceptedResponse({ type: EvalStartedResponse })
   @HttpCode(202)
   async create(@CurrentPrincipal() p: Principal, @Body() body: CreateEvalDto) {
     const row = await this.evals.create(p.orgId, p.userId, body);
@@ -26,6 +28,7 @@ export class EvalsController {
   }
 
   @Get(':id')
+  @ApiOkResponse({ type: EvalResponse })
   async get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     return view(await this.evals.get(p.orgId, id));
   }

@@ -1,9 +1,10 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
 import { DryRunDto } from './dto/dry-run.dto.js';
 import { HookCatalog } from './hook-catalog.js';
 import { HookDryRunService } from './hook-dry-run.service.js';
+import { DryRunVerdictResponse, HookInfoResponse } from './dto/hook.response.js';
 
 @ApiTags('hooks')
 @ApiBearerAuth()
@@ -19,6 +20,7 @@ export class HooksController {
    * of their point whatever the priorities: they decide on the args the others leave.
    */
   @Get()
+  @ApiOkResponse({ type: [HookInfoResponse] })
   list() {
     return this.catalog.list().map((e) => ({
       name: e.name,
@@ -37,6 +39,7 @@ export class HooksController {
    */
   @Post('dry-run')
   @Roles('admin')
+  @ApiOkResponse({ type: [DryRunVerdictResponse] })
   @HttpCode(200)
   dryRun(@CurrentPrincipal() principal: Principal, @Body() body: DryRunDto) {
     return this.dryRuns.dryRun(principal, body);

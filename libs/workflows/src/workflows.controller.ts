@@ -1,13 +1,14 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
-import { openEventStream, parseLastEventId } from '@warden/common';
+import { openEventStream, parseLastEventId, SSE_RESPONSE } from '@warden/common';
 import type { Response } from 'express';
 import { CreateWorkflowDto, StartWorkflowRunDto, UpdateWorkflowDto } from './dto/workflow.dto.js';
 import { WorkflowRunEvents } from './engine/workflow-run-events.js';
 import { WorkflowRunner } from './engine/workflow-runner.js';
 import type { Workflow, WorkflowRun } from './workflow.entity.js';
 import { WorkflowsService } from './workflows.service.js';
+import { WorkflowResponse, WorkflowRunResponse, WorkflowRunStartedResponse } from './dto/workflow.response.js';
 
 const workflowView = (w: Workflow) => ({ id: w.id, name: w.name, definition: w.definition, created_at: w.createdAt, updated_at: w.updatedAt });
 const runView = (r: WorkflowRun) => ({
@@ -25,28 +26,33 @@ export class WorkflowsController {
   ) {}
 
   @Post('workflows')
+  @ApiCreatedResponse({ type: WorkflowResponse })
   @Roles('admin')
   async create(@CurrentPrincipal() p: Principal, @Body() body: CreateWorkflowDto) {
     return workflowView(await this.workflows.create(p.orgId, p.userId, body.name, body.definition));
   }
 
   @Get('workflows')
+  @ApiOkResponse({ type: [WorkflowResponse] })
   async list(@CurrentPrincipal() p: Principal) {
     return (await this.workflows.list(p.orgId)).map(workflowView);
   }
 
   @Get('workflows/:id')
+  @ApiOkResponse({ type: WorkflowResponse })
   async get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     return workflowView(await this.workflows.get(p.orgId, id));
   }
 
   @Put('workflows/:id')
+  @ApiOkResponse({ type: WorkflowResponse })
   @Roles('admin')
   async update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: UpdateWorkflowDto) {
     return workflowView(await this.workflows.update(p.orgId, id, body));
   }
 
   @Delete('workflows/:id')
+  @ApiNoContentResponse()
   @Roles('admin')
   @HttpCode(204)
   async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
@@ -54,6 +60,7 @@ export class WorkflowsController {
   }
 
   @Post('workflows/:id/runs')
+  @ApiAcceptedResponse({ type: WorkflowRunStartedResponse })
   @HttpCode(202)
   async start(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: StartWorkflowRunDto) {
     const run = await this.runner.start(p.orgId, p.userId, id, body.inputs ?? {});
@@ -61,12 +68,14 @@ export class WorkflowsController {
   }
 
   @Get('workflow-runs/:id')
+  @ApiOkResponse({ type: WorkflowRunResponse })
   async run(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     return runView(await this.runner.get(p.orgId, id));
   }
 
   /** The run's events from the start (or after Last-Event-ID), then live until `done`. */
   @Get('workflow-runs/:id/events')
+  @ApiOkResponse(SSE_RESPONSE)
   async events(
     @CurrentPrincipal() p: Principal, @Param('id') id: string, @Res() res: Response,
     @Headers('last-event-id') lastEventId?: string, @Query('last_event_id') lastEventIdQuery?: string,

@@ -61,6 +61,8 @@ export class DemoSeeder {
           },
           tools: ['oa__*'],
           max_iterations: 5,
+          // A member asks, an admin decides (in the console's approvals inbox, or with the curl below).
+          confirmation: { approver_scope: 'org_admins' },
         },
       })).id;
     const token = await mintDevToken(this.config.devSecret, {

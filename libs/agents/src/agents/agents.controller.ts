@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
 import { AgentsService } from './agents.service.js';
 import { AgentDto } from './dto/agent.dto.js';
+import { AgentResponse } from './dto/agent.response.js';
 
 /** Admins write agents; every member of the org may read them. */
 @ApiTags('agents')
@@ -12,28 +13,33 @@ export class AgentsController {
   constructor(private readonly agents: AgentsService) {}
 
   @Post()
+  @ApiCreatedResponse({ type: AgentResponse })
   @Roles('admin')
   create(@CurrentPrincipal() p: Principal, @Body() dto: AgentDto) {
     return this.agents.create(p.orgId, p.userId, dto);
   }
 
   @Get()
+  @ApiOkResponse({ type: [AgentResponse] })
   list(@CurrentPrincipal() p: Principal) {
     return this.agents.list(p.orgId);
   }
 
   @Get(':id')
+  @ApiOkResponse({ type: AgentResponse })
   get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     return this.agents.get(p.orgId, id);
   }
 
   @Put(':id')
+  @ApiOkResponse({ type: AgentResponse })
   @Roles('admin')
   update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() dto: AgentDto) {
     return this.agents.update(p.orgId, id, dto);
   }
 
   @Delete(':id')
+  @ApiNoContentResponse()
   @Roles('admin')
   @HttpCode(204)
   async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<void> {

@@ -1,10 +1,11 @@
 import { Body, Controller, Post, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '@warden/auth';
 import type { Response } from 'express';
 import { RunExecutor } from '../engine/run-executor.js';
 import { ChatDto } from './dto/chat.dto.js';
 import { RunsService } from './runs.service.js';
+import { SSE_RESPONSE } from '@warden/common';
 
 @ApiTags('chat')
 @ApiBearerAuth()
@@ -20,6 +21,7 @@ export class ChatController {
    * its events. The run is detached from this request: a client that goes away does not stop it.
    */
   @Post()
+  @ApiOkResponse(SSE_RESPONSE)
   async chat(@CurrentPrincipal() p: Principal, @Body() dto: ChatDto, @Res() res: Response): Promise<void> {
     const started = await this.executor.start({
       orgId: p.orgId, userId: p.userId, agentId: dto.agent_id, message: dto.message, conversationId: dto.conversation_id,

@@ -2,11 +2,11 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, Length, ValidateIf } from 'class-validator';
 
 export class SetIdentitiesDto {
-  @ApiPropertyOptional({ description: 'Feishu open id (ou_...); null unlinks' })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Feishu open id (ou_...); null unlinks' })
   @ValidateIf((_, v) => v !== null) @IsOptional() @IsString() @Length(1, 200) feishu_open_id?: string | null;
-  @ApiPropertyOptional({ description: 'Slack user id (U...); null unlinks' })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Slack user id (U...); null unlinks' })
   @ValidateIf((_, v) => v !== null) @IsOptional() @IsString() @Length(1, 200) slack_user_id?: string | null;
-  @ApiPropertyOptional({ description: 'WeCom user id; null unlinks' })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'WeCom user id; null unlinks' })
   @ValidateIf((_, v) => v !== null) @IsOptional() @IsString() @Length(1, 200) wecom_user_id?: string | null;
 }
 

@@ -1,9 +1,10 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, type Principal } from '@warden/auth';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { NotificationsService } from './notifications.service.js';
+import { NotificationResponse } from '../dto/channel.response.js';
 
 export class ListNotificationsQuery {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500) limit?: number;
@@ -16,6 +17,7 @@ export class NotificationsController {
   constructor(private readonly notifications: NotificationsService) {}
 
   @Get()
+  @ApiOkResponse({ type: [NotificationResponse] })
   async list(@CurrentPrincipal() p: Principal, @Query() q: ListNotificationsQuery) {
     const rows = await this.notifications.list(p.orgId, q.limit ?? 100);
     return rows.map((n) => ({

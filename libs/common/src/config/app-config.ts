@@ -22,6 +22,10 @@ export class AppConfig {
   get logLevel(): string { return this.env.LOG_LEVEL ?? (this.env.NODE_ENV === 'test' ? 'warn' : 'info'); }
   get isTest(): boolean { return this.env.NODE_ENV === 'test'; }
   get isProduction(): boolean { return this.env.NODE_ENV === 'production'; }
+  /** Pretty, human-readable logs for a person at a terminal; JSON lines for machines and production. */
+  get prettyLogs(): boolean { return !this.isProduction && !this.isTest && process.stdout.isTTY === true; }
+  /** The built web console (apps/console), served at `/`. */
+  get consoleDir(): string { return path.resolve(this.env.CONSOLE_DIR ?? './dist/console'); }
 
   get databaseUrl(): string | undefined { return this.env.DATABASE_URL; }
   get usesPglite(): boolean { return !this.env.DATABASE_URL; }
@@ -39,11 +43,15 @@ export class AppConfig {
   }
   get devSecret(): string { return this.env.AUTH_DEV_SECRET ?? DEV_AUTH_SECRET_DEFAULT; }
   get devSecretIsDefault(): boolean { return !this.env.AUTH_DEV_SECRET; }
+  /** The console's dev sign-in form mints tokens for anyone: dev auth outside production only. */
+  get devSignIn(): boolean { return this.authMode === 'dev' && !this.isProduction; }
   get oidcIssuer(): string | undefined { return this.env.OIDC_ISSUER; }
   get oidcJwksUrl(): string | undefined { return this.env.OIDC_JWKS_URL; }
   get oidcAudience(): string | undefined { return this.env.OIDC_AUDIENCE; }
   /** Longest accepted token lifetime (exp - iat); a token without exp is refused. */
   get tokenMaxLifetimeS(): number { return this.env.AUTH_TOKEN_MAX_LIFETIME_S ?? 30 * 24 * 3600; }
+  /** The console's public OIDC client (authorization code + PKCE, no secret). */
+  get oidcClientId(): string | undefined { return this.env.OIDC_CLIENT_ID; }
   get orgClaim(): string { return this.env.AUTH_ORG_CLAIM ?? 'org_id'; }
   get rolesClaim(): string { return this.env.AUTH_ROLES_CLAIM ?? 'roles'; }
   /** Token claims that carry chat identities, as [platform, claim] pairs (`AUTH_IDENTITY_CLAIMS`). */

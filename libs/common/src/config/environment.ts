@@ -60,6 +60,7 @@ export class Environment {
   @ValidateIf((env: Environment) => oidcOn(env))
   @Matches(/\S/, { message: 'OIDC_AUDIENCE must be set when AUTH_MODE=oidc (the client id tokens must be issued for)' })
   OIDC_AUDIENCE?: string;
+  @IsOptional() @IsString() @MinLength(1) OIDC_CLIENT_ID?: string;
   @IsOptional() @IsString() @MinLength(1) AUTH_ORG_CLAIM?: string;
   @IsOptional() @IsString() @MinLength(1) AUTH_ROLES_CLAIM?: string;
   /** Chat identities asserted by the IdP, e.g. `feishu=feishu_open_id,slack=slack_user_id` (platform=claim). */
@@ -71,6 +72,7 @@ export class Environment {
 
   @IsOptional() @IsString() @MinLength(16, { message: 'APP_ENCRYPTION_KEY must be at least 16 characters' }) APP_ENCRYPTION_KEY?: string;
   @IsOptional() @IsString() HOOKS_DIR?: string;
+  @IsOptional() @IsString() @MinLength(1) CONSOLE_DIR?: string;
   @IsOptional() @IsString() REDIS_URL?: string;
   @IsOptional() @IsString() INSTANCE_ID?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(50) CONFIRMATION_POLL_MS?: number;

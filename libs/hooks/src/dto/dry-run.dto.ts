@@ -5,12 +5,12 @@ export class DryRunDto {
   @ApiPropertyOptional({ description: 'A saved agent whose hooks to try (or give model_config_json)' })
   @IsOptional() @IsUUID() agent_id?: string;
 
-  @ApiPropertyOptional({ description: 'An unsaved agent config whose hooks to try (or give agent_id)' })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'An unsaved agent config whose hooks to try (or give agent_id)' })
   @IsOptional() @IsObject() model_config_json?: Record<string, unknown>;
 
   @ApiProperty({ example: 'oa__purchase_pay' })
   @IsString() @IsNotEmpty() @MaxLength(200) tool: string;
 
-  @ApiPropertyOptional({ example: { id: 'PO-1', amount: 60000 } })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { id: 'PO-1', amount: 60000 } })
   @IsOptional() @IsObject() args?: Record<string, unknown>;
 }

@@ -1,7 +1,8 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 
 export class AgentDto {
-  @IsString() @MinLength(1) @MaxLength(200) name: string;
-  @IsOptional() @IsString() instructions?: string;
-  @IsObject() model_config_json: Record<string, unknown>;
+  @ApiProperty() @IsString() @MinLength(1) @MaxLength(200) name: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() instructions?: string;
+  @ApiProperty({ type: 'object', additionalProperties: true }) @IsObject() model_config_json: Record<string, unknown>;
 }

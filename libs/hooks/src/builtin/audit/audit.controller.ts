@@ -1,10 +1,11 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
 import { Repository, type FindOptionsWhere } from 'typeorm';
 import { ConnectorCallLog } from './connector-call-log.entity.js';
 import { ListConnectorCallsQuery } from './dto/list-connector-calls.dto.js';
+import { ConnectorCallResponse } from './dto/connector-call.response.js';
 
 const view = (r: ConnectorCallLog) => ({
   id: r.id,
@@ -39,6 +40,7 @@ export class AuditController {
 
   /** The org's connector call log, newest first (admins only: rows name users and, when stored, args). */
   @Get('connector-calls')
+  @ApiOkResponse({ type: [ConnectorCallResponse] })
   @Roles('admin')
   async connectorCalls(@CurrentPrincipal() p: Principal, @Query() q: ListConnectorCallsQuery) {
     const where: FindOptionsWhere<ConnectorCallLog> = { orgId: p.orgId };

@@ -1,0 +1,85 @@
+import { AppShell, Badge, Burger, Group, NavLink, ScrollArea, Text, Title, Button } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { Link, Navigate, Route, Routes, useLocation } from 'react-router-dom';
+import { usePending } from './approvals/usePending';
+import { SessionProvider, useSession } from './auth/SessionContext';
+import { OidcCallback } from './auth/OidcCallback';
+import { SignIn } from './auth/SignIn';
+import { isAdmin } from './auth/session';
+import { Approvals } from './approvals/Approvals';
+import { AgentsList } from './portal/AgentsList';
+import { ChatView } from './portal/ChatView';
+import { AdminRoutes } from './admin/AdminRoutes';
+import { WorkflowsRoutes } from './workflows/WorkflowsRoutes';
+
+export function App() {
+  return (
+    <SessionProvider>
+      <Shell />
+    </SessionProvider>
+  );
+}
+
+function Shell() {
+  const { session, signOut } = useSession();
+  const [opened, { toggle, close }] = useDisclosure();
+  const location = useLocation();
+  if (location.pathname === '/auth/callback') return <OidcCallback />;
+  if (!session) return <SignIn />;
+  return <SignedIn opened={opened} toggle={toggle} close={close} pathname={location.pathname} signOut={signOut} />;
+}
+
+function SignedIn({ opened, toggle, close, pathname, signOut }: { opened: boolean; toggle(): void; close(): void; pathname: string; signOut(): void }) {
+  const { session } = useSession();
+  const { forMe } = usePending(2000);
+  if (!session) return null;
+
+  const nav = [
+    { to: '/portal', label: 'Portal' },
+    { to: '/approvals', label: 'Approvals', badge: forMe.length },
+    { to: '/workflows', label: 'Workflows' },
+    ...(isAdmin(session) ? [
+      { to: '/admin/agents', label: 'Agents' },
+      { to: '/admin/connectors', label: 'Connectors' },
+      { to: '/admin/channels', label: 'Channels' },
+      { to: '/admin/audit', label: 'Audit log' },
+      { to: '/admin/org', label: 'Organisation' },
+    ] : []),
+  ];
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between">
+          <Group>
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
+            <Title order={3}>Warden</Title>
+          </Group>
+          <Group gap="xs">
+            <Text size="sm" data-testid="whoami">{session.sub} · {session.org}{isAdmin(session) ? ' · admin' : ''}</Text>
+            <Button variant="subtle" size="xs" onClick={signOut}>Sign out</Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" component="nav" aria-label="Main">
+        <ScrollArea>
+          {nav.map((n) => (
+            <NavLink key={n.to} component={Link} to={n.to} label={n.label} onClick={close}
+              active={pathname.startsWith(n.to)}
+              rightSection={n.badge ? <Badge size="sm" color="orange" aria-label={`${n.badge} pending`}>{n.badge}</Badge> : undefined} />
+          ))}
+        </ScrollArea>
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Routes>
+          <Route path="/" element={<Navigate to="/portal" replace />} />
+          <Route path="/portal" element={<AgentsList />} />
+          <Route path="/portal/chat/:agentId" element={<ChatView />} />
+          <Route path="/approvals" element={<Approvals />} />
+          <Route path="/workflows/*" element={<WorkflowsRoutes />} />
+          <Route path="/admin/*" element={<AdminRoutes />} />
+          <Route path="*" element={<Text>Nothing here. Pick a page on the left.</Text>} />
+        </Routes>
+      </AppShell.Main>
+    </AppShell>
+  );
+}

@@ -1,0 +1,64 @@
+import { Alert, Button, Group, Select, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { data, http, type Schemas } from '../api/typed';
+import { toastError } from '../ui/errors';
+
+interface Channel { id: string; type: string; name: string; callback_url?: string }
+
+const TEMPLATES: Record<string, Record<string, string>> = {
+  inbox: {},
+  feishu: { app_id: '', app_secret: '', chat_id: '', verification_token: '', encrypt_key: '' },
+  slack: { bot_token: '', signing_secret: '', channel: '' },
+  wecom: { corp_id: '', corp_secret: '', agent_id: '', token: '', encoding_aes_key: '', to_user: '' },
+};
+
+/** Approval channels: create one (secrets are write-only: sent once, never shown again) and send a test card. */
+export function ChannelsAdmin() {
+  const queries = useQueryClient();
+  const list = useQuery({ queryKey: ['channels'], queryFn: () => data(http.GET('/api/channels')) });
+  const [type, setType] = useState('feishu');
+  const [name, setName] = useState('');
+  const [configText, setConfigText] = useState(JSON.stringify(TEMPLATES.feishu, null, 2));
+  let config: Record<string, unknown> | null = null;
+  try { config = JSON.parse(configText); } catch { config = null; }
+  const create = useMutation({
+    mutationFn: () => data(http.POST('/api/channels', { body: { type: type as Schemas['CreateChannelDto']['type'], name, config: config ?? {} } })),
+    onSuccess: (c) => {
+      notifications.show({ color: 'green', message: `Channel ${c.name} created${c.callback_url ? `; callback URL ${c.callback_url}` : ''}` });
+      setConfigText(JSON.stringify(TEMPLATES[type], null, 2));
+      void queries.invalidateQueries({ queryKey: ['channels'] });
+    },
+    onError: (err) => toastError('The channel was not created', err),
+  });
+  const test = useMutation({
+    mutationFn: (id: string) => data(http.POST('/api/channels/{id}/test', { params: { path: { id } } })),
+    onSuccess: () => notifications.show({ color: 'green', message: 'Test card sent: look for it in the chat (its buttons decide nothing).' }),
+    onError: (err) => toastError('The test card was not delivered', err),
+  });
+  return (
+    <Stack maw={800}>
+      <Title order={2}>Channels</Title>
+      {list.data?.length === 0 && <Text c="dimmed">No channels: approval cards go to the built-in inbox.</Text>}
+      <Table aria-label="Channels">
+        <Table.Tbody>
+          {list.data?.map((c) => (
+            <Table.Tr key={c.id}><Table.Td fw={600}>{c.name}</Table.Td><Table.Td>{c.type}</Table.Td><Table.Td><Text size="xs" ff="monospace">{c.callback_url ?? ''}</Text></Table.Td>
+              <Table.Td><Button size="xs" variant="light" loading={test.isPending && test.variables === c.id} onClick={() => test.mutate(c.id)}>Send test card</Button></Table.Td></Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      <Title order={3}>New channel</Title>
+      <Group grow>
+        <Select label="Type" data={Object.keys(TEMPLATES)} value={type} allowDeselect={false}
+          onChange={(v) => { setType(v ?? 'inbox'); setConfigText(JSON.stringify(TEMPLATES[v ?? 'inbox'], null, 2)); }} />
+        <TextInput label="Channel name" value={name} onChange={(e) => setName(e.currentTarget.value)} required />
+      </Group>
+      <Textarea label="Config (JSON)" description="Secrets are stored encrypted and never shown again." autosize minRows={4}
+        styles={{ input: { fontFamily: 'monospace' } }} value={configText} onChange={(e) => setConfigText(e.currentTarget.value)} error={config ? undefined : 'Not valid JSON'} />
+      <Group><Button onClick={() => create.mutate()} disabled={!config || !name} loading={create.isPending}>Create channel</Button></Group>
+      {create.error && <Alert color="red" role="alert">{create.error.message}</Alert>}
+    </Stack>
+  );
+}

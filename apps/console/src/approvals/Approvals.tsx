@@ -1,0 +1,114 @@
+import { Alert, Badge, Button, Card, Group, Stack, Switch, Table, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { data, http, type Schemas } from '../api/typed';
+import { toastError } from '../ui/errors';
+import { decisiveFirst } from '../ui/JsonBlock';
+import { useMemberNames, usePending } from './usePending';
+
+export type ConfirmationRow = Schemas['ConfirmationResponse'];
+
+function ArgsTable({ args }: { args: Record<string, unknown> }) {
+  return (
+    <Table withRowBorders={false} verticalSpacing={2} aria-label="Arguments">
+      <Table.Tbody>
+        {decisiveFirst(args).map(([k, v]) => (
+          <Table.Tr key={k}><Table.Td w={140}><Text size="sm" c="dimmed">{k}</Text></Table.Td>
+            <Table.Td><Text size="sm" ff="monospace">{typeof v === 'string' ? v : JSON.stringify(v)}</Text></Table.Td></Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+function PendingCard({ row, nameOf }: { row: ConfirmationRow; nameOf: (id: string | null) => string }) {
+  const [reason, setReason] = useState('');
+  const queries = useQueryClient();
+  const decide = useMutation({
+    mutationFn: (decision: 'approve' | 'reject') => data(http.POST('/api/confirmations/{id}/decision', { params: { path: { id: row.id } }, body: { decision, ...(reason ? { reason } : {}) } })),
+    onSuccess: (_, decision) => {
+      notifications.show({ color: 'green', message: `${decision === 'approve' ? 'Approved' : 'Rejected'}: ${row.tool}` });
+      void queries.invalidateQueries({ queryKey: ['confirmations'] });
+    },
+    onError: (err) => toastError('The decision was not recorded', err),
+  });
+  const label = `${row.tool} ${String(row.args.id ?? '')}`.trim();
+  return (
+    <Card withBorder data-testid="pending-confirmation" aria-label={`Approval request ${label}`}>
+      <Stack gap="xs">
+        <Group justify="space-between">
+          <Text fw={600} ff="monospace">{row.tool}</Text>
+          <Text size="xs" c="dimmed">expires {new Date(row.expires_at).toLocaleTimeString()}</Text>
+        </Group>
+        <Text size="sm">Agent <b>{row.agent_name ?? row.agent_id}</b> · requested by {nameOf(row.requested_by)} · {new Date(row.created_at).toLocaleString()}</Text>
+        <ArgsTable args={row.args} />
+        <Textarea label="Reason (optional)" value={reason} onChange={(e) => setReason(e.currentTarget.value)} autosize minRows={1} />
+        <Group>
+          <Button color="green" loading={decide.isPending} onClick={() => decide.mutate('approve')}>Approve</Button>
+          <Button color="red" variant="light" loading={decide.isPending} onClick={() => decide.mutate('reject')}>Reject</Button>
+        </Group>
+      </Stack>
+    </Card>
+  );
+}
+
+function History({ rows, nameOf }: { rows: ConfirmationRow[]; nameOf: (id: string | null) => string }) {
+  if (rows.length === 0) return <Text c="dimmed">No decisions yet.</Text>;
+  return (
+    <Table.ScrollContainer minWidth={700}>
+      <Table striped aria-label="Decided requests">
+        <Table.Thead><Table.Tr><Table.Th>Tool</Table.Th><Table.Th>Agent</Table.Th><Table.Th>Requested by</Table.Th><Table.Th>Status</Table.Th><Table.Th>By</Table.Th><Table.Th>When</Table.Th><Table.Th>Reason</Table.Th></Table.Tr></Table.Thead>
+        <Table.Tbody>
+          {rows.map((r) => (
+            <Table.Tr key={r.id}>
+              <Table.Td ff="monospace">{r.tool} {String(r.args.id ?? '')}</Table.Td>
+              <Table.Td>{r.agent_name}</Table.Td>
+              <Table.Td>{nameOf(r.requested_by)}</Table.Td>
+              <Table.Td><Badge color={r.status === 'approved' ? 'green' : r.status === 'rejected' ? 'red' : 'gray'}>{r.status}</Badge></Table.Td>
+              <Table.Td>{r.responded_by ?? '—'}{r.responded_at ? ` via ${r.responded_by_platform ?? 'console / API'}` : ''}</Table.Td>
+              <Table.Td>{r.responded_at ? new Date(r.responded_at).toLocaleString() : '—'}</Table.Td>
+              <Table.Td>{r.reason ?? ''}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+/** The approvals inbox: pending requests refresh on their own; deciding goes through the same policy as every channel. */
+export function Approvals() {
+  const [filter, setFilter] = useState('');
+  const [everyone, setEveryone] = useState(false);
+  const { pending, forMe } = usePending();
+  const nameOf = useMemberNames();
+  const all = useQuery({ queryKey: ['confirmations', 'all'], queryFn: () => data(http.GET('/api/confirmations')), refetchInterval: 5000 });
+  const match = (r: ConfirmationRow) => !filter || `${r.tool} ${r.agent_name} ${r.requested_by} ${JSON.stringify(r.args)}`.toLowerCase().includes(filter.toLowerCase());
+  const pendingRows = (everyone ? pending.data ?? [] : forMe).filter(match);
+  return (
+    <Stack maw={1000}>
+      <Title order={2}>Approvals</Title>
+      <Group align="flex-end">
+        <TextInput label="Filter" placeholder="agent, tool, requester or an argument" value={filter} onChange={(e) => setFilter(e.currentTarget.value)} w={360} />
+        <Switch label="Also show requests others decide" checked={everyone} onChange={(e) => setEveryone(e.currentTarget.checked)} />
+      </Group>
+      {pending.error && <Alert color="red" role="alert">Approvals could not be loaded: {pending.error.message}</Alert>}
+      <Tabs defaultValue="pending">
+        <Tabs.List>
+          <Tabs.Tab value="pending">{everyone ? 'All pending' : 'Pending for me'} ({pendingRows.length})</Tabs.Tab>
+          <Tabs.Tab value="history">Decided</Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="pending" pt="md">
+          <Stack>
+            {pendingRows.length === 0 && <Text c="dimmed" data-testid="inbox-empty">Nothing waiting for you. New requests appear here on their own.</Text>}
+            {pendingRows.map((r) => <PendingCard key={r.id} row={r} nameOf={nameOf} />)}
+          </Stack>
+        </Tabs.Panel>
+        <Tabs.Panel value="history" pt="md">
+          <History rows={(all.data ?? []).filter((r) => r.status !== 'pending').filter(match)} nameOf={nameOf} />
+        </Tabs.Panel>
+      </Tabs>
+    </Stack>
+  );
+}

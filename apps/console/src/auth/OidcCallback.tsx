@@ -1,0 +1,32 @@
+import { Alert, Anchor, Center, Loader, Stack } from '@mantine/core';
+import { useEffect, useRef, useState } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { finishSignIn } from './oidc';
+import { useSession } from './SessionContext';
+
+/** Where the identity provider sends the browser back: finish the code exchange, learn who we are, go on. */
+export function OidcCallback() {
+  const { signIn } = useSession();
+  const navigate = useNavigate();
+  const [error, setError] = useState<string | null>(null);
+  const started = useRef(false);
+  useEffect(() => {
+    if (started.current) return; // the code can be exchanged once only (StrictMode runs effects twice)
+    started.current = true;
+    (async () => {
+      const { accessToken, expiresAt } = await finishSignIn();
+      const res = await fetch('/api/me', { headers: { authorization: `Bearer ${accessToken}` } });
+      const me = (await res.json()) as { sub?: string; org?: string; roles?: string[]; message?: string };
+      if (!res.ok) throw new Error(me.message ?? `the server refused the token (${res.status})`);
+      signIn({ token: accessToken, sub: me.sub!, org: me.org!, roles: me.roles ?? [], expiresAt: new Date(expiresAt).toISOString() });
+      navigate('/', { replace: true });
+    })().catch((err: Error) => setError(err.message));
+  }, [navigate, signIn]);
+  return (
+    <Center mih="100vh">
+      {error ? (
+        <Stack><Alert color="red" role="alert" title="Sign-in failed">{error}</Alert><Anchor href="/">Back to sign-in</Anchor></Stack>
+      ) : <Loader aria-label="Signing in" />}
+    </Center>
+  );
+}

@@ -1,0 +1,30 @@
+import { UserManager } from 'oidc-client-ts';
+
+/** The organisation's SSO as a public client: authorization code + PKCE, no secret in the browser. */
+export function userManager(issuer: string, clientId: string): UserManager {
+  return new UserManager({
+    authority: issuer,
+    client_id: clientId,
+    redirect_uri: `${window.location.origin}/auth/callback`,
+    response_type: 'code',
+    scope: 'openid profile email',
+    loadUserInfo: false,
+  });
+}
+
+const PENDING = 'warden.oidc';
+
+/** Remembers which provider a redirect went to, so the callback page can finish with the same settings. */
+export async function startSignIn(issuer: string, clientId: string): Promise<void> {
+  sessionStorage.setItem(PENDING, JSON.stringify({ issuer, clientId }));
+  await userManager(issuer, clientId).signinRedirect();
+}
+
+/** Finishes the redirect: exchanges the code (with the PKCE verifier) for tokens; returns the access token. */
+export async function finishSignIn(): Promise<{ accessToken: string; expiresAt: number }> {
+  const pending = JSON.parse(sessionStorage.getItem(PENDING) ?? 'null') as { issuer: string; clientId: string } | null;
+  if (!pending) throw new Error('No sign-in was started from this tab. Start again from the sign-in page.');
+  const user = await userManager(pending.issuer, pending.clientId).signinRedirectCallback();
+  sessionStorage.removeItem(PENDING);
+  return { accessToken: user.access_token, expiresAt: (user.expires_at ?? Date.now() / 1000 + 3600) * 1000 };
+}

@@ -1,0 +1,80 @@
+import type { StreamEvent } from '../api/sse';
+
+export interface HookView { hook: string; point: string; outcome: string; durationMs?: number; sideEffects: string[] }
+export interface ToolCallView {
+  callId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  hooks: HookView[];
+  pending?: { confirmationId: string; expiresAt: string; channel?: { type?: string; name?: string | null } };
+  resolved?: { status: string; respondedBy?: string | null };
+  observation?: { content: string; blocked: boolean; blockedBy?: string; args?: Record<string, unknown> };
+}
+export interface RunView {
+  runId?: string;
+  conversationId?: string;
+  calls: ToolCallView[];
+  sessionHooks: HookView[];
+  answer: string;
+  status?: string;
+  errors: string[];
+}
+
+const hookView = (d: any): HookView => ({
+  hook: d.hook, point: d.point, outcome: d.outcome, durationMs: d.duration_ms, sideEffects: d.side_effects ?? [],
+});
+
+/** Folds a run's event stream (API.md "Chat (SSE)") into what the chat shows. Pure, so a replay renders the same. */
+export function foldRun(events: StreamEvent[]): RunView {
+  const view: RunView = { calls: [], sessionHooks: [], answer: '', errors: [] };
+  const byId = new Map<string, ToolCallView>();
+  const call = (id: string, tool = '') => {
+    let c = byId.get(id);
+    if (!c) {
+      c = { callId: id, tool, args: {}, hooks: [] };
+      byId.set(id, c);
+      view.calls.push(c);
+    }
+    return c;
+  };
+  for (const { event, data } of events) {
+    switch (event) {
+      case 'run':
+        view.runId ??= data.run_id;
+        view.conversationId ??= data.conversation_id;
+        break;
+      case 'tool_call':
+        Object.assign(call(data.call_id, data.tool), { tool: data.tool, args: data.args ?? {} });
+        break;
+      case 'hook':
+        if (data.call_id) call(data.call_id).hooks.push(hookView(data));
+        else view.sessionHooks.push(hookView(data));
+        break;
+      case 'confirmation_pending':
+        call(data.call_id, data.tool).pending = { confirmationId: data.confirmation_id, expiresAt: data.expires_at, channel: data.channel };
+        break;
+      case 'confirmation_resolved':
+        call(data.call_id).resolved = { status: data.status, respondedBy: data.responded_by };
+        break;
+      case 'observation':
+        call(data.call_id, data.tool).observation = { content: String(data.content ?? ''), blocked: !!data.blocked, blockedBy: data.blocked_by, args: data.args };
+        break;
+      case 'answer_delta':
+        view.answer += data.content ?? '';
+        break;
+      case 'answer':
+        view.answer = data.content ?? view.answer;
+        break;
+      case 'done':
+        if (!data.run_id || data.run_id === view.runId) view.status = data.status;
+        break;
+      case 'error':
+        view.errors.push(data.message ?? String(data));
+        break;
+    }
+  }
+  return view;
+}
+
+export const lastEventId = (events: StreamEvent[]) => events.reduce((max, e) => Math.max(max, e.id || 0), 0);
+export const isFinished = (events: StreamEvent[]) => events.some((e) => e.event === 'done' && !e.data?.parent_call_id);

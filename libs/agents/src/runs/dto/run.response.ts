@@ -1,0 +1,25 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { NullableString } from '@warden/common';
+
+export class RunResponse {
+  @ApiProperty() id: string;
+  @ApiProperty({ enum: ['running', 'waiting', 'completed', 'failed', 'refused', 'cancelled'] }) status: string;
+  @ApiProperty({ enum: ['chat', 'api', 'dag', 'delegate', 'workflow', 'eval'] }) surface: string;
+  @ApiProperty({ enum: ['react', 'dag'] }) mode: string;
+  @ApiProperty({ description: 'applied, or bypassed (evals)' }) hooks: string;
+  @ApiProperty() agent_id: string;
+  @NullableString() user_id: string | null;
+  @NullableString() conversation_id: string | null;
+  @NullableString() parent_run_id: string | null;
+  @NullableString() parent_call_id: string | null;
+  @ApiProperty() message: string;
+  @NullableString() answer: string | null;
+  @NullableString() error: string | null;
+  @ApiProperty({ type: String, format: 'date-time' }) created_at: Date;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) finished_at: Date | null;
+  @ApiProperty({
+    description: 'The run\'s events that say what hooks and tools did: { seq, type, ...data, at }',
+    type: 'array', items: { type: 'object', additionalProperties: true },
+  })
+  trace: Array<Record<string, unknown>>;
+}

@@ -1,0 +1,18 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { NullableString } from '@warden/common';
+
+export class EvalStartedResponse {
+  @ApiProperty() id: string;
+  @ApiProperty({ enum: ['running', 'completed', 'failed'] }) status: string;
+  @ApiProperty({ description: 'Always "bypassed": eval runs skip hooks on purpose, and writes are simulated' }) hooks: string;
+}
+
+export class EvalResponse extends EvalStartedResponse {
+  @ApiProperty() agent_id: string;
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: '{ input, output, passed, tool_calls }' })
+  results: Array<Record<string, unknown>>;
+  @NullableString() error: string | null;
+  @ApiProperty() passed: number;
+  @ApiProperty() total: number;
+  @ApiProperty({ type: String, format: 'date-time' }) created_at: Date;
+}

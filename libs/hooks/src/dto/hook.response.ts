@@ -1,0 +1,19 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { NullableString } from '@warden/common';
+
+export class HookInfoResponse {
+  @ApiProperty() name: string;
+  @ApiProperty({ enum: ['PreToolUse', 'PostToolUse', 'SessionStart'] }) point: string;
+  @ApiProperty() priority: number;
+  @ApiProperty() description: string;
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'JSON Schema of the hook\'s config' })
+  config_schema: Record<string, unknown> | null;
+  @ApiProperty({ description: 'Attached to every agent whether declared or not' }) auto_attached: boolean;
+}
+
+export class DryRunVerdictResponse {
+  @ApiProperty() hook: string;
+  @ApiProperty({ enum: ['PreToolUse', 'PostToolUse', 'SessionStart'] }) point: string;
+  @ApiProperty({ enum: ['allow', 'block', 'rewrite', 'would_require_confirmation'] }) outcome: string;
+  @NullableString() detail: string | null;
+}

@@ -1,0 +1,35 @@
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { JsonObject, NullableString } from '@warden/common';
+
+export class WorkflowResponse {
+  @ApiProperty() id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: '{ nodes: [...], edges: [...] }' }) definition: Record<string, unknown>;
+  @ApiProperty({ type: String, format: 'date-time' }) created_at: Date;
+  @ApiProperty({ type: String, format: 'date-time' }) updated_at: Date;
+}
+
+export class WorkflowRunStartedResponse {
+  @ApiProperty() run_id: string;
+  @ApiProperty({ enum: ['running', 'waiting', 'completed', 'failed'] }) status: string;
+}
+
+export class WorkflowNodeStateResponse {
+  @ApiProperty({ enum: ['pending', 'running', 'waiting', 'completed', 'failed', 'skipped'] }) status: string;
+  @ApiPropertyOptional({ description: 'The node\'s output (any JSON)', oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object', additionalProperties: true }, { type: 'array', items: {} }] })
+  output?: unknown;
+  @ApiPropertyOptional() agent_run_id?: string;
+}
+
+@ApiExtraModels(WorkflowNodeStateResponse)
+export class WorkflowRunResponse {
+  @ApiProperty() id: string;
+  @ApiProperty() workflow_id: string;
+  @ApiProperty({ enum: ['running', 'waiting', 'completed', 'failed'] }) status: string;
+  @JsonObject() inputs: Record<string, unknown>;
+  @ApiProperty({ type: 'object', additionalProperties: { $ref: '#/components/schemas/WorkflowNodeStateResponse' } })
+  nodes: Record<string, WorkflowNodeStateResponse>;
+  @NullableString() error: string | null;
+  @ApiProperty({ type: String, format: 'date-time' }) created_at: Date;
+  @ApiProperty({ type: String, format: 'date-time' }) updated_at: Date;
+}

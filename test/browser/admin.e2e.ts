@@ -1,0 +1,120 @@
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { apiToken, devSignIn, newPerson, screenshot, startConsole } from '../support/browser.js';
+import type { ServerProcess } from '../support/server-process.js';
+
+/**
+ * Admin and designer screens in a real browser: the hooks editor with generated forms and dry run, CEL checked as
+ * typed, a workflow whose agent node waits for an approval given in the inbox, the audit log's CSV export.
+ */
+let server: ServerProcess;
+let browser: Browser;
+let close: () => Promise<void>;
+let page: Page;
+const ADMIN = { sub: 'demo-admin', org: 'demo', roles: ['admin'] };
+
+beforeAll(async () => {
+  ({ server, browser, close } = await startConsole());
+  ({ page } = await newPerson(browser, server.url));
+  await devSignIn(page, ADMIN);
+}, 60_000);
+
+afterAll(() => close?.());
+
+it('an admin attaches result_truncate through its generated form, sees it in a dry run, and saves it', async () => {
+  await page.getByRole('link', { name: 'Agents' }).click();
+  await page.getByRole('link', { name: 'Edit demo-buyer' }).click();
+  await page.getByLabel('Attach result_truncate').check();
+  await page.getByLabel('max_chars').fill('500');
+
+  // YAML syntax errors show inline as typed.
+  await page.getByLabel('YAML hooks').fill('hooks:\n  - event: PreToolUse\n    matcher: [oa__*\n');
+  await page.getByText(/Flow sequence|Missing|unexpected|end of/i).first().waitFor();
+  await page.getByLabel('YAML hooks').fill('');
+
+  await page.getByRole('button', { name: 'Dry run' }).click();
+  const verdicts = page.getByRole('table', { name: 'Dry-run verdicts' });
+  await verdicts.getByText('result_truncate').waitFor();
+  expect(await verdicts.innerText()).toMatch(/confirmation_gate\s+PreToolUse\s+would require confirmation\s+would wait up to 120 s for approval \(org_admins\)/i);
+  expect(await verdicts.innerText()).toContain('{"max_chars":500}');
+  await screenshot(page, 'admin-hooks-dry-run');
+
+  await page.getByRole('button', { name: 'Save agent' }).click();
+  await page.getByText('Saved demo-buyer').waitFor();
+  const token = await apiToken(server.url, ADMIN);
+  const agents = await (await fetch(`${server.url}/api/agents`, { headers: { authorization: `Bearer ${token}` } })).json() as any[];
+  expect(agents[0].model_config_json.hooks.class_hooks).toEqual([{ name: 'result_truncate', config: { max_chars: 500 } }]);
+}, 40_000);
+
+it('a connector with a bad CEL condition shows the error inline and cannot be created until fixed', async () => {
+  await page.getByRole('link', { name: 'Connectors' }).click();
+  await page.getByLabel('Connector name').fill('erp');
+  await page.getByLabel('Base URL').fill('http://erp.example.test');
+  await page.getByLabel('Action name').fill('transfer');
+  const cel = page.getByLabel('Requires confirmation when (CEL)');
+  await cel.fill('args.amount >');
+  await page.locator('[id$="-error"]').filter({ hasText: /./ }).first().waitFor();
+  expect(await page.getByRole('button', { name: 'Create connector' }).isDisabled()).toBe(true);
+  await screenshot(page, 'admin-connector-bad-cel');
+  await cel.fill('args.amount > 10000');
+  await page.getByRole('button', { name: 'Create connector' }).click();
+  await page.getByText(/Connector erp created: erp__transfer/).waitFor();
+  await page.getByRole('table', { name: 'Connectors' }).getByText('http://erp.example.test').waitFor();
+}, 30_000);
+
+it('a designer draws a workflow with an agent node, starts it, the node waits, and an approval from the inbox completes it', async () => {
+  const token = await apiToken(server.url, ADMIN);
+  const agents = await (await fetch(`${server.url}/api/agents`, { headers: { authorization: `Bearer ${token}` } })).json() as any[];
+  await page.getByRole('link', { name: 'Workflows' }).click();
+  await page.getByRole('link', { name: 'New workflow' }).click();
+  await page.getByLabel('Workflow name').fill('pay-po');
+  await page.getByLabel('Definition (JSON)').fill(JSON.stringify({
+    nodes: [{ id: 'start', type: 'start' }, { id: 'pay', type: 'agent', agent_id: agents[0].id, prompt: 'Pay {{inputs.po}}' }, { id: 'end', type: 'end' }],
+    edges: [{ from: 'start', to: 'pay' }, { from: 'pay', to: 'end' }],
+  }));
+  await page.getByRole('button', { name: 'Save workflow' }).click();
+  await page.getByText('Saved pay-po').waitFor();
+  await page.getByRole('button', { name: 'Start run' }).click();
+
+  await page.locator('[data-testid="node-pay"][data-status="waiting"]').waitFor();
+  await page.getByRole('status').filter({ hasText: 'pay waiting for approval' }).waitFor();
+  await screenshot(page, 'workflow-waiting');
+  const runUrl = page.url();
+  await page.getByRole('link', { name: 'Open the approvals inbox' }).click();
+  await page.getByTestId('pending-confirmation').filter({ hasText: 'PO-1002' }).getByRole('button', { name: 'Approve' }).click();
+  await page.getByTestId('inbox-empty').waitFor();
+  await page.goto(runUrl);
+  await page.getByTestId('workflow-run-status').filter({ hasText: 'completed' }).waitFor();
+  await page.locator('[data-testid="node-pay"][data-status="completed"]').waitFor();
+}, 40_000);
+
+it('the audit log lists connector calls and downloads them as CSV', async () => {
+  // The workflow above paid PO-1001 and PO-1002 through the oa connector.
+  await page.getByRole('link', { name: 'Audit log' }).click();
+  const table = page.getByRole('table', { name: 'Connector calls' });
+  await table.getByText('oa__purchase_pay').first().waitFor();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  const csv = readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
+  expect(csv[0]).toBe('created_at,tool,method,url,status,success,blocked_by,duration_ms,agent_id,user_id,run_id,error');
+  expect(csv.filter((l) => l.includes('oa__purchase_pay')).map((l) => l.match(/PO-100\d/)?.[0]).sort()).toEqual(['PO-1001', 'PO-1002']);
+  expect(download.suggestedFilename()).toBe('connector-calls.csv');
+  await screenshot(page, 'admin-audit');
+}, 30_000);
+
+it('on a phone, sign-in works from the keyboard alone and the navigation folds behind a labelled menu button', async () => {
+  const phone = await newPerson(browser, server.url, { width: 390, height: 800 });
+  await phone.page.goto('/');
+  await phone.page.getByLabel('User (sub)').fill('pia');
+  await phone.page.getByLabel('User (sub)').press('Enter');
+  await phone.page.getByTestId('whoami').filter({ hasText: 'pia' }).waitFor();
+  const nav = phone.page.getByRole('navigation', { name: 'Main' });
+  // Folded: the navigation sits off-screen to the left until the menu button opens it.
+  const offScreen = async () => { const b = (await nav.boundingBox())!; return b.x + b.width <= 0; };
+  expect(await offScreen()).toBe(true);
+  await phone.page.getByRole('button', { name: 'Toggle navigation' }).click();
+  await phone.page.waitForFunction('document.querySelector(\'nav[aria-label="Main"]\').getBoundingClientRect().x >= 0');
+  await nav.getByRole('link', { name: 'Approvals' }).click();
+  await phone.page.getByRole('heading', { name: 'Approvals' }).waitFor();
+  await screenshot(phone.page, 'phone-approvals');
+  await phone.context.close();
+}, 30_000);

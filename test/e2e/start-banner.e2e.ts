@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { ensureBuilt, freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { until } from '../support/eventually.js';
+import { createTestDatabase } from '../support/test-database.js';
+
+/**
+ * A newcomer's terminal after `npm start`: logs are JSON lines when stdout is not a terminal, and the banner with the
+ * console URL and the dev sign-in hint is the last thing printed (logs are written synchronously, before it).
+ */
+let server: ServerProcess;
+let drop: () => Promise<void>;
+let dbUrl: string;
+
+beforeAll(async () => {
+  const db = await createTestDatabase();
+  drop = db.drop;
+  dbUrl = db.url;
+  server = await startServerProcess({
+    DATABASE_URL: db.url, DB_SKIP_MIGRATIONS: '1', SEED_DEMO: 'true', NODE_ENV: 'development', LOG_LEVEL: 'info',
+    AUTH_DEV_SECRET: 'banner-dev-secret-0123456789', APP_ENCRYPTION_KEY: 'banner-encryption-key-0123456789',
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await drop?.();
+});
+
+it('prints JSON log lines, then the console URL and the dev sign-in hint last', async () => {
+  await until('the start banner', () => server.output().includes('Dev sign-in:'));
+  const lines = server.output().trimEnd().split('\n');
+  const bannerAt = lines.findIndex((l) => l.includes('Warden console:'));
+  expect(lines[bannerAt]).toContain(`Warden console: ${server.url}/`);
+  expect(lines.slice(bannerAt + 1).join('\n')).toMatch(/^ {2}Dev sign-in: .*user "demo-admin", org "demo", role "admin"/);
+  expect(lines.slice(bannerAt + 1).every((l) => !l.startsWith('{'))).toBe(true);
+  const logs = lines.slice(0, bannerAt).filter((l) => l.startsWith('{'));
+  expect(logs.length).toBeGreaterThan(3);
+  for (const l of logs) expect(() => JSON.parse(l)).not.toThrow();
+  expect(logs.some((l) => JSON.parse(l).msg?.includes('Nest application successfully started'))).toBe(true);
+}, 30_000);
+
+it('on a terminal (a pty from script(1)) the logs are pretty, not JSON, and the banner is still last', async () => {
+  ensureBuilt();
+  const port = await freePort();
+  const main = path.resolve(import.meta.dirname, '../../dist/apps/api/src/main.js');
+  const child = spawn('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(main)}`, '/dev/null'], {
+    cwd: path.resolve(import.meta.dirname, '../..'),
+    env: {
+      PATH: process.env.PATH ?? '', TERM: 'xterm', DATABASE_URL: dbUrl, DB_SKIP_MIGRATIONS: '1', SEED_DEMO: 'true', NODE_ENV: 'development',
+      HOST: '127.0.0.1', PORT: String(port), AUTH_DEV_SECRET: 'banner-dev-secret-0123456789', APP_ENCRYPTION_KEY: 'banner-encryption-key-0123456789',
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  try {
+    await until('the start banner on a terminal', () => out.includes('Dev sign-in:'), 30_000);
+    // eslint-disable-next-line no-control-regex
+    const plain = out.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, '');
+    expect(plain).toMatch(/INFO.*Nest application successfully started/);
+    expect(plain).not.toMatch(/^\{"level"/m);
+    expect(plain.trimEnd().split('\n').slice(-2)[0]).toMatch(/Dev sign-in:/);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}, 45_000);

@@ -48,6 +48,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AuthController_identityAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/config": {
         parameters: {
             query?: never;
@@ -296,6 +312,54 @@ export interface paths {
             cookie?: never;
         };
         get: operations["AuthController_me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/identities/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["IdentityLinksController_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/identities/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["IdentityLinksController_verify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["MetricsController_scrape"];
         put?: never;
         post?: never;
         delete?: never;
@@ -715,6 +779,12 @@ export interface components {
         CreateEvalDto: {
             agent_id: string;
             cases: components["schemas"]["EvalCaseDto"][];
+            /**
+             * @description Connector reads run for real (live) or are simulated; writes are always simulated
+             * @default live
+             * @enum {string}
+             */
+            reads: "live" | "simulated";
         };
         CreateWorkflowDto: {
             /** @description { nodes: [...], edges: [...] } — see API.md "Workflows" */
@@ -784,6 +854,11 @@ export interface components {
         };
         EvalCaseDto: {
             expect_contains?: string;
+            expect_tool_calls?: components["schemas"]["ExpectedToolCallDto"][];
+            /** @description { "<tool>": <response or list of successive responses> } for simulated calls */
+            fixtures?: {
+                [key: string]: unknown;
+            };
             input: string;
         };
         EvalResponse: {
@@ -809,6 +884,14 @@ export interface components {
             id: string;
             /** @enum {string} */
             status: "running" | "completed" | "failed";
+        };
+        ExpectedToolCallDto: {
+            /** @description The call passes when its args contain these (deeply) */
+            args_subset?: {
+                [key: string]: unknown;
+            };
+            /** @description Tool name, e.g. oa__purchase_pay */
+            tool: string;
         };
         HookInfoResponse: {
             /** @description Attached to every agent whether declared or not */
@@ -907,6 +990,14 @@ export interface components {
         SetReadOnlyDto: {
             read_only: boolean;
         };
+        StartLinkDto: {
+            /** @description The channel to send the code through; default: the first channel of that platform */
+            channel_id?: string;
+            /** @description Your account on that platform (Feishu open id, Slack user id, WeCom user id) */
+            external_id: string;
+            /** @enum {string} */
+            platform: "feishu" | "slack" | "wecom";
+        };
         StartWorkflowRunDto: {
             inputs?: {
                 [key: string]: unknown;
@@ -925,6 +1016,11 @@ export interface components {
                 [key: string]: unknown;
             };
             name?: string;
+        };
+        VerifyLinkDto: {
+            /** @description The 6-digit code sent to the account */
+            code: string;
+            link_id: string;
         };
         WorkflowNodeStateResponse: {
             agent_run_id?: string;
@@ -1108,6 +1204,23 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ConnectorCallResponse"][];
                 };
+            };
+        };
+    };
+    AuthController_identityAudit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1582,6 +1695,67 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MeResponse"];
                 };
+            };
+        };
+    };
+    IdentityLinksController_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartLinkDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    IdentityLinksController_verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyLinkDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    MetricsController_scrape: {
+        parameters: {
+            query?: never;
+            header: {
+                authorization: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

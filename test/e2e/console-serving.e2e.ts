@@ -44,8 +44,9 @@ describe('in dev', () => {
 });
 
 describe.each([
-  ['production', { NODE_ENV: 'production' }],
-  ['OIDC auth', { AUTH_MODE: 'oidc', OIDC_JWKS_URL: 'http://127.0.0.1:9/jwks' }],
+  // Production with dev tokens explicitly allowed (#16): the dev sign-in route must still not exist.
+  ['production', { NODE_ENV: 'production', AUTH_ALLOW_DEV_IN_PRODUCTION: '1' }],
+  ['OIDC auth', { AUTH_MODE: 'oidc', OIDC_ISSUER: 'http://127.0.0.1:9', OIDC_JWKS_URL: 'http://127.0.0.1:9/jwks', OIDC_AUDIENCE: 'warden' }],
 ])('in %s', (_, env) => {
   let t: TestApp;
   beforeAll(async () => { t = await startTestApp({ CONSOLE_DIR: consoleDir, ...env }); });

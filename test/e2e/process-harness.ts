@@ -44,7 +44,7 @@ export async function startHarness(opts: {
   const env = {
     DATABASE_URL: db.url, DB_SKIP_MIGRATIONS: '1', AUTH_MODE: 'dev', AUTH_DEV_SECRET: SECRET,
     APP_ENCRYPTION_KEY: 'faults-encryption-key-0123456789abcdef', LOG_LEVEL: 'warn', SEED_DEMO: 'false',
-    CONFIRMATION_POLL_MS: '300', RUN_LEASE_MS: '3000', RUN_RECOVERY_MS: '300', FAKE_LLM_KEY: 'sk-fake', ...opts.env,
+    CONFIRMATION_POLL_MS: '300', RUN_LEASE_MS: '3000', RUN_RECOVERY_MS: '300', WARDEN_LLM_KEY_FAKE: 'sk-fake', ...opts.env,
   };
   const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
   const sql = new pg.Client({ connectionString: db.url });
@@ -68,7 +68,7 @@ export async function startHarness(opts: {
   const agent = await api(first, 'POST', '/api/agents', {
     name: 'payer', instructions: 'You pay purchase orders.',
     model_config_json: {
-      model: { provider: 'openai', base_url: opts.llm.baseUrl, model: 'fake-1', api_key_env: 'FAKE_LLM_KEY', stream: opts.stream ?? false },
+      model: { provider: 'openai', base_url: opts.llm.baseUrl, model: 'fake-1', api_key_env: 'WARDEN_LLM_KEY_FAKE', stream: opts.stream ?? false },
       tools: ['oa__purchase_pay'], confirmation: { timeout_s: 120, ...opts.confirmation },
     },
   });

@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Headers, UnauthorizedException } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '@warden/auth';
 import { AppConfig, Metrics } from '@warden/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -7,7 +7,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /** Prometheus scrape endpoint (outside /api); bearer METRICS_TOKEN when that is set. */
-@ApiTags('operations')
+// Prometheus text, not JSON: documented in the README, kept out of the OpenAPI document (and its generated client).
+@ApiExcludeController()
 @Controller('metrics')
 export class MetricsController {
   constructor(

@@ -6,7 +6,7 @@ import { SetIdentitiesDto, SetReadOnlyDto } from './dto/identities.dto.js';
 import { OrgsService } from './orgs/orgs.service.js';
 import { isAdmin, type Principal } from './principal.js';
 import { IDENTITY_FIELDS, UsersService, type MemberView } from './users/users.service.js';
-import { MeResponse, MemberResponse, OrgResponse, ReadOnlyResponse } from './dto/auth.response.js';
+import { MeResponse, MemberResponse, OrgResponse, ReadOnlyResponse, IdentityAuditResponse } from './dto/auth.response.js';
 
 const identitiesView = (m: MemberView) => ({
   feishu_open_id: m.identities.feishu ?? null,
@@ -71,6 +71,7 @@ export class AuthController {
 
   @Get('audit/identities')
   @Roles('admin')
+  @ApiOkResponse({ type: [IdentityAuditResponse] })
   async identityAudit(@CurrentPrincipal() p: Principal) {
     return (await this.users.identityAudit(p.orgId)).map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() }));
   }

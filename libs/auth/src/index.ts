@@ -8,3 +8,4 @@ export * from './users/users.service.js';
 export * from './users/provisioning.service.js';
 export * from './tokens/token-verifier.js';
 export * from './tokens/dev-token.js';
+export * from './dto/auth.response.js';

@@ -352,22 +352,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: operations["MetricsController_scrape"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/notifications": {
         parameters: {
             query?: never;
@@ -911,6 +895,34 @@ export interface components {
             slack_user_id: string | null;
             wecom_user_id: string | null;
         };
+        IdentityAuditResponse: {
+            /** @description link, relink or unlink */
+            action: string;
+            /** @description who made the change */
+            by_sub: string | null;
+            created_at: string;
+            external_id: string | null;
+            id: string;
+            /** @enum {string} */
+            method: "admin" | "proof" | "self" | "sso";
+            /** @enum {string} */
+            platform: "feishu" | "slack" | "wecom";
+            previous_external_id: string | null;
+            sub: string;
+        };
+        IdentityLinkedResponse: {
+            identities: components["schemas"]["IdentitiesResponse"];
+            sub: string;
+            user_id: string;
+        };
+        IdentityLinkStartedResponse: {
+            channel_id: string;
+            expires_at: string;
+            external_id: string;
+            link_id: string;
+            /** @enum {string} */
+            platform: "feishu" | "slack" | "wecom";
+        };
         MemberResponse: {
             email: string | null;
             identities: components["schemas"]["IdentitiesResponse"];
@@ -1220,7 +1232,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["IdentityAuditResponse"][];
+                };
             };
         };
     };
@@ -1715,7 +1729,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["IdentityLinkStartedResponse"];
+                };
             };
         };
     };
@@ -1736,26 +1752,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
-            };
-        };
-    };
-    MetricsController_scrape: {
-        parameters: {
-            query?: never;
-            header: {
-                authorization: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
+                content: {
+                    "application/json": components["schemas"]["IdentityLinkedResponse"];
                 };
-                content?: never;
             };
         };
     };

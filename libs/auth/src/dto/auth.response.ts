@@ -39,3 +39,32 @@ export class ReadOnlyResponse {
   @ApiProperty() id: string;
   @ApiProperty() read_only: boolean;
 }
+
+/** One link, relink or unlink of a chat identity (GET /api/audit/identities). */
+export class IdentityAuditResponse {
+  @ApiProperty() id: string;
+  @ApiProperty() sub: string;
+  @ApiProperty({ enum: ['feishu', 'slack', 'wecom'] }) platform: string;
+  @NullableString() external_id: string | null;
+  @NullableString() previous_external_id: string | null;
+  @ApiProperty({ description: 'link, relink or unlink' }) action: string;
+  @ApiProperty({ enum: ['admin', 'proof', 'self', 'sso'] }) method: string;
+  @NullableString('who made the change') by_sub: string | null;
+  @ApiProperty() created_at: string;
+}
+
+/** A link code sent to the account (POST /api/me/identities/link). */
+export class IdentityLinkStartedResponse {
+  @ApiProperty() link_id: string;
+  @ApiProperty({ enum: ['feishu', 'slack', 'wecom'] }) platform: string;
+  @ApiProperty() external_id: string;
+  @ApiProperty() channel_id: string;
+  @ApiProperty() expires_at: string;
+}
+
+/** The caller's identities after a verified link (POST /api/me/identities/verify). */
+export class IdentityLinkedResponse {
+  @ApiProperty() user_id: string;
+  @ApiProperty() sub: string;
+  @ApiProperty({ type: IdentitiesResponse }) identities: IdentitiesResponse;
+}

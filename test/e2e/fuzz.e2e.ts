@@ -23,6 +23,11 @@ const VALID = (agentId: string): Record<string, unknown> => ({
   'PUT /api/org/read-only': { read_only: false },
 });
 
+function countLeaves(o: unknown): number {
+  if (!o || typeof o !== 'object') return 0;
+  return Object.values(o).reduce<number>((n, v) => n + 1 + countLeaves(v), 0);
+}
+
 /** `valid` with the leaf number `index` (of all leaves, round robin) replaced by `value`. */
 function mutate(valid: unknown, index: number, value: unknown): unknown {
   const copy = structuredClone(valid) as Record<string, unknown>;
@@ -98,6 +103,25 @@ describe('fuzz: every route, generated input', () => {
     query: fc.dictionary(fc.constantFrom('status', 'limit', 'last_event_id', 'agent_id', 'offset', 'x'), fc.string({ unit: 'binary', maxLength: 20 }), { maxKeys: 3 }),
     auth: fc.oneof({ arbitrary: fc.constant('admin'), weight: 4 }, fc.constantFrom('member', 'member', 'garbage', 'none')),
     lastEventId: fc.option(fc.string({ maxLength: 12 })),
+  });
+
+  /** Every leaf of every known-valid body, swapped for each type-confusing value: a systematic sweep the fuzzer may miss. */
+  it('a null, empty or wrongly typed field of any write route is a 4xx or a success, never a 5xx', async () => {
+    const confusing: unknown[] = [null, '', 0, -1, true, [], {}, 'x'.repeat(5000), [null]];
+    const failures: string[] = [];
+    for (const [key, body] of Object.entries(valid)) {
+      const [method, pathTemplate] = key.split(' ');
+      const path = pathTemplate!.replace('{id}', ids[0]!).replace('{sub}', 'mia');
+      const leafCount = countLeaves(body);
+      for (let leaf = 0; leaf < leafCount; leaf++) {
+        for (const value of confusing) {
+          const sent = mutate(body, leaf, value);
+          const res = await t.request(method!, path, { token: tokens.admin, body: sent });
+          if (res.status >= 500) failures.push(`${key} ${JSON.stringify(sent).slice(0, 200)} -> ${res.status}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
   });
 
   it('no 5xx, no stack trace, no rows changed by a 4xx; healthy afterwards', async () => {

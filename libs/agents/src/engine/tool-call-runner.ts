@@ -155,7 +155,10 @@ export class ToolCallRunner {
         ...ctx, toolArgs: args, toolResult: outcome.content,
         metadata: { ...executedMeta, simulated: outcome.simulated, execution: { status: outcome.status, durationMs, success: outcome.ok, error: outcome.error } },
       });
-      await this.store(live, call.call_id, { status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error, simulated: outcome.simulated, tool: call.tool });
+      await this.store(live, call.call_id, {
+        status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error, simulated: outcome.simulated, tool: call.tool,
+        http: { status: outcome.status ?? null, durationMs },
+      });
       await live.emit('observation', {
         call_id: call.call_id, tool: call.tool, args, content: post.result, blocked: false, ok: outcome.ok, ...(outcome.simulated ? { simulated: true } : {}),
       });
@@ -171,7 +174,7 @@ export class ToolCallRunner {
   }
 
   /** Stores the call's outcome while this driver holds the run; a driver that lost it writes nothing and stops. */
-  private async store(live: LiveRun, callId: string, r: { status: ToolCallStatus; args: Record<string, unknown>; result: string; fullResult?: string; blockedBy?: string; error?: string; simulated?: boolean; tool?: string }): Promise<void> {
+  private async store(live: LiveRun, callId: string, r: { status: ToolCallStatus; args: Record<string, unknown>; result: string; fullResult?: string; blockedBy?: string; error?: string; simulated?: boolean; tool?: string; http?: { status: number | null; durationMs: number } }): Promise<void> {
     const outcome = r.simulated ? 'simulated' : r.status;
     annotateSpan({ 'warden.tool.outcome': outcome, ...(r.blockedBy ? { 'warden.tool.blocked_by': r.blockedBy } : {}) });
     if (r.tool) this.metrics?.toolCalls.labels(r.tool, outcome).inc();
@@ -182,10 +185,11 @@ export class ToolCallRunner {
          UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, simulated = $10, finished_at = now()
           WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(9)} RETURNING call_id),
        audited AS (
-         UPDATE connector_call_logs SET outcome = 'completed', success = ($3 = 'done'), error = $8
+         UPDATE connector_call_logs SET outcome = 'completed', success = ($3 = 'done'), error = $8,
+                status = COALESCE($11::int, status), duration_ms = COALESCE($12::int, duration_ms)
           WHERE run_id = $1::text AND call_id = $2 AND outcome = 'in_flight' AND EXISTS (SELECT 1 FROM done))
        SELECT count(*)::int AS stored FROM done`,
-      [live.run.id, callId, r.status, JSON.stringify(r.args), r.result, r.fullResult ?? r.result, r.blockedBy ?? null, r.error ?? null, live.epoch, r.simulated ?? false],
+      [live.run.id, callId, r.status, JSON.stringify(r.args), r.result, r.fullResult ?? r.result, r.blockedBy ?? null, r.error ?? null, live.epoch, r.simulated ?? false, r.http?.status ?? null, r.http ? Math.round(r.http.durationMs) : null],
     );
     if (stored === 0) throw await this.lostOrGone(live, callId);
   }

@@ -12,7 +12,7 @@ export class EvalCaseDto {
   @ApiProperty() @IsString() @Length(1, 20_000) input: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 2_000) expect_contains?: string;
   @ApiPropertyOptional({ type: [ExpectedToolCallDto] })
-  @IsOptional() @IsArray() @ArrayMaxSize(50) @ValidateNested({ each: true }) @Type(() => ExpectedToolCallDto)
+  @IsOptional() @IsArray() @ArrayMaxSize(50) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ExpectedToolCallDto)
   expect_tool_calls?: ExpectedToolCallDto[];
   @ApiPropertyOptional({ description: '{ "<tool>": <response or list of successive responses> } for simulated calls', type: 'object', additionalProperties: true })
   @IsOptional() @IsObject() fixtures?: Record<string, unknown>;
@@ -23,6 +23,6 @@ export class CreateEvalDto {
   @ApiPropertyOptional({ enum: ['live', 'simulated'], default: 'live', description: 'Connector reads run for real (live) or are simulated; writes are always simulated' })
   @IsOptional() @IsIn(['live', 'simulated']) reads?: 'live' | 'simulated';
   @ApiProperty({ type: [EvalCaseDto] })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(200) @ValidateNested({ each: true }) @Type(() => EvalCaseDto)
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(200) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => EvalCaseDto)
   cases: EvalCaseDto[];
 }

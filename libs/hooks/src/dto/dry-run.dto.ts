@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateIf } from 'class-validator';
 
 export class DryRunDto {
   @ApiPropertyOptional({ description: 'A saved agent whose hooks to try (or give model_config_json)' })
-  @IsOptional() @IsUUID() agent_id?: string;
+  @ValidateIf((_, v) => v !== undefined) @IsUUID() agent_id?: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'An unsaved agent config whose hooks to try (or give agent_id)' })
-  @IsOptional() @IsObject() model_config_json?: Record<string, unknown>;
+  @ValidateIf((_, v) => v !== undefined) @IsObject() model_config_json?: Record<string, unknown>;
 
   @ApiProperty({ example: 'oa__purchase_pay' })
   @IsString() @IsNotEmpty() @MaxLength(200) tool: string;

@@ -18,5 +18,5 @@ export class ConnectorDto {
   @ApiProperty() @IsString() name: string;
   @ApiProperty() @IsString() base_url: string;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } }) @IsOptional() @IsObject() headers?: Record<string, string>;
-  @ApiProperty({ type: [ConnectorActionDto] }) @IsArray() @ValidateNested({ each: true }) @Type(() => ConnectorActionDto) actions: ConnectorActionDto[];
+  @ApiProperty({ type: [ConnectorActionDto] }) @IsArray() @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ConnectorActionDto) actions: ConnectorActionDto[];
 }

@@ -27,15 +27,31 @@ export interface EventLogTables {
   channel: string;
 }
 
+/** How many events appended here are kept per followed owner, so local followers need no read. */
+const RECENT_LIMIT = 256;
+
+/**
+ * One stream following an owner's log: the last event it delivered, the highest event number it was told of, and
+ * whether it was told of events without their number (a transaction committed, a reconnect): then it reads the table.
+ */
+interface Follower { last: number; told: number; mustRead: boolean; dirty: boolean; wake?: () => void }
+
 /**
  * An append-only, numbered event log per run that can be replayed and followed live. An event is written (numbered
  * 1, 2, 3... per run under the owner row's lock, NOTIFY sent at commit) before anyone is told about it; followers are
  * woken in-process by local writers and through one LISTEN connection per instance by writers elsewhere (PostgreSQL
- * only: PGlite has no cross-session notifications here), with a poll as the safety net. A replay and a live stream
- * therefore tell the same story.
+ * only: PGlite has no cross-session notifications here). A replay and a live stream therefore tell the same story.
+ *
+ * What following costs: an event appended by this process outside a transaction reaches local followers from memory
+ * (no read); other wake-ups read once per follower; and one safety-net query per instance and `sweepMs` covers every
+ * followed log at once (`WHERE id = ANY($1)`), waking only those that moved — nothing polls per stream.
  */
 export class EventLog {
   private readonly wakeups = new EventEmitter().setMaxListeners(0);
+  private readonly followed = new Map<string, Set<Follower>>();
+  private readonly recent = new Map<string, StoredEvent[]>();
+  private sweepTimer?: NodeJS.Timeout;
+  private sweeping = false;
   /** Streams following a log right now (a gauge in /metrics). */
   followers = 0;
   private readonly listener: PgNotificationListener | null;
@@ -44,11 +60,17 @@ export class EventLog {
     private readonly dataSource: DataSource,
     private readonly target: DatabaseTarget,
     private readonly tables: EventLogTables,
-    logger: Logger,
+    private readonly logger: Logger,
+    private readonly sweepMs = 5_000,
   ) {
     this.listener = target.embedded ? null : new PgNotificationListener({
       url: target.url, channel: tables.channel, applicationName: `warden-${tables.channel}`, logger,
-      onNotification: (ownerId) => this.wakeups.emit(ownerId),
+      // The payload is `<owner id>:<event number>`: a follower already past that number does not read again.
+      onNotification: (payload) => {
+        const at = payload.lastIndexOf(':');
+        if (at < 0) this.wakeups.emit(payload);
+        else this.wakeups.emit(payload.slice(0, at), Number(payload.slice(at + 1)));
+      },
       // Events appended elsewhere while the connection was down were not notified to us: wake every follower.
       onConnected: () => {
         for (const ownerId of this.wakeups.eventNames()) this.wakeups.emit(ownerId);
@@ -61,6 +83,8 @@ export class EventLog {
   }
 
   stop(): Promise<void> {
+    clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
     return this.listener?.stop() ?? Promise.resolve();
   }
 
@@ -72,16 +96,20 @@ export class EventLog {
   async append(ownerId: string, type: string, data: Record<string, unknown>, opts: AppendOptions = {}): Promise<number | null> {
     const { events, owners, channel } = this.tables;
     const params: unknown[] = [ownerId, type, JSON.stringify(data)];
-    const notify = this.target.embedded ? '' : `, pg_notify('${channel}', $${params.push(ownerId)})`;
+    const notify = this.target.embedded ? '' : `, pg_notify('${channel}', $${params.push(ownerId)} || ':' || seq)`;
     const fence = opts.epoch === undefined ? '' : `AND lease_epoch = $${params.push(opts.epoch)} AND status IN ('running', 'waiting')`;
-    const rows: Array<{ seq: number }> = await (opts.runner ?? this.dataSource).query(
+    const rows: Array<{ seq: number; created_at: Date }> = await (opts.runner ?? this.dataSource).query(
       `WITH next AS (UPDATE ${owners} SET event_seq = event_seq + 1 WHERE id = $1 ${fence} RETURNING event_seq),
-            inserted AS (INSERT INTO ${events} (run_id, seq, type, data) SELECT $1, event_seq, $2, $3 FROM next RETURNING seq)
-       SELECT seq${notify} FROM inserted`,
+            inserted AS (INSERT INTO ${events} (run_id, seq, type, data) SELECT $1, event_seq, $2, $3 FROM next RETURNING seq, created_at)
+       SELECT seq, created_at${notify} FROM inserted`,
       params,
     );
     if (rows.length === 0) return null;
-    if (!opts.runner) this.wakeups.emit(ownerId);
+    if (!opts.runner) {
+      // Committed: local followers get it from memory. (A transaction's events are read after its commit.)
+      this.remember(ownerId, { seq: rows[0].seq, type, data, created_at: rows[0].created_at });
+      this.wakeups.emit(ownerId, rows[0].seq);
+    }
     return rows[0].seq;
   }
 
@@ -101,42 +129,109 @@ export class EventLog {
    * Delivers the events after `afterSeq` in order, then live ones, until `isLast(event)` (returns true) or until
    * `signal` aborts (returns false).
    */
-  async follow(ownerId: string, afterSeq: number, deliver: (event: StoredEvent) => void, isLast: (event: StoredEvent) => boolean, signal: AbortSignal, pollMs = 1000): Promise<boolean> {
-    let last = afterSeq;
-    this.followers++;
+  async follow(ownerId: string, afterSeq: number, deliver: (event: StoredEvent) => void, isLast: (event: StoredEvent) => boolean, signal: AbortSignal): Promise<boolean> {
+    const me: Follower = { last: afterSeq, told: afterSeq, mustRead: true, dirty: true };
+    const onWake = (seq?: number) => {
+      if (seq === undefined) me.mustRead = true;
+      else if (seq > me.last) me.told = Math.max(me.told, seq);
+      else return; // this follower has delivered that event already: nothing to read
+      me.dirty = true;
+      me.wake?.();
+    };
+    const onAbort = () => me.wake?.();
+    this.addFollower(ownerId, me);
+    this.wakeups.on(ownerId, onWake);
+    signal.addEventListener('abort', onAbort, { once: true });
     try {
       while (!signal.aborted) {
-        const woken = this.nextWakeup(ownerId, pollMs, signal);
-        // A dropped connection only delays the stream: the next wake-up or poll reads again from `last`.
-        const events = await this.list(ownerId, last).catch((err: unknown) => {
-          if (isTransientDatabaseError(err)) return [];
-          throw err;
-        });
+        if (!me.dirty) {
+          await new Promise<void>((resolve) => (me.wake = resolve));
+          me.wake = undefined;
+          continue;
+        }
+        me.dirty = false;
+        const mustRead = me.mustRead;
+        me.mustRead = false;
+        const events = (!mustRead && this.fromMemory(ownerId, me.last, me.told)) || await this.read(ownerId, me.last);
         for (const event of events) {
-          if (event.seq !== last + 1) break; // a gap closes when the earlier writer commits
-          last = event.seq;
+          if (event.seq !== me.last + 1) break; // a gap closes when the earlier writer commits (and wakes us)
+          me.last = event.seq;
           deliver(event);
           if (isLast(event)) return true;
         }
-        await woken;
       }
       return false;
     } finally {
-      this.followers--;
+      this.wakeups.off(ownerId, onWake);
+      signal.removeEventListener('abort', onAbort);
+      this.removeFollower(ownerId, me);
     }
   }
 
-  private nextWakeup(ownerId: string, ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakeups.off(ownerId, done);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakeups.once(ownerId, done);
-      signal.addEventListener('abort', done, { once: true });
+  /** The remembered events from `last + 1` through `told`, when memory holds all of them (else null: read the table). */
+  private fromMemory(ownerId: string, last: number, told: number): StoredEvent[] | null {
+    const kept = this.recent.get(ownerId);
+    const at = kept?.findIndex((e) => e.seq === last + 1) ?? -1;
+    if (at < 0) return null;
+    const run = kept!.slice(at);
+    const covered = run.every((e, i) => e.seq === last + 1 + i) && run[run.length - 1].seq >= told;
+    return covered ? run : null;
+  }
+
+  private async read(ownerId: string, last: number): Promise<StoredEvent[]> {
+    // A dropped connection only delays the stream: the next wake-up or sweep reads again from `last`.
+    return this.list(ownerId, last).catch((err: unknown) => {
+      if (isTransientDatabaseError(err)) return [];
+      throw err;
     });
+  }
+
+  private remember(ownerId: string, event: StoredEvent): void {
+    if (!this.followed.has(ownerId)) return;
+    const kept = this.recent.get(ownerId) ?? [];
+    kept.push(event);
+    kept.sort((a, b) => a.seq - b.seq);
+    if (kept.length > RECENT_LIMIT) kept.splice(0, kept.length - RECENT_LIMIT);
+    this.recent.set(ownerId, kept);
+  }
+
+  private addFollower(ownerId: string, follower: Follower): void {
+    this.followers++;
+    const set = this.followed.get(ownerId) ?? new Set<Follower>();
+    set.add(follower);
+    this.followed.set(ownerId, set);
+    this.sweepTimer ??= setInterval(() => void this.sweep(), this.sweepMs).unref();
+  }
+
+  private removeFollower(ownerId: string, follower: Follower): void {
+    this.followers--;
+    const set = this.followed.get(ownerId);
+    set?.delete(follower);
+    if (set && set.size === 0) {
+      this.followed.delete(ownerId);
+      this.recent.delete(ownerId);
+    }
+    if (this.followed.size === 0) {
+      clearInterval(this.sweepTimer);
+      this.sweepTimer = undefined;
+    }
+  }
+
+  /** The safety net for a missed wake-up: one query for every followed log; wakes those with events not yet seen. */
+  async sweep(): Promise<void> {
+    if (this.sweeping || this.followed.size === 0) return;
+    this.sweeping = true;
+    try {
+      const rows: Array<{ id: string; event_seq: number }> = await this.dataSource.query(
+        `SELECT id, event_seq FROM ${this.tables.owners} WHERE id = ANY($1::uuid[])`, [[...this.followed.keys()]]);
+      for (const row of rows) {
+        const behind = [...(this.followed.get(row.id) ?? [])].some((f) => f.last < row.event_seq);
+        if (behind) this.wakeups.emit(row.id, row.event_seq);
+      }
+    } catch (err) {
+      this.logger.warn(`event log sweep failed (the next one retries): ${(err as Error).message}`);
+    } finally {
+      this.sweeping = false;
+    }
   }
 }

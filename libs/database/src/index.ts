@@ -8,3 +8,4 @@ export * from './pg-notification-listener.js';
 export * from './leases.js';
 export * from './event-log.js';
 export * from './transient-error.js';
+export * from './lease-keeper.js';

@@ -3,7 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { activeTraceId, annotateSpan, AppConfig, DomainErrorKind, DomainException, inSpan, isUuid, NotFoundError } from '@warden/common';
 import { HookBuildError, HookRegistry, HookResolver, RunInterruptedError, type AgentHookSettings, type RunEventEmitter, type Surface } from '@warden/hooks';
 import { randomBytes } from 'node:crypto';
-import { isTransientDatabaseError } from '@warden/database';
+import { isTransientDatabaseError, LeaseKeeper } from '@warden/database';
 import { DataSource, type EntityManager } from 'typeorm';
 import { hookSettingsOf, parseAgentConfig, withConfirmationOverride, type AgentConfig } from '../agents/agent-config.js';
 import type { Agent } from '../agents/agent.entity.js';
@@ -71,6 +71,8 @@ export interface LiveRun {
   emit: RunEventEmitter;
   /** True once this instance is stopping: whatever cannot finish now is left for the run's next driver. */
   isStopping: () => boolean;
+  /** The tool catalog built for the current model turn, reused by that turn's tool calls. */
+  catalog?: Awaited<ReturnType<ToolRegistry['forAgent']>>;
 }
 
 const DEFAULT_INSTRUCTIONS = 'You are a helpful assistant.';
@@ -80,6 +82,8 @@ const SHUTDOWN_ABORT_WAIT_MS = 2_000;
 /** A model reply cut off before its end is asked for again this many times in all, with a growing pause. */
 const MODEL_ATTEMPTS = 3;
 const MODEL_RETRY_BASE_MS = 250;
+/** A step's result: the next state (the driver saves it), one the step already saved with its writes, or the end. */
+type StepOutcome = RunState | { saved: RunState } | 'finished';
 type Prepared = Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 const newCallId = () => `call_${randomBytes(12).toString('hex')}`;
@@ -98,6 +102,8 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   private readonly live = new Map<string, LiveRun>();
   private readonly completions = new Map<string, Promise<RunOutcome>>();
   private stopping = false;
+  /** One renewal statement per tick for every run this instance drives. */
+  private readonly leases: LeaseKeeper;
   // Set on the signal itself: Nest closes the confirmation waiter (rejecting approval waits) before this
   // module's destroy hook runs, and such a rejected wait must read as "stopping", never as a blocked call.
   private readonly onStopSignal = () => void (this.stopping = true);
@@ -112,7 +118,10 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     private readonly events: RunEventsService,
     private readonly bus: EventEmitter2,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.leases = new LeaseKeeper(dataSource, 'agent_runs', config.runLeaseMs,
+      (err) => this.logger.warn(`run lease renewal failed (the next tick retries): ${err.message}`));
+  }
 
   /**
    * Records the run and its `run` event, builds its hooks (a build error refuses the run: status `refused`,
@@ -121,28 +130,33 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   async start(opts: StartRunOptions): Promise<StartedRun> {
     const { agent, config } = await this.agents.findWithConfig(opts.orgId, opts.agentId);
     const mode = opts.mode ?? 'react';
-    const conversation = await this.conversationFor(opts);
-    const messages: ChatMessage[] = [
-      { role: 'system', content: agent.instructions || DEFAULT_INSTRUCTIONS },
-      ...(conversation?.messages ?? []),
-      { role: 'user', content: opts.message },
-    ];
-    const state: RunState = {
-      phase: 'start', messages, turns: 0, pending_calls: [], ...(opts.eval ? { eval: opts.eval } : {}),
-      ...(opts.confirmationOverride ? { confirmation_override: opts.confirmationOverride } : {}),
-    };
-    const run = await this.dataSource.getRepository(AgentRun).save({
-      orgId: opts.orgId, agentId: agent.id, userId: opts.userId, conversationId: conversation?.id ?? null,
-      parentRunId: opts.parentRunId ?? null, parentCallId: opts.parentCallId ?? null, surface: opts.surface, mode,
-      status: 'running' as const, hooks: opts.eval ? 'bypassed' as const : 'active' as const, message: opts.message,
-      answer: null, error: null, state, eventSeq: 0,
-      // Leased from birth, so no recovery loop takes a run that is just starting.
-      lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs), leaseEpoch: 1, finishedAt: null,
+    // The conversation, the run and its `run` event commit together.
+    const run = await this.dataSource.transaction(async (m) => {
+      const conversation = await this.conversationFor(opts, m);
+      const messages: ChatMessage[] = [
+        { role: 'system', content: agent.instructions || DEFAULT_INSTRUCTIONS },
+        ...(conversation?.messages ?? []),
+        { role: 'user', content: opts.message },
+      ];
+      const state: RunState = {
+        phase: 'start', messages, turns: 0, pending_calls: [], ...(opts.eval ? { eval: opts.eval } : {}),
+        ...(opts.confirmationOverride ? { confirmation_override: opts.confirmationOverride } : {}),
+      };
+      const created = await m.getRepository(AgentRun).save({
+        orgId: opts.orgId, agentId: agent.id, userId: opts.userId, conversationId: conversation?.id ?? null,
+        parentRunId: opts.parentRunId ?? null, parentCallId: opts.parentCallId ?? null, surface: opts.surface, mode,
+        status: 'running' as const, hooks: opts.eval ? 'bypassed' as const : 'active' as const, message: opts.message,
+        answer: null, error: null, state, eventSeq: 0,
+        // Leased from birth (epoch 1), so no recovery loop takes a run that is just starting.
+        lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs), leaseEpoch: 1, finishedAt: null,
+      });
+      await this.events.appendIf(created.id, 'run', {
+        run_id: created.id, agent_id: agent.id, conversation_id: created.conversationId, surface: created.surface, mode,
+        hooks: created.hooks, parent_run_id: created.parentRunId, parent_call_id: created.parentCallId,
+      }, { runner: m });
+      return created;
     });
-    await this.events.append(run.id, 'run', {
-      run_id: run.id, agent_id: agent.id, conversation_id: run.conversationId, surface: run.surface, mode,
-      hooks: run.hooks, parent_run_id: run.parentRunId, parent_call_id: run.parentCallId,
-    });
+    this.events.wake(run.id);
     const settings = withConfirmationOverride(hookSettingsOf(agent, config), opts.confirmationOverride);
     let registry: HookRegistry;
     try {
@@ -152,7 +166,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       await this.finish(run, 'refused', { error: message });
       throw err instanceof HookBuildError ? err : new DomainException(DomainErrorKind.RunRefused, message);
     }
-    const completion = this.drive(run.id, { agent, config, settings, registry });
+    const completion = this.drive(run.id, { agent, config, settings, registry }, run);
     return { runId: run.id, conversationId: run.conversationId, completion };
   }
 
@@ -284,11 +298,12 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     process.off('SIGINT', this.onStopSignal);
   }
 
-  private drive(runId: string, prepared?: Prepared): Promise<RunOutcome> {
+  /** `created`: a run this process just created, leased to it at epoch 1 (no claim, no read needed). */
+  private drive(runId: string, prepared?: Prepared, created?: AgentRun): Promise<RunOutcome> {
     // One `run` span per drive; a child run started inside a tool call nests under that call's span.
     const traced = inSpan('run', { 'warden.run_id': runId }, (span) => {
       if (span) void this.recordTraceId(runId);
-      return this.execute(runId, prepared).then((o) => { span?.setAttribute('warden.run.status', o.status); return o; });
+      return this.execute(runId, prepared, created).then((o) => { span?.setAttribute('warden.run.status', o.status); return o; });
     });
     const completion = traced
       .catch((err: unknown): RunOutcome => {
@@ -310,31 +325,35 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     await this.dataSource.query(`UPDATE agent_runs SET trace_id = $2 WHERE id = $1`, [runId, activeTraceId()]).catch(() => undefined);
   }
 
-  private async execute(runId: string, prepared?: Prepared): Promise<RunOutcome> {
-    const epoch = await this.acquire(runId);
+  private async execute(runId: string, prepared?: Prepared, created?: AgentRun): Promise<RunOutcome> {
+    const epoch = created ? created.leaseEpoch : await this.acquire(runId);
     // Another instance holds a live lease: it drives the run, not us.
     if (epoch === null) return this.outcomeOf(runId);
     let live: LiveRun | undefined;
-    const renew = setInterval(() => void this.renew(runId, epoch, () => live).catch(() => undefined), Math.max(500, this.config.runLeaseMs / 3));
+    this.leases.hold(runId, epoch, (detail) => this.leaseLost(live, runId, detail));
     let release = false;
     try {
       const repo = this.dataSource.getRepository(AgentRun);
-      live = await this.liveRun(await repo.findOneByOrFail({ id: runId }), epoch, prepared);
+      live = await this.liveRun(created ?? await repo.findOneByOrFail({ id: runId }), epoch, prepared);
       this.live.set(runId, live);
       if (!prepared) await this.toolCalls.settleInterrupted(live);
+      let state = live.run.state;
       for (;;) {
         if (this.stopping) throw new RunSuspendedError('the server is stopping');
-        const run = await repo.findOneByOrFail({ id: runId });
-        if (!ACTIVE_RUN_STATUSES.includes(run.status) || run.leaseEpoch !== epoch) break;
-        live.run = run;
-        const next = await this.step(live, run.state);
+        // No re-read between steps: every write is fenced by the epoch, so a run cancelled or taken over elsewhere
+        // stops this drive at its next write (and a local cancel aborts it at once).
+        if (live.abort.signal.aborted) break;
+        const next = await this.step(live, state);
         if (next === 'finished') break;
-        if (!(await this.saveState(live, next))) break;
+        if ('saved' in next) state = next.saved;
+        else if (await this.saveState(live, next)) state = next;
+        else break;
+        live.run.state = state;
       }
     } catch (err) {
       release = await this.stopOnError(runId, epoch, live, err);
     } finally {
-      clearInterval(renew);
+      this.leases.release(runId);
       if (release) await this.releaseLease(runId, epoch).catch(() => undefined);
     }
     return this.outcomeOf(runId);
@@ -384,15 +403,6 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     return rows[0]?.lease_epoch ?? null;
   }
 
-  /** Extends the lease; when the run is no longer ours at this epoch (taken over, or ended elsewhere), stops its drive here. */
-  private async renew(runId: string, epoch: number, live: () => LiveRun | undefined): Promise<void> {
-    if (await this.lease(runId, epoch)) return;
-    const [row]: Array<{ status: RunStatus; locked_by: string | null; lease_epoch: number }> = await this.dataSource.query(
-      `SELECT status, locked_by, lease_epoch FROM agent_runs WHERE id = $1`, [runId]);
-    if (!row || (row.lease_epoch === epoch && ACTIVE_RUN_STATUSES.includes(row.status))) return;
-    this.leaseLost(live(), runId, ACTIVE_RUN_STATUSES.includes(row.status) ? `taken over by ${row.locked_by ?? 'recovery'}` : `the run ended ${row.status} elsewhere`);
-  }
-
   /** Stops this process's drive of a run it no longer holds: aborts with an interruption (never a cancel). */
   private leaseLost(live: LiveRun | undefined, runId: string, detail: string): LeaseLostError {
     const err = new LeaseLostError(runId, detail);
@@ -426,7 +436,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   }
 
   /** One step of the state machine; returns the next state, or 'finished' once the run has its final status. */
-  private async step(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
+  private async step(live: LiveRun, state: RunState): Promise<StepOutcome> {
     switch (state.phase) {
       case 'start': return this.sessionStart(live, state);
       case 'llm': return this.modelTurn(live, state);
@@ -451,13 +461,14 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     return { ...state, messages, phase: run.mode === 'dag' ? 'plan' : 'llm' };
   }
 
-  private async modelTurn(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
+  private async modelTurn(live: LiveRun, state: RunState): Promise<StepOutcome> {
     const { run, config } = live;
     if (state.turns >= config.maxIterations) {
       await this.finish(run, 'failed', { error: `the agent reached max_iterations (${config.maxIterations}) without a final answer` }, { epoch: live.epoch });
       return 'finished';
     }
     const tools = await this.tools.forAgent(run.orgId, config.tools);
+    live.catalog = tools; // the same catalog serves this turn's tool calls: built once per turn
     const turn = await this.completeWithRetry(live, { runId: run.id, turn: state.turns, messages: state.messages, tools: tools.map((t) => t.spec), signal: live.abort.signal });
     if (turn.toolCalls.length === 0) {
       // The answer and the run's end commit together: a crash cannot leave an answered run in its model phase.
@@ -487,11 +498,12 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     });
     if (!stored) return 'finished';
     for (const id of [run.id, ...live.ancestors.map((a) => a.id)]) this.events.wake(id);
-    return next;
+    return { saved: next };
   }
 
   private async toolTurn(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
-    const tools = await this.tools.forAgent(live.run.orgId, live.config.tools);
+    const tools = live.catalog ?? await this.tools.forAgent(live.run.orgId, live.config.tools);
+    live.catalog = undefined;
     await Promise.all(state.pending_calls.map((call) =>
       inSpan(`tool ${call.tool}`, { 'warden.tool': call.tool, 'warden.call_id': call.call_id }, () => this.toolCalls.run(live, call, tools))));
     const observations = await this.toolCalls.observations(live.run.id, state.pending_calls.map((c) => c.call_id));
@@ -627,15 +639,6 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     return affected > 0;
   }
 
-  /** Extends the lease held at `epoch`; false when the run ended or was claimed by another driver since. */
-  private async lease(runId: string, epoch: number): Promise<boolean> {
-    const [, affected] = await this.dataSource.query(
-      `UPDATE agent_runs SET lease_until = now() + make_interval(secs => $3) WHERE id = $1 AND status IN ('running', 'waiting') AND lease_epoch = $2`,
-      [runId, epoch, this.config.runLeaseMs / 1000],
-    );
-    return affected > 0;
-  }
-
   /**
    * Moves an active run to its final status and writes its closing events (`error` / `answer`, then `done`), in one
    * transaction (with the final `state` when given, and, for a cancel, the expiry of its pending confirmations).
@@ -727,8 +730,8 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     );
   }
 
-  private async conversationFor(opts: StartRunOptions): Promise<Conversation | null> {
-    const repo = this.dataSource.getRepository(Conversation);
+  private async conversationFor(opts: StartRunOptions, m: EntityManager): Promise<Conversation | null> {
+    const repo = m.getRepository(Conversation);
     if (opts.conversationId) {
       const found = isUuid(opts.conversationId)
         ? await repo.findOneBy({ id: opts.conversationId, orgId: opts.orgId, userId: opts.userId, agentId: opts.agentId })

@@ -47,13 +47,13 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
     return this.log.list(runId, afterSeq, types);
   }
 
-  /** Replays after `afterSeq`, then live, until this run's own `done` (true) or until `signal` aborts (false). */
   /** Event streams of runs being followed by this instance. */
   get followers(): number {
     return this.log.followers;
   }
 
-  follow(runId: string, afterSeq: number, deliver: (event: StoredRunEvent) => void, signal: AbortSignal, pollMs = 1000): Promise<boolean> {
-    return this.log.follow(runId, afterSeq, deliver, (e) => e.type === 'done' && e.data.run_id === runId, signal, pollMs);
+  /** Replays after `afterSeq`, then live, until this run's own `done` (true) or until `signal` aborts (false). */
+  follow(runId: string, afterSeq: number, deliver: (event: StoredRunEvent) => void, signal: AbortSignal): Promise<boolean> {
+    return this.log.follow(runId, afterSeq, deliver, (e) => e.type === 'done' && e.data.run_id === runId, signal);
   }
 }

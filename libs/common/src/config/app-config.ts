@@ -65,7 +65,7 @@ export class AppConfig {
   get confirmationPollMs(): number { return this.env.CONFIRMATION_POLL_MS ?? 1500; }
   get runLeaseMs(): number { return this.env.RUN_LEASE_MS ?? 15000; }
   /** How often each instance looks for runs whose lease expired (their instance died or stopped). */
-  get runRecoveryMs(): number { return this.env.RUN_RECOVERY_MS ?? 1000; }
+  get runRecoveryMs(): number { return this.env.RUN_RECOVERY_MS ?? 5000; }
   /** Upper bound for one LLM call, streaming included. */
   get llmTimeoutMs(): number { return this.env.LLM_TIMEOUT_MS ?? 60000; }
   /** Upper bound for one connector HTTP request. */

@@ -1,0 +1,54 @@
+import { Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { createTestDatabase } from '../support/test-database.js';
+
+/**
+ * A "medium" test's database: a migrated clone with a plain DataSource (no app, no HTTP), a query counter, and
+ * helpers to make the rows engine services need.
+ */
+export interface MediumDb {
+  url: string;
+  dataSource: DataSource;
+  /** Statements sent through `dataSource.query` since the last `resetCount()`, by their first words. */
+  statements: string[];
+  resetCount(): void;
+  orgId: string;
+  /** A run row, leased to `lockedBy` at `epoch` (status running). */
+  newRun(opts?: { lockedBy?: string; epoch?: number; status?: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+export const quietLogger = new Logger('medium');
+quietLogger.warn = () => undefined;
+
+export async function mediumDb(): Promise<MediumDb> {
+  const db = await createTestDatabase();
+  const dataSource = new DataSource({ type: 'postgres', url: db.url, extra: { max: 4 } });
+  await dataSource.initialize();
+  const statements: string[] = [];
+  const query = dataSource.query.bind(dataSource);
+  dataSource.query = ((sql: string, params?: unknown[]) => {
+    statements.push(sql.trim().replace(/\s+/g, ' ').slice(0, 60));
+    return query(sql, params);
+  }) as DataSource['query'];
+  const [{ id: orgId }] = await query(`INSERT INTO orgs (external_id, name) VALUES ('medium', 'medium') RETURNING id`);
+  return {
+    url: db.url,
+    dataSource,
+    statements,
+    resetCount: () => void statements.splice(0),
+    orgId,
+    async newRun(opts = {}) {
+      const [{ id }] = await query(
+        `INSERT INTO agent_runs (org_id, agent_id, user_id, surface, mode, status, hooks, message, locked_by, lease_until, lease_epoch)
+         VALUES ($1, gen_random_uuid(), gen_random_uuid(), 'api', 'react', $2, 'active', 'm', $3, now() + interval '1 minute', $4) RETURNING id`,
+        [orgId, opts.status ?? 'running', opts.lockedBy ?? 'me', opts.epoch ?? 1],
+      );
+      return id;
+    },
+    async close() {
+      await dataSource.destroy();
+      await db.drop();
+    },
+  };
+}

@@ -11,7 +11,10 @@ import { Connector, ConnectorAction } from './connectors/connector.entity.js';
 import { ConnectorExecutor } from './connectors/connector-executor.js';
 import { ConnectorsController } from './connectors/connectors.controller.js';
 import { ConnectorsService } from './connectors/connectors.service.js';
+import { DagSteps } from './engine/dag-steps.js';
+import { ReactSteps } from './engine/react-steps.js';
 import { RunExecutor } from './engine/run-executor.js';
+import { RunStore } from './engine/run-store.js';
 import { RunRecovery } from './engine/run-recovery.js';
 import { ToolCallRunner } from './engine/tool-call-runner.js';
 import { ToolExecution } from './engine/tool-execution.js';
@@ -33,7 +36,7 @@ import { ToolRegistry } from './tools/tool-registry.js';
   controllers: [ConnectorsController, AgentsController, ChatController, RunsController],
   providers: [
     ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, AgentHookLookup, LlmProviderFactory,
-    RunEventsService, RunMetrics, ToolCallRunner, ToolExecution, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool,
+    RunEventsService, RunMetrics, ToolCallRunner, ToolExecution, RunStore, ReactSteps, DagSteps, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool,
     { provide: AgentConfigLookup, useExisting: AgentHookLookup },
   ],
   exports: [ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, RunEventsService, ToolCallRunner, RunExecutor, RunsService, AgentConfigLookup],

@@ -17,6 +17,13 @@ export interface AppendOptions {
   epoch?: number;
   /** Run the statement on this transaction's manager instead of its own connection. */
   runner?: { query(sql: string, params?: unknown[]): Promise<any> };
+  /** With `runner`: collects the event, so `publish(batch)` after the commit hands it to local followers unread. */
+  batch?: EventBatch;
+}
+
+/** Events appended inside one transaction, published to this process's followers once it committed. */
+export class EventBatch {
+  readonly events: Array<{ ownerId: string; event: StoredEvent }> = [];
 }
 
 /** Where a log lives: its events table (owner_id column `run_id`) and the owner table holding the `event_seq` counter. */
@@ -50,6 +57,8 @@ export class EventLog {
   private readonly wakeups = new EventEmitter().setMaxListeners(0);
   private readonly followed = new Map<string, Set<Follower>>();
   private readonly recent = new Map<string, StoredEvent[]>();
+  /** Appends of this process not yet returned, per owner: their NOTIFY may arrive before their result does. */
+  private readonly appending = new Map<string, number>();
   private sweepTimer?: NodeJS.Timeout;
   private sweeping = false;
   /** Streams following a log right now (a gauge in /metrics). */
@@ -98,19 +107,42 @@ export class EventLog {
     const params: unknown[] = [ownerId, type, JSON.stringify(data)];
     const notify = this.target.embedded ? '' : `, pg_notify('${channel}', $${params.push(ownerId)} || ':' || seq)`;
     const fence = opts.epoch === undefined ? '' : `AND lease_epoch = $${params.push(opts.epoch)} AND status IN ('running', 'waiting')`;
-    const rows: Array<{ seq: number; created_at: Date }> = await (opts.runner ?? this.dataSource).query(
-      `WITH next AS (UPDATE ${owners} SET event_seq = event_seq + 1 WHERE id = $1 ${fence} RETURNING event_seq),
-            inserted AS (INSERT INTO ${events} (run_id, seq, type, data) SELECT $1, event_seq, $2, $3 FROM next RETURNING seq, created_at)
-       SELECT seq, created_at${notify} FROM inserted`,
-      params,
-    );
-    if (rows.length === 0) return null;
-    if (!opts.runner) {
-      // Committed: local followers get it from memory. (A transaction's events are read after its commit.)
-      this.remember(ownerId, { seq: rows[0].seq, type, data, created_at: rows[0].created_at });
-      this.wakeups.emit(ownerId, rows[0].seq);
+    const local = !opts.runner;
+    if (local) this.appending.set(ownerId, (this.appending.get(ownerId) ?? 0) + 1);
+    let rows: Array<{ seq: number; created_at: Date }> = [];
+    try {
+      rows = await (opts.runner ?? this.dataSource).query(
+        `WITH next AS (UPDATE ${owners} SET event_seq = event_seq + 1 WHERE id = $1 ${fence} RETURNING event_seq),
+              inserted AS (INSERT INTO ${events} (run_id, seq, type, data) SELECT $1, event_seq, $2, $3 FROM next RETURNING seq, created_at)
+         SELECT seq, created_at${notify} FROM inserted`,
+        params,
+      );
+    } finally {
+      if (local) this.appendDone(ownerId, rows[0] && { seq: rows[0].seq, type, data, created_at: rows[0].created_at });
     }
+    if (rows.length === 0) return null;
+    opts.batch?.events.push({ ownerId, event: { seq: rows[0].seq, type, data, created_at: rows[0].created_at } });
     return rows[0].seq;
+  }
+
+  /** A local append returned: its event (committed) reaches local followers from memory; a failure makes them read. */
+  private appendDone(ownerId: string, event: StoredEvent | undefined): void {
+    const left = (this.appending.get(ownerId) ?? 1) - 1;
+    if (left > 0) this.appending.set(ownerId, left);
+    else this.appending.delete(ownerId);
+    if (!event) return void this.wakeups.emit(ownerId);
+    this.remember(ownerId, event);
+    this.wakeups.emit(ownerId, event.seq);
+  }
+
+  /** After the transaction of `batch` committed: its events reach local followers from memory. */
+  publish(batch: EventBatch): void {
+    const last = new Map<string, number>();
+    for (const { ownerId, event } of batch.events) {
+      this.remember(ownerId, event);
+      last.set(ownerId, Math.max(last.get(ownerId) ?? 0, event.seq));
+    }
+    for (const [ownerId, seq] of last) this.wakeups.emit(ownerId, seq);
   }
 
   /** Wakes this instance's followers of `ownerId` (after a transaction that appended events commits). */
@@ -152,7 +184,10 @@ export class EventLog {
         me.dirty = false;
         const mustRead = me.mustRead;
         me.mustRead = false;
-        const events = (!mustRead && this.fromMemory(ownerId, me.last, me.told)) || await this.read(ownerId, me.last);
+        const remembered = mustRead ? null : this.fromMemory(ownerId, me.last, me.told);
+        // Told by a NOTIFY that raced our own append's result: that result brings the event to memory and wakes us.
+        if (!remembered && !mustRead && this.appending.has(ownerId)) continue;
+        const events = remembered ?? await this.read(ownerId, me.last);
         for (const event of events) {
           if (event.seq !== me.last + 1) break; // a gap closes when the earlier writer commits (and wakes us)
           me.last = event.seq;

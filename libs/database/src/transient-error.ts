@@ -2,7 +2,7 @@
 const TRANSIENT_CODES = /^(08|57P0[1-3]|53300|40001|40P01)/;
 // "already released": TypeORM's QueryRunnerAlreadyReleasedError, raised when a transaction's connection died under it
 // (seen when connections are killed every 250 ms): the next attempt gets a new connection.
-const TRANSIENT_MESSAGES = /Connection terminated|terminating connection|ECONNRESET|ECONNREFUSED|EPIPE|connection error|timeout exceeded when trying to connect|Connection is not established|query runner was already released/i;
+const TRANSIENT_MESSAGES = /Connection terminated|terminating connection|ECONNRESET|ECONNREFUSED|EPIPE|connection error|timeout exceeded when trying to connect|Connection is not established|query runner (was )?already released/i;
 
 /**
  * True for database errors that a retry (on this instance after a backoff, or on another one) can get past: a
@@ -11,6 +11,7 @@ const TRANSIENT_MESSAGES = /Connection terminated|terminating connection|ECONNRE
  */
 export function isTransientDatabaseError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
+  if (err.name === 'QueryRunnerAlreadyReleasedError') return true;
   const code = (err as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code ?? (err as { code?: unknown }).code;
   if (typeof code === 'string' && TRANSIENT_CODES.test(code)) return true;
   const driverMessage = (err as { driverError?: { message?: unknown } }).driverError?.message;

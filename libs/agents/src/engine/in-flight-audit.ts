@@ -1,7 +1,7 @@
 import { argsDigest, type ToolCallMetadata } from '@warden/hooks';
 import type { DataSource } from 'typeorm';
 import type { PendingToolCall } from '../runs/run.entity.js';
-import type { LiveRun } from './run-executor.js';
+import type { LiveRun } from './live-run.js';
 import { holdsRun } from './run-fence.js';
 
 /**

@@ -5,21 +5,10 @@ import { isTransientDatabaseError } from '@warden/database';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PendingToolCall, ToolCallStatus } from '../runs/run.entity.js';
 import { ToolRegistry, type ResolvedTool } from '../tools/tool-registry.js';
-import type { LiveRun } from './run-executor.js';
+import { RunSuspendedError, type LiveRun } from './live-run.js';
 import { markAuditInterrupted, markExecuting } from './in-flight-audit.js';
 import { holdsRun, LeaseLostError } from './run-fence.js';
 import { ToolExecution } from './tool-execution.js';
-
-/**
- * Thrown when the instance stops while a call waits in its PreToolUse hooks (e.g. for an approval): the call was
- * not run and is put back to `pending`, and the run is left for another instance (or this one, restarted) to resume.
- */
-export class RunSuspendedError extends Error {
-  constructor(reason: string) {
-    super(reason);
-    this.name = 'RunSuspendedError';
-  }
-}
 
 /** What the model and the stream are told about a call that was executing when its server stopped. */
 export function interruptedObservation(callId: string): string {

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { ConnectorExecutor, OBSERVATION_MAX_CHARS } from '../connectors/connector-executor.js';
 import type { EvalRunOptions } from '../runs/run.entity.js';
 import { confirmationRequired, type ResolvedTool } from '../tools/tool-registry.js';
-import type { LiveRun } from './run-executor.js';
+import type { LiveRun } from './live-run.js';
 
 /** How one tool execution went; `full` is stored, `content` is what the PostToolUse hooks and the model get. */
 export interface ToolOutcome {

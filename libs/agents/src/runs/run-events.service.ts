@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { DATABASE_TARGET, EventLog, type AppendOptions, type DatabaseTarget, type StoredEvent } from '@warden/database';
+import { DATABASE_TARGET, EventLog, type AppendOptions, type EventBatch, type DatabaseTarget, type StoredEvent } from '@warden/database';
 import { DataSource } from 'typeorm';
 
 export type StoredRunEvent = StoredEvent;
@@ -36,6 +36,11 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
   /** Appends only while the run is active at `opts.epoch` (null otherwise), and/or inside `opts.runner`'s transaction. */
   appendIf(runId: string, type: string, data: Record<string, unknown>, opts: AppendOptions): Promise<number | null> {
     return this.log.append(runId, type, data, opts);
+  }
+
+  /** Hands a committed transaction's events to local followers (no read). */
+  publish(batch: EventBatch): void {
+    this.log.publish(batch);
   }
 
   /** Wakes local followers after a transaction that appended events committed. */

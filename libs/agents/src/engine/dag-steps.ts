@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import type { ChatMessage } from '../llm/llm-provider.js';
+import type { RunState } from '../runs/run.entity.js';
+import { ToolRegistry } from '../tools/tool-registry.js';
+import { PLANNING_PROMPT, parsePlan } from './dag-plan.js';
+import type { LiveRun, RunOutcome, StartedRun, StartRunOptions } from './live-run.js';
+import { ReactSteps } from './react-steps.js';
+import { RunStore } from './run-store.js';
+
+/** How a DAG run starts its steps (each a ReAct child run) and waits for them: the executor. */
+export interface ChildRuns {
+  start(opts: StartRunOptions): Promise<StartedRun>;
+  waitForRun(runId: string, signal?: AbortSignal): Promise<RunOutcome>;
+}
+
+/**
+ * The DAG mode's steps: the model writes a plan (validated, asked once more when invalid), the plan's steps run as
+ * child runs as soon as their dependencies are done, and a last model call writes the answer from their results.
+ */
+@Injectable()
+export class DagSteps {
+  constructor(
+    private readonly store: RunStore,
+    private readonly tools: ToolRegistry,
+    private readonly react: ReactSteps,
+  ) {}
+
+  async plan(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
+    const { run } = live;
+    const tools = await this.tools.forAgent(run.orgId, live.config.tools);
+    const planning = `${PLANNING_PROMPT}\nTools the steps can use: ${tools.map((t) => t.spec.name).join(', ') || 'none'}.`;
+    const messages: ChatMessage[] = [state.messages[0], { role: 'system', content: planning }, ...state.messages.slice(1)];
+    const turn = await live.provider.complete({ runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal });
+    const attempts = (state.plan_attempts ?? 0) + 1;
+    const { steps, problems } = parsePlan(turn.content);
+    if (!steps) {
+      if (attempts >= 2) {
+        await this.store.finish(run, 'failed', { error: `the model's plan is invalid: ${problems.join('; ')}` }, { epoch: live.epoch });
+        return 'finished';
+      }
+      await live.emit('plan_rejected', { problems });
+      return {
+        ...state, turns: state.turns + 1, plan_attempts: attempts,
+        messages: [...state.messages, { role: 'assistant', content: turn.content },
+          { role: 'user', content: `Your plan cannot be used: ${problems.join('; ')}. Reply with a corrected plan, as JSON only.` }],
+      };
+    }
+    await live.emit('plan', { steps });
+    return {
+      ...state, phase: 'steps', turns: state.turns + 1, plan_attempts: attempts, plan: steps,
+      messages: [...state.messages, { role: 'assistant', content: turn.content }],
+      steps: Object.fromEntries(steps.map((s) => [s.id, { status: 'pending' as const }])),
+    };
+  }
+
+  /** Starts every step whose dependencies are done (concurrently, each a ReAct sub-run with its own hooks), waits for one to end. */
+  async runSteps(live: LiveRun, state: RunState, children: ChildRuns): Promise<RunState | 'finished'> {
+    const { run } = live;
+    const plan = state.plan ?? [];
+    const steps = { ...(state.steps ?? {}) };
+    const failed = plan.find((s) => steps[s.id]?.status === 'failed');
+    if (failed) {
+      await this.store.finish(run, 'failed', { error: `step "${failed.id}" failed: ${steps[failed.id].error ?? 'unknown error'}` }, { epoch: live.epoch });
+      return 'finished';
+    }
+    if (plan.every((s) => steps[s.id]?.status === 'completed')) return { ...state, phase: 'synthesis' };
+    const ready = plan.filter((s) => steps[s.id]?.status === 'pending' && s.depends_on.every((d) => steps[d]?.status === 'completed'));
+    const started = await Promise.all(ready.map(async (step) => {
+      const context = step.depends_on.map((d) => `Result of step "${d}": ${steps[d].answer ?? ''}`).join('\n');
+      const message = `${step.task}${context ? `\n\n${context}` : ''}\n\n(This is one step of a larger request: ${run.message})`;
+      try {
+        const child = await children.start({
+          orgId: run.orgId, userId: run.userId, agentId: run.agentId, message, surface: 'dag', mode: 'react',
+          parentRunId: run.id, parentCallId: `step:${step.id}`,
+          ...(run.hooks === 'bypassed' ? { eval: run.state.eval ?? { reads: 'live' } } : {}),
+        });
+        return [step.id, { status: 'running' as const, run_id: child.runId }] as const;
+      } catch (err) {
+        return [step.id, { status: 'failed' as const, error: (err as Error).message }] as const;
+      }
+    }));
+    for (const [id, progress] of started) steps[id] = progress;
+    if (started.length > 0 && !(await this.store.saveState(live, { ...state, steps }))) return 'finished';
+    const running = plan.filter((s) => steps[s.id]?.status === 'running');
+    if (running.length === 0) return { ...state, steps };
+    const outcome = await Promise.race(running.map((s) => children.waitForRun(steps[s.id].run_id!, live.abort.signal).then((o) => ({ id: s.id, o }))));
+    steps[outcome.id] = outcome.o.status === 'completed'
+      ? { status: 'completed', run_id: outcome.o.runId, answer: outcome.o.answer ?? '' }
+      : { status: 'failed', run_id: outcome.o.runId, error: outcome.o.error ?? `ended ${outcome.o.status}` };
+    return { ...state, steps };
+  }
+
+  async synthesize(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
+    const { run } = live;
+    const results = (state.plan ?? []).map((s) => `- ${s.id} (${s.task}): ${state.steps?.[s.id]?.answer ?? ''}`).join('\n');
+    const messages: ChatMessage[] = [
+      state.messages[0],
+      { role: 'user', content: `${run.message}\n\nThe plan's steps are done. Their results:\n${results}\n\nWrite the final answer to the request.` },
+    ];
+    const turn = await this.react.completeWithRetry(live, { runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal });
+    await this.store.finish(run, 'completed', { answer: turn.content }, { epoch: live.epoch, state: { ...state, turns: state.turns + 1 } });
+    return 'finished';
+  }
+}

@@ -1,0 +1,80 @@
+import type { AgentHookSettings, HookRegistry, RunEventEmitter, Surface } from '@warden/hooks';
+import type { AgentConfig } from '../agents/agent-config.js';
+import type { Agent } from '../agents/agent.entity.js';
+import type { LlmProvider } from '../llm/llm-provider.js';
+import type { AgentRun, EvalRunOptions, RunMode, RunState, RunStatus } from '../runs/run.entity.js';
+import type { ResolvedTool } from '../tools/tool-registry.js';
+
+export interface StartRunOptions {
+  orgId: string;
+  userId: string;
+  agentId: string;
+  message: string;
+  surface: Surface;
+  mode?: RunMode;
+  parentRunId?: string;
+  parentCallId?: string;
+  conversationId?: string;
+  /**
+   * Eval runs and their children: hooks bypassed (recorded as `hooks: "bypassed"`; only the audit log runs) and
+   * tool calls simulated per these options — writes are never sent.
+   */
+  eval?: EvalRunOptions;
+  /** Workflow AGENT nodes: the node's `confirmation` policy over the agent's. */
+  confirmationOverride?: Record<string, unknown>;
+}
+
+export interface RunOutcome {
+  runId: string;
+  status: RunStatus;
+  answer: string | null;
+  error: string | null;
+}
+
+export interface StartedRun {
+  runId: string;
+  conversationId: string | null;
+  /** Settles when the run reaches a final status; never rejects. */
+  completion: Promise<RunOutcome>;
+}
+
+/** Emitted (EventEmitter2) when a run ends; `RUN_CANCELLED` additionally when it was cancelled (pending approvals expire). */
+export const RUN_FINISHED = 'run.finished';
+export const RUN_CANCELLED = 'run.cancelled';
+
+/** What a run needs in memory while it executes; all of it can be rebuilt from the database. */
+export interface LiveRun {
+  run: AgentRun;
+  agent: Agent;
+  config: AgentConfig;
+  settings: AgentHookSettings;
+  registry: HookRegistry;
+  provider: LlmProvider;
+  abort: AbortController;
+  /** The fencing token this driver claimed the run with: every write is conditional on it. */
+  epoch: number;
+  /** The runs whose streams also carry this run's events (DAG parents, delegating callers), nearest first. */
+  ancestors: Array<{ id: string }>;
+  emit: RunEventEmitter;
+  /** True once this instance is stopping: whatever cannot finish now is left for the run's next driver. */
+  isStopping: () => boolean;
+  /** The tool catalog built for the current model turn, reused by that turn's tool calls. */
+  catalog?: ResolvedTool[];
+}
+
+/** What a run's parts need from the agent hook settings, the registry and the agent, before it has a provider. */
+export type PreparedRun = Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>;
+
+/**
+ * Thrown when the instance stops while a call waits in its PreToolUse hooks (e.g. for an approval): the call was
+ * not run and is put back to `pending`, and the run is left for another instance (or this one, restarted) to resume.
+ */
+export class RunSuspendedError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'RunSuspendedError';
+  }
+}
+
+/** A step's result: the next state (the driver saves it), one the step already saved with its writes, or the end. */
+export type StepOutcome = RunState | { saved: RunState } | 'finished';

@@ -1,0 +1,131 @@
+import { Injectable } from '@nestjs/common';
+import { inSpan } from '@warden/common';
+import { randomBytes } from 'node:crypto';
+import { LlmError, type ChatMessage, type LlmRequest, type LlmTurn } from '../llm/llm-provider.js';
+import type { RunState } from '../runs/run.entity.js';
+import { ToolRegistry } from '../tools/tool-registry.js';
+import { AnswerDeltaStream } from './answer-delta-stream.js';
+import type { LiveRun, StepOutcome } from './live-run.js';
+import { RunStore } from './run-store.js';
+import { ToolCallRunner } from './tool-call-runner.js';
+
+/** A model reply cut off before its end is asked for again this many times in all, with a growing pause. */
+const MODEL_ATTEMPTS = 3;
+const MODEL_RETRY_BASE_MS = 250;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+const newCallId = () => `call_${randomBytes(12).toString('hex')}`;
+
+/**
+ * The ReAct loop's steps: SessionStart hooks, a model turn (whose output commits before any tool runs), and a turn's
+ * tool calls (each through the hook pipeline and the gate, see ToolCallRunner). Each returns the run's next state.
+ */
+@Injectable()
+export class ReactSteps {
+  constructor(
+    private readonly store: RunStore,
+    private readonly tools: ToolRegistry,
+    private readonly toolCalls: ToolCallRunner,
+  ) {}
+
+  async sessionStart(live: LiveRun, state: RunState): Promise<RunState> {
+    const { run } = live;
+    const { additionalContext } = await live.registry.runSessionStart({
+      toolName: '', toolArgs: {}, agentId: run.agentId, userId: run.userId, orgId: run.orgId, runId: run.id, surface: run.surface,
+      metadata: { agent: live.settings, conversationId: run.conversationId ?? undefined, parentRunId: run.parentRunId ?? undefined },
+      emit: live.emit, signal: live.abort.signal,
+    });
+    const messages = [...state.messages];
+    if (additionalContext.length > 0 && messages[0]?.role === 'system') {
+      messages[0] = { role: 'system', content: [messages[0].content, ...additionalContext].join('\n\n') };
+    }
+    return { ...state, messages, phase: run.mode === 'dag' ? 'plan' : 'llm' };
+  }
+
+  async modelTurn(live: LiveRun, state: RunState): Promise<StepOutcome> {
+    const { run, config } = live;
+    if (state.turns >= config.maxIterations) {
+      await this.store.finish(run, 'failed', { error: `the agent reached max_iterations (${config.maxIterations}) without a final answer` }, { epoch: live.epoch });
+      return 'finished';
+    }
+    const tools = await this.tools.forAgent(run.orgId, config.tools);
+    live.catalog = tools; // the same catalog serves this turn's tool calls: built once per turn
+    const turn = await this.completeWithRetry(live, { runId: run.id, turn: state.turns, messages: state.messages, tools: tools.map((t) => t.spec), signal: live.abort.signal });
+    if (turn.toolCalls.length === 0) {
+      // The answer and the run's end commit together: a crash cannot leave an answered run in its model phase.
+      const answered: RunState = { ...state, turns: state.turns + 1, messages: [...state.messages, { role: 'assistant', content: turn.content }] };
+      await this.store.finish(run, 'completed', { answer: turn.content }, { epoch: live.epoch, state: answered });
+      return 'finished';
+    }
+    // Our own ids: unique across runs, so each doubles as the connector's Idempotency-Key.
+    const calls = turn.toolCalls.map((c) => ({ call_id: newCallId(), tool: c.name, args: c.args, raw: c.rawArguments }));
+    const next: RunState = {
+      ...state,
+      phase: 'tools',
+      turns: state.turns + 1,
+      messages: [...state.messages, {
+        role: 'assistant', content: turn.content || null,
+        tool_calls: calls.map((c) => ({ id: c.call_id, type: 'function' as const, function: { name: c.tool, arguments: c.raw || '{}' } })),
+      }],
+      pending_calls: calls.map(({ call_id, tool, args }) => ({ call_id, tool, args })),
+    };
+    // The turn's output (assistant message, call rows, tool_call events) commits in one transaction before any tool
+    // runs: a resumed run continues with these calls and never asks the model again for this turn.
+    const stored = await this.store.transaction(async (tx) => {
+      if (!(await this.store.saveState(live, next, tx))) return false;
+      await this.toolCalls.record(run.id, next.pending_calls, tx.m);
+      for (const c of next.pending_calls) await this.store.appendToStreams(live, 'tool_call', { call_id: c.call_id, tool: c.tool, args: c.args }, tx);
+      return true;
+    });
+    if (!stored) return 'finished';
+    return { saved: next };
+  }
+
+  async toolTurn(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
+    const tools = live.catalog ?? await this.tools.forAgent(live.run.orgId, live.config.tools);
+    live.catalog = undefined;
+    await Promise.all(state.pending_calls.map((call) =>
+      inSpan(`tool ${call.tool}`, { 'warden.tool': call.tool, 'warden.call_id': call.call_id }, () => this.toolCalls.run(live, call, tools))));
+    const observations = await this.toolCalls.observations(live.run.id, state.pending_calls.map((c) => c.call_id));
+    if (state.tool_run) {
+      await this.store.finish(live.run, 'completed', { answer: observations.get(state.pending_calls[0].call_id) ?? '' }, { epoch: live.epoch });
+      return 'finished';
+    }
+    return {
+      ...state,
+      phase: 'llm',
+      pending_calls: [],
+      messages: [...state.messages, ...state.pending_calls.map((c): ChatMessage => ({ role: 'tool', tool_call_id: c.call_id, content: observations.get(c.call_id) ?? '' }))],
+    };
+  }
+
+  /**
+   * A model call, asked again (with a growing pause, up to MODEL_ATTEMPTS in all) when its reply was cut off before
+   * its end: nothing of an unfinished turn is used. Each retry is announced with a `model_retry` event.
+   */
+  async completeWithRetry(live: LiveRun, request: LlmRequest): Promise<LlmTurn> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.completeStreaming(live, request);
+      } catch (err) {
+        if (!(err instanceof LlmError) || !err.retryable || live.abort.signal.aborted) throw err;
+        if (attempt >= MODEL_ATTEMPTS) throw new LlmError(`the model's reply was incomplete ${attempt} times: ${err.message}`);
+        const delayMs = MODEL_RETRY_BASE_MS * 2 ** (attempt - 1);
+        await live.emit('model_retry', { attempt, message: err.message, retry_in_ms: delayMs });
+        await sleep(delayMs);
+      }
+    }
+  }
+
+  /** A model call whose text reaches the stream as it arrives (`answer_delta` events), all written before it returns. */
+  private async completeStreaming(live: LiveRun, request: LlmRequest): Promise<LlmTurn> {
+    const deltas = new AnswerDeltaStream(live.emit);
+    try {
+      const model = live.config.model as { provider?: string; model?: string };
+      return await inSpan('model call', { 'warden.run_id': request.runId, 'warden.model.provider': model.provider ?? '', 'warden.model': model.model ?? '', 'warden.turn': request.turn },
+        () => live.provider.complete({ ...request, onContent: deltas.push }));
+    } finally {
+      await deltas.close();
+    }
+  }
+
+}

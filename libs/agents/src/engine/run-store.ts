@@ -1,0 +1,207 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { AppConfig } from '@warden/common';
+import { EventBatch } from '@warden/database';
+import { DataSource, type EntityManager } from 'typeorm';
+import { RunEventsService } from '../runs/run-events.service.js';
+import { AgentRun, type RunState } from '../runs/run.entity.js';
+import { RUN_FINISHED, type LiveRun, type RunOutcome } from './live-run.js';
+import { LeaseLostError } from './run-fence.js';
+import { FINAL_FROM, type FinalRunStatus } from './run-transitions.js';
+
+/** One transaction of a run's writes: its manager, and the events it appended (published to followers at commit). */
+export interface RunTx {
+  m: EntityManager;
+  batch: EventBatch;
+}
+
+/** The confirmation waiters' NOTIFY channel (@warden/confirmations), named here to avoid a dependency cycle. */
+const CONFIRMATION_NOTIFY_CHANNEL = 'confirmation_decided';
+
+/**
+ * The SQL of agent runs (like ConfirmationStore for approvals): claims and leases, fenced state and event writes, and
+ * the one transaction that ends a run. Every write of a driver names its lease epoch; a refused write means the
+ * driver lost the run and must stop.
+ */
+@Injectable()
+export class RunStore {
+  private readonly logger = new Logger(RunStore.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly events: RunEventsService,
+    private readonly bus: EventEmitter2,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Runs `fn` in one transaction; the events it appended reach this process's followers from memory after the commit. */
+  async transaction<T>(fn: (tx: RunTx) => Promise<T>): Promise<T> {
+    const batch = new EventBatch();
+    const result = await this.dataSource.transaction((m) => fn({ m, batch }));
+    this.events.publish(batch);
+    return result;
+  }
+
+  get(runId: string): Promise<AgentRun> {
+    return this.dataSource.getRepository(AgentRun).findOneByOrFail({ id: runId });
+  }
+
+  async outcome(runId: string): Promise<RunOutcome> {
+    const run = await this.get(runId);
+    return { runId, status: run.status, answer: run.answer, error: run.error };
+  }
+
+  /**
+   * Claims the run unless another instance holds a live lease, and returns the new fencing epoch (null when another
+   * instance drives it). Every claim increments the epoch, so a previous holder's writes fail from now on.
+   */
+  async acquire(runId: string): Promise<number | null> {
+    const [rows]: [Array<{ lease_epoch: number }>, number] = await this.dataSource.query(
+      `UPDATE agent_runs SET locked_by = $2, lease_until = now() + make_interval(secs => $3), lease_epoch = lease_epoch + 1
+       WHERE id = $1 AND status IN ('running', 'waiting')
+         AND (locked_by = $2 OR locked_by IS NULL OR lease_until IS NULL OR lease_until < now()) RETURNING lease_epoch`,
+      [runId, this.config.instanceId, this.config.runLeaseMs / 1000],
+    );
+    return rows[0]?.lease_epoch ?? null;
+  }
+
+  /** Hands the lease back now (another driver may continue at once). */
+  async releaseLease(runId: string, epoch: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE agent_runs SET lease_until = now() WHERE id = $1 AND lease_epoch = $2 AND status IN ('running', 'waiting')`, [runId, epoch]);
+  }
+
+  /** At shutdown: every lease this instance holds ends now. */
+  async releaseAllLeases(): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE agent_runs SET lease_until = now() WHERE locked_by = $1 AND status IN ('running', 'waiting')`, [this.config.instanceId]);
+  }
+
+  /**
+   * Writes the run's new state (and renews its lease) while this driver holds it at its epoch; false when the run
+   * already ended (e.g. cancelled) or another driver claimed it since (which then owns the state).
+   */
+  async saveState(live: LiveRun, state: RunState, tx?: RunTx): Promise<boolean> {
+    const [, affected] = await (tx?.m ?? this.dataSource).query(
+      `UPDATE agent_runs SET state = $2, updated_at = now(), lease_until = now() + make_interval(secs => $4)
+       WHERE id = $1 AND status IN ('running', 'waiting') AND lease_epoch = $3`,
+      [live.run.id, JSON.stringify(state), live.epoch, this.config.runLeaseMs / 1000],
+    );
+    return affected > 0;
+  }
+
+  /**
+   * Moves an active run to its final status and writes its closing events (`error` / `answer`, then `done`), in one
+   * transaction (with the final `state` when given, and, for a cancel, the expiry of its pending confirmations).
+   * Only the first caller wins, so `done` is written exactly once whoever ends the run (driver or cancel); a driver
+   * passes its `epoch` and wins only while it still holds the run.
+   */
+  async finish(
+    run: AgentRun, status: FinalRunStatus, result: { answer?: string; error?: string },
+    fence: { epoch?: number; state?: RunState } = {},
+  ): Promise<boolean> {
+    const ancestors = await this.ancestorsOf(run);
+    const won = await this.transaction(async (tx) => {
+      const [rows]: [unknown[], number] = await tx.m.query(
+        `UPDATE agent_runs SET status = $2, answer = $3, error = $4, finished_at = now(), updated_at = now(), locked_by = NULL, lease_until = NULL,
+           state = COALESCE($6::jsonb, state)
+         WHERE id = $1 AND status = ANY($7) AND ($5::int IS NULL OR lease_epoch = $5) RETURNING id`,
+        [run.id, status, result.answer ?? null, result.error ?? null, fence.epoch ?? null, fence.state ? JSON.stringify(fence.state) : null, FINAL_FROM[status]],
+      );
+      if (rows.length === 0) return false;
+      if (status === 'cancelled') await expirePendingConfirmations(tx.m, run.id);
+      // The conversation has the exchange before the client hears `done`: its next message must see this one.
+      if (status === 'completed' && run.conversationId) {
+        await tx.m.query(
+          `UPDATE conversations SET messages = messages || $2::jsonb, updated_at = now() WHERE id = $1`,
+          [run.conversationId, JSON.stringify([{ role: 'user', content: run.message }, { role: 'assistant', content: result.answer ?? '' }])],
+        );
+      }
+      const append = (type: string, data: Record<string, unknown>) => this.appendClosing(run, ancestors, type, data, tx);
+      if (result.error && status !== 'cancelled') await append('error', { message: result.error });
+      if (status === 'completed') await append('answer', { content: result.answer ?? '' });
+      await append('done', { run_id: run.id, status });
+      return true;
+    });
+    if (won) this.bus.emit(RUN_FINISHED, { runId: run.id, orgId: run.orgId, status, surface: run.surface });
+    return won;
+  }
+
+  /** Appends an event of the live run, fenced by its epoch; throws LeaseLostError (and stops the drive) when not held. */
+  async appendOwn(live: LiveRun, type: string, data: Record<string, unknown>, tx?: RunTx): Promise<Record<string, unknown>> {
+    const payload: Record<string, unknown> = { run_id: live.run.id, surface: live.run.surface, ...data };
+    const seq = await this.events.appendIf(live.run.id, type, payload, { epoch: live.epoch, runner: tx?.m, batch: tx?.batch });
+    if (seq === null) {
+      const err = new LeaseLostError(live.run.id, 'a fenced write was refused');
+      if (!live.abort.signal.aborted) {
+        this.logger.warn({ runId: live.run.id }, 'run lease taken over by another instance or the run ended elsewhere; stopping here');
+        live.abort.abort(err);
+      }
+      throw err;
+    }
+    return payload;
+  }
+
+  /** An event of the live run (fenced) and, like every event of a child run, of its ancestors' streams. */
+  async appendToStreams(live: LiveRun, type: string, data: Record<string, unknown>, tx?: RunTx): Promise<Record<string, unknown>> {
+    const payload = await this.appendOwn(live, type, data, tx);
+    for (const a of live.ancestors) {
+      const opts = tx ? { runner: tx.m, batch: tx.batch } : {};
+      await this.events.appendIf(a.id, type, { ...payload, parent_call_id: payload.parent_call_id ?? live.run.parentCallId }, opts);
+    }
+    return payload;
+  }
+
+  /** The run (and its ancestors, which show its state) waits for a person, or runs again; fenced for the run itself. */
+  async setWaiting(live: LiveRun, waiting: boolean): Promise<void> {
+    const [from, to] = waiting ? ['running', 'waiting'] : ['waiting', 'running'];
+    await this.dataSource.query(
+      `UPDATE agent_runs SET status = $2, updated_at = now() WHERE id = ANY($1) AND status = $3 AND (id <> $4 OR lease_epoch = $5)`,
+      [[live.run.id, ...live.ancestors.map((a) => a.id)], to, from, live.run.id, live.epoch]);
+  }
+
+  /** A closing event (written by whoever ends the run, in its transaction) on the run and its ancestors. */
+  private async appendClosing(run: AgentRun, ancestors: Array<{ id: string }>, type: string, data: Record<string, unknown>, tx: RunTx): Promise<void> {
+    const payload: Record<string, unknown> = { run_id: run.id, surface: run.surface, ...data };
+    await this.events.appendIf(run.id, type, payload, { runner: tx.m, batch: tx.batch });
+    if (type === 'done') return;
+    for (const a of ancestors) {
+      await this.events.appendIf(a.id, type, { ...payload, parent_call_id: payload.parent_call_id ?? run.parentCallId }, { runner: tx.m, batch: tx.batch });
+    }
+  }
+
+  async ancestorsOf(run: AgentRun): Promise<Array<{ id: string }>> {
+    if (!run.parentRunId) return [];
+    return this.dataSource.query(
+      `WITH RECURSIVE chain(id, parent_run_id, depth) AS (
+         SELECT id, parent_run_id, 1 FROM agent_runs WHERE id = $1
+         UNION ALL SELECT r.id, r.parent_run_id, c.depth + 1 FROM agent_runs r JOIN chain c ON r.id = c.parent_run_id WHERE c.depth < 20)
+       SELECT id FROM chain ORDER BY depth`,
+      [run.parentRunId],
+    );
+  }
+
+  activeChildren(runId: string): Promise<Array<{ id: string }>> {
+    return this.dataSource.query(`SELECT id FROM agent_runs WHERE parent_run_id = $1 AND status IN ('running', 'waiting')`, [runId]);
+  }
+
+  /** Lets GET /api/runs/:id name the trace (only written when tracing is on). */
+  async recordTraceId(runId: string, traceId: string | null | undefined): Promise<void> {
+    await this.dataSource.query(`UPDATE agent_runs SET trace_id = $2 WHERE id = $1`, [runId, traceId]).catch(() => undefined);
+  }
+}
+
+/**
+ * A cancelled run's pending approvals expire with it (same transaction); the NOTIFY wakes their waiters on every
+ * instance, and a decision arriving later finds the row expired (409).
+ */
+async function expirePendingConfirmations(m: EntityManager, runId: string): Promise<void> {
+  await m.query(
+    `WITH expired AS (
+       UPDATE confirmation_requests SET status = 'expired', responded_at = now(), responded_by_name = 'system',
+              reason = 'the run was cancelled', updated_at = now()
+        WHERE run_id = $1 AND status = 'pending' RETURNING id)
+     SELECT pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', id::text) FROM expired`,
+    [runId],
+  );
+}

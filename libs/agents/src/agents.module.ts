@@ -15,6 +15,7 @@ import { DagSteps } from './engine/dag-steps.js';
 import { ReactSteps } from './engine/react-steps.js';
 import { RunExecutor } from './engine/run-executor.js';
 import { RunStore } from './engine/run-store.js';
+import { RunFactory } from './engine/run-factory.js';
 import { RunRecovery } from './engine/run-recovery.js';
 import { ToolCallRunner } from './engine/tool-call-runner.js';
 import { ToolExecution } from './engine/tool-execution.js';
@@ -36,7 +37,7 @@ import { ToolRegistry } from './tools/tool-registry.js';
   controllers: [ConnectorsController, AgentsController, ChatController, RunsController],
   providers: [
     ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, AgentHookLookup, LlmProviderFactory,
-    RunEventsService, RunMetrics, ToolCallRunner, ToolExecution, RunStore, ReactSteps, DagSteps, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool,
+    RunEventsService, RunMetrics, ToolCallRunner, ToolExecution, RunStore, RunFactory, ReactSteps, DagSteps, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool,
     { provide: AgentConfigLookup, useExisting: AgentHookLookup },
   ],
   exports: [ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, RunEventsService, ToolCallRunner, RunExecutor, RunsService, AgentConfigLookup],

@@ -1,32 +1,25 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { activeTraceId, annotateSpan, AppConfig, DomainErrorKind, DomainException, inSpan, isUuid, NotFoundError } from '@warden/common';
-import { HookBuildError, HookRegistry, HookResolver, RunInterruptedError, type Surface } from '@warden/hooks';
-import { randomBytes } from 'node:crypto';
+import { activeTraceId, annotateSpan, AppConfig, inSpan } from '@warden/common';
+import { RunInterruptedError } from '@warden/hooks';
 import { isTransientDatabaseError, LeaseKeeper } from '@warden/database';
-import { DataSource, type EntityManager } from 'typeorm';
-import { hookSettingsOf, parseAgentConfig, withConfirmationOverride } from '../agents/agent-config.js';
-import type { Agent } from '../agents/agent.entity.js';
-import { AgentsService } from '../agents/agents.service.js';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
-import { LlmError, type ChatMessage } from '../llm/llm-provider.js';
-import { RunEventsService } from '../runs/run-events.service.js';
-import { ACTIVE_RUN_STATUSES, AgentRun, Conversation, type RunState, type ToolRunSpec } from '../runs/run.entity.js';
+import { LlmError } from '../llm/llm-provider.js';
+import { ACTIVE_RUN_STATUSES, AgentRun, type RunState } from '../runs/run.entity.js';
 import { DagSteps } from './dag-steps.js';
 import { RUN_CANCELLED, RunSuspendedError, type LiveRun, type PreparedRun, type RunOutcome, type StartedRun, type StartRunOptions, type StepOutcome } from './live-run.js';
 import { ReactSteps } from './react-steps.js';
+import { RunFactory, type ToolRunOptions } from './run-factory.js';
 import { LeaseLostError } from './run-fence.js';
 import { RunStore } from './run-store.js';
 import { ToolCallRunner } from './tool-call-runner.js';
 
 export * from './live-run.js';
 
-const DEFAULT_INSTRUCTIONS = 'You are a helpful assistant.';
 /** On shutdown, how long runs get to reach a point where they can stop cleanly before they are aborted. */
 const SHUTDOWN_GRACE_MS = 5_000;
 const SHUTDOWN_ABORT_WAIT_MS = 2_000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
-const newCallId = () => `call_${randomBytes(12).toString('hex')}`;
 
 /**
  * Starts and drives agent runs on every surface (chat, api, dag steps, delegates, workflows, evals). A run is a
@@ -47,19 +40,16 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   private readonly onStopSignal = () => void (this.stopping = true);
 
   constructor(
-    private readonly dataSource: DataSource,
-    private readonly agents: AgentsService,
-    private readonly hooks: HookResolver,
     private readonly llm: LlmProviderFactory,
     private readonly toolCalls: ToolCallRunner,
-    private readonly events: RunEventsService,
     private readonly bus: EventEmitter2,
     private readonly config: AppConfig,
     private readonly store: RunStore,
+    private readonly factory: RunFactory,
     private readonly react: ReactSteps,
     private readonly dag: DagSteps,
   ) {
-    this.leases = new LeaseKeeper(dataSource, 'agent_runs', config.runLeaseMs,
+    this.leases = new LeaseKeeper(store.dataSource, 'agent_runs', config.runLeaseMs,
       (err) => this.logger.warn(`run lease renewal failed (the next tick retries): ${err.message}`));
   }
 
@@ -68,89 +58,14 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
    * `error` + `done` events, then a RunRefused 422 is thrown), and executes it detached from the caller.
    */
   async start(opts: StartRunOptions): Promise<StartedRun> {
-    const { agent, config } = await this.agents.findWithConfig(opts.orgId, opts.agentId);
-    const mode = opts.mode ?? 'react';
-    // The conversation, the run and its `run` event commit together.
-    const run = await this.store.transaction(async (tx) => {
-      const conversation = await this.conversationFor(opts, tx.m);
-      const messages: ChatMessage[] = [
-        { role: 'system', content: agent.instructions || DEFAULT_INSTRUCTIONS },
-        ...(conversation?.messages ?? []),
-        { role: 'user', content: opts.message },
-      ];
-      const state: RunState = {
-        phase: 'start', messages, turns: 0, pending_calls: [], ...(opts.eval ? { eval: opts.eval } : {}),
-        ...(opts.confirmationOverride ? { confirmation_override: opts.confirmationOverride } : {}),
-      };
-      const created = await tx.m.getRepository(AgentRun).save({
-        orgId: opts.orgId, agentId: agent.id, userId: opts.userId, conversationId: conversation?.id ?? null,
-        parentRunId: opts.parentRunId ?? null, parentCallId: opts.parentCallId ?? null, surface: opts.surface, mode,
-        status: 'running' as const, hooks: opts.eval ? 'bypassed' as const : 'active' as const, message: opts.message,
-        answer: null, error: null, state, eventSeq: 0,
-        // Leased from birth (epoch 1), so no recovery loop takes a run that is just starting.
-        lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs), leaseEpoch: 1, finishedAt: null,
-      });
-      await this.events.appendIf(created.id, 'run', {
-        run_id: created.id, agent_id: agent.id, conversation_id: created.conversationId, surface: created.surface, mode,
-        hooks: created.hooks, parent_run_id: created.parentRunId, parent_call_id: created.parentCallId,
-      }, { runner: tx.m, batch: tx.batch });
-      return created;
-    });
-    const settings = withConfirmationOverride(hookSettingsOf(agent, config), opts.confirmationOverride);
-    let registry: HookRegistry;
-    try {
-      registry = opts.eval ? this.hooks.resolveBypassed(settings) : await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings });
-    } catch (err) {
-      const message = err instanceof HookBuildError ? err.message : `the agent's hooks cannot be built: ${(err as Error).message}`;
-      await this.store.finish(run, 'refused', { error: message });
-      throw err instanceof HookBuildError ? err : new DomainException(DomainErrorKind.RunRefused, message);
-    }
-    const completion = this.drive(run.id, { agent, config, settings, registry }, run);
-    return { runId: run.id, conversationId: run.conversationId, completion };
+    const { run, prepared } = await this.factory.createAgentRun(opts);
+    return { runId: run.id, conversationId: run.conversationId, completion: this.drive(run.id, prepared, run) };
   }
 
-  /**
-   * A one-call run on `surface` (workflow CONNECTOR nodes): the call goes through the same pipeline as an agent's tool
-   * call — the hooks of `hooksConfig` plus every auto-attached hook (so the approval gate), a durable tool-call record,
-   * exactly-once execution — and its observation is the run's answer. `ownerId` stands in for the agent id.
-   */
-  async startToolRun(opts: {
-    orgId: string; userId: string; ownerId: string; ownerUserId: string | null; name: string; surface: Surface;
-    tool: string; args: Record<string, unknown>; hooksConfig?: unknown; confirmation?: Record<string, unknown>;
-  }): Promise<StartedRun> {
-    const spec: ToolRunSpec = {
-      owner_id: opts.ownerId, name: opts.name, owner_user_id: opts.ownerUserId,
-      model_config_json: { model: { provider: 'scripted', script: [{ content: '' }] }, tools: [opts.tool], max_iterations: 1,
-        ...(opts.hooksConfig ? { hooks: opts.hooksConfig } : {}), ...(opts.confirmation ? { confirmation: opts.confirmation } : {}) },
-    };
-    const call = { call_id: newCallId(), tool: opts.tool, args: opts.args };
-    const state: RunState = { phase: 'tools', messages: [], turns: 0, pending_calls: [call], tool_run: spec };
-    const run = await this.dataSource.getRepository(AgentRun).save({
-      orgId: opts.orgId, agentId: opts.ownerId, userId: opts.userId, conversationId: null, parentRunId: null, parentCallId: null,
-      surface: opts.surface, mode: 'react' as const, status: 'running' as const, hooks: 'active' as const, message: `${opts.tool} ${JSON.stringify(opts.args)}`,
-      answer: null, error: null, state, eventSeq: 0,
-      lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs), leaseEpoch: 1, finishedAt: null,
-    });
-    await this.events.append(run.id, 'run', { run_id: run.id, agent_id: opts.ownerId, conversation_id: null, surface: run.surface, mode: 'react', hooks: 'active', parent_run_id: null, parent_call_id: null });
-    let prepared: Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>;
-    try {
-      prepared = await this.prepareToolRun(spec);
-    } catch (err) {
-      const message = err instanceof HookBuildError ? err.message : `the hooks cannot be built: ${(err as Error).message}`;
-      await this.store.finish(run, 'refused', { error: message });
-      throw err instanceof HookBuildError ? err : new DomainException(DomainErrorKind.RunRefused, message);
-    }
-    await this.toolCalls.record(run.id, [call]);
-    await this.events.append(run.id, 'tool_call', { run_id: run.id, surface: run.surface, call_id: call.call_id, tool: call.tool, args: call.args });
-    const completion = this.drive(run.id, prepared);
-    return { runId: run.id, conversationId: null, completion };
-  }
-
-  private async prepareToolRun(spec: ToolRunSpec): Promise<Pick<LiveRun, 'agent' | 'config' | 'settings' | 'registry'>> {
-    const { config } = parseAgentConfig(spec.model_config_json);
-    const agent = { id: spec.owner_id, name: spec.name, ownerUserId: spec.owner_user_id, instructions: '' } as Agent;
-    const settings = hookSettingsOf(agent, config);
-    return { agent, config, settings, registry: await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings }) };
+  /** A one-call run on `opts.surface` (workflow CONNECTOR nodes), through the same pipeline as an agent's tool call. */
+  async startToolRun(opts: ToolRunOptions): Promise<StartedRun> {
+    const { run, prepared } = await this.factory.createToolRun(opts);
+    return { runId: run.id, conversationId: null, completion: this.drive(run.id, prepared, run) };
   }
 
   /**
@@ -185,9 +100,8 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       const outcome = await local;
       if (!ACTIVE_RUN_STATUSES.includes(outcome.status)) return outcome;
     }
-    const repo = this.dataSource.getRepository(AgentRun);
     for (;;) {
-      const run = await repo.findOneByOrFail({ id: runId });
+      const run = await this.store.get(runId);
       if (!ACTIVE_RUN_STATUSES.includes(run.status)) return { runId, status: run.status, answer: run.answer, error: run.error };
       if (signal?.aborted) return { runId, status: run.status, answer: null, error: 'stopped waiting' };
       await new Promise((r) => setTimeout(r, 500));
@@ -225,9 +139,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     await Promise.race([settled(), sleep(SHUTDOWN_GRACE_MS)]);
     for (const live of this.live.values()) live.abort.abort(new RunInterruptedError('the server is shutting down'));
     await Promise.race([settled(), sleep(SHUTDOWN_ABORT_WAIT_MS)]);
-    await this.dataSource.query(
-      `UPDATE agent_runs SET lease_until = now() WHERE locked_by = $1 AND status IN ('running', 'waiting')`, [this.config.instanceId],
-    ).catch((err: Error) => this.logger.error(`could not release run leases: ${err.message}`));
+    await this.store.releaseAllLeases().catch((err: Error) => this.logger.error(`could not release run leases: ${err.message}`));
   }
 
   onApplicationShutdown(): void {
@@ -265,8 +177,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     this.leases.hold(runId, epoch, (detail) => this.leaseLost(live, runId, detail));
     let release = false;
     try {
-      const repo = this.dataSource.getRepository(AgentRun);
-      live = await this.liveRun(created ?? await repo.findOneByOrFail({ id: runId }), epoch, prepared);
+      live = await this.liveRun(created ?? await this.store.get(runId), epoch, prepared);
       this.live.set(runId, live);
       if (!prepared) await this.toolCalls.settleInterrupted(live);
       let state = live.run.state;
@@ -310,7 +221,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     }
     if (err instanceof LlmError) this.logger.warn({ runId, reason }, 'run failed: model error');
     else this.logger.error({ err, runId }, 'run failed unexpectedly');
-    const run = live?.run ?? await this.dataSource.getRepository(AgentRun).findOneByOrFail({ id: runId });
+    const run = live?.run ?? await this.store.get(runId);
     await this.store.finish(run, 'failed', { error: reason }, { epoch }).catch((e: Error) =>
       this.logger.warn({ runId, reason: e.message }, 'could not record the failure; the run is left for recovery'));
     return false;
@@ -327,12 +238,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   }
 
   private async liveRun(run: AgentRun, epoch: number, prepared?: PreparedRun): Promise<LiveRun> {
-    const base = prepared ?? (run.state.tool_run ? await this.prepareToolRun(run.state.tool_run) : undefined) ?? await (async () => {
-      const { agent, config } = await this.agents.findWithConfig(run.orgId, run.agentId);
-      const settings = withConfirmationOverride(hookSettingsOf(agent, config), run.state.confirmation_override);
-      const registry = run.hooks === 'bypassed' ? this.hooks.resolveBypassed(settings) : await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings });
-      return { agent, config, settings, registry };
-    })();
+    const base = prepared ?? await this.factory.prepare(run);
     const abort = new AbortController();
     const ancestors = await this.store.ancestorsOf(run);
     annotateSpan({ 'warden.surface': run.surface, 'warden.agent_id': run.agentId, 'warden.org_id': run.orgId, 'warden.mode': run.mode });
@@ -365,18 +271,5 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     await this.store.appendToStreams(live, type, data);
     if (type === 'confirmation_pending') await this.store.setWaiting(live, true);
     if (type === 'confirmation_resolved') await this.store.setWaiting(live, false);
-  }
-
-  private async conversationFor(opts: StartRunOptions, m: EntityManager): Promise<Conversation | null> {
-    const repo = m.getRepository(Conversation);
-    if (opts.conversationId) {
-      const found = isUuid(opts.conversationId)
-        ? await repo.findOneBy({ id: opts.conversationId, orgId: opts.orgId, userId: opts.userId, agentId: opts.agentId })
-        : null;
-      if (!found) throw new NotFoundError('conversation', opts.conversationId);
-      return found;
-    }
-    if (opts.surface !== 'chat' && opts.surface !== 'api') return null;
-    return repo.save({ orgId: opts.orgId, agentId: opts.agentId, userId: opts.userId, messages: [] });
   }
 }

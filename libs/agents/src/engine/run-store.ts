@@ -28,7 +28,7 @@ export class RunStore {
   private readonly logger = new Logger(RunStore.name);
 
   constructor(
-    private readonly dataSource: DataSource,
+    readonly dataSource: DataSource,
     private readonly events: RunEventsService,
     private readonly bus: EventEmitter2,
     private readonly config: AppConfig,
@@ -125,6 +125,11 @@ export class RunStore {
     });
     if (won) this.bus.emit(RUN_FINISHED, { runId: run.id, orgId: run.orgId, status, surface: run.surface });
     return won;
+  }
+
+  /** An event of a run this process just created (unfenced: it holds the run from birth), in `tx`. */
+  async appendEvent(run: AgentRun, type: string, data: Record<string, unknown>, tx: RunTx): Promise<void> {
+    await this.events.appendIf(run.id, type, { run_id: run.id, surface: run.surface, ...data }, { runner: tx.m, batch: tx.batch });
   }
 
   /** Appends an event of the live run, fenced by its epoch; throws LeaseLostError (and stops the drive) when not held. */

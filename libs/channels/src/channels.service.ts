@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { OrgsService } from '@warden/auth';
-import { AppConfig, BadInputError, isUuid, NotFoundError } from '@warden/common';
+import { AppConfig, BadInputError, isUuid, NotFoundError, SecretBox } from '@warden/common';
 import { Repository } from 'typeorm';
 import type { ApprovalDecisionSink, Channel, ChannelRecord, ChannelType } from './channel.js';
 import { ChannelEntity, ChannelEventEntity } from './channel.entity.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { INBOX_CHANNEL_ID } from './inbox/inbox.channel.js';
-import { SecretBox } from './secret-box.js';
 
 /** A channel as the API shows it: no secret values, only which secrets are set. */
 export interface ChannelView {

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { AppConfig, BadInputError, findCycle, isUuid, NotFoundError } from '@warden/common';
 import { HookResolver } from '@warden/hooks';
 import { In, Repository } from 'typeorm';
+import { LlmCredentialsService } from '../llm-credentials/llm-credentials.service.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { unknownConfigKeys } from './agent-config-keys.js';
 import { parseAgentConfig, type AgentConfig } from './agent-config.js';
@@ -28,6 +29,7 @@ export class AgentsService {
     private readonly tools: ToolRegistry,
     private readonly hooks: HookResolver,
     private readonly config: AppConfig,
+    private readonly credentials: LlmCredentialsService,
   ) {}
 
   async list(orgId: string): Promise<AgentView[]> {
@@ -84,6 +86,10 @@ export class AgentsService {
     const keyEnv = config.model.apiKeyEnv;
     if (keyEnv !== undefined && !this.config.llmKeyEnvAllowed(keyEnv)) {
       problems.push(`model_config_json.model.api_key_env "${keyEnv}" is not an allowed key variable: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`);
+    }
+    const credentialId = config.model.apiKeyCredentialId;
+    if (credentialId !== undefined && !(await this.credentials.exists(orgId, credentialId))) {
+      problems.push(`model_config_json.model.api_key_credential_id "${credentialId}" is not an LLM credential of this organisation (GET /api/llm-credentials)`);
     }
     for (const pattern of await this.tools.unknownPatterns(orgId, config.tools)) {
       problems.push(`unknown tool "${pattern}": no connector action or built-in tool matches it`);

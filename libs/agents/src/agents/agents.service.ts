@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { AppConfig, BadInputError, findCycle, isUuid, NotFoundError } from '@warden/common';
+import { AppConfig, BadInputError, EgressPolicy, findCycle, isUuid, NotFoundError } from '@warden/common';
 import { HookResolver } from '@warden/hooks';
 import { In, Repository } from 'typeorm';
 import { LlmCredentialsService } from '../llm-credentials/llm-credentials.service.js';
@@ -30,6 +30,7 @@ export class AgentsService {
     private readonly hooks: HookResolver,
     private readonly config: AppConfig,
     private readonly credentials: LlmCredentialsService,
+    private readonly egress: EgressPolicy,
   ) {}
 
   async list(orgId: string): Promise<AgentView[]> {
@@ -86,6 +87,10 @@ export class AgentsService {
     const keyEnv = config.model.apiKeyEnv;
     if (keyEnv !== undefined && !this.config.llmKeyEnvAllowed(keyEnv)) {
       problems.push(`model_config_json.model.api_key_env "${keyEnv}" is not an allowed key variable: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`);
+    }
+    if (config.model.provider === 'openai' && config.model.baseUrl) {
+      const egress = await this.egress.savedUrlProblem('model_config_json.model.base_url', config.model.baseUrl);
+      if (egress) problems.push(egress);
     }
     const credentialId = config.model.apiKeyCredentialId;
     if (credentialId !== undefined && !(await this.credentials.exists(orgId, credentialId))) {

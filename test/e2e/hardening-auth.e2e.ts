@@ -115,6 +115,28 @@ describe('OIDC pins issuer and audience', () => {
   });
 });
 
+describe('OIDC with a JWKS URL still pins the issuer', () => {
+  let idp: HttpFake;
+  let privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+  let t: TestApp;
+  beforeAll(async () => {
+    const pair = await generateKeyPair('RS256');
+    privateKey = pair.privateKey;
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+    idp = await startHttpFake(() => ({ keys: [jwk] }));
+    t = await startTestApp({ AUTH_MODE: 'oidc', OIDC_JWKS_URL: `${idp.url}/jwks`, OIDC_ISSUER: 'https://idp.example', OIDC_AUDIENCE: 'warden' });
+  });
+  afterAll(async () => { await t.close(); await idp.close(); });
+
+  const signed = (issuer: string) => new SignJWT({ org_id: 'acme', roles: ['admin'] }).setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+    .setSubject('alice').setIssuer(issuer).setAudience('warden').setIssuedAt().setExpirationTime('5m').sign(privateKey);
+
+  it('a token of the same keys but another issuer is refused; the pinned issuer is accepted', async () => {
+    expect((await t.request('GET', '/api/me', { token: await signed('https://other-issuer.example') })).status).toBe(401);
+    expect((await t.request('GET', '/api/me', { token: await signed('https://idp.example') })).status).toBe(200);
+  });
+});
+
 describe('production defaults', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'warden-prod-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -43,6 +43,9 @@ export interface ListFilter {
   candidatesFor?: { userId: string; roles: string[] };
 }
 
+/** Approver entries a member with these roles could satisfy by role alone. */
+const candidateEntries = (roles: string[]): string[] => [...roles.map((r) => `role:${r}`), ...(roles.includes('admin') ? ['org_admins'] : [])];
+
 /** Who moved a row out of `pending`, and why. */
 export interface Settlement {
   status: Exclude<ConfirmationStatus, ConfirmationStatus.Pending>;
@@ -150,7 +153,7 @@ export class ConfirmationStore implements OnModuleInit {
                     OR (entry = 'agent_owner' AND agent_owner_id = $5)))
         ORDER BY created_at DESC, id DESC LIMIT $3`,
       [
-        orgId, filter.status ?? null, filter.limit, filter.afterId ?? null, c?.userId ?? null, (c?.roles ?? []).map((r) => `role:${r}`),
+        orgId, filter.status ?? null, filter.limit, filter.afterId ?? null, c?.userId ?? null, candidateEntries(c?.roles ?? []),
       ],
     );
   }

@@ -83,6 +83,14 @@ describe('access hardening', () => {
       expect(oa.requests.length).toBe(before);
     });
 
+    it('an empty path argument is refused with an observation naming it; nothing is sent', async () => {
+      const agentId = await scripted('pay-empty', [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: '', amount: 1 } }] }, { content: 'done' }], ['oa__purchase_pay']);
+      const before = oa.requests.length;
+      const res = await chat(t, admin, { agent_id: agentId, message: 'pay' });
+      expect(res.events.find((e) => e.event === 'observation')?.data.content).toMatch(/missing path argument: id/);
+      expect(oa.requests.length).toBe(before);
+    });
+
     it('a path argument with slashes stays one encoded segment', async () => {
       const agentId = await scripted('pay-slash', [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: '../../admin', amount: 1 } }] }, { content: 'done' }], ['oa__purchase_pay']);
       await chat(t, admin, { agent_id: agentId, message: 'pay' });

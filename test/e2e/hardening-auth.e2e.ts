@@ -1,4 +1,6 @@
 import { jest } from '@jest/globals';
+import { DEV_AUTH_SECRET_DEFAULT } from '@warden/common';
+import { spawn } from 'node:child_process';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +8,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
-import { bootExpectingFailure } from '../support/server-process.js';
+import { bootExpectingFailure, ensureBuilt } from '../support/server-process.js';
 import { startTestApp, TEST_DEV_SECRET, type TestApp } from '../support/test-app.js';
 import { chat } from './runtime-helpers.js';
 
@@ -113,6 +115,28 @@ describe('OIDC pins issuer and audience', () => {
   });
 });
 
+describe('OIDC with a JWKS URL still pins the issuer', () => {
+  let idp: HttpFake;
+  let privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+  let t: TestApp;
+  beforeAll(async () => {
+    const pair = await generateKeyPair('RS256');
+    privateKey = pair.privateKey;
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+    idp = await startHttpFake(() => ({ keys: [jwk] }));
+    t = await startTestApp({ AUTH_MODE: 'oidc', OIDC_JWKS_URL: `${idp.url}/jwks`, OIDC_ISSUER: 'https://idp.example', OIDC_AUDIENCE: 'warden' });
+  });
+  afterAll(async () => { await t.close(); await idp.close(); });
+
+  const signed = (issuer: string) => new SignJWT({ org_id: 'acme', roles: ['admin'] }).setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+    .setSubject('alice').setIssuer(issuer).setAudience('warden').setIssuedAt().setExpirationTime('5m').sign(privateKey);
+
+  it('a token of the same keys but another issuer is refused; the pinned issuer is accepted', async () => {
+    expect((await t.request('GET', '/api/me', { token: await signed('https://other-issuer.example') })).status).toBe(401);
+    expect((await t.request('GET', '/api/me', { token: await signed('https://idp.example') })).status).toBe(200);
+  });
+});
+
 describe('production defaults', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'warden-prod-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -122,6 +146,26 @@ describe('production defaults', () => {
     expect(code).toBe(1);
     expect(output).toMatch(/AUTH_MODE=oidc with OIDC_ISSUER and OIDC_AUDIENCE/);
     expect(output).toMatch(/AUTH_DEV_SECRET of at least 32 characters together with AUTH_ALLOW_DEV_IN_PRODUCTION=1/);
+  });
+
+  it('`NODE_ENV=production npm run start:prod` without auth settings exits naming what to set (acceptance 3, the literal command)', async () => {
+    ensureBuilt();
+    const child = spawn('npm', ['run', 'start:prod'], {
+      cwd: path.resolve(import.meta.dirname, '../..'), stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, NODE_ENV: 'production', PGLITE_DIR: path.join(dir, 'p2') },
+    });
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).not.toBe(0);
+    expect(output).toMatch(/set AUTH_MODE=oidc with OIDC_ISSUER and OIDC_AUDIENCE/);
+    expect(output).not.toMatch(/listening|Nest application successfully started/i);
+  });
+
+  it('the published default dev secret is refused in production, even with AUTH_ALLOW_DEV_IN_PRODUCTION=1', async () => {
+    await expect(startTestApp({ NODE_ENV: 'production', AUTH_ALLOW_DEV_IN_PRODUCTION: '1', AUTH_DEV_SECRET: DEV_AUTH_SECRET_DEFAULT }))
+      .rejects.toThrow(/AUTH_DEV_SECRET is the published default secret/);
   });
 
   it('the demo OA API answers no one in production, and the demo seed is off', async () => {

@@ -21,6 +21,9 @@ import { ToolCallRunner } from './engine/tool-call-runner.js';
 import { ToolExecution } from './engine/tool-execution.js';
 import { RunMetrics } from './runs/run-metrics.js';
 import { LlmProviderFactory } from './llm/llm-provider.factory.js';
+import { LlmCredentialsController } from './llm-credentials/llm-credentials.controller.js';
+import { LlmCredentialsService } from './llm-credentials/llm-credentials.service.js';
+import { LlmCredentialsStore } from './llm-credentials/llm-credentials.store.js';
 import { ChatController } from './runs/chat.controller.js';
 import { RunEventsService } from './runs/run-events.service.js';
 import { AgentRun, Conversation, RunEvent, ToolCallRecord } from './runs/run.entity.js';
@@ -34,9 +37,9 @@ import { ToolRegistry } from './tools/tool-registry.js';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([Connector, ConnectorAction, Agent, AgentRun, RunEvent, ToolCallRecord, Conversation]), ChannelsModule, DiscoveryModule],
-  controllers: [ConnectorsController, AgentsController, ChatController, RunsController],
+  controllers: [ConnectorsController, AgentsController, ChatController, RunsController, LlmCredentialsController],
   providers: [
-    ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, AgentHookLookup, LlmProviderFactory,
+    ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, AgentHookLookup, LlmProviderFactory, LlmCredentialsStore, LlmCredentialsService,
     RunEventsService, RunMetrics, ToolCallRunner, ToolExecution, RunStore, RunFactory, ReactSteps, DagSteps, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool,
     { provide: AgentConfigLookup, useExisting: AgentHookLookup },
   ],

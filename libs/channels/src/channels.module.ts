@@ -12,14 +12,13 @@ import { IdentityLinksService } from './identity-links/identity-links.service.js
 import { NotificationEntity } from './notifications/notification.entity.js';
 import { NotificationsController } from './notifications/notifications.controller.js';
 import { NotificationsService } from './notifications/notifications.service.js';
-import { SecretBox } from './secret-box.js';
 import { SlackChannel } from './slack/slack.channel.js';
 import { WecomChannel } from './wecom/wecom.channel.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([ChannelEntity, ChannelEventEntity, NotificationEntity])],
   controllers: [ChannelsController, ChannelCallbackController, NotificationsController, IdentityLinksController],
-  providers: [ChannelsService, IdentityLinksService, ChannelRegistry, SecretBox, NotificationsService, FeishuChannel, SlackChannel, WecomChannel, InboxChannel],
+  providers: [ChannelsService, IdentityLinksService, ChannelRegistry, NotificationsService, FeishuChannel, SlackChannel, WecomChannel, InboxChannel],
   exports: [ChannelsService, ChannelRegistry, NotificationsService],
 })
 export class ChannelsModule {}

@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { OrgsService } from '@warden/auth';
-import { AppConfig, BadInputError, isUuid, NotFoundError } from '@warden/common';
+import { AppConfig, BadInputError, EgressPolicy, isUuid, NotFoundError, SecretBox } from '@warden/common';
 import { Repository } from 'typeorm';
 import type { ApprovalDecisionSink, Channel, ChannelRecord, ChannelType } from './channel.js';
 import { ChannelEntity, ChannelEventEntity } from './channel.entity.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { INBOX_CHANNEL_ID } from './inbox/inbox.channel.js';
-import { SecretBox } from './secret-box.js';
 
 /** A channel as the API shows it: no secret values, only which secrets are set. */
 export interface ChannelView {
@@ -39,6 +38,7 @@ export class ChannelsService {
     private readonly secrets: SecretBox,
     private readonly orgs: OrgsService,
     private readonly config: AppConfig,
+    private readonly egress: EgressPolicy,
   ) {}
 
   /** The confirmations module registers its decision service here; callbacks hand verified clicks to it. */
@@ -54,6 +54,7 @@ export class ChannelsService {
     const impl = this.registry.get(input.type);
     const config = input.config ?? {};
     this.validate(impl, config);
+    await this.checkEgress(impl, config);
     const { plain, secret } = this.split(impl, config);
     const row = await this.channels.save(
       this.channels.create({ orgId, type: input.type, name: input.name, config: plain, secretsEnc: Object.keys(secret).length ? this.secrets.seal(secret) : null }),
@@ -81,6 +82,7 @@ export class ChannelsService {
       const merged: Record<string, unknown> = { ...this.decrypted(row), ...input.config };
       for (const [k, v] of Object.entries(merged)) if (v === null) delete merged[k];
       this.validate(impl, merged);
+      if ('base_url' in input.config) await this.checkEgress(impl, merged);
       const { plain, secret } = this.split(impl, merged);
       row.config = plain;
       row.secretsEnc = Object.keys(secret).length ? this.secrets.seal(secret) : null;
@@ -195,6 +197,13 @@ export class ChannelsService {
     if (missing.length === 0) return;
     const problem = `changing ${rebound.join(', ')} requires re-entering the stored secrets: ${missing.sort().join(', ')}`;
     throw new BadInputError(`invalid ${impl.type} channel config: ${problem}`, [problem]);
+  }
+
+  /** An internal base_url is refused when saved, not only when dialled (egress.ts). */
+  private async checkEgress(impl: Channel, config: Record<string, unknown>): Promise<void> {
+    if (config.base_url === undefined) return;
+    const problem = await this.egress.savedUrlProblem('config.base_url', config.base_url);
+    if (problem) throw new BadInputError(`invalid ${impl.type} channel config: ${problem}`, [problem]);
   }
 
   private validate(impl: Channel, config: Record<string, unknown>): void {

@@ -71,10 +71,6 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     this.channels.setDecisionSink(this);
   }
 
-  list(orgId: string, filter: { status?: ConfirmationStatus; limit?: number } = {}): Promise<ConfirmationRequest[]> {
-    return this.store.list(orgId, { status: filter.status, limit: filter.limit ?? 100 });
-  }
-
   async get(orgId: string, id: string): Promise<ConfirmationRequest> {
     const row = await this.store.findInOrg(orgId, id);
     if (!row) throw new NotFoundError('confirmation', id);

@@ -35,6 +35,17 @@ export interface NewConfirmation {
   timeoutS: number;
 }
 
+export interface ListFilter {
+  status?: ConfirmationStatus;
+  limit: number;
+  /** Rows older than this one (its created_at, id): the next page. */
+  afterId?: string;
+  candidatesFor?: { userId: string; roles: string[] };
+}
+
+/** Approver entries a member with these roles could satisfy by role alone. */
+const candidateEntries = (roles: string[]): string[] => [...roles.map((r) => `role:${r}`), ...(roles.includes('admin') ? ['org_admins'] : [])];
+
 /** Who moved a row out of `pending`, and why. */
 export interface Settlement {
   status: Exclude<ConfirmationStatus, ConfirmationStatus.Pending>;
@@ -125,12 +136,25 @@ export class ConfirmationStore implements OnModuleInit {
     return row ?? null;
   }
 
-  async list(orgId: string, filter: { status?: ConfirmationStatus; limit: number }): Promise<ConfirmationRequest[]> {
+  /**
+   * Newest first; `afterId` pages on (created_at, id). `candidatesFor` narrows to rows the member made or whose
+   * approver list could name them — a superset: the approver policy (approver-check.ts) decides row by row.
+   */
+  async list(orgId: string, filter: ListFilter): Promise<ConfirmationRequest[]> {
+    const c = filter.candidatesFor;
     return this.rows(
       'other',
-      `SELECT * FROM confirmation_requests WHERE org_id = $1 AND ($2::text IS NULL OR status = $2)
-       ORDER BY created_at DESC, id DESC LIMIT $3`,
-      [orgId, filter.status ?? null, filter.limit],
+      `SELECT * FROM confirmation_requests
+        WHERE org_id = $1 AND ($2::text IS NULL OR status = $2)
+          AND ($4::uuid IS NULL OR (created_at, id) < (SELECT b.created_at, b.id FROM confirmation_requests b WHERE b.id = $4))
+          AND ($5::uuid IS NULL OR requested_by = $5 OR EXISTS (
+                SELECT 1 FROM jsonb_array_elements_text(COALESCE(approvers, jsonb_build_array(approver_scope))) AS a(entry)
+                 WHERE entry IN ('org_members', 'channel') OR entry LIKE 'users:%' OR entry = ANY($6::text[])
+                    OR (entry = 'agent_owner' AND agent_owner_id = $5)))
+        ORDER BY created_at DESC, id DESC LIMIT $3`,
+      [
+        orgId, filter.status ?? null, filter.limit, filter.afterId ?? null, c?.userId ?? null, candidateEntries(c?.roles ?? []),
+      ],
     );
   }
 

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ChannelsModule } from '@warden/channels';
 import { ConfirmationGateHook } from './confirmation-gate.hook.js';
 import { ConfirmationService } from './confirmation.service.js';
+import { ConfirmationVisibility } from './confirmation-visibility.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationVotesStore } from './confirmation-votes.store.js';
 import { ConfirmationWaiter } from './confirmation-waiter.js';
@@ -10,7 +11,7 @@ import { ConfirmationsController } from './confirmations.controller.js';
 @Module({
   imports: [ChannelsModule],
   controllers: [ConfirmationsController],
-  providers: [ConfirmationStore, ConfirmationVotesStore, ConfirmationWaiter, ConfirmationService, ConfirmationGateHook],
+  providers: [ConfirmationStore, ConfirmationVotesStore, ConfirmationWaiter, ConfirmationService, ConfirmationVisibility, ConfirmationGateHook],
   exports: [ConfirmationService, ConfirmationWaiter, ConfirmationGateHook],
 })
 export class ConfirmationsModule {}

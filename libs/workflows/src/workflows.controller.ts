@@ -70,7 +70,7 @@ export class WorkflowsController {
   @Get('workflow-runs/:id')
   @ApiOkResponse({ type: WorkflowRunResponse })
   async run(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
-    return runView(await this.runner.get(p.orgId, id));
+    return runView(await this.runner.getVisible(p, id));
   }
 
   /** The run's events from the start (or after Last-Event-ID), then live until `done`. */
@@ -81,7 +81,7 @@ export class WorkflowsController {
     @Headers('last-event-id') lastEventId?: string, @Query('last_event_id') lastEventIdQuery?: string,
   ): Promise<void> {
     const after = parseLastEventId(lastEventId, lastEventIdQuery);
-    const run = await this.runner.get(p.orgId, id);
+    const run = await this.runner.getVisible(p, id);
     const stream = openEventStream(res);
     const stop = new AbortController();
     res.on('close', () => stop.abort());

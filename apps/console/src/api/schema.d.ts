@@ -304,6 +304,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/llm-credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["LlmCredentialsController_list"];
+        put?: never;
+        post: operations["LlmCredentialsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/llm-credentials/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["LlmCredentialsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me": {
         parameters: {
             query?: never;
@@ -770,6 +802,12 @@ export interface components {
              */
             reads: "live" | "simulated";
         };
+        CreateLlmCredentialDto: {
+            /** @description The API key; write-only: never returned */
+            api_key: string;
+            /** @description Unique in the org, e.g. "openai-prod" */
+            name: string;
+        };
         CreateWorkflowDto: {
             /** @description { nodes: [...], edges: [...] } — see API.md "Workflows" */
             definition: {
@@ -922,6 +960,14 @@ export interface components {
             link_id: string;
             /** @enum {string} */
             platform: "feishu" | "slack" | "wecom";
+        };
+        LlmCredentialResponse: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description sub of the admin who stored it */
+            created_by: string | null;
+            id: string;
+            name: string;
         };
         MemberResponse: {
             email: string | null;
@@ -1690,6 +1736,67 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["DryRunVerdictResponse"][];
                 };
+            };
+        };
+    };
+    LlmCredentialsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LlmCredentialResponse"][];
+                };
+            };
+        };
+    };
+    LlmCredentialsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateLlmCredentialDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LlmCredentialResponse"];
+                };
+            };
+        };
+    };
+    LlmCredentialsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

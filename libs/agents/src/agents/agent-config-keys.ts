@@ -5,7 +5,7 @@
  */
 const KNOWN: Record<string, readonly string[]> = {
   '': ['model', 'tools', 'delegates', 'max_iterations', 'require_confirmation_for_all', 'confirmation', 'hooks', 'script'],
-  model: ['provider', 'base_url', 'model', 'api_key_env', 'temperature', 'stream', 'script'],
+  model: ['provider', 'base_url', 'model', 'api_key_env', 'api_key_credential_id', 'temperature', 'stream', 'script'],
   confirmation: ['channel_id', 'timeout_s', 'approver_scope', 'forbid_self_approval', 'approvers', 'tiers'],
 };
 
@@ -24,7 +24,8 @@ const HINTS: Record<string, string> = {
   provider: 'use model.provider',
   base_url: 'use model.base_url',
   api_key_env: 'use model.api_key_env',
-  api_key: 'keys are never stored in the config: put it in a server variable matching LLM_KEY_ENV_ALLOW and name it in model.api_key_env',
+  api_key: 'keys are never stored in the config: store it with POST /api/llm-credentials and name its id in model.api_key_credential_id (or name a server variable matching LLM_KEY_ENV_ALLOW in model.api_key_env)',
+  api_key_credential_id: 'use model.api_key_credential_id',
   temperature: 'use model.temperature',
   stream: 'use model.stream',
   max_iter: 'use max_iterations',

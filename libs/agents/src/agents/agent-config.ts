@@ -9,6 +9,8 @@ export interface ModelSettings {
   baseUrl?: string;
   model: string;
   apiKeyEnv?: string;
+  /** An org LLM credential's id (POST /api/llm-credentials). */
+  apiKeyCredentialId?: string;
   temperature?: number;
   /** Stream completions (default true). */
   stream: boolean;
@@ -46,6 +48,8 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
       try { new URL(String(model.base_url)); } catch { problems.push('model_config_json.model.base_url must be an absolute URL'); }
     }
     if (model.api_key_env !== undefined && typeof model.api_key_env !== 'string') problems.push('model_config_json.model.api_key_env must be a string');
+    if (model.api_key_credential_id !== undefined && typeof model.api_key_credential_id !== 'string') problems.push('model_config_json.model.api_key_credential_id must be a string');
+    if (model.api_key_env !== undefined && model.api_key_credential_id !== undefined) problems.push('model_config_json.model: name either model.api_key_env or model.api_key_credential_id, not both');
     if (model.temperature !== undefined && typeof model.temperature !== 'number') problems.push('model_config_json.model.temperature must be a number');
   }
   if (provider === 'scripted') {
@@ -104,6 +108,7 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
         baseUrl: typeof model.base_url === 'string' ? model.base_url : undefined,
         model: typeof model.model === 'string' ? model.model : 'scripted',
         apiKeyEnv: typeof model.api_key_env === 'string' ? model.api_key_env : undefined,
+        apiKeyCredentialId: typeof model.api_key_credential_id === 'string' ? model.api_key_credential_id : undefined,
         temperature: typeof model.temperature === 'number' ? model.temperature : undefined,
         stream: model.stream !== false,
         script,

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { AppConfig, BadInputError, findCycle, isUuid, NotFoundError } from '@warden/common';
+import { AppConfig, BadInputError, EgressPolicy, findCycle, isUuid, NotFoundError } from '@warden/common';
 import { HookResolver } from '@warden/hooks';
 import { In, Repository } from 'typeorm';
+import { LlmCredentialsService } from '../llm-credentials/llm-credentials.service.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { unknownConfigKeys } from './agent-config-keys.js';
 import { parseAgentConfig, type AgentConfig } from './agent-config.js';
@@ -28,6 +29,8 @@ export class AgentsService {
     private readonly tools: ToolRegistry,
     private readonly hooks: HookResolver,
     private readonly config: AppConfig,
+    private readonly credentials: LlmCredentialsService,
+    private readonly egress: EgressPolicy,
   ) {}
 
   async list(orgId: string): Promise<AgentView[]> {
@@ -84,6 +87,14 @@ export class AgentsService {
     const keyEnv = config.model.apiKeyEnv;
     if (keyEnv !== undefined && !this.config.llmKeyEnvAllowed(keyEnv)) {
       problems.push(`model_config_json.model.api_key_env "${keyEnv}" is not an allowed key variable: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`);
+    }
+    if (config.model.provider === 'openai' && config.model.baseUrl) {
+      const egress = await this.egress.savedUrlProblem('model_config_json.model.base_url', config.model.baseUrl);
+      if (egress) problems.push(egress);
+    }
+    const credentialId = config.model.apiKeyCredentialId;
+    if (credentialId !== undefined && !(await this.credentials.exists(orgId, credentialId))) {
+      problems.push(`model_config_json.model.api_key_credential_id "${credentialId}" is not an LLM credential of this organisation (GET /api/llm-credentials)`);
     }
     for (const pattern of await this.tools.unknownPatterns(orgId, config.tools)) {
       problems.push(`unknown tool "${pattern}": no connector action or built-in tool matches it`);

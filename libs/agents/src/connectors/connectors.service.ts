@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { BadInputError, ConflictError, isUuid, NotFoundError } from '@warden/common';
+import { BadInputError, ConflictError, EgressPolicy, isUuid, NotFoundError } from '@warden/common';
 import { TransactionRunner } from '@warden/database';
 import { Repository } from 'typeorm';
 import { checkConfirmationCondition } from './confirmation-condition.js';
@@ -42,6 +42,7 @@ export class ConnectorsService {
     @InjectRepository(Connector) private readonly connectors: Repository<Connector>,
     @InjectRepository(ConnectorAction) private readonly actions: Repository<ConnectorAction>,
     private readonly tx: TransactionRunner,
+    private readonly egress: EgressPolicy,
   ) {}
 
   async list(orgId: string): Promise<ConnectorView[]> {
@@ -56,6 +57,7 @@ export class ConnectorsService {
 
   async create(orgId: string, dto: ConnectorDto): Promise<ConnectorView> {
     const actions = this.validate(dto);
+    await this.checkEgress(dto.base_url);
     await this.assertNameFree(orgId, dto.name);
     const id = await this.tx.run(async ({ manager }) => {
       const c = await manager.save(Connector, manager.create(Connector, {
@@ -71,6 +73,7 @@ export class ConnectorsService {
   async update(orgId: string, id: string, dto: ConnectorDto): Promise<ConnectorView> {
     const existing = await this.find(orgId, id);
     const actions = this.validate(dto);
+    await this.checkEgress(dto.base_url);
     if (toolNameOf(dto.name, '') !== toolNameOf(existing.name, '')) await this.assertNameFree(orgId, dto.name, id);
     await this.tx.run(async ({ manager }) => {
       await manager.update(Connector, { id }, {
@@ -112,6 +115,12 @@ export class ConnectorsService {
 
   private actionsOf(connectorId: string): Promise<ConnectorAction[]> {
     return this.actions.find({ where: { connectorId }, order: { position: 'ASC' } });
+  }
+
+  /** An internal base_url is refused when saved, not only when dialled (egress.ts). */
+  private async checkEgress(baseUrl: string): Promise<void> {
+    const problem = await this.egress.savedUrlProblem('base_url', baseUrl);
+    if (problem) throw new BadInputError(`invalid connector: ${problem}`, [problem]);
   }
 
   private async assertNameFree(orgId: string, name: string, exceptId?: string): Promise<void> {

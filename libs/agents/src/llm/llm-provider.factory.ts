@@ -1,18 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, EgressPolicy } from '@warden/common';
 import type { ModelSettings } from '../agents/agent-config.js';
+import { LlmCredentialsService } from '../llm-credentials/llm-credentials.service.js';
 import { LlmError, type LlmProvider } from './llm-provider.js';
 import { OpenAiProvider } from './openai-provider.js';
 import { ScriptedProvider } from './scripted-provider.js';
 
 @Injectable()
 export class LlmProviderFactory {
-  constructor(private readonly config: AppConfig, private readonly egress: EgressPolicy) {}
+  constructor(private readonly config: AppConfig, private readonly egress: EgressPolicy, private readonly credentials: LlmCredentialsService) {}
 
-  create(settings: ModelSettings): LlmProvider {
+  /** `orgId`: the run's org, whose LLM credential (if the model names one) is opened before each model request. */
+  create(settings: ModelSettings, orgId: string): LlmProvider {
     if (settings.provider === 'scripted') return new ScriptedProvider(settings.script);
-    let apiKey = 'not-needed';
-    if (settings.apiKeyEnv) {
+    let apiKey: string | (() => Promise<string>) = 'not-needed';
+    const credentialId = settings.apiKeyCredentialId;
+    if (credentialId) apiKey = () => this.credentials.apiKey(orgId, credentialId);
+    else if (settings.apiKeyEnv) {
       if (!this.config.llmKeyEnvAllowed(settings.apiKeyEnv)) {
         throw new LlmError(`the model's API key variable ${settings.apiKeyEnv} is not allowed: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`);
       }

@@ -8,7 +8,7 @@ import { LlmError, LlmProvider, parseToolArguments, type LlmRequest, type LlmToo
 export class OpenAiProvider extends LlmProvider {
   private readonly client: OpenAI;
 
-  constructor(private readonly settings: ModelSettings, apiKey: string, private readonly timeoutMs: number, egressFetch?: typeof fetch) {
+  constructor(private readonly settings: ModelSettings, apiKey: string | (() => Promise<string>), private readonly timeoutMs: number, egressFetch?: typeof fetch) {
     super();
     // egressFetch dials through the egress policy (checked on the address actually dialled).
     this.client = new OpenAI({ apiKey, baseURL: settings.baseUrl, maxRetries: 0, timeout: timeoutMs, fetch: egressFetch });
@@ -33,6 +33,8 @@ export class OpenAiProvider extends LlmProvider {
       return turn;
     } catch (err) {
       if (err instanceof LlmError) throw err;
+      // The SDK wraps what the key function threw (e.g. a deleted credential): that reason is the one to report.
+      if ((err as Error).cause instanceof LlmError) throw (err as Error).cause;
       if (deadline.aborted || err instanceof APIConnectionTimeoutError) throw new LlmError(`the model did not answer within ${this.timeoutMs} ms`);
       if (request.signal.aborted || err instanceof APIUserAbortError) throw new LlmError('the model call was cancelled');
       if (err instanceof APIError && err.status !== undefined) throw new LlmError(`the model server answered HTTP ${err.status}: ${err.message}`);

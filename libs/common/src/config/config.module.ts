@@ -1,5 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
+import { SecretBox } from '../crypto/secret-box.js';
 import { EgressPolicy } from '../http/egress.js';
 import { AppConfig } from './app-config.js';
 import { validateEnvironment, type EnvironmentInput } from './environment.js';
@@ -20,8 +21,8 @@ export class AppConfigModule {
           load: [() => ({ warden: validateEnvironment({ ...process.env, ...overrides }) })],
         }),
       ],
-      providers: [AppConfig, EgressPolicy],
-      exports: [AppConfig, EgressPolicy],
+      providers: [AppConfig, EgressPolicy, SecretBox],
+      exports: [AppConfig, EgressPolicy, SecretBox],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { validateEnvironment } from './environment.js';
+import { DEV_AUTH_SECRET_DEFAULT, validateEnvironment } from './environment.js';
 
 describe('validateEnvironment', () => {
   it('accepts an empty environment (embedded defaults)', () => {
@@ -26,6 +26,7 @@ describe('validateEnvironment', () => {
     expect(() => validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: 'x'.repeat(20), AUTH_ALLOW_DEV_IN_PRODUCTION: '1' })).toThrow(/32 characters/);
     expect(() => validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: secret, AUTH_ALLOW_DEV_IN_PRODUCTION: '1' })).not.toThrow();
     expect(() => validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: secret, AUTH_ALLOW_DEV_IN_PRODUCTION: '1', SEED_DEMO: '1' })).toThrow(/SEED_DEMO/);
+    expect(() => validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: DEV_AUTH_SECRET_DEFAULT, AUTH_ALLOW_DEV_IN_PRODUCTION: '1' })).toThrow(/published default/);
   });
 
   it('rejects an unknown AUTH_MODE and a short dev secret', () => {

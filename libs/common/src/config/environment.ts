@@ -102,7 +102,10 @@ function productionProblems(env: Environment): string[] {
   const problems: string[] = [];
   if (!oidcOn(env)) {
     const secretOk = (env.AUTH_DEV_SECRET?.length ?? 0) >= 32;
-    if (!secretOk || !env.AUTH_ALLOW_DEV_IN_PRODUCTION) {
+    if (env.AUTH_DEV_SECRET === DEV_AUTH_SECRET_DEFAULT) {
+      // Anyone can read it in the source: tokens signed with it would be admin of every org.
+      problems.push('  - AUTH_DEV_SECRET is the published default secret: with NODE_ENV=production choose your own (32+ characters)');
+    } else if (!secretOk || !env.AUTH_ALLOW_DEV_IN_PRODUCTION) {
       problems.push(
         '  - NODE_ENV=production needs real authentication: set AUTH_MODE=oidc with OIDC_ISSUER and OIDC_AUDIENCE, ' +
           'or (not recommended) AUTH_DEV_SECRET of at least 32 characters together with AUTH_ALLOW_DEV_IN_PRODUCTION=1',

@@ -19,6 +19,9 @@ const REFUSED_RANGES: Array<[string, number, 'ipv4' | 'ipv6']> = [
   ['::', 128, 'ipv6'], ['::1', 128, 'ipv6'], ['fc00::', 7, 'ipv6'], ['fe80::', 10, 'ipv6'], ['ff00::', 8, 'ipv6'],
 ];
 
+/** How long a save waits for DNS before saving an unresolved name as it is (the dial is checked anyway). */
+const SAVE_LOOKUP_TIMEOUT_MS = 3000;
+
 /** The refusal somewhere in an error's cause chain (checked by code: errors may come from another realm). */
 export function egressRefusalIn(err: unknown): EgressRefusedError | null {
   for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
@@ -102,6 +105,34 @@ export class EgressPolicy {
     return new EgressRefusedError(
       `egress refused: ${host} resolves to ${ip}, a private, loopback or link-local address (allow it with EGRESS_ALLOW)`,
     );
+  }
+
+  /**
+   * The save-time check of a tenant-configured URL (the dial is checked again at connect time): a refused address
+   * literal, or a name whose every address is refused, is a problem naming `field`. A name that does not resolve now
+   * may still be saved — nothing can be dialled through it until it resolves, and then the dial decides.
+   */
+  async savedUrlProblem(field: string, url: unknown): Promise<string | null> {
+    let host: string;
+    try { host = new URL(String(url)).hostname.replace(/^\[|\]$/g, ''); } catch { return null; } // the URL's shape is checked elsewhere
+    if (!host || this.allowedHosts.has(host.toLowerCase())) return null;
+    const refused = `a private, loopback or link-local address (allow it with EGRESS_ALLOW)`;
+    if (isIP(host)) return this.check(host, host) ? `${field} "${String(url)}": ${host} is ${refused}` : null;
+    const addresses = await this.resolveForSave(host);
+    if (addresses.length === 0 || !addresses.every((a) => this.check(host, a))) return null;
+    return `${field} "${String(url)}": ${host} resolves only to ${addresses.join(', ')}, ${refused}`;
+  }
+
+  /** All addresses of a name, or none when it does not resolve within a few seconds. */
+  private async resolveForSave(host: string): Promise<string[]> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<LookupAddress[]>((resolve) => { timer = setTimeout(() => resolve([]), SAVE_LOOKUP_TIMEOUT_MS); });
+    try {
+      const found = await Promise.race([dns.promises.lookup(host, { all: true }).catch(() => []), timeout]);
+      return found.map((a) => a.address);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** An IP literal never goes through DNS lookup, so it is checked before connecting. */

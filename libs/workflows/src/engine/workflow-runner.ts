@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { evaluate as evaluateCel } from '@marcbachmann/cel-js';
 import { RunEventsService, RunExecutor, type RunOutcome } from '@warden/agents';
+import { isAdmin, type Principal } from '@warden/auth';
 import { AppConfig, isUuid, NotFoundError } from '@warden/common';
 import { RunInterruptedError } from '@warden/hooks';
 import { DataSource, Repository } from 'typeorm';
@@ -71,6 +72,13 @@ export class WorkflowRunner implements OnApplicationShutdown {
   async get(orgId: string, id: string): Promise<WorkflowRun> {
     const run = isUuid(id) ? await this.runs.findOneBy({ id, orgId }) : null;
     if (!run) throw new NotFoundError('workflow run', id);
+    return run;
+  }
+
+  /** A run the caller may read: admins read every run of the org, a member only those they started ("not found" otherwise). */
+  async getVisible(p: Principal, id: string): Promise<WorkflowRun> {
+    const run = await this.get(p.orgId, id);
+    if (!isAdmin(p) && run.userId !== p.userId) throw new NotFoundError('workflow run', id);
     return run;
   }
 

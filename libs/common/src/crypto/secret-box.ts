@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '@warden/common';
+import { AppConfig } from '../config/app-config.js';
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -7,7 +7,7 @@ import path from 'node:path';
 const FORMAT = 'v1';
 
 /**
- * Encrypts channel secrets at rest: AES-256-GCM, key = SHA-256 of APP_ENCRYPTION_KEY. Without that variable a random
+ * Encrypts stored secrets (channel secrets, LLM credentials) at rest: AES-256-GCM, key = SHA-256 of APP_ENCRYPTION_KEY. Without that variable a random
  * key is generated once into `<dataDir>/encryption.key` (0600) — fine for one embedded instance, wrong for several.
  */
 @Injectable()
@@ -26,14 +26,14 @@ export class SecretBox {
 
   open(sealed: string): Record<string, unknown> {
     const [format, iv, tag, body] = sealed.split(':');
-    if (format !== FORMAT || !iv || !tag || body === undefined) throw new Error('channel secrets are stored in an unknown format');
+    if (format !== FORMAT || !iv || !tag || body === undefined) throw new Error('stored secrets are in an unknown format');
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.resolveKey(), Buffer.from(iv, 'base64'));
       decipher.setAuthTag(Buffer.from(tag, 'base64'));
       const plain = Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
       return JSON.parse(plain) as Record<string, unknown>;
     } catch {
-      throw new Error('channel secrets cannot be decrypted: APP_ENCRYPTION_KEY is not the key they were written with');
+      throw new Error('stored secrets cannot be decrypted: APP_ENCRYPTION_KEY is not the key they were written with');
     }
   }
 
@@ -59,8 +59,8 @@ export class SecretBox {
       throw err;
     }
     this.logger.warn(
-      `APP_ENCRYPTION_KEY is not set: generated a key for channel secrets in ${file}. ` +
-        'Several instances must share one APP_ENCRYPTION_KEY, or they cannot read each other\'s channels.',
+      `APP_ENCRYPTION_KEY is not set: generated a key for stored secrets in ${file}. ` +
+        'Several instances must share one APP_ENCRYPTION_KEY, or they cannot read each other\'s secrets.',
     );
     return generated;
   }

@@ -24,6 +24,7 @@ export interface AppendOptions {
 /** Events appended inside one transaction, published to this process's followers once it committed. */
 export class EventBatch {
   readonly events: Array<{ ownerId: string; event: StoredEvent }> = [];
+  readonly owners = new Set<string>();
 }
 
 /** Where a log lives: its events table (owner_id column `run_id`) and the owner table holding the `event_seq` counter. */
@@ -108,7 +109,7 @@ export class EventLog {
     const notify = this.target.embedded ? '' : `, pg_notify('${channel}', $${params.push(ownerId)} || ':' || seq)`;
     const fence = opts.epoch === undefined ? '' : `AND lease_epoch = $${params.push(opts.epoch)} AND status IN ('running', 'waiting')`;
     const local = !opts.runner;
-    if (local) this.appending.set(ownerId, (this.appending.get(ownerId) ?? 0) + 1);
+    if (local) this.startAppend(ownerId);
     let rows: Array<{ seq: number; created_at: Date }> = [];
     try {
       rows = await (opts.runner ?? this.dataSource).query(
@@ -121,15 +122,28 @@ export class EventLog {
       if (local) this.appendDone(ownerId, rows[0] && { seq: rows[0].seq, type, data, created_at: rows[0].created_at });
     }
     if (rows.length === 0) return null;
-    opts.batch?.events.push({ ownerId, event: { seq: rows[0].seq, type, data, created_at: rows[0].created_at } });
+    if (opts.batch) {
+      // Until its transaction commits (publish) or fails (discard), its NOTIFY may outrun it: followers wait for it.
+      if (!opts.batch.owners.has(ownerId)) this.startAppend(ownerId);
+      opts.batch.owners.add(ownerId);
+      opts.batch.events.push({ ownerId, event: { seq: rows[0].seq, type, data, created_at: rows[0].created_at } });
+    }
     return rows[0].seq;
+  }
+
+  private startAppend(ownerId: string): void {
+    this.appending.set(ownerId, (this.appending.get(ownerId) ?? 0) + 1);
+  }
+
+  private endAppend(ownerId: string): void {
+    const left = (this.appending.get(ownerId) ?? 1) - 1;
+    if (left > 0) this.appending.set(ownerId, left);
+    else this.appending.delete(ownerId);
   }
 
   /** A local append returned: its event (committed) reaches local followers from memory; a failure makes them read. */
   private appendDone(ownerId: string, event: StoredEvent | undefined): void {
-    const left = (this.appending.get(ownerId) ?? 1) - 1;
-    if (left > 0) this.appending.set(ownerId, left);
-    else this.appending.delete(ownerId);
+    this.endAppend(ownerId);
     if (!event) return void this.wakeups.emit(ownerId);
     this.remember(ownerId, event);
     this.wakeups.emit(ownerId, event.seq);
@@ -137,12 +151,24 @@ export class EventLog {
 
   /** After the transaction of `batch` committed: its events reach local followers from memory. */
   publish(batch: EventBatch): void {
+    for (const ownerId of batch.owners) this.endAppend(ownerId);
+    batch.owners.clear();
     const last = new Map<string, number>();
     for (const { ownerId, event } of batch.events) {
       this.remember(ownerId, event);
       last.set(ownerId, Math.max(last.get(ownerId) ?? 0, event.seq));
     }
     for (const [ownerId, seq] of last) this.wakeups.emit(ownerId, seq);
+  }
+
+  /** The transaction of `batch` failed: nothing of it happened; followers stop waiting for it. */
+  discard(batch: EventBatch): void {
+    for (const ownerId of batch.owners) {
+      this.endAppend(ownerId);
+      this.wakeups.emit(ownerId);
+    }
+    batch.owners.clear();
+    batch.events.length = 0;
   }
 
   /** Wakes this instance's followers of `ownerId` (after a transaction that appended events commits). */
@@ -184,6 +210,7 @@ export class EventLog {
         me.dirty = false;
         const mustRead = me.mustRead;
         me.mustRead = false;
+        if (!mustRead && me.told <= me.last) continue; // told of what it has already delivered
         const remembered = mustRead ? null : this.fromMemory(ownerId, me.last, me.told);
         // Told by a NOTIFY that raced our own append's result: that result brings the event to memory and wakes us.
         if (!remembered && !mustRead && this.appending.has(ownerId)) continue;

@@ -90,15 +90,16 @@ export class ConnectorsService {
     await this.connectors.delete({ id, orgId });
   }
 
-  /** Every connector tool of the org. */
+  /** Every connector tool of the org (one query: actions joined with their connectors). */
   async tools(orgId: string): Promise<ConnectorTool[]> {
-    const connectors = await this.connectors.findBy({ orgId });
-    if (connectors.length === 0) return [];
-    const actions = await this.actions.createQueryBuilder('a').where('a.connector_id IN (:...ids)', { ids: connectors.map((c) => c.id) })
-      .orderBy('a.position', 'ASC').getMany();
-    const byId = new Map(connectors.map((c) => [c.id, c]));
-    return actions.map((action) => {
-      const connector = byId.get(action.connectorId)!;
+    const rows = await this.actions.createQueryBuilder('a')
+      .innerJoinAndMapOne('a.owner', Connector, 'c', 'c.id = a.connector_id')
+      .where('c.org_id = :orgId', { orgId })
+      .orderBy('a.position', 'ASC').addOrderBy('c.name', 'ASC').getMany() as Array<ConnectorAction & { owner: Connector }>;
+    const byId = new Map<string, Connector>();
+    return rows.map(({ owner, ...fields }) => {
+      const connector = byId.get(owner.id) ?? byId.set(owner.id, owner).get(owner.id)!;
+      const action = Object.assign(new ConnectorAction(), fields);
       return { name: toolNameOf(connector.name, action.name), description: action.description || `${action.method} ${action.path}`, parameters: action.parameters, connector, action };
     });
   }

@@ -35,7 +35,7 @@ export class DagSteps {
     const { steps, problems } = parsePlan(turn.content);
     if (!steps) {
       if (attempts >= 2) {
-        await this.store.finish(run, 'failed', { error: `the model's plan is invalid: ${problems.join('; ')}` }, { epoch: live.epoch });
+        await this.store.finishLive(live, 'failed', { error: `the model's plan is invalid: ${problems.join('; ')}` });
         return 'finished';
       }
       await live.emit('plan_rejected', { problems });
@@ -60,7 +60,7 @@ export class DagSteps {
     const steps = { ...(state.steps ?? {}) };
     const failed = plan.find((s) => steps[s.id]?.status === 'failed');
     if (failed) {
-      await this.store.finish(run, 'failed', { error: `step "${failed.id}" failed: ${steps[failed.id].error ?? 'unknown error'}` }, { epoch: live.epoch });
+      await this.store.finishLive(live, 'failed', { error: `step "${failed.id}" failed: ${steps[failed.id].error ?? 'unknown error'}` });
       return 'finished';
     }
     if (plan.every((s) => steps[s.id]?.status === 'completed')) return { ...state, phase: 'synthesis' };
@@ -98,7 +98,7 @@ export class DagSteps {
       { role: 'user', content: `${run.message}\n\nThe plan's steps are done. Their results:\n${results}\n\nWrite the final answer to the request.` },
     ];
     const turn = await this.react.completeWithRetry(live, { runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal });
-    await this.store.finish(run, 'completed', { answer: turn.content }, { epoch: live.epoch, state: { ...state, turns: state.turns + 1 } });
+    await this.store.finishLive(live, 'completed', { answer: turn.content }, { ...state, turns: state.turns + 1 });
     return 'finished';
   }
 }

@@ -58,6 +58,8 @@ export interface LiveRun {
   emit: RunEventEmitter;
   /** True once this instance is stopping: whatever cannot finish now is left for the run's next driver. */
   isStopping: () => boolean;
+  /** Set when this driver ended the run: what its caller is told. */
+  outcome?: RunOutcome;
   /** The tool catalog built for the current model turn, reused by that turn's tool calls. */
   catalog?: ResolvedTool[];
 }
@@ -76,5 +78,9 @@ export class RunSuspendedError extends Error {
   }
 }
 
-/** A step's result: the next state (the driver saves it), one the step already saved with its writes, or the end. */
-export type StepOutcome = RunState | { saved: RunState } | 'finished';
+/**
+ * A step's result: the next state (the driver saves it); one the step already saved with its writes; one the next
+ * step saves with its own writes (`carry`: only for a step that is safe to redo from the previous state, since a
+ * crash before that save redoes it); or the end.
+ */
+export type StepOutcome = RunState | { saved: RunState } | { carry: RunState } | 'finished';

@@ -44,7 +44,7 @@ export class ReactSteps {
   async modelTurn(live: LiveRun, state: RunState): Promise<StepOutcome> {
     const { run, config } = live;
     if (state.turns >= config.maxIterations) {
-      await this.store.finish(run, 'failed', { error: `the agent reached max_iterations (${config.maxIterations}) without a final answer` }, { epoch: live.epoch });
+      await this.store.finishLive(live, 'failed', { error: `the agent reached max_iterations (${config.maxIterations}) without a final answer` });
       return 'finished';
     }
     const tools = await this.tools.forAgent(run.orgId, config.tools);
@@ -53,7 +53,7 @@ export class ReactSteps {
     if (turn.toolCalls.length === 0) {
       // The answer and the run's end commit together: a crash cannot leave an answered run in its model phase.
       const answered: RunState = { ...state, turns: state.turns + 1, messages: [...state.messages, { role: 'assistant', content: turn.content }] };
-      await this.store.finish(run, 'completed', { answer: turn.content }, { epoch: live.epoch, state: answered });
+      await this.store.finishLive(live, 'completed', { answer: turn.content }, answered);
       return 'finished';
     }
     // Our own ids: unique across runs, so each doubles as the connector's Idempotency-Key.
@@ -80,22 +80,23 @@ export class ReactSteps {
     return { saved: next };
   }
 
-  async toolTurn(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
+  async toolTurn(live: LiveRun, state: RunState): Promise<StepOutcome> {
     const tools = live.catalog ?? await this.tools.forAgent(live.run.orgId, live.config.tools);
     live.catalog = undefined;
     await Promise.all(state.pending_calls.map((call) =>
       inSpan(`tool ${call.tool}`, { 'warden.tool': call.tool, 'warden.call_id': call.call_id }, () => this.toolCalls.run(live, call, tools))));
     const observations = await this.toolCalls.observations(live.run.id, state.pending_calls.map((c) => c.call_id));
     if (state.tool_run) {
-      await this.store.finish(live.run, 'completed', { answer: observations.get(state.pending_calls[0].call_id) ?? '' }, { epoch: live.epoch });
+      await this.store.finishLive(live, 'completed', { answer: observations.get(state.pending_calls[0].call_id) ?? '' });
       return 'finished';
     }
-    return {
+    // Carried to the model turn, which saves it with its output: redoing this step finds every call settled.
+    return { carry: {
       ...state,
       phase: 'llm',
       pending_calls: [],
       messages: [...state.messages, ...state.pending_calls.map((c): ChatMessage => ({ role: 'tool', tool_call_id: c.call_id, content: observations.get(c.call_id) ?? '' }))],
-    };
+    } };
   }
 
   /**

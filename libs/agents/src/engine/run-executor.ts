@@ -189,6 +189,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
         const next = await this.step(live, state);
         if (next === 'finished') break;
         if ('saved' in next) state = next.saved;
+        else if ('carry' in next) state = next.carry;
         else if (await this.store.saveState(live, next)) state = next;
         else break;
         live.run.state = state;
@@ -199,7 +200,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       this.leases.release(runId);
       if (release) await this.store.releaseLease(runId, epoch).catch(() => undefined);
     }
-    return this.store.outcome(runId);
+    return live?.outcome ?? this.store.outcome(runId);
   }
 
   /**

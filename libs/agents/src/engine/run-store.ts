@@ -37,9 +37,14 @@ export class RunStore {
   /** Runs `fn` in one transaction; the events it appended reach this process's followers from memory after the commit. */
   async transaction<T>(fn: (tx: RunTx) => Promise<T>): Promise<T> {
     const batch = new EventBatch();
-    const result = await this.dataSource.transaction((m) => fn({ m, batch }));
-    this.events.publish(batch);
-    return result;
+    try {
+      const result = await this.dataSource.transaction((m) => fn({ m, batch }));
+      this.events.publish(batch);
+      return result;
+    } catch (err) {
+      this.events.discard(batch);
+      throw err;
+    }
   }
 
   get(runId: string): Promise<AgentRun> {
@@ -130,6 +135,13 @@ export class RunStore {
   /** An event of a run this process just created (unfenced: it holds the run from birth), in `tx`. */
   async appendEvent(run: AgentRun, type: string, data: Record<string, unknown>, tx: RunTx): Promise<void> {
     await this.events.appendIf(run.id, type, { run_id: run.id, surface: run.surface, ...data }, { runner: tx.m, batch: tx.batch });
+  }
+
+  /** The driver ends its run (fenced by its epoch); when it wins, the outcome is kept on `live` (no read to report it). */
+  async finishLive(live: LiveRun, status: FinalRunStatus, result: { answer?: string; error?: string }, state?: RunState): Promise<boolean> {
+    const won = await this.finish(live.run, status, result, { epoch: live.epoch, state });
+    if (won) live.outcome = { runId: live.run.id, status, answer: result.answer ?? null, error: result.error ?? null };
+    return won;
   }
 
   /** Appends an event of the live run, fenced by its epoch; throws LeaseLostError (and stops the drive) when not held. */

@@ -43,6 +43,11 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
     this.log.publish(batch);
   }
 
+  /** The transaction of `batch` failed: local followers stop waiting for its events. */
+  discard(batch: EventBatch): void {
+    this.log.discard(batch);
+  }
+
   /** Wakes local followers after a transaction that appended events committed. */
   wake(runId: string): void {
     this.log.wake(runId);

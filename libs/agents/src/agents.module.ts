@@ -11,6 +11,9 @@ import { Connector, ConnectorAction } from './connectors/connector.entity.js';
 import { ConnectorExecutor } from './connectors/connector-executor.js';
 import { ConnectorsController } from './connectors/connectors.controller.js';
 import { ConnectorsService } from './connectors/connectors.service.js';
+import { ConversationsController } from './conversations/conversations.controller.js';
+import { ConversationsService } from './conversations/conversations.service.js';
+import { ConversationsStore } from './conversations/conversations.store.js';
 import { RunExecutor } from './engine/run-executor.js';
 import { RunRecovery } from './engine/run-recovery.js';
 import { ToolCallRunner } from './engine/tool-call-runner.js';
@@ -30,10 +33,11 @@ import { ToolRegistry } from './tools/tool-registry.js';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([Connector, ConnectorAction, Agent, AgentRun, RunEvent, ToolCallRecord, Conversation]), ChannelsModule, DiscoveryModule],
-  controllers: [ConnectorsController, AgentsController, ChatController, RunsController],
+  controllers: [ConnectorsController, AgentsController, ChatController, RunsController, ConversationsController],
   providers: [
     ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, AgentHookLookup, LlmProviderFactory,
     RunEventsService, RunMetrics, ToolCallRunner, ToolExecution, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool,
+    ConversationsStore, ConversationsService,
     { provide: AgentConfigLookup, useExisting: AgentHookLookup },
   ],
   exports: [ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, RunEventsService, ToolCallRunner, RunExecutor, RunsService, AgentConfigLookup],

@@ -53,7 +53,12 @@ export interface ConfirmationRequest {
 
 /** In-process domain event, emitted after a row left `pending` (the statement has committed). */
 export const CONFIRMATION_SETTLED = 'confirmation.settled';
-/** Postgres NOTIFY channel; the payload is the confirmation id. */
+/** In-process domain event, emitted after a new pending row was inserted (the statement has committed). */
+export const CONFIRMATION_REQUESTED = 'confirmation.requested';
+/**
+ * Postgres NOTIFY channel; the payload is the confirmation id when a row left `pending`, and `requested:<id>` when a
+ * row was created (the waiters ignore those; the inbox stream shows them).
+ */
 export const CONFIRMATION_NOTIFY_CHANNEL = 'confirmation_decided';
 
 const toDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));

@@ -65,7 +65,7 @@ export function ChatView() {
           {conv.readOnly
             ? <Text size="sm" c="dimmed">This conversation belongs to another member: only they can continue it.</Text>
             : (
-              <form onSubmit={submit} aria-label="Send a message">
+              <form onSubmit={submit}>
                 <Group align="flex-end">
                   <Textarea label="Message" style={{ flex: 1 }} autosize minRows={1} value={draft} onChange={(e) => setDraft(e.currentTarget.value)}
                     description={busy ? 'The agent is still working: wait for it, or cancel the run.' : undefined}

@@ -34,7 +34,9 @@ export function ChannelsAdmin() {
   });
   const test = useMutation({
     mutationFn: (id: string) => data(http.POST('/api/channels/{id}/test', { params: { path: { id } } })),
-    onSuccess: () => notifications.show({ color: 'green', message: 'Test card sent: look for it in the chat (its buttons decide nothing).' }),
+    onSuccess: (r) => (r.ok
+      ? notifications.show({ color: 'green', message: 'Test card sent: look for it in the chat (its buttons decide nothing).' })
+      : notifications.show({ color: 'red', title: 'The test card was not delivered', message: `${r.error ?? 'the platform refused it'}. Check the channel's credentials and chat id, then create the channel again with the right ones.` })),
     onError: (err) => toastError('The test card was not delivered', err),
   });
   return (
@@ -45,7 +47,7 @@ export function ChannelsAdmin() {
         <Table.Tbody>
           {list.data?.map((c) => (
             <Table.Tr key={c.id}><Table.Td fw={600}>{c.name}</Table.Td><Table.Td>{c.type}</Table.Td><Table.Td><Text size="xs" ff="monospace">{c.callback_url ?? ''}</Text></Table.Td>
-              <Table.Td><Button size="xs" variant="light" loading={test.isPending && test.variables === c.id} onClick={() => test.mutate(c.id)}>Send test card</Button></Table.Td></Table.Tr>
+              <Table.Td><Button size="xs" variant="light" aria-label={`Send a test card to ${c.name}`} loading={test.isPending && test.variables === c.id} onClick={() => test.mutate(c.id)}>Send test card</Button></Table.Td></Table.Tr>
           ))}
         </Table.Tbody>
       </Table>

@@ -77,7 +77,8 @@ export function ChatView() {
         </Stack>
       </Grid.Col>
       <Grid.Col span={{ base: 12, md: 4 }}>
-        <ConversationHistory agentId={agentId} activeId={conv.conversationId} refreshKey={`${conv.conversationId ?? ''}:${conv.turns.length}:${lastRun?.status ?? ''}`} />
+        {/* Refreshed once the latest run exists (its `run` event) and when it ends. */}
+        <ConversationHistory agentId={agentId} activeId={conv.conversationId} refreshKey={`${conv.conversationId ?? ''}:${conv.turns.at(-1)?.runId ?? ''}:${lastRun?.status ?? ''}`} />
       </Grid.Col>
     </Grid>
   );

@@ -3,7 +3,9 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
 import { data, http } from '../api/typed';
 
-const STATUS_COLOR: Record<string, string> = { completed: 'green', waiting: 'orange', running: 'blue', cancelled: 'gray' };
+const STATUS_COLOR: Record<string, string> = { completed: 'green', 'in progress': 'blue', cancelled: 'gray' };
+// A run waiting for approval is still in progress; which of the two it is right now shows in the chat itself.
+const label = (status: string) => (status === 'running' || status === 'waiting' ? 'in progress' : status);
 
 /** The member's past conversations with this agent (from the server: any session, any device), newest first. */
 export function ConversationHistory({ agentId, activeId, refreshKey }: { agentId: string; activeId?: string; refreshKey: string }) {
@@ -21,7 +23,7 @@ export function ConversationHistory({ agentId, activeId, refreshKey }: { agentId
           aria-current={c.id === activeId ? 'page' : undefined}
           label={<Text size="sm" lineClamp={1}>{c.title}</Text>}
           description={`${new Date(c.last_activity_at).toLocaleString()} · ${c.run_count} message${c.run_count === 1 ? '' : 's'}`}
-          rightSection={<Badge size="xs" variant="light" color={STATUS_COLOR[c.last_status] ?? 'red'}>{c.last_status}</Badge>} />
+          rightSection={<Badge size="xs" variant="light" color={STATUS_COLOR[label(c.last_status)] ?? 'red'}>{label(c.last_status)}</Badge>} />
       ))}
     </Stack>
   );

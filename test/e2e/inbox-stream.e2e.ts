@@ -88,9 +88,10 @@ describe('approvals inbox stream (SSE, NOTIFY across instances)', () => {
     // Fan-out happens in the same pass for every inbox: mia (the requester, no approver) and another org saw nothing.
     expect(miaInbox.events.filter((e) => e.event !== 'snapshot')).toEqual([]);
     expect(ozInbox.events.filter((e) => e.event !== 'snapshot')).toEqual([]);
-    // Three changes (two requests, one decision), five open inboxes: at most one read per change, not per inbox.
+    // Four notifications (two requests; the decision's vote and its settlement), five open inboxes: at most one read
+    // per notification, not one per inbox (that would be 20).
     expect(stream.fetches - readsBefore).toBeGreaterThan(0);
-    expect(stream.fetches - readsBefore).toBeLessThanOrEqual(3);
+    expect(stream.fetches - readsBefore).toBeLessThanOrEqual(4);
 
     // A newly opened inbox starts from the current state.
     const late = open(fin);
@@ -99,6 +100,22 @@ describe('approvals inbox stream (SSE, NOTIFY across instances)', () => {
     expect((await decide(a, fin, financeId, 'reject')).status).toBe(200);
     await until('the rejection in both of fin\'s inboxes', () => !finInbox.rows().has(financeId) && !late.rows().has(financeId));
     await forFinance.result;
+  });
+
+  it('a request needing two approvals shows its count live after the first, and leaves once the second is in', async () => {
+    const max = await person(a, 'max', 'acme', ['admin']);
+    const maxInbox = open(max);
+    await snapshotOf(maxInbox);
+    const twoNeeded = runGate(a, mia, settings(ada, { approvers: ['org_admins'], tiers: [{ when: 'args.amount > 500000', approvals: 2 }] }), { id: 'PO-9', amount: 900000 });
+    const id = await twoNeeded.id;
+    await until('the request in max\'s inbox', () => maxInbox.rows().get(id));
+    expect(maxInbox.rows().get(id)).toMatchObject({ approvals_required: 2, approvals_given: 0 });
+    expect((await decide(a, ada, id)).status).toBe(200);
+    await until('the first approval counted in max\'s inbox', () => maxInbox.rows().get(id)?.approvals_given === 1);
+    expect(maxInbox.rows().get(id).approvals_progress).toBe('1 of 2 approvals');
+    expect((await decide(a, max, id)).status).toBe(200);
+    await until('the request gone from max\'s inbox', () => !maxInbox.rows().has(id));
+    expect((await twoNeeded.result).allow).toBe(true);
   });
 
   it('a closed inbox is forgotten', async () => {

@@ -8,6 +8,7 @@ import { ConfirmationWaiter } from './confirmation-waiter.js';
 import {
   CONFIRMATION_REQUESTED,
   CONFIRMATION_SETTLED,
+  CONFIRMATION_VOTED,
   ConfirmationStatus,
   confirmationView,
   type ConfirmationRequest,
@@ -42,7 +43,7 @@ export class ConfirmationInboxStream implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.waiter.observeNotifications((payload) => this.onChange(payload.replace(/^requested:/, ''), null));
+    this.waiter.observeNotifications((payload) => this.onChange(payload.replace(/^(requested|voted):/, ''), null));
   }
 
   @OnEvent(CONFIRMATION_REQUESTED)
@@ -52,6 +53,11 @@ export class ConfirmationInboxStream implements OnModuleInit {
 
   @OnEvent(CONFIRMATION_SETTLED)
   onSettled(row: ConfirmationRequest): void {
+    this.onChange(row.id, row);
+  }
+
+  @OnEvent(CONFIRMATION_VOTED)
+  onVoted(row: ConfirmationRequest): void {
     this.onChange(row.id, row);
   }
 

@@ -692,11 +692,19 @@ export interface components {
         ConfirmationResponse: {
             agent_id: string | null;
             agent_name: string | null;
+            approvals_given: number;
+            /** @example 1 of 2 approvals */
+            approvals_progress: string;
+            approvals_required: number;
             /** @enum {string} */
             approver_scope: "initiator" | "agent_owner" | "org_members" | "org_admins";
+            /** @description the approver policy copied into the request (README "Who may approve") */
+            approvers: string[];
             args: {
                 [key: string]: unknown;
             };
+            /** @description digest of tool + args: what an approval binds to */
+            args_digest: string | null;
             call_id: string;
             channel_id: string | null;
             channel_type: string | null;
@@ -720,6 +728,8 @@ export interface components {
             run_id: string;
             /** @enum {string} */
             status: "pending" | "approved" | "rejected" | "expired";
+            /** @description index of the tier that applied */
+            tier: number | null;
             tool: string;
         };
         ConnectorActionDto: {

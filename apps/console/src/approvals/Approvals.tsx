@@ -43,6 +43,7 @@ function PendingCard({ row, nameOf }: { row: ConfirmationRow; nameOf: (id: strin
           <Text size="xs" c="dimmed">expires {new Date(row.expires_at).toLocaleTimeString()}</Text>
         </Group>
         <Text size="sm">Agent <b>{row.agent_name ?? row.agent_id}</b> · requested by {nameOf(row.requested_by)} · {new Date(row.created_at).toLocaleString()}</Text>
+        {row.approvals_required > 1 && <Text size="sm" c="orange">{row.approvals_progress}: {row.approvals_required} distinct approvers needed</Text>}
         <ArgsTable args={row.args} />
         <Textarea label="Reason (optional)" value={reason} onChange={(e) => setReason(e.currentTarget.value)} autosize minRows={1} />
         <Group>

@@ -1,9 +1,10 @@
-import { Alert, Button, Group, Select, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Button, Group, Select, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { data, http, type Schemas } from '../api/typed';
 import { toastError } from '../ui/errors';
+import { ErrorAlert } from '../ui/ErrorAlert';
 
 interface Channel { id: string; type: string; name: string; callback_url?: string }
 
@@ -60,7 +61,7 @@ export function ChannelsAdmin() {
       <Textarea label="Config (JSON)" description="Secrets are stored encrypted and never shown again." autosize minRows={4}
         styles={{ input: { fontFamily: 'monospace' } }} value={configText} onChange={(e) => setConfigText(e.currentTarget.value)} error={config ? undefined : 'Not valid JSON'} />
       <Group><Button onClick={() => create.mutate()} disabled={!config || !name} loading={create.isPending}>Create channel</Button></Group>
-      {create.error && <Alert color="red" role="alert">{create.error.message}</Alert>}
+      <ErrorAlert error={create.error} what="The channel was not created" />
     </Stack>
   );
 }

@@ -1,25 +1,32 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
+import { startFakeFeishu, type FakeFeishu } from '../fakes/fake-feishu.js';
 import { apiToken, devSignIn, newPerson, screenshot, startConsole } from '../support/browser.js';
 import type { ServerProcess } from '../support/server-process.js';
 
 /**
  * Admin and designer screens in a real browser: the hooks editor with generated forms and dry run, CEL checked as
- * typed, a workflow whose agent node waits for an approval given in the inbox, the audit log's CSV export.
+ * typed, a workflow whose agent node waits for an approval given in the inbox, the audit log's CSV export, the
+ * read-only switch and a run's trace, channels with write-only secrets and a test card to the fake Feishu.
  */
 let server: ServerProcess;
 let browser: Browser;
 let close: () => Promise<void>;
 let page: Page;
+let feishu: FakeFeishu;
+const FEISHU_APP = { appId: 'cli_console', appSecret: 'console-SECRET-7f3a9c' };
 const ADMIN = { sub: 'demo-admin', org: 'demo', roles: ['admin'] };
 
 beforeAll(async () => {
-  ({ server, browser, close } = await startConsole());
+  [{ server, browser, close }, feishu] = await Promise.all([startConsole(), startFakeFeishu(FEISHU_APP)]);
   ({ page } = await newPerson(browser, server.url));
   await devSignIn(page, ADMIN);
 }, 60_000);
 
-afterAll(() => close?.());
+afterAll(async () => {
+  await close?.();
+  await feishu?.close();
+});
 
 it('an admin attaches result_truncate through its generated form, sees it in a dry run, and saves it', async () => {
   await page.getByRole('link', { name: 'Agents' }).click();
@@ -118,3 +125,69 @@ it('on a phone, sign-in works from the keyboard alone and the navigation folds b
   await screenshot(phone.page, 'phone-approvals');
   await phone.context.close();
 }, 30_000);
+
+it('the read-only switch blocks every write tool, and the run trace shows the model turns and each hook with its outcome and duration', async () => {
+  await page.getByRole('link', { name: 'Organisation' }).click();
+  // The switch shows the server's state: it flips once the change is saved.
+  await page.getByRole('switch', { name: 'Read-only mode' }).click();
+  await page.getByRole('status').filter({ hasText: 'The organisation is read-only' }).waitFor();
+  await screenshot(page, 'admin-read-only');
+
+  await page.getByRole('link', { name: 'Portal' }).click();
+  await page.getByRole('link', { name: 'Chat with demo-buyer' }).click();
+  await page.getByLabel('Message').fill('Pay the open purchase orders');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const turn = page.locator('[data-testid="turn"][data-status="completed"]');
+  await turn.waitFor();
+  for (const po of ['PO-1001', 'PO-1002']) await turn.getByTestId('tool-call').filter({ hasText: po }).getByText('blocked by read_only_guard').first().waitFor();
+
+  await turn.getByRole('link', { name: 'Trace' }).click();
+  const trace = page.getByRole('table', { name: 'Trace' });
+  await trace.getByText('Model turn 1').waitFor();
+  const rows = await trace.locator('tbody tr').allInnerTexts();
+  expect(rows[0]).toMatch(/model turn\s+Model turn 1\s+proposed oa__purchase_pay, oa__purchase_pay/i);
+  const guard = rows.filter((r) => r.includes('read_only_guard · PreToolUse'));
+  expect(guard).toHaveLength(2);
+  for (const r of guard) expect(r).toMatch(/block\s+\d+(\.\d+)? ms/i);
+  expect(rows.at(-1)).toMatch(/Model turn 2\s+answered/i);
+  await screenshot(page, 'admin-run-trace');
+
+  await page.getByRole('link', { name: 'Organisation' }).click();
+  await page.getByRole('switch', { name: 'Read-only mode' }).click();
+  await page.getByRole('status').filter({ hasText: 'The organisation is read-only' }).waitFor({ state: 'detached' });
+  const token = await apiToken(server.url, ADMIN);
+  expect((await (await fetch(`${server.url}/api/org`, { headers: { authorization: `Bearer ${token}` } })).json() as any).read_only).toBe(false);
+}, 40_000);
+
+it('an admin creates a Feishu channel whose secret is never shown again, sends a test card, and a wrong secret says what to fix', async () => {
+  await page.getByRole('link', { name: 'Channels' }).click();
+  await page.getByText(/No channels/).waitFor();
+  const create = async (name: string, appSecret: string) => {
+    await page.getByLabel('Channel name').fill(name);
+    await page.getByLabel('Config (JSON)').fill(JSON.stringify({
+      app_id: FEISHU_APP.appId, app_secret: appSecret, chat_id: 'oc_console', verification_token: 'vt-console', base_url: feishu.url,
+    }));
+    await page.getByRole('button', { name: 'Create channel' }).click();
+    await page.getByText(`Channel ${name} created`).waitFor();
+  };
+  await create('approvals-feishu', FEISHU_APP.appSecret);
+  const channels = page.getByRole('table', { name: 'Channels' });
+  await channels.getByRole('row').filter({ hasText: 'approvals-feishu' }).waitFor();
+  // Write-only: the secret is in no page, no form and no API answer.
+  expect(await page.content()).not.toContain(FEISHU_APP.appSecret);
+  expect(await page.getByLabel('Config (JSON)').inputValue()).not.toContain(FEISHU_APP.appSecret);
+  const token = await apiToken(server.url, ADMIN);
+  expect(await (await fetch(`${server.url}/api/channels`, { headers: { authorization: `Bearer ${token}` } })).text()).not.toContain(FEISHU_APP.appSecret);
+
+  await page.getByRole('button', { name: 'Send a test card to approvals-feishu' }).click();
+  await page.getByText(/Test card sent/).waitFor();
+  expect(feishu.sent.map((m) => m.chatId)).toEqual(['oc_console']);
+  expect(JSON.stringify(feishu.sent[0]!.content)).toContain('This is a test card from Warden');
+  await screenshot(page, 'admin-channels');
+
+  await create('broken-feishu', 'not-the-secret');
+  await page.getByRole('button', { name: 'Send a test card to broken-feishu' }).click();
+  await page.getByRole('alert').filter({ hasText: 'The test card was not delivered' }).filter({ hasText: /Check the channel's credentials/ }).waitFor();
+  expect(feishu.sent).toHaveLength(1);
+  await screenshot(page, 'admin-channel-test-failed');
+}, 40_000);

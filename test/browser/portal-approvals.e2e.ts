@@ -1,42 +1,51 @@
-import type { Browser, Page } from 'playwright-core';
-import { devSignIn, newPerson, screenshot, startConsole } from '../support/browser.js';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { devSignIn, newPerson, overflowsSideways, screenshot, startConsole, unnamedControls } from '../support/browser.js';
 import type { ServerProcess } from '../support/server-process.js';
 
 /**
  * The console in a real browser against the built server (`dist/`) on a real database, with the demo agent of
  * `npm start`: a member chats, PO-1001 is paid at once and PO-1002 stops at the gate; an admin in another browser
- * profile sees it arrive in the inbox without reloading and approves; the member's chat resumes.
+ * profile sees it arrive in the inbox without reloading and approves (or rejects); the member's chat resumes. One
+ * server and one browser for the whole file; each test continues from the state the previous one left.
  */
 let server: ServerProcess;
 let browser: Browser;
 let close: () => Promise<void>;
+let member: { context: BrowserContext; page: Page };
+let approver: { context: BrowserContext; page: Page };
+const MEMBER = { sub: 'mia', org: 'demo', roles: [] };
+const ADMIN = { sub: 'demo-admin', org: 'demo', roles: ['admin'] };
 
 beforeAll(async () => {
   ({ server, browser, close } = await startConsole());
+  [member, approver] = await Promise.all([newPerson(browser, server.url), newPerson(browser, server.url)]);
+  await Promise.all([devSignIn(member.page, MEMBER), devSignIn(approver.page, ADMIN)]);
 }, 60_000);
 
 afterAll(() => close?.());
 
-const card = (page: Page, po: string) => page.getByTestId('tool-call').filter({ hasText: po });
+const card = (scope: Page | Locator, po: string) => scope.getByTestId('tool-call').filter({ hasText: po });
+const pendingRequest = (page: Page, po: string) => page.getByTestId('pending-confirmation').filter({ hasText: po });
+
+async function startPayments(chat: Page): Promise<Locator> {
+  await chat.getByLabel('Message').fill('Pay the open purchase orders');
+  await chat.getByRole('button', { name: 'Send' }).click();
+  const turn = chat.getByTestId('turn').last();
+  await card(turn, 'PO-1002').getByRole('status').filter({ hasText: /Waiting for approval by an org admin, expires in \d+:\d\d/ }).waitFor();
+  return turn;
+}
 
 it('a member chats, PO-1002 waits at the gate, an admin approves it live from the inbox and the chat resumes', async () => {
-  const member = await newPerson(browser, server.url);
-  const approver = await newPerson(browser, server.url);
-  await devSignIn(member.page, { sub: 'mia', org: 'demo', roles: [] });
-  await devSignIn(approver.page, { sub: 'demo-admin', org: 'demo', roles: ['admin'] });
   await approver.page.getByRole('link', { name: 'Approvals' }).click();
   await approver.page.getByTestId('inbox-empty').waitFor();
 
   const chat = member.page;
   await chat.getByRole('link', { name: 'Chat with demo-buyer' }).click();
-  await chat.getByLabel('Message').fill('Pay the open purchase orders');
-  await chat.getByRole('button', { name: 'Send' }).click();
-
+  await chat.getByTestId('history-empty').waitFor();
+  await startPayments(chat);
   // PO-1001 (1 200) ran at once; PO-1002 (68 000) waits for an org admin, with a live countdown.
   await card(chat, 'PO-1001').getByTestId('observation').waitFor();
   await card(chat, 'PO-1001').getByText('allowed').first().waitFor();
-  const waiting = card(chat, 'PO-1002').getByRole('status');
-  await waiting.filter({ hasText: /Waiting for approval by an org admin, expires in \d+:\d\d/ }).waitFor();
   await screenshot(chat, 'portal-waiting-for-approval');
 
   // Reload mid-run: the same run comes back (what was stored, then the rest after Last-Event-ID), nothing twice.
@@ -46,7 +55,7 @@ it('a member chats, PO-1002 waits at the gate, an admin approves it live from th
   expect(await chat.getByTestId('tool-call').count()).toBe(2);
 
   // The approver's inbox shows it without a reload: agent, requester, tool and the args, amount first.
-  const request = approver.page.getByTestId('pending-confirmation').filter({ hasText: 'PO-1002' });
+  const request = pendingRequest(approver.page, 'PO-1002');
   await request.waitFor();
   await request.getByText('demo-buyer').waitFor();
   const argRows = await request.getByRole('table', { name: 'Arguments' }).locator('tr').allInnerTexts();
@@ -69,6 +78,95 @@ it('a member chats, PO-1002 waits at the gate, an admin approves it live from th
   const decided = approver.page.getByRole('table', { name: 'Decided requests' });
   await decided.getByText('budget line 7 confirmed').waitFor();
   expect(await decided.innerText()).toMatch(/approved/i);
-  await member.context.close();
-  await approver.context.close();
+  await approver.page.getByRole('tab', { name: /Pending for me/ }).click();
 }, 60_000);
+
+it('in a new session the member reopens the conversation from the history, continues it, and a rejection with a reason reaches the chat', async () => {
+  const elsewhere = await newPerson(browser, server.url); // another browser profile: nothing kept locally
+  await devSignIn(elsewhere.page, MEMBER);
+  const chat = elsewhere.page;
+  await chat.getByRole('link', { name: 'Chat with demo-buyer' }).click();
+  const history = chat.getByRole('navigation', { name: 'Past conversations' });
+  await history.getByRole('link', { name: /Pay the open purchase orders/ }).click();
+  await chat.getByTestId('answer').filter({ hasText: 'Both payment requests are handled' }).waitFor();
+  expect(await chat.getByTestId('tool-call').count()).toBe(2);
+  await card(chat, 'PO-1002').getByText(/Approval approved/).waitFor();
+  await screenshot(chat, 'portal-history-reopened');
+
+  // Continue it: the next message joins the same conversation (one entry in the history, two messages).
+  const turn = await startPayments(chat);
+  await history.getByText(/2 messages/).waitFor();
+  expect(await history.getByRole('link').count()).toBe(1);
+
+  const request = pendingRequest(approver.page, 'PO-1002');
+  await request.getByLabel('Reason (optional)').fill('over budget this quarter');
+  await request.getByRole('button', { name: 'Reject' }).click();
+  await approver.page.getByTestId('inbox-empty').waitFor();
+  await card(turn, 'PO-1002').getByText(/Approval rejected/).waitFor();
+  await card(turn, 'PO-1002').getByText(/blocked/).first().waitFor();
+  await chat.locator('[data-testid="turn"][data-status="completed"]').nth(1).waitFor();
+  await screenshot(chat, 'portal-rejected');
+
+  await approver.page.getByRole('tab', { name: 'Decided' }).click();
+  const rejected = approver.page.getByRole('table', { name: 'Decided requests' }).getByRole('row').filter({ hasText: 'over budget this quarter' });
+  expect(await rejected.innerText()).toMatch(/rejected/i);
+  await approver.page.getByRole('tab', { name: /Pending for me/ }).click();
+  await elsewhere.context.close();
+}, 60_000);
+
+it('a member cannot approve what only admins may (the toast says whom to ask); cancelling the run withdraws the request from the inbox live', async () => {
+  const chat = member.page;
+  await chat.getByRole('link', { name: 'New conversation' }).click();
+  await chat.getByTestId('chat-empty').waitFor();
+  const turn = await startPayments(chat);
+  await pendingRequest(approver.page, 'PO-1002').waitFor();
+
+  // The member's own inbox: nothing for her; shown anyway, an approval is refused with what to do.
+  const inbox = await member.context.newPage();
+  await inbox.goto('/approvals');
+  await inbox.getByTestId('inbox-empty').waitFor();
+  await inbox.getByLabel('Also show requests others decide').check();
+  await pendingRequest(inbox, 'PO-1002').getByRole('button', { name: 'Approve' }).click();
+  const toast = inbox.getByRole('alert').filter({ hasText: 'The decision was not recorded' });
+  await toast.filter({ hasText: /only organisation admins may decide this request.*Ask an admin of your organisation/ }).waitFor();
+  await screenshot(inbox, 'approvals-refused-toast');
+  await inbox.close();
+
+  await turn.getByRole('button', { name: 'Cancel run' }).click();
+  await chat.locator('[data-testid="turn"][data-status="cancelled"]').waitFor();
+  await turn.getByText('Run cancelled').waitFor();
+  await approver.page.getByTestId('inbox-empty').waitFor();
+  await screenshot(chat, 'portal-cancelled');
+}, 45_000);
+
+it('on a phone the Portal chat and the inbox fit the screen, every control has a name, and approving works from the keyboard', async () => {
+  const phone = { width: 390, height: 800 };
+  const [phoneMember, phoneApprover] = await Promise.all([newPerson(browser, server.url, phone), newPerson(browser, server.url, phone)]);
+  await Promise.all([devSignIn(phoneMember.page, MEMBER), devSignIn(phoneApprover.page, ADMIN)]);
+  const chat = phoneMember.page;
+  await chat.getByRole('link', { name: 'Chat with demo-buyer' }).click();
+  await chat.getByRole('navigation', { name: 'Past conversations' }).getByRole('link').first().waitFor();
+  await startPayments(chat);
+  expect(await unnamedControls(chat)).toEqual([]);
+  expect(await overflowsSideways(chat)).toBe(false);
+  await screenshot(chat, 'phone-portal-waiting');
+
+  const inbox = phoneApprover.page;
+  await inbox.getByRole('button', { name: 'Toggle navigation' }).click();
+  await inbox.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Approvals' }).click();
+  const request = pendingRequest(inbox, 'PO-1002');
+  await request.waitFor();
+  expect(await unnamedControls(inbox)).toEqual([]);
+  expect(await overflowsSideways(inbox)).toBe(false);
+  await screenshot(inbox, 'phone-approvals-inbox');
+  await request.getByLabel('Reason (optional)').focus();
+  await inbox.keyboard.type('ok from my phone');
+  await inbox.keyboard.press('Tab');
+  await inbox.keyboard.press('Enter'); // the focused Approve button
+  await inbox.getByTestId('inbox-empty').waitFor();
+
+  await chat.getByTestId('answer').last().filter({ hasText: 'Both payment requests are handled' }).waitFor();
+  expect(await overflowsSideways(chat)).toBe(false);
+  await phoneMember.context.close();
+  await phoneApprover.context.close();
+}, 45_000);

@@ -81,3 +81,29 @@ export async function apiToken(baseUrl: string, who: { sub: string; org: string;
   const res = await fetch(`${baseUrl}/api/dev/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(who) });
   return ((await res.json()) as { token: string }).token;
 }
+
+/**
+ * Visible form controls and buttons a screen reader could not name (no label, aria-label, aria-labelledby, title or
+ * text). Returns a short description of each, so a failing assertion says which.
+ */
+export async function unnamedControls(page: Page): Promise<string[]> {
+  // A string, evaluated in the page: the test project has no DOM types.
+  return page.evaluate<string[]>(`(() => {
+    const named = (el) => {
+      if (el.getAttribute('aria-label')?.trim() || el.getAttribute('title')?.trim()) return true;
+      const by = el.getAttribute('aria-labelledby');
+      if (by && by.split(/\\s+/).some((id) => document.getElementById(id)?.textContent?.trim())) return true;
+      if (el.labels && [...el.labels].some((l) => l.textContent?.trim())) return true;
+      return el.tagName === 'BUTTON' || el.tagName === 'A' ? !!el.textContent?.trim() : false;
+    };
+    const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden'; };
+    return [...document.querySelectorAll('input:not([type=hidden]), textarea, select, button, a[href], [role=switch], [role=tab]')]
+      .filter((el) => visible(el) && !named(el))
+      .map((el) => el.outerHTML.slice(0, 160));
+  })()`);
+}
+
+/** True when the page scrolls sideways (something is wider than a phone's viewport). */
+export async function overflowsSideways(page: Page): Promise<boolean> {
+  return page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth + 1');
+}

@@ -1,7 +1,7 @@
 import { AppShell, Badge, Burger, Group, NavLink, ScrollArea, Text, Title, Button } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { Link, Navigate, Route, Routes, useLocation } from 'react-router-dom';
-import { usePending } from './approvals/usePending';
+import { PendingProvider, usePendingForMe } from './approvals/PendingStream';
 import { SessionProvider, useSession } from './auth/SessionContext';
 import { OidcCallback } from './auth/OidcCallback';
 import { SignIn } from './auth/SignIn';
@@ -26,12 +26,16 @@ function Shell() {
   const location = useLocation();
   if (location.pathname === '/auth/callback') return <OidcCallback />;
   if (!session) return <SignIn />;
-  return <SignedIn opened={opened} toggle={toggle} close={close} pathname={location.pathname} signOut={signOut} />;
+  return (
+    <PendingProvider>
+      <SignedIn opened={opened} toggle={toggle} close={close} pathname={location.pathname} signOut={signOut} />
+    </PendingProvider>
+  );
 }
 
 function SignedIn({ opened, toggle, close, pathname, signOut }: { opened: boolean; toggle(): void; close(): void; pathname: string; signOut(): void }) {
   const { session } = useSession();
-  const { forMe } = usePending(2000);
+  const { forMe } = usePendingForMe();
   if (!session) return null;
 
   const nav = [
@@ -73,7 +77,7 @@ function SignedIn({ opened, toggle, close, pathname, signOut }: { opened: boolea
         <Routes>
           <Route path="/" element={<Navigate to="/portal" replace />} />
           <Route path="/portal" element={<AgentsList />} />
-          <Route path="/portal/chat/:agentId" element={<ChatView />} />
+          <Route path="/portal/chat/:agentId/:conversationId?" element={<ChatView />} />
           <Route path="/approvals" element={<Approvals />} />
           <Route path="/workflows/*" element={<WorkflowsRoutes />} />
           <Route path="/admin/*" element={<AdminRoutes />} />

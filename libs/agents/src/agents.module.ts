@@ -13,6 +13,9 @@ import { ConnectorsController } from './connectors/connectors.controller.js';
 import { ConnectorsService } from './connectors/connectors.service.js';
 import { DagSteps } from './engine/dag-steps.js';
 import { ReactSteps } from './engine/react-steps.js';
+import { ConversationsController } from './conversations/conversations.controller.js';
+import { ConversationsService } from './conversations/conversations.service.js';
+import { ConversationsStore } from './conversations/conversations.store.js';
 import { RunExecutor } from './engine/run-executor.js';
 import { RunStore } from './engine/run-store.js';
 import { RunFactory } from './engine/run-factory.js';
@@ -37,10 +40,11 @@ import { ToolRegistry } from './tools/tool-registry.js';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([Connector, ConnectorAction, Agent, AgentRun, RunEvent, ToolCallRecord, Conversation]), ChannelsModule, DiscoveryModule],
-  controllers: [ConnectorsController, AgentsController, ChatController, RunsController, LlmCredentialsController],
+  controllers: [ConnectorsController, AgentsController, ChatController, RunsController, LlmCredentialsController, ConversationsController],
   providers: [
     ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, AgentHookLookup, LlmProviderFactory, LlmCredentialsStore, LlmCredentialsService,
     RunEventsService, RunMetrics, ToolCallRunner, ToolExecution, RunStore, RunFactory, ReactSteps, DagSteps, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool,
+    ConversationsStore, ConversationsService,
     { provide: AgentConfigLookup, useExisting: AgentHookLookup },
   ],
   exports: [ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, RunEventsService, ToolCallRunner, RunExecutor, RunsService, AgentConfigLookup],

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource } from 'typeorm';
-import { rowToConfirmation, type ConfirmationRequest } from './confirmation.types.js';
+import { CONFIRMATION_NOTIFY_CHANNEL, CONFIRMATION_VOTED, rowToConfirmation, type ConfirmationRequest } from './confirmation.types.js';
 
 export interface Vote {
   confirmationId: string;
@@ -31,7 +32,10 @@ export interface VoteView {
  */
 @Injectable()
 export class ConfirmationVotesStore {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly events: EventEmitter2,
+  ) {}
 
   /**
    * Records the vote while the request is still pending and before its deadline. Returns the request after the
@@ -50,10 +54,14 @@ export class ConfirmationVotesStore {
             SET approvals_given = c.approvals_given + CASE WHEN vote.decision = 'approve' THEN 1 ELSE 0 END, updated_at = now()
            FROM vote WHERE c.id = vote.confirmation_id
          RETURNING c.*)
-       SELECT * FROM counted`,
+       SELECT counted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'voted:' || counted.id::text) AS notified FROM counted`,
       [v.confirmationId, v.userId, v.userName, v.decision, v.platform, v.externalId, JSON.stringify(v.approvers), v.tier],
     );
-    return rows[0] ? rowToConfirmation(rows[0]) : null;
+    if (!rows[0]) return null;
+    const row = rowToConfirmation(rows[0]);
+    // Open inboxes show the new count ("1 of 2 approvals") at once.
+    this.events.emit(CONFIRMATION_VOTED, row);
+    return row;
   }
 
   async hasVoted(confirmationId: string, userId: string): Promise<boolean> {

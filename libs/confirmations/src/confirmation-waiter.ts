@@ -52,6 +52,7 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
   private pollTimer?: NodeJS.Timeout;
   private readonly listener: PgNotificationListener | null;
   private closed = false;
+  private readonly observers: Array<(payload: string) => void> = [];
 
   constructor(
     private readonly store: ConfirmationStore,
@@ -61,7 +62,10 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
   ) {
     this.listener = target.embedded ? null : new PgNotificationListener({
       url: target.url, channel: CONFIRMATION_NOTIFY_CHANNEL, applicationName: 'warden-confirmation-waiter', logger: this.logger,
-      onNotification: (id) => this.scheduleWake(id),
+      onNotification: (payload) => {
+        this.scheduleWake(payload);
+        for (const observe of this.observers) observe(payload);
+      },
       // Decisions taken while the connection was down were not notified to us.
       onConnected: () => void this.poll(),
     });
@@ -82,6 +86,11 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
       for (const l of w.listeners) l.reject(new WaiterClosedError());
     }
     await this.listener?.stop();
+  }
+
+  /** Every payload of the LISTEN connection, shared with the inbox stream (one connection per instance for both). */
+  observeNotifications(observe: (payload: string) => void): void {
+    this.observers.push(observe);
   }
 
   /** True while the LISTEN connection is up (false on PGlite, where decisions wake waiters in-process only). */

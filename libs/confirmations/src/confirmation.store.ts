@@ -5,6 +5,7 @@ import type { ApproverScope } from '@warden/hooks';
 import { DataSource } from 'typeorm';
 import {
   CONFIRMATION_NOTIFY_CHANNEL,
+  CONFIRMATION_REQUESTED,
   CONFIRMATION_SETTLED,
   ConfirmationStatus,
   rowToConfirmation,
@@ -101,13 +102,14 @@ export class ConfirmationStore implements OnModuleInit {
   async insertOrGet(input: NewConfirmation): Promise<{ row: ConfirmationRequest; created: boolean }> {
     const [inserted] = await this.rows(
       'other',
-      `INSERT INTO confirmation_requests
+      `WITH inserted AS (INSERT INTO confirmation_requests
          (org_id, agent_id, agent_name, run_id, call_id, tool, args, requested_by, approver_scope, agent_owner_id,
           forbid_self_approval, channel_id, channel_type, expires_at, approvers, tier, approvals_required, decisive_fields, args_digest)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, now() + make_interval(secs => $14),
                $15::jsonb, $16, $17, $18::jsonb, $19)
        ON CONFLICT (run_id, call_id) DO NOTHING
-       RETURNING *`,
+       RETURNING *)
+       SELECT inserted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'requested:' || inserted.id::text) AS notified FROM inserted`,
       [
         input.orgId, input.agentId, input.agentName, input.runId, input.callId, input.tool, JSON.stringify(input.args),
         input.requestedBy, input.approverScope, input.agentOwnerId, input.forbidSelfApproval, input.channelId,
@@ -115,7 +117,10 @@ export class ConfirmationStore implements OnModuleInit {
         JSON.stringify(input.approvers), input.tier, input.approvalsRequired, JSON.stringify(input.decisiveFields), input.argsDigest,
       ],
     );
-    if (inserted) return { row: inserted, created: true };
+    if (inserted) {
+      this.events.emit(CONFIRMATION_REQUESTED, inserted);
+      return { row: inserted, created: true };
+    }
     const existing = await this.findByRunCall(input.runId, input.callId);
     if (!existing) throw new Error(`confirmation for run ${input.runId} call ${input.callId} vanished after a conflicting insert`);
     return { row: existing, created: false };
@@ -156,6 +161,11 @@ export class ConfirmationStore implements OnModuleInit {
         orgId, filter.status ?? null, filter.limit, filter.afterId ?? null, c?.userId ?? null, candidateEntries(c?.roles ?? []),
       ],
     );
+  }
+
+  /** The rows among `ids` that belong to one of `orgIds` (the inbox stream reads a batch of changes at once). */
+  async findAmong(ids: string[], orgIds: string[]): Promise<ConfirmationRequest[]> {
+    return this.rows('other', `SELECT * FROM confirmation_requests WHERE id = ANY($1::uuid[]) AND org_id = ANY($2::uuid[])`, [ids, orgIds]);
   }
 
   /** The rows among `ids` that are no longer pending (one statement for any number of waiters). */

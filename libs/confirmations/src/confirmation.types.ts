@@ -53,7 +53,14 @@ export interface ConfirmationRequest {
 
 /** In-process domain event, emitted after a row left `pending` (the statement has committed). */
 export const CONFIRMATION_SETTLED = 'confirmation.settled';
-/** Postgres NOTIFY channel; the payload is the confirmation id. */
+/** In-process domain event, emitted after a new pending row was inserted (the statement has committed). */
+export const CONFIRMATION_REQUESTED = 'confirmation.requested';
+/** In-process domain event, emitted after a vote was counted on a row that may still be pending (tiers). */
+export const CONFIRMATION_VOTED = 'confirmation.voted';
+/**
+ * Postgres NOTIFY channel; the payload is the confirmation id when a row left `pending`, and `requested:<id>` when a
+ * row was created and `voted:<id>` when a vote was counted (the waiters ignore those; the inbox stream shows them).
+ */
 export const CONFIRMATION_NOTIFY_CHANNEL = 'confirmation_decided';
 
 const toDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));

@@ -7,6 +7,7 @@ import { ApiError } from '../api/client';
 import { data, http, type Schemas } from '../api/typed';
 import { DryRunPanel } from './DryRunPanel';
 import { HooksEditor, normaliseHooks, type HooksValue } from './HooksEditor';
+import { ErrorAlert } from '../ui/ErrorAlert';
 
 type Agent = Schemas['AgentResponse'];
 
@@ -17,7 +18,7 @@ export function AgentsAdmin() {
   return (
     <Stack maw={900}>
       <Group justify="space-between"><Title order={2}>Agents</Title><Button component={Link} to="/admin/agents/new">New agent</Button></Group>
-      {agents.error && <Alert color="red">{agents.error.message}</Alert>}
+      <ErrorAlert error={agents.error} what="Agents could not be loaded" />
       {agents.data?.length === 0 && <Text c="dimmed">No agents yet: create one.</Text>}
       <Table aria-label="Agents">
         <Table.Tbody>

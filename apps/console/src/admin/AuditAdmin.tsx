@@ -1,8 +1,9 @@
-import { Alert, Badge, Button, Group, Pagination, Select, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Group, Pagination, Select, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { data, http, type Schemas } from '../api/typed';
+import { ErrorAlert } from '../ui/ErrorAlert';
 
 type AuditRow = Schemas['ConnectorCallResponse'];
 const COLUMNS: Array<keyof AuditRow> = ['created_at', 'tool', 'method', 'url', 'status', 'success', 'blocked_by', 'duration_ms', 'agent_id', 'user_id', 'run_id', 'error'];
@@ -48,7 +49,7 @@ export function AuditAdmin() {
         <Switch label="Blocked only" checked={blockedOnly} onChange={(e) => setBlockedOnly(e.currentTarget.checked)} />
         <Button variant="default" onClick={() => download('connector-calls.csv', toCsv(shown))} disabled={shown.length === 0}>Export CSV</Button>
       </Group>
-      {rows.error && <Alert color="red" role="alert">{rows.error.message}</Alert>}
+      <ErrorAlert error={rows.error} what="The audit log could not be loaded" />
       {rows.data && shown.length === 0 && <Text c="dimmed">No connector calls match.</Text>}
       <Table.ScrollContainer minWidth={900}>
         <Table striped aria-label="Connector calls">

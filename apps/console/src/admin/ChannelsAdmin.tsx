@@ -1,9 +1,10 @@
-import { Alert, Button, Group, Select, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Button, Group, Select, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { data, http, type Schemas } from '../api/typed';
 import { toastError } from '../ui/errors';
+import { ErrorAlert } from '../ui/ErrorAlert';
 
 interface Channel { id: string; type: string; name: string; callback_url?: string }
 
@@ -34,7 +35,9 @@ export function ChannelsAdmin() {
   });
   const test = useMutation({
     mutationFn: (id: string) => data(http.POST('/api/channels/{id}/test', { params: { path: { id } } })),
-    onSuccess: () => notifications.show({ color: 'green', message: 'Test card sent: look for it in the chat (its buttons decide nothing).' }),
+    onSuccess: (r) => (r.ok
+      ? notifications.show({ color: 'green', message: 'Test card sent: look for it in the chat (its buttons decide nothing).' })
+      : notifications.show({ color: 'red', title: 'The test card was not delivered', message: `${r.error ?? 'the platform refused it'}. Check the channel's credentials and chat id, then create the channel again with the right ones.` })),
     onError: (err) => toastError('The test card was not delivered', err),
   });
   return (
@@ -45,7 +48,7 @@ export function ChannelsAdmin() {
         <Table.Tbody>
           {list.data?.map((c) => (
             <Table.Tr key={c.id}><Table.Td fw={600}>{c.name}</Table.Td><Table.Td>{c.type}</Table.Td><Table.Td><Text size="xs" ff="monospace">{c.callback_url ?? ''}</Text></Table.Td>
-              <Table.Td><Button size="xs" variant="light" loading={test.isPending && test.variables === c.id} onClick={() => test.mutate(c.id)}>Send test card</Button></Table.Td></Table.Tr>
+              <Table.Td><Button size="xs" variant="light" aria-label={`Send a test card to ${c.name}`} loading={test.isPending && test.variables === c.id} onClick={() => test.mutate(c.id)}>Send test card</Button></Table.Td></Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
@@ -58,7 +61,7 @@ export function ChannelsAdmin() {
       <Textarea label="Config (JSON)" description="Secrets are stored encrypted and never shown again." autosize minRows={4}
         styles={{ input: { fontFamily: 'monospace' } }} value={configText} onChange={(e) => setConfigText(e.currentTarget.value)} error={config ? undefined : 'Not valid JSON'} />
       <Group><Button onClick={() => create.mutate()} disabled={!config || !name} loading={create.isPending}>Create channel</Button></Group>
-      {create.error && <Alert color="red" role="alert">{create.error.message}</Alert>}
+      <ErrorAlert error={create.error} what="The channel was not created" />
     </Stack>
   );
 }

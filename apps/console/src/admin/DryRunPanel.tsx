@@ -1,8 +1,9 @@
-import { Alert, Button, Card, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Button, Card, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { data, http, type Schemas } from '../api/typed';
 import { useHookCatalog, type HooksValue } from './HooksEditor';
+import { ErrorAlert } from '../ui/ErrorAlert';
 
 interface Verdict { hook: string; point: string; outcome: string; detail: string | null }
 const COLORS: Record<string, string> = { allow: 'green', block: 'red', rewrite: 'yellow', would_require_confirmation: 'orange' };
@@ -26,7 +27,7 @@ export function DryRunPanel({ modelConfig, hooks }: { modelConfig: Record<string
         <Textarea label="Arguments (JSON)" autosize minRows={2} styles={{ input: { fontFamily: 'monospace' } }}
           value={argsText} onChange={(e) => setArgsText(e.currentTarget.value)} error={args ? undefined : 'Not valid JSON'} />
         <Button onClick={() => run.mutate()} disabled={!args || !modelConfig} loading={run.isPending}>Dry run</Button>
-        {run.error && <Alert color="red" role="alert">{run.error.message}</Alert>}
+        <ErrorAlert error={run.error} what="The dry run failed" />
         {run.data && (
           <Table aria-label="Dry-run verdicts" layout="fixed">
             <Table.Thead><Table.Tr><Table.Th w="40%">Hook</Table.Th><Table.Th>Outcome</Table.Th></Table.Tr></Table.Thead>

@@ -1,8 +1,9 @@
-import { Alert, Badge, Card, Checkbox, Group, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Badge, Card, Checkbox, Group, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { parseDocument } from 'yaml';
 import { data, http, type Schemas } from '../api/typed';
 import { SchemaForm, type JsonSchema } from '../ui/SchemaForm';
+import { ErrorAlert } from '../ui/ErrorAlert';
 
 export interface HookInfo { name: string; point: string; priority: number; description: string; config_schema: JsonSchema | null; auto_attached: boolean }
 export interface ClassHook { name: string; config?: Record<string, unknown> }
@@ -35,7 +36,7 @@ export function HooksEditor({ value, onChange }: { value: HooksValue; onChange(v
   return (
     <Stack>
       <Title order={4}>Hooks</Title>
-      {catalog.error && <Alert color="red">The hook catalog could not be loaded: {catalog.error.message}</Alert>}
+      <ErrorAlert error={catalog.error} what="The hook catalog could not be loaded" />
       {catalog.data?.map((h) => (
         <Card key={h.name} withBorder padding="sm" data-testid={`hook-${h.name}`}>
           <Group justify="space-between" wrap="nowrap">

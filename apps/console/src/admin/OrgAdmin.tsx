@@ -1,7 +1,8 @@
-import { Alert, Card, Stack, Switch, Text, Title } from '@mantine/core';
+import { Card, Stack, Switch, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { data, http, type Schemas } from '../api/typed';
 import { toastError } from '../ui/errors';
+import { ErrorAlert } from '../ui/ErrorAlert';
 
 interface Org { id: string; external_id: string; name: string | null; read_only: boolean }
 
@@ -17,7 +18,7 @@ export function OrgAdmin() {
   return (
     <Stack maw={700}>
       <Title order={2}>Organisation {org.data?.name ?? org.data?.external_id ?? ''}</Title>
-      {org.error && <Alert color="red">{org.error.message}</Alert>}
+      <ErrorAlert error={org.error} what="The organisation could not be loaded" />
       <Card withBorder>
         <Switch label="Read-only mode" description="While on, every write tool (POST/PUT/PATCH/DELETE connector actions) is blocked by read_only_guard; reads still run."
           checked={org.data?.read_only ?? false} disabled={!org.data || set.isPending} onChange={(e) => set.mutate(e.currentTarget.checked)} />

@@ -192,6 +192,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/confirmations/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ConfirmationsController_stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/connectors": {
         parameters: {
             query?: never;
@@ -219,6 +235,38 @@ export interface paths {
         put: operations["ConnectorsController_update"];
         post?: never;
         delete: operations["ConnectorsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ConversationsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ConversationsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -676,11 +724,19 @@ export interface components {
         ConfirmationResponse: {
             agent_id: string | null;
             agent_name: string | null;
+            approvals_given: number;
+            /** @example 1 of 2 approvals */
+            approvals_progress: string;
+            approvals_required: number;
             /** @enum {string} */
             approver_scope: "initiator" | "agent_owner" | "org_members" | "org_admins";
+            /** @description the approver policy copied into the request (README "Who may approve") */
+            approvers: string[];
             args: {
                 [key: string]: unknown;
             };
+            /** @description digest of tool + args: what an approval binds to */
+            args_digest: string | null;
             call_id: string;
             channel_id: string | null;
             channel_type: string | null;
@@ -704,6 +760,8 @@ export interface components {
             run_id: string;
             /** @enum {string} */
             status: "pending" | "approved" | "rejected" | "expired";
+            /** @description index of the tier that applied */
+            tier: number | null;
             tool: string;
         };
         ConnectorActionDto: {
@@ -780,6 +838,63 @@ export interface components {
             tools: string[];
             /** Format: date-time */
             updated_at: string;
+        };
+        ConversationEventResponse: {
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description the SSE event type (API.md "Chat (SSE)") */
+            event: string;
+            /** @description the event id of the run's stream (Last-Event-ID) */
+            id: number;
+        };
+        ConversationResponse: {
+            agent_id: string;
+            agent_name: string | null;
+            /** @description true when the caller may send the next message (only its owner may) */
+            can_continue: boolean;
+            /** Format: date-time */
+            created_at: string;
+            id: string;
+            /** @description top-level runs, oldest first */
+            runs: components["schemas"]["ConversationRunResponse"][];
+            user_id: string;
+        };
+        ConversationRunResponse: {
+            answer: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description every event of the run's stream so far, as a replay would send them */
+            events: components["schemas"]["ConversationEventResponse"][];
+            id: string;
+            message: string;
+            /** @enum {string} */
+            status: "running" | "waiting" | "completed" | "failed" | "refused" | "cancelled";
+        };
+        ConversationSummaryResponse: {
+            agent_id: string;
+            /** @description null when the agent was deleted */
+            agent_name: string | null;
+            /** Format: date-time */
+            created_at: string;
+            id: string;
+            /**
+             * Format: date-time
+             * @description when the latest run started
+             */
+            last_activity_at: string;
+            /**
+             * @description status of the latest run
+             * @enum {string}
+             */
+            last_status: "running" | "waiting" | "completed" | "failed" | "refused" | "cancelled";
+            /** @description runs (one per message sent) */
+            run_count: number;
+            /** @description the first message of the conversation */
+            title: string;
+            user_id: string;
+            /** @description the SSO subject of the user */
+            user_sub: string | null;
         };
         CreateChannelDto: {
             /** @description Per-type settings; secrets are write-only */
@@ -1523,6 +1638,26 @@ export interface operations {
             };
         };
     };
+    ConfirmationsController_stream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream: id, event and JSON data per event (see API.md "Chat (SSE)") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+        };
+    };
     ConnectorsController_list: {
         parameters: {
             query?: never;
@@ -1627,6 +1762,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    ConversationsController_list: {
+        parameters: {
+            query?: {
+                /** @description only conversations with this agent */
+                agent_id?: string;
+                limit?: number;
+                /** @description mine (default): the caller's own; org: everyone's in the org (admins only) */
+                scope?: "mine" | "org";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationSummaryResponse"][];
+                };
+            };
+        };
+    };
+    ConversationsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationResponse"];
+                };
             };
         };
     };

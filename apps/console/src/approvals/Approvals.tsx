@@ -5,7 +5,8 @@ import { useState } from 'react';
 import { data, http, type Schemas } from '../api/typed';
 import { toastError } from '../ui/errors';
 import { decisiveFirst } from '../ui/JsonBlock';
-import { useMemberNames, usePending } from './usePending';
+import { usePendingForMe } from './PendingStream';
+import { useMemberNames } from './usePending';
 
 export type ConfirmationRow = Schemas['ConfirmationResponse'];
 
@@ -42,6 +43,7 @@ function PendingCard({ row, nameOf }: { row: ConfirmationRow; nameOf: (id: strin
           <Text size="xs" c="dimmed">expires {new Date(row.expires_at).toLocaleTimeString()}</Text>
         </Group>
         <Text size="sm">Agent <b>{row.agent_name ?? row.agent_id}</b> · requested by {nameOf(row.requested_by)} · {new Date(row.created_at).toLocaleString()}</Text>
+        {row.approvals_required > 1 && <Text size="sm" c="orange">{row.approvals_progress}: {row.approvals_required} distinct approvers needed</Text>}
         <ArgsTable args={row.args} />
         <Textarea label="Reason (optional)" value={reason} onChange={(e) => setReason(e.currentTarget.value)} autosize minRows={1} />
         <Group>
@@ -77,23 +79,29 @@ function History({ rows, nameOf }: { rows: ConfirmationRow[]; nameOf: (id: strin
   );
 }
 
-/** The approvals inbox: pending requests refresh on their own; deciding goes through the same policy as every channel. */
+/** The approvals inbox: pending requests arrive live (server stream); deciding goes through the same policy as every channel. */
 export function Approvals() {
   const [filter, setFilter] = useState('');
   const [everyone, setEveryone] = useState(false);
-  const { pending, forMe } = usePending();
+  const { forMe, live } = usePendingForMe();
   const nameOf = useMemberNames();
-  const all = useQuery({ queryKey: ['confirmations', 'all'], queryFn: () => data(http.GET('/api/confirmations')), refetchInterval: 5000 });
+  // Both lists are refetched when the inbox stream reports a change (PendingStream), not on a timer.
+  const pending = useQuery({
+    queryKey: ['confirmations', 'pending'], enabled: everyone,
+    queryFn: () => data(http.GET('/api/confirmations', { params: { query: { status: 'pending' } } })),
+  });
+  const all = useQuery({ queryKey: ['confirmations', 'all'], queryFn: () => data(http.GET('/api/confirmations')) });
   const match = (r: ConfirmationRow) => !filter || `${r.tool} ${r.agent_name} ${r.requested_by} ${JSON.stringify(r.args)}`.toLowerCase().includes(filter.toLowerCase());
   const pendingRows = (everyone ? pending.data ?? [] : forMe).filter(match);
   return (
     <Stack maw={1000}>
       <Title order={2}>Approvals</Title>
       <Group align="flex-end">
-        <TextInput label="Filter" placeholder="agent, tool, requester or an argument" value={filter} onChange={(e) => setFilter(e.currentTarget.value)} w={360} />
+        <TextInput label="Filter" placeholder="agent, tool, requester or an argument" value={filter} onChange={(e) => setFilter(e.currentTarget.value)} w={{ base: '100%', sm: 360 }} />
         <Switch label="Also show requests others decide" checked={everyone} onChange={(e) => setEveryone(e.currentTarget.checked)} />
       </Group>
-      {pending.error && <Alert color="red" role="alert">Approvals could not be loaded: {pending.error.message}</Alert>}
+      {pending.error && <Alert color="red" role="alert">Approvals could not be loaded: {pending.error.message}. Reload the page to try again.</Alert>}
+      {!live && <Text size="sm" c="dimmed" role="status">Connecting to live updates…</Text>}
       <Tabs defaultValue="pending">
         <Tabs.List>
           <Tabs.Tab value="pending">{everyone ? 'All pending' : 'Pending for me'} ({pendingRows.length})</Tabs.Tab>

@@ -1,7 +1,8 @@
-import { Alert, Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
 import { data, http, type Schemas } from '../api/typed';
+import { ErrorAlert } from '../ui/ErrorAlert';
 
 export type AgentSummary = Schemas['AgentResponse'];
 
@@ -11,7 +12,7 @@ export function AgentsList() {
   return (
     <Stack>
       <Title order={2}>Agents</Title>
-      {agents.error && <Alert color="red" role="alert">Agents could not be loaded: {agents.error.message}</Alert>}
+      <ErrorAlert error={agents.error} what="Agents could not be loaded" />
       {agents.data?.length === 0 && <Text c="dimmed">No agents yet. An admin creates them under Agents.</Text>}
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
         {agents.data?.map((a) => (

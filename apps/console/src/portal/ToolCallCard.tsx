@@ -13,7 +13,7 @@ export function HookLine({ h }: { h: HookView }) {
   const color = h.outcome === 'block' || h.outcome === 'error' ? 'red' : h.outcome === 'rewrite' ? 'yellow' : 'green';
   const label = h.outcome === 'block' ? `blocked by ${h.hook}` : h.outcome === 'rewrite' ? `rewritten by ${h.hook}` : h.outcome === 'allow' ? 'allowed' : h.outcome;
   return (
-    <Group gap={6} wrap="nowrap">
+    <Group gap={6} wrap="wrap">
       <Badge size="xs" color={color} variant="light">{label}</Badge>
       <Text size="xs">{h.hook} · {h.point}{h.durationMs !== undefined ? ` · ${h.durationMs} ms` : ''}</Text>
       {h.sideEffects.length > 0 && <Text size="xs" c="dimmed">— {h.sideEffects.join('; ')}</Text>}

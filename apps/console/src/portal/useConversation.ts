@@ -5,20 +5,21 @@ import { readEvents, type StreamEvent } from '../api/sse';
 import { isFinished, lastEventId } from './run-model';
 
 export interface Turn { message: string; runId?: string; events: StreamEvent[]; failed?: string }
-export interface Conversation { conversationId?: string; turns: Turn[] }
+export interface Conversation { conversationId?: string; turns: Turn[]; readOnly?: boolean }
 
-// Kept per tab (sessionStorage): a reload shows what was already received and asks only for the rest (Last-Event-ID).
-const key = (agentId: string) => `warden.chat.${agentId}`;
-const load = (agentId: string): Conversation => {
-  try { return JSON.parse(sessionStorage.getItem(key(agentId)) ?? '') as Conversation; } catch { return { turns: [] }; }
-};
-
-/** One agent's conversation: sends messages, streams each run, and reattaches to an unfinished run after a reload. */
-export function useConversation(agentId: string) {
-  const [conv, setConv] = useState<Conversation>(() => load(agentId));
+/**
+ * One conversation with an agent. A stored conversation (`conversationId`) is loaded from the server with every
+ * event of its runs and an unfinished run is reattached after its last event (Last-Event-ID), so a reload or another
+ * session shows the same run without losing or repeating events. `onStarted` gets the id of a new conversation.
+ */
+export function useConversation(agentId: string, conversationId: string | undefined, onStarted: (id: string) => void) {
+  const [conv, setConv] = useState<Conversation>({ turns: [] });
+  const [loadError, setLoadError] = useState<string>();
+  const current = useRef(conv);
+  current.current = conv;
   const abort = useRef<AbortController | null>(null);
-
-  useEffect(() => { sessionStorage.setItem(key(agentId), JSON.stringify(conv)); }, [agentId, conv]);
+  const started = useRef(onStarted);
+  started.current = onStarted;
 
   const updateLast = useCallback((fn: (t: Turn) => Turn) => {
     setConv((c) => ({ ...c, turns: c.turns.map((t, i) => (i === c.turns.length - 1 ? fn(t) : t)) }));
@@ -28,7 +29,11 @@ export function useConversation(agentId: string) {
     await readEvents(res, (e) => {
       if (signal.aborted) return;
       if (e.event === 'run' && !e.data.parent_call_id) {
-        setConv((c) => ({ ...c, conversationId: c.conversationId ?? e.data.conversation_id }));
+        if (!current.current.conversationId && e.data.conversation_id) {
+          current.current = { ...current.current, conversationId: e.data.conversation_id };
+          setConv((c) => ({ ...c, conversationId: e.data.conversation_id }));
+          started.current(e.data.conversation_id);
+        }
         updateLast((t) => ({ ...t, runId: t.runId ?? e.data.run_id }));
       }
       // A replay after Last-Event-ID never repeats an event, but two attaches (StrictMode) could overlap.
@@ -36,40 +41,46 @@ export function useConversation(agentId: string) {
     });
   }, [updateLast]);
 
-  const attach = useCallback(async (runId: string, after: number) => {
+  const stream = useCallback(async (open: (signal: AbortSignal) => Promise<Response>) => {
     abort.current?.abort();
     const ctl = new AbortController();
     abort.current = ctl;
     try {
-      await consume(await openStream('GET', `/runs/${runId}/events`, { lastEventId: after, signal: ctl.signal }), ctl.signal);
+      await consume(await open(ctl.signal), ctl.signal);
     } catch (err) {
       if (!ctl.signal.aborted) updateLast((t) => ({ ...t, failed: (err as Error).message }));
     }
   }, [consume, updateLast]);
 
   useEffect(() => {
-    const last = conv.turns.at(-1);
-    if (last?.runId && !isFinished(last.events)) void attach(last.runId, lastEventId(last.events));
-    return () => abort.current?.abort();
-    // Only on opening the conversation: later runs are streamed by send().
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [agentId]);
+    // The conversation this page just started: already on screen, streaming.
+    if (conversationId && current.current.conversationId === conversationId) return;
+    abort.current?.abort();
+    setLoadError(undefined);
+    setConv({ turns: [] });
+    if (!conversationId) return;
+    let cancelled = false;
+    data(http.GET('/api/conversations/{id}', { params: { path: { id: conversationId } } })).then((c) => {
+      if (cancelled) return;
+      const turns: Turn[] = c.runs.map((r) => ({ message: r.message, runId: r.id, events: r.events as StreamEvent[] }));
+      setConv({ conversationId: c.id, turns, readOnly: !c.can_continue });
+      const last = turns.at(-1);
+      if (last?.runId && !isFinished(last.events)) {
+        void stream((signal) => openStream('GET', `/runs/${last.runId}/events`, { lastEventId: lastEventId(last.events), signal }));
+      }
+    }, (err: Error) => !cancelled && setLoadError(err.message));
+    return () => { cancelled = true; };
+  }, [agentId, conversationId, stream]);
+
+  useEffect(() => () => abort.current?.abort(), []);
 
   const send = useCallback(async (message: string) => {
-    abort.current?.abort();
-    const ctl = new AbortController();
-    abort.current = ctl;
     setConv((c) => ({ ...c, turns: [...c.turns, { message, events: [] }] }));
-    try {
-      const res = await openStream('POST', '/chat', { body: { agent_id: agentId, message, conversation_id: conv.conversationId }, signal: ctl.signal });
-      await consume(res, ctl.signal);
-    } catch (err) {
-      if (!ctl.signal.aborted) updateLast((t) => ({ ...t, failed: (err as Error).message }));
-    }
-  }, [agentId, conv.conversationId, consume, updateLast]);
+    const body = { agent_id: agentId, message, conversation_id: current.current.conversationId };
+    await stream((signal) => openStream('POST', '/chat', { body, signal }));
+  }, [agentId, stream]);
 
   const cancel = useCallback(async (runId: string) => { await data(http.POST('/api/runs/{id}/cancel', { params: { path: { id: runId } } })); }, []);
-  const reset = useCallback(() => { abort.current?.abort(); setConv({ turns: [] }); }, []);
 
-  return { conv, send, cancel, reset };
+  return { conv, loadError, send, cancel };
 }

@@ -1,9 +1,10 @@
 import { notifications } from '@mantine/notifications';
 import { ApiError } from '../api/client';
+import { whatToDo } from './what-to-do';
 
-/** An error toast that says what went wrong and, where we know it, what to do. */
+/** An error toast that says what went wrong (the server's message) and what to do next. */
 export function toastError(title: string, err: unknown): void {
   const e = err instanceof ApiError ? err : null;
-  const hint = e?.status === 403 ? ' Ask an admin of your organisation.' : e?.status === 409 ? ' Reload to see its current state.' : '';
-  notifications.show({ color: 'red', title, message: `${e ? e.message : String(err)}${hint}` });
+  const hint = whatToDo(e?.status, err);
+  notifications.show({ color: 'red', title, message: `${e ? e.message : String((err as Error)?.message ?? err)}${hint ? `. ${hint}` : ''}` });
 }

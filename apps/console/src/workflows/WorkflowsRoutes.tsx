@@ -9,6 +9,7 @@ import { useSession } from '../auth/SessionContext';
 import { isAdmin } from '../auth/session';
 import type { WfDefinition } from './graph';
 import { WorkflowGraph } from './WorkflowGraph';
+import { ErrorAlert } from '../ui/ErrorAlert';
 
 interface Workflow { id: string; name: string; definition: WfDefinition }
 
@@ -25,7 +26,7 @@ function WorkflowsList() {
   return (
     <Stack maw={800}>
       <Group justify="space-between"><Title order={2}>Workflows</Title>{isAdmin(session) && <Button component={Link} to="/workflows/new">New workflow</Button>}</Group>
-      {list.error && <Alert color="red">{list.error.message}</Alert>}
+      <ErrorAlert error={list.error} what="Workflows could not be loaded" />
       {list.data?.length === 0 && <Text c="dimmed">No workflows yet{isAdmin(session) ? ': create one.' : '. An admin designs them.'}</Text>}
       <Table aria-label="Workflows"><Table.Tbody>
         {list.data?.map((w) => (
@@ -107,7 +108,7 @@ function WorkflowRunView() {
   return (
     <Stack>
       <Title order={2}>Run of {wf.data?.name ?? 'workflow'}</Title>
-      {run.error && <Alert color="red">{run.error.message}</Alert>}
+      <ErrorAlert error={run.error} what="The workflow run could not be loaded" />
       {run.data && <Text>Status <Badge data-testid="workflow-run-status">{run.data.status}</Badge></Text>}
       {wf.data && <WorkflowGraph def={wf.data.definition} states={run.data?.nodes} />}
       {waiting.length > 0 && (

@@ -13,6 +13,12 @@ export class ConfirmationResponse {
   @NullableString('User id of the requester') requested_by: string | null;
   @ApiProperty({ enum: ['initiator', 'agent_owner', 'org_members', 'org_admins'] }) approver_scope: string;
   @ApiProperty() forbid_self_approval: boolean;
+  @NullableString('digest of tool + args: what an approval binds to') args_digest: string | null;
+  @ApiProperty({ type: [String], description: 'the approver policy copied into the request (README "Who may approve")' }) approvers: string[];
+  @ApiProperty({ type: Number, nullable: true, description: 'index of the tier that applied' }) tier: number | null;
+  @ApiProperty() approvals_required: number;
+  @ApiProperty() approvals_given: number;
+  @ApiProperty({ example: '1 of 2 approvals' }) approvals_progress: string;
   @NullableString() channel_id: string | null;
   @NullableString() channel_type: string | null;
   @ApiProperty({ format: 'date-time' }) expires_at: string;

@@ -1,0 +1,137 @@
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { UsersService, type MemberView } from '@warden/auth';
+import { ChannelsService } from '@warden/channels';
+import { refusalFor, type ChannelList } from './approver-check.js';
+import { ConfirmationStore } from './confirmation.store.js';
+import { ConfirmationWaiter } from './confirmation-waiter.js';
+import {
+  CONFIRMATION_REQUESTED,
+  CONFIRMATION_SETTLED,
+  CONFIRMATION_VOTED,
+  ConfirmationStatus,
+  confirmationView,
+  type ConfirmationRequest,
+} from './confirmation.types.js';
+
+/** One open inbox stream: the member it belongs to and where its events go. */
+export interface InboxSubscriber {
+  member: MemberView;
+  send(type: 'snapshot' | 'confirmation', data: unknown): void;
+}
+
+/**
+ * "Pending for me", live: each open inbox gets the pending requests the approver policy lets its user approve, then
+ * every change to such a request (new, decided, expired). Changes arrive through the waiters' LISTEN connection
+ * (other instances) and in-process events (this one, and PGlite); the changed rows are read in one query per batch of
+ * changes, whatever the number of open inboxes — nothing polls per client.
+ */
+@Injectable()
+export class ConfirmationInboxStream implements OnModuleInit {
+  private readonly logger = new Logger(ConfirmationInboxStream.name);
+  private readonly subscribers = new Map<string, Set<InboxSubscriber>>();
+  private readonly changed = new Map<string, ConfirmationRequest | null>();
+  private flushScheduled = false;
+  /** Rows read to fan changes out (the bench and tests read this: it grows per change, not per subscriber). */
+  fetches = 0;
+
+  constructor(
+    private readonly store: ConfirmationStore,
+    private readonly waiter: ConfirmationWaiter,
+    private readonly channels: ChannelsService,
+    private readonly users: UsersService,
+  ) {}
+
+  onModuleInit(): void {
+    this.waiter.observeNotifications((payload) => this.onChange(payload.replace(/^(requested|voted):/, ''), null));
+  }
+
+  @OnEvent(CONFIRMATION_REQUESTED)
+  onRequested(row: ConfirmationRequest): void {
+    this.onChange(row.id, row);
+  }
+
+  @OnEvent(CONFIRMATION_SETTLED)
+  onSettled(row: ConfirmationRequest): void {
+    this.onChange(row.id, row);
+  }
+
+  @OnEvent(CONFIRMATION_VOTED)
+  onVoted(row: ConfirmationRequest): void {
+    this.onChange(row.id, row);
+  }
+
+  get openStreams(): number {
+    let n = 0;
+    for (const set of this.subscribers.values()) n += set.size;
+    return n;
+  }
+
+  /** Opens an inbox for the signed-in user; null when they are not a member of the org. Returns the unsubscribe. */
+  async subscribe(orgId: string, userId: string, send: InboxSubscriber['send']): Promise<(() => void) | null> {
+    const member = await this.users.memberById(orgId, userId);
+    if (!member) return null;
+    // Buffered until the snapshot is out, so a change never arrives before the state it changes.
+    const early: Array<[Parameters<InboxSubscriber['send']>[0], unknown]> = [];
+    let ready = false;
+    const sub: InboxSubscriber = { member, send: (type, data) => (ready ? send(type, data) : early.push([type, data])) };
+    const set = this.subscribers.get(orgId) ?? new Set();
+    this.subscribers.set(orgId, set);
+    set.add(sub);
+    const unsubscribe = () => {
+      set.delete(sub);
+      if (set.size === 0 && this.subscribers.get(orgId) === set) this.subscribers.delete(orgId);
+    };
+    try {
+      const pending = await this.store.list(orgId, { status: ConfirmationStatus.Pending, limit: 500 });
+      const lists = new Map<string, Promise<ChannelList>>();
+      const rows = [];
+      for (const row of pending) if (await this.mayApprove(row, member, lists)) rows.push(confirmationView(row));
+      send('snapshot', { rows });
+      ready = true;
+      for (const [type, data] of early) send(type, data);
+    } catch (err) {
+      unsubscribe();
+      throw err;
+    }
+    return unsubscribe;
+  }
+
+  private onChange(id: string, row: ConfirmationRequest | null): void {
+    if (this.subscribers.size === 0) return;
+    // A row in hand (in-process event) needs no query; a notification from elsewhere is read in the batch.
+    if (row || !this.changed.has(id)) this.changed.set(id, row);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => void this.flush());
+  }
+
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const batch = new Map(this.changed);
+    this.changed.clear();
+    try {
+      const missing = [...batch].filter(([, row]) => !row).map(([id]) => id);
+      if (missing.length > 0) {
+        this.fetches++;
+        for (const r of await this.store.findAmong(missing, [...this.subscribers.keys()])) batch.set(r.id, r);
+      }
+      const lists = new Map<string, Promise<ChannelList>>();
+      for (const row of batch.values()) {
+        if (!row) continue;
+        for (const sub of this.subscribers.get(row.orgId) ?? []) {
+          if (await this.mayApprove(row, sub.member, lists)) sub.send('confirmation', confirmationView(row));
+        }
+      }
+    } catch (err) {
+      this.logger.warn(`inbox streams missed a change (open inboxes catch up when they reconnect): ${(err as Error).message}`);
+    }
+  }
+
+  /** The approver policy of approver-check.ts, the same one a decision is checked against. */
+  private async mayApprove(row: ConfirmationRequest, member: MemberView, lists: Map<string, Promise<ChannelList>>): Promise<boolean> {
+    const key = `${row.orgId}:${row.channelId}`;
+    if (!lists.has(key)) lists.set(key, this.channels.approverList(row.orgId, row.channelId));
+    return refusalFor(row, { member }, 'approve', await lists.get(key)!) === null;
+  }
+}

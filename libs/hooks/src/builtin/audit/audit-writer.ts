@@ -53,8 +53,8 @@ const SHUTDOWN_ATTEMPTS = 5;
 
 // unnest() turns 21 arrays into rows: one statement and 21 parameters per batch, whatever its size. A row whose call
 // was recorded in flight (written before its request left) completes that row — whether or not the call's own result
-// already completed it (the tool-call runner sets status and duration) — so one call never has two rows; others are
-// inserted.
+// already completed it (the tool-call runner sets outcome and status, never duration: `duration_ms IS NULL` is what
+// matches the row, through its partial index) — so one call never has two rows; others are inserted.
 const INSERT_SQL = `WITH d AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
       $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::jsonb[], $15::int[], $16::int[], $17::bool[],

@@ -81,6 +81,7 @@ function unsavedAgent(json: Record<string, unknown>, principal: Principal): Agen
   return {
     id: randomUUID(),
     name: 'dry run',
+    orgId: principal.orgId,
     ownerUserId: principal.userId,
     requireConfirmationForAll: json.require_confirmation_for_all === true,
     confirmation: {

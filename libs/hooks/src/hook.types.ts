@@ -46,6 +46,8 @@ export type ApproverScope = 'initiator' | 'agent_owner' | 'org_members' | 'org_a
 export interface AgentHookSettings {
   id: string;
   name: string;
+  /** The agent's org: its org-wide hooks (PUT /api/org/hooks) join the agent's own. */
+  orgId?: string;
   ownerUserId: string | null;
   requireConfirmationForAll: boolean;
   confirmation: {

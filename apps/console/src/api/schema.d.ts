@@ -32,6 +32,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/hooks/effective": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["OrgHooksController_effective"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit/connector-calls": {
         parameters: {
             query?: never;
@@ -377,6 +393,22 @@ export interface paths {
         };
         get: operations["AuthController_org"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/hooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["OrgHooksController_get"];
+        put: operations["OrgHooksController_put"];
         post?: never;
         delete?: never;
         options?: never;
@@ -836,6 +868,28 @@ export interface components {
             /** @enum {string} */
             point: "PreToolUse" | "PostToolUse" | "SessionStart";
         };
+        EffectiveHookResponse: {
+            name: string;
+            /**
+             * @description auto-attached, the org policy, or the agent's own config
+             * @enum {string}
+             */
+            origin: "auto" | "org" | "agent";
+            /** @enum {string} */
+            point: "SessionStart" | "PreToolUse" | "PostToolUse";
+            priority: number;
+            /** @description Runs after every other hook of its point (the confirmation gate) */
+            runs_last: boolean;
+            /** @enum {string} */
+            source: "class" | "yaml";
+        };
+        EffectiveHooksResponse: {
+            agent_id: string;
+            /** @description In run order per point */
+            hooks: components["schemas"]["EffectiveHookResponse"][];
+            /** @description Agent entries dropped because the org declares a hook of that name */
+            overridden: components["schemas"]["OverriddenHookResponse"][];
+        };
         EvalCaseDto: {
             expect_contains?: string;
             expect_tool_calls?: components["schemas"]["ExpectedToolCallDto"][];
@@ -953,12 +1007,42 @@ export interface components {
             text: string;
             user_id: string | null;
         };
+        OrgHooksDto: {
+            /**
+             * @example [
+             *       "audit_log",
+             *       {
+             *         "name": "connector_rate_limit",
+             *         "config": {
+             *           "points": 10,
+             *           "duration_s": 60
+             *         }
+             *       }
+             *     ]
+             */
+            class_hooks?: unknown[];
+            /** @description YAML hooks (command, module or http), as in model_config_json.hooks.yaml */
+            yaml?: string;
+        };
+        OrgHooksResponse: {
+            /** @description The org hooks config as saved ({} when none) */
+            hooks: {
+                [key: string]: unknown;
+            };
+            updated_at: string | null;
+            updated_by: string | null;
+        };
         OrgResponse: {
             default_channel_id: string | null;
             external_id: string;
             id: string;
             name: string | null;
             read_only: boolean;
+        };
+        OverriddenHookResponse: {
+            /** @enum {string} */
+            by: "org";
+            name: string;
         };
         ReadOnlyResponse: {
             id: string;
@@ -1190,6 +1274,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    OrgHooksController_effective: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EffectiveHooksResponse"];
+                };
             };
         };
     };
@@ -1792,6 +1897,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrgResponse"];
+                };
+            };
+        };
+    };
+    OrgHooksController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgHooksResponse"];
+                };
+            };
+        };
+    };
+    OrgHooksController_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrgHooksDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgHooksResponse"];
                 };
             };
         };

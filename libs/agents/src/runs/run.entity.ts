@@ -46,6 +46,8 @@ export interface ToolRunSpec {
   name: string;
   owner_user_id: string | null;
   model_config_json: Record<string, unknown>;
+  /** The org whose org-wide hooks the call also runs (absent in runs stored before org hooks existed). */
+  org_id?: string;
 }
 
 @Entity('agent_runs')

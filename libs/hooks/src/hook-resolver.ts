@@ -1,5 +1,5 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { AppConfig, Metrics } from '@warden/common';
+import { AppConfig, EgressPolicy, Metrics } from '@warden/common';
 import { HookBuildError } from './hook-build.error.js';
 import { HookCatalog, type CatalogEntry } from './hook-catalog.js';
 import { checkHookConfig } from './hook-config.validator.js';
@@ -36,6 +36,7 @@ export class HookResolver {
     private readonly config: AppConfig,
     @Optional() private readonly metrics?: Metrics,
     @Optional() private readonly orgHooks?: OrgHooksStore,
+    @Optional() private readonly egress?: EgressPolicy,
   ) {}
 
   async resolve({ hooksConfig, agent }: { hooksConfig: unknown; agent?: AgentHookSettings }): Promise<HookRegistry> {
@@ -71,7 +72,7 @@ export class HookResolver {
     if (plan.yaml !== undefined) {
       const parsed = parseYamlHooks(plan.yaml, `${at}.yaml`);
       plan.problems.push(...parsed.problems);
-      const built = await buildYamlHooks(parsed.specs, this.config.hooksDir);
+      const built = await buildYamlHooks(parsed.specs, this.config.hooksDir, { fetch: this.egress?.fetch, allow: this.config.hookHttpAllow, secret: this.config.hookHttpSecret });
       plan.problems.push(...built.problems);
       hooks.push(...built.hooks);
     }

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { BaseHook, HookPoint, type HookContext, type HookResult } from '../hook.types.js';
 import type { Condition } from './cel-condition.js';
 import { runCommand } from './command-runner.js';
+import { callHttpHook, type HttpHookEnvironment, type HttpHookSpec } from './http-hook.js';
 import { protocolInput, protocolResult, type HookProtocolInput } from './hook-protocol.js';
 import type { ToolMatcher } from './tool-matcher.js';
 
@@ -15,7 +16,8 @@ export type ModuleHookFunction = (input: HookProtocolInput, options: { signal: A
 
 export type YamlHookTarget =
   | { kind: 'command'; file: string; args: string[] }
-  | { kind: 'module'; fn: ModuleHookFunction };
+  | { kind: 'module'; fn: ModuleHookFunction }
+  | { kind: 'http'; spec: HttpHookSpec; env: HttpHookEnvironment };
 
 /**
  * A hook declared in an agent's YAML: a command (Claude Code protocol: JSON on stdin, exit 2 blocks with stderr,
@@ -54,6 +56,9 @@ export class YamlHook extends BaseHook<unknown> {
     const signal = ctx.signal;
     if (this.target.kind === 'module') {
       return protocolResult(this.point, await this.target.fn(input, { signal }), this.name);
+    }
+    if (this.target.kind === 'http') {
+      return protocolResult(this.point, await callHttpHook(this.target.spec, this.target.env, input, signal), this.name);
     }
     const exit = await runCommand({
       file: this.target.file,

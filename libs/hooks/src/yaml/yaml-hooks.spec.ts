@@ -190,7 +190,7 @@ hooks:
       ['an unknown CEL variable', 'hooks:\n  - event: PreToolUse\n    if: "request.amount > 5"\n    run: ./crash.sh\n', /\.if: invalid CEL: Unknown variable: request/],
       ['a bad regex matcher', 'hooks:\n  - event: PreToolUse\n    matcher: "/oa__(/"\n    run: ./crash.sh\n', /\.matcher: invalid regular expression/],
       ['a bad event', 'hooks:\n  - event: BeforeTool\n    run: ./crash.sh\n', /\.event: must be one of SessionStart, PreToolUse, PostToolUse \(got "BeforeTool"\)/],
-      ['neither run nor module', 'hooks:\n  - event: PreToolUse\n', /needs "run" \(a command\) or "module"/],
+      ['neither run nor module', 'hooks:\n  - event: PreToolUse\n', /needs "run" \(a command\), "module" or "url" \(an http hook\)/],
       ['an unknown key', 'hooks:\n  - event: PreToolUse\n    run: ./crash.sh\n    timeout: 5\n', /unknown key "timeout"/],
       ['on_error block on a PostToolUse hook', 'hooks:\n  - event: PostToolUse\n    run: ./crash.sh\n    on_error: block\n', /"block" only applies to PreToolUse/],
       ['hooks that are not a list', 'hooks: ./crash.sh\n', /^hooks\.yaml: hooks must be a list$/],

@@ -20,6 +20,6 @@ import { WecomChannel } from './wecom/wecom.channel.js';
   imports: [TypeOrmModule.forFeature([ChannelEntity, ChannelEventEntity, NotificationEntity])],
   controllers: [ChannelsController, ChannelCallbackController, NotificationsController, IdentityLinksController],
   providers: [ChannelsService, IdentityLinksService, ChannelRegistry, SecretBox, NotificationsService, FeishuChannel, SlackChannel, WecomChannel, InboxChannel],
-  exports: [ChannelsService, ChannelRegistry, NotificationsService],
+  exports: [ChannelsService, ChannelRegistry, NotificationsService, SecretBox],
 })
 export class ChannelsModule {}

@@ -4,3 +4,4 @@ export * from './channels.service.js';
 export * from './channel-registry.js';
 export * from './notifications/notifications.service.js';
 export { INBOX_CHANNEL_ID } from './inbox/inbox.channel.js';
+export * from './secret-box.js';

@@ -320,6 +320,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["McpServersController_list"];
+        put?: never;
+        post: operations["McpServersController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp-servers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["McpServersController_get"];
+        put: operations["McpServersController_update"];
+        post?: never;
+        delete: operations["McpServersController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me": {
         parameters: {
             query?: never;
@@ -976,6 +1008,66 @@ export interface components {
             link_id: string;
             /** @enum {string} */
             platform: "feishu" | "slack" | "wecom";
+        };
+        McpServerDto: {
+            /** @description Sent on every request (e.g. Authorization: Bearer …); stored encrypted, never returned */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @example shop */
+            name: string;
+            /**
+             * @description Per tool (its name on the server): requires_confirmation, requires_confirmation_when (CEL over args), write
+             * @example {
+             *       "pay": {
+             *         "requires_confirmation_when": "args.amount > 50000"
+             *       }
+             *     }
+             */
+            tool_overrides?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Streamable HTTP endpoint
+             * @example https://mcp.example.com/mcp
+             */
+            url: string;
+        };
+        McpServerResponse: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description Why the server could not be reached */
+            error: string | null;
+            /** @description Header names only: values are secrets */
+            header_keys: string[];
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "connected" | "unreachable";
+            tool_overrides: {
+                [key: string]: unknown;
+            };
+            tools: components["schemas"]["McpToolResponse"][];
+            /** Format: date-time */
+            updated_at: string;
+            url: string;
+        };
+        McpToolResponse: {
+            description: string;
+            destructive_hint: boolean | null;
+            /** @description <server>__<tool> */
+            name: string;
+            parameters: {
+                [key: string]: unknown;
+            };
+            read_only_hint: boolean | null;
+            requires_confirmation: boolean;
+            /** @description CEL over args */
+            requires_confirmation_when: string | null;
+            /** @description The tool's name on its server */
+            tool: string;
+            /** @description Counts as a write (read_only_guard blocks it; evals simulate it) */
+            write: boolean;
         };
         MemberResponse: {
             email: string | null;
@@ -1795,6 +1887,113 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["DryRunVerdictResponse"][];
                 };
+            };
+        };
+    };
+    McpServersController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerResponse"][];
+                };
+            };
+        };
+    };
+    McpServersController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpServerDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerResponse"];
+                };
+            };
+        };
+    };
+    McpServersController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerResponse"];
+                };
+            };
+        };
+    };
+    McpServersController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpServerDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerResponse"];
+                };
+            };
+        };
+    };
+    McpServersController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -898,7 +898,7 @@ export interface components {
             /** @enum {string} */
             outcome: "allow" | "block" | "rewrite" | "would_require_confirmation";
             /** @enum {string} */
-            point: "PreToolUse" | "PostToolUse" | "SessionStart";
+            point: "SessionStart" | "UserPromptSubmit" | "PreModelCall" | "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "Stop";
         };
         EffectiveHookResponse: {
             name: string;
@@ -908,7 +908,7 @@ export interface components {
              */
             origin: "auto" | "org" | "agent";
             /** @enum {string} */
-            point: "SessionStart" | "PreToolUse" | "PostToolUse";
+            point: "SessionStart" | "UserPromptSubmit" | "PreModelCall" | "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "Stop";
             priority: number;
             /** @description Runs after every other hook of its point (the confirmation gate) */
             runs_last: boolean;
@@ -973,7 +973,7 @@ export interface components {
             description: string;
             name: string;
             /** @enum {string} */
-            point: "PreToolUse" | "PostToolUse" | "SessionStart";
+            point: "SessionStart" | "UserPromptSubmit" | "PreModelCall" | "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "Stop";
             priority: number;
         };
         IdentitiesResponse: {

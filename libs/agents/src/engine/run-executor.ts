@@ -15,6 +15,7 @@ import { ACTIVE_RUN_STATUSES, AgentRun, Conversation, type EvalRunOptions, type 
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { AnswerDeltaStream } from './answer-delta-stream.js';
 import { PLANNING_PROMPT, parsePlan } from './dag-plan.js';
+import { answerStreams, beforeModelCall, stopWith, submitPrompt } from './lifecycle-hooks.js';
 import { LeaseLostError } from './run-fence.js';
 import { RunSuspendedError, ToolCallRunner } from './tool-call-runner.js';
 
@@ -437,7 +438,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     }
   }
 
-  private async sessionStart(live: LiveRun, state: RunState): Promise<RunState> {
+  private async sessionStart(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
     const { run } = live;
     const { additionalContext } = await live.registry.runSessionStart({
       toolName: '', toolArgs: {}, agentId: run.agentId, userId: run.userId, orgId: run.orgId, runId: run.id, surface: run.surface,
@@ -448,7 +449,12 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     if (additionalContext.length > 0 && messages[0]?.role === 'system') {
       messages[0] = { role: 'system', content: [messages[0].content, ...additionalContext].join('\n\n') };
     }
-    return { ...state, messages, phase: run.mode === 'dag' ? 'plan' : 'llm' };
+    const prompt = await submitPrompt(live, messages, this.dataSource);
+    if ('blocked' in prompt) {
+      await this.finish(run, 'refused', { error: prompt.blocked }, { epoch: live.epoch });
+      return 'finished';
+    }
+    return { ...state, messages: prompt.messages, phase: run.mode === 'dag' ? 'plan' : 'llm' };
   }
 
   private async modelTurn(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
@@ -460,9 +466,18 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     const tools = await this.tools.forAgent(run.orgId, config.tools);
     const turn = await this.completeWithRetry(live, { runId: run.id, turn: state.turns, messages: state.messages, tools: tools.map((t) => t.spec), signal: live.abort.signal });
     if (turn.toolCalls.length === 0) {
+      const stop = await stopWith(live, state, turn.content);
+      if ('continueWith' in stop) {
+        return { ...state, turns: state.turns + 1, stop_continuations: (state.stop_continuations ?? 0) + 1,
+          messages: [...state.messages, { role: 'assistant', content: turn.content }, { role: 'user', content: stop.continueWith }] };
+      }
+      if ('failed' in stop) {
+        await this.finish(run, 'failed', { error: stop.failed }, { epoch: live.epoch });
+        return 'finished';
+      }
       // The answer and the run's end commit together: a crash cannot leave an answered run in its model phase.
-      const answered: RunState = { ...state, turns: state.turns + 1, messages: [...state.messages, { role: 'assistant', content: turn.content }] };
-      await this.finish(run, 'completed', { answer: turn.content }, { epoch: live.epoch, state: answered });
+      const answered: RunState = { ...state, turns: state.turns + 1, messages: [...state.messages, { role: 'assistant', content: stop.answer }] };
+      await this.finish(run, 'completed', { answer: stop.answer }, { epoch: live.epoch, state: answered });
       return 'finished';
     }
     // Our own ids: unique across runs, so each doubles as the connector's Idempotency-Key.
@@ -589,9 +604,10 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
    * its end: nothing of an unfinished turn is used. Each retry is announced with a `model_retry` event.
    */
   private async completeWithRetry(live: LiveRun, request: LlmRequest): Promise<LlmTurn> {
+    const provider = await beforeModelCall(live, request, this.llm);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.completeStreaming(live, request);
+        return await this.completeStreaming(live, request, provider);
       } catch (err) {
         if (!(err instanceof LlmError) || !err.retryable || live.abort.signal.aborted) throw err;
         if (attempt >= MODEL_ATTEMPTS) throw new LlmError(`the model's reply was incomplete ${attempt} times: ${err.message}`);
@@ -603,12 +619,12 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   }
 
   /** A model call whose text reaches the stream as it arrives (`answer_delta` events), all written before it returns. */
-  private async completeStreaming(live: LiveRun, request: LlmRequest): Promise<LlmTurn> {
+  private async completeStreaming(live: LiveRun, request: LlmRequest, provider = live.provider): Promise<LlmTurn> {
     const deltas = new AnswerDeltaStream(live.emit);
     try {
       const model = live.config.model as { provider?: string; model?: string };
       return await inSpan('model call', { 'warden.run_id': request.runId, 'warden.model.provider': model.provider ?? '', 'warden.model': model.model ?? '', 'warden.turn': request.turn },
-        () => live.provider.complete({ ...request, onContent: deltas.push }));
+        () => provider.complete({ ...request, onContent: answerStreams(live) ? deltas.push : undefined }));
     } finally {
       await deltas.close();
     }

@@ -30,6 +30,8 @@ export interface RunState {
   turns: number;
   pending_calls: PendingToolCall[];
   plan_attempts?: number;
+  /** How often a Stop hook made the model continue in this run. */
+  stop_continuations?: number;
   plan?: PlanStep[];
   steps?: Record<string, StepProgress>;
   /** Set for a one-call run (a workflow CONNECTOR node): no model, the call's observation is the answer. */

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { HookPoint } from '../hook.types.js';
 import { IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
 
 /** The same schema as `model_config_json.hooks`; entries are checked by the hook resolver (400 naming each problem). */
@@ -19,7 +20,7 @@ export class OrgHooksResponse {
 
 export class EffectiveHookResponse {
   @ApiProperty() name: string;
-  @ApiProperty({ enum: ['SessionStart', 'PreToolUse', 'PostToolUse'] }) point: string;
+  @ApiProperty({ enum: Object.values(HookPoint) }) point: string;
   @ApiProperty() priority: number;
   @ApiProperty({ enum: ['auto', 'org', 'agent'], description: 'auto-attached, the org policy, or the agent\'s own config' }) origin: string;
   @ApiProperty({ enum: ['class', 'yaml'] }) source: string;

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BaseHook, HookPoint, type HookContext, type HookResult } from '../hook.types.js';
+import { BaseHook, BLOCKING_POINTS, HookPoint, type HookContext, type HookResult } from '../hook.types.js';
 import type { Condition } from './cel-condition.js';
 import { runCommand } from './command-runner.js';
 import { callHttpHook, type HttpHookEnvironment, type HttpHookSpec } from './http-hook.js';
@@ -8,6 +8,7 @@ import { protocolInput, protocolResult, type HookProtocolInput } from './hook-pr
 import type { ToolMatcher } from './tool-matcher.js';
 
 export const MAX_STDOUT_BYTES = 1024 * 1024;
+const TOOL_POINTS = new Set<HookPoint>([HookPoint.PreToolUse, HookPoint.PostToolUse, HookPoint.PostToolUseFailure]);
 const MAX_STDERR_BYTES = 64 * 1024;
 const MAX_REASON_CHARS = 2000;
 
@@ -41,7 +42,7 @@ export class YamlHook extends BaseHook<unknown> {
    * again, throws, and the hook fails by its on_error policy (a guard is never skipped because of a bad input).
    */
   override shouldTrigger(ctx: HookContext): boolean {
-    if (this.point !== HookPoint.SessionStart && !this.matcher(ctx.toolName)) return false;
+    if (TOOL_POINTS.has(this.point) && !this.matcher(ctx.toolName)) return false;
     if (!this.condition) return true;
     try {
       return this.condition(conditionInput(ctx));
@@ -72,7 +73,7 @@ export class YamlHook extends BaseHook<unknown> {
     });
     const stderr = exit.stderr.trim().slice(0, MAX_REASON_CHARS);
     if (exit.code === 2) {
-      if (this.point !== HookPoint.PreToolUse) throw new Error(`exit 2 (block) is not possible for ${this.point}${stderr ? `: ${stderr}` : ''}`);
+      if (!BLOCKING_POINTS.has(this.point)) throw new Error(`exit 2 (block) is not possible for ${this.point}${stderr ? `: ${stderr}` : ''}`);
       return { allow: false, error: stderr || `Blocked by hook '${this.name}'` };
     }
     if (exit.code !== 0) {

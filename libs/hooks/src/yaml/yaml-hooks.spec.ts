@@ -189,7 +189,7 @@ hooks:
       ['a bad CEL condition', 'hooks:\n  - event: PreToolUse\n    if: "args.amount >"\n    run: ./crash.sh\n', /hooks\[0\] \(line 2\)\.if: invalid CEL: Unexpected token: EOF/],
       ['an unknown CEL variable', 'hooks:\n  - event: PreToolUse\n    if: "request.amount > 5"\n    run: ./crash.sh\n', /\.if: invalid CEL: Unknown variable: request/],
       ['a bad regex matcher', 'hooks:\n  - event: PreToolUse\n    matcher: "/oa__(/"\n    run: ./crash.sh\n', /\.matcher: invalid regular expression/],
-      ['a bad event', 'hooks:\n  - event: BeforeTool\n    run: ./crash.sh\n', /\.event: must be one of SessionStart, PreToolUse, PostToolUse \(got "BeforeTool"\)/],
+      ['a bad event', 'hooks:\n  - event: BeforeTool\n    run: ./crash.sh\n', /\.event: must be one of SessionStart, UserPromptSubmit, PreModelCall, PreToolUse, PostToolUse, PostToolUseFailure, Stop \(got "BeforeTool"\)/],
       ['neither run nor module', 'hooks:\n  - event: PreToolUse\n', /needs "run" \(a command\), "module" or "url" \(an http hook\)/],
       ['an unknown key', 'hooks:\n  - event: PreToolUse\n    run: ./crash.sh\n    timeout: 5\n', /unknown key "timeout"/],
       ['on_error block on a PostToolUse hook', 'hooks:\n  - event: PostToolUse\n    run: ./crash.sh\n    on_error: block\n', /"block" only applies to PreToolUse/],

@@ -1,5 +1,5 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
-import { HookPoint, type HookErrorPolicy } from '../hook.types.js';
+import { BLOCKING_POINTS, HookPoint, type HookErrorPolicy } from '../hook.types.js';
 import { DEFAULT_HOOK_TIMEOUT_MS, type RegisteredHook } from '../hook-registry.js';
 import { compileCondition, type Condition } from './cel-condition.js';
 import { resolveInHooksDir } from './hooks-dir.js';
@@ -30,6 +30,7 @@ const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const KEYS = ['name', 'event', 'matcher', 'if', 'type', 'run', 'module', 'url', 'headers', 'format', 'priority', 'timeout_ms', 'on_error'];
 const TYPES = ['command', 'module', 'http'];
 const EVENTS = new Set<string>(Object.values(HookPoint));
+const TOOL_POINTS = new Set<string>([HookPoint.PreToolUse, HookPoint.PostToolUse, HookPoint.PostToolUseFailure]);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -104,7 +105,7 @@ function parseEntry(raw: unknown, index: number, where: string, problems: string
   let matcher: ToolMatcher = () => true;
   if (raw.matcher !== undefined) {
     if (typeof raw.matcher !== 'string') problems.push(`${where}.matcher: must be a string`);
-    else if (point === HookPoint.SessionStart) problems.push(`${where}.matcher: SessionStart hooks have no tool to match`);
+    else if (!TOOL_POINTS.has(point)) problems.push(`${where}.matcher: ${point} hooks have no tool to match`);
     else {
       try { matcher = compileToolMatcher(raw.matcher); } catch (err) { problems.push(`${where}.matcher: ${(err as Error).message}`); }
     }
@@ -126,10 +127,10 @@ function parseEntry(raw: unknown, index: number, where: string, problems: string
   if (!Number.isInteger(timeoutMs) || (timeoutMs as number) < 1 || (timeoutMs as number) > MAX_TIMEOUT_MS) {
     problems.push(`${where}.timeout_ms: must be an integer between 1 and ${MAX_TIMEOUT_MS}`);
   }
-  const onError = raw.on_error ?? (point === HookPoint.PreToolUse ? 'block' : 'allow');
+  const onError = raw.on_error ?? (BLOCKING_POINTS.has(point) && point !== HookPoint.Stop ? 'block' : 'allow');
   if (onError !== 'block' && onError !== 'allow') problems.push(`${where}.on_error: must be "block" or "allow"`);
-  else if (onError === 'block' && point !== HookPoint.PreToolUse && EVENTS.has(point)) {
-    problems.push(`${where}.on_error: "block" only applies to PreToolUse (${point} hooks cannot block)`);
+  else if (onError === 'block' && !BLOCKING_POINTS.has(point) && EVENTS.has(point)) {
+    problems.push(`${where}.on_error: "block" only applies to ${[...BLOCKING_POINTS].join(', ')} (${point} hooks cannot block)`);
   }
 
   return {

@@ -156,4 +156,21 @@ describe('MCP servers as tool sources', () => {
     expect(res.events.find((e) => e.event === 'observation')!.data).toMatchObject({ tool: 'shop__refund', ok: true, content: 'refunded' });
     expect(callsOf('refund')).toHaveLength(1);
   });
+
+  it('a PUT without headers keeps the sealed token; DELETE removes the tools; a private address is refused by the egress policy', async () => {
+    const kept = await t.request('PUT', `/api/mcp-servers/${serverId}`, { token: admin, body: { name: 'shop', url: shop.url, tool_overrides: {} } });
+    expect(kept.status).toBe(200);
+    expect(kept.body).toMatchObject({ status: 'connected', header_keys: ['Authorization'] });
+    expect(kept.body.tools.find((x: any) => x.name === 'shop__pay')).toMatchObject({ requires_confirmation: true, requires_confirmation_when: null });
+
+    const internal = await t.request('POST', '/api/mcp-servers', { token: admin, body: { name: 'internal', url: 'http://10.255.255.1:8080/mcp' } });
+    expect(internal.status).toBe(201);
+    expect(internal.body).toMatchObject({ status: 'unreachable', tools: [] });
+    expect(internal.body.error).toContain('egress refused');
+
+    expect((await t.request('DELETE', `/api/mcp-servers/${serverId}`, { token: admin })).status).toBe(204);
+    const agents = await t.request('POST', '/api/agents', { token: admin, body: { name: 'gone', instructions: '', model_config_json: scripted([]) } });
+    expect(agents.status).toBe(400);
+    expect(JSON.stringify(agents.body)).toContain('shop__*');
+  });
 });

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { SecretBox } from '@warden/channels';
-import { BadInputError, ConflictError, isUuid, NotFoundError } from '@warden/common';
+import { BadInputError, ConflictError, egressRefusalIn, isUuid, NotFoundError } from '@warden/common';
 import { ConnectorsService } from '../connectors/connectors.service.js';
 import { toolNameOf } from '../connectors/tool-name.js';
 import { McpClientPool } from './mcp-client-pool.js';
@@ -106,7 +106,7 @@ export class McpServersService {
     try {
       tools = (await this.pool.tools(s)).map((t) => toMcpTool(s, t));
     } catch (err) {
-      error = (err as Error).message;
+      error = (egressRefusalIn(err) ?? (err as Error)).message;
     }
     return {
       id: s.id, name: s.name, url: s.url, header_keys: s.headerKeys, tool_overrides: s.toolOverrides,

@@ -156,4 +156,18 @@ describe('hook points around the model', () => {
     expect(JSON.stringify(res.body)).toContain('matcher: Stop hooks have no tool to match');
     expect(JSON.stringify(res.body)).toContain('(PostToolUseFailure hooks cannot block)');
   });
+
+  it('POST /api/hooks/dry-run tries the new points: a blocked prompt, a redacted answer, a refused model', async () => {
+    const dry = (body: Record<string, unknown>) => t.request('POST', '/api/hooks/dry-run', { token: admin, body });
+    const prompt = await dry({ model_config_json: { hooks: { class_hooks: ['card_prompt_block'] } }, point: 'UserPromptSubmit', text: 'card 4111 1111 1111 1111' });
+    expect(prompt.status).toBe(200);
+    expect(prompt.body).toEqual([{ hook: 'card_prompt_block', point: 'UserPromptSubmit', outcome: 'block', detail: 'card numbers may not be sent to the model' }]);
+    const stop = await dry({ model_config_json: { hooks: { class_hooks: ['email_redact'] } }, point: 'Stop', text: 'mail bob@example.com' });
+    expect(stop.body).toEqual([{ hook: 'email_redact', point: 'Stop', outcome: 'rewrite', detail: 'e-mail redacted' }]);
+    const modelCall = await dry({ model_config_json: { hooks: { class_hooks: [{ name: 'model_allow_list', config: { models: ['fake'] } }] } }, point: 'PreModelCall', text: 'gpt-unapproved' });
+    expect(modelCall.body).toEqual([{ hook: 'model_allow_list', point: 'PreModelCall', outcome: 'block', detail: 'model gpt-unapproved is not allow-listed' }]);
+    expect(llm.requests).toHaveLength(0);
+    expect((await dry({ model_config_json: {}, point: 'Nope', text: 'x' })).status).toBe(400);
+    expect((await dry({ model_config_json: {} })).status).toBe(400);
+  });
 });

@@ -889,8 +889,18 @@ export interface components {
             model_config_json?: {
                 [key: string]: unknown;
             };
-            /** @example oa__purchase_pay */
-            tool: string;
+            /**
+             * @description The hook point to try (default PreToolUse)
+             * @enum {string}
+             */
+            point?: "PreToolUse" | "UserPromptSubmit" | "PreModelCall" | "PostToolUseFailure" | "Stop";
+            /** @description The prompt (UserPromptSubmit), the answer (Stop), the error observation (PostToolUseFailure), or the model name (PreModelCall) */
+            text?: string;
+            /**
+             * @description The tool (required for PreToolUse and PostToolUseFailure)
+             * @example oa__purchase_pay
+             */
+            tool?: string;
         };
         DryRunVerdictResponse: {
             detail: string | null;

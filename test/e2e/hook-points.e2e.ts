@@ -23,7 +23,7 @@ class CardPromptBlockHook extends UserPromptSubmitHook {
 class EmailRedactHook extends StopHook {
   execute(ctx: HookContext): HookResult {
     const answer = ctx.toolResult ?? '';
-    const redacted = answer.replace(/[\w.+-]+@[\w-]+\.[\w.]+/g, '[e-mail redacted]');
+    const redacted = answer.replace(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, '[e-mail redacted]');
     return redacted === answer ? {} : { modifiedResult: redacted, sideEffects: ['e-mail redacted'] };
   }
 }
@@ -169,5 +169,25 @@ describe('hook points around the model', () => {
     expect(llm.requests).toHaveLength(0);
     expect((await dry({ model_config_json: {}, point: 'Nope', text: 'x' })).status).toBe(400);
     expect((await dry({ model_config_json: {} })).status).toBe(400);
+  });
+
+  it('DAG runs: the synthesized answer is redacted by Stop hooks, and the planning call passes PreModelCall', async () => {
+    llm.setHandler((body) => {
+      const text = body.messages.map((m) => m.content).join('\n');
+      if (text.includes('Plan the work')) return { content: JSON.stringify({ steps: [{ id: 'a', task: 'Find the contact', depends_on: [] }] }) };
+      if (text.includes('steps are done')) return { content: 'Write to carol@example.com.' };
+      return { content: 'carol@example.com' };
+    });
+    const agent = await createAgent({ model: model(), hooks: { class_hooks: ['email_redact'] } });
+    const res = await chat(t, admin, { agent_id: agent, message: 'who?', mode: 'dag' });
+    const runId = res.events[0]!.data.run_id;
+    expect(res.events.filter((e) => e.event === 'answer' && e.data.run_id === runId).map((e) => e.data.content)).toEqual(['Write to [e-mail redacted].']);
+    expect(res.text).not.toContain('carol@example.com');
+
+    llm.requests.length = 0;
+    const blocked = await createAgent({ model: model('gpt-unapproved'), hooks: { class_hooks: [{ name: 'model_allow_list', config: { models: ['fake'] } }] } });
+    const refused = await chat(t, admin, { agent_id: blocked, message: 'who?', mode: 'dag' });
+    expect(refused.events.at(-1)!.data.status).toBe('failed');
+    expect(llm.requests).toHaveLength(0);
   });
 });

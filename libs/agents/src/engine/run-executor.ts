@@ -15,7 +15,7 @@ import { ACTIVE_RUN_STATUSES, AgentRun, Conversation, type EvalRunOptions, type 
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { AnswerDeltaStream } from './answer-delta-stream.js';
 import { PLANNING_PROMPT, parsePlan } from './dag-plan.js';
-import { answerStreams, beforeModelCall, stopWith, submitPrompt } from './lifecycle-hooks.js';
+import { answerStreams, beforeModelCall, MAX_STOP_CONTINUATIONS, stopWith, submitPrompt } from './lifecycle-hooks.js';
 import { LeaseLostError } from './run-fence.js';
 import { RunSuspendedError, ToolCallRunner } from './tool-call-runner.js';
 
@@ -527,7 +527,8 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     const tools = await this.tools.forAgent(run.orgId, live.config.tools);
     const planning = `${PLANNING_PROMPT}\nTools the steps can use: ${tools.map((t) => t.spec.name).join(', ') || 'none'}.`;
     const messages: ChatMessage[] = [state.messages[0], { role: 'system', content: planning }, ...state.messages.slice(1)];
-    const turn = await live.provider.complete({ runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal });
+    const request = { runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal };
+    const turn = await (await beforeModelCall(live, request, this.llm)).complete(request);
     const attempts = (state.plan_attempts ?? 0) + 1;
     const { steps, problems } = parsePlan(turn.content);
     if (!steps) {
@@ -595,7 +596,14 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       { role: 'user', content: `${run.message}\n\nThe plan's steps are done. Their results:\n${results}\n\nWrite the final answer to the request.` },
     ];
     const turn = await this.completeWithRetry(live, { runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal });
-    await this.finish(run, 'completed', { answer: turn.content }, { epoch: live.epoch, state: { ...state, turns: state.turns + 1 } });
+    // Stop hooks rewrite (or withhold) the synthesized answer; there is no turn to continue here, so a block keeps it.
+    const stop = await stopWith(live, { ...state, stop_continuations: MAX_STOP_CONTINUATIONS }, turn.content);
+    if ('failed' in stop) {
+      await this.finish(run, 'failed', { error: stop.failed }, { epoch: live.epoch });
+      return 'finished';
+    }
+    const answer = 'answer' in stop ? stop.answer : turn.content;
+    await this.finish(run, 'completed', { answer }, { epoch: live.epoch, state: { ...state, turns: state.turns + 1 } });
     return 'finished';
   }
 

@@ -6,6 +6,11 @@ import { AppConfig, EgressPolicy, egressRefusalIn } from '@warden/common';
 import { SecretBox } from '@warden/channels';
 import type { McpServerRecord } from './mcp-server.types.js';
 
+/** How long a server whose connection failed is not tried again (its tools are missing meanwhile). */
+const RECONNECT_BACKOFF_MS = 10_000;
+/** Connecting (initialize + tools/list) may take this long at most, whatever CONNECTOR_TIMEOUT_MS says. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 interface Connection {
   /** The server row this connection was made for: a changed row (url, headers) means a new connection. */
   updatedAt: number;
@@ -22,6 +27,8 @@ interface Connection {
 export class McpClientPool implements OnModuleDestroy {
   private readonly logger = new Logger(McpClientPool.name);
   private readonly connections = new Map<string, Connection>();
+  /** Servers whose last connection failed, so that runs do not wait for an unreachable server on every turn. */
+  private readonly failures = new Map<string, { at: number; updatedAt: number; error: Error }>();
 
   constructor(
     private readonly config: AppConfig,
@@ -49,6 +56,7 @@ export class McpClientPool implements OnModuleDestroy {
 
   /** Forgets a server's connection (after an update or delete). */
   forget(serverId: string): void {
+    this.failures.delete(serverId);
     const connection = this.connections.get(serverId);
     if (connection) this.drop(serverId, connection);
   }
@@ -59,13 +67,17 @@ export class McpClientPool implements OnModuleDestroy {
   }
 
   private connectionFor(server: McpServerRecord): Connection {
+    const failure = this.failures.get(server.id);
+    if (failure && failure.updatedAt === server.updatedAt.getTime() && Date.now() - failure.at < RECONNECT_BACKOFF_MS) throw failure.error;
     const existing = this.connections.get(server.id);
     if (existing && existing.updatedAt === server.updatedAt.getTime()) return existing;
     if (existing) this.drop(server.id, existing);
     const connection: Connection = { updatedAt: server.updatedAt.getTime(), tools: [], client: undefined as unknown as Promise<Client> };
     connection.client = this.connect(server, connection);
-    connection.client.catch((err: unknown) => {
-      this.logger.warn({ server: server.name, reason: (egressRefusalIn(err) ?? (err as Error)).message }, 'MCP server unreachable');
+    connection.client.then(() => this.failures.delete(server.id), (err: unknown) => {
+      const error = egressRefusalIn(err) ?? (err as Error);
+      this.logger.warn({ server: server.name, reason: error.message }, 'MCP server unreachable');
+      this.failures.set(server.id, { at: Date.now(), updatedAt: server.updatedAt.getTime(), error });
       this.drop(server.id, connection);
     });
     this.connections.set(server.id, connection);
@@ -86,8 +98,9 @@ export class McpClientPool implements OnModuleDestroy {
     });
     const headers = this.secrets.open(server.sealedHeaders) as Record<string, string>;
     const transport = new StreamableHTTPClientTransport(new URL(server.url), { fetch: this.egress.fetch, requestInit: { headers } });
-    await client.connect(transport, { timeout: this.config.connectorTimeoutMs });
-    connection.tools = await listAllTools(client, this.config.connectorTimeoutMs);
+    const timeout = Math.min(this.config.connectorTimeoutMs, CONNECT_TIMEOUT_MS);
+    await client.connect(transport, { timeout });
+    connection.tools = await listAllTools(client, timeout);
     return client;
   }
 

@@ -35,16 +35,21 @@ import { RunsService } from './runs/runs.service.js';
 import { CallAgentTool } from './tools/call-agent.tool.js';
 import { ChannelNotifyTool } from './tools/channel-notify.tool.js';
 import { ToolRegistry } from './tools/tool-registry.js';
+import { McpClientPool } from './mcp/mcp-client-pool.js';
+import { McpServersController } from './mcp/mcp-servers.controller.js';
+import { McpServersService } from './mcp/mcp-servers.service.js';
+import { McpServersStore } from './mcp/mcp-servers.store.js';
+import { McpToolExecutor } from './mcp/mcp-tool-executor.js';
 
 /** Connectors, agents, the LLM providers, the run engine (ReAct + DAG) and the chat / runs API. Global: other modules register built-in tools and start runs. */
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([Connector, ConnectorAction, Agent, AgentRun, RunEvent, ToolCallRecord, Conversation]), ChannelsModule, DiscoveryModule],
-  controllers: [ConnectorsController, AgentsController, ChatController, RunsController, LlmCredentialsController, ConversationsController],
+  controllers: [ConnectorsController, AgentsController, ChatController, RunsController, LlmCredentialsController, ConversationsController, McpServersController],
   providers: [
     ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, AgentHookLookup, LlmProviderFactory, LlmCredentialsStore, LlmCredentialsService,
     RunEventsService, RunMetrics, ToolCallRunner, ToolExecution, RunStore, RunFactory, ReactSteps, DagSteps, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool,
-    ConversationsStore, ConversationsService,
+    ConversationsStore, ConversationsService, McpServersStore, McpClientPool, McpServersService, McpToolExecutor,
     { provide: AgentConfigLookup, useExisting: AgentHookLookup },
   ],
   exports: [ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, RunEventsService, ToolCallRunner, RunExecutor, RunsService, AgentConfigLookup],

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { AgentConfigLookup } from './agent-config-lookup.js';
 import { HookBuildError } from './hook-build.error.js';
 import { HookResolver } from './hook-resolver.js';
-import type { AgentHookSettings, ApproverScope, HookOutcome, ToolArgs } from './hook.types.js';
+import { runTextHooks } from './hook-points.js';
+import { HookPoint, type AgentHookSettings, type ApproverScope, type HookOutcome, type ToolArgs } from './hook.types.js';
 
 export interface DryRunVerdict {
   hook: string;
@@ -29,7 +30,7 @@ export class HookDryRunService {
     @Optional() private readonly lookup?: AgentConfigLookup,
   ) {}
 
-  async dryRun(principal: Principal, body: { agent_id?: string; model_config_json?: Record<string, unknown>; tool: string; args?: ToolArgs }): Promise<DryRunVerdict[]> {
+  async dryRun(principal: Principal, body: { agent_id?: string; model_config_json?: Record<string, unknown>; tool?: string; args?: ToolArgs; point?: string; text?: string }): Promise<DryRunVerdict[]> {
     if ((body.agent_id === undefined) === (body.model_config_json === undefined)) {
       throw new BadInputError('give exactly one of agent_id or model_config_json');
     }
@@ -50,9 +51,20 @@ export class HookDryRunService {
     }
     // A saved agent whose hooks no longer build gets the same 422 its runs would get.
     const registry = await this.resolver.resolve({ hooksConfig, agent });
-    const metadata = this.lookup ? await this.lookup.toolMetadata(principal.orgId, body.tool, args) : {};
+    const tool = body.tool ?? '';
+    const metadata = this.lookup && tool ? await this.lookup.toolMetadata(principal.orgId, tool, args) : {};
+    const point = (body.point ?? HookPoint.PreToolUse) as HookPoint;
+    if (point !== HookPoint.PreToolUse) {
+      const text = body.text ?? '';
+      const model = point === HookPoint.PreModelCall ? { provider: 'openai', model: text, turn: 0, messages: 0 } : undefined;
+      const verdict = await runTextHooks(registry, point, {
+        toolName: tool, toolArgs: args, agentId: agent.id, userId: principal.userId, orgId: principal.orgId, runId: randomUUID(), callId: randomUUID(),
+        surface: 'api', metadata: { ...metadata, agent, dryRun: true, ...(model ? { model } : {}) }, emit: async () => undefined,
+      }, point === HookPoint.PreModelCall ? '' : text);
+      return verdict.outcomes.map((o) => toVerdict(o, !verdict.allow && verdict.blockedBy === o.hook));
+    }
     const verdict = await registry.runPreToolUse({
-      toolName: body.tool,
+      toolName: tool,
       toolArgs: args,
       agentId: agent.id,
       userId: principal.userId,
@@ -81,6 +93,7 @@ function unsavedAgent(json: Record<string, unknown>, principal: Principal): Agen
   return {
     id: randomUUID(),
     name: 'dry run',
+    orgId: principal.orgId,
     ownerUserId: principal.userId,
     requireConfirmationForAll: json.require_confirmation_for_all === true,
     confirmation: {

@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
 import { HookCatalog } from './hook-catalog.js';
 import { HOOK_OPTIONS } from './hook.decorator.js';
-import { BaseHook, HookPoint, type HookOptions } from './hook.types.js';
+import { BaseHook, BLOCKING_POINTS, HookPoint, type HookOptions } from './hook.types.js';
 import { DEFAULT_HOOK_TIMEOUT_MS } from './hook-registry.js';
 
 const HOOK_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
@@ -35,7 +35,7 @@ export class HookExplorer implements OnModuleInit {
       }
       const instance = wrapper.instance as unknown;
       if (!(instance instanceof BaseHook) || !POINTS.has(instance.point)) {
-        throw new Error(`@Hook "${options.name}" (${className}) must extend PreToolUseHook, PostToolUseHook or SessionStartHook`);
+        throw new Error(`@Hook "${options.name}" (${className}) must extend the base class of a hook point (PreToolUseHook, PostToolUseHook, SessionStartHook, UserPromptSubmitHook, ...)`);
       }
       if (!HOOK_NAME.test(options.name)) {
         throw new Error(`Hook name "${options.name}" (${className}) must be lower-case letters, digits, "_" or "-"`);
@@ -48,7 +48,7 @@ export class HookExplorer implements OnModuleInit {
         description: options.description,
         configSchema: options.configSchema,
         timeoutMs: options.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS,
-        onError: options.onError ?? (instance.point === HookPoint.PreToolUse ? 'block' : 'allow'),
+        onError: options.onError ?? (BLOCKING_POINTS.has(instance.point) && instance.point !== HookPoint.Stop ? 'block' : 'allow'),
         autoAttach: options.autoAttach ?? false,
         runsLast: options.runsLast ?? false,
         keepWhenBypassed: options.keepWhenBypassed ?? false,

@@ -82,7 +82,7 @@ class RunCancelledError extends Error {
  * running after its timeout never sees the args or signal of the hooks after it. The run's fields are read through
  * from the caller's context (getters), which keeps an invocation to five fields.
  */
-class HookInvocation implements HookContext {
+export class HookInvocation implements HookContext {
   private controller: AbortController | undefined;
   private lazySignal: AbortSignal | undefined;
   private abortReason: unknown;
@@ -139,9 +139,11 @@ export class HookRegistry {
   private readonly post: RegisteredHook[];
   private readonly sessionStart: RegisteredHook[];
   private readonly blockedListeners: RegisteredHook[];
+  private readonly sorted: RegisteredHook[];
 
   constructor(hooks: RegisteredHook[], readonly agent?: AgentHookSettings) {
     const sorted = [...hooks].sort(byRunOrder);
+    this.sorted = sorted;
     this.pre = sorted.filter((h) => h.point === HookPoint.PreToolUse);
     this.post = sorted.filter((h) => h.point === HookPoint.PostToolUse);
     this.sessionStart = sorted.filter((h) => h.point === HookPoint.SessionStart);
@@ -151,6 +153,11 @@ export class HookRegistry {
   /** A registry with no hooks at all (eval runs bypass hooks on purpose). */
   static empty(): HookRegistry {
     return new HookRegistry([]);
+  }
+
+  /** The hooks of one point in run order (the points run by hook-points.ts). */
+  hooksAt(point: HookPoint): RegisteredHook[] {
+    return this.sorted.filter((h) => h.point === point);
   }
 
   entries(): Array<{ name: string; point: HookPoint; priority: number; source: 'class' | 'yaml'; autoAttached: boolean }> {
@@ -293,13 +300,13 @@ export class HookRegistry {
     return outcomes;
   }
 
-  /** Hooks read the run's agent settings from the metadata; the runtime need not copy them into every call. */
-  private attachAgent(ctx: ToolCallContext): void {
+  /** Hooks read the run's agent settings from the metadata; the runtime need not copy them into every call. @internal */
+  attachAgent(ctx: ToolCallContext): void {
     if (this.agent && ctx.metadata.agent === undefined) ctx.metadata.agent = this.agent;
   }
 
-  /** shouldTrigger is a filter: if it throws, the hook counts as triggered so that execute's failure policy applies. */
-  private triggers(entry: RegisteredHook, inv: HookInvocation): boolean {
+  /** shouldTrigger is a filter: if it throws, the hook counts as triggered so that execute's failure policy applies. @internal */
+  triggers(entry: RegisteredHook, inv: HookInvocation): boolean {
     try {
       return entry.hook.shouldTrigger(inv, entry.config);
     } catch {
@@ -307,7 +314,8 @@ export class HookRegistry {
     }
   }
 
-  private execute(entry: RegisteredHook, inv: HookInvocation, runSignal: AbortSignal | undefined): HookResult | Promise<HookResult> {
+  /** @internal */
+  execute(entry: RegisteredHook, inv: HookInvocation, runSignal: AbortSignal | undefined): HookResult | Promise<HookResult> {
     const returned = entry.hook.execute(inv, entry.config) as HookResult | undefined | PromiseLike<HookResult | undefined>;
     if (isThenable(returned)) return this.settle(returned, entry, inv, runSignal).then(orEmpty);
     return orEmpty(returned);
@@ -338,7 +346,8 @@ export class HookRegistry {
    * no promise and no microtask. Callers read the clock once per hook, and once more only after an awaited emit
    * (so that the emitter's wait is part of no hook's duration).
    */
-  private record(
+  /** @internal */
+  record(
     ctx: ToolCallContext, outcomes: HookOutcome[], entry: RegisteredHook, kind: HookOutcomeKind,
     sideEffects: string[], durationMs: number, detail: string | undefined,
   ): PromiseLike<void> | undefined {

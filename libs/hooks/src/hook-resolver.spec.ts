@@ -78,7 +78,7 @@ describe('HookExplorer + HookResolver', () => {
     class NotAHook { execute() { return {}; } }
     @Module({ providers: [NotAHook] })
     class BadModule {}
-    await expect(boot(BadModule)).rejects.toThrow(/must extend PreToolUseHook, PostToolUseHook or SessionStartHook/);
+    await expect(boot(BadModule)).rejects.toThrow(/must extend the base class of a hook point \(PreToolUseHook, PostToolUseHook, SessionStartHook/);
   });
 
   it('builds a registry from names and { name, config } objects, applying defaults, always adding auto-attached hooks', async () => {

@@ -1,11 +1,13 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { AppConfig, Metrics } from '@warden/common';
+import { AppConfig, EgressPolicy, Metrics } from '@warden/common';
 import { HookBuildError } from './hook-build.error.js';
 import { HookCatalog, type CatalogEntry } from './hook-catalog.js';
 import { checkHookConfig } from './hook-config.validator.js';
 import { HookRegistry, type RegisteredHook } from './hook-registry.js';
 import type { AgentHookSettings } from './hook.types.js';
 import { buildYamlHooks, parseYamlHooks } from './yaml/yaml-hooks.js';
+import { mergeOrgAndAgent, type HookChain, type HookOrigin, type ResolvedHook } from './org/hook-origin.js';
+import { OrgHooksStore } from './org/org-hooks.store.js';
 
 /** `model_config_json.hooks` as users write it. */
 export interface HooksConfig {
@@ -22,10 +24,10 @@ interface Plan {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Turns an agent's `model_config_json.hooks` into the HookRegistry of one run, and checks such a config when an
- * agent is saved. Fail closed: an unknown name, a config that fails its schema, bad YAML or a missing command
- * refuses the run (HookBuildError, 422) — nothing is skipped with a warning. Auto-attached hooks (the confirmation
- * gate) are always added. Reads no database.
+ * Turns an agent's `model_config_json.hooks` — plus its org's hooks (PUT /api/org/hooks) — into the HookRegistry of
+ * one run, and checks such a config when an agent is saved. Fail closed: an unknown name, a config that fails its
+ * schema, bad YAML or a missing command refuses the run (HookBuildError, 422) — nothing is skipped with a warning.
+ * Auto-attached hooks (the confirmation gate) are always added. Reads the database only for the org's hooks.
  */
 @Injectable()
 export class HookResolver {
@@ -33,21 +35,50 @@ export class HookResolver {
     private readonly catalog: HookCatalog,
     private readonly config: AppConfig,
     @Optional() private readonly metrics?: Metrics,
+    @Optional() private readonly orgHooks?: OrgHooksStore,
+    @Optional() private readonly egress?: EgressPolicy,
   ) {}
 
   async resolve({ hooksConfig, agent }: { hooksConfig: unknown; agent?: AgentHookSettings }): Promise<HookRegistry> {
-    const plan = this.plan(hooksConfig);
+    const { hooks } = await this.chain({ hooksConfig, agent });
+    return new HookRegistry(this.counted(hooks), agent);
+  }
+
+  /**
+   * The hook chain of a run of `agent` (its org's hooks when `agent.orgId` is known, the agent's own, the
+   * auto-attached ones), each with its origin. Throws HookBuildError listing every problem of either config.
+   */
+  async chain({ hooksConfig, agent }: { hooksConfig: unknown; agent?: AgentHookSettings }): Promise<HookChain> {
+    const problems: string[] = [];
+    const orgConfig = agent?.orgId && this.orgHooks ? (await this.orgHooks.find(agent.orgId))?.hooks : undefined;
+    const org = orgConfig === undefined ? [] : await this.build(orgConfig, 'org hooks', 'org', problems);
+    const own = await this.build(hooksConfig, 'hooks', 'agent', problems);
+    const merged = mergeOrgAndAgent(org, own);
+    merged.hooks.push(...this.autoAttached(new Set(merged.hooks.map((h) => h.name)), problems));
+    if (problems.length) throw new HookBuildError(problems);
+    return merged;
+  }
+
+  /** Checks an org's hooks config (PUT /api/org/hooks): every problem, each naming its entry. */
+  async validateOrg(hooksConfig: unknown): Promise<string[]> {
+    const problems: string[] = [];
+    await this.build(hooksConfig, 'hooks', 'org', problems);
+    return problems;
+  }
+
+  private async build(hooksConfig: unknown, at: string, origin: HookOrigin, problems: string[]): Promise<ResolvedHook[]> {
+    const plan = this.plan(hooksConfig, at);
     const hooks = [...plan.classHooks];
     if (plan.yaml !== undefined) {
-      const parsed = parseYamlHooks(plan.yaml);
+      const parsed = parseYamlHooks(plan.yaml, `${at}.yaml`);
       plan.problems.push(...parsed.problems);
-      const built = await buildYamlHooks(parsed.specs, this.config.hooksDir);
+      const built = await buildYamlHooks(parsed.specs, this.config.hooksDir, { fetch: this.egress?.fetch, allow: this.config.hookHttpAllow, secret: this.config.hookHttpSecret });
       plan.problems.push(...built.problems);
       hooks.push(...built.hooks);
     }
-    plan.problems.push(...this.nameClashes(hooks));
-    if (plan.problems.length) throw new HookBuildError(plan.problems);
-    return new HookRegistry(this.counted(hooks), agent);
+    plan.problems.push(...this.nameClashes(hooks, at));
+    problems.push(...plan.problems);
+    return hooks.map((h) => ({ ...h, origin }));
   }
 
   private counted(hooks: RegisteredHook[]): RegisteredHook[] {
@@ -74,47 +105,53 @@ export class HookResolver {
     }
   }
 
-  private plan(hooksConfig: unknown): Plan {
+  private plan(hooksConfig: unknown, at: string): Plan {
     const plan: Plan = { problems: [], classHooks: [] };
     const declared = new Map<string, { index: number; config: unknown }>();
     if (hooksConfig !== undefined && hooksConfig !== null) {
       if (!isObject(hooksConfig)) {
-        plan.problems.push('hooks: must be an object with "class_hooks" and/or "yaml"');
+        plan.problems.push(`${at}: must be an object with "class_hooks" and/or "yaml"`);
         hooksConfig = {};
       }
       const config = hooksConfig as Record<string, unknown>;
       for (const key of Object.keys(config)) {
-        if (key !== 'class_hooks' && key !== 'yaml') plan.problems.push(`hooks.${key}: unknown key (expected class_hooks, yaml)`);
+        if (key !== 'class_hooks' && key !== 'yaml') plan.problems.push(`${at}.${key}: unknown key (expected class_hooks, yaml)`);
       }
-      this.readClassHooks(config.class_hooks, declared, plan.problems);
+      this.readClassHooks(config.class_hooks, declared, plan.problems, at);
       if (config.yaml !== undefined && config.yaml !== null) {
-        if (typeof config.yaml !== 'string') plan.problems.push('hooks.yaml: must be a YAML string');
+        if (typeof config.yaml !== 'string') plan.problems.push(`${at}.yaml: must be a YAML string`);
         else plan.yaml = config.yaml;
       }
     }
     for (const [name, { index, config }] of declared) {
       const entry = this.catalog.get(name)!;
-      const checked = checkHookConfig(entry.configSchema, config, `hooks.class_hooks[${index}].config`);
-      if (checked.problems.length) plan.problems.push(...checked.problems);
-      else plan.classHooks.push(registered(entry, checked.config));
-    }
-    for (const entry of this.catalog.autoAttached()) {
-      if (declared.has(entry.name)) continue;
-      const checked = checkHookConfig(entry.configSchema, {}, `auto-attached hook "${entry.name}" config`);
+      const checked = checkHookConfig(entry.configSchema, config, `${at}.class_hooks[${index}].config`);
       if (checked.problems.length) plan.problems.push(...checked.problems);
       else plan.classHooks.push(registered(entry, checked.config));
     }
     return plan;
   }
 
-  private readClassHooks(raw: unknown, declared: Map<string, { index: number; config: unknown }>, problems: string[]): void {
+  /** The auto-attached hooks neither the org nor the agent declared (with their default config). */
+  private autoAttached(declared: Set<string>, problems: string[]): ResolvedHook[] {
+    const hooks: ResolvedHook[] = [];
+    for (const entry of this.catalog.autoAttached()) {
+      if (declared.has(entry.name)) continue;
+      const checked = checkHookConfig(entry.configSchema, {}, `auto-attached hook "${entry.name}" config`);
+      if (checked.problems.length) problems.push(...checked.problems);
+      else hooks.push({ ...registered(entry, checked.config), origin: 'auto' });
+    }
+    return hooks;
+  }
+
+  private readClassHooks(raw: unknown, declared: Map<string, { index: number; config: unknown }>, problems: string[], at0: string): void {
     if (raw === undefined || raw === null) return;
     if (!Array.isArray(raw)) {
-      problems.push('hooks.class_hooks: must be a list of hook names or { "name", "config" } objects');
+      problems.push(`${at0}.class_hooks: must be a list of hook names or { "name", "config" } objects`);
       return;
     }
     raw.forEach((item: unknown, index) => {
-      const at = `hooks.class_hooks[${index}]`;
+      const at = `${at0}.class_hooks[${index}]`;
       let name: unknown;
       let config: unknown;
       if (typeof item === 'string') {
@@ -139,18 +176,18 @@ export class HookResolver {
       }
       const earlier = declared.get(hookName);
       if (earlier) {
-        problems.push(`${at}: duplicate hook "${hookName}" (also hooks.class_hooks[${earlier.index}])`);
+        problems.push(`${at}: duplicate hook "${hookName}" (also ${at0}.class_hooks[${earlier.index}])`);
         return;
       }
       declared.set(hookName, { index, config });
     });
   }
 
-  private nameClashes(hooks: RegisteredHook[]): string[] {
+  private nameClashes(hooks: RegisteredHook[], at: string): string[] {
     const seen = new Set<string>();
     const problems: string[] = [];
     for (const h of hooks) {
-      if (seen.has(h.name)) problems.push(`hooks.yaml: hook name "${h.name}" is already used by a class hook`);
+      if (seen.has(h.name)) problems.push(`${at}.yaml: hook name "${h.name}" is already used by a class hook`);
       seen.add(h.name);
     }
     return problems;

@@ -4,9 +4,20 @@
 
 export enum HookPoint {
   SessionStart = 'SessionStart',
+  /** The user's prompt, before the model sees it: block it, rewrite it (`modifiedResult`), add context. */
+  UserPromptSubmit = 'UserPromptSubmit',
+  /** Before each model call: block it, or choose another model (`modifiedModel`). */
+  PreModelCall = 'PreModelCall',
   PreToolUse = 'PreToolUse',
   PostToolUse = 'PostToolUse',
+  /** A tool call that failed, before PostToolUse: replace the error the model sees, add context. */
+  PostToolUseFailure = 'PostToolUseFailure',
+  /** The final answer, before the user sees it: rewrite it (`modifiedResult`), or block = make the model continue. */
+  Stop = 'Stop',
 }
+
+/** Points whose hooks may block, and whose failing hooks block by default (fail closed). */
+export const BLOCKING_POINTS: ReadonlySet<HookPoint> = new Set([HookPoint.PreToolUse, HookPoint.UserPromptSubmit, HookPoint.PreModelCall, HookPoint.Stop]);
 
 /** Where a run was started. Eval runs bypass hooks on purpose (and say so). */
 export type Surface = 'chat' | 'api' | 'dag' | 'delegate' | 'workflow' | 'eval';
@@ -38,6 +49,10 @@ export interface ToolCallMetadata {
   execution?: { status?: number; durationMs: number; success: boolean; error?: string };
   /** Parent run / call when this run is a delegated sub-agent. */
   parentRunId?: string;
+  /** PreModelCall: the model about to be called, the turn, and how many messages it gets. */
+  model?: { provider: string; model: string; turn: number; messages: number };
+  /** Stop: the model was already made to continue by a Stop hook in this run (Claude Code's stop_hook_active). */
+  stopHookActive?: boolean;
   [key: string]: unknown;
 }
 
@@ -46,6 +61,8 @@ export type ApproverScope = 'initiator' | 'agent_owner' | 'org_members' | 'org_a
 export interface AgentHookSettings {
   id: string;
   name: string;
+  /** The agent's org: its org-wide hooks (PUT /api/org/hooks) join the agent's own. */
+  orgId?: string;
   ownerUserId: string | null;
   requireConfirmationForAll: boolean;
   confirmation: {
@@ -77,7 +94,11 @@ export interface HookContext {
   toolName: string;
   /** For PreToolUse: the args as rewritten by the hooks before this one. */
   toolArgs: ToolArgs;
-  /** For PostToolUse: the observation as rewritten by the hooks before this one. */
+  /**
+   * The text the hooks of this point rewrite in turn, as left by the hooks before this one: the observation
+   * (PostToolUse), the error observation (PostToolUseFailure), the user's prompt (UserPromptSubmit), the final
+   * answer (Stop).
+   */
   toolResult?: string;
   agentId: string;
   userId: string;
@@ -93,16 +114,18 @@ export interface HookContext {
 }
 
 export interface HookResult {
-  /** false blocks the call (PreToolUse only). Default true. */
+  /** false blocks: the call (PreToolUse), the prompt (UserPromptSubmit), the model call (PreModelCall); Stop: the model continues with `error` as the reason. Default true. */
   allow?: boolean;
   /** Why the call was blocked; the model reads `Tool call blocked by <hook>: <error>`. */
   error?: string;
   /** PreToolUse: replaces the args for the hooks after this one and for the tool. */
   modifiedArgs?: ToolArgs;
-  /** PostToolUse: replaces the observation for the hooks after this one and for the model. */
+  /** PostToolUse / PostToolUseFailure: replaces the observation; UserPromptSubmit: the prompt; Stop: the answer. */
   modifiedResult?: string;
-  /** SessionStart: text appended to the run's system prompt. */
+  /** SessionStart: text appended to the run's system prompt; UserPromptSubmit / PostToolUseFailure: appended to the prompt / observation. */
   additionalContext?: string;
+  /** PreModelCall: the model to call instead (a downgrade). */
+  modifiedModel?: string;
   /** Human-readable notes of what the hook did; recorded in the trace and streamed. */
   sideEffects?: string[];
   /** Dry runs only: the hook would stop for a human approval. */
@@ -185,4 +208,16 @@ export abstract class PostToolUseHook<C = Record<string, unknown>> extends BaseH
 }
 export abstract class SessionStartHook<C = Record<string, unknown>> extends BaseHook<C> {
   readonly point = HookPoint.SessionStart;
+}
+export abstract class UserPromptSubmitHook<C = Record<string, unknown>> extends BaseHook<C> {
+  readonly point = HookPoint.UserPromptSubmit;
+}
+export abstract class PreModelCallHook<C = Record<string, unknown>> extends BaseHook<C> {
+  readonly point = HookPoint.PreModelCall;
+}
+export abstract class PostToolUseFailureHook<C = Record<string, unknown>> extends BaseHook<C> {
+  readonly point = HookPoint.PostToolUseFailure;
+}
+export abstract class StopHook<C = Record<string, unknown>> extends BaseHook<C> {
+  readonly point = HookPoint.Stop;
 }

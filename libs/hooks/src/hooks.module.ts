@@ -6,6 +6,9 @@ import { HookDryRunService } from './hook-dry-run.service.js';
 import { HookExplorer } from './hook-explorer.js';
 import { HookResolver } from './hook-resolver.js';
 import { HooksController } from './hooks.controller.js';
+import { OrgHooksController } from './org/org-hooks.controller.js';
+import { OrgHooksService } from './org/org-hooks.service.js';
+import { OrgHooksStore } from './org/org-hooks.store.js';
 
 /**
  * The hook engine: discovers @Hook providers of every module, resolves per-run registries, serves the catalog and
@@ -14,8 +17,8 @@ import { HooksController } from './hooks.controller.js';
 @Global()
 @Module({
   imports: [DiscoveryModule, BuiltinHooksModule],
-  controllers: [HooksController],
-  providers: [HookCatalog, HookExplorer, HookResolver, HookDryRunService],
+  controllers: [HooksController, OrgHooksController],
+  providers: [HookCatalog, HookExplorer, HookResolver, HookDryRunService, OrgHooksStore, OrgHooksService],
   exports: [HookCatalog, HookResolver],
 })
 export class HooksModule {}

@@ -13,3 +13,5 @@ export * from './hooks.module.js';
 export * from './yaml/hook-protocol.js';
 export * from './builtin/index.js';
 export * from './run-interrupted.js';
+export * from './org/hook-origin.js';
+export * from './hook-points.js';

@@ -27,7 +27,7 @@ export class WorkflowsService {
           if (!exists) problems.push(`node ${node.id}: unknown agent "${node.agent_id}"`);
         }
         if (node.type === 'connector') {
-          const known = (await this.tools.forAgent(orgId, [node.tool!])).some((t) => t.spec.name === node.tool && t.kind === 'connector');
+          const known = (await this.tools.forAgent(orgId, [node.tool!])).some((t) => t.spec.name === node.tool && t.kind !== 'builtin');
           if (!known) problems.push(`node ${node.id}: unknown connector tool "${node.tool}"`);
           for (const p of await this.hooks.validate(node.hooks ?? {})) problems.push(`node ${node.id}: ${p}`);
         }

@@ -32,6 +32,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/hooks/effective": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["OrgHooksController_effective"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit/connector-calls": {
         parameters: {
             query?: never;
@@ -384,6 +400,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["McpServersController_list"];
+        put?: never;
+        post: operations["McpServersController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp-servers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["McpServersController_get"];
+        put: operations["McpServersController_update"];
+        post?: never;
+        delete: operations["McpServersController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me": {
         parameters: {
             query?: never;
@@ -457,6 +505,22 @@ export interface paths {
         };
         get: operations["AuthController_org"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/hooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["OrgHooksController_get"];
+        put: operations["OrgHooksController_put"];
         post?: never;
         delete?: never;
         options?: never;
@@ -978,8 +1042,18 @@ export interface components {
             model_config_json?: {
                 [key: string]: unknown;
             };
-            /** @example oa__purchase_pay */
-            tool: string;
+            /**
+             * @description The hook point to try (default PreToolUse)
+             * @enum {string}
+             */
+            point?: "PreToolUse" | "UserPromptSubmit" | "PreModelCall" | "PostToolUseFailure" | "Stop";
+            /** @description The prompt (UserPromptSubmit), the answer (Stop), the error observation (PostToolUseFailure), or the model name (PreModelCall) */
+            text?: string;
+            /**
+             * @description The tool (required for PreToolUse and PostToolUseFailure)
+             * @example oa__purchase_pay
+             */
+            tool?: string;
         };
         DryRunVerdictResponse: {
             detail: string | null;
@@ -987,7 +1061,29 @@ export interface components {
             /** @enum {string} */
             outcome: "allow" | "block" | "rewrite" | "would_require_confirmation";
             /** @enum {string} */
-            point: "PreToolUse" | "PostToolUse" | "SessionStart";
+            point: "SessionStart" | "UserPromptSubmit" | "PreModelCall" | "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "Stop";
+        };
+        EffectiveHookResponse: {
+            name: string;
+            /**
+             * @description auto-attached, the org policy, or the agent's own config
+             * @enum {string}
+             */
+            origin: "auto" | "org" | "agent";
+            /** @enum {string} */
+            point: "SessionStart" | "UserPromptSubmit" | "PreModelCall" | "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "Stop";
+            priority: number;
+            /** @description Runs after every other hook of its point (the confirmation gate) */
+            runs_last: boolean;
+            /** @enum {string} */
+            source: "class" | "yaml";
+        };
+        EffectiveHooksResponse: {
+            agent_id: string;
+            /** @description In run order per point */
+            hooks: components["schemas"]["EffectiveHookResponse"][];
+            /** @description Agent entries dropped because the org declares a hook of that name */
+            overridden: components["schemas"]["OverriddenHookResponse"][];
         };
         EvalCaseDto: {
             expect_contains?: string;
@@ -1040,7 +1136,7 @@ export interface components {
             description: string;
             name: string;
             /** @enum {string} */
-            point: "PreToolUse" | "PostToolUse" | "SessionStart";
+            point: "SessionStart" | "UserPromptSubmit" | "PreModelCall" | "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "Stop";
             priority: number;
         };
         IdentitiesResponse: {
@@ -1084,6 +1180,66 @@ export interface components {
             id: string;
             name: string;
         };
+        McpServerDto: {
+            /** @description Sent on every request (e.g. Authorization: Bearer …); stored encrypted, never returned */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @example shop */
+            name: string;
+            /**
+             * @description Per tool (its name on the server): requires_confirmation, requires_confirmation_when (CEL over args), write
+             * @example {
+             *       "pay": {
+             *         "requires_confirmation_when": "args.amount > 50000"
+             *       }
+             *     }
+             */
+            tool_overrides?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Streamable HTTP endpoint
+             * @example https://mcp.example.com/mcp
+             */
+            url: string;
+        };
+        McpServerResponse: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description Why the server could not be reached */
+            error: string | null;
+            /** @description Header names only: values are secrets */
+            header_keys: string[];
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "connected" | "unreachable";
+            tool_overrides: {
+                [key: string]: unknown;
+            };
+            tools: components["schemas"]["McpToolResponse"][];
+            /** Format: date-time */
+            updated_at: string;
+            url: string;
+        };
+        McpToolResponse: {
+            description: string;
+            destructive_hint: boolean | null;
+            /** @description <server>__<tool> */
+            name: string;
+            parameters: {
+                [key: string]: unknown;
+            };
+            read_only_hint: boolean | null;
+            requires_confirmation: boolean;
+            /** @description CEL over args */
+            requires_confirmation_when: string | null;
+            /** @description The tool's name on its server */
+            tool: string;
+            /** @description Counts as a write (read_only_guard blocks it; evals simulate it) */
+            write: boolean;
+        };
         MemberResponse: {
             email: string | null;
             identities: components["schemas"]["IdentitiesResponse"];
@@ -1114,12 +1270,42 @@ export interface components {
             text: string;
             user_id: string | null;
         };
+        OrgHooksDto: {
+            /**
+             * @example [
+             *       "audit_log",
+             *       {
+             *         "name": "connector_rate_limit",
+             *         "config": {
+             *           "points": 10,
+             *           "duration_s": 60
+             *         }
+             *       }
+             *     ]
+             */
+            class_hooks?: unknown[];
+            /** @description YAML hooks (command, module or http), as in model_config_json.hooks.yaml */
+            yaml?: string;
+        };
+        OrgHooksResponse: {
+            /** @description The org hooks config as saved ({} when none) */
+            hooks: {
+                [key: string]: unknown;
+            };
+            updated_at: string | null;
+            updated_by: string | null;
+        };
         OrgResponse: {
             default_channel_id: string | null;
             external_id: string;
             id: string;
             name: string | null;
             read_only: boolean;
+        };
+        OverriddenHookResponse: {
+            /** @enum {string} */
+            by: "org";
+            name: string;
         };
         ReadOnlyResponse: {
             id: string;
@@ -1351,6 +1537,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    OrgHooksController_effective: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EffectiveHooksResponse"];
+                };
             };
         };
     };
@@ -1981,6 +2188,113 @@ export interface operations {
             };
         };
     };
+    McpServersController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerResponse"][];
+                };
+            };
+        };
+    };
+    McpServersController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpServerDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerResponse"];
+                };
+            };
+        };
+    };
+    McpServersController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerResponse"];
+                };
+            };
+        };
+    };
+    McpServersController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpServerDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerResponse"];
+                };
+            };
+        };
+    };
+    McpServersController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     AuthController_me: {
         parameters: {
             query?: never;
@@ -2080,6 +2394,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrgResponse"];
+                };
+            };
+        };
+    };
+    OrgHooksController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgHooksResponse"];
+                };
+            };
+        };
+    };
+    OrgHooksController_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrgHooksDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgHooksResponse"];
                 };
             };
         };

@@ -129,9 +129,9 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
   };
 }
 
-export function hookSettingsOf(agent: { id: string; name: string; ownerUserId: string | null }, config: AgentConfig): AgentHookSettings {
+export function hookSettingsOf(agent: { id: string; name: string; ownerUserId: string | null; orgId?: string }, config: AgentConfig): AgentHookSettings {
   return {
-    id: agent.id, name: agent.name, ownerUserId: agent.ownerUserId,
+    id: agent.id, name: agent.name, ownerUserId: agent.ownerUserId, ...(agent.orgId ? { orgId: agent.orgId } : {}),
     requireConfirmationForAll: config.requireConfirmationForAll, confirmation: config.confirmation,
   };
 }

@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { ChatMessage } from '../llm/llm-provider.js';
 import type { RunState } from '../runs/run.entity.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
+import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import { PLANNING_PROMPT, parsePlan } from './dag-plan.js';
+import { beforeModelCall, MAX_STOP_CONTINUATIONS, stopWith } from './lifecycle-hooks.js';
 import type { LiveRun, RunOutcome, StartedRun, StartRunOptions } from './live-run.js';
 import { ReactSteps } from './react-steps.js';
 import { RunStore } from './run-store.js';
@@ -23,6 +25,7 @@ export class DagSteps {
     private readonly store: RunStore,
     private readonly tools: ToolRegistry,
     private readonly react: ReactSteps,
+    private readonly llm: LlmProviderFactory,
   ) {}
 
   async plan(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
@@ -30,7 +33,8 @@ export class DagSteps {
     const tools = await this.tools.forAgent(run.orgId, live.config.tools);
     const planning = `${PLANNING_PROMPT}\nTools the steps can use: ${tools.map((t) => t.spec.name).join(', ') || 'none'}.`;
     const messages: ChatMessage[] = [state.messages[0], { role: 'system', content: planning }, ...state.messages.slice(1)];
-    const turn = await live.provider.complete({ runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal });
+    const request = { runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal };
+    const turn = await (await beforeModelCall(live, request, this.llm)).complete(request);
     const attempts = (state.plan_attempts ?? 0) + 1;
     const { steps, problems } = parsePlan(turn.content);
     if (!steps) {
@@ -98,7 +102,14 @@ export class DagSteps {
       { role: 'user', content: `${run.message}\n\nThe plan's steps are done. Their results:\n${results}\n\nWrite the final answer to the request.` },
     ];
     const turn = await this.react.completeWithRetry(live, { runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal });
-    await this.store.finishLive(live, 'completed', { answer: turn.content }, { ...state, turns: state.turns + 1 });
+    // Stop hooks rewrite (or withhold) the synthesized answer; there is no turn to continue here, so a block keeps it.
+    const stop = await stopWith(live, { ...state, stop_continuations: MAX_STOP_CONTINUATIONS }, turn.content);
+    if ('failed' in stop) {
+      await this.store.finishLive(live, 'failed', { error: stop.failed });
+      return 'finished';
+    }
+    const answer = 'answer' in stop ? stop.answer : turn.content;
+    await this.store.finishLive(live, 'completed', { answer }, { ...state, turns: state.turns + 1 });
     return 'finished';
   }
 }

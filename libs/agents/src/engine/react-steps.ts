@@ -4,7 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { LlmError, type ChatMessage, type LlmRequest, type LlmTurn } from '../llm/llm-provider.js';
 import type { RunState } from '../runs/run.entity.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
+import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import { AnswerDeltaStream } from './answer-delta-stream.js';
+import { answerStreams, beforeModelCall, stopWith, submitPrompt } from './lifecycle-hooks.js';
 import type { LiveRun, StepOutcome } from './live-run.js';
 import { RunStore } from './run-store.js';
 import { ToolCallRunner } from './tool-call-runner.js';
@@ -25,9 +27,10 @@ export class ReactSteps {
     private readonly store: RunStore,
     private readonly tools: ToolRegistry,
     private readonly toolCalls: ToolCallRunner,
+    private readonly llm: LlmProviderFactory,
   ) {}
 
-  async sessionStart(live: LiveRun, state: RunState): Promise<RunState> {
+  async sessionStart(live: LiveRun, state: RunState): Promise<StepOutcome> {
     const { run } = live;
     const { additionalContext } = await live.registry.runSessionStart({
       toolName: '', toolArgs: {}, agentId: run.agentId, userId: run.userId, orgId: run.orgId, runId: run.id, surface: run.surface,
@@ -38,7 +41,12 @@ export class ReactSteps {
     if (additionalContext.length > 0 && messages[0]?.role === 'system') {
       messages[0] = { role: 'system', content: [messages[0].content, ...additionalContext].join('\n\n') };
     }
-    return { ...state, messages, phase: run.mode === 'dag' ? 'plan' : 'llm' };
+    const prompt = await submitPrompt(live, messages, this.store.dataSource);
+    if ('blocked' in prompt) {
+      await this.store.finishLive(live, 'refused', { error: prompt.blocked });
+      return 'finished';
+    }
+    return { ...state, messages: prompt.messages, phase: run.mode === 'dag' ? 'plan' : 'llm' };
   }
 
   async modelTurn(live: LiveRun, state: RunState): Promise<StepOutcome> {
@@ -51,9 +59,18 @@ export class ReactSteps {
     live.catalog = tools; // the same catalog serves this turn's tool calls: built once per turn
     const turn = await this.completeWithRetry(live, { runId: run.id, turn: state.turns, messages: state.messages, tools: tools.map((t) => t.spec), signal: live.abort.signal });
     if (turn.toolCalls.length === 0) {
+      const stop = await stopWith(live, state, turn.content);
+      if ('continueWith' in stop) {
+        return { ...state, turns: state.turns + 1, stop_continuations: (state.stop_continuations ?? 0) + 1,
+          messages: [...state.messages, { role: 'assistant', content: turn.content }, { role: 'user', content: stop.continueWith }] };
+      }
+      if ('failed' in stop) {
+        await this.store.finishLive(live, 'failed', { error: stop.failed });
+        return 'finished';
+      }
       // The answer and the run's end commit together: a crash cannot leave an answered run in its model phase.
-      const answered: RunState = { ...state, turns: state.turns + 1, messages: [...state.messages, { role: 'assistant', content: turn.content }] };
-      await this.store.finishLive(live, 'completed', { answer: turn.content }, answered);
+      const answered: RunState = { ...state, turns: state.turns + 1, messages: [...state.messages, { role: 'assistant', content: stop.answer }] };
+      await this.store.finishLive(live, 'completed', { answer: stop.answer }, answered);
       return 'finished';
     }
     // Our own ids: unique across runs, so each doubles as the connector's Idempotency-Key.
@@ -104,9 +121,10 @@ export class ReactSteps {
    * its end: nothing of an unfinished turn is used. Each retry is announced with a `model_retry` event.
    */
   async completeWithRetry(live: LiveRun, request: LlmRequest): Promise<LlmTurn> {
+    const provider = await beforeModelCall(live, request, this.llm);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.completeStreaming(live, request);
+        return await this.completeStreaming(live, request, provider);
       } catch (err) {
         if (!(err instanceof LlmError) || !err.retryable || live.abort.signal.aborted) throw err;
         if (attempt >= MODEL_ATTEMPTS) throw new LlmError(`the model's reply was incomplete ${attempt} times: ${err.message}`);
@@ -118,12 +136,12 @@ export class ReactSteps {
   }
 
   /** A model call whose text reaches the stream as it arrives (`answer_delta` events), all written before it returns. */
-  private async completeStreaming(live: LiveRun, request: LlmRequest): Promise<LlmTurn> {
+  private async completeStreaming(live: LiveRun, request: LlmRequest, provider = live.provider): Promise<LlmTurn> {
     const deltas = new AnswerDeltaStream(live.emit);
     try {
       const model = live.config.model as { provider?: string; model?: string };
       return await inSpan('model call', { 'warden.run_id': request.runId, 'warden.model.provider': model.provider ?? '', 'warden.model': model.model ?? '', 'warden.turn': request.turn },
-        () => live.provider.complete({ ...request, onContent: deltas.push }));
+        () => provider.complete({ ...request, onContent: answerStreams(live) ? deltas.push : undefined }));
     } finally {
       await deltas.close();
     }

@@ -74,7 +74,7 @@ export class RunFactory {
    */
   async createToolRun(opts: ToolRunOptions): Promise<CreatedRun> {
     const spec: ToolRunSpec = {
-      owner_id: opts.ownerId, name: opts.name, owner_user_id: opts.ownerUserId,
+      owner_id: opts.ownerId, name: opts.name, owner_user_id: opts.ownerUserId, org_id: opts.orgId,
       model_config_json: { model: { provider: 'scripted', script: [{ content: '' }] }, tools: [opts.tool], max_iterations: 1,
         ...(opts.hooksConfig ? { hooks: opts.hooksConfig } : {}), ...(opts.confirmation ? { confirmation: opts.confirmation } : {}) },
     };
@@ -103,7 +103,7 @@ export class RunFactory {
 
   private async prepareToolRun(spec: ToolRunSpec): Promise<PreparedRun> {
     const { config } = parseAgentConfig(spec.model_config_json);
-    const agent = { id: spec.owner_id, name: spec.name, ownerUserId: spec.owner_user_id, instructions: '' } as Agent;
+    const agent = { id: spec.owner_id, name: spec.name, ownerUserId: spec.owner_user_id, orgId: spec.org_id, instructions: '' } as Agent;
     const settings = hookSettingsOf(agent, config);
     return { agent, config, settings, registry: await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings }) };
   }

@@ -7,6 +7,7 @@ import type { PendingToolCall, ToolCallStatus } from '../runs/run.entity.js';
 import { ToolRegistry, type ResolvedTool } from '../tools/tool-registry.js';
 import { RunSuspendedError, type LiveRun } from './live-run.js';
 import { markAuditInterrupted, markExecuting } from './in-flight-audit.js';
+import { toolFailureObservation } from './lifecycle-hooks.js';
 import { holdsRun, LeaseLostError } from './run-fence.js';
 import { ToolExecution } from './tool-execution.js';
 
@@ -140,10 +141,12 @@ export class ToolCallRunner {
       const started = Date.now();
       const outcome = await this.execution.execute(live, call.call_id, tool, args);
       const durationMs = Date.now() - started;
-      const post = await live.registry.runPostToolUse({
-        ...ctx, toolArgs: args, toolResult: outcome.content,
+      const postCtx = {
+        ...ctx, toolArgs: args,
         metadata: { ...executedMeta, simulated: outcome.simulated, execution: { status: outcome.status, durationMs, success: outcome.ok, error: outcome.error } },
-      });
+      };
+      const observed = outcome.ok ? outcome.content : await toolFailureObservation(live, postCtx, outcome.content);
+      const post = await live.registry.runPostToolUse({ ...postCtx, toolResult: observed });
       await this.store(live, call.call_id, {
         status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error, simulated: outcome.simulated, tool: call.tool,
         http: { status: outcome.status ?? null },

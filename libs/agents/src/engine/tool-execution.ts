@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ConnectorExecutor, OBSERVATION_MAX_CHARS } from '../connectors/connector-executor.js';
+import { McpToolExecutor } from '../mcp/mcp-tool-executor.js';
 import type { EvalRunOptions } from '../runs/run.entity.js';
 import { confirmationRequired, type ResolvedTool } from '../tools/tool-registry.js';
 import type { LiveRun } from './live-run.js';
@@ -30,9 +31,9 @@ export function simulatedObservation(tool: string, fixtures: Record<string, unkn
  * `reads: "simulated"`. Evals bypass hooks, so this is what keeps them from acting on real systems.
  */
 export function mustSimulate(tool: ResolvedTool, args: Record<string, unknown>, options: EvalRunOptions): boolean {
-  const write = tool.kind === 'connector' ? tool.connector.action.write : tool.builtin.write;
+  const write = tool.kind === 'connector' ? tool.connector.action.write : tool.kind === 'mcp' ? tool.mcp.write : tool.builtin.write;
   if (write || confirmationRequired(tool, args)) return true;
-  return tool.kind === 'connector' && options.reads === 'simulated';
+  return tool.kind !== 'builtin' && options.reads === 'simulated';
 }
 
 /** Runs with hooks bypassed are eval runs (or their children): they never send a write, whatever their state says. */
@@ -46,6 +47,7 @@ export class ToolExecution {
   constructor(
     private readonly dataSource: DataSource,
     private readonly connectors: ConnectorExecutor,
+    private readonly mcp: McpToolExecutor,
   ) {}
 
   /** Whether this call will be simulated rather than sent (eval runs only). */
@@ -65,6 +67,7 @@ export class ToolExecution {
       const res = await this.connectors.execute(tool.connector.connector, tool.connector.action, args, callId, live.abort.signal);
       return { ok: res.ok, content: res.content, full: res.fullContent, status: res.status, error: res.error, simulated: false };
     }
+    if (tool.kind === 'mcp') return this.mcp.execute(tool.mcp, args, live.abort.signal);
     try {
       const text = await tool.builtin.execute(args, {
         orgId: run.orgId, userId: run.userId, agentId: run.agentId, runId: run.id, callId,

@@ -30,6 +30,8 @@ export interface RunState {
   turns: number;
   pending_calls: PendingToolCall[];
   plan_attempts?: number;
+  /** How often a Stop hook made the model continue in this run. */
+  stop_continuations?: number;
   plan?: PlanStep[];
   steps?: Record<string, StepProgress>;
   /** Set for a one-call run (a workflow CONNECTOR node): no model, the call's observation is the answer. */
@@ -46,6 +48,8 @@ export interface ToolRunSpec {
   name: string;
   owner_user_id: string | null;
   model_config_json: Record<string, unknown>;
+  /** The org whose org-wide hooks the call also runs (absent in runs stored before org hooks existed). */
+  org_id?: string;
 }
 
 @Entity('agent_runs')

@@ -5,6 +5,8 @@ import { evaluateConfirmationCondition } from '../connectors/confirmation-condit
 import { buildConnectorRequest } from '../connectors/connector-executor.js';
 import { ConnectorsService, type ConnectorTool } from '../connectors/connectors.service.js';
 import { globMatches } from '../connectors/tool-name.js';
+import type { McpServerRecord, McpTool } from '../mcp/mcp-server.types.js';
+import { McpServersService } from '../mcp/mcp-servers.service.js';
 import { BuiltinTool } from './builtin-tool.js';
 
 /** A tool offered to the model. */
@@ -16,9 +18,13 @@ export interface ToolSpec {
 
 export type ResolvedTool =
   | { kind: 'connector'; spec: ToolSpec; connector: ConnectorTool }
-  | { kind: 'builtin'; spec: ToolSpec; builtin: BuiltinTool };
+  | { kind: 'builtin'; spec: ToolSpec; builtin: BuiltinTool }
+  | { kind: 'mcp'; spec: ToolSpec; mcp: McpTool & { record: McpServerRecord } };
 
-/** Connector tools of the org plus the built-in tools: every provider, in any module, that extends BuiltinTool. */
+/**
+ * Connector tools of the org, the tools of its MCP servers (`<server>__<tool>`), and the built-in tools: every
+ * provider, in any module, that extends BuiltinTool.
+ */
 @Injectable()
 export class ToolRegistry implements OnModuleInit {
   private readonly builtins = new Map<string, BuiltinTool>();
@@ -26,6 +32,7 @@ export class ToolRegistry implements OnModuleInit {
   constructor(
     private readonly connectors: ConnectorsService,
     private readonly discovery: DiscoveryService,
+    private readonly mcp: McpServersService,
   ) {}
 
   onModuleInit(): void {
@@ -50,7 +57,10 @@ export class ToolRegistry implements OnModuleInit {
     const builtins = [...this.builtins.values()].map((b): ResolvedTool => ({
       kind: 'builtin', builtin: b, spec: { name: b.name, description: b.description, parameters: b.parameters },
     }));
-    return [...connectorTools, ...builtins];
+    const mcpTools = (await this.mcp.tools(orgId)).map((m): ResolvedTool => ({
+      kind: 'mcp', mcp: m, spec: { name: m.name, description: m.description, parameters: m.parameters },
+    }));
+    return [...connectorTools, ...mcpTools, ...builtins];
   }
 
   /** The tools an agent may use: every tool matched by one of its `tools` entries (names or globs). */
@@ -72,6 +82,15 @@ export class ToolRegistry implements OnModuleInit {
     if (!tool) return { requiresConfirmation: false, write: false };
     const confirmationRequiredFor = (a: Record<string, unknown>) => confirmationRequired(tool, a);
     if (tool.kind === 'builtin') return { requiresConfirmation: confirmationRequiredFor(args), confirmationRequiredFor, write: tool.builtin.write };
+    if (tool.kind === 'mcp') {
+      // The server stands where a connector would: audit rows, rate limits and approval cards name it.
+      const { server } = tool.mcp;
+      return {
+        requiresConfirmation: confirmationRequiredFor(args), confirmationRequiredFor, write: tool.mcp.write, confirmationWhen: tool.mcp.requiresConfirmationWhen,
+        connector: { id: server.id, name: server.name, action: tool.mcp.tool, method: 'MCP', url: server.url },
+        mcp: { server: server.name, tool: tool.mcp.tool },
+      };
+    }
     const { connector, action } = tool.connector;
     let url = connector.baseUrl + action.path;
     try { url = buildConnectorRequest(connector, action, args).url; } catch { /* path args missing: the call fails later */ }
@@ -88,6 +107,6 @@ export class ToolRegistry implements OnModuleInit {
 /** Whether a call of this tool with these args needs a human approval (CEL failures count as yes). */
 export function confirmationRequired(tool: ResolvedTool, args: Record<string, unknown>): boolean {
   if (tool.kind === 'builtin') return tool.builtin.requiresConfirmation(args);
-  const { action } = tool.connector;
+  const action = tool.kind === 'mcp' ? tool.mcp : tool.connector.action;
   return action.requiresConfirmation || (action.requiresConfirmationWhen !== null && evaluateConfirmationCondition(action.requiresConfirmationWhen, args));
 }

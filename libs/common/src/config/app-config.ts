@@ -61,6 +61,9 @@ export class AppConfig {
 
   get encryptionKey(): string | undefined { return this.env.APP_ENCRYPTION_KEY; }
   get hooksDir(): string { return path.resolve(this.env.HOOKS_DIR ?? './hooks'); }
+  /** Hosts (`host` or `host:port`, lower case) YAML `http` hooks may call. */
+  get hookHttpAllow(): string[] { return (this.env.HOOK_HTTP_ALLOW ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean); }
+  get hookHttpSecret(): string | undefined { return this.env.HOOK_HTTP_SECRET; }
   get redisUrl(): string | undefined { return this.env.REDIS_URL; }
   get confirmationPollMs(): number { return this.env.CONFIRMATION_POLL_MS ?? 1500; }
   get runLeaseMs(): number { return this.env.RUN_LEASE_MS ?? 15000; }

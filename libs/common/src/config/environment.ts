@@ -92,6 +92,10 @@ export class Environment {
   @IsOptional() @IsString() LLM_KEY_ENV_ALLOW?: string;
   /** Comma-separated CIDRs and host names outbound tenant calls may reach although they are private/loopback. */
   @IsOptional() @IsString() EGRESS_ALLOW?: string;
+  /** Comma-separated hosts (`host` or `host:port`) that YAML `http` hooks may call; none when unset. */
+  @IsOptional() @IsString() HOOK_HTTP_ALLOW?: string;
+  /** Signs every HTTP hook request (X-Warden-Signature: HMAC-SHA256 of `<timestamp>.<body>`). */
+  @IsOptional() @IsString() @MinLength(16, { message: 'HOOK_HTTP_SECRET must be at least 16 characters' }) HOOK_HTTP_SECRET?: string;
 }
 
 const oidcOn = (env: Environment): boolean => env.AUTH_MODE === 'oidc' || (!env.AUTH_MODE && !!(env.OIDC_ISSUER || env.OIDC_JWKS_URL));

@@ -1,9 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { HookPoint } from '../hook.types.js';
 import { NullableString } from '@warden/common';
 
 export class HookInfoResponse {
   @ApiProperty() name: string;
-  @ApiProperty({ enum: ['PreToolUse', 'PostToolUse', 'SessionStart'] }) point: string;
+  @ApiProperty({ enum: Object.values(HookPoint) }) point: string;
   @ApiProperty() priority: number;
   @ApiProperty() description: string;
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'JSON Schema of the hook\'s config' })
@@ -13,7 +14,7 @@ export class HookInfoResponse {
 
 export class DryRunVerdictResponse {
   @ApiProperty() hook: string;
-  @ApiProperty({ enum: ['PreToolUse', 'PostToolUse', 'SessionStart'] }) point: string;
+  @ApiProperty({ enum: Object.values(HookPoint) }) point: string;
   @ApiProperty({ enum: ['allow', 'block', 'rewrite', 'would_require_confirmation'] }) outcome: string;
   @NullableString() detail: string | null;
 }

@@ -1,4 +1,4 @@
-import { HookPoint, type HookContext, type HookResult, type ToolArgs } from '../hook.types.js';
+import { BLOCKING_POINTS, HookPoint, type HookContext, type HookResult, type ToolArgs } from '../hook.types.js';
 
 /**
  * What a YAML hook (command on stdin, or module as its argument) receives — the Claude Code hook input, with
@@ -17,6 +17,15 @@ export interface HookProtocolInput {
   surface: string;
   /** The call is a dry run: report the verdict, change nothing outside. */
   dry_run: boolean;
+  /** UserPromptSubmit: the user's prompt (as rewritten by the hooks before). */
+  prompt?: string;
+  /** Stop: the final answer, and whether a Stop hook already made the model continue. */
+  last_assistant_message?: string;
+  stop_hook_active?: boolean;
+  /** PostToolUseFailure: what the model would read about the failure. */
+  error?: string;
+  /** PreModelCall: the model about to be called. */
+  model?: { provider: string; model: string; turn: number; messages: number };
 }
 
 /**
@@ -60,13 +69,24 @@ export function protocolInput(ctx: HookContext): HookProtocolInput {
     dry_run: ctx.metadata.dryRun === true,
   };
   if (ctx.point === HookPoint.PostToolUse) input.tool_response = ctx.toolResult;
+  if (ctx.point === HookPoint.PostToolUseFailure) input.error = ctx.toolResult;
+  if (ctx.point === HookPoint.UserPromptSubmit) input.prompt = ctx.toolResult;
+  if (ctx.point === HookPoint.Stop) {
+    input.last_assistant_message = ctx.toolResult;
+    input.stop_hook_active = ctx.metadata.stopHookActive === true;
+  }
+  if (ctx.point === HookPoint.PreModelCall) input.model = ctx.metadata.model;
   return input;
 }
+
+const OUTPUT_POINTS = new Set([HookPoint.PostToolUse, HookPoint.PostToolUseFailure, HookPoint.Stop]);
+const CONTEXT_POINTS = new Set([HookPoint.SessionStart, HookPoint.UserPromptSubmit, HookPoint.PostToolUseFailure]);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const KNOWN_KEYS = new Set([
   'decision', 'reason', 'updated_input', 'updated_output', 'additional_context', 'system_message', 'side_effects', 'hookSpecificOutput',
+  'updated_prompt', 'updated_model',
   'allow', 'error', 'modified_args', 'modified_result',
 ]);
 
@@ -105,7 +125,7 @@ export function protocolResult(point: HookPoint, output: unknown, hookName: stri
   }
   if (output.allow !== undefined && typeof output.allow !== 'boolean') throw new Error('allow must be true or false');
   if (decision === 'block' || permission === 'deny' || output.allow === false) {
-    if (point !== HookPoint.PreToolUse) throw new Error(`a ${point} hook cannot block`);
+    if (!BLOCKING_POINTS.has(point)) throw new Error(`a ${point} hook cannot block`);
     const reason = output.reason ?? s.permissionDecisionReason ?? output.error;
     result.allow = false;
     result.error = reason === undefined ? `Blocked by hook '${hookName}'` : stringField(reason, 'reason');
@@ -120,12 +140,20 @@ export function protocolResult(point: HookPoint, output: unknown, hookName: stri
   }
   const updatedOutput = output.updated_output ?? s.updatedToolOutput ?? output.modified_result;
   if (updatedOutput !== undefined) {
-    if (point !== HookPoint.PostToolUse) throw new Error('updated_output is only valid for PostToolUse');
+    if (!OUTPUT_POINTS.has(point)) throw new Error('updated_output is only valid for PostToolUse, PostToolUseFailure and Stop');
     result.modifiedResult = typeof updatedOutput === 'string' ? updatedOutput : JSON.stringify(updatedOutput);
+  }
+  if (output.updated_prompt !== undefined) {
+    if (point !== HookPoint.UserPromptSubmit) throw new Error('updated_prompt is only valid for UserPromptSubmit');
+    result.modifiedResult = stringField(output.updated_prompt, 'updated_prompt');
+  }
+  if (output.updated_model !== undefined) {
+    if (point !== HookPoint.PreModelCall) throw new Error('updated_model is only valid for PreModelCall');
+    result.modifiedModel = stringField(output.updated_model, 'updated_model');
   }
   const context = output.additional_context ?? s.additionalContext;
   if (context !== undefined) {
-    if (point !== HookPoint.SessionStart) throw new Error('additional_context is only valid for SessionStart');
+    if (!CONTEXT_POINTS.has(point)) throw new Error('additional_context is only valid for SessionStart, UserPromptSubmit and PostToolUseFailure');
     result.additionalContext = stringField(context, 'additional_context');
   }
   return result;

@@ -1,12 +1,14 @@
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BaseHook, HookPoint, type HookContext, type HookResult } from '../hook.types.js';
+import { BaseHook, BLOCKING_POINTS, HookPoint, type HookContext, type HookResult } from '../hook.types.js';
 import type { Condition } from './cel-condition.js';
 import { runCommand } from './command-runner.js';
+import { callHttpHook, type HttpHookEnvironment, type HttpHookSpec } from './http-hook.js';
 import { protocolInput, protocolResult, type HookProtocolInput } from './hook-protocol.js';
 import type { ToolMatcher } from './tool-matcher.js';
 
 export const MAX_STDOUT_BYTES = 1024 * 1024;
+const TOOL_POINTS = new Set<HookPoint>([HookPoint.PreToolUse, HookPoint.PostToolUse, HookPoint.PostToolUseFailure]);
 const MAX_STDERR_BYTES = 64 * 1024;
 const MAX_REASON_CHARS = 2000;
 
@@ -15,7 +17,8 @@ export type ModuleHookFunction = (input: HookProtocolInput, options: { signal: A
 
 export type YamlHookTarget =
   | { kind: 'command'; file: string; args: string[] }
-  | { kind: 'module'; fn: ModuleHookFunction };
+  | { kind: 'module'; fn: ModuleHookFunction }
+  | { kind: 'http'; spec: HttpHookSpec; env: HttpHookEnvironment };
 
 /**
  * A hook declared in an agent's YAML: a command (Claude Code protocol: JSON on stdin, exit 2 blocks with stderr,
@@ -39,7 +42,7 @@ export class YamlHook extends BaseHook<unknown> {
    * again, throws, and the hook fails by its on_error policy (a guard is never skipped because of a bad input).
    */
   override shouldTrigger(ctx: HookContext): boolean {
-    if (this.point !== HookPoint.SessionStart && !this.matcher(ctx.toolName)) return false;
+    if (TOOL_POINTS.has(this.point) && !this.matcher(ctx.toolName)) return false;
     if (!this.condition) return true;
     try {
       return this.condition(conditionInput(ctx));
@@ -55,6 +58,9 @@ export class YamlHook extends BaseHook<unknown> {
     if (this.target.kind === 'module') {
       return protocolResult(this.point, await this.target.fn(input, { signal }), this.name);
     }
+    if (this.target.kind === 'http') {
+      return protocolResult(this.point, await callHttpHook(this.target.spec, this.target.env, input, signal), this.name);
+    }
     const exit = await runCommand({
       file: this.target.file,
       args: this.target.args,
@@ -67,7 +73,7 @@ export class YamlHook extends BaseHook<unknown> {
     });
     const stderr = exit.stderr.trim().slice(0, MAX_REASON_CHARS);
     if (exit.code === 2) {
-      if (this.point !== HookPoint.PreToolUse) throw new Error(`exit 2 (block) is not possible for ${this.point}${stderr ? `: ${stderr}` : ''}`);
+      if (!BLOCKING_POINTS.has(this.point)) throw new Error(`exit 2 (block) is not possible for ${this.point}${stderr ? `: ${stderr}` : ''}`);
       return { allow: false, error: stderr || `Blocked by hook '${this.name}'` };
     }
     if (exit.code !== 0) {

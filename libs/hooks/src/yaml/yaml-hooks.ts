@@ -1,9 +1,10 @@
 import { isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
-import { HookPoint, type HookErrorPolicy } from '../hook.types.js';
+import { BLOCKING_POINTS, HookPoint, type HookErrorPolicy } from '../hook.types.js';
 import { DEFAULT_HOOK_TIMEOUT_MS, type RegisteredHook } from '../hook-registry.js';
 import { compileCondition, type Condition } from './cel-condition.js';
 import { resolveInHooksDir } from './hooks-dir.js';
 import { compileToolMatcher, type ToolMatcher } from './tool-matcher.js';
+import { httpHookHostProblem, parseHttpHook, type HttpHookEnvironment, type HttpHookSpec } from './http-hook.js';
 import { loadModuleHook, YamlHook, type YamlHookTarget } from './yaml-hook.js';
 
 /** One `hooks:` entry of an agent's YAML, checked and compiled (but with its files not yet looked up). */
@@ -17,6 +18,8 @@ export interface YamlHookSpec {
   condition?: Condition;
   run?: string[];
   module?: string;
+  /** `type: http` (or a `url`): POSTed to a policy server. */
+  http?: HttpHookSpec;
   /** e.g. `hooks.yaml: hooks[0] (line 3)`, prefix of every problem about this entry. */
   at: string;
 }
@@ -24,8 +27,10 @@ export interface YamlHookSpec {
 export const YAML_HOOK_DEFAULT_PRIORITY = 50;
 const MAX_TIMEOUT_MS = 600_000;
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-const KEYS = ['name', 'event', 'matcher', 'if', 'run', 'module', 'priority', 'timeout_ms', 'on_error'];
+const KEYS = ['name', 'event', 'matcher', 'if', 'type', 'run', 'module', 'url', 'headers', 'format', 'priority', 'timeout_ms', 'on_error'];
+const TYPES = ['command', 'module', 'http'];
 const EVENTS = new Set<string>(Object.values(HookPoint));
+const TOOL_POINTS = new Set<string>([HookPoint.PreToolUse, HookPoint.PostToolUse, HookPoint.PostToolUseFailure]);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -100,7 +105,7 @@ function parseEntry(raw: unknown, index: number, where: string, problems: string
   let matcher: ToolMatcher = () => true;
   if (raw.matcher !== undefined) {
     if (typeof raw.matcher !== 'string') problems.push(`${where}.matcher: must be a string`);
-    else if (point === HookPoint.SessionStart) problems.push(`${where}.matcher: SessionStart hooks have no tool to match`);
+    else if (!TOOL_POINTS.has(point)) problems.push(`${where}.matcher: ${point} hooks have no tool to match`);
     else {
       try { matcher = compileToolMatcher(raw.matcher); } catch (err) { problems.push(`${where}.matcher: ${(err as Error).message}`); }
     }
@@ -114,22 +119,7 @@ function parseEntry(raw: unknown, index: number, where: string, problems: string
     }
   }
 
-  let run: string[] | undefined;
-  if (raw.run !== undefined) {
-    const parts = typeof raw.run === 'string' ? [raw.run] : raw.run;
-    if (!Array.isArray(parts) || parts.length === 0 || parts.some((p) => typeof p !== 'string') || (parts[0] as string).trim() === '') {
-      problems.push(`${where}.run: must be a command path or a list [command, ...args] of strings`);
-    } else {
-      run = parts as string[];
-    }
-  }
-  let module: string | undefined;
-  if (raw.module !== undefined) {
-    if (typeof raw.module !== 'string' || raw.module.trim() === '') problems.push(`${where}.module: must be a path`);
-    else module = raw.module;
-  }
-  if (raw.run === undefined && raw.module === undefined) problems.push(`${where}: needs "run" (a command) or "module"`);
-  if (raw.run !== undefined && raw.module !== undefined) problems.push(`${where}: has both "run" and "module"; choose one`);
+  const target = parseTarget(raw, where, problems);
 
   const priority = raw.priority ?? YAML_HOOK_DEFAULT_PRIORITY;
   if (typeof priority !== 'number' || !Number.isFinite(priority)) problems.push(`${where}.priority: must be a number`);
@@ -137,16 +127,40 @@ function parseEntry(raw: unknown, index: number, where: string, problems: string
   if (!Number.isInteger(timeoutMs) || (timeoutMs as number) < 1 || (timeoutMs as number) > MAX_TIMEOUT_MS) {
     problems.push(`${where}.timeout_ms: must be an integer between 1 and ${MAX_TIMEOUT_MS}`);
   }
-  const onError = raw.on_error ?? (point === HookPoint.PreToolUse ? 'block' : 'allow');
+  const onError = raw.on_error ?? (BLOCKING_POINTS.has(point) && point !== HookPoint.Stop ? 'block' : 'allow');
   if (onError !== 'block' && onError !== 'allow') problems.push(`${where}.on_error: must be "block" or "allow"`);
-  else if (onError === 'block' && point !== HookPoint.PreToolUse && EVENTS.has(point)) {
-    problems.push(`${where}.on_error: "block" only applies to PreToolUse (${point} hooks cannot block)`);
+  else if (onError === 'block' && !BLOCKING_POINTS.has(point) && EVENTS.has(point)) {
+    problems.push(`${where}.on_error: "block" only applies to ${[...BLOCKING_POINTS].join(', ')} (${point} hooks cannot block)`);
   }
 
   return {
     name: name as string, point, priority: priority as number, timeoutMs: timeoutMs as number, onError: onError as HookErrorPolicy,
-    matcher, condition, run, module, at: where,
+    matcher, condition, ...target, at: where,
   };
+}
+
+/** What the entry runs: exactly one of `run` (command), `module` or `url` (http), agreeing with `type` when given. */
+function parseTarget(raw: Record<string, unknown>, where: string, problems: string[]): Pick<YamlHookSpec, 'run' | 'module' | 'http'> {
+  if (raw.type !== undefined && !TYPES.includes(raw.type as string)) problems.push(`${where}.type: must be one of ${TYPES.join(', ')}`);
+  const given = (['run', 'module', 'url'] as const).filter((k) => raw[k] !== undefined);
+  if (given.length === 0) problems.push(`${where}: needs "run" (a command), "module" or "url" (an http hook)`);
+  if (given.length > 1) problems.push(`${where}: has ${given.map((k) => `"${k}"`).join(' and ')}; choose one`);
+  const expected = { command: 'run', module: 'module', http: 'url' }[raw.type as string];
+  if (expected && given.length === 1 && given[0] !== expected) problems.push(`${where}: type ${String(raw.type)} needs "${expected}"`);
+  if (raw.url === undefined && (raw.headers !== undefined || raw.format !== undefined)) problems.push(`${where}: "headers" and "format" are for http hooks (with "url")`);
+  const target: Pick<YamlHookSpec, 'run' | 'module' | 'http'> = {};
+  if (raw.run !== undefined) {
+    const parts = typeof raw.run === 'string' ? [raw.run] : raw.run;
+    if (!Array.isArray(parts) || parts.length === 0 || parts.some((p) => typeof p !== 'string') || (parts[0] as string).trim() === '') {
+      problems.push(`${where}.run: must be a command path or a list [command, ...args] of strings`);
+    } else target.run = parts as string[];
+  }
+  if (raw.module !== undefined) {
+    if (typeof raw.module !== 'string' || raw.module.trim() === '') problems.push(`${where}.module: must be a path`);
+    else target.module = raw.module;
+  }
+  if (raw.url !== undefined) target.http = parseHttpHook(raw, where, problems);
+  return target;
 }
 
 /**
@@ -154,13 +168,19 @@ function parseEntry(raw: unknown, index: number, where: string, problems: string
  * outside HOOKS_DIR, not executable or (module) without a default function is a problem: the run is refused
  * rather than the gate silently skipped.
  */
-export async function buildYamlHooks(specs: YamlHookSpec[], hooksDir: string): Promise<{ hooks: RegisteredHook[]; problems: string[] }> {
+export async function buildYamlHooks(
+  specs: YamlHookSpec[], hooksDir: string, http: HttpHookEnvironment = { allow: [] },
+): Promise<{ hooks: RegisteredHook[]; problems: string[] }> {
   const problems: string[] = [];
   const hooks: RegisteredHook[] = [];
   for (const spec of specs) {
     let target: YamlHookTarget;
     try {
-      if (spec.run) {
+      if (spec.http) {
+        const problem = httpHookHostProblem(spec.http, http);
+        if (problem) throw new Error(problem);
+        target = { kind: 'http', spec: spec.http, env: http };
+      } else if (spec.run) {
         target = { kind: 'command', file: await resolveInHooksDir(hooksDir, spec.run[0]!, 'command'), args: spec.run.slice(1) };
       } else {
         const file = await resolveInHooksDir(hooksDir, spec.module!, 'module');

@@ -1,0 +1,122 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { SecretBox } from '@warden/common';
+import { BadInputError, ConflictError, egressRefusalIn, isUuid, NotFoundError } from '@warden/common';
+import { ConnectorsService } from '../connectors/connectors.service.js';
+import { toolNameOf } from '../connectors/tool-name.js';
+import { McpClientPool } from './mcp-client-pool.js';
+import type { McpServerRecord, McpTool, McpToolOverride } from './mcp-server.types.js';
+import { McpServersStore, type McpServerWrite } from './mcp-servers.store.js';
+import { toMcpTool, toolOverrideProblems } from './mcp-tool-policy.js';
+
+export interface McpServerInput {
+  name: string;
+  url: string;
+  headers?: Record<string, string>;
+  tool_overrides?: Record<string, McpToolOverride>;
+}
+
+const NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** MCP servers of an org (admin CRUD) and their tools as the runtime offers them: `<server>__<tool>`. */
+@Injectable()
+export class McpServersService {
+  private readonly logger = new Logger(McpServersService.name);
+
+  constructor(
+    private readonly store: McpServersStore,
+    private readonly pool: McpClientPool,
+    private readonly secrets: SecretBox,
+    private readonly connectors: ConnectorsService,
+  ) {}
+
+  /** The tools of every reachable server of the org; an unreachable server offers none (and is logged). */
+  async tools(orgId: string): Promise<Array<McpTool & { record: McpServerRecord }>> {
+    const servers = await this.store.list(orgId);
+    const lists = await Promise.all(servers.map(async (s) => {
+      try {
+        return (await this.pool.tools(s)).map((t) => ({ ...toMcpTool(s, t), record: s }));
+      } catch {
+        return [];
+      }
+    }));
+    return lists.flat();
+  }
+
+  async list(orgId: string) {
+    return Promise.all((await this.store.list(orgId)).map((s) => this.view(s)));
+  }
+
+  async get(orgId: string, id: string) {
+    return this.view(await this.find(orgId, id));
+  }
+
+  async create(orgId: string, input: McpServerInput) {
+    const write = await this.checked(orgId, input, undefined);
+    const saved = await this.store.insert(orgId, write);
+    if (!saved) throw new ConflictError(`an MCP server named "${input.name}" already exists`);
+    return this.view(saved);
+  }
+
+  /** Replaces the server; headers left out keep their stored values (clients never see them to send back). */
+  async update(orgId: string, id: string, input: McpServerInput) {
+    const existing = await this.find(orgId, id);
+    const saved = await this.store.update(orgId, id, await this.checked(orgId, input, existing));
+    if (!saved) throw new NotFoundError('MCP server', id);
+    this.pool.forget(id);
+    return this.view(saved);
+  }
+
+  async remove(orgId: string, id: string): Promise<void> {
+    if (!isUuid(id) || !(await this.store.remove(orgId, id))) throw new NotFoundError('MCP server', id);
+    this.pool.forget(id);
+  }
+
+  private async find(orgId: string, id: string): Promise<McpServerRecord> {
+    const found = isUuid(id) ? await this.store.find(orgId, id) : null;
+    if (!found) throw new NotFoundError('MCP server', id);
+    return found;
+  }
+
+  /** Every problem at once (400, nothing saved); headers are sealed like channel secrets. */
+  private async checked(orgId: string, input: McpServerInput, existing: McpServerRecord | undefined): Promise<McpServerWrite> {
+    const problems: string[] = [];
+    if (!NAME.test(input.name)) problems.push(`name "${input.name}" must start with a letter and contain only letters, digits, "_" or "-" (max 64)`);
+    let url: URL | undefined;
+    try { url = new URL(input.url); } catch { /* reported below */ }
+    if (!url || !['http:', 'https:'].includes(url.protocol)) problems.push(`url "${input.url}" must be an absolute http(s) URL (streamable HTTP endpoint)`);
+    else if (url.username || url.password) problems.push('url must not carry credentials (use headers)');
+    for (const [key, value] of Object.entries(input.headers ?? {})) {
+      if (!HEADER_NAME.test(key) || typeof value !== 'string') problems.push(`headers.${key} must be a string under a valid header name`);
+    }
+    problems.push(...toolOverrideProblems(input.tool_overrides));
+    if (problems.length) throw new BadInputError(`the MCP server is invalid: ${problems.join('; ')}`, problems);
+    const clash = (await this.connectors.list(orgId)).find((c) => toolNameOf(c.name, '') === toolNameOf(input.name, ''));
+    if (clash) throw new ConflictError(`a connector named "${clash.name}" already exists (tool names would collide)`);
+    const others = (await this.store.list(orgId)).find((s) => s.id !== existing?.id && s.name === input.name);
+    if (others) throw new ConflictError(`an MCP server named "${input.name}" already exists`);
+    const headers = input.headers ?? (existing ? (this.secrets.open(existing.sealedHeaders) as Record<string, string>) : {});
+    return { name: input.name, url: url!.toString(), sealedHeaders: this.secrets.seal(headers), headerKeys: Object.keys(headers).sort(), toolOverrides: input.tool_overrides ?? {} };
+  }
+
+  /** Header values are secrets: only their names are shown. Tools are listed live (connecting when needed). */
+  private async view(s: McpServerRecord) {
+    let tools: McpTool[] = [];
+    let error: string | null = null;
+    try {
+      tools = (await this.pool.tools(s)).map((t) => toMcpTool(s, t));
+    } catch (err) {
+      error = (egressRefusalIn(err) ?? (err as Error)).message;
+    }
+    return {
+      id: s.id, name: s.name, url: s.url, header_keys: s.headerKeys, tool_overrides: s.toolOverrides,
+      status: error === null ? 'connected' : 'unreachable', error,
+      tools: tools.map((t) => ({
+        name: t.name, tool: t.tool, description: t.description, parameters: t.parameters, write: t.write,
+        requires_confirmation: t.requiresConfirmation, requires_confirmation_when: t.requiresConfirmationWhen,
+        read_only_hint: t.annotations.readOnlyHint ?? null, destructive_hint: t.annotations.destructiveHint ?? null,
+      })),
+      created_at: s.createdAt.toISOString(), updated_at: s.updatedAt.toISOString(),
+    };
+  }
+}

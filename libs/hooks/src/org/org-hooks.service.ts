@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { BadInputError, NotFoundError } from '@warden/common';
+import { AgentConfigLookup } from '../agent-config-lookup.js';
+import { byRunOrder } from '../hook-catalog.js';
+import { HookPoint } from '../hook.types.js';
+import { HookResolver } from '../hook-resolver.js';
+import { OrgHooksStore } from './org-hooks.store.js';
+
+const POINT_ORDER = Object.values(HookPoint);
+
+/** Org-wide hooks: saved after the resolver accepts them; every agent of the org runs them with its own. */
+@Injectable()
+export class OrgHooksService {
+  constructor(
+    private readonly store: OrgHooksStore,
+    private readonly resolver: HookResolver,
+    private readonly lookup: AgentConfigLookup,
+  ) {}
+
+  async get(orgId: string) {
+    const found = await this.store.find(orgId);
+    return { hooks: found?.hooks ?? {}, updated_by: found?.updatedBy ?? null, updated_at: found?.updatedAt.toISOString() ?? null };
+  }
+
+  async put(orgId: string, userId: string, hooks: Record<string, unknown>) {
+    const problems = await this.resolver.validateOrg(hooks);
+    if (problems.length) throw new BadInputError(`the org hooks are invalid: ${problems.join('; ')}`, problems);
+    const saved = await this.store.save(orgId, hooks, userId);
+    return { hooks: saved.hooks, updated_by: saved.updatedBy, updated_at: saved.updatedAt.toISOString() };
+  }
+
+  /** The chain a run of the agent would get now, in run order per point, each hook with its origin. */
+  async effective(orgId: string, agentId: string) {
+    const setup = await this.lookup.findHookSetup(orgId, agentId);
+    if (!setup) throw new NotFoundError('agent', agentId);
+    const chain = await this.resolver.chain({ hooksConfig: setup.hooksConfig, agent: { ...setup.agent, orgId } });
+    const hooks = [...chain.hooks].sort((a, b) => POINT_ORDER.indexOf(a.point) - POINT_ORDER.indexOf(b.point) || byRunOrder(a, b));
+    return {
+      agent_id: agentId,
+      hooks: hooks.map((h) => ({ name: h.name, point: h.point, priority: h.priority, origin: h.origin, source: h.source, runs_last: h.runsLast ?? false })),
+      overridden: chain.overridden,
+    };
+  }
+}

@@ -1,5 +1,5 @@
 import { argsDigest, type ToolCallMetadata } from '@warden/hooks';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { PendingToolCall } from '../runs/run.entity.js';
 import type { LiveRun } from './live-run.js';
 import { holdsRun } from './run-fence.js';
@@ -11,7 +11,7 @@ import { holdsRun } from './run-fence.js';
  * per request that may have reached the target. Returns false when the fence refused the write (nothing is sent).
  */
 export async function markExecuting(
-  db: DataSource, live: LiveRun, call: PendingToolCall, args: Record<string, unknown>, meta: ToolCallMetadata, simulated = false,
+  db: DataSource | EntityManager, live: LiveRun, call: PendingToolCall, args: Record<string, unknown>, meta: ToolCallMetadata, simulated = false,
 ): Promise<boolean> {
   const { run } = live;
   const mark = `UPDATE tool_calls SET executed_args = $3 WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(4)}`;

@@ -58,6 +58,11 @@ export interface LiveRun {
   emit: RunEventEmitter;
   /** True once this instance is stopping: whatever cannot finish now is left for the run's next driver. */
   isStopping: () => boolean;
+  /**
+   * Hook outcome events not yet written: they wait in memory and are written with the run's next write (a tool
+   * call's execution mark or result, the next event, the step's state), in its transaction.
+   */
+  deferred: Array<{ type: string; data: Record<string, unknown> }>;
   /** Set when this driver ended the run: what its caller is told. */
   outcome?: RunOutcome;
   /** The tool catalog built for the current model turn, reused by that turn's tool calls. */

@@ -223,7 +223,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     if (err instanceof LlmError) this.logger.warn({ runId, reason }, 'run failed: model error');
     else this.logger.error({ err, runId }, 'run failed unexpectedly');
     const run = live?.run ?? await this.store.get(runId);
-    await this.store.finish(run, 'failed', { error: reason }, { epoch }).catch((e: Error) =>
+    await this.store.finish(run, 'failed', { error: reason }, { epoch, live }).catch((e: Error) =>
       this.logger.warn({ runId, reason: e.message }, 'could not record the failure; the run is left for recovery'));
     return false;
   }
@@ -244,7 +244,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     const ancestors = await this.store.ancestorsOf(run);
     annotateSpan({ 'warden.surface': run.surface, 'warden.agent_id': run.agentId, 'warden.org_id': run.orgId, 'warden.mode': run.mode });
     const live: LiveRun = {
-      ...base, run, abort, epoch, ancestors, provider: this.llm.create(base.config.model, run.orgId), emit: async () => undefined, isStopping: () => this.stopping,
+      ...base, run, abort, epoch, ancestors, deferred: [], provider: this.llm.create(base.config.model, run.orgId), emit: async () => undefined, isStopping: () => this.stopping,
     };
     live.emit = (type, data) => this.emitEvent(live, type, data);
     return live;
@@ -269,8 +269,13 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
    * it is resolved.
    */
   private async emitEvent(live: LiveRun, type: string, data: Record<string, unknown>): Promise<void> {
-    await this.store.appendToStreams(live, type, data);
-    if (type === 'confirmation_pending') await this.store.setWaiting(live, true);
-    if (type === 'confirmation_resolved') await this.store.setWaiting(live, false);
+    // A hook's outcome is written with the run's next write (one transaction instead of one per hook).
+    if (type === 'hook') return void live.deferred.push({ type, data });
+    const waiting = type === 'confirmation_pending' ? true : type === 'confirmation_resolved' ? false : undefined;
+    if (live.deferred.length === 0 && waiting === undefined) return void (await this.store.appendToStreams(live, type, data));
+    await this.store.write(live, async (tx) => {
+      await this.store.appendToStreams(live, type, data, tx);
+      if (waiting !== undefined) await this.store.setWaiting(live, waiting, tx);
+    });
   }
 }

@@ -87,6 +87,8 @@ export class RunStore {
    * already ended (e.g. cancelled) or another driver claimed it since (which then owns the state).
    */
   async saveState(live: LiveRun, state: RunState, tx?: RunTx): Promise<boolean> {
+    if (!tx && live.deferred.length > 0) return this.transaction((t) => this.saveState(live, state, t));
+    if (tx) await this.flushDeferred(live, tx);
     const [, affected] = await (tx?.m ?? this.dataSource).query(
       `UPDATE agent_runs SET state = $2, updated_at = now(), lease_until = now() + make_interval(secs => $4)
        WHERE id = $1 AND status IN ('running', 'waiting') AND lease_epoch = $3`,
@@ -103,10 +105,12 @@ export class RunStore {
    */
   async finish(
     run: AgentRun, status: FinalRunStatus, result: { answer?: string; error?: string },
-    fence: { epoch?: number; state?: RunState } = {},
+    fence: { epoch?: number; state?: RunState; live?: LiveRun } = {},
   ): Promise<boolean> {
-    const ancestors = await this.ancestorsOf(run);
+    const ancestors = fence.live?.ancestors ?? await this.ancestorsOf(run);
     const won = await this.transaction(async (tx) => {
+      // The driver's deferred hook events go first, while the run is still active (their writes are fenced).
+      if (fence.live) await this.flushDeferred(fence.live, tx).catch(() => undefined);
       const [rows]: [unknown[], number] = await tx.m.query(
         `UPDATE agent_runs SET status = $2, answer = $3, error = $4, finished_at = now(), updated_at = now(), locked_by = NULL, lease_until = NULL,
            state = COALESCE($6::jsonb, state)
@@ -139,9 +143,27 @@ export class RunStore {
 
   /** The driver ends its run (fenced by its epoch); when it wins, the outcome is kept on `live` (no read to report it). */
   async finishLive(live: LiveRun, status: FinalRunStatus, result: { answer?: string; error?: string }, state?: RunState): Promise<boolean> {
-    const won = await this.finish(live.run, status, result, { epoch: live.epoch, state });
+    const won = await this.finish(live.run, status, result, { epoch: live.epoch, state, live });
     if (won) live.outcome = { runId: live.run.id, status, answer: result.answer ?? null, error: result.error ?? null };
     return won;
+  }
+
+  /**
+   * Writes the live run's deferred hook events, then `write`, then `events`, in one transaction (one commit, one
+   * NOTIFY per run): how a tool call's marks and results are stored with the events that tell them.
+   */
+  async write<T>(live: LiveRun, write: (tx: RunTx) => Promise<T>, events: Array<{ type: string; data: Record<string, unknown> }> = []): Promise<T> {
+    return this.transaction(async (tx) => {
+      await this.flushDeferred(live, tx);
+      const result = await write(tx);
+      for (const e of events) await this.appendToStreams(live, e.type, e.data, tx);
+      return result;
+    });
+  }
+
+  /** The live run's deferred hook events, appended in `tx` in the order they happened. */
+  async flushDeferred(live: LiveRun, tx: RunTx): Promise<void> {
+    for (const e of live.deferred.splice(0)) await this.appendToStreams(live, e.type, e.data, tx);
   }
 
   /** Appends an event of the live run, fenced by its epoch; throws LeaseLostError (and stops the drive) when not held. */
@@ -170,9 +192,9 @@ export class RunStore {
   }
 
   /** The run (and its ancestors, which show its state) waits for a person, or runs again; fenced for the run itself. */
-  async setWaiting(live: LiveRun, waiting: boolean): Promise<void> {
+  async setWaiting(live: LiveRun, waiting: boolean, tx?: RunTx): Promise<void> {
     const [from, to] = waiting ? ['running', 'waiting'] : ['waiting', 'running'];
-    await this.dataSource.query(
+    await (tx?.m ?? this.dataSource).query(
       `UPDATE agent_runs SET status = $2, updated_at = now() WHERE id = ANY($1) AND status = $3 AND (id <> $4 OR lease_epoch = $5)`,
       [[live.run.id, ...live.ancestors.map((a) => a.id)], to, from, live.run.id, live.epoch]);
   }

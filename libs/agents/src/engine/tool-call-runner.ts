@@ -9,6 +9,7 @@ import { RunSuspendedError, type LiveRun } from './live-run.js';
 import { markAuditInterrupted, markExecuting } from './in-flight-audit.js';
 import { toolFailureObservation } from './lifecycle-hooks.js';
 import { holdsRun, LeaseLostError } from './run-fence.js';
+import { RunStore } from './run-store.js';
 import { ToolExecution } from './tool-execution.js';
 
 /** What the model and the stream are told about a call that was executing when its server stopped. */
@@ -29,6 +30,7 @@ export class ToolCallRunner {
     private readonly dataSource: DataSource,
     private readonly tools: ToolRegistry,
     private readonly execution: ToolExecution,
+    private readonly runs: RunStore,
     @Optional() private readonly metrics?: Metrics,
   ) {}
 
@@ -122,22 +124,23 @@ export class ToolCallRunner {
         const error = verdict.error ?? 'blocked';
         await live.registry.runBlocked({ ...ctx, toolArgs: verdict.args }, { blockedBy, error });
         const content = blockedObservation(blockedBy, error);
-        await this.store(live, call.call_id, { status: 'blocked', args: verdict.args, result: content, blockedBy, error, tool: call.tool });
-        await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: verdict.args, content, blocked: true, blocked_by: blockedBy });
+        await this.store(live, call.call_id, { status: 'blocked', args: verdict.args, result: content, blockedBy, error, tool: call.tool },
+          { call_id: call.call_id, tool: call.tool, args: verdict.args, content, blocked: true, blocked_by: blockedBy });
         return;
       }
       if (!tool) {
         const known = available.map((t) => t.spec.name).join(', ') || 'none';
         const content = `Error: unknown tool "${call.tool}". Tools you can call: ${known}.`;
-        await this.store(live, call.call_id, { status: 'failed', args, result: content, error: 'unknown tool', tool: call.tool });
-        await live.emit('observation', { call_id: call.call_id, tool: call.tool, args, content, blocked: false, ok: false });
+        await this.store(live, call.call_id, { status: 'failed', args, result: content, error: 'unknown tool', tool: call.tool },
+          { call_id: call.call_id, tool: call.tool, args, content, blocked: false, ok: false });
         return;
       }
       const executedMeta: ToolCallMetadata = { ...metadata, ...this.tools.metadataFor(tool, args) };
       // From here on the target may act: a resumed run must not repeat this call (see settleInterrupted).
       // Fenced: a driver that lost the run (or a cancelled run) never sends the request. Audited in flight.
       const simulated = this.execution.simulates(live, tool, args);
-      if (!(await markExecuting(this.dataSource, live, call, args, executedMeta, simulated))) throw await this.lostOrGone(live, call.call_id);
+      const marked = await this.runs.write(live, (tx) => markExecuting(tx.m, live, call, args, executedMeta, simulated));
+      if (!marked) throw await this.lostOrGone(live, call.call_id);
       const started = Date.now();
       const outcome = await this.execution.execute(live, call.call_id, tool, args);
       const durationMs = Date.now() - started;
@@ -150,29 +153,30 @@ export class ToolCallRunner {
       await this.store(live, call.call_id, {
         status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error, simulated: outcome.simulated, tool: call.tool,
         http: { status: outcome.status ?? null },
-      });
-      await live.emit('observation', {
-        call_id: call.call_id, tool: call.tool, args, content: post.result, blocked: false, ok: outcome.ok, ...(outcome.simulated ? { simulated: true } : {}),
-      });
+      }, { call_id: call.call_id, tool: call.tool, args, content: post.result, blocked: false, ok: outcome.ok, ...(outcome.simulated ? { simulated: true } : {}) });
     } catch (err) {
       // Not the call's outcome: the run stops here (shutdown, lease lost, cancel, database blip) and its next
       // driver settles the call (in-flight rule).
       if (live.abort.signal.aborted || err instanceof RunSuspendedError || err instanceof LeaseLostError || isTransientDatabaseError(err)) throw err;
       this.logger.error({ err, runId: run.id, callId: call.call_id }, 'tool call failed unexpectedly');
       const content = `Error: the tool call failed: ${(err as Error).message}`;
-      await this.store(live, call.call_id, { status: 'failed', args: call.args, result: content, error: (err as Error).message, tool: call.tool });
-      await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: call.args, content, blocked: false, ok: false });
+      await this.store(live, call.call_id, { status: 'failed', args: call.args, result: content, error: (err as Error).message, tool: call.tool },
+        { call_id: call.call_id, tool: call.tool, args: call.args, content, blocked: false, ok: false });
     }
   }
 
   /** Stores the call's outcome while this driver holds the run; a driver that lost it writes nothing and stops. */
-  private async store(live: LiveRun, callId: string, r: { status: ToolCallStatus; args: Record<string, unknown>; result: string; fullResult?: string; blockedBy?: string; error?: string; simulated?: boolean; tool?: string; http?: { status: number | null } }): Promise<void> {
+  private async store(live: LiveRun, callId: string, r: { status: ToolCallStatus; args: Record<string, unknown>; result: string; fullResult?: string; blockedBy?: string; error?: string; simulated?: boolean; tool?: string; http?: { status: number | null } },
+    observation: Record<string, unknown>,
+  ): Promise<void> {
     const outcome = r.simulated ? 'simulated' : r.status;
     annotateSpan({ 'warden.tool.outcome': outcome, ...(r.blockedBy ? { 'warden.tool.blocked_by': r.blockedBy } : {}) });
     if (r.tool) this.metrics?.toolCalls.labels(r.tool, outcome).inc();
-    // The call's in-flight audit row (if any) is completed with it: a crash before the audit batch lands leaves a
-    // completed row, not one forever in flight. (duration_ms stays for the batch: it matches its row by duration_ms IS NULL.)
-    const [{ stored }]: Array<{ stored: number }> = await this.dataSource.query(
+    // One transaction: the deferred hook events, the result, its in-flight audit row (completed with it, so a crash
+    // before the audit batch lands leaves a completed row; duration_ms stays for the batch, which matches its row by
+    // duration_ms IS NULL) and the `observation` event.
+    const stored = await this.runs.write(live, async (tx) => {
+      const [row]: Array<{ stored: number }> = await tx.m.query(
       `WITH done AS (
          UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, simulated = $10, finished_at = now()
           WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(9)} RETURNING call_id),
@@ -181,7 +185,10 @@ export class ToolCallRunner {
           WHERE run_id = $1::text AND call_id = $2 AND outcome = 'in_flight' AND EXISTS (SELECT 1 FROM done))
        SELECT count(*)::int AS stored FROM done`,
       [live.run.id, callId, r.status, JSON.stringify(r.args), r.result, r.fullResult ?? r.result, r.blockedBy ?? null, r.error ?? null, live.epoch, r.simulated ?? false, r.http?.status ?? null],
-    );
+      );
+      if (row.stored > 0) await this.runs.appendToStreams(live, 'observation', observation, tx);
+      return row.stored;
+    });
     if (stored === 0) throw await this.lostOrGone(live, callId);
   }
 

@@ -64,6 +64,14 @@ describe('entities and migrations (medium)', () => {
     expect(elsewhere).toEqual([]);
   });
 
+  it('has an entity for every table the migrations create', async () => {
+    const rows: Array<{ name: string }> = await dataSource.query(
+      `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'migrations' ORDER BY 1`,
+    );
+    const described = new Set(dataSource.entityMetadatas.map((m) => m.tableName));
+    expect(rows.map((r) => r.name).filter((t) => !described.has(t))).toEqual([]);
+  });
+
   it('builds, from the entities alone, the same tables the migrations build', async () => {
     const fresh = `${db.name}_e`;
     await withAdmin((c) => c.query(`CREATE DATABASE ${fresh}`));

@@ -1,4 +1,4 @@
-import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
 import type { WorkflowDefinition } from './workflow-definition.js';
 
 @Entity('workflows')
@@ -55,4 +55,16 @@ export class WorkflowRun {
   @Column('int', { default: 0 }) leaseEpoch: number;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
+}
+
+/** A workflow run's event log (like run_events); appended and followed with SQL through the EventLog. */
+@Entity('workflow_run_events')
+export class WorkflowRunEvent {
+  @ForeignKey('workflow_runs', { name: 'workflow_run_events_run_id_fkey', onDelete: 'CASCADE' })
+  @PrimaryColumn('uuid')
+  runId: string;
+  @PrimaryColumn('int') seq: number;
+  @Column('text') type: string;
+  @Column('jsonb') data: Record<string, unknown>;
+  @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
 }

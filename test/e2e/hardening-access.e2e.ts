@@ -73,6 +73,40 @@ describe('access hardening', () => {
     });
   });
 
+  describe('eval privacy', () => {
+    it('evals are admin-only to read too: a member gets 403 and none of its cases or answers', async () => {
+      const agentId = await scripted('evaluated', [{ content: 'the graded answer' }]);
+      const created = await t.request('POST', '/api/evals', { token: admin, body: { agent_id: agentId, cases: [{ input: 'the graded question' }] } });
+      expect(created.status).toBe(202);
+      const res = await t.request('GET', `/api/evals/${created.body.id}`, { token: alice });
+      expect(res.status).toBe(403);
+      expect(res.text).not.toMatch(/the graded (question|answer)/);
+      expect((await t.request('GET', `/api/evals/${created.body.id}`, { token: admin })).status).toBe(200);
+    });
+  });
+
+  describe('inbox privacy', () => {
+    it('a member sees only the inbox messages of runs they started; an admin sees all of the org', async () => {
+      const notify = (text: string) => [{ tool_calls: [{ name: 'channel_notify', args: { channel_id: 'inbox', text } }] }, { content: 'sent' }];
+      const forAlice = await scripted('herald-a', notify('salary review for alice'), ['channel_notify']);
+      const forBob = await scripted('herald-b', notify('salary review for bob'), ['channel_notify']);
+      const runOf = async (token: string, agentId: string) => {
+        const res = await chat(t, token, { agent_id: agentId, message: 'notify' });
+        expect(res.events.at(-1)!.data.status).toBe('completed');
+        return res.events[0]!.data.run_id as string;
+      };
+      const [aliceRun, bobRun] = [await runOf(alice, forAlice), await runOf(bob, forBob)];
+      const inbox = async (token: string) => {
+        const res = await t.request('GET', '/api/notifications', { token });
+        expect(res.status).toBe(200);
+        return (res.body as Array<{ run_id: string; text: string }>).map((n) => [n.run_id, n.text]);
+      };
+      expect(await inbox(alice)).toEqual([[aliceRun, 'salary review for alice']]);
+      expect(await inbox(bob)).toEqual([[bobRun, 'salary review for bob']]);
+      expect(await inbox(admin)).toEqual(expect.arrayContaining([[aliceRun, 'salary review for alice'], [bobRun, 'salary review for bob']]));
+    });
+  });
+
   describe('connector paths', () => {
     it.each(['..', '.'])('a path argument %j is refused with an observation; nothing is sent', async (id) => {
       const agentId = await scripted(`pay-${id.length}`, [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id, amount: 1 } }] }, { content: 'done' }], ['oa__purchase_pay']);

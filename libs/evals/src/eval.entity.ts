@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, ForeignKey, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 /** A call the agent is expected to make: this tool, with args that contain `args_subset` (deeply). */
 export interface ExpectedToolCall { tool: string; args_subset?: Record<string, unknown> }
@@ -26,18 +26,23 @@ export interface EvalCaseResult {
 }
 
 @Entity('evals')
+@Check('evals_status_check', "status IN ('running', 'completed', 'failed')")
 export class EvalRun {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') orgId: string;
+  @ForeignKey('orgs', { name: 'evals_org_id_fkey', onDelete: 'CASCADE' })
+  @Column('uuid')
+  orgId: string;
   @Column('uuid') agentId: string;
-  @Column('uuid') userId: string;
+  @ForeignKey('users', { name: 'evals_user_id_fkey' })
+  @Column('uuid')
+  userId: string;
   @Column('text') status: 'running' | 'completed' | 'failed';
   /** Always 'bypassed': eval runs execute the agent without hooks on purpose, and say so. */
-  @Column('text') hooks: 'bypassed';
+  @Column('text', { default: 'bypassed' }) hooks: 'bypassed';
   /** Whether connector reads run for real (`live`) or are simulated like writes (which always are). */
   @Column('text', { default: 'live' }) reads: 'live' | 'simulated';
   @Column('jsonb') cases: EvalCase[];
-  @Column('jsonb') results: EvalCaseResult[];
+  @Column('jsonb', { default: [] }) results: EvalCaseResult[];
   @Column('text', { nullable: true }) error: string | null;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;

@@ -27,7 +27,9 @@ export class EvalsController {
     return { id: row.id, status: row.status, hooks: row.hooks };
   }
 
+  /** Admins only, like starting one: an eval's cases and the agent's answers are an admin's test material. */
   @Get(':id')
+  @Roles('admin')
   @ApiOkResponse({ type: EvalResponse })
   async get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     return view(await this.evals.get(p.orgId, id));

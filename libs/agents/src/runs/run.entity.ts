@@ -1,5 +1,5 @@
 import type { Surface } from '@warden/hooks';
-import { Column, CreateDateColumn, Entity, PrimaryColumn, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
 import type { ChatMessage } from '../llm/llm-provider.js';
 
 export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'refused' | 'cancelled';
@@ -53,13 +53,25 @@ export interface ToolRunSpec {
 }
 
 @Entity('agent_runs')
+@Index('agent_runs_org_idx', ['orgId', 'createdAt'])
+@Index('agent_runs_parent_idx', ['parentRunId'])
+/** The runs a recovery sweep looks at: only active ones, by lease expiry. */
+@Index('agent_runs_active_idx', ['leaseUntil'], { where: "status IN ('running', 'waiting')" })
+@Check('agent_runs_surface_check', "surface IN ('chat', 'api', 'dag', 'delegate', 'workflow', 'eval')")
+@Check('agent_runs_mode_check', "mode IN ('react', 'dag')")
+@Check('agent_runs_status_check', "status IN ('running', 'waiting', 'completed', 'failed', 'refused', 'cancelled')")
+@Check('agent_runs_hooks_check', "hooks IN ('active', 'bypassed')")
 export class AgentRun {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') orgId: string;
+  @ForeignKey('orgs', { name: 'agent_runs_org_id_fkey', onDelete: 'CASCADE' })
+  @Column('uuid')
+  orgId: string;
   @Column('uuid') agentId: string;
   @Column('uuid') userId: string;
   @Column('uuid', { nullable: true }) conversationId: string | null;
-  @Column('uuid', { nullable: true }) parentRunId: string | null;
+  @ForeignKey('agent_runs', { name: 'agent_runs_parent_run_id_fkey', onDelete: 'SET NULL' })
+  @Column('uuid', { nullable: true })
+  parentRunId: string | null;
   @Column('text', { nullable: true }) parentCallId: string | null;
   @Column('text') surface: Surface;
   @Column('text') mode: RunMode;
@@ -68,14 +80,14 @@ export class AgentRun {
   @Column('text') message: string;
   @Column('text', { nullable: true }) answer: string | null;
   @Column('text', { nullable: true }) error: string | null;
-  @Column('jsonb') state: RunState;
-  @Column('int') eventSeq: number;
+  @Column('jsonb', { default: {} }) state: RunState;
+  @Column('int', { default: 0 }) eventSeq: number;
   @Column('text', { nullable: true }) lockedBy: string | null;
   @Column('timestamptz', { nullable: true }) leaseUntil: Date | null;
   /** The OpenTelemetry trace of the run's latest drive (null when tracing is off). */
   @Column('text', { nullable: true }) traceId: string | null;
   /** Fencing token: incremented by every claim; a driver writes only while the row still carries its epoch. */
-  @Column('int') leaseEpoch: number;
+  @Column('int', { default: 0 }) leaseEpoch: number;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
   @Column('timestamptz', { nullable: true }) finishedAt: Date | null;
@@ -83,7 +95,9 @@ export class AgentRun {
 
 @Entity('run_events')
 export class RunEvent {
-  @PrimaryColumn('uuid') runId: string;
+  @ForeignKey('agent_runs', { name: 'run_events_run_id_fkey', onDelete: 'CASCADE' })
+  @PrimaryColumn('uuid')
+  runId: string;
   @PrimaryColumn('int') seq: number;
   @Column('text') type: string;
   @Column('jsonb') data: Record<string, unknown>;
@@ -92,9 +106,13 @@ export class RunEvent {
 
 /** The durable record of one tool call: claimed by an atomic update before it runs, its result stored before the run moves on. */
 @Entity('tool_calls')
+@Unique('tool_calls_run_call_uq', ['runId', 'callId'])
+@Check('tool_calls_status_check', "status IN ('pending', 'running', 'done', 'failed', 'blocked')")
 export class ToolCallRecord {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') runId: string;
+  @ForeignKey('agent_runs', { name: 'tool_calls_run_id_fkey', onDelete: 'CASCADE' })
+  @Column('uuid')
+  runId: string;
   @Column('text') callId: string;
   @Column('int') position: number;
   @Column('text') tool: string;
@@ -116,10 +134,12 @@ export class ToolCallRecord {
 @Entity('conversations')
 export class Conversation {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') orgId: string;
+  @ForeignKey('orgs', { name: 'conversations_org_id_fkey', onDelete: 'CASCADE' })
+  @Column('uuid')
+  orgId: string;
   @Column('uuid') agentId: string;
   @Column('uuid') userId: string;
-  @Column('jsonb') messages: Array<{ role: 'user' | 'assistant'; content: string }>;
+  @Column('jsonb', { default: [] }) messages: Array<{ role: 'user' | 'assistant'; content: string }>;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
 }

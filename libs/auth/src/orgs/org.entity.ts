@@ -1,6 +1,7 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
 
 @Entity('orgs')
+@Unique('orgs_external_id_key', ['externalId'])
 export class Org {
   @PrimaryGeneratedColumn('uuid') id: string;
   /** The org claim value from the SSO token. */

@@ -1,6 +1,7 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
 
 @Entity('users')
+@Unique('users_sub_key', ['sub'])
 export class User {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('text') sub: string;
@@ -12,8 +13,12 @@ export class User {
 
 @Entity('org_members')
 export class OrgMember {
-  @PrimaryColumn('uuid') orgId: string;
-  @PrimaryColumn('uuid') userId: string;
+  @ForeignKey('orgs', { name: 'org_members_org_id_fkey', onDelete: 'CASCADE' })
+  @PrimaryColumn('uuid')
+  orgId: string;
+  @ForeignKey('users', { name: 'org_members_user_id_fkey', onDelete: 'CASCADE' })
+  @PrimaryColumn('uuid')
+  userId: string;
   @Column('text', { array: true, default: () => "'{}'" }) roles: string[];
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
@@ -23,10 +28,18 @@ export type ChatPlatform = 'feishu' | 'slack' | 'wecom';
 
 /** Links a user to their account in a chat app, so a click there can be checked against approver scopes. */
 @Entity('identities')
+@Unique('identities_platform_external_uq', ['orgId', 'platform', 'externalId'])
+@Unique('identities_user_platform_uq', ['orgId', 'userId', 'platform'])
+@Index('identities_user_idx', ['userId'])
+@Check('identities_platform_check', "platform IN ('feishu', 'slack', 'wecom')")
 export class Identity {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') orgId: string;
-  @Column('uuid') userId: string;
+  @ForeignKey('orgs', { name: 'identities_org_id_fkey', onDelete: 'CASCADE' })
+  @Column('uuid')
+  orgId: string;
+  @ForeignKey('users', { name: 'identities_user_id_fkey', onDelete: 'CASCADE' })
+  @Column('uuid')
+  userId: string;
   @Column('text') platform: ChatPlatform;
   @Column('text') externalId: string;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;

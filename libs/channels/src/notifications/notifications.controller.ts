@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, type Principal } from '@warden/auth';
+import { CurrentPrincipal, isAdmin, type Principal } from '@warden/auth';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { NotificationsService } from './notifications.service.js';
@@ -16,10 +16,11 @@ export class ListNotificationsQuery {
 export class NotificationsController {
   constructor(private readonly notifications: NotificationsService) {}
 
+  /** An admin reads the org's inbox; a member only the messages of runs they started (like the runs themselves). */
   @Get()
   @ApiOkResponse({ type: [NotificationResponse] })
   async list(@CurrentPrincipal() p: Principal, @Query() q: ListNotificationsQuery) {
-    const rows = await this.notifications.list(p.orgId, q.limit ?? 100);
+    const rows = await this.notifications.list(p.orgId, q.limit ?? 100, isAdmin(p) ? undefined : p.userId);
     return rows.map((n) => ({
       id: n.id,
       channel_id: n.channelId,

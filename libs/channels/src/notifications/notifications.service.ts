@@ -29,8 +29,12 @@ export class NotificationsService {
     );
   }
 
-  /** The org's inbox, newest first. */
-  async list(orgId: string, limit = 100): Promise<NotificationEntity[]> {
-    return this.notifications.find({ where: { orgId }, order: { createdAt: 'DESC', id: 'DESC' }, take: limit });
+  /**
+   * The org's inbox, newest first; with `startedBy`, only messages of that user's runs (a notification's user_id is
+   * the user who started the run that sent it; messages sent outside a run have none).
+   */
+  async list(orgId: string, limit = 100, startedBy?: string): Promise<NotificationEntity[]> {
+    const where = startedBy === undefined ? { orgId } : { orgId, userId: startedBy };
+    return this.notifications.find({ where, order: { createdAt: 'DESC', id: 'DESC' }, take: limit });
   }
 }

@@ -1,7 +1,13 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 /** One connector call as seen by the audit_log hook (executed or blocked). Rows are written by AuditWriter only. */
 @Entity('connector_call_logs')
+@Index('connector_call_logs_org_created_idx', ['orgId', 'createdAt', 'id'])
+@Index('connector_call_logs_org_agent_idx', ['orgId', 'agentId', 'createdAt'])
+@Index('connector_call_logs_org_run_idx', ['orgId', 'runId'])
+/** Calls still in flight (no result, not blocked): what a restart marks interrupted. */
+@Index('connector_call_logs_unfinished_idx', ['runId', 'callId'], { where: 'duration_ms IS NULL AND blocked_by IS NULL' })
+@Check('connector_call_logs_outcome_check', "outcome IN ('in_flight', 'completed', 'interrupted')")
 export class ConnectorCallLog {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: string;
   @Column('uuid') orgId: string;
@@ -29,7 +35,7 @@ export class ConnectorCallLog {
   /** An eval run's call that was simulated (not sent); false for every call that reached the target. */
   @Column('boolean', { default: false }) simulated: boolean;
   /** `in_flight` from just before the request leaves until its result is recorded; `interrupted` if its server died meanwhile. */
-  @Column('text') outcome: 'in_flight' | 'completed' | 'interrupted';
+  @Column('text', { default: 'completed' }) outcome: 'in_flight' | 'completed' | 'interrupted';
   /** When the call happened (not when the batch reached the database). */
   @Column('timestamptz') createdAt: Date;
 }

@@ -57,6 +57,7 @@ export interface ToolRunSpec {
 @Index('agent_runs_parent_idx', ['parentRunId'])
 /** The runs a recovery sweep looks at: only active ones, by lease expiry. */
 @Index('agent_runs_active_idx', ['leaseUntil'], { where: "status IN ('running', 'waiting')" })
+@Index('agent_runs_conversation_idx', ['conversationId', 'createdAt'], { where: 'conversation_id IS NOT NULL' })
 @Check('agent_runs_surface_check', "surface IN ('chat', 'api', 'dag', 'delegate', 'workflow', 'eval')")
 @Check('agent_runs_mode_check', "mode IN ('react', 'dag')")
 @Check('agent_runs_status_check', "status IN ('running', 'waiting', 'completed', 'failed', 'refused', 'cancelled')")
@@ -132,6 +133,8 @@ export class ToolCallRecord {
 
 /** The message history of a chat: user messages and final answers, prepended to the next run of the conversation. */
 @Entity('conversations')
+// (updated_at DESC in the migration: the entity cannot say the direction.)
+@Index('conversations_org_user_idx', ['orgId', 'userId', 'updatedAt'])
 export class Conversation {
   @PrimaryGeneratedColumn('uuid') id: string;
   @ForeignKey('orgs', { name: 'conversations_org_id_fkey', onDelete: 'CASCADE' })

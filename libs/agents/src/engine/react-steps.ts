@@ -46,7 +46,8 @@ export class ReactSteps {
       await this.store.finishLive(live, 'refused', { error: prompt.blocked });
       return 'finished';
     }
-    return { ...state, messages: prompt.messages, phase: run.mode === 'dag' ? 'plan' : 'llm' };
+    // Carried: the first model turn (or the plan) saves it with its output; a crash before that runs this step again.
+    return { carry: { ...state, messages: prompt.messages, phase: run.mode === 'dag' ? 'plan' : 'llm' } };
   }
 
   async modelTurn(live: LiveRun, state: RunState): Promise<StepOutcome> {
@@ -102,7 +103,8 @@ export class ReactSteps {
     live.catalog = undefined;
     await Promise.all(state.pending_calls.map((call) =>
       inSpan(`tool ${call.tool}`, { 'warden.tool': call.tool, 'warden.call_id': call.call_id }, () => this.toolCalls.run(live, call, tools))));
-    const observations = await this.toolCalls.observations(live.run.id, state.pending_calls.map((c) => c.call_id));
+    const observations = await this.toolCalls.observations(live, state.pending_calls.map((c) => c.call_id));
+    live.observed.clear();
     if (state.tool_run) {
       await this.store.finishLive(live, 'completed', { answer: observations.get(state.pending_calls[0].call_id) ?? '' });
       return 'finished';

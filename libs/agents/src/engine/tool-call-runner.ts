@@ -76,8 +76,10 @@ export class ToolCallRunner {
     }
   }
 
-  /** The observation text of each finished call. */
-  async observations(runId: string, callIds: string[]): Promise<Map<string, string>> {
+  /** The observation text of each finished call (from memory when this driver stored them all). */
+  async observations(live: LiveRun, callIds: string[]): Promise<Map<string, string>> {
+    if (callIds.every((id) => live.observed.has(id))) return new Map(callIds.map((id) => [id, live.observed.get(id)!]));
+    const runId = live.run.id;
     const rows: Array<{ call_id: string; status: ToolCallStatus; result: string | null }> = await this.dataSource.query(
       `SELECT call_id, status, result FROM tool_calls WHERE run_id = $1 AND call_id = ANY($2)`, [runId, callIds]);
     return new Map(rows.map((r) => [r.call_id, r.result ?? `Error: the outcome of this call is unknown (status ${r.status})`]));
@@ -190,6 +192,7 @@ export class ToolCallRunner {
       return row.stored;
     });
     if (stored === 0) throw await this.lostOrGone(live, callId);
+    live.observed.set(callId, r.result);
   }
 
   /** Throws LeaseLostError (stopping the drive) unless this driver still holds the run at its epoch. */

@@ -30,8 +30,10 @@ export interface ApprovalCard {
   /** Distinct approvals needed (the two-person rule shows "2 distinct approvals needed"), and given so far. */
   approvalsRequired?: number;
   approvalsGiven?: number;
-  /** Where the request can be read in full. */
+  /** Where the request can be read in full (and approved with changes). */
   link?: string;
+  /** A hook asked for this approval (instead of allowing or blocking): its reason. */
+  askReason?: string | null;
 }
 
 /** What a channel remembers of a sent card so it can later replace it with the decided version. */

@@ -9,6 +9,7 @@ import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
 import { ConfirmationWaiter, WaiterClosedError } from './confirmation-waiter.js';
 import { requestPolicy } from './request-policy.js';
+import { editNote, rowCoversCall } from './edits/approval-edit.js';
 
 export const DEFAULT_CONFIRMATION_TIMEOUT_S = 120;
 /**
@@ -109,6 +110,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
           channelId: target.record.id,
           channelType: target.record.type,
           timeoutS: policy.timeoutS,
+          argsSchema: ctx.metadata.argsSchema ?? null,
         }));
       }
     } catch (err) {
@@ -116,7 +118,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
       return block(`the approval request could not be recorded: ${message(err)}`);
     }
 
-    if (boundDigest(row) !== digest) return this.unbound(ctx, row);
+    if (!rowCoversCall(row, digest)) return this.unbound(ctx, row);
     try {
       if (created) {
         await ctx.emit('confirmation_pending', {
@@ -139,9 +141,10 @@ export class ConfirmationGateHook extends PreToolUseHook {
         confirmation_id: final.id,
         status: final.status,
         responded_by: final.respondedByName,
+        ...(final.originalArgs ? { args: final.args, original_args: final.originalArgs, edited_by: final.editedByName } : {}),
       });
       // The row may have been changed while it waited: an approval counts only for the action it names.
-      if (final.status === ConfirmationStatus.Approved && boundDigest(final) !== digest) return this.unbound(ctx, final);
+      if (final.status === ConfirmationStatus.Approved && !rowCoversCall(final, digest)) return this.unbound(ctx, final);
       return this.verdict(final);
     } catch (err) {
       // Shutdown or lost lease: this driver stops, the request stays pending for the run's next driver.
@@ -199,8 +202,12 @@ export class ConfirmationGateHook extends PreToolUseHook {
 
   private verdict(row: ConfirmationRequest): HookResult {
     switch (row.status) {
-      case ConfirmationStatus.Approved:
-        return { allow: true, sideEffects: [`approved by ${row.respondedByName}`], approval: { confirmationId: row.id, argsDigest: boundDigest(row) } };
+      case ConfirmationStatus.Approved: {
+        const approval = { confirmationId: row.id, argsDigest: boundDigest(row) };
+        if (!row.originalArgs) return { allow: true, sideEffects: [`approved by ${row.respondedByName}`], approval };
+        // Approved with changes: the call runs with exactly the approver's args, and the model is told so.
+        return { allow: true, modifiedArgs: structuredClone(row.args), sideEffects: [`approved with changes by ${row.editedByName ?? row.respondedByName}`], approval: { ...approval, note: editNote(row) } };
+      }
       case ConfirmationStatus.Rejected:
         return block(`rejected by ${row.respondedByName}${row.reason ? `: ${row.reason}` : ''}`);
       case ConfirmationStatus.Expired: {

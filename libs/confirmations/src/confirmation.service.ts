@@ -13,6 +13,7 @@ import {
 import { AppConfig, ConflictError, DomainException, ForbiddenError, NotFoundError } from '@warden/common';
 import { approvalCardOf } from './approval-card.js';
 import { approversOf, refusalFor, type ResolvedDecider } from './approver-check.js';
+import { approvalEdit } from './edits/approval-edit.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationVotesStore } from './confirmation-votes.store.js';
 import { approvalsProgress, CONFIRMATION_SETTLED, ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
@@ -34,6 +35,8 @@ export interface DecideInput {
   confirmationId: string;
   decision: Decision;
   reason?: string;
+  /** Approve with changes: the approver's edited args (validated against the action's parameter schema). */
+  args?: Record<string, unknown>;
   actor: UserActor | PlatformActor;
 }
 
@@ -93,6 +96,8 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     if (row.status !== ConfirmationStatus.Pending) throw this.alreadyDecided(row);
     const { member, via } = decider;
     const name = member.name ?? member.sub;
+    // Checked before the vote is recorded: an edit that breaks the schema decides nothing.
+    const edit = approvalEdit(row, input.decision, input.args, { userId: member.userId, name });
     const counted = await this.votes.record({
       confirmationId: row.id, userId: member.userId, userName: name, decision: input.decision,
       platform: via?.platform ?? null, externalId: via?.externalId ?? null, approvers: approversOf(row), tier: row.tier,
@@ -122,6 +127,7 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       respondedByPlatform: via?.platform ?? null,
       respondedByName: name,
       reason: input.reason?.trim() || null,
+      edit,
     });
     return settled ?? this.lostRace(row);
   }

@@ -47,6 +47,14 @@ export interface ConfirmationRequest {
   /** Who decided, as a person reads it: a user's name or sub, a chat id, or "timeout"/"system". */
   respondedByName: string | null;
   reason: string | null;
+  /** The action's parameter schema when the request was made: what an approver's edit must satisfy. */
+  argsSchema: Record<string, unknown> | null;
+  /** Approved with changes: the args as proposed (`args` then holds the approver's edit, `argsDigest` binds them). */
+  originalArgs: Record<string, unknown> | null;
+  editedByUserId: string | null;
+  editedByName: string | null;
+  /** A hook asked for this approval (`permissionDecision: "ask"`): its reason, shown on the card. */
+  askReason: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -92,6 +100,11 @@ export function rowToConfirmation(r: Record<string, any>): ConfirmationRequest {
     respondedByPlatform: r.responded_by_platform,
     respondedByName: r.responded_by_name,
     reason: r.reason,
+    argsSchema: r.args_schema ?? null,
+    originalArgs: r.original_args ?? null,
+    editedByUserId: r.edited_by_user_id ?? null,
+    editedByName: r.edited_by_name ?? null,
+    askReason: r.ask_reason ?? null,
     createdAt: toDate(r.created_at),
     updatedAt: toDate(r.updated_at),
   };
@@ -127,6 +140,11 @@ export function confirmationView(c: ConfirmationRequest): Record<string, unknown
     responded_by_platform: c.respondedByPlatform,
     responded_at: c.respondedAt?.toISOString() ?? null,
     reason: c.reason,
+    args_schema: c.argsSchema,
+    original_args: c.originalArgs,
+    edited_by: c.editedByName,
+    edited_by_user_id: c.editedByUserId,
+    ask_reason: c.askReason,
   };
 }
 

@@ -39,6 +39,7 @@ export class ConfirmationsController {
       confirmationId: id,
       decision: body.decision,
       reason: body.reason,
+      args: body.args,
       actor: { userId: p.userId },
     });
     return confirmationView(row);

@@ -51,7 +51,7 @@ export interface PreToolUseVerdict {
   wouldRequireConfirmation: boolean;
   outcomes: HookOutcome[];
   /** The approval the call passed the gate with (tool + args digest the approver saw), if the gate ran. */
-  approval?: { confirmationId: string; argsDigest: string };
+  approval?: HookResult['approval'];
 }
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 5000;

@@ -38,6 +38,8 @@ export interface ToolCallMetadata {
   execution?: { status?: number; durationMs: number; success: boolean; error?: string };
   /** Parent run / call when this run is a delegated sub-agent. */
   parentRunId?: string;
+  /** The tool's parameter schema (JSON schema): what an approver's edited args are validated against. */
+  argsSchema?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
@@ -111,7 +113,7 @@ export interface HookResult {
    * The confirmation gate only: the approval this call ran under, bound to the digest of tool + args that the
    * approver saw. The runtime re-checks it against what it is about to send.
    */
-  approval?: { confirmationId: string; argsDigest: string };
+  approval?: { confirmationId: string; argsDigest: string; note?: string };
 }
 
 export type HookOutcomeKind = 'allow' | 'block' | 'rewrite' | 'error' | 'would_require_confirmation';

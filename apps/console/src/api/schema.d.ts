@@ -644,20 +644,36 @@ export interface components {
         ConfirmationResponse: {
             agent_id: string | null;
             agent_name: string | null;
+            approvals_given: number;
+            /** @description Distinct approvals needed */
+            approvals_required: number;
             /** @enum {string} */
             approver_scope: "initiator" | "agent_owner" | "org_members" | "org_admins";
             args: {
                 [key: string]: unknown;
             };
+            /** @description The action's parameter schema (what an edit must satisfy) */
+            args_schema: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A hook asked for this approval: its reason */
+            ask_reason: string | null;
             call_id: string;
             channel_id: string | null;
             channel_type: string | null;
             /** Format: date-time */
             created_at: string;
+            /** @description Who approved with changes */
+            edited_by: string | null;
+            edited_by_user_id: string | null;
             /** Format: date-time */
             expires_at: string;
             forbid_self_approval: boolean;
             id: string;
+            /** @description Approved with changes: the args as proposed (args holds the edit) */
+            original_args: {
+                [key: string]: unknown;
+            } | null;
             reason: string | null;
             /** @description User id of the requester */
             requested_by: string | null;
@@ -778,6 +794,10 @@ export interface components {
             name: string;
         };
         DecisionBody: {
+            /** @description approve only: the edited args the call runs with (validated against the action's parameter schema) */
+            args?: {
+                [key: string]: unknown;
+            };
             /** @enum {string} */
             decision: "approve" | "reject";
             reason?: string;

@@ -2,6 +2,7 @@ import { Alert, Badge, Button, Card, Group, Stack, Switch, Table, Tabs, Text, Te
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useParams } from 'react-router-dom';
 import { data, http, type Schemas } from '../api/typed';
 import { toastError } from '../ui/errors';
 import { decisiveFirst } from '../ui/JsonBlock';
@@ -22,31 +23,48 @@ function ArgsTable({ args }: { args: Record<string, unknown> }) {
   );
 }
 
-function PendingCard({ row, nameOf }: { row: ConfirmationRow; nameOf: (id: string | null) => string }) {
+/** Approve with changes: the args as JSON, sent with the approval (the server checks them against the action's schema). */
+function parseEdit(text: string): Record<string, unknown> {
+  const parsed: unknown = JSON.parse(text);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the args must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+function PendingCard({ row, nameOf, focused }: { row: ConfirmationRow; nameOf: (id: string | null) => string; focused: boolean }) {
   const [reason, setReason] = useState('');
+  const [edited, setEdited] = useState<string | null>(null);
   const queries = useQueryClient();
   const decide = useMutation({
-    mutationFn: (decision: 'approve' | 'reject') => data(http.POST('/api/confirmations/{id}/decision', { params: { path: { id: row.id } }, body: { decision, ...(reason ? { reason } : {}) } })),
+    mutationFn: (decision: 'approve' | 'reject') => {
+      const args = decision === 'approve' && edited !== null ? parseEdit(edited) : undefined;
+      return data(http.POST('/api/confirmations/{id}/decision', { params: { path: { id: row.id } }, body: { decision, ...(reason ? { reason } : {}), ...(args ? { args } : {}) } }));
+    },
     onSuccess: (_, decision) => {
-      notifications.show({ color: 'green', message: `${decision === 'approve' ? 'Approved' : 'Rejected'}: ${row.tool}` });
+      notifications.show({ color: 'green', message: `${decision === 'approve' ? (edited !== null ? 'Approved with changes' : 'Approved') : 'Rejected'}: ${row.tool}` });
       void queries.invalidateQueries({ queryKey: ['confirmations'] });
     },
     onError: (err) => toastError('The decision was not recorded', err),
   });
   const label = `${row.tool} ${String(row.args.id ?? '')}`.trim();
   return (
-    <Card withBorder data-testid="pending-confirmation" aria-label={`Approval request ${label}`}>
+    <Card withBorder data-testid="pending-confirmation" aria-label={`Approval request ${label}`} bd={focused ? '2px solid var(--mantine-color-blue-5)' : undefined}>
       <Stack gap="xs">
         <Group justify="space-between">
           <Text fw={600} ff="monospace">{row.tool}</Text>
           <Text size="xs" c="dimmed">expires {new Date(row.expires_at).toLocaleTimeString()}</Text>
         </Group>
         <Text size="sm">Agent <b>{row.agent_name ?? row.agent_id}</b> · requested by {nameOf(row.requested_by)} · {new Date(row.created_at).toLocaleString()}</Text>
-        <ArgsTable args={row.args} />
+        {row.ask_reason && <Alert color="yellow" title="Why a hook asks">{row.ask_reason}</Alert>}
+        {edited === null
+          ? <ArgsTable args={row.args} />
+          : <Textarea label="Arguments to run with (JSON)" aria-label="Edited arguments" value={edited} onChange={(e) => setEdited(e.currentTarget.value)} autosize minRows={3} ff="monospace" />}
         <Textarea label="Reason (optional)" value={reason} onChange={(e) => setReason(e.currentTarget.value)} autosize minRows={1} />
         <Group>
-          <Button color="green" loading={decide.isPending} onClick={() => decide.mutate('approve')}>Approve</Button>
+          <Button color="green" loading={decide.isPending} onClick={() => decide.mutate('approve')}>{edited === null ? 'Approve' : 'Approve with changes'}</Button>
           <Button color="red" variant="light" loading={decide.isPending} onClick={() => decide.mutate('reject')}>Reject</Button>
+          {row.args_schema && row.approvals_required === 1 && (
+            <Button variant="subtle" onClick={() => setEdited(edited === null ? JSON.stringify(row.args, null, 2) : null)}>{edited === null ? 'Edit arguments' : 'Cancel edit'}</Button>
+          )}
         </Group>
       </Stack>
     </Card>
@@ -68,7 +86,7 @@ function History({ rows, nameOf }: { rows: ConfirmationRow[]; nameOf: (id: strin
               <Table.Td><Badge color={r.status === 'approved' ? 'green' : r.status === 'rejected' ? 'red' : 'gray'}>{r.status}</Badge></Table.Td>
               <Table.Td>{r.responded_by ?? '—'}{r.responded_at ? ` via ${r.responded_by_platform ?? 'console / API'}` : ''}</Table.Td>
               <Table.Td>{r.responded_at ? new Date(r.responded_at).toLocaleString() : '—'}</Table.Td>
-              <Table.Td>{r.reason ?? ''}</Table.Td>
+              <Table.Td>{r.reason ?? ''}{r.original_args ? ` (approved with changes; proposed ${JSON.stringify(r.original_args)})` : ''}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
@@ -82,6 +100,7 @@ export function Approvals() {
   const [filter, setFilter] = useState('');
   const [everyone, setEveryone] = useState(false);
   const { pending, forMe } = usePending();
+  const focusedId = useParams().id;
   const nameOf = useMemberNames();
   const all = useQuery({ queryKey: ['confirmations', 'all'], queryFn: () => data(http.GET('/api/confirmations')), refetchInterval: 5000 });
   const match = (r: ConfirmationRow) => !filter || `${r.tool} ${r.agent_name} ${r.requested_by} ${JSON.stringify(r.args)}`.toLowerCase().includes(filter.toLowerCase());
@@ -102,7 +121,7 @@ export function Approvals() {
         <Tabs.Panel value="pending" pt="md">
           <Stack>
             {pendingRows.length === 0 && <Text c="dimmed" data-testid="inbox-empty">Nothing waiting for you. New requests appear here on their own.</Text>}
-            {pendingRows.map((r) => <PendingCard key={r.id} row={r} nameOf={nameOf} />)}
+            {pendingRows.map((r) => <PendingCard key={r.id} row={r} nameOf={nameOf} focused={r.id === focusedId} />)}
           </Stack>
         </Tabs.Panel>
         <Tabs.Panel value="history" pt="md">

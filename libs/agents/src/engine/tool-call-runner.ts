@@ -155,6 +155,8 @@ export class ToolCallRunner {
         ...ctx, toolArgs: args, toolResult: outcome.content,
         metadata: { ...executedMeta, simulated: outcome.simulated, execution: { status: outcome.status, durationMs, success: outcome.ok, error: outcome.error } },
       });
+      // Approved with changes: the model reads that the approver changed its call (and to what) with the result.
+      if (verdict.approval?.note) post.result = `${verdict.approval.note}\n${post.result}`;
       await this.store(live, call.call_id, {
         status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error, simulated: outcome.simulated, tool: call.tool,
         http: { status: outcome.status ?? null, durationMs },

@@ -71,7 +71,8 @@ export class ToolRegistry implements OnModuleInit {
   metadataFor(tool: ResolvedTool | undefined, args: Record<string, unknown>): ToolCallMetadata {
     if (!tool) return { requiresConfirmation: false, write: false };
     const confirmationRequiredFor = (a: Record<string, unknown>) => confirmationRequired(tool, a);
-    if (tool.kind === 'builtin') return { requiresConfirmation: confirmationRequiredFor(args), confirmationRequiredFor, write: tool.builtin.write };
+    const argsSchema = tool.spec.parameters;
+    if (tool.kind === 'builtin') return { requiresConfirmation: confirmationRequiredFor(args), confirmationRequiredFor, write: tool.builtin.write, argsSchema };
     const { connector, action } = tool.connector;
     let url = connector.baseUrl + action.path;
     try { url = buildConnectorRequest(connector, action, args).url; } catch { /* path args missing: the call fails later */ }
@@ -80,6 +81,7 @@ export class ToolRegistry implements OnModuleInit {
       confirmationRequiredFor,
       write: action.write,
       confirmationWhen: action.requiresConfirmationWhen,
+      argsSchema,
       connector: { id: connector.id, name: connector.name, action: action.name, method: action.method, url },
     };
   }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { CONFIRMATION_STATUSES, type ConfirmationStatus } from '../confirmation.types.js';
 
 export class ListConfirmationsQuery {
@@ -28,4 +28,9 @@ export class DecisionBody {
   @IsString({ message: 'reason must be a string' })
   @MaxLength(2000, { message: 'reason must be at most 2000 characters' })
   reason?: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'approve only: the edited args the call runs with (validated against the action\'s parameter schema)' })
+  @IsOptional()
+  @IsObject({ message: 'args must be a JSON object' })
+  args?: Record<string, unknown>;
 }

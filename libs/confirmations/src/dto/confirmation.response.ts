@@ -23,4 +23,11 @@ export class ConfirmationResponse {
   @NullableString('feishu | slack | wecom, or null for the inbox/API') responded_by_platform: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) responded_at: string | null;
   @NullableString() reason: string | null;
+  @ApiProperty({ description: 'Distinct approvals needed' }) approvals_required: number;
+  @ApiProperty() approvals_given: number;
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: "The action's parameter schema (what an edit must satisfy)" }) args_schema: Record<string, unknown> | null;
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'Approved with changes: the args as proposed (args holds the edit)' }) original_args: Record<string, unknown> | null;
+  @NullableString('Who approved with changes') edited_by: string | null;
+  @NullableString() edited_by_user_id: string | null;
+  @NullableString('A hook asked for this approval: its reason') ask_reason: string | null;
 }

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
 import { AppConfig, inSpan } from '@warden/common';
 import { ChannelsService, type Channel, type ChannelRecord } from '@warden/channels';
-import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, CONFIRMATION_GATE, Hook, isRunInterruption, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
+import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, askReasonOf, CONFIRMATION_GATE, Hook, isRunInterruption, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
 import { approvalCardOf } from './approval-card.js';
 import { ConfirmationService } from './confirmation.service.js';
 import { ConfirmationStore } from './confirmation.store.js';
@@ -66,7 +66,8 @@ export class ConfirmationGateHook extends PreToolUseHook {
     const { confirmationRequiredFor, requiresConfirmation, agent } = ctx.metadata;
     // On the args as the hooks before this one left them: the action that will run, not the model's proposal.
     const needed = confirmationRequiredFor ? confirmationRequiredFor(ctx.toolArgs) : requiresConfirmation;
-    return Boolean(needed || agent?.requireConfirmationForAll);
+    // A hook before this one asked for a human (`ask`): handled as if the action required confirmation.
+    return Boolean(needed || agent?.requireConfirmationForAll || ctx.metadata.confirmationAsks?.length);
   }
 
   async execute(ctx: HookContext): Promise<HookResult> {
@@ -111,6 +112,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
           channelType: target.record.type,
           timeoutS: policy.timeoutS,
           argsSchema: ctx.metadata.argsSchema ?? null,
+          askReason: askReasonOf(ctx.metadata),
         }));
       }
     } catch (err) {

@@ -10,7 +10,7 @@ import type { AgentHookSettings, ApproverScope, HookOutcome, ToolArgs } from './
 export interface DryRunVerdict {
   hook: string;
   point: string;
-  outcome: 'allow' | 'block' | 'rewrite' | 'would_require_confirmation';
+  outcome: 'allow' | 'block' | 'rewrite' | 'ask' | 'would_require_confirmation';
   detail: string | null;
 }
 

@@ -16,6 +16,7 @@ import {
   type ToolCallMetadata,
 } from './hook.types.js';
 import { byRunOrder } from './hook-catalog.js';
+import { noteAsk } from './hook-ask.js';
 
 /** What the runtime knows about one tool call (or the session, for SessionStart) before the hooks run. */
 export type ToolCallContext = Omit<HookContext, 'point' | 'signal' | 'toolResult'> & {
@@ -223,6 +224,7 @@ export class HookRegistry {
         return { allow: false, args, blockedBy: entry.name, error, wouldRequireConfirmation, outcomes };
       }
       let kind: HookOutcomeKind = 'allow';
+      if (result.ask !== undefined) kind = noteAsk(ctx.metadata, entry.name, result.ask);
       if (result.wouldRequireConfirmation) { kind = 'would_require_confirmation'; wouldRequireConfirmation = true; }
       if (result.approval && entry.runsLast) approval = result.approval;
       if (result.modifiedArgs !== undefined) {

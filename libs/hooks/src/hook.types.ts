@@ -38,6 +38,8 @@ export interface ToolCallMetadata {
   execution?: { status?: number; durationMs: number; success: boolean; error?: string };
   /** Parent run / call when this run is a delegated sub-agent. */
   parentRunId?: string;
+  /** PreToolUse hooks that asked for a human approval of this call (`HookResult.ask`), in order; the gate reads them. */
+  confirmationAsks?: Array<{ hook: string; reason: string }>;
   /** The tool's parameter schema (JSON schema): what an approver's edited args are validated against. */
   argsSchema?: Record<string, unknown>;
   [key: string]: unknown;
@@ -107,6 +109,11 @@ export interface HookResult {
   additionalContext?: string;
   /** Human-readable notes of what the hook did; recorded in the trace and streamed. */
   sideEffects?: string[];
+  /**
+   * PreToolUse: neither allow nor block — ask a human (Claude Code's `permissionDecision: "ask"`), with this reason.
+   * The confirmation gate then handles the call as if the action required confirmation, and its card shows the reason.
+   */
+  ask?: string;
   /** Dry runs only: the hook would stop for a human approval. */
   wouldRequireConfirmation?: boolean;
   /**
@@ -116,7 +123,7 @@ export interface HookResult {
   approval?: { confirmationId: string; argsDigest: string; note?: string };
 }
 
-export type HookOutcomeKind = 'allow' | 'block' | 'rewrite' | 'error' | 'would_require_confirmation';
+export type HookOutcomeKind = 'allow' | 'block' | 'rewrite' | 'ask' | 'error' | 'would_require_confirmation';
 
 /** One hook's run, as recorded in the trace and sent as an SSE `hook` event. */
 export interface HookOutcome {

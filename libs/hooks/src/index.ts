@@ -13,3 +13,4 @@ export * from './hooks.module.js';
 export * from './yaml/hook-protocol.js';
 export * from './builtin/index.js';
 export * from './run-interrupted.js';
+export * from './hook-ask.js';

@@ -852,7 +852,7 @@ export interface components {
             detail: string | null;
             hook: string;
             /** @enum {string} */
-            outcome: "allow" | "block" | "rewrite" | "would_require_confirmation";
+            outcome: "allow" | "block" | "rewrite" | "ask" | "would_require_confirmation";
             /** @enum {string} */
             point: "PreToolUse" | "PostToolUse" | "SessionStart";
         };

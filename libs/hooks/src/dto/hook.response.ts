@@ -14,6 +14,6 @@ export class HookInfoResponse {
 export class DryRunVerdictResponse {
   @ApiProperty() hook: string;
   @ApiProperty({ enum: ['PreToolUse', 'PostToolUse', 'SessionStart'] }) point: string;
-  @ApiProperty({ enum: ['allow', 'block', 'rewrite', 'would_require_confirmation'] }) outcome: string;
+  @ApiProperty({ enum: ['allow', 'block', 'rewrite', 'ask', 'would_require_confirmation'] }) outcome: string;
   @NullableString() detail: string | null;
 }

@@ -34,6 +34,8 @@ export interface ApprovalCard {
   link?: string;
   /** A hook asked for this approval (instead of allowing or blocking): its reason. */
   askReason?: string | null;
+  /** The card of an escalation (nobody decided in time): says so in its title. */
+  escalated?: boolean;
 }
 
 /** What a channel remembers of a sent card so it can later replace it with the decided version. */

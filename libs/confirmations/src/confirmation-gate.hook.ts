@@ -10,6 +10,7 @@ import { ConfirmationStatus, type ConfirmationRequest } from './confirmation.typ
 import { ConfirmationWaiter, WaiterClosedError } from './confirmation-waiter.js';
 import { requestPolicy } from './request-policy.js';
 import { editNote, rowCoversCall } from './edits/approval-edit.js';
+import { StandingApprovals } from './standing/standing-approvals.js';
 
 export const DEFAULT_CONFIRMATION_TIMEOUT_S = 120;
 /**
@@ -58,6 +59,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
     private readonly channels: ChannelsService,
     private readonly users: UsersService,
     private readonly config: AppConfig,
+    private readonly standing: StandingApprovals,
   ) {
     super();
   }
@@ -90,6 +92,8 @@ export class ConfirmationGateHook extends PreToolUseHook {
       if (existing) {
         row = existing;
       } else {
+        const standing = await this.standing.coverCall(ctx, digest);
+        if (standing) return standing;
         const target = await this.channels.resolveForDelivery(ctx.orgId, policy.channelId).catch((err: unknown) => err as Error);
         if (target instanceof Error) return block(`no channel is reachable for the approval card: ${target.message}`);
         channel = target;
@@ -113,6 +117,9 @@ export class ConfirmationGateHook extends PreToolUseHook {
           timeoutS: policy.timeoutS,
           argsSchema: ctx.metadata.argsSchema ?? null,
           askReason: askReasonOf(ctx.metadata),
+          remindAfterS: policy.remindAfterS,
+          escalateAfterS: policy.escalateAfterS,
+          escalateTo: policy.escalateTo,
         }));
       }
     } catch (err) {
@@ -147,7 +154,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
       });
       // The row may have been changed while it waited: an approval counts only for the action it names.
       if (final.status === ConfirmationStatus.Approved && !rowCoversCall(final, digest)) return this.unbound(ctx, final);
-      return this.verdict(final);
+      return this.verdict(final, ctx.metadata);
     } catch (err) {
       // Shutdown or lost lease: this driver stops, the request stays pending for the run's next driver.
       if (err instanceof WaiterClosedError || isRunInterruption(err) || isRunInterruption(ctx.signal?.reason)) return block(message(err));
@@ -202,10 +209,11 @@ export class ConfirmationGateHook extends PreToolUseHook {
     return block(ARGS_CHANGED_AFTER_APPROVAL);
   }
 
-  private verdict(row: ConfirmationRequest): HookResult {
+  private verdict(row: ConfirmationRequest, metadata: HookContext['metadata']): HookResult {
     switch (row.status) {
       case ConfirmationStatus.Approved: {
         const approval = { confirmationId: row.id, argsDigest: boundDigest(row) };
+        metadata.approvedBy = `${row.respondedByName} (confirmation ${row.id})`;
         if (!row.originalArgs) return { allow: true, sideEffects: [`approved by ${row.respondedByName}`], approval };
         // Approved with changes: the call runs with exactly the approver's args, and the model is told so.
         return { allow: true, modifiedArgs: structuredClone(row.args), sideEffects: [`approved with changes by ${row.editedByName ?? row.respondedByName}`], approval: { ...approval, note: editNote(row) } };

@@ -37,6 +37,10 @@ export interface NewConfirmation {
   argsSchema?: Record<string, unknown> | null;
   /** A hook asked for this approval, with this reason. */
   askReason?: string | null;
+  /** Reminder / escalation delays (seconds after the request) and whom to escalate to. */
+  remindAfterS?: number;
+  escalateAfterS?: number;
+  escalateTo?: { approvers?: string[]; channelId?: string };
 }
 
 /** Who moved a row out of `pending`, and why. */
@@ -99,9 +103,10 @@ export class ConfirmationStore implements OnModuleInit {
       `INSERT INTO confirmation_requests
          (org_id, agent_id, agent_name, run_id, call_id, tool, args, requested_by, approver_scope, agent_owner_id,
           forbid_self_approval, channel_id, channel_type, expires_at, approvers, tier, approvals_required, decisive_fields, args_digest,
-          args_schema, ask_reason)
+          args_schema, ask_reason, remind_at, escalate_at, escalate_to)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, now() + make_interval(secs => $14),
-               $15::jsonb, $16, $17, $18::jsonb, $19, $20::jsonb, $21)
+               $15::jsonb, $16, $17, $18::jsonb, $19, $20::jsonb, $21,
+               now() + make_interval(secs => $22), now() + make_interval(secs => $23), $24::jsonb)
        ON CONFLICT (run_id, call_id) DO NOTHING
        RETURNING *`,
       [
@@ -110,6 +115,7 @@ export class ConfirmationStore implements OnModuleInit {
         input.channelType, input.timeoutS,
         JSON.stringify(input.approvers), input.tier, input.approvalsRequired, JSON.stringify(input.decisiveFields), input.argsDigest,
         input.argsSchema ? JSON.stringify(input.argsSchema) : null, input.askReason ?? null,
+        input.remindAfterS ?? null, input.escalateAfterS ?? null, input.escalateTo ? JSON.stringify(input.escalateTo) : null,
       ],
     );
     if (inserted) return { row: inserted, created: true };

@@ -55,6 +55,14 @@ export interface ConfirmationRequest {
   editedByName: string | null;
   /** A hook asked for this approval (`permissionDecision: "ask"`): its reason, shown on the card. */
   askReason: string | null;
+  /** Reminder / escalation steps: when due, when done (issue #20), whom to escalate to, the escalation card. */
+  remindAt: Date | null;
+  remindedAt: Date | null;
+  escalateAt: Date | null;
+  escalatedAt: Date | null;
+  escalateTo: { approvers?: string[]; channelId?: string } | null;
+  escalationChannelId: string | null;
+  escalationCard: { platformMessageId?: string; extra?: Record<string, unknown> } | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -105,6 +113,13 @@ export function rowToConfirmation(r: Record<string, any>): ConfirmationRequest {
     editedByUserId: r.edited_by_user_id ?? null,
     editedByName: r.edited_by_name ?? null,
     askReason: r.ask_reason ?? null,
+    remindAt: toDateOrNull(r.remind_at),
+    remindedAt: toDateOrNull(r.reminded_at),
+    escalateAt: toDateOrNull(r.escalate_at),
+    escalatedAt: toDateOrNull(r.escalated_at),
+    escalateTo: r.escalate_to ?? null,
+    escalationChannelId: r.escalation_channel_id ?? null,
+    escalationCard: r.escalation_card ?? null,
     createdAt: toDate(r.created_at),
     updatedAt: toDate(r.updated_at),
   };
@@ -145,6 +160,11 @@ export function confirmationView(c: ConfirmationRequest): Record<string, unknown
     edited_by: c.editedByName,
     edited_by_user_id: c.editedByUserId,
     ask_reason: c.askReason,
+    remind_at: c.remindAt?.toISOString() ?? null,
+    reminded_at: c.remindedAt?.toISOString() ?? null,
+    escalate_at: c.escalateAt?.toISOString() ?? null,
+    escalated_at: c.escalatedAt?.toISOString() ?? null,
+    escalation_channel_id: c.escalationChannelId,
   };
 }
 

@@ -4,8 +4,12 @@ import { CurrentPrincipal, type Principal } from '@warden/auth';
 import { ConfirmationService } from './confirmation.service.js';
 import { ConfirmationVotesStore } from './confirmation-votes.store.js';
 import { confirmationView } from './confirmation.types.js';
-import { DecisionBody, ListConfirmationsQuery } from './dto/confirmation.dto.js';
+import { DecisionBody, ListConfirmationsQuery, ReassignBody } from './dto/confirmation.dto.js';
+import { ConfirmationReassignment } from './escalation/confirmation-reassignment.js';
+import { EscalationStore } from './escalation/escalation.store.js';
 import { ConfirmationResponse } from './dto/confirmation.response.js';
+import { standingApprovalView } from './standing/standing-approval.store.js';
+import { StandingApprovals } from './standing/standing-approvals.js';
 
 /** The built-in inbox: the caller's org's approval requests, and decisions on them (API.md "Confirmations"). */
 @Controller('confirmations')
@@ -13,7 +17,19 @@ export class ConfirmationsController {
   constructor(
     private readonly confirmations: ConfirmationService,
     private readonly votes: ConfirmationVotesStore,
+    private readonly standing: StandingApprovals,
+    private readonly escalations: EscalationStore,
+    private readonly reassignment: ConfirmationReassignment,
   ) {}
+
+  /** Hands a pending request to a named user (README "Reminders, escalation, reassignment"). */
+  @Post(':id/reassign')
+  @ApiOkResponse({ type: ConfirmationResponse })
+  @HttpCode(200)
+  async reassign(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: ReassignBody): Promise<Record<string, unknown>> {
+    const row = await this.reassignment.reassign({ orgId: p.orgId, confirmationId: id, actorUserId: p.userId, toSub: body.to, reason: body.reason });
+    return confirmationView(row);
+  }
 
   @Get()
   @ApiOkResponse({ type: [ConfirmationResponse] })
@@ -27,7 +43,9 @@ export class ConfirmationsController {
   async get(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<Record<string, unknown>> {
     const row = await this.confirmations.get(p.orgId, id);
     // Each person's decision: resolved user, the chat identity used, the policy and tier that applied.
-    return { ...confirmationView(row), votes: await this.votes.list(row.id) };
+    const standing = await this.standing.byConfirmation(row.id);
+    const history = (await this.escalations.history(row.id)).map((e) => ({ kind: e.kind, detail: e.detail, by: e.byName, by_user_id: e.byUserId, at: e.at.toISOString() }));
+    return { ...confirmationView(row), votes: await this.votes.list(row.id), standing_approval: standing ? standingApprovalView(standing) : null, history };
   }
 
   @Post(':id/decision')
@@ -40,8 +58,10 @@ export class ConfirmationsController {
       decision: body.decision,
       reason: body.reason,
       args: body.args,
+      standing: body.standing && { when: body.standing.when, maxCalls: body.standing.max_calls, minutes: body.standing.minutes },
       actor: { userId: p.userId },
     });
-    return confirmationView(row);
+    const standing = body.standing ? await this.standing.byConfirmation(row.id) : null;
+    return { ...confirmationView(row), standing_approval: standing ? standingApprovalView(standing) : null };
   }
 }

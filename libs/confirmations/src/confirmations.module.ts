@@ -6,11 +6,17 @@ import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationVotesStore } from './confirmation-votes.store.js';
 import { ConfirmationWaiter } from './confirmation-waiter.js';
 import { ConfirmationsController } from './confirmations.controller.js';
+import { ConfirmationEscalator } from './escalation/confirmation-escalator.js';
+import { ConfirmationReassignment } from './escalation/confirmation-reassignment.js';
+import { EscalationStore } from './escalation/escalation.store.js';
+import { StandingApprovalStore } from './standing/standing-approval.store.js';
+import { StandingApprovals } from './standing/standing-approvals.js';
 
 @Module({
   imports: [ChannelsModule],
   controllers: [ConfirmationsController],
-  providers: [ConfirmationStore, ConfirmationVotesStore, ConfirmationWaiter, ConfirmationService, ConfirmationGateHook],
-  exports: [ConfirmationService, ConfirmationWaiter, ConfirmationGateHook],
+  providers: [ConfirmationStore, ConfirmationVotesStore, ConfirmationWaiter, ConfirmationService, ConfirmationGateHook, StandingApprovalStore, StandingApprovals,
+    EscalationStore, ConfirmationEscalator, ConfirmationReassignment],
+  exports: [ConfirmationService, ConfirmationWaiter, ConfirmationGateHook, ConfirmationEscalator],
 })
 export class ConfirmationsModule {}

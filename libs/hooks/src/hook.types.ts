@@ -40,6 +40,8 @@ export interface ToolCallMetadata {
   parentRunId?: string;
   /** PreToolUse hooks that asked for a human approval of this call (`HookResult.ask`), in order; the gate reads them. */
   confirmationAsks?: Array<{ hook: string; reason: string }>;
+  /** Set by the confirmation gate when it lets the call through: who approved it, under which approval (audited). */
+  approvedBy?: string;
   /** The tool's parameter schema (JSON schema): what an approver's edited args are validated against. */
   argsSchema?: Record<string, unknown>;
   [key: string]: unknown;
@@ -61,6 +63,10 @@ export interface AgentHookSettings {
     approvers?: string[];
     /** The first tier whose CEL holds on the args sets how many distinct approvals are needed, and from whom. */
     tiers?: ApprovalTier[];
+    /** Reminder and escalation (issue #20): seconds after the card, and to whom. */
+    remindAfterS?: number;
+    escalateAfterS?: number;
+    escalateTo?: { approvers?: string[]; channelId?: string };
   };
 }
 

@@ -14,3 +14,5 @@ export * from './yaml/hook-protocol.js';
 export * from './builtin/index.js';
 export * from './run-interrupted.js';
 export * from './hook-ask.js';
+export * from './args-condition.js';
+export * from './escalation-policy.js';

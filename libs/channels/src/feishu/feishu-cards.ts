@@ -53,7 +53,7 @@ export function feishuApprovalCard(card: ApprovalCard): Record<string, unknown> 
   return {
     schema: '2.0',
     config: { update_multi: true },
-    header: { title: { tag: 'plain_text', content: oneLine(`Approval needed: ${card.tool}`) }, template: 'orange' },
+    header: { title: { tag: 'plain_text', content: oneLine(`${card.escalated ? 'Escalated: approval' : 'Approval'} needed: ${card.tool}`) }, template: card.escalated ? 'red' : 'orange' },
     body: { elements: [...elements, button('approve'), button('reject')] },
   };
 }

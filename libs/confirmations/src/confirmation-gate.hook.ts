@@ -11,6 +11,7 @@ import { ConfirmationWaiter, WaiterClosedError } from './confirmation-waiter.js'
 import { requestPolicy } from './request-policy.js';
 import { editNote, rowCoversCall } from './edits/approval-edit.js';
 import { StandingApprovals } from './standing/standing-approvals.js';
+import { BatchCards, batchKeyOf } from './batch/batch-cards.js';
 
 export const DEFAULT_CONFIRMATION_TIMEOUT_S = 120;
 /**
@@ -60,6 +61,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
     private readonly users: UsersService,
     private readonly config: AppConfig,
     private readonly standing: StandingApprovals,
+    private readonly batches: BatchCards,
   ) {
     super();
   }
@@ -120,6 +122,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
           remindAfterS: policy.remindAfterS,
           escalateAfterS: policy.escalateAfterS,
           escalateTo: policy.escalateTo,
+          batch: target.impl.sendBatchCard ? batchKeyOf(ctx.runId, ctx.metadata.turnCallIds, ctx.callId) : null,
         }));
       }
     } catch (err) {
@@ -182,6 +185,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
   ): Promise<HookResult | undefined> {
     try {
       const channel = resolved ?? (await this.channels.resolveForDelivery(row.orgId, row.channelId ?? undefined));
+      if (row.batchKey && channel.impl.sendBatchCard) return void (await this.batches.deliver(row, channel));
       const sent = await channel.impl.sendApprovalCard(channel.record, await approvalCardOf(row, this.users, this.config.publicUrl));
       const delivered = await this.store.recordDelivery(row.id, sent);
       // Decided before we could store where the card went: update the card now.
@@ -191,6 +195,8 @@ export class ConfirmationGateHook extends PreToolUseHook {
       const reason = `card delivery failed: ${message(err)}`;
       this.logger.warn(`confirmation ${row.id}: ${reason}`);
       const closed = await this.confirmations.expire(row.id, 'system', reason);
+      // The turn's other calls wait on the same card: none of them can be approved through it now.
+      if (row.batchKey) await this.batches.expireBatch(row.batchKey, (id) => this.confirmations.expire(id, 'system', reason)).catch(() => undefined);
       if (closed) {
         await ctx
           .emit('confirmation_resolved', { call_id: ctx.callId, confirmation_id: row.id, status: closed.status, responded_by: 'system' })

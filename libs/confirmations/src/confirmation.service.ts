@@ -14,6 +14,8 @@ import { AppConfig, ConflictError, DomainException, ForbiddenError, NotFoundErro
 import { approvalCardOf } from './approval-card.js';
 import { approversOf, refusalFor, type ResolvedDecider } from './approver-check.js';
 import { approvalEdit } from './edits/approval-edit.js';
+import { BatchCards } from './batch/batch-cards.js';
+import { decideAllOnCard } from './batch/decide-all.js';
 import { checkStandingGrant, StandingApprovals, type StandingGrant } from './standing/standing-approvals.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationVotesStore } from './confirmation-votes.store.js';
@@ -72,6 +74,7 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     private readonly channels: ChannelsService,
     private readonly config: AppConfig,
     private readonly standing: StandingApprovals,
+    private readonly batches: BatchCards,
   ) {}
 
   onModuleInit(): void {
@@ -167,9 +170,11 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     channel: ChannelRecord;
     confirmationId: string;
     decision: Decision;
+    all?: boolean;
     actor: { platform: ChatPlatform; externalId: string };
   }): Promise<DecisionOutcome> {
     const { channel, actor } = input;
+    if (input.all) return decideAllOnCard(this, this.store, input);
     try {
       const row = await this.decide({
         orgId: channel.orgId,
@@ -179,7 +184,8 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       });
       if (row.status === ConfirmationStatus.Pending) return { ok: true, message: `Approval recorded: ${approvalsProgress(row)}` };
       const verb = row.status === ConfirmationStatus.Approved ? 'Approved' : 'Rejected';
-      return { ok: true, message: `${verb} by ${row.respondedByName}`, decided: toDecidedCard(row) };
+      // A turn's card lists other calls too: it is re-rendered from the rows (markCardDecided), not replaced by this one.
+      return { ok: true, message: `${verb} by ${row.respondedByName}`, ...(row.batchKey ? { settled: true } : { decided: toDecidedCard(row) }) };
     } catch (err) {
       if (err instanceof ConflictError) {
         const row = await this.store.findInOrg(channel.orgId, input.confirmationId).catch(() => null);
@@ -196,6 +202,7 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
   @OnEvent(CONFIRMATION_SETTLED, { async: true })
   async markCardDecided(row: ConfirmationRequest): Promise<void> {
     if (row.escalationChannelId && row.escalationCard) void this.markEscalationCardDecided(row);
+    if (row.batchKey) return this.batches.refresh(row.batchKey, row.orgId);
     if (!row.channelId || !row.sentCard) return;
     try {
       const { record, impl } = await this.channels.resolveForDelivery(row.orgId, row.channelId);
@@ -217,6 +224,7 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
 
   /** After a partial approval: the card shows the count ("1 of 2 given"), best effort. */
   private async refreshPendingCard(row: ConfirmationRequest): Promise<void> {
+    if (row.batchKey) return this.batches.refresh(row.batchKey, row.orgId);
     if (!row.channelId || !row.sentCard) return;
     try {
       const { record, impl } = await this.channels.resolveForDelivery(row.orgId, row.channelId);

@@ -41,6 +41,8 @@ export interface NewConfirmation {
   remindAfterS?: number;
   escalateAfterS?: number;
   escalateTo?: { approvers?: string[]; channelId?: string };
+  /** One card per turn: the turn's batch key and this call's position in it. */
+  batch?: { key: string; position: number } | null;
 }
 
 /** Who moved a row out of `pending`, and why. */
@@ -103,10 +105,10 @@ export class ConfirmationStore implements OnModuleInit {
       `INSERT INTO confirmation_requests
          (org_id, agent_id, agent_name, run_id, call_id, tool, args, requested_by, approver_scope, agent_owner_id,
           forbid_self_approval, channel_id, channel_type, expires_at, approvers, tier, approvals_required, decisive_fields, args_digest,
-          args_schema, ask_reason, remind_at, escalate_at, escalate_to)
+          args_schema, ask_reason, remind_at, escalate_at, escalate_to, batch_key, batch_position)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, now() + make_interval(secs => $14),
                $15::jsonb, $16, $17, $18::jsonb, $19, $20::jsonb, $21,
-               now() + make_interval(secs => $22), now() + make_interval(secs => $23), $24::jsonb)
+               now() + make_interval(secs => $22), now() + make_interval(secs => $23), $24::jsonb, $25, $26)
        ON CONFLICT (run_id, call_id) DO NOTHING
        RETURNING *`,
       [
@@ -116,6 +118,7 @@ export class ConfirmationStore implements OnModuleInit {
         JSON.stringify(input.approvers), input.tier, input.approvalsRequired, JSON.stringify(input.decisiveFields), input.argsDigest,
         input.argsSchema ? JSON.stringify(input.argsSchema) : null, input.askReason ?? null,
         input.remindAfterS ?? null, input.escalateAfterS ?? null, input.escalateTo ? JSON.stringify(input.escalateTo) : null,
+        input.batch?.key ?? null, input.batch?.position ?? null,
       ],
     );
     if (inserted) return { row: inserted, created: true };

@@ -63,6 +63,9 @@ export interface ConfirmationRequest {
   escalateTo: { approvers?: string[]; channelId?: string } | null;
   escalationChannelId: string | null;
   escalationCard: { platformMessageId?: string; extra?: Record<string, unknown> } | null;
+  /** The gated calls of one model turn share one card: its key, and this call's place in the turn. */
+  batchKey: string | null;
+  batchPosition: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -120,6 +123,8 @@ export function rowToConfirmation(r: Record<string, any>): ConfirmationRequest {
     escalateTo: r.escalate_to ?? null,
     escalationChannelId: r.escalation_channel_id ?? null,
     escalationCard: r.escalation_card ?? null,
+    batchKey: r.batch_key ?? null,
+    batchPosition: r.batch_position ?? null,
     createdAt: toDate(r.created_at),
     updatedAt: toDate(r.updated_at),
   };
@@ -165,6 +170,7 @@ export function confirmationView(c: ConfirmationRequest): Record<string, unknown
     escalate_at: c.escalateAt?.toISOString() ?? null,
     escalated_at: c.escalatedAt?.toISOString() ?? null,
     escalation_channel_id: c.escalationChannelId,
+    batch_key: c.batchKey,
   };
 }
 

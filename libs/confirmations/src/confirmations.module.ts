@@ -9,6 +9,8 @@ import { ConfirmationsController } from './confirmations.controller.js';
 import { ConfirmationEscalator } from './escalation/confirmation-escalator.js';
 import { ConfirmationReassignment } from './escalation/confirmation-reassignment.js';
 import { EscalationStore } from './escalation/escalation.store.js';
+import { BatchCards } from './batch/batch-cards.js';
+import { BatchStore } from './batch/batch.store.js';
 import { StandingApprovalStore } from './standing/standing-approval.store.js';
 import { StandingApprovals } from './standing/standing-approvals.js';
 
@@ -16,7 +18,7 @@ import { StandingApprovals } from './standing/standing-approvals.js';
   imports: [ChannelsModule],
   controllers: [ConfirmationsController],
   providers: [ConfirmationStore, ConfirmationVotesStore, ConfirmationWaiter, ConfirmationService, ConfirmationGateHook, StandingApprovalStore, StandingApprovals,
-    EscalationStore, ConfirmationEscalator, ConfirmationReassignment],
+    EscalationStore, ConfirmationEscalator, ConfirmationReassignment, BatchStore, BatchCards],
   exports: [ConfirmationService, ConfirmationWaiter, ConfirmationGateHook, ConfirmationEscalator],
 })
 export class ConfirmationsModule {}

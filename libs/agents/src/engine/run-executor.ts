@@ -493,7 +493,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   private async toolTurn(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
     const tools = await this.tools.forAgent(live.run.orgId, live.config.tools);
     await Promise.all(state.pending_calls.map((call) =>
-      inSpan(`tool ${call.tool}`, { 'warden.tool': call.tool, 'warden.call_id': call.call_id }, () => this.toolCalls.run(live, call, tools))));
+      inSpan(`tool ${call.tool}`, { 'warden.tool': call.tool, 'warden.call_id': call.call_id }, () => this.toolCalls.run(live, call, tools, state.pending_calls))));
     const observations = await this.toolCalls.observations(live.run.id, state.pending_calls.map((c) => c.call_id));
     if (state.tool_run) {
       await this.finish(live.run, 'completed', { answer: observations.get(state.pending_calls[0].call_id) ?? '' }, { epoch: live.epoch });

@@ -91,7 +91,7 @@ export class ToolCallRunner {
     return new Map(rows.map((r) => [r.call_id, r.result ?? `Error: the outcome of this call is unknown (status ${r.status})`]));
   }
 
-  async run(live: LiveRun, call: PendingToolCall, available: ResolvedTool[]): Promise<void> {
+  async run(live: LiveRun, call: PendingToolCall, available: ResolvedTool[], turn?: PendingToolCall[]): Promise<void> {
     const { run } = live;
     const [claimed] = await this.dataSource.query(
       `UPDATE tool_calls SET status = 'running', started_at = now() WHERE run_id = $1 AND call_id = $2 AND status = 'pending' AND ${holdsRun(3)} RETURNING id`,
@@ -104,6 +104,7 @@ export class ToolCallRunner {
       agent: live.settings,
       conversationId: run.conversationId ?? undefined,
       parentRunId: run.parentRunId ?? undefined,
+      turnCallIds: turn?.map((c) => c.call_id),
     };
     const ctx = {
       toolName: call.tool, toolArgs: call.args, agentId: run.agentId, userId: run.userId, orgId: run.orgId, runId: run.id,

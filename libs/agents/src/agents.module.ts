@@ -24,6 +24,7 @@ import { RunsController } from './runs/runs.controller.js';
 import { RunsService } from './runs/runs.service.js';
 import { CallAgentTool } from './tools/call-agent.tool.js';
 import { ChannelNotifyTool } from './tools/channel-notify.tool.js';
+import { AskHumanTool } from './tools/ask-human.tool.js';
 import { ToolRegistry } from './tools/tool-registry.js';
 
 /** Connectors, agents, the LLM providers, the run engine (ReAct + DAG) and the chat / runs API. Global: other modules register built-in tools and start runs. */
@@ -33,7 +34,7 @@ import { ToolRegistry } from './tools/tool-registry.js';
   controllers: [ConnectorsController, AgentsController, ChatController, RunsController],
   providers: [
     ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, AgentHookLookup, LlmProviderFactory,
-    RunEventsService, RunMetrics, ToolCallRunner, ToolExecution, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool,
+    RunEventsService, RunMetrics, ToolCallRunner, ToolExecution, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool, AskHumanTool,
     { provide: AgentConfigLookup, useExisting: AgentHookLookup },
   ],
   exports: [ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, RunEventsService, ToolCallRunner, RunExecutor, RunsService, AgentConfigLookup],

@@ -10,6 +10,7 @@ import { ConfirmationStatus, type ConfirmationRequest } from './confirmation.typ
 import { ConfirmationWaiter, WaiterClosedError } from './confirmation-waiter.js';
 import { requestPolicy } from './request-policy.js';
 import { editNote, rowCoversCall } from './edits/approval-edit.js';
+import { humanTaskSchema, isHumanTask } from './edits/human-task.js';
 import { StandingApprovals } from './standing/standing-approvals.js';
 import { BatchCards, batchKeyOf } from './batch/batch-cards.js';
 
@@ -117,7 +118,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
           channelId: target.record.id,
           channelType: target.record.type,
           timeoutS: policy.timeoutS,
-          argsSchema: ctx.metadata.argsSchema ?? null,
+          argsSchema: ctx.metadata.humanTask ? humanTaskSchema(ctx.metadata.argsSchema, ctx.toolArgs) : ctx.metadata.argsSchema ?? null,
           askReason: askReasonOf(ctx.metadata),
           remindAfterS: policy.remindAfterS,
           escalateAfterS: policy.escalateAfterS,
@@ -221,6 +222,8 @@ export class ConfirmationGateHook extends PreToolUseHook {
         const approval = { confirmationId: row.id, argsDigest: boundDigest(row) };
         metadata.approvedBy = `${row.respondedByName} (confirmation ${row.id})`;
         if (!row.originalArgs) return { allow: true, sideEffects: [`approved by ${row.respondedByName}`], approval };
+        // A question: the answer is the change, and the observation itself (no note).
+        if (isHumanTask(row)) return { allow: true, modifiedArgs: structuredClone(row.args), sideEffects: [`answered by ${row.respondedByName}`], approval };
         // Approved with changes: the call runs with exactly the approver's args, and the model is told so.
         return { allow: true, modifiedArgs: structuredClone(row.args), sideEffects: [`approved with changes by ${row.editedByName ?? row.respondedByName}`], approval: { ...approval, note: editNote(row) } };
       }

@@ -14,6 +14,7 @@ import { AppConfig, ConflictError, DomainException, ForbiddenError, NotFoundErro
 import { approvalCardOf } from './approval-card.js';
 import { approversOf, refusalFor, type ResolvedDecider } from './approver-check.js';
 import { approvalEdit } from './edits/approval-edit.js';
+import { answeredArgs } from './edits/human-task.js';
 import { BatchCards } from './batch/batch-cards.js';
 import { decideAllOnCard } from './batch/decide-all.js';
 import { checkStandingGrant, StandingApprovals, type StandingGrant } from './standing/standing-approvals.js';
@@ -40,6 +41,8 @@ export interface DecideInput {
   reason?: string;
   /** Approve with changes: the approver's edited args (validated against the action's parameter schema). */
   args?: Record<string, unknown>;
+  /** A question (ask_human, HUMAN node): the person's answer, validated against its form. */
+  answer?: unknown;
   /** Approve for this run: later calls of the same tool within this bound pass without asking. */
   standing?: StandingGrant;
   actor: UserActor | PlatformActor;
@@ -107,7 +110,7 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     const { member, via } = decider;
     const name = member.name ?? member.sub;
     // Checked before the vote is recorded: an edit that breaks the schema decides nothing.
-    const edit = approvalEdit(row, input.decision, input.args, { userId: member.userId, name });
+    const edit = approvalEdit(row, input.decision, answeredArgs(row, input.decision, input.answer, input.args), { userId: member.userId, name });
     checkStandingGrant(row, input.decision, input.standing, edit?.args ?? row.args);
     const counted = await this.votes.record({
       confirmationId: row.id, userId: member.userId, userName: name, decision: input.decision,

@@ -58,6 +58,7 @@ export class ConfirmationsController {
       decision: body.decision,
       reason: body.reason,
       args: body.args,
+      answer: body.answer,
       standing: body.standing && { when: body.standing.when, maxCalls: body.standing.max_calls, minutes: body.standing.minutes },
       actor: { userId: p.userId },
     });

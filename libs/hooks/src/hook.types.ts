@@ -40,6 +40,8 @@ export interface ToolCallMetadata {
   parentRunId?: string;
   /** PreToolUse hooks that asked for a human approval of this call (`HookResult.ask`), in order; the gate reads them. */
   confirmationAsks?: Array<{ hook: string; reason: string }>;
+  /** The call asks a person a question (ask_human, a workflow HUMAN node): the approval carries the answer. */
+  humanTask?: boolean;
   /** The call ids of the model turn this call belongs to, in order (one approval card per turn). */
   turnCallIds?: string[];
   /** Set by the confirmation gate when it lets the call through: who approved it, under which approval (audited). */

@@ -838,6 +838,8 @@ export interface components {
             name: string;
         };
         DecisionBody: {
+            /** @description approve a question (ask_human, HUMAN node) with the answer; validated against its form (args_schema.properties.answer) */
+            answer?: Record<string, never>;
             /** @description approve only: the edited args the call runs with (validated against the action's parameter schema) */
             args?: {
                 [key: string]: unknown;

@@ -72,7 +72,7 @@ export class ToolRegistry implements OnModuleInit {
     if (!tool) return { requiresConfirmation: false, write: false };
     const confirmationRequiredFor = (a: Record<string, unknown>) => confirmationRequired(tool, a);
     const argsSchema = tool.spec.parameters;
-    if (tool.kind === 'builtin') return { requiresConfirmation: confirmationRequiredFor(args), confirmationRequiredFor, write: tool.builtin.write, argsSchema };
+    if (tool.kind === 'builtin') return { requiresConfirmation: confirmationRequiredFor(args), confirmationRequiredFor, write: tool.builtin.write, argsSchema, humanTask: tool.builtin.humanTask };
     const { connector, action } = tool.connector;
     let url = connector.baseUrl + action.path;
     try { url = buildConnectorRequest(connector, action, args).url; } catch { /* path args missing: the call fails later */ }

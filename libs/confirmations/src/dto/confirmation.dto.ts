@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsObject, ValidateNested, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Allow, IsIn, IsInt, IsObject, ValidateNested, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { CONFIRMATION_STATUSES, type ConfirmationStatus } from '../confirmation.types.js';
 
 export class ListConfirmationsQuery {
@@ -54,6 +54,11 @@ export class DecisionBody {
   @IsOptional()
   @IsObject({ message: 'args must be a JSON object' })
   args?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: 'approve a question (ask_human, HUMAN node) with the answer; validated against its form (args_schema.properties.answer)' })
+  @IsOptional()
+  @Allow()
+  answer?: unknown;
 
   @ApiPropertyOptional({ type: StandingGrantBody, description: 'approve only: also approve later calls of this tool in this run within the bound' })
   @IsOptional()

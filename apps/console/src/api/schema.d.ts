@@ -686,6 +686,8 @@ export interface components {
             } | null;
             /** @description A hook asked for this approval: its reason */
             ask_reason: string | null;
+            /** @description Shared by the gated calls of one model turn (one card) */
+            batch_key: string | null;
             call_id: string;
             channel_id: string | null;
             channel_type: string | null;
@@ -839,7 +841,9 @@ export interface components {
         };
         DecisionBody: {
             /** @description approve a question (ask_human, HUMAN node) with the answer; validated against its form (args_schema.properties.answer) */
-            answer?: Record<string, never>;
+            answer?: {
+                [key: string]: unknown;
+            };
             /** @description approve only: the edited args the call runs with (validated against the action's parameter schema) */
             args?: {
                 [key: string]: unknown;

@@ -30,14 +30,23 @@ function parseEdit(text: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-function PendingCard({ row, nameOf, focused }: { row: ConfirmationRow; nameOf: (id: string | null) => string; focused: boolean }) {
+/** A question (ask_human, HUMAN node): a starting answer from its form (the first choice of each enum). */
+function answerTemplate(row: ConfirmationRow): string {
+  const form = (row.args_schema?.properties as Record<string, any> | undefined)?.answer;
+  const props = (form?.properties ?? {}) as Record<string, { enum?: unknown[]; type?: string }>;
+  return JSON.stringify(Object.fromEntries(Object.entries(props).map(([k, p]) => [k, p.enum?.[0] ?? (p.type === 'number' ? 0 : '')])), null, 2);
+}
+
+function PendingCard({ row, nameOf, focused, turn }: { row: ConfirmationRow; nameOf: (id: string | null) => string; focused: boolean; turn: ConfirmationRow[] }) {
+  const question = row.args_schema?.['x-warden-human-task'] === true;
   const [reason, setReason] = useState('');
-  const [edited, setEdited] = useState<string | null>(null);
+  const [edited, setEdited] = useState<string | null>(question ? answerTemplate(row) : null);
   const queries = useQueryClient();
   const decide = useMutation({
     mutationFn: (decision: 'approve' | 'reject') => {
-      const args = decision === 'approve' && edited !== null ? parseEdit(edited) : undefined;
-      return data(http.POST('/api/confirmations/{id}/decision', { params: { path: { id: row.id } }, body: { decision, ...(reason ? { reason } : {}), ...(args ? { args } : {}) } }));
+      const edit = decision === 'approve' && edited !== null ? parseEdit(edited) : undefined;
+      const change = edit ? (question ? { answer: edit } : { args: edit }) : {};
+      return data(http.POST('/api/confirmations/{id}/decision', { params: { path: { id: row.id } }, body: { decision, ...(reason ? { reason } : {}), ...change } }));
     },
     onSuccess: (_, decision) => {
       notifications.show({ color: 'green', message: `${decision === 'approve' ? (edited !== null ? 'Approved with changes' : 'Approved') : 'Rejected'}: ${row.tool}` });
@@ -55,14 +64,20 @@ function PendingCard({ row, nameOf, focused }: { row: ConfirmationRow; nameOf: (
         </Group>
         <Text size="sm">Agent <b>{row.agent_name ?? row.agent_id}</b> · requested by {nameOf(row.requested_by)} · {new Date(row.created_at).toLocaleString()}</Text>
         {row.ask_reason && <Alert color="yellow" title="Why a hook asks">{row.ask_reason}</Alert>}
-        {edited === null
-          ? <ArgsTable args={row.args} />
-          : <Textarea label="Arguments to run with (JSON)" aria-label="Edited arguments" value={edited} onChange={(e) => setEdited(e.currentTarget.value)} autosize minRows={3} ff="monospace" />}
+        {turn.length > 1 && <Badge variant="light">call {turn.indexOf(row) + 1} of {turn.length} in one model turn</Badge>}
+        {question && <Text fw={600}>{String(row.args.question ?? '')}</Text>}
+        {edited === null || question ? <ArgsTable args={row.args} /> : null}
+        {edited !== null && (
+          <Textarea label={question ? 'Answer (JSON)' : 'Arguments to run with (JSON)'} aria-label={question ? 'Answer' : 'Edited arguments'} value={edited} onChange={(e) => setEdited(e.currentTarget.value)} autosize minRows={3} ff="monospace" />
+        )}
         <Textarea label="Reason (optional)" value={reason} onChange={(e) => setReason(e.currentTarget.value)} autosize minRows={1} />
         <Group>
-          <Button color="green" loading={decide.isPending} onClick={() => decide.mutate('approve')}>{edited === null ? 'Approve' : 'Approve with changes'}</Button>
+          <Button color="green" loading={decide.isPending} onClick={() => decide.mutate('approve')}>{question ? 'Answer' : edited === null ? 'Approve' : 'Approve with changes'}</Button>
           <Button color="red" variant="light" loading={decide.isPending} onClick={() => decide.mutate('reject')}>Reject</Button>
-          {row.args_schema && row.approvals_required === 1 && (
+          {turn.length > 1 && turn[0] === row && (
+            <Button variant="light" loading={decide.isPending} onClick={() => void Promise.all(turn.map((r) => data(http.POST('/api/confirmations/{id}/decision', { params: { path: { id: r.id } }, body: { decision: 'approve' } })).catch((err: unknown) => toastError(`${r.tool} was not approved`, err)))).then(() => queries.invalidateQueries({ queryKey: ['confirmations'] }))}>Approve all {turn.length}</Button>
+          )}
+          {!question && row.args_schema && row.approvals_required === 1 && (
             <Button variant="subtle" onClick={() => setEdited(edited === null ? JSON.stringify(row.args, null, 2) : null)}>{edited === null ? 'Edit arguments' : 'Cancel edit'}</Button>
           )}
         </Group>
@@ -121,7 +136,7 @@ export function Approvals() {
         <Tabs.Panel value="pending" pt="md">
           <Stack>
             {pendingRows.length === 0 && <Text c="dimmed" data-testid="inbox-empty">Nothing waiting for you. New requests appear here on their own.</Text>}
-            {pendingRows.map((r) => <PendingCard key={r.id} row={r} nameOf={nameOf} focused={r.id === focusedId} />)}
+            {pendingRows.map((r) => <PendingCard key={r.id} row={r} nameOf={nameOf} focused={r.id === focusedId} turn={r.batch_key ? pendingRows.filter((x) => x.batch_key === r.batch_key) : [r]} />)}
           </Stack>
         </Tabs.Panel>
         <Tabs.Panel value="history" pt="md">

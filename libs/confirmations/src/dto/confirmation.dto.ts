@@ -55,7 +55,7 @@ export class DecisionBody {
   @IsObject({ message: 'args must be a JSON object' })
   args?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ description: 'approve a question (ask_human, HUMAN node) with the answer; validated against its form (args_schema.properties.answer)' })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'approve a question (ask_human, HUMAN node) with the answer; validated against its form (args_schema.properties.answer)' })
   @IsOptional()
   @Allow()
   answer?: unknown;

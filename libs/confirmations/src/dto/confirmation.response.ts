@@ -57,5 +57,6 @@ export class ConfirmationResponse {
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) escalate_at: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) escalated_at: string | null;
   @NullableString('The channel the escalation card went to') escalation_channel_id: string | null;
+  @NullableString('Shared by the gated calls of one model turn (one card)') batch_key: string | null;
   @ApiPropertyOptional({ type: StandingApprovalResponse, nullable: true, description: 'GET one / decision only: the standing approval it granted' }) standing_approval?: StandingApprovalResponse | null;
 }

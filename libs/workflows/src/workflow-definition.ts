@@ -1,6 +1,6 @@
 import { parse as parseCel } from '@marcbachmann/cel-js';
 import { findCycle } from '@warden/common';
-import { parseApproverPolicy } from '@warden/hooks';
+import { parseApproverPolicy, parseEscalationPolicy } from '@warden/hooks';
 
 export type WorkflowNodeType = 'start' | 'agent' | 'connector' | 'human' | 'condition' | 'end';
 
@@ -165,5 +165,6 @@ function confirmationProblems(c: unknown, at: string): string[] {
   const scope = typeof conf.approver_scope === 'string' ? conf.approver_scope : 'initiator';
   if (forbidSelf && conf.approvers === undefined && scope === 'initiator') problems.push(`${at}: forbid_self_approval with approver_scope "initiator": nobody could approve`);
   problems.push(...parseApproverPolicy(conf, { at, legacyScope: scope, forbidSelfApproval: forbidSelf }).problems);
+  problems.push(...parseEscalationPolicy(conf, at).problems);
   return problems;
 }

@@ -40,13 +40,17 @@ function answerTemplate(row: ConfirmationRow): string {
 function PendingCard({ row, nameOf, focused, turn }: { row: ConfirmationRow; nameOf: (id: string | null) => string; focused: boolean; turn: ConfirmationRow[] }) {
   const question = row.args_schema?.['x-warden-human-task'] === true;
   const [reason, setReason] = useState('');
+  // Approve for this run: a CEL bound (prefilled from a numeric amount) and at most this many calls.
+  const [standing, setStanding] = useState<{ when: string; max: number } | null>(null);
+  const amount = typeof row.args.amount === 'number' ? row.args.amount : null;
   const [edited, setEdited] = useState<string | null>(question ? answerTemplate(row) : null);
   const queries = useQueryClient();
   const decide = useMutation({
     mutationFn: (decision: 'approve' | 'reject') => {
       const edit = decision === 'approve' && edited !== null ? parseEdit(edited) : undefined;
       const change = edit ? (question ? { answer: edit } : { args: edit }) : {};
-      return data(http.POST('/api/confirmations/{id}/decision', { params: { path: { id: row.id } }, body: { decision, ...(reason ? { reason } : {}), ...change } }));
+      const grant = decision === 'approve' && standing ? { standing: { when: standing.when, max_calls: standing.max } } : {};
+      return data(http.POST('/api/confirmations/{id}/decision', { params: { path: { id: row.id } }, body: { decision, ...(reason ? { reason } : {}), ...change, ...grant } }));
     },
     onSuccess: (_, decision) => {
       notifications.show({ color: 'green', message: `${decision === 'approve' ? (edited !== null ? 'Approved with changes' : 'Approved') : 'Rejected'}: ${row.tool}` });
@@ -71,6 +75,16 @@ function PendingCard({ row, nameOf, focused, turn }: { row: ConfirmationRow; nam
           <Textarea label={question ? 'Answer (JSON)' : 'Arguments to run with (JSON)'} aria-label={question ? 'Answer' : 'Edited arguments'} value={edited} onChange={(e) => setEdited(e.currentTarget.value)} autosize minRows={3} ff="monospace" />
         )}
         <Textarea label="Reason (optional)" value={reason} onChange={(e) => setReason(e.currentTarget.value)} autosize minRows={1} />
+        {!question && row.approvals_required === 1 && (
+          <Switch label="Also approve similar calls in this run" checked={standing !== null}
+            onChange={(e) => setStanding(e.currentTarget.checked ? { when: amount !== null ? `args.amount <= ${amount}` : 'true', max: 3 } : null)} />
+        )}
+        {standing && (
+          <Group align="flex-end">
+            <TextInput label="Calls of this tool whose args satisfy (CEL)" value={standing.when} onChange={(e) => setStanding({ ...standing, when: e.currentTarget.value })} w={320} ff="monospace" />
+            <TextInput label="At most (calls, this one included)" type="number" value={String(standing.max)} onChange={(e) => setStanding({ ...standing, max: Number(e.currentTarget.value) })} w={200} />
+          </Group>
+        )}
         <Group>
           <Button color="green" loading={decide.isPending} onClick={() => decide.mutate('approve')}>{question ? 'Answer' : edited === null ? 'Approve' : 'Approve with changes'}</Button>
           <Button color="red" variant="light" loading={decide.isPending} onClick={() => decide.mutate('reject')}>Reject</Button>

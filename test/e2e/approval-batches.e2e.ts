@@ -108,3 +108,26 @@ describe('one approval card per model turn (Feishu fake, PostgreSQL)', () => {
     expect(new Set(rows.map((row) => row.batch_key)).size).toBe(1);
   });
 });
+
+describe('one card per turn: a claim whose card was never sent (its server died) is taken again', () => {
+  let t: TestApp;
+  beforeAll(async () => { t = await startTestApp(); });
+  afterAll(async () => { await t?.close(); });
+
+  it('a fresh claim is exclusive; an unsent claim older than 15 s can be taken again; a sent one never', async () => {
+    const { BatchStore } = await import('../../libs/confirmations/src/batch/batch.store.js');
+    const store = t.app.get(BatchStore);
+    const { DataSource } = await import('typeorm');
+    const db = t.app.get(DataSource);
+    const admin = await t.token('zed', 'acme-claim', ['admin']);
+    const orgId = (await t.request('GET', '/api/me', { token: admin })).body.org_id;
+    expect(await store.claim('run-a:call-1', orgId, 'inbox')).toBe(true);
+    expect(await store.claim('run-a:call-1', orgId, 'inbox')).toBe(false);
+    await db.query(`UPDATE confirmation_batches SET created_at = now() - interval '20 seconds' WHERE batch_key = 'run-a:call-1'`);
+    expect(await store.claim('run-a:call-1', orgId, 'inbox')).toBe(true);
+    expect(await store.claim('run-a:call-1', orgId, 'inbox')).toBe(false);
+    await store.recordCard('run-a:call-1', { platformMessageId: 'om_1' });
+    await db.query(`UPDATE confirmation_batches SET created_at = now() - interval '20 seconds' WHERE batch_key = 'run-a:call-1'`);
+    expect(await store.claim('run-a:call-1', orgId, 'inbox')).toBe(false);
+  });
+});

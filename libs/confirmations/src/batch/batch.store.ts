@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { rowToConfirmation, type ConfirmationRequest } from '../confirmation.types.js';
 
 type SentCard = { platformMessageId?: string; extra?: Record<string, unknown> };
+const RECLAIM_AFTER_S = 15;
 
 /**
  * One card per model turn (table `confirmation_batches`): the gated calls of a turn share a `batch_key`; the first
@@ -12,10 +13,17 @@ type SentCard = { platformMessageId?: string; extra?: Record<string, unknown> };
 export class BatchStore {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** True for exactly one caller per batch: that one sends the card. */
+  /**
+   * True for exactly one caller per batch: that one sends the card. A claim whose card was still not recorded after
+   * RECLAIM_AFTER_S (its process died between the claim and the send) may be taken again by a resumed gate; a send that
+   * was merely slow is not duplicated on the platform (the card's idempotency key is derived from the batch key).
+   */
   async claim(batchKey: string, orgId: string, channelId: string): Promise<boolean> {
     const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO confirmation_batches (batch_key, org_id, channel_id) VALUES ($1, $2, $3) ON CONFLICT (batch_key) DO NOTHING RETURNING batch_key`,
+      `INSERT INTO confirmation_batches (batch_key, org_id, channel_id) VALUES ($1, $2, $3)
+       ON CONFLICT (batch_key) DO UPDATE SET created_at = now()
+        WHERE confirmation_batches.sent_card IS NULL AND confirmation_batches.created_at < now() - make_interval(secs => ${RECLAIM_AFTER_S})
+       RETURNING batch_key`,
       [batchKey, orgId, channelId],
     );
     return rows.length > 0;

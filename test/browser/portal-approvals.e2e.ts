@@ -62,13 +62,18 @@ it('a member chats, PO-1002 waits at the gate, an admin approves it live from th
   expect(argRows[0]).toMatch(/amount\s+68000/);
   await screenshot(approver.page, 'approvals-inbox');
   await request.getByLabel('Reason (optional)').fill('budget line 7 confirmed');
-  await request.getByRole('button', { name: 'Approve' }).click();
+  // Approve with changes: the approver lowers the amount in the edit form; the call runs with exactly that.
+  await request.getByRole('button', { name: 'Edit arguments' }).click();
+  const editor = request.getByRole('textbox', { name: 'Edited arguments' });
+  await editor.fill(JSON.stringify({ ...JSON.parse(await editor.inputValue()), amount: 60000 }));
+  await request.getByRole('button', { name: 'Approve with changes' }).click();
   await approver.page.getByTestId('inbox-empty').waitFor();
 
   // The member's chat resumes: approved, PO-1002 paid, the final answer, the run completed.
   await card(chat, 'PO-1002').getByText(/Approval approved/).waitFor();
   await card(chat, 'PO-1002').getByTestId('observation').waitFor();
   expect(await card(chat, 'PO-1002').getByTestId('observation').innerText()).toMatch(/PO-1002/);
+  expect(await card(chat, 'PO-1002').getByTestId('observation').innerText()).toMatch(/approved this call with changes \(amount: 68000 -> 60000\)/);
   await chat.getByTestId('answer').filter({ hasText: 'Both payment requests are handled' }).waitFor();
   await chat.locator('[data-testid="turn"][data-status="completed"]').waitFor();
   await screenshot(chat, 'portal-resumed');
@@ -78,6 +83,7 @@ it('a member chats, PO-1002 waits at the gate, an admin approves it live from th
   const decided = approver.page.getByRole('table', { name: 'Decided requests' });
   await decided.getByText('budget line 7 confirmed').waitFor();
   expect(await decided.innerText()).toMatch(/approved/i);
+  expect(await decided.innerText()).toMatch(/approved with changes; proposed \{[^}]*"amount":68000/);
   await approver.page.getByRole('tab', { name: /Pending for me/ }).click();
 }, 60_000);
 

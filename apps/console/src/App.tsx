@@ -79,6 +79,7 @@ function SignedIn({ opened, toggle, close, pathname, signOut }: { opened: boolea
           <Route path="/portal" element={<AgentsList />} />
           <Route path="/portal/chat/:agentId/:conversationId?" element={<ChatView />} />
           <Route path="/approvals" element={<Approvals />} />
+          <Route path="/approvals/:id" element={<Approvals />} />
           <Route path="/workflows/*" element={<WorkflowsRoutes />} />
           <Route path="/admin/*" element={<AdminRoutes />} />
           <Route path="*" element={<Text>Nothing here. Pick a page on the left.</Text>} />

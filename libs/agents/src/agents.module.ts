@@ -34,6 +34,7 @@ import { RunsController } from './runs/runs.controller.js';
 import { RunsService } from './runs/runs.service.js';
 import { CallAgentTool } from './tools/call-agent.tool.js';
 import { ChannelNotifyTool } from './tools/channel-notify.tool.js';
+import { AskHumanTool } from './tools/ask-human.tool.js';
 import { ToolRegistry } from './tools/tool-registry.js';
 import { McpClientPool } from './mcp/mcp-client-pool.js';
 import { McpServersController } from './mcp/mcp-servers.controller.js';
@@ -48,7 +49,7 @@ import { McpToolExecutor } from './mcp/mcp-tool-executor.js';
   controllers: [ConnectorsController, AgentsController, ChatController, RunsController, LlmCredentialsController, ConversationsController, McpServersController],
   providers: [
     ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, AgentHookLookup, LlmProviderFactory, LlmCredentialsStore, LlmCredentialsService,
-    RunEventsService, RunMetrics, ToolCallRunner, ToolExecution, RunStore, RunFactory, ReactSteps, DagSteps, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool,
+    RunEventsService, RunMetrics, ToolCallRunner, ToolExecution, RunStore, RunFactory, ReactSteps, DagSteps, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool, AskHumanTool,
     ConversationsStore, ConversationsService, McpServersStore, McpClientPool, McpServersService, McpToolExecutor,
     { provide: AgentConfigLookup, useExisting: AgentHookLookup },
   ],

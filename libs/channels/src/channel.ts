@@ -30,8 +30,31 @@ export interface ApprovalCard {
   /** Distinct approvals needed (the two-person rule shows "2 distinct approvals needed"), and given so far. */
   approvalsRequired?: number;
   approvalsGiven?: number;
-  /** Where the request can be read in full. */
+  /** Where the request can be read in full (and approved with changes). */
   link?: string;
+  /** A hook asked for this approval (instead of allowing or blocking): its reason. */
+  askReason?: string | null;
+  /** The card of an escalation (nobody decided in time): says so in its title. */
+  escalated?: boolean;
+}
+
+/** One card for the gated calls of one model turn, each with its own verdict (issue #20). */
+export interface BatchCard {
+  batchKey: string;
+  agentName: string;
+  requestedBy: { userId: string; name?: string | null };
+  expiresAt: Date;
+  link?: string;
+  items: Array<{
+    confirmationId: string;
+    tool: string;
+    args: Record<string, unknown>;
+    decisiveFields: string[];
+    askReason?: string | null;
+    status: 'pending' | DecidedStatus;
+    decidedBy?: string | null;
+    reason?: string | null;
+  }>;
 }
 
 /** What a channel remembers of a sent card so it can later replace it with the decided version. */
@@ -71,6 +94,8 @@ export interface DecisionOutcome {
   /** e.g. "Approved by alice", "already approved", "you are not allowed to approve this request". */
   message: string;
   decided?: DecidedCard;
+  /** Decided, without a card to show in its place (a turn's card is re-rendered separately): a success toast. */
+  settled?: boolean;
 }
 
 export type ParsedCallback =
@@ -83,6 +108,8 @@ export type ParsedCallback =
       kind: 'decision';
       confirmationId: string;
       decision: Decision;
+      /** "Approve all" / "Reject all": the decision applies to every pending call on the same card. */
+      all?: boolean;
       actor: { platform: ChatPlatform; externalId: string };
       /** Platform event id, for de-duplication of retried deliveries. */
       eventId?: string;
@@ -107,6 +134,13 @@ export abstract class Channel {
   updatePendingCard(_channel: ChannelRecord, _sent: SentCard, _card: ApprovalCard): Promise<void> {
     return Promise.resolve();
   }
+  /**
+   * One card listing several calls (one model turn), per-call buttons plus approve/reject all. Channels without it
+   * get one card per call.
+   */
+  sendBatchCard?(channel: ChannelRecord, card: BatchCard): Promise<SentCard>;
+  /** Re-renders a batch card in place (a call joined, or was decided). */
+  updateBatchCard?(channel: ChannelRecord, sent: SentCard, card: BatchCard): Promise<void>;
   /**
    * A private plain-text message to one account of this platform (a one-time identity-link code). The inbox has no
    * accounts to write to.
@@ -140,6 +174,8 @@ export interface ApprovalDecisionSink {
     channel: ChannelRecord;
     confirmationId: string;
     decision: Decision;
+    /** Every pending call on the same card ("Approve all" / "Reject all"). */
+    all?: boolean;
     /** The verified clicker; the decision service resolves it to a user and reads the channel's approver list itself. */
     actor: { platform: ChatPlatform; externalId: string };
   }): Promise<DecisionOutcome>;

@@ -18,5 +18,6 @@ export async function approvalCardOf(row: ConfirmationRequest, users: UsersServi
     approvalsRequired: row.approvalsRequired,
     approvalsGiven: row.approvalsGiven,
     link: `${publicUrl}/approvals/${row.id}`,
+    askReason: row.askReason,
   };
 }

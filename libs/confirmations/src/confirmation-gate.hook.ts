@@ -2,13 +2,17 @@ import { Logger } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
 import { AppConfig, inSpan } from '@warden/common';
 import { ChannelsService, type Channel, type ChannelRecord } from '@warden/channels';
-import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, CONFIRMATION_GATE, Hook, isRunInterruption, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
+import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, askReasonOf, CONFIRMATION_GATE, Hook, isRunInterruption, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
 import { approvalCardOf } from './approval-card.js';
 import { ConfirmationService } from './confirmation.service.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
 import { ConfirmationWaiter, WaiterClosedError } from './confirmation-waiter.js';
 import { requestPolicy } from './request-policy.js';
+import { editNote, rowCoversCall } from './edits/approval-edit.js';
+import { humanTaskSchema, isHumanTask } from './edits/human-task.js';
+import { StandingApprovals } from './standing/standing-approvals.js';
+import { BatchCards, batchKeyOf } from './batch/batch-cards.js';
 
 export const DEFAULT_CONFIRMATION_TIMEOUT_S = 120;
 /**
@@ -57,6 +61,8 @@ export class ConfirmationGateHook extends PreToolUseHook {
     private readonly channels: ChannelsService,
     private readonly users: UsersService,
     private readonly config: AppConfig,
+    private readonly standing: StandingApprovals,
+    private readonly batches: BatchCards,
   ) {
     super();
   }
@@ -65,7 +71,8 @@ export class ConfirmationGateHook extends PreToolUseHook {
     const { confirmationRequiredFor, requiresConfirmation, agent } = ctx.metadata;
     // On the args as the hooks before this one left them: the action that will run, not the model's proposal.
     const needed = confirmationRequiredFor ? confirmationRequiredFor(ctx.toolArgs) : requiresConfirmation;
-    return Boolean(needed || agent?.requireConfirmationForAll);
+    // A hook before this one asked for a human (`ask`): handled as if the action required confirmation.
+    return Boolean(needed || agent?.requireConfirmationForAll || ctx.metadata.confirmationAsks?.length);
   }
 
   async execute(ctx: HookContext): Promise<HookResult> {
@@ -88,6 +95,8 @@ export class ConfirmationGateHook extends PreToolUseHook {
       if (existing) {
         row = existing;
       } else {
+        const standing = await this.standing.coverCall(ctx, digest);
+        if (standing) return standing;
         const target = await this.channels.resolveForDelivery(ctx.orgId, policy.channelId).catch((err: unknown) => err as Error);
         if (target instanceof Error) return block(`no channel is reachable for the approval card: ${target.message}`);
         channel = target;
@@ -109,6 +118,12 @@ export class ConfirmationGateHook extends PreToolUseHook {
           channelId: target.record.id,
           channelType: target.record.type,
           timeoutS: policy.timeoutS,
+          argsSchema: ctx.metadata.humanTask ? humanTaskSchema(ctx.metadata.argsSchema, ctx.toolArgs) : ctx.metadata.argsSchema ?? null,
+          askReason: askReasonOf(ctx.metadata),
+          remindAfterS: policy.remindAfterS,
+          escalateAfterS: policy.escalateAfterS,
+          escalateTo: policy.escalateTo,
+          batch: target.impl.sendBatchCard ? batchKeyOf(ctx.runId, ctx.metadata.turnCallIds, ctx.callId) : null,
         }));
       }
     } catch (err) {
@@ -116,7 +131,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
       return block(`the approval request could not be recorded: ${message(err)}`);
     }
 
-    if (boundDigest(row) !== digest) return this.unbound(ctx, row);
+    if (!rowCoversCall(row, digest)) return this.unbound(ctx, row);
     try {
       if (created) {
         await ctx.emit('confirmation_pending', {
@@ -139,10 +154,11 @@ export class ConfirmationGateHook extends PreToolUseHook {
         confirmation_id: final.id,
         status: final.status,
         responded_by: final.respondedByName,
+        ...(final.originalArgs ? { args: final.args, original_args: final.originalArgs, edited_by: final.editedByName } : {}),
       });
       // The row may have been changed while it waited: an approval counts only for the action it names.
-      if (final.status === ConfirmationStatus.Approved && boundDigest(final) !== digest) return this.unbound(ctx, final);
-      return this.verdict(final);
+      if (final.status === ConfirmationStatus.Approved && !rowCoversCall(final, digest)) return this.unbound(ctx, final);
+      return this.verdict(final, ctx.metadata);
     } catch (err) {
       // Shutdown or lost lease: this driver stops, the request stays pending for the run's next driver.
       if (err instanceof WaiterClosedError || isRunInterruption(err) || isRunInterruption(ctx.signal?.reason)) return block(message(err));
@@ -170,6 +186,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
   ): Promise<HookResult | undefined> {
     try {
       const channel = resolved ?? (await this.channels.resolveForDelivery(row.orgId, row.channelId ?? undefined));
+      if (row.batchKey && channel.impl.sendBatchCard) return void (await this.batches.deliver(row, channel));
       const sent = await channel.impl.sendApprovalCard(channel.record, await approvalCardOf(row, this.users, this.config.publicUrl));
       const delivered = await this.store.recordDelivery(row.id, sent);
       // Decided before we could store where the card went: update the card now.
@@ -179,6 +196,8 @@ export class ConfirmationGateHook extends PreToolUseHook {
       const reason = `card delivery failed: ${message(err)}`;
       this.logger.warn(`confirmation ${row.id}: ${reason}`);
       const closed = await this.confirmations.expire(row.id, 'system', reason);
+      // The turn's other calls wait on the same card: none of them can be approved through it now.
+      if (row.batchKey) await this.batches.expireBatch(row.batchKey, (id) => this.confirmations.expire(id, 'system', reason)).catch(() => undefined);
       if (closed) {
         await ctx
           .emit('confirmation_resolved', { call_id: ctx.callId, confirmation_id: row.id, status: closed.status, responded_by: 'system' })
@@ -197,10 +216,17 @@ export class ConfirmationGateHook extends PreToolUseHook {
     return block(ARGS_CHANGED_AFTER_APPROVAL);
   }
 
-  private verdict(row: ConfirmationRequest): HookResult {
+  private verdict(row: ConfirmationRequest, metadata: HookContext['metadata']): HookResult {
     switch (row.status) {
-      case ConfirmationStatus.Approved:
-        return { allow: true, sideEffects: [`approved by ${row.respondedByName}`], approval: { confirmationId: row.id, argsDigest: boundDigest(row) } };
+      case ConfirmationStatus.Approved: {
+        const approval = { confirmationId: row.id, argsDigest: boundDigest(row) };
+        metadata.approvedBy = `${row.respondedByName} (confirmation ${row.id})`;
+        if (!row.originalArgs) return { allow: true, sideEffects: [`approved by ${row.respondedByName}`], approval };
+        // A question: the answer is the change, and the observation itself (no note).
+        if (isHumanTask(row)) return { allow: true, modifiedArgs: structuredClone(row.args), sideEffects: [`answered by ${row.respondedByName}`], approval };
+        // Approved with changes: the call runs with exactly the approver's args, and the model is told so.
+        return { allow: true, modifiedArgs: structuredClone(row.args), sideEffects: [`approved with changes by ${row.editedByName ?? row.respondedByName}`], approval: { ...approval, note: editNote(row) } };
+      }
       case ConfirmationStatus.Rejected:
         return block(`rejected by ${row.respondedByName}${row.reason ? `: ${row.reason}` : ''}`);
       case ConfirmationStatus.Expired: {

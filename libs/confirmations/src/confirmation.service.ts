@@ -13,6 +13,11 @@ import {
 import { AppConfig, ConflictError, DomainException, ForbiddenError, NotFoundError } from '@warden/common';
 import { approvalCardOf } from './approval-card.js';
 import { approversOf, refusalFor, type ResolvedDecider } from './approver-check.js';
+import { approvalEdit } from './edits/approval-edit.js';
+import { answeredArgs } from './edits/human-task.js';
+import { BatchCards } from './batch/batch-cards.js';
+import { decideAllOnCard } from './batch/decide-all.js';
+import { checkStandingGrant, StandingApprovals, type StandingGrant } from './standing/standing-approvals.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationVotesStore } from './confirmation-votes.store.js';
 import { approvalsProgress, CONFIRMATION_SETTLED, ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
@@ -34,6 +39,12 @@ export interface DecideInput {
   confirmationId: string;
   decision: Decision;
   reason?: string;
+  /** Approve with changes: the approver's edited args (validated against the action's parameter schema). */
+  args?: Record<string, unknown>;
+  /** A question (ask_human, HUMAN node): the person's answer, validated against its form. */
+  answer?: unknown;
+  /** Approve for this run: later calls of the same tool within this bound pass without asking. */
+  standing?: StandingGrant;
   actor: UserActor | PlatformActor;
 }
 
@@ -65,6 +76,8 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     private readonly users: UsersService,
     private readonly channels: ChannelsService,
     private readonly config: AppConfig,
+    private readonly standing: StandingApprovals,
+    private readonly batches: BatchCards,
   ) {}
 
   onModuleInit(): void {
@@ -84,11 +97,17 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
   async decide(input: DecideInput): Promise<ConfirmationRequest> {
     const row = await this.get(input.orgId, input.confirmationId);
     // A click on a card of channel A must not decide a request that was sent to channel B.
-    if ('platform' in input.actor && row.channelId !== input.actor.channelId) throw new NotFoundError('confirmation', input.confirmationId);
+    // (or to its escalation channel, once escalated)
+    if ('platform' in input.actor && row.channelId !== input.actor.channelId && row.escalationChannelId !== input.actor.channelId) {
+      throw new NotFoundError('confirmation', input.confirmationId);
+    }
     const decider = await this.authorize(row, input.decision, input.actor);
     if (row.status !== ConfirmationStatus.Pending) throw this.alreadyDecided(row);
     const { member, via } = decider;
     const name = member.name ?? member.sub;
+    // Checked before the vote is recorded: an edit that breaks the schema decides nothing.
+    const edit = approvalEdit(row, input.decision, answeredArgs(row, input.decision, input.answer, input.args), { userId: member.userId, name });
+    checkStandingGrant(row, input.decision, input.standing, edit?.args ?? row.args);
     const counted = await this.votes.record({
       confirmationId: row.id, userId: member.userId, userName: name, decision: input.decision,
       platform: via?.platform ?? null, externalId: via?.externalId ?? null, approvers: approversOf(row), tier: row.tier,
@@ -118,8 +137,14 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       respondedByPlatform: via?.platform ?? null,
       respondedByName: name,
       reason: input.reason?.trim() || null,
+      edit,
     });
-    return settled ?? this.lostRace(row);
+    if (!settled) return this.lostRace(row);
+    // After the decision: a grant that failed to record only means later calls ask again (fail closed).
+    if (input.standing && settled.status === ConfirmationStatus.Approved) {
+      await this.standing.grant(settled, input.standing).catch((err: unknown) => this.logger.error(`standing approval of ${row.id} not recorded: ${(err as Error).message}`));
+    }
+    return settled;
   }
 
   /** Lost the race, or the deadline passed while nobody was waiting (e.g. the process was down): say which. */
@@ -144,9 +169,11 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     channel: ChannelRecord;
     confirmationId: string;
     decision: Decision;
+    all?: boolean;
     actor: { platform: ChatPlatform; externalId: string };
   }): Promise<DecisionOutcome> {
     const { channel, actor } = input;
+    if (input.all) return decideAllOnCard(this, this.store, input);
     try {
       const row = await this.decide({
         orgId: channel.orgId,
@@ -156,7 +183,8 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       });
       if (row.status === ConfirmationStatus.Pending) return { ok: true, message: `Approval recorded: ${approvalsProgress(row)}` };
       const verb = row.status === ConfirmationStatus.Approved ? 'Approved' : 'Rejected';
-      return { ok: true, message: `${verb} by ${row.respondedByName}`, decided: toDecidedCard(row) };
+      // A turn's card lists other calls too: it is re-rendered from the rows (markCardDecided), not replaced by this one.
+      return { ok: true, message: `${verb} by ${row.respondedByName}`, ...(row.batchKey ? { settled: true } : { decided: toDecidedCard(row) }) };
     } catch (err) {
       if (err instanceof ConflictError) {
         const row = await this.store.findInOrg(channel.orgId, input.confirmationId).catch(() => null);
@@ -172,6 +200,8 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
   /** After any settlement in this process: replace the platform card with its decided version (best effort). */
   @OnEvent(CONFIRMATION_SETTLED, { async: true })
   async markCardDecided(row: ConfirmationRequest): Promise<void> {
+    if (row.escalationChannelId && row.escalationCard) void this.markEscalationCardDecided(row);
+    if (row.batchKey) return this.batches.refresh(row.batchKey, row.orgId);
     if (!row.channelId || !row.sentCard) return;
     try {
       const { record, impl } = await this.channels.resolveForDelivery(row.orgId, row.channelId);
@@ -182,8 +212,18 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     }
   }
 
+  private async markEscalationCardDecided(row: ConfirmationRequest): Promise<void> {
+    try {
+      const { record, impl } = await this.channels.resolveForDelivery(row.orgId, row.escalationChannelId!);
+      if (record.id === row.escalationChannelId) await impl.markDecided(record, row.escalationCard!, toDecidedCard(row));
+    } catch (err) {
+      this.logger.warn(`could not mark the escalation card of confirmation ${row.id} as ${row.status}: ${(err as Error).message}`);
+    }
+  }
+
   /** After a partial approval: the card shows the count ("1 of 2 given"), best effort. */
   private async refreshPendingCard(row: ConfirmationRequest): Promise<void> {
+    if (row.batchKey) return this.batches.refresh(row.batchKey, row.orgId);
     if (!row.channelId || !row.sentCard) return;
     try {
       const { record, impl } = await this.channels.resolveForDelivery(row.orgId, row.channelId);
@@ -217,7 +257,7 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
    * to — and applies the request's approver policy (approver-check.ts). An identity linked to nobody decides
    * nothing, even when the channel lists it: without a user, self-approval could not be ruled out.
    */
-  private async authorize(row: ConfirmationRequest, decision: Decision, actor: UserActor | PlatformActor): Promise<ResolvedDecider> {
+  async authorize(row: ConfirmationRequest, decision: Decision, actor: UserActor | PlatformActor): Promise<ResolvedDecider> {
     const list = await this.channels.approverList(row.orgId, row.channelId);
     let decider: ResolvedDecider;
     if ('userId' in actor) {

@@ -34,6 +34,16 @@ export interface NewConfirmation {
   channelId: string;
   channelType: string;
   timeoutS: number;
+  /** The tool's parameter schema (edits are validated against it); null when the tool has none. */
+  argsSchema?: Record<string, unknown> | null;
+  /** A hook asked for this approval, with this reason. */
+  askReason?: string | null;
+  /** Reminder / escalation delays (seconds after the request) and whom to escalate to. */
+  remindAfterS?: number;
+  escalateAfterS?: number;
+  escalateTo?: { approvers?: string[]; channelId?: string };
+  /** One card per turn: the turn's batch key and this call's position in it. */
+  batch?: { key: string; position: number } | null;
 }
 
 export interface ListFilter {
@@ -55,6 +65,8 @@ export interface Settlement {
   respondedByPlatform?: string | null;
   respondedByName: string;
   reason?: string | null;
+  /** Approve with changes: the edited args and their digest replace `args` / `args_digest` in the same statement. */
+  edit?: { args: Record<string, unknown>; argsDigest: string; byUserId: string | null; byName: string };
 }
 
 
@@ -104,9 +116,11 @@ export class ConfirmationStore implements OnModuleInit {
       'other',
       `WITH inserted AS (INSERT INTO confirmation_requests
          (org_id, agent_id, agent_name, run_id, call_id, tool, args, requested_by, approver_scope, agent_owner_id,
-          forbid_self_approval, channel_id, channel_type, expires_at, approvers, tier, approvals_required, decisive_fields, args_digest)
+          forbid_self_approval, channel_id, channel_type, expires_at, approvers, tier, approvals_required, decisive_fields, args_digest,
+          args_schema, ask_reason, remind_at, escalate_at, escalate_to, batch_key, batch_position)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, now() + make_interval(secs => $14),
-               $15::jsonb, $16, $17, $18::jsonb, $19)
+               $15::jsonb, $16, $17, $18::jsonb, $19, $20::jsonb, $21,
+               now() + make_interval(secs => $22), now() + make_interval(secs => $23), $24::jsonb, $25, $26)
        ON CONFLICT (run_id, call_id) DO NOTHING
        RETURNING *)
        SELECT inserted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'requested:' || inserted.id::text) AS notified FROM inserted`,
@@ -115,6 +129,9 @@ export class ConfirmationStore implements OnModuleInit {
         input.requestedBy, input.approverScope, input.agentOwnerId, input.forbidSelfApproval, input.channelId,
         input.channelType, input.timeoutS,
         JSON.stringify(input.approvers), input.tier, input.approvalsRequired, JSON.stringify(input.decisiveFields), input.argsDigest,
+        input.argsSchema ? JSON.stringify(input.argsSchema) : null, input.askReason ?? null,
+        input.remindAfterS ?? null, input.escalateAfterS ?? null, input.escalateTo ? JSON.stringify(input.escalateTo) : null,
+        input.batch?.key ?? null, input.batch?.position ?? null,
       ],
     );
     if (inserted) {
@@ -179,16 +196,22 @@ export class ConfirmationStore implements OnModuleInit {
    */
   async settle(id: string, s: Settlement): Promise<ConfirmationRequest | null> {
     const beforeDeadline = s.status === ConfirmationStatus.Expired ? '' : 'AND expires_at > now()';
+    // An edit rebinds the approval to the edited args in the statement that decides it: never one without the other.
+    const edit = s.edit && s.status === ConfirmationStatus.Approved ? s.edit : undefined;
+    const editSet = edit
+      ? `, original_args = args, args = $8::jsonb, args_digest = $9, edited_by_user_id = $10, edited_by_name = $11`
+      : '';
+    const editParams = edit ? [JSON.stringify(edit.args), edit.argsDigest, edit.byUserId, edit.byName] : [];
     const [row] = await this.rows(
       'transition',
       `WITH settled AS (
          UPDATE confirmation_requests
             SET status = $2, responded_at = now(), responded_by_user_id = $3, responded_by_open_id = $4,
-                responded_by_platform = $5, responded_by_name = $6, reason = $7, updated_at = now()
+                responded_by_platform = $5, responded_by_name = $6, reason = $7, updated_at = now()${editSet}
           WHERE id = $1 AND status = 'pending' ${beforeDeadline}
           RETURNING *)
        SELECT settled.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', settled.id::text) AS notified FROM settled`,
-      [id, s.status, s.respondedByUserId ?? null, s.respondedByOpenId ?? null, s.respondedByPlatform ?? null, s.respondedByName, s.reason ?? null],
+      [id, s.status, s.respondedByUserId ?? null, s.respondedByOpenId ?? null, s.respondedByPlatform ?? null, s.respondedByName, s.reason ?? null, ...editParams],
     );
     if (!row) return null;
     if (row.respondedAt && s.status !== ConfirmationStatus.Expired) {

@@ -47,6 +47,25 @@ export interface ConfirmationRequest {
   /** Who decided, as a person reads it: a user's name or sub, a chat id, or "timeout"/"system". */
   respondedByName: string | null;
   reason: string | null;
+  /** The action's parameter schema when the request was made: what an approver's edit must satisfy. */
+  argsSchema: Record<string, unknown> | null;
+  /** Approved with changes: the args as proposed (`args` then holds the approver's edit, `argsDigest` binds them). */
+  originalArgs: Record<string, unknown> | null;
+  editedByUserId: string | null;
+  editedByName: string | null;
+  /** A hook asked for this approval (`permissionDecision: "ask"`): its reason, shown on the card. */
+  askReason: string | null;
+  /** Reminder / escalation steps: when due, when done (issue #20), whom to escalate to, the escalation card. */
+  remindAt: Date | null;
+  remindedAt: Date | null;
+  escalateAt: Date | null;
+  escalatedAt: Date | null;
+  escalateTo: { approvers?: string[]; channelId?: string } | null;
+  escalationChannelId: string | null;
+  escalationCard: { platformMessageId?: string; extra?: Record<string, unknown> } | null;
+  /** The gated calls of one model turn share one card: its key, and this call's place in the turn. */
+  batchKey: string | null;
+  batchPosition: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -99,6 +118,20 @@ export function rowToConfirmation(r: Record<string, any>): ConfirmationRequest {
     respondedByPlatform: r.responded_by_platform,
     respondedByName: r.responded_by_name,
     reason: r.reason,
+    argsSchema: r.args_schema ?? null,
+    originalArgs: r.original_args ?? null,
+    editedByUserId: r.edited_by_user_id ?? null,
+    editedByName: r.edited_by_name ?? null,
+    askReason: r.ask_reason ?? null,
+    remindAt: toDateOrNull(r.remind_at),
+    remindedAt: toDateOrNull(r.reminded_at),
+    escalateAt: toDateOrNull(r.escalate_at),
+    escalatedAt: toDateOrNull(r.escalated_at),
+    escalateTo: r.escalate_to ?? null,
+    escalationChannelId: r.escalation_channel_id ?? null,
+    escalationCard: r.escalation_card ?? null,
+    batchKey: r.batch_key ?? null,
+    batchPosition: r.batch_position ?? null,
     createdAt: toDate(r.created_at),
     updatedAt: toDate(r.updated_at),
   };
@@ -134,6 +167,17 @@ export function confirmationView(c: ConfirmationRequest): Record<string, unknown
     responded_by_platform: c.respondedByPlatform,
     responded_at: c.respondedAt?.toISOString() ?? null,
     reason: c.reason,
+    args_schema: c.argsSchema,
+    original_args: c.originalArgs,
+    edited_by: c.editedByName,
+    edited_by_user_id: c.editedByUserId,
+    ask_reason: c.askReason,
+    remind_at: c.remindAt?.toISOString() ?? null,
+    reminded_at: c.remindedAt?.toISOString() ?? null,
+    escalate_at: c.escalateAt?.toISOString() ?? null,
+    escalated_at: c.escalatedAt?.toISOString() ?? null,
+    escalation_channel_id: c.escalationChannelId,
+    batch_key: c.batchKey,
   };
 }
 

@@ -8,8 +8,12 @@ import { ConfirmationService } from './confirmation.service.js';
 import { ConfirmationVisibility } from './confirmation-visibility.js';
 import { ConfirmationVotesStore } from './confirmation-votes.store.js';
 import { confirmationView } from './confirmation.types.js';
-import { DecisionBody, ListConfirmationsQuery } from './dto/confirmation.dto.js';
+import { DecisionBody, ListConfirmationsQuery, ReassignBody } from './dto/confirmation.dto.js';
+import { ConfirmationReassignment } from './escalation/confirmation-reassignment.js';
+import { EscalationStore } from './escalation/escalation.store.js';
 import { ConfirmationResponse } from './dto/confirmation.response.js';
+import { standingApprovalView } from './standing/standing-approval.store.js';
+import { StandingApprovals } from './standing/standing-approvals.js';
 
 /** The built-in inbox: the approval requests the caller may read (confirmation-visibility.ts), and decisions on them. */
 @Controller('confirmations')
@@ -19,7 +23,19 @@ export class ConfirmationsController {
     private readonly votes: ConfirmationVotesStore,
     private readonly visibility: ConfirmationVisibility,
     private readonly inbox: ConfirmationInboxStream,
+    private readonly standing: StandingApprovals,
+    private readonly escalations: EscalationStore,
+    private readonly reassignment: ConfirmationReassignment,
   ) {}
+
+  /** Hands a pending request to a named user (README "Reminders, escalation, reassignment"). */
+  @Post(':id/reassign')
+  @ApiOkResponse({ type: ConfirmationResponse })
+  @HttpCode(200)
+  async reassign(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: ReassignBody): Promise<Record<string, unknown>> {
+    const row = await this.reassignment.reassign({ orgId: p.orgId, confirmationId: id, actorUserId: p.userId, toSub: body.to, reason: body.reason });
+    return confirmationView(row);
+  }
 
   @Get()
   @ApiOkResponse({ type: [ConfirmationResponse] })
@@ -55,7 +71,9 @@ export class ConfirmationsController {
   async get(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<Record<string, unknown>> {
     const row = await this.visibility.get(p, id);
     // Each person's decision: resolved user, the chat identity used, the policy and tier that applied.
-    return { ...confirmationView(row), votes: await this.votes.list(row.id) };
+    const standing = await this.standing.byConfirmation(row.id);
+    const history = (await this.escalations.history(row.id)).map((e) => ({ kind: e.kind, detail: e.detail, by: e.byName, by_user_id: e.byUserId, at: e.at.toISOString() }));
+    return { ...confirmationView(row), votes: await this.votes.list(row.id), standing_approval: standing ? standingApprovalView(standing) : null, history };
   }
 
   @Post(':id/decision')
@@ -67,8 +85,12 @@ export class ConfirmationsController {
       confirmationId: id,
       decision: body.decision,
       reason: body.reason,
+      args: body.args,
+      answer: body.answer,
+      standing: body.standing && { when: body.standing.when, maxCalls: body.standing.max_calls, minutes: body.standing.minutes },
       actor: { userId: p.userId },
     });
-    return confirmationView(row);
+    const standing = body.standing ? await this.standing.byConfirmation(row.id) : null;
+    return { ...confirmationView(row), standing_approval: standing ? standingApprovalView(standing) : null };
   }
 }

@@ -8,11 +8,19 @@ import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationVotesStore } from './confirmation-votes.store.js';
 import { ConfirmationWaiter } from './confirmation-waiter.js';
 import { ConfirmationsController } from './confirmations.controller.js';
+import { ConfirmationEscalator } from './escalation/confirmation-escalator.js';
+import { ConfirmationReassignment } from './escalation/confirmation-reassignment.js';
+import { EscalationStore } from './escalation/escalation.store.js';
+import { BatchCards } from './batch/batch-cards.js';
+import { BatchStore } from './batch/batch.store.js';
+import { StandingApprovalStore } from './standing/standing-approval.store.js';
+import { StandingApprovals } from './standing/standing-approvals.js';
 
 @Module({
   imports: [ChannelsModule],
   controllers: [ConfirmationsController],
-  providers: [ConfirmationStore, ConfirmationVotesStore, ConfirmationWaiter, ConfirmationService, ConfirmationVisibility, ConfirmationGateHook, ConfirmationInboxStream],
-  exports: [ConfirmationService, ConfirmationWaiter, ConfirmationGateHook, ConfirmationInboxStream],
+  providers: [ConfirmationStore, ConfirmationVotesStore, ConfirmationWaiter, ConfirmationService, ConfirmationVisibility, ConfirmationGateHook, ConfirmationInboxStream,
+    StandingApprovalStore, StandingApprovals, EscalationStore, ConfirmationEscalator, ConfirmationReassignment, BatchStore, BatchCards],
+  exports: [ConfirmationService, ConfirmationWaiter, ConfirmationGateHook, ConfirmationInboxStream, ConfirmationEscalator],
 })
 export class ConfirmationsModule {}

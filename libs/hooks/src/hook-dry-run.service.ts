@@ -11,7 +11,7 @@ import { HookPoint, type AgentHookSettings, type ApproverScope, type HookOutcome
 export interface DryRunVerdict {
   hook: string;
   point: string;
-  outcome: 'allow' | 'block' | 'rewrite' | 'would_require_confirmation';
+  outcome: 'allow' | 'block' | 'rewrite' | 'ask' | 'would_require_confirmation';
   detail: string | null;
 }
 

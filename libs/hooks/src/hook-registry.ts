@@ -16,6 +16,7 @@ import {
   type ToolCallMetadata,
 } from './hook.types.js';
 import { byRunOrder } from './hook-catalog.js';
+import { noteAsk } from './hook-ask.js';
 
 /** What the runtime knows about one tool call (or the session, for SessionStart) before the hooks run. */
 export type ToolCallContext = Omit<HookContext, 'point' | 'signal' | 'toolResult'> & {
@@ -51,7 +52,7 @@ export interface PreToolUseVerdict {
   wouldRequireConfirmation: boolean;
   outcomes: HookOutcome[];
   /** The approval the call passed the gate with (tool + args digest the approver saw), if the gate ran. */
-  approval?: { confirmationId: string; argsDigest: string };
+  approval?: HookResult['approval'];
 }
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 5000;
@@ -230,6 +231,7 @@ export class HookRegistry {
         return { allow: false, args, blockedBy: entry.name, error, wouldRequireConfirmation, outcomes };
       }
       let kind: HookOutcomeKind = 'allow';
+      if (result.ask !== undefined) kind = noteAsk(ctx.metadata, entry.name, result.ask);
       if (result.wouldRequireConfirmation) { kind = 'would_require_confirmation'; wouldRequireConfirmation = true; }
       if (result.approval && entry.runsLast) approval = result.approval;
       if (result.modifiedArgs !== undefined) {

@@ -53,6 +53,16 @@ export interface ToolCallMetadata {
   model?: { provider: string; model: string; turn: number; messages: number };
   /** Stop: the model was already made to continue by a Stop hook in this run (Claude Code's stop_hook_active). */
   stopHookActive?: boolean;
+  /** PreToolUse hooks that asked for a human approval of this call (`HookResult.ask`), in order; the gate reads them. */
+  confirmationAsks?: Array<{ hook: string; reason: string }>;
+  /** The call asks a person a question (ask_human, a workflow HUMAN node): the approval carries the answer. */
+  humanTask?: boolean;
+  /** The call ids of the model turn this call belongs to, in order (one approval card per turn). */
+  turnCallIds?: string[];
+  /** Set by the confirmation gate when it lets the call through: who approved it, under which approval (audited). */
+  approvedBy?: string;
+  /** The tool's parameter schema (JSON schema): what an approver's edited args are validated against. */
+  argsSchema?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
@@ -74,6 +84,10 @@ export interface AgentHookSettings {
     approvers?: string[];
     /** The first tier whose CEL holds on the args sets how many distinct approvals are needed, and from whom. */
     tiers?: ApprovalTier[];
+    /** Reminder and escalation (issue #20): seconds after the card, and to whom. */
+    remindAfterS?: number;
+    escalateAfterS?: number;
+    escalateTo?: { approvers?: string[]; channelId?: string };
   };
 }
 
@@ -128,16 +142,21 @@ export interface HookResult {
   modifiedModel?: string;
   /** Human-readable notes of what the hook did; recorded in the trace and streamed. */
   sideEffects?: string[];
+  /**
+   * PreToolUse: neither allow nor block — ask a human (Claude Code's `permissionDecision: "ask"`), with this reason.
+   * The confirmation gate then handles the call as if the action required confirmation, and its card shows the reason.
+   */
+  ask?: string;
   /** Dry runs only: the hook would stop for a human approval. */
   wouldRequireConfirmation?: boolean;
   /**
    * The confirmation gate only: the approval this call ran under, bound to the digest of tool + args that the
    * approver saw. The runtime re-checks it against what it is about to send.
    */
-  approval?: { confirmationId: string; argsDigest: string };
+  approval?: { confirmationId: string; argsDigest: string; note?: string };
 }
 
-export type HookOutcomeKind = 'allow' | 'block' | 'rewrite' | 'error' | 'would_require_confirmation';
+export type HookOutcomeKind = 'allow' | 'block' | 'rewrite' | 'ask' | 'error' | 'would_require_confirmation';
 
 /** One hook's run, as recorded in the trace and sent as an SSE `hook` event. */
 export interface HookOutcome {

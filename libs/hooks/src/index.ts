@@ -15,3 +15,6 @@ export * from './builtin/index.js';
 export * from './run-interrupted.js';
 export * from './org/hook-origin.js';
 export * from './hook-points.js';
+export * from './hook-ask.js';
+export * from './args-condition.js';
+export * from './escalation-policy.js';

@@ -1,8 +1,8 @@
 import { parse as parseCel } from '@marcbachmann/cel-js';
 import { findCycle } from '@warden/common';
-import { parseApproverPolicy } from '@warden/hooks';
+import { parseApproverPolicy, parseEscalationPolicy } from '@warden/hooks';
 
-export type WorkflowNodeType = 'start' | 'agent' | 'connector' | 'condition' | 'end';
+export type WorkflowNodeType = 'start' | 'agent' | 'connector' | 'human' | 'condition' | 'end';
 
 export interface WorkflowNode {
   id: string;
@@ -21,6 +21,9 @@ export interface WorkflowNode {
    * agent node its keys override the agent's own.
    */
   confirmation?: Record<string, unknown>;
+  /** human: the question (a template) and the form of the answer (JSON schema; default one line of text). */
+  question?: string;
+  form?: Record<string, unknown>;
   /** condition: a CEL expression over `inputs` and `nodes`; its value is the node's output. */
   expression?: string;
 }
@@ -37,7 +40,7 @@ export interface WorkflowDefinition {
   edges: WorkflowEdge[];
 }
 
-const NODE_TYPES: WorkflowNodeType[] = ['start', 'agent', 'connector', 'condition', 'end'];
+const NODE_TYPES: WorkflowNodeType[] = ['start', 'agent', 'connector', 'human', 'condition', 'end'];
 
 function celProblem(expr: unknown, where: string): string | undefined {
   if (typeof expr !== 'string' || expr.trim() === '') return `${where}: must be a non-empty CEL expression`;
@@ -76,6 +79,11 @@ export function validateWorkflowDefinition(def: unknown): string[] {
     if (n.type === 'connector') {
       if (typeof n.tool !== 'string' || n.tool === '') problems.push(`${where} (${n.id}): connector node needs a tool`);
       if (n.args !== undefined && (typeof n.args !== 'object' || Array.isArray(n.args))) problems.push(`${where} (${n.id}): args must be an object`);
+      if (n.confirmation !== undefined) problems.push(...confirmationProblems(n.confirmation, `${where} (${n.id}).confirmation`));
+    }
+    if (n.type === 'human') {
+      if (typeof n.question !== 'string' || n.question.trim() === '') problems.push(`${where} (${n.id}): human node needs a question`);
+      if (n.form !== undefined && (typeof n.form !== 'object' || n.form === null || Array.isArray(n.form))) problems.push(`${where} (${n.id}): form must be a JSON schema object`);
       if (n.confirmation !== undefined) problems.push(...confirmationProblems(n.confirmation, `${where} (${n.id}).confirmation`));
     }
     if (n.type === 'condition') {
@@ -157,5 +165,6 @@ function confirmationProblems(c: unknown, at: string): string[] {
   const scope = typeof conf.approver_scope === 'string' ? conf.approver_scope : 'initiator';
   if (forbidSelf && conf.approvers === undefined && scope === 'initiator') problems.push(`${at}: forbid_self_approval with approver_scope "initiator": nobody could approve`);
   problems.push(...parseApproverPolicy(conf, { at, legacyScope: scope, forbidSelfApproval: forbidSelf }).problems);
+  problems.push(...parseEscalationPolicy(conf, at).problems);
   return problems;
 }

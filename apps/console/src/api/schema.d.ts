@@ -208,6 +208,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/confirmations/{id}/reassign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["ConfirmationsController_reassign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/confirmations/stream": {
         parameters: {
             query?: never;
@@ -785,6 +801,18 @@ export interface components {
             /** @enum {string} */
             surface?: "chat" | "api";
         };
+        ConfirmationEventResponse: {
+            /** Format: date-time */
+            at: string;
+            /** @description who took the step ("system" for reminders and escalations) */
+            by: string;
+            by_user_id: string | null;
+            detail: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            kind: "reminded" | "escalated" | "reassigned";
+        };
         ConfirmationResponse: {
             agent_id: string | null;
             agent_name: string | null;
@@ -801,16 +829,43 @@ export interface components {
             };
             /** @description digest of tool + args: what an approval binds to */
             args_digest: string | null;
+            /** @description The action's parameter schema (what an edit must satisfy) */
+            args_schema: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A hook asked for this approval: its reason */
+            ask_reason: string | null;
+            /** @description Shared by the gated calls of one model turn (one card) */
+            batch_key: string | null;
             call_id: string;
             channel_id: string | null;
             channel_type: string | null;
             /** Format: date-time */
             created_at: string;
+            /** @description Who approved with changes */
+            edited_by: string | null;
+            edited_by_user_id: string | null;
+            /** Format: date-time */
+            escalate_at: string | null;
+            /** Format: date-time */
+            escalated_at: string | null;
+            /** @description The channel the escalation card went to */
+            escalation_channel_id: string | null;
             /** Format: date-time */
             expires_at: string;
             forbid_self_approval: boolean;
+            /** @description GET one only: reminders, escalations, reassignments */
+            history?: components["schemas"]["ConfirmationEventResponse"][];
             id: string;
+            /** @description Approved with changes: the args as proposed (args holds the edit) */
+            original_args: {
+                [key: string]: unknown;
+            } | null;
             reason: string | null;
+            /** Format: date-time */
+            remind_at: string | null;
+            /** Format: date-time */
+            reminded_at: string | null;
             /** @description User id of the requester */
             requested_by: string | null;
             /** Format: date-time */
@@ -822,6 +877,8 @@ export interface components {
             responded_by_platform: string | null;
             responded_by_user_id: string | null;
             run_id: string;
+            /** @description GET one / decision only: the standing approval it granted */
+            standing_approval?: components["schemas"]["StandingApprovalResponse"] | null;
             /** @enum {string} */
             status: "pending" | "approved" | "rejected" | "expired";
             /** @description index of the tier that applied */
@@ -859,6 +916,8 @@ export interface components {
         ConnectorCallResponse: {
             action: string | null;
             agent_id: string | null;
+            /** @description Who approved the call, under which approval */
+            approved_by: string | null;
             args: {
                 [key: string]: unknown;
             } | null;
@@ -995,9 +1054,19 @@ export interface components {
             name: string;
         };
         DecisionBody: {
+            /** @description approve a question (ask_human, HUMAN node) with the answer; validated against its form (args_schema.properties.answer) */
+            answer?: {
+                [key: string]: unknown;
+            };
+            /** @description approve only: the edited args the call runs with (validated against the action's parameter schema) */
+            args?: {
+                [key: string]: unknown;
+            };
             /** @enum {string} */
             decision: "approve" | "reject";
             reason?: string;
+            /** @description approve only: also approve later calls of this tool in this run within the bound */
+            standing?: components["schemas"]["StandingGrantBody"];
         };
         DevSignInDto: {
             /** @description Display name */
@@ -1059,7 +1128,7 @@ export interface components {
             detail: string | null;
             hook: string;
             /** @enum {string} */
-            outcome: "allow" | "block" | "rewrite" | "would_require_confirmation";
+            outcome: "allow" | "block" | "rewrite" | "ask" | "would_require_confirmation";
             /** @enum {string} */
             point: "SessionStart" | "UserPromptSubmit" | "PreModelCall" | "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "Stop";
         };
@@ -1311,6 +1380,11 @@ export interface components {
             id: string;
             read_only: boolean;
         };
+        ReassignBody: {
+            reason?: string;
+            /** @description sub of the user who decides from now on */
+            to: string;
+        };
         RunResponse: {
             agent_id: string;
             answer: string | null;
@@ -1348,6 +1422,30 @@ export interface components {
         };
         SetReadOnlyDto: {
             read_only: boolean;
+        };
+        StandingApprovalResponse: {
+            confirmation_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            granted_by: string;
+            id: string;
+            max_calls: number;
+            run_id: string;
+            tool: string;
+            /** @description calls that ran under it, the approved one included */
+            uses: number;
+            /** @description CEL over args that later calls satisfy */
+            when: string;
+        };
+        StandingGrantBody: {
+            /** @description at most this many calls, the approved one included (default 10) */
+            max_calls?: number;
+            /** @description for at most this many minutes (default 60) */
+            minutes?: number;
+            /** @description CEL over args that later calls must satisfy, e.g. args.amount <= 70000 */
+            when: string;
         };
         StartLinkDto: {
             /** @description The channel to send the code through; default: the first channel of that platform */
@@ -1832,6 +1930,31 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DecisionBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfirmationResponse"];
+                };
+            };
+        };
+    };
+    ConfirmationsController_reassign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReassignBody"];
             };
         };
         responses: {

@@ -6,7 +6,7 @@
 const KNOWN: Record<string, readonly string[]> = {
   '': ['model', 'tools', 'delegates', 'max_iterations', 'require_confirmation_for_all', 'confirmation', 'hooks', 'script'],
   model: ['provider', 'base_url', 'model', 'api_key_env', 'api_key_credential_id', 'temperature', 'stream', 'script'],
-  confirmation: ['channel_id', 'timeout_s', 'approver_scope', 'forbid_self_approval', 'approvers', 'tiers'],
+  confirmation: ['channel_id', 'timeout_s', 'approver_scope', 'forbid_self_approval', 'approvers', 'tiers', 'remind_after_s', 'escalate_after_s', 'escalate_to'],
 };
 
 /** The original system's names (and common slips), with where the setting lives in Warden. */

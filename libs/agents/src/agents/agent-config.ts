@@ -1,4 +1,4 @@
-import { parseApproverPolicy, type AgentHookSettings, type ApproverScope } from '@warden/hooks';
+import { parseApproverPolicy, parseEscalationPolicy, type AgentHookSettings, type ApproverScope } from '@warden/hooks';
 
 export interface ScriptedToolCall { name: string; args: Record<string, unknown> }
 /** One turn of a scripted model: tool calls, or a final answer. */
@@ -99,6 +99,8 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
     at: 'model_config_json.confirmation', legacyScope: approverScope, forbidSelfApproval: c.forbid_self_approval === true,
   });
   problems.push(...policyProblems);
+  const { escalation, problems: escalationProblems } = parseEscalationPolicy(c, 'model_config_json.confirmation');
+  problems.push(...escalationProblems);
   if (c.channel_id !== undefined && typeof c.channel_id !== 'string') problems.push('model_config_json.confirmation.channel_id must be a string');
   return {
     problems,
@@ -123,6 +125,7 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
         approverScope,
         forbidSelfApproval: c.forbid_self_approval === true,
         ...policy,
+        ...escalation,
       },
       hooks: json.hooks,
     },
@@ -139,6 +142,7 @@ export function hookSettingsOf(agent: { id: string; name: string; ownerUserId: s
 const OVERRIDABLE: Array<[keyof AgentHookSettings['confirmation'], string]> = [
   ['channelId', 'channel_id'], ['timeoutS', 'timeout_s'], ['approverScope', 'approver_scope'],
   ['forbidSelfApproval', 'forbid_self_approval'], ['approvers', 'approvers'], ['tiers', 'tiers'],
+  ['remindAfterS', 'remind_after_s'], ['escalateAfterS', 'escalate_after_s'], ['escalateTo', 'escalate_to'],
 ];
 
 /**

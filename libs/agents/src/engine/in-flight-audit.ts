@@ -25,9 +25,9 @@ export async function markExecuting(
   const rows: unknown[] = await db.query(
     `WITH marked AS (${mark} RETURNING run_id)
      INSERT INTO connector_call_logs (org_id, agent_id, user_id, run_id, call_id, surface, tool, connector_id, connector_name,
-       action, method, url, args_digest, success, outcome, created_at)
-     SELECT $5, $6, $7, $1::text, $2, $8, $9, $10, $11, $12, $13, $14, $15, false, 'in_flight', now() FROM marked RETURNING id`,
-    [...base, run.orgId, run.agentId || null, run.userId || null, run.surface, call.tool, c.id || null, c.name, c.action, c.method, c.url, argsDigest(args)],
+       action, method, url, args_digest, success, outcome, created_at, approved_by)
+     SELECT $5, $6, $7, $1::text, $2, $8, $9, $10, $11, $12, $13, $14, $15, false, 'in_flight', now(), $16 FROM marked RETURNING id`,
+    [...base, run.orgId, run.agentId || null, run.userId || null, run.surface, call.tool, c.id || null, c.name, c.action, c.method, c.url, argsDigest(args), meta.approvedBy ?? null],
   );
   return rows.length > 0;
 }

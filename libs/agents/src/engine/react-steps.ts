@@ -102,7 +102,7 @@ export class ReactSteps {
     const tools = live.catalog ?? await this.tools.forAgent(live.run.orgId, live.config.tools);
     live.catalog = undefined;
     await Promise.all(state.pending_calls.map((call) =>
-      inSpan(`tool ${call.tool}`, { 'warden.tool': call.tool, 'warden.call_id': call.call_id }, () => this.toolCalls.run(live, call, tools))));
+      inSpan(`tool ${call.tool}`, { 'warden.tool': call.tool, 'warden.call_id': call.call_id }, () => this.toolCalls.run(live, call, tools, state.pending_calls))));
     const observations = await this.toolCalls.observations(live, state.pending_calls.map((c) => c.call_id));
     live.observed.clear();
     if (state.tool_run) {

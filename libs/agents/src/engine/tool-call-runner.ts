@@ -85,7 +85,7 @@ export class ToolCallRunner {
     return new Map(rows.map((r) => [r.call_id, r.result ?? `Error: the outcome of this call is unknown (status ${r.status})`]));
   }
 
-  async run(live: LiveRun, call: PendingToolCall, available: ResolvedTool[]): Promise<void> {
+  async run(live: LiveRun, call: PendingToolCall, available: ResolvedTool[], turn?: PendingToolCall[]): Promise<void> {
     const { run } = live;
     const [claimed] = await this.dataSource.query(
       `UPDATE tool_calls SET status = 'running', started_at = now() WHERE run_id = $1 AND call_id = $2 AND status = 'pending' AND ${holdsRun(3)} RETURNING id`,
@@ -98,6 +98,7 @@ export class ToolCallRunner {
       agent: live.settings,
       conversationId: run.conversationId ?? undefined,
       parentRunId: run.parentRunId ?? undefined,
+      turnCallIds: turn?.map((c) => c.call_id),
     };
     const ctx = {
       toolName: call.tool, toolArgs: call.args, agentId: run.agentId, userId: run.userId, orgId: run.orgId, runId: run.id,
@@ -152,6 +153,8 @@ export class ToolCallRunner {
       };
       const observed = outcome.ok ? outcome.content : await toolFailureObservation(live, postCtx, outcome.content);
       const post = await live.registry.runPostToolUse({ ...postCtx, toolResult: observed });
+      // Approved with changes: the model reads that the approver changed its call (and to what) with the result.
+      if (verdict.approval?.note) post.result = `${verdict.approval.note}\n${post.result}`;
       await this.store(live, call.call_id, {
         status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error, simulated: outcome.simulated, tool: call.tool,
         http: { status: outcome.status ?? null },

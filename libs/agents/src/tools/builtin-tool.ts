@@ -28,6 +28,8 @@ export abstract class BuiltinTool {
   abstract readonly parameters: Record<string, unknown>;
   /** The tool changes something (read-only orgs block it). */
   abstract readonly write: boolean;
+  /** The call asks a person a question (ask_human): its approval carries the answer. */
+  readonly humanTask: boolean = false;
   /** Whether a call needs a human approval (default: no). */
   requiresConfirmation(_args: Record<string, unknown>): boolean {
     return false;

@@ -81,12 +81,13 @@ export class ToolRegistry implements OnModuleInit {
   metadataFor(tool: ResolvedTool | undefined, args: Record<string, unknown>): ToolCallMetadata {
     if (!tool) return { requiresConfirmation: false, write: false };
     const confirmationRequiredFor = (a: Record<string, unknown>) => confirmationRequired(tool, a);
-    if (tool.kind === 'builtin') return { requiresConfirmation: confirmationRequiredFor(args), confirmationRequiredFor, write: tool.builtin.write };
+    const argsSchema = tool.spec.parameters;
+    if (tool.kind === 'builtin') return { requiresConfirmation: confirmationRequiredFor(args), confirmationRequiredFor, write: tool.builtin.write, argsSchema, humanTask: tool.builtin.humanTask };
     if (tool.kind === 'mcp') {
       // The server stands where a connector would: audit rows, rate limits and approval cards name it.
       const { server } = tool.mcp;
       return {
-        requiresConfirmation: confirmationRequiredFor(args), confirmationRequiredFor, write: tool.mcp.write, confirmationWhen: tool.mcp.requiresConfirmationWhen,
+        requiresConfirmation: confirmationRequiredFor(args), confirmationRequiredFor, write: tool.mcp.write, confirmationWhen: tool.mcp.requiresConfirmationWhen, argsSchema,
         connector: { id: server.id, name: server.name, action: tool.mcp.tool, method: 'MCP', url: server.url },
         mcp: { server: server.name, tool: tool.mcp.tool },
       };
@@ -99,6 +100,7 @@ export class ToolRegistry implements OnModuleInit {
       confirmationRequiredFor,
       write: action.write,
       confirmationWhen: action.requiresConfirmationWhen,
+      argsSchema,
       connector: { id: connector.id, name: connector.name, action: action.name, method: action.method, url },
     };
   }

@@ -28,6 +28,7 @@ export function feishuApprovalCard(card: ApprovalCard): Record<string, unknown> 
   const decisive = args.decisive.map(([k, v]) => `**${escapeMd(k)}:** ${escapeMd(v)}`);
   const needed = approvalsNote(card.approvalsRequired, card.approvalsGiven);
   const elements: Array<Record<string, unknown>> = [
+    ...(card.askReason ? [{ tag: 'markdown', content: `**Why:** ${escapeMd(card.askReason)}` }] : []),
     ...(decisive.length ? [{ tag: 'markdown', content: decisive.join('\n') }] : []),
     {
       tag: 'markdown',
@@ -47,10 +48,12 @@ export function feishuApprovalCard(card: ApprovalCard): Record<string, unknown> 
     const more = escapeMd(omittedNote(args.omitted));
     elements.push({ tag: 'markdown', content: card.link ? `${more}: [${card.link}](${card.link})` : more });
   }
+  // Editing args needs a form: the card links to the request in Warden, where it can be approved with changes.
+  if (card.link) elements.push({ tag: 'markdown', content: `Edit in Warden: ${card.link}` });
   return {
     schema: '2.0',
     config: { update_multi: true },
-    header: { title: { tag: 'plain_text', content: oneLine(`Approval needed: ${card.tool}`) }, template: 'orange' },
+    header: { title: { tag: 'plain_text', content: oneLine(`${card.escalated ? 'Escalated: approval' : 'Approval'} needed: ${card.tool}`) }, template: card.escalated ? 'red' : 'orange' },
     body: { elements: [...elements, button('approve'), button('reject')] },
   };
 }

@@ -7,6 +7,7 @@ import {
   Channel,
   listOfIds,
   type ApprovalCard,
+  type BatchCard,
   type CallbackRequest,
   type ChannelRecord,
   type DecidedCard,
@@ -18,6 +19,7 @@ import { checkConfig, secretKeysOf, type ConfigKeyRule } from '../shared/config-
 import { rejected } from '../shared/replies.js';
 import { headerOf, isFresh, safeEqual } from '../shared/verification.js';
 import { decryptFeishu, feishuLegacyCardSignature, feishuSignature } from './feishu-crypto.js';
+import { feishuBatchCard } from './feishu-batch-card.js';
 import { feishuApprovalCard, feishuDecidedCard, feishuNotificationCard } from './feishu-cards.js';
 
 export const FEISHU_CONFIG: readonly ConfigKeyRule[] = [
@@ -117,6 +119,25 @@ export class FeishuChannel extends Channel {
       }),
     );
     return { platformMessageId: res.data?.message_id, extra: { chat_id: cfg.chatId } };
+  }
+
+  override async sendBatchCard(channel: ChannelRecord, card: BatchCard): Promise<SentCard> {
+    const cfg = feishuConfig(channel);
+    const res = await this.call('the approval card', () =>
+      this.client(cfg).im.message.create({
+        params: { receive_id_type: 'chat_id' },
+        data: { receive_id: cfg.chatId, msg_type: 'interactive', content: JSON.stringify(feishuBatchCard(card)), uuid: createHash('sha256').update(card.batchKey).digest('hex').slice(0, 36) },
+      }),
+    );
+    return { platformMessageId: res.data?.message_id, extra: { chat_id: cfg.chatId } };
+  }
+
+  override async updateBatchCard(channel: ChannelRecord, sent: SentCard, card: BatchCard): Promise<void> {
+    if (!sent.platformMessageId) return;
+    const cfg = feishuConfig(channel);
+    await this.call('the card update', () =>
+      this.client(cfg).im.message.patch({ path: { message_id: sent.platformMessageId! }, data: { content: JSON.stringify(feishuBatchCard(card)) } }),
+    );
   }
 
   override async updatePendingCard(channel: ChannelRecord, sent: SentCard, card: ApprovalCard): Promise<void> {
@@ -225,7 +246,7 @@ export class FeishuChannel extends Channel {
         body:
           outcome.ok && outcome.decided
             ? { toast: { type: 'success', content: outcome.message }, card: { type: 'raw', data: feishuDecidedCard(outcome.decided) } }
-            : { toast: { type: outcome.ok ? 'info' : 'error', content: outcome.message } },
+            : { toast: { type: outcome.ok ? (outcome.settled ? 'success' : 'info') : 'error', content: outcome.message } },
       }),
     };
   }

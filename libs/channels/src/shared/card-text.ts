@@ -56,7 +56,7 @@ export const STATUS_WORDS: Record<DecidedStatus, string> = {
 export const isoMinute = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** What a clicked button's value must name; anything else is refused before the decision service sees it. */
-export function parseButtonValue(value: unknown): { confirmationId: string; decision: 'approve' | 'reject' } | null {
+export function parseButtonValue(value: unknown): { confirmationId: string; decision: 'approve' | 'reject'; all?: boolean } | null {
   let v = value;
   if (typeof v === 'string') {
     try {
@@ -66,9 +66,9 @@ export function parseButtonValue(value: unknown): { confirmationId: string; deci
     }
   }
   if (!v || typeof v !== 'object') return null;
-  const { confirmation_id: id, decision } = v as Record<string, unknown>;
+  const { confirmation_id: id, decision, all } = v as Record<string, unknown>;
   if (!isUuid(id)) return null;
   if (decision !== 'approve' && decision !== 'reject') return null;
-  return { confirmationId: id, decision };
+  return all === true ? { confirmationId: id, decision, all: true } : { confirmationId: id, decision };
 }
 

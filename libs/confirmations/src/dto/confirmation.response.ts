@@ -1,5 +1,26 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { JsonObject, NullableString } from '@warden/common';
+
+export class StandingApprovalResponse {
+  @ApiProperty() id: string;
+  @ApiProperty() run_id: string;
+  @ApiProperty() tool: string;
+  @ApiProperty({ description: 'CEL over args that later calls satisfy' }) when: string;
+  @ApiProperty() max_calls: number;
+  @ApiProperty({ description: 'calls that ran under it, the approved one included' }) uses: number;
+  @ApiProperty({ format: 'date-time' }) expires_at: string;
+  @ApiProperty() confirmation_id: string;
+  @ApiProperty() granted_by: string;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
+
+export class ConfirmationEventResponse {
+  @ApiProperty({ enum: ['reminded', 'escalated', 'reassigned'] }) kind: string;
+  @ApiProperty({ type: 'object', additionalProperties: true }) detail: Record<string, unknown>;
+  @ApiProperty({ description: 'who took the step ("system" for reminders and escalations)' }) by: string;
+  @ApiProperty({ type: String, nullable: true }) by_user_id: string | null;
+  @ApiProperty({ format: 'date-time' }) at: string;
+}
 
 export class ConfirmationResponse {
   @ApiProperty() id: string;
@@ -29,4 +50,17 @@ export class ConfirmationResponse {
   @NullableString('feishu | slack | wecom, or null for the inbox/API') responded_by_platform: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) responded_at: string | null;
   @NullableString() reason: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: "The action's parameter schema (what an edit must satisfy)" }) args_schema: Record<string, unknown> | null;
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'Approved with changes: the args as proposed (args holds the edit)' }) original_args: Record<string, unknown> | null;
+  @NullableString('Who approved with changes') edited_by: string | null;
+  @NullableString() edited_by_user_id: string | null;
+  @NullableString('A hook asked for this approval: its reason') ask_reason: string | null;
+  @ApiPropertyOptional({ type: [ConfirmationEventResponse], description: 'GET one only: reminders, escalations, reassignments' }) history?: ConfirmationEventResponse[];
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' }) remind_at: string | null;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' }) reminded_at: string | null;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' }) escalate_at: string | null;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' }) escalated_at: string | null;
+  @NullableString('The channel the escalation card went to') escalation_channel_id: string | null;
+  @NullableString('Shared by the gated calls of one model turn (one card)') batch_key: string | null;
+  @ApiPropertyOptional({ type: StandingApprovalResponse, nullable: true, description: 'GET one / decision only: the standing approval it granted' }) standing_approval?: StandingApprovalResponse | null;
 }

@@ -15,6 +15,6 @@ export class HookInfoResponse {
 export class DryRunVerdictResponse {
   @ApiProperty() hook: string;
   @ApiProperty({ enum: Object.values(HookPoint) }) point: string;
-  @ApiProperty({ enum: ['allow', 'block', 'rewrite', 'would_require_confirmation'] }) outcome: string;
+  @ApiProperty({ enum: ['allow', 'block', 'rewrite', 'ask', 'would_require_confirmation'] }) outcome: string;
   @NullableString() detail: string | null;
 }

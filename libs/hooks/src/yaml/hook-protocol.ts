@@ -33,7 +33,7 @@ export interface HookProtocolInput {
  * Code's `hookSpecificOutput` for hooks written for it.
  */
 export interface HookProtocolOutput {
-  decision?: 'block' | 'allow' | 'approve';
+  decision?: 'block' | 'allow' | 'approve' | 'ask';
   reason?: string;
   updated_input?: ToolArgs;
   updated_output?: unknown;
@@ -47,7 +47,7 @@ export interface HookProtocolOutput {
   modified_result?: unknown;
   hookSpecificOutput?: {
     hookEventName?: string;
-    permissionDecision?: 'allow' | 'deny';
+    permissionDecision?: 'allow' | 'deny' | 'ask';
     permissionDecisionReason?: string;
     updatedInput?: ToolArgs;
     updatedToolOutput?: unknown;
@@ -116,12 +116,12 @@ export function protocolResult(point: HookPoint, output: unknown, hookName: stri
   if (sideEffects.length) result.sideEffects = sideEffects;
 
   const decision = output.decision;
-  if (decision !== undefined && decision !== 'block' && decision !== 'allow' && decision !== 'approve') {
-    throw new Error(`decision must be "block" or "allow", not ${JSON.stringify(decision)}`);
+  if (decision !== undefined && decision !== 'block' && decision !== 'allow' && decision !== 'approve' && decision !== 'ask') {
+    throw new Error(`decision must be "block", "allow" or "ask", not ${JSON.stringify(decision)}`);
   }
   const permission = s.permissionDecision;
-  if (permission !== undefined && permission !== 'allow' && permission !== 'deny') {
-    throw new Error(`permissionDecision must be "allow" or "deny", not ${JSON.stringify(permission)}`);
+  if (permission !== undefined && permission !== 'allow' && permission !== 'deny' && permission !== 'ask') {
+    throw new Error(`permissionDecision must be "allow", "deny" or "ask", not ${JSON.stringify(permission)}`);
   }
   if (output.allow !== undefined && typeof output.allow !== 'boolean') throw new Error('allow must be true or false');
   if (decision === 'block' || permission === 'deny' || output.allow === false) {
@@ -132,6 +132,11 @@ export function protocolResult(point: HookPoint, output: unknown, hookName: stri
     return result;
   }
 
+  if (decision === 'ask' || permission === 'ask') {
+    if (point !== HookPoint.PreToolUse) throw new Error(`a ${point} hook cannot ask for approval`);
+    const reason = output.reason ?? s.permissionDecisionReason;
+    result.ask = reason === undefined ? `hook '${hookName}' asks for a human approval` : stringField(reason, 'reason');
+  }
   const updatedInput = output.updated_input ?? s.updatedInput ?? output.modified_args;
   if (updatedInput !== undefined) {
     if (point !== HookPoint.PreToolUse) throw new Error('updated_input is only valid for PreToolUse');

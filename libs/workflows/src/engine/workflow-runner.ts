@@ -203,6 +203,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
         }
         case 'agent':
         case 'connector':
+        case 'human':
           return await this.runRunNode(run, node, scope);
       }
     } catch (err) {
@@ -230,8 +231,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
         })
         : await this.executor.startToolRun({
           orgId: run.orgId, userId: run.userId, ownerId: run.workflowId, ownerUserId: run.userId, name: `workflow node ${node.id}`,
-          surface: 'workflow', tool: node.tool!, args: renderArgs(node.args ?? {}, scope), hooksConfig: node.hooks,
-          confirmation: node.confirmation,
+          surface: 'workflow', ...toolCallOf(node, scope), hooksConfig: node.hooks, confirmation: node.confirmation,
         });
       agentRunId = started.runId;
       completion = started.completion;
@@ -283,7 +283,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
     if (failed) {
       return this.setNode(run, nodeId, { status: 'failed', agent_run_id: agentRunId, output: outcome.answer, error: String(failed.data.content) }, 'node_failed');
     }
-    const output = node.type === 'connector' ? parseJsonOrText(outcome.answer) : outcome.answer;
+    const output = node.type === 'agent' ? outcome.answer : parseJsonOrText(outcome.answer);
     await this.setNode(run, nodeId, { status: 'completed', agent_run_id: agentRunId, output }, 'node_completed');
   }
 
@@ -321,6 +321,14 @@ export class WorkflowRunner implements OnApplicationShutdown {
     if (!(await this.runEvents.appendIf(runId, type, data, { epoch: this.fences.get(runId)?.epoch ?? -1 }))) throw this.lost(runId);
   }
 
+}
+
+/** The one call of a CONNECTOR node (its tool), or of a HUMAN node (`ask_human` with the question and form). */
+function toolCallOf(node: WorkflowNode, scope: Record<string, unknown>): { tool: string; args: Record<string, unknown> } {
+  if (node.type === 'human') {
+    return { tool: 'ask_human', args: { question: renderTemplate(node.question!, scope), ...(node.form ? { form: node.form } : {}) } };
+  }
+  return { tool: node.tool!, args: renderArgs(node.args ?? {}, scope) };
 }
 
 /** A connector's JSON response becomes structured output, so conditions can read `nodes.pay.output.status`. */

@@ -83,6 +83,7 @@ export class AuditLogHook extends PostToolUseHook<AuditLogConfig> {
       argsDigest: argsDigest(ctx.toolArgs),
       args: config.store_args ? ctx.toolArgs : null,
       ...outcome,
+      approvedBy: ctx.metadata.approvedBy ?? null,
       createdAt: new Date(),
     };
   }

@@ -32,6 +32,8 @@ export interface AuditRow {
   blockedBy: string | null;
   /** An eval run's call that was simulated, not sent. */
   simulated: boolean;
+  /** Who approved the call, under which approval ("Alice (standing approval #…)"); null when none was needed. */
+  approvedBy?: string | null;
   createdAt: Date;
 }
 
@@ -51,23 +53,23 @@ export const AUDIT_WRITER_OPTIONS = Symbol('AUDIT_WRITER_OPTIONS');
 const DEFAULTS: AuditWriterOptions = { batchSize: 500, flushIntervalMs: 200, maxBuffered: 20_000, retryDelayMs: 1_000 };
 const SHUTDOWN_ATTEMPTS = 5;
 
-// unnest() turns 21 arrays into rows: one statement and 21 parameters per batch, whatever its size. A row whose call
+// unnest() turns 22 arrays into rows: one statement and 22 parameters per batch, whatever its size. A row whose call
 // was recorded in flight (written before its request left) completes that row — whether or not the call's own result
 // already completed it (the tool-call runner sets outcome and status, never duration: `duration_ms IS NULL` is what
 // matches the row, through its partial index) — so one call never has two rows; others are inserted.
 const INSERT_SQL = `WITH d AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
       $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::jsonb[], $15::int[], $16::int[], $17::bool[],
-      $18::text[], $19::text[], $20::timestamptz[], $21::bool[])
+      $18::text[], $19::text[], $20::timestamptz[], $21::bool[], $22::text[])
       AS d(org_id, agent_id, user_id, run_id, call_id, surface, tool, connector_id, connector_name, action, method, url,
-           args_digest, args, status, duration_ms, success, error, blocked_by, created_at, simulated)),
+           args_digest, args, status, duration_ms, success, error, blocked_by, created_at, simulated, approved_by)),
   completed AS (
     UPDATE connector_call_logs c SET status = d.status, duration_ms = d.duration_ms, success = d.success, error = d.error,
-           args = d.args, args_digest = d.args_digest, outcome = 'completed'
+           args = d.args, args_digest = d.args_digest, outcome = 'completed', approved_by = COALESCE(d.approved_by, c.approved_by)
       FROM d WHERE c.duration_ms IS NULL AND c.blocked_by IS NULL AND d.blocked_by IS NULL AND c.run_id = d.run_id AND c.call_id = d.call_id
     RETURNING c.run_id, c.call_id)
   INSERT INTO connector_call_logs (org_id, agent_id, user_id, run_id, call_id, surface, tool, connector_id,
-    connector_name, action, method, url, args_digest, args, status, duration_ms, success, error, blocked_by, created_at, simulated)
+    connector_name, action, method, url, args_digest, args, status, duration_ms, success, error, blocked_by, created_at, simulated, approved_by)
   SELECT * FROM d WHERE NOT EXISTS (SELECT 1 FROM completed WHERE completed.run_id = d.run_id AND completed.call_id = d.call_id)`;
 
 /**
@@ -207,6 +209,7 @@ export class AuditWriter implements BeforeApplicationShutdown, OnApplicationShut
       col('status'), col('durationMs'), col('success'), col('error'), col('blockedBy'),
       rows.map((r) => r.createdAt.toISOString()),
       col('simulated'),
+      rows.map((r) => r.approvedBy ?? null),
     ]);
     stopTimer?.();
     this.stats.inserts++;

@@ -29,6 +29,7 @@ const view = (r: ConnectorCallLog) => ({
   error: r.error,
   blocked_by: r.blockedBy,
   simulated: r.simulated,
+  approved_by: r.approvedBy,
   created_at: r.createdAt,
 });
 

@@ -36,6 +36,8 @@ export class ConnectorCallLog {
   @Column('boolean', { default: false }) simulated: boolean;
   /** `in_flight` from just before the request leaves until its result is recorded; `interrupted` if its server died meanwhile. */
   @Column('text', { default: 'completed' }) outcome: 'in_flight' | 'completed' | 'interrupted';
+  /** Who approved the call and under which approval (a confirmation or a standing approval); null when none was needed. */
+  @Column('text', { nullable: true }) approvedBy: string | null;
   /** When the call happened (not when the batch reached the database). */
   @Column('timestamptz') createdAt: Date;
 }

@@ -22,5 +22,6 @@ export class ConnectorCallResponse {
   @ApiProperty() success: boolean;
   @NullableString() error: string | null;
   @NullableString() blocked_by: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Who approved the call, under which approval' }) approved_by: string | null;
   @ApiProperty({ type: String, format: 'date-time' }) created_at: Date;
 }

@@ -1,0 +1,39 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+
+/**
+ * Validates args (an approver's edit, a human task's answer) against a JSON schema — the action's `parameters`, or
+ * a task's form. Compiled validators are cached by the schema's text: a request's schema never changes.
+ */
+const ajv = new Ajv({ allErrors: true, strict: false });
+const compiled = new Map<string, ValidateFunction>();
+const MAX_CACHED = 500;
+
+function validatorFor(schema: Record<string, unknown>): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    if (compiled.size >= MAX_CACHED) compiled.delete(compiled.keys().next().value as string);
+    compiled.set(key, validate);
+  }
+  return validate;
+}
+
+const describe = (e: ErrorObject): string => {
+  const where = e.instancePath ? `args${e.instancePath.replace(/\//g, '.')}` : 'args';
+  if (e.keyword === 'additionalProperties') return `${where} has an unknown field "${String(e.params.additionalProperty)}"`;
+  if (e.keyword === 'enum') return `${where} must be one of ${JSON.stringify(e.params.allowedValues)}`;
+  return `${where} ${e.message ?? 'is invalid'}`;
+};
+
+/** The problems of `value` under `schema`, each a sentence naming the field; empty when it is valid. */
+export function schemaProblems(schema: Record<string, unknown>, value: unknown): string[] {
+  let validate: ValidateFunction;
+  try {
+    validate = validatorFor(schema);
+  } catch (err) {
+    return [`the schema cannot be used: ${(err as Error).message}`];
+  }
+  if (validate(value)) return [];
+  return [...new Set((validate.errors ?? []).map(describe))];
+}

@@ -1,0 +1,52 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { UsersService } from '@warden/auth';
+import { ChannelsService } from '@warden/channels';
+import { BadInputError, ConflictError, NotFoundError } from '@warden/common';
+import { ConfirmationService } from '../confirmation.service.js';
+import { ConfirmationStatus, type ConfirmationRequest } from '../confirmation.types.js';
+import { EscalationStore } from './escalation.store.js';
+
+/**
+ * "Not mine to decide": an approver hands a pending request to a named user of the org, who becomes its only
+ * approver. Only someone who may approve it may reassign it (the same policy check as a decision); the step is a
+ * history row; the request's channel is told.
+ */
+@Injectable()
+export class ConfirmationReassignment {
+  private readonly logger = new Logger(ConfirmationReassignment.name);
+
+  constructor(
+    private readonly confirmations: ConfirmationService,
+    private readonly store: EscalationStore,
+    private readonly users: UsersService,
+    private readonly channels: ChannelsService,
+  ) {}
+
+  async reassign(input: { orgId: string; confirmationId: string; actorUserId: string; toSub: string; reason?: string }): Promise<ConfirmationRequest> {
+    const row = await this.confirmations.get(input.orgId, input.confirmationId);
+    const { member } = await this.confirmations.authorize(row, 'approve', { userId: input.actorUserId });
+    if (row.status !== ConfirmationStatus.Pending) throw new ConflictError(`confirmation ${row.id} is already ${row.status}`, { status: row.status });
+    const target = await this.users.memberBySub(input.orgId, input.toSub).catch(() => null);
+    if (!target) throw new NotFoundError('user', input.toSub);
+    if (row.forbidSelfApproval && target.userId === row.requestedBy) {
+      throw new BadInputError(`${input.toSub} requested this call and may not approve it (forbid_self_approval)`);
+    }
+    const by = { userId: member.userId, name: member.name ?? member.sub };
+    const moved = await this.store.reassign(row.id, target.sub, by, input.reason?.trim() || null);
+    if (!moved) {
+      const now = await this.confirmations.get(input.orgId, row.id);
+      throw new ConflictError(`confirmation ${row.id} is already ${now.status}`, { status: now.status });
+    }
+    void this.tellChannel(moved, `${by.name} reassigned approval request ${moved.id} (${moved.tool}) to ${target.name ?? target.sub}`);
+    return moved;
+  }
+
+  private async tellChannel(row: ConfirmationRequest, text: string): Promise<void> {
+    try {
+      const { record, impl } = await this.channels.resolveForDelivery(row.orgId, row.channelId ?? undefined);
+      await impl.sendNotification(record, text, { agentId: row.agentId, runId: row.runId });
+    } catch (err) {
+      this.logger.warn(`could not announce the reassignment of ${row.id}: ${(err as Error).message}`);
+    }
+  }
+}

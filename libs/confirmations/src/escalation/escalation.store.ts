@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { rowToConfirmation, type ConfirmationRequest } from '../confirmation.types.js';
+
+export type ConfirmationEventKind = 'reminded' | 'escalated' | 'reassigned';
+
+/** One step in a request's history (table `confirmation_events`). */
+export interface ConfirmationEvent {
+  kind: ConfirmationEventKind;
+  detail: Record<string, unknown>;
+  byUserId: string | null;
+  byName: string;
+  at: Date;
+}
+
+const BATCH = 100;
+
+/**
+ * Claims every reminder and escalation that is due, on all requests of all orgs, in one statement: the step is
+ * marked done and its history row written in that statement, so whichever instance polls first does it, once.
+ * An escalation due together with a reminder supersedes it (the escalation card is the louder reminder).
+ */
+const CLAIM_DUE_STEPS = `
+WITH esc AS (
+  UPDATE confirmation_requests c
+     SET escalated_at = now(),
+         reminded_at = CASE WHEN c.remind_at IS NOT NULL AND c.reminded_at IS NULL THEN now() ELSE c.reminded_at END,
+         approvers = COALESCE(c.approvers, jsonb_build_array(c.approver_scope)) || COALESCE(c.escalate_to->'approvers', '[]'::jsonb),
+         escalation_channel_id = COALESCE(c.escalate_to->>'channelId', c.channel_id),
+         updated_at = now()
+   WHERE c.id IN (SELECT id FROM confirmation_requests WHERE status = 'pending' AND escalated_at IS NULL AND escalate_at <= now()
+                    AND expires_at > now() ORDER BY escalate_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+  RETURNING c.*, 'escalated'::text AS step),
+rem AS (
+  UPDATE confirmation_requests c SET reminded_at = now(), updated_at = now()
+   WHERE c.id IN (SELECT id FROM confirmation_requests WHERE status = 'pending' AND reminded_at IS NULL AND remind_at <= now()
+                    AND expires_at > now() AND NOT (escalated_at IS NULL AND escalate_at IS NOT NULL AND escalate_at <= now())
+                  ORDER BY remind_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+  RETURNING c.*, 'reminded'::text AS step),
+steps AS (SELECT * FROM esc UNION ALL SELECT * FROM rem),
+history AS (
+  INSERT INTO confirmation_events (confirmation_id, kind, detail, by_name)
+  SELECT id, step, CASE step WHEN 'escalated' THEN jsonb_build_object('approvers', approvers, 'channel_id', escalation_channel_id)
+                             ELSE jsonb_build_object('channel_id', channel_id) END, 'system' FROM steps)
+SELECT * FROM steps`;
+
+@Injectable()
+export class EscalationStore {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async claimDueSteps(): Promise<Array<{ step: 'reminded' | 'escalated'; row: ConfirmationRequest }>> {
+    const rows: Array<Record<string, any>> = await this.dataSource.query(CLAIM_DUE_STEPS);
+    return rows.map((r) => ({ step: r.step, row: rowToConfirmation(r) }));
+  }
+
+  async recordEscalationCard(id: string, sent: { platformMessageId?: string; extra?: Record<string, unknown> }): Promise<void> {
+    await this.dataSource.query(`UPDATE confirmation_requests SET escalation_card = $2::jsonb WHERE id = $1`, [id, JSON.stringify(sent)]);
+  }
+
+  /** Hands a pending request to one named user: the only approver from now on; written with its history row. */
+  async reassign(id: string, toSub: string, by: { userId: string; name: string }, reason: string | null): Promise<ConfirmationRequest | null> {
+    const [row] = await this.dataSource.query(
+      `WITH moved AS (
+         UPDATE confirmation_requests c SET approvers = jsonb_build_array('users:' || $2::text), updated_at = now()
+          FROM confirmation_requests before
+          WHERE c.id = $1 AND before.id = c.id AND c.status = 'pending' AND c.expires_at > now()
+          RETURNING c.*, COALESCE(before.approvers, jsonb_build_array(before.approver_scope)) AS previous_approvers),
+       history AS (
+         INSERT INTO confirmation_events (confirmation_id, kind, detail, by_user_id, by_name)
+         SELECT id, 'reassigned', jsonb_build_object('from', previous_approvers, 'to', $2::text, 'reason', $5::text), $3, $4 FROM moved)
+       SELECT * FROM moved`,
+      [id, toSub, by.userId, by.name, reason],
+    );
+    return row ? rowToConfirmation(row) : null;
+  }
+
+  async history(confirmationId: string): Promise<ConfirmationEvent[]> {
+    const rows: Array<Record<string, any>> = await this.dataSource.query(
+      `SELECT kind, detail, by_user_id, by_name, created_at FROM confirmation_events WHERE confirmation_id = $1 ORDER BY created_at, id`,
+      [confirmationId],
+    );
+    return rows.map((r) => ({ kind: r.kind, detail: r.detail, byUserId: r.by_user_id, byName: r.by_name, at: new Date(r.created_at) }));
+  }
+}

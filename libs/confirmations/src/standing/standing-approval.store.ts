@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/** "This call and similar ones in this run" (table `standing_approvals`). */
+export interface StandingApproval {
+  id: string;
+  orgId: string;
+  runId: string;
+  tool: string;
+  /** CEL over `args` that a later call must satisfy, e.g. `args.amount <= 70000`. */
+  condition: string;
+  maxCalls: number;
+  /** Calls that ran under it, the approved one included. */
+  uses: number;
+  expiresAt: Date;
+  confirmationId: string;
+  grantedByUserId: string | null;
+  grantedByName: string;
+  createdAt: Date;
+}
+
+const toApproval = (r: Record<string, any>): StandingApproval => ({
+  id: r.id, orgId: r.org_id, runId: r.run_id, tool: r.tool, condition: r.condition, maxCalls: r.max_calls, uses: r.uses,
+  expiresAt: new Date(r.expires_at), confirmationId: r.confirmation_id, grantedByUserId: r.granted_by_user_id,
+  grantedByName: r.granted_by_name, createdAt: new Date(r.created_at),
+});
+
+export function standingApprovalView(s: StandingApproval): Record<string, unknown> {
+  return {
+    id: s.id, run_id: s.runId, tool: s.tool, when: s.condition, max_calls: s.maxCalls, uses: s.uses,
+    expires_at: s.expiresAt.toISOString(), confirmation_id: s.confirmationId, granted_by: s.grantedByName, created_at: s.createdAt.toISOString(),
+  };
+}
+
+/** The SQL of standing approvals: a use is one conditional statement (counter + use row), so K is never exceeded. */
+@Injectable()
+export class StandingApprovalStore {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async create(input: {
+    orgId: string; runId: string; tool: string; condition: string; maxCalls: number; minutes: number;
+    confirmationId: string; callId: string; argsDigest: string; grantedByUserId: string | null; grantedByName: string;
+  }): Promise<StandingApproval> {
+    // The approved call is its first use: a resumed run finds it by its call id like any other use.
+    const [row] = await this.dataSource.query(
+      `WITH made AS (
+         INSERT INTO standing_approvals (org_id, run_id, tool, condition, max_calls, expires_at, confirmation_id, granted_by_user_id, granted_by_name)
+         VALUES ($1, $2, $3, $4, $5, now() + make_interval(mins => $6), $7, $8, $9)
+         ON CONFLICT (confirmation_id) DO NOTHING RETURNING *),
+       first_use AS (
+         INSERT INTO standing_approval_uses (standing_approval_id, run_id, call_id, args_digest)
+         SELECT id, run_id, $10, $11 FROM made ON CONFLICT DO NOTHING)
+       SELECT * FROM made`,
+      [input.orgId, input.runId, input.tool, input.condition, input.maxCalls, input.minutes, input.confirmationId,
+        input.grantedByUserId, input.grantedByName, input.callId, input.argsDigest],
+    );
+    return row ? toApproval(row) : (await this.byConfirmation(input.confirmationId))!;
+  }
+
+  async byConfirmation(confirmationId: string): Promise<StandingApproval | null> {
+    const [row] = await this.dataSource.query(`SELECT * FROM standing_approvals WHERE confirmation_id = $1`, [confirmationId]);
+    return row ? toApproval(row) : null;
+  }
+
+  /** The standing approvals of a run for a tool that may still cover a call (the CEL is evaluated by the caller). */
+  async activeFor(runId: string, tool: string): Promise<StandingApproval[]> {
+    const rows: Array<Record<string, any>> = await this.dataSource.query(
+      `SELECT * FROM standing_approvals WHERE run_id = $1 AND tool = $2 AND uses < max_calls AND expires_at > now() ORDER BY created_at`,
+      [runId, tool],
+    );
+    return rows.map(toApproval);
+  }
+
+  /** The standing approval this call already ran under (a resumed call), with the digest it was used for. */
+  async usedBy(runId: string, callId: string): Promise<{ approval: StandingApproval; argsDigest: string } | null> {
+    const [row] = await this.dataSource.query(
+      `SELECT s.*, u.args_digest AS use_digest FROM standing_approval_uses u JOIN standing_approvals s ON s.id = u.standing_approval_id
+        WHERE u.run_id = $1 AND u.call_id = $2`,
+      [runId, callId],
+    );
+    return row ? { approval: toApproval(row), argsDigest: row.use_digest } : null;
+  }
+
+  /** Takes one use for this call if the approval still has one; null when it ran out or expired meanwhile. */
+  async use(id: string, runId: string, callId: string, argsDigest: string): Promise<StandingApproval | null> {
+    const [row] = await this.dataSource.query(
+      `WITH bumped AS (
+         UPDATE standing_approvals SET uses = uses + 1
+          WHERE id = $1 AND uses < max_calls AND expires_at > now()
+            AND NOT EXISTS (SELECT 1 FROM standing_approval_uses WHERE run_id = $2 AND call_id = $3)
+          RETURNING *),
+       used AS (
+         INSERT INTO standing_approval_uses (standing_approval_id, run_id, call_id, args_digest)
+         SELECT id, $2, $3, $4 FROM bumped)
+       SELECT * FROM bumped`,
+      [id, runId, callId, argsDigest],
+    );
+    return row ? toApproval(row) : null;
+  }
+}

@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import { BadInputError } from '@warden/common';
+import { actionDigest, argsWithinBound, checkConfirmationCondition, type HookContext, type HookResult } from '@warden/hooks';
+import type { ConfirmationRequest } from '../confirmation.types.js';
+import { StandingApprovalStore, type StandingApproval } from './standing-approval.store.js';
+
+/** What an approver asks for with "approve for this run". */
+export interface StandingGrant {
+  /** CEL over `args` a later call must satisfy (the approver sees and writes it), e.g. `args.amount <= 70000`. */
+  when: string;
+  /** At most this many calls, the approved one included (default 10). */
+  maxCalls?: number;
+  /** For at most this long (default 60). */
+  minutes?: number;
+}
+
+const DEFAULT_MAX_CALLS = 10;
+const DEFAULT_MINUTES = 60;
+
+/**
+ * Checks a grant before anything is recorded (400 naming the problem): approve only, one-approval requests only (a
+ * quorum cannot be extended by one person), CEL that type-checks and holds on the call being approved.
+ */
+export function checkStandingGrant(row: ConfirmationRequest, decision: 'approve' | 'reject', grant: StandingGrant | undefined, args: Record<string, unknown>): void {
+  if (!grant) return;
+  if (decision !== 'approve') throw new BadInputError('standing can only be given with decision "approve"');
+  if (row.approvalsRequired > 1) throw new BadInputError(`confirmation ${row.id} needs ${row.approvalsRequired} distinct approvals, so it cannot approve later calls`);
+  const problem = checkConfirmationCondition(grant.when);
+  if (problem) throw new BadInputError(`standing.when is not valid CEL over args: ${problem}`);
+  if (!argsWithinBound(grant.when, args)) throw new BadInputError(`standing.when (${grant.when}) does not hold for the call being approved`);
+}
+
+/**
+ * Standing approvals: created by an approval that asks for it, used by the gate for later calls of the same run and
+ * tool whose args are within the bound, while calls and time remain. Each use names the approval on the stream
+ * (`standing_approval_used`, the gate's side effect) and in the audit (`approved_by`).
+ */
+@Injectable()
+export class StandingApprovals {
+  constructor(private readonly store: StandingApprovalStore) {}
+
+  async grant(row: ConfirmationRequest, grant: StandingGrant): Promise<StandingApproval> {
+    const proposed = row.originalArgs ?? row.args;
+    return this.store.create({
+      orgId: row.orgId, runId: row.runId, tool: row.tool, condition: grant.when,
+      maxCalls: grant.maxCalls ?? DEFAULT_MAX_CALLS, minutes: grant.minutes ?? DEFAULT_MINUTES,
+      confirmationId: row.id, callId: row.callId, argsDigest: actionDigest(row.tool, proposed),
+      grantedByUserId: row.respondedByUserId, grantedByName: row.respondedByName ?? 'unknown',
+    });
+  }
+
+  byConfirmation(confirmationId: string): Promise<StandingApproval | null> {
+    return this.store.byConfirmation(confirmationId);
+  }
+
+  /**
+   * Lets the call through when a standing approval of its run covers it, taking one use; null when none does (the
+   * gate then asks a human). A call a hook asked about is never covered: that question is about this call.
+   */
+  async coverCall(ctx: HookContext, digest: string): Promise<HookResult | null> {
+    if (!ctx.callId || ctx.metadata.confirmationAsks?.length) return null;
+    const previous = await this.store.usedBy(ctx.runId, ctx.callId);
+    if (previous) return previous.argsDigest === digest ? this.passed(ctx, previous.approval, digest) : null;
+    for (const candidate of await this.store.activeFor(ctx.runId, ctx.toolName)) {
+      if (!argsWithinBound(candidate.condition, ctx.toolArgs)) continue;
+      const used = await this.store.use(candidate.id, ctx.runId, ctx.callId, digest);
+      if (used) return this.passed(ctx, used, digest);
+    }
+    return null;
+  }
+
+  private async passed(ctx: HookContext, s: StandingApproval, digest: string): Promise<HookResult> {
+    const by = `${s.grantedByName} (standing approval #${s.id})`;
+    ctx.metadata.approvedBy = by;
+    await ctx.emit('standing_approval_used', {
+      call_id: ctx.callId, standing_approval_id: s.id, confirmation_id: s.confirmationId, approved_by: s.grantedByName,
+      when: s.condition, uses: s.uses, max_calls: s.maxCalls, expires_at: s.expiresAt.toISOString(),
+    });
+    return { allow: true, sideEffects: [`approved by ${by}`], approval: { confirmationId: s.confirmationId, argsDigest: digest } };
+  }
+}

@@ -53,7 +53,14 @@ describeLoop('randomized fault loop (server processes, PostgreSQL)', () => {
   it('kill -9, SIGSTOP, restarts and dropped connections: every run ends, no payment twice or unapproved', async () => {
     h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
     const harness = h;
-    const slots: Array<ServerProcess | null> = [await h.start({ INSTANCE_ID: 'loop-a' }), await h.start({ INSTANCE_ID: 'loop-b' })];
+    const started: ServerProcess[] = [];
+    const boot = async (index: number) => {
+      const server = await harness.start({ INSTANCE_ID: `loop-${'ab'[index]}` });
+      started.push(server);
+      return server;
+    };
+    const allOutput = () => started.map((s) => s.output()).join('\n');
+    const slots: Array<ServerProcess | null> = [await boot(0), await boot(1)];
     const counts = { runs: 0, kills: 0, pauses: 0, dbKills: 0, approvals: 0 };
     const live = () => slots.filter((s): s is ServerProcess => s !== null && s.child.exitCode === null && s.child.signalCode === null);
     const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)];
@@ -85,7 +92,7 @@ describeLoop('randomized fault loop (server processes, PostgreSQL)', () => {
         await kill9(target);
         slots[index] = null;
         await sleep(200 + random() * 1500);
-        slots[index] = await harness.start({ INSTANCE_ID: `loop-${'ab'[index]}` });
+        slots[index] = await boot(index);
       } else if (roll < 0.7 && target && !paused.has(target)) {
         counts.pauses++;
         paused.add(target);
@@ -114,18 +121,24 @@ describeLoop('randomized fault loop (server processes, PostgreSQL)', () => {
     await background;
 
     // Faults over: both instances up, decisions keep coming until every run has ended.
-    for (const [index, s] of slots.entries()) if (!s || !live().includes(s)) slots[index] = await harness.start({ INSTANCE_ID: `loop-${'ab'[index]}` });
+    for (const [index, s] of slots.entries()) if (!s || !live().includes(s)) slots[index] = await boot(index);
     await until('every run ends', async () => {
       await approve().catch(() => undefined);
       const { rows } = await harness.sql.query(`SELECT count(*)::int AS n FROM agent_runs WHERE status IN ('running', 'waiting')`);
       return rows[0].n === 0;
     }, 90_000);
-    await sleep(500);
+    // A barrier for the audit batches: SIGTERM drains each instance's buffer before it exits.
+    for (const s of live()) await s.stop('SIGTERM');
 
     const runs = (await harness.sql.query(`SELECT id, status, error, message FROM agent_runs`)).rows;
-    const calls = (await harness.sql.query(`SELECT call_id, status, error, args->>'id' AS po, (args->>'amount')::int AS amount FROM tool_calls`)).rows;
+    const calls = (await harness.sql.query(`SELECT call_id, status, error, blocked_by, args->>'id' AS po, (args->>'amount')::int AS amount FROM tool_calls`)).rows;
+    const callOutcomes = calls.reduce<Record<string, number>>((acc, c) => {
+      const key = [c.status, c.blocked_by, c.status === 'done' ? null : c.error].filter(Boolean).join(': ');
+      return { ...acc, [key]: (acc[key] ?? 0) + 1 };
+    }, {});
     const confirmations = (await harness.sql.query(`SELECT call_id, status FROM confirmation_requests`)).rows;
-    const audit = (await harness.sql.query(`SELECT count(*)::int AS n FROM connector_call_logs WHERE blocked_by IS NULL`)).rows[0].n;
+    const auditRows = (await harness.sql.query(`SELECT call_id, outcome, status FROM connector_call_logs WHERE blocked_by IS NULL`)).rows;
+    const audit = auditRows.length;
     const byKey = new Map<string, number>();
     for (const r of oa.requests) byKey.set(String(r.headers['idempotency-key']), (byKey.get(String(r.headers['idempotency-key'])) ?? 0) + 1);
     const byPo = new Map<string, number>();
@@ -135,8 +148,20 @@ describeLoop('randomized fault loop (server processes, PostgreSQL)', () => {
     const statuses = runs.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
     console.log(`fault loop (seed ${SEED}, ${FAULT_MS} ms): ${runs.length} runs ${JSON.stringify(statuses)}; faults: ${counts.kills} kill -9, ` +
       `${counts.pauses} SIGSTOP, ${counts.dbKills} connection kills; ${counts.approvals} approvals; ${oa.requests.length} connector calls ` +
-      `(${interrupted.length} interrupted in flight), ${audit} audit rows; max calls per key ${Math.max(0, ...byKey.values())}, per order ${Math.max(0, ...byPo.values())}; ` +
+      `(${interrupted.length} interrupted in flight), ${audit} audit rows; calls ${JSON.stringify(callOutcomes)}; max calls per key ${Math.max(0, ...byKey.values())}, per order ${Math.max(0, ...byPo.values())}; ` +
       `failures: ${JSON.stringify(runs.filter((r) => r.status === 'failed').map((r) => r.error))}`);
+
+    const sentKeys = oa.requests.map((r) => String(r.headers['idempotency-key']));
+    const unaudited = sentKeys.filter((k) => !auditRows.some((a) => a.call_id === k));
+    const unsent = auditRows.filter((a) => !sentKeys.includes(a.call_id));
+    if (unaudited.length || unsent.length || audit !== sentKeys.length) {
+      const ids = [...unaudited, ...unsent.map((a) => a.call_id)];
+      const detail = (await harness.sql.query(`SELECT t.call_id, t.status, t.error, t.executed_args IS NOT NULL AS marked, r.status AS run, r.lease_epoch
+        FROM tool_calls t JOIN agent_runs r ON r.id = t.run_id WHERE t.call_id = ANY($1)`, [ids])).rows;
+      const logs = allOutput().split('\n').filter((l) => ids.some((id) => l.includes(id)));
+      console.log(`audit mismatch: sent without a row ${JSON.stringify(unaudited)}; rows without a request ${JSON.stringify(unsent)}; ` +
+        `calls ${JSON.stringify(detail)}\n${logs.join('\n').slice(-8000)}`);
+    }
 
     expect(runs.every((r) => ['completed', 'failed'].includes(r.status) && (r.status === 'completed' || r.error))).toBe(true);
     expect(Math.max(0, ...byPo.values())).toBeLessThanOrEqual(1);

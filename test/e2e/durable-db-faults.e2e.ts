@@ -81,9 +81,34 @@ describe('database faults (server process, PostgreSQL)', () => {
     expect(Object.fromEntries(paymentsByPo(oa))).toEqual({ '/purchases/PO-G1/pay': 1 });
     expect((await h.sql.query(`SELECT status, blocked_by FROM tool_calls WHERE run_id = $1`, [runId])).rows).toEqual([{ status: 'done', blocked_by: null }]);
     const story = await h.story(a, runId);
-    if (process.env.DEBUG_STORY) console.log(JSON.stringify(story.map((e) => [e.event, e.data.error ?? e.data.status ?? e.data.content ?? ''])), a.output().slice(-3000));
     expectWellFormedStory(story);
     expect(story.some((e) => e.event === 'confirmation_pending')).toBe(true);
     expect(a.child.exitCode).toBeNull();
   }, 90_000);
+
+  // A decision is two statements (the vote, counted; then the settlement). Dropped between them, the request stayed
+  // pending with the vote counted, and every later approval was a 409 ("you have already approved") until it expired.
+  it('a dropped connection between an approval vote and its settlement: approving again settles it, the payment is made once', async () => {
+    await h?.close();
+    h = await startHarness({ llm, oa });
+    const a = await h.start();
+    oa.requests.length = 0;
+    const events = await h.chatUntil(a, 'Pay PO-V1 amount 60000', (e) => e.event === 'confirmation_pending');
+    const runId = events[0]!.data.run_id as string;
+    const confirmationId = events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string;
+    const hold = await armStatementHold(h.sql, { table: 'confirmation_requests', event: 'UPDATE', when: `OLD.status = 'pending' AND NEW.status = 'approved'` });
+    const first = h.api(a, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' });
+    await until('the settlement is held inside its statement', async () => (await hold.waiting()).length === 1);
+    await hold.disarm();
+    expect((await first).status).not.toBe(200);
+    const votes = await h.sql.query(`SELECT c.status, c.approvals_given FROM confirmation_requests c WHERE id = $1`, [confirmationId]);
+    expect(votes.rows).toEqual([{ status: 'pending', approvals_given: 1 }]);
+
+    expect((await h.api(a, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status).toBe(200);
+    const harness = h;
+    await until('the run completes', async () => (await harness.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId])).rows[0].status === 'completed');
+    expect(Object.fromEntries(paymentsByPo(oa))).toEqual({ '/purchases/PO-V1/pay': 1 });
+    // Once settled, the same person's next approval changes nothing and says so.
+    expect((await h.api(a, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status).toBe(409);
+  }, 60_000);
 });

@@ -1,8 +1,9 @@
 /** SQLSTATE classes/codes that say "the connection or the server went away", not "this statement is wrong". */
 const TRANSIENT_CODES = /^(08|57P0[1-3]|53300|40001|40P01)/;
-// "already released": TypeORM's QueryRunnerAlreadyReleasedError, raised when a transaction's connection died under it
-// (seen when connections are killed every 250 ms): the next attempt gets a new connection.
-const TRANSIENT_MESSAGES = /Connection terminated|terminating connection|ECONNRESET|ECONNREFUSED|EPIPE|connection error|timeout exceeded when trying to connect|Connection is not established|query runner was already released/i;
+// "already released": TypeORM's QueryRunnerAlreadyReleasedError ("Query runner already released. Cannot run queries
+// anymore."), raised when a transaction's connection died under it (seen when connections are killed every 250 ms):
+// the next attempt gets a new connection.
+const TRANSIENT_MESSAGES = /Connection terminated|terminating connection|ECONNRESET|ECONNREFUSED|EPIPE|connection error|timeout exceeded when trying to connect|Connection is not established|query runner (was )?already released/i;
 
 /**
  * True for database errors that a retry (on this instance after a backoff, or on another one) can get past: a

@@ -73,13 +73,13 @@ function faultDriver(harness: Harness, random: () => number) {
       const roll = random();
       const index = Math.floor(random() * slots.length);
       const target = slots[index];
-      if (roll < 0.35 && target && !paused.has(target)) {
+      if (roll < 0.3 && target && !paused.has(target)) {
         counts.kills++;
         await kill9(target);
         slots[index] = null;
         await sleep(200 + random() * 1500);
         await boot(index);
-      } else if (roll < 0.7 && target && !paused.has(target)) {
+      } else if (roll < 0.6 && target && !paused.has(target)) {
         counts.pauses++;
         paused.add(target);
         target.child.kill('SIGSTOP');
@@ -99,12 +99,14 @@ describe('randomized fault loop (server processes, PostgreSQL)', () => {
   let llm: FakeOpenAI;
   let oa: HttpFake;
   let h: Harness | undefined;
+  // Faults and the target's response times draw from separate sequences, so a seed replays the same faults.
   const random = prng(SEED);
+  const responseTime = prng(SEED ^ 0x5bd1e995);
 
   beforeAll(async () => {
     llm = await startFakeOpenAI(payingModel);
     oa = await startHttpFake(async (req) => {
-      await sleep(Math.floor(random() * 300));
+      await sleep(Math.floor(responseTime() * 300));
       return { paid: req.path.split('/')[2] };
     });
   });

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
 import { AppConfig, inSpan } from '@warden/common';
-import { isTransientDatabaseError } from '@warden/database';
+import { isDroppedDatabaseConnection } from '@warden/database';
 import { ChannelsService, type Channel, type ChannelRecord } from '@warden/channels';
 import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, CONFIRMATION_GATE, Hook, isRunInterruption, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
 import { approvalCardOf } from './approval-card.js';
@@ -99,7 +99,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
       } else {
         const target = await this.channels.resolveForDelivery(ctx.orgId, policy.channelId).catch((err: unknown) => err as Error);
         if (target instanceof Error) {
-          if (isTransientDatabaseError(target)) throw target;
+          if (isDroppedDatabaseConnection(target)) throw target;
           return block(`no channel is reachable for the approval card: ${target.message}`);
         }
         channel = target;
@@ -124,7 +124,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
         }));
       }
     } catch (err) {
-      if (isTransientDatabaseError(err)) throw err;
+      if (isDroppedDatabaseConnection(err)) throw err;
       this.logger.error(`run ${ctx.runId} call ${ctx.callId}: approval request not recorded: ${message(err)}`);
       return block(`the approval request could not be recorded: ${message(err)}`);
     }
@@ -160,7 +160,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
     } catch (err) {
       // Shutdown or lost lease: this driver stops, the request stays pending for the run's next driver.
       if (err instanceof WaiterClosedError || isRunInterruption(err) || isRunInterruption(ctx.signal?.reason)) return block(message(err));
-      if (isTransientDatabaseError(err)) throw err;
+      if (isDroppedDatabaseConnection(err)) throw err;
       this.logger.error(`run ${ctx.runId} call ${ctx.callId}: approval gate failed: ${message(err)}`);
       await this.confirmations.expire(row.id, 'system', `approval gate failed: ${message(err)}`).catch(() => undefined);
       return block(`the approval could not be completed: ${message(err)}`);
@@ -190,7 +190,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
       sent = await channel.impl.sendApprovalCard(channel.record, card).catch((err: unknown) => Promise.reject(new CardNotSentError(err)));
     } catch (err) {
       // Our own database dropped (looking up the channel or the card's names): no decision, the next attempt resends.
-      if (!(err instanceof CardNotSentError) && isTransientDatabaseError(err)) throw err;
+      if (!(err instanceof CardNotSentError) && isDroppedDatabaseConnection(err)) throw err;
       const cause = err instanceof CardNotSentError ? err.cause : err;
       const reason = `card delivery failed: ${message(cause)}`;
       this.logger.warn(`confirmation ${row.id}: ${reason}`);

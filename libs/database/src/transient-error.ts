@@ -17,3 +17,19 @@ export function isTransientDatabaseError(err: unknown): boolean {
   const driverMessage = (err as { driverError?: { message?: unknown } }).driverError?.message;
   return TRANSIENT_MESSAGES.test(err.message) || (typeof driverMessage === 'string' && TRANSIENT_MESSAGES.test(driverMessage));
 }
+
+// Only what the PostgreSQL driver (pg) or TypeORM say when the connection went away: no bare socket error codes.
+const DROPPED_CONNECTION_MESSAGES = /Connection terminated|terminating connection|Connection is not established|timeout exceeded when trying to connect|query runner (was )?already released/i;
+
+/**
+ * The stricter test for errors out of code that does more than database work (hooks call HTTP services and run
+ * processes, whose "connect ECONNREFUSED" is their own failure): true only for a dropped connection to our database
+ * (a connection-class SQLSTATE, or the driver's wording). Such an error decides nothing: the run is left for recovery.
+ */
+export function isDroppedDatabaseConnection(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code ?? (err as { code?: unknown }).code;
+  if (typeof code === 'string' && TRANSIENT_CODES.test(code)) return true;
+  const driverMessage = (err as { driverError?: { message?: unknown } }).driverError?.message;
+  return DROPPED_CONNECTION_MESSAGES.test(err.message) || (typeof driverMessage === 'string' && DROPPED_CONNECTION_MESSAGES.test(driverMessage));
+}

@@ -1,5 +1,5 @@
 import { recordSpan, tracingEnabled, type HookStats } from '@warden/common';
-import { isTransientDatabaseError } from '@warden/database';
+import { isDroppedDatabaseConnection } from '@warden/database';
 import { isRunInterruption } from './run-interrupted.js';
 import {
   HookPoint,
@@ -210,7 +210,7 @@ export class HookRegistry {
         }
       } catch (err) {
         // A dropped database connection decides nothing: the call is left for the run's next driver (recovery).
-        if (isTransientDatabaseError(err)) throw err;
+        if (isDroppedDatabaseConnection(err)) throw err;
         const detail = messageOf(err);
         const finished = performance.now();
         const pending = this.record(ctx, outcomes, entry, 'error', [], finished - started, detail);

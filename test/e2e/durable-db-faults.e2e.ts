@@ -1,7 +1,7 @@
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { sleep } from '../support/eventually.js';
-import { payingModel, paymentsByPo, startHarness, until, type Harness } from './process-harness.js';
+import { armStatementHold, expectWellFormedStory, payingModel, paymentsByPo, startHarness, until, type Harness } from './process-harness.js';
 
 /**
  * Issue 15 break 5: database connections dropped under a server's feet (a failover, a proxy restart) while runs
@@ -54,4 +54,61 @@ describe('database faults (server process, PostgreSQL)', () => {
     expect(Math.max(...paymentsByPo(oa).values())).toBe(1);
     expect((await harness.api(a, 'GET', '/api/health')).status).toBe(200);
   }, 120_000);
+
+  // A dropped connection while the approval gate records its request, announces it, or records where its card went
+  // is not a decision: the call is not blocked and the request not expired; the run is left for recovery, whose gate
+  // reuses the request. (It used to block the payment for good: "the approval card could not be delivered".)
+  it.each([
+    ['recording the approval request', { table: 'confirmation_requests', event: 'INSERT' as const, when: 'true' }],
+    ['appending confirmation_pending', { table: 'run_events', event: 'INSERT' as const, when: `NEW.type = 'confirmation_pending'` }],
+    ['recording the card delivery', { table: 'confirmation_requests', event: 'UPDATE' as const, when: 'OLD.sent_card IS NULL AND NEW.sent_card IS NOT NULL' }],
+  ])('a dropped connection while %s: the gated payment is not blocked; approved, it is made once', async (_, point) => {
+    await h?.close();
+    h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
+    const harness = h;
+    const a = await h.start();
+    oa.requests.length = 0;
+    const hold = await armStatementHold(h.sql, point);
+    const runId = (await h.chatUntil(a, 'Pay PO-G1 amount 60000', (e) => e.event === 'run'))[0]!.data.run_id as string;
+    await until('the gate is held inside its statement', async () => (await hold.waiting()).length === 1);
+    await hold.disarm();
+    // Recovery re-runs the gate: the request ends up pending with its card delivered (or, the break, decided now).
+    const row = await until('the approval request is delivered or decided', async () => (await harness.sql.query(
+      `SELECT id, status, reason FROM confirmation_requests WHERE status <> 'pending' OR sent_card IS NOT NULL`)).rows[0]);
+    expect(row).toMatchObject({ status: 'pending', reason: null });
+    expect((await h.api(a, 'POST', `/api/confirmations/${row.id}/decision`, { decision: 'approve' })).status).toBe(200);
+    await until('the run completes', async () => (await harness.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId])).rows[0].status === 'completed');
+    expect(Object.fromEntries(paymentsByPo(oa))).toEqual({ '/purchases/PO-G1/pay': 1 });
+    expect((await h.sql.query(`SELECT status, blocked_by FROM tool_calls WHERE run_id = $1`, [runId])).rows).toEqual([{ status: 'done', blocked_by: null }]);
+    const story = await h.story(a, runId);
+    expectWellFormedStory(story);
+    expect(story.some((e) => e.event === 'confirmation_pending')).toBe(true);
+    expect(a.child.exitCode).toBeNull();
+  }, 90_000);
+
+  // A decision is two statements (the vote, counted; then the settlement). Dropped between them, the request stayed
+  // pending with the vote counted, and every later approval was a 409 ("you have already approved") until it expired.
+  it('a dropped connection between an approval vote and its settlement: approving again settles it, the payment is made once', async () => {
+    await h?.close();
+    h = await startHarness({ llm, oa });
+    const a = await h.start();
+    oa.requests.length = 0;
+    const events = await h.chatUntil(a, 'Pay PO-V1 amount 60000', (e) => e.event === 'confirmation_pending');
+    const runId = events[0]!.data.run_id as string;
+    const confirmationId = events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string;
+    const hold = await armStatementHold(h.sql, { table: 'confirmation_requests', event: 'UPDATE', when: `OLD.status = 'pending' AND NEW.status = 'approved'` });
+    const first = h.api(a, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' });
+    await until('the settlement is held inside its statement', async () => (await hold.waiting()).length === 1);
+    await hold.disarm();
+    expect((await first).status).not.toBe(200);
+    const votes = await h.sql.query(`SELECT c.status, c.approvals_given FROM confirmation_requests c WHERE id = $1`, [confirmationId]);
+    expect(votes.rows).toEqual([{ status: 'pending', approvals_given: 1 }]);
+
+    expect((await h.api(a, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status).toBe(200);
+    const harness = h;
+    await until('the run completes', async () => (await harness.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId])).rows[0].status === 'completed');
+    expect(Object.fromEntries(paymentsByPo(oa))).toEqual({ '/purchases/PO-V1/pay': 1 });
+    // Once settled, the same person's next approval changes nothing and says so.
+    expect((await h.api(a, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status).toBe(409);
+  }, 60_000);
 });

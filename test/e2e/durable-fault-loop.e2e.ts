@@ -8,11 +8,12 @@ import { kill9, payingModel, startHarness, until, type Harness } from './process
  * Issue 15 acceptance 2: a bounded randomized fault loop. Two instances drive gated and ungated payments while the
  * test kill -9s, SIGSTOPs (past the lease) and restarts them and terminates their database connections at random;
  * then the faults stop and every run must end cleanly: each approved or ungated payment made at most once (exactly
- * once unless its call was cut in flight), none without approval, audit rows == connector calls, contiguous event
- * ids. The figures are printed.
- * FAULT_LOOP_MS (default 45 000) bounds the fault phase; FAULT_LOOP_SEED replays a sequence.
+ * once unless its call was cut in flight), none without approval, none blocked or failed by a fault, one audit row
+ * per request, contiguous event ids. The figures are printed.
+ * FAULT_LOOP_MS (default 40 000) bounds the fault phase; FAULT_LOOP_SEED seeds the fault sequence (the timing of a
+ * loaded machine still varies between runs, so a seed replays the faults, not every interleaving).
  */
-const FAULT_MS = Number(process.env.FAULT_LOOP_MS ?? 45_000);
+const FAULT_MS = Number(process.env.FAULT_LOOP_MS ?? 40_000);
 const SEED = Number(process.env.FAULT_LOOP_SEED ?? Date.now() % 100_000);
 
 /** mulberry32: a small seeded PRNG, so a failing sequence can be replayed. */
@@ -27,40 +28,32 @@ function prng(seed: number): () => number {
   };
 }
 
-// Opt-in (FAULT_LOOP=1) until its finding is fixed: in the integrated build, one run of the loop saw 178 connector
-// requests for 177 audit rows (one request without its in-flight row). Not hidden: a failing run is the bug report.
-const describeLoop = process.env.FAULT_LOOP === '1' ? describe : describe.skip;
+const tally = <T>(items: T[], key: (item: T) => string) =>
+  items.reduce<Record<string, number>>((acc, item) => ({ ...acc, [key(item)]: (acc[key(item)] ?? 0) + 1 }), {});
 
-describeLoop('randomized fault loop (server processes, PostgreSQL)', () => {
-  let llm: FakeOpenAI;
-  let oa: HttpFake;
-  let h: Harness | undefined;
-  const random = prng(SEED);
+/** Two instances, the test's hands on them: start runs, approve, and inject one random fault at a time. */
+function faultDriver(harness: Harness, random: () => number) {
+  const started: ServerProcess[] = [];
+  const counts = { runs: 0, kills: 0, pauses: 0, dbKills: 0, approvals: 0 };
+  const paused = new Set<ServerProcess>();
+  const slots: Array<ServerProcess | null> = [null, null];
+  const boot = async (index: number) => {
+    const server = await harness.start({ INSTANCE_ID: `loop-${'ab'[index]}` });
+    started.push(server);
+    slots[index] = server;
+  };
+  const live = () => slots.filter((s): s is ServerProcess => s !== null && s.child.exitCode === null && s.child.signalCode === null);
+  const ready = () => live().filter((s) => !paused.has(s));
+  const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)];
 
-  beforeAll(async () => {
-    llm = await startFakeOpenAI(payingModel);
-    oa = await startHttpFake(async (req) => {
-      await sleep(Math.floor(random() * 300));
-      return { paid: req.path.split('/')[2] };
-    });
-  });
-  afterAll(async () => {
-    await h?.close();
-    await llm?.close();
-    await oa?.close();
-  });
-
-  it('kill -9, SIGSTOP, restarts and dropped connections: every run ends, no payment twice or unapproved', async () => {
-    h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
-    const harness = h;
-    const slots: Array<ServerProcess | null> = [await h.start({ INSTANCE_ID: 'loop-a' }), await h.start({ INSTANCE_ID: 'loop-b' })];
-    const counts = { runs: 0, kills: 0, pauses: 0, dbKills: 0, approvals: 0 };
-    const live = () => slots.filter((s): s is ServerProcess => s !== null && s.child.exitCode === null && s.child.signalCode === null);
-    const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)];
-    const paused = new Set<ServerProcess>();
-    const ready = () => live().filter((s) => !paused.has(s));
-
-    const approve = async () => {
+  return {
+    counts, live,
+    output: () => started.map((s) => s.output()).join('\n'),
+    /** Boots whichever instance is down. */
+    async bootAll() {
+      for (const [index, s] of slots.entries()) if (!s || !live().includes(s)) await boot(index);
+    },
+    async approve() {
       const { rows } = await harness.sql.query(`SELECT id FROM confirmation_requests WHERE status = 'pending'`);
       for (const { id } of rows) {
         const server = pick(ready());
@@ -68,25 +61,25 @@ describeLoop('randomized fault loop (server processes, PostgreSQL)', () => {
         const res = await harness.api(server, 'POST', `/api/confirmations/${id}/decision`, { decision: 'approve' }).catch(() => undefined);
         if (res?.status === 200) counts.approvals++;
       }
-    };
-    const startRun = async () => {
+    },
+    async startRun() {
       const server = pick(ready());
       if (!server) return;
       const i = counts.runs++;
       const amount = i % 3 === 0 ? 60000 : 100;
       await harness.chatUntil(server, `Pay PO-L${i} amount ${amount}`, (e) => e.event === 'run').catch(() => undefined);
-    };
-    const fault = async () => {
+    },
+    async fault() {
       const roll = random();
       const index = Math.floor(random() * slots.length);
       const target = slots[index];
-      if (roll < 0.35 && target && !paused.has(target)) {
+      if (roll < 0.3 && target && !paused.has(target)) {
         counts.kills++;
         await kill9(target);
         slots[index] = null;
         await sleep(200 + random() * 1500);
-        slots[index] = await harness.start({ INSTANCE_ID: `loop-${'ab'[index]}` });
-      } else if (roll < 0.7 && target && !paused.has(target)) {
+        await boot(index);
+      } else if (roll < 0.6 && target && !paused.has(target)) {
         counts.pauses++;
         paused.add(target);
         target.child.kill('SIGSTOP');
@@ -98,57 +91,100 @@ describeLoop('randomized fault loop (server processes, PostgreSQL)', () => {
         await harness.sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
           WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`);
       }
-    };
+    },
+  };
+}
+
+describe('randomized fault loop (server processes, PostgreSQL)', () => {
+  let llm: FakeOpenAI;
+  let oa: HttpFake;
+  let h: Harness | undefined;
+  // Faults and the target's response times draw from separate sequences, so a seed replays the same faults.
+  const random = prng(SEED);
+  const responseTime = prng(SEED ^ 0x5bd1e995);
+
+  beforeAll(async () => {
+    llm = await startFakeOpenAI(payingModel);
+    oa = await startHttpFake(async (req) => {
+      await sleep(Math.floor(responseTime() * 300));
+      return { paid: req.path.split('/')[2] };
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await llm?.close();
+    await oa?.close();
+  });
+
+  it('kill -9, SIGSTOP, restarts and dropped connections: every run ends, no payment twice, unapproved or lost to a fault', async () => {
+    h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
+    const harness = h;
+    const driver = faultDriver(harness, random);
+    await driver.bootAll();
 
     const end = Date.now() + FAULT_MS;
     const background = (async () => {
       while (Date.now() < end) {
-        await Promise.all([startRun(), startRun(), approve().catch(() => undefined)]);
+        await Promise.all([driver.startRun(), driver.startRun(), driver.approve().catch(() => undefined)]);
         await sleep(250);
       }
     })();
     while (Date.now() < end) {
       await sleep(500 + random() * 1500);
-      await fault();
+      await driver.fault();
     }
     await background;
 
-    // Faults over: both instances up, decisions keep coming until every run has ended.
-    for (const [index, s] of slots.entries()) if (!s || !live().includes(s)) slots[index] = await harness.start({ INSTANCE_ID: `loop-${'ab'[index]}` });
+    // Faults over: both instances up, decisions keep coming until every run has ended (generous: a loaded CI machine).
+    await driver.bootAll();
     await until('every run ends', async () => {
-      await approve().catch(() => undefined);
+      await driver.approve().catch(() => undefined);
       const { rows } = await harness.sql.query(`SELECT count(*)::int AS n FROM agent_runs WHERE status IN ('running', 'waiting')`);
       return rows[0].n === 0;
-    }, 90_000);
-    await sleep(500);
+    }, 120_000);
+    // A barrier for the audit batches: SIGTERM drains each instance's buffer before it exits.
+    for (const s of driver.live()) await s.stop('SIGTERM');
 
-    const runs = (await harness.sql.query(`SELECT id, status, error, message FROM agent_runs`)).rows;
-    const calls = (await harness.sql.query(`SELECT call_id, status, error, args->>'id' AS po, (args->>'amount')::int AS amount FROM tool_calls`)).rows;
-    const confirmations = (await harness.sql.query(`SELECT call_id, status FROM confirmation_requests`)).rows;
-    const audit = (await harness.sql.query(`SELECT count(*)::int AS n FROM connector_call_logs WHERE blocked_by IS NULL`)).rows[0].n;
-    const byKey = new Map<string, number>();
-    for (const r of oa.requests) byKey.set(String(r.headers['idempotency-key']), (byKey.get(String(r.headers['idempotency-key'])) ?? 0) + 1);
-    const byPo = new Map<string, number>();
-    for (const r of oa.requests) byPo.set(r.path, (byPo.get(r.path) ?? 0) + 1);
-    const approved = new Set(confirmations.filter((c) => c.status === 'approved').map((c) => c.call_id));
-    const interrupted = calls.filter((c) => c.error === 'interrupted');
-    const statuses = runs.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
-    console.log(`fault loop (seed ${SEED}, ${FAULT_MS} ms): ${runs.length} runs ${JSON.stringify(statuses)}; faults: ${counts.kills} kill -9, ` +
-      `${counts.pauses} SIGSTOP, ${counts.dbKills} connection kills; ${counts.approvals} approvals; ${oa.requests.length} connector calls ` +
-      `(${interrupted.length} interrupted in flight), ${audit} audit rows; max calls per key ${Math.max(0, ...byKey.values())}, per order ${Math.max(0, ...byPo.values())}; ` +
+    const runs = (await harness.sql.query(`SELECT id, status, error FROM agent_runs`)).rows;
+    const calls = (await harness.sql.query(`SELECT run_id, call_id, status, error, blocked_by, (args->>'amount')::int AS amount FROM tool_calls`)).rows;
+    const approved = new Set((await harness.sql.query(`SELECT call_id FROM confirmation_requests WHERE status = 'approved'`)).rows.map((c) => c.call_id));
+    const auditRows = (await harness.sql.query(`SELECT call_id, outcome FROM connector_call_logs WHERE blocked_by IS NULL`)).rows;
+    const sent = oa.requests.map((r) => String(r.headers['idempotency-key']));
+    const sentTo = tally(oa.requests, (r) => r.path);
+    const sentWith = tally(sent, (key) => key);
+    const auditedCalls = tally(auditRows, (a) => a.call_id);
+    const unaudited = sent.filter((key) => !auditedCalls[key]);
+    const unsentRows = auditRows.filter((a) => !sentWith[a.call_id]);
+    const callOutcomes = tally(calls, (c) => [c.status, c.blocked_by, c.status === 'done' ? null : c.error].filter(Boolean).join(': '));
+    const { counts } = driver;
+    console.log(`fault loop (seed ${SEED}, ${FAULT_MS} ms): ${runs.length} runs ${JSON.stringify(tally(runs, (r) => r.status))}; ` +
+      `faults: ${counts.kills} kill -9, ${counts.pauses} SIGSTOP, ${counts.dbKills} connection kills; ${counts.approvals} approvals; ` +
+      `${sent.length} connector calls, ${auditRows.length} audit rows (${unsentRows.length} of calls cut before their request reached the target); ` +
+      `calls ${JSON.stringify(callOutcomes)}; max calls per key ${Math.max(0, ...Object.values(sentWith))}, per order ${Math.max(0, ...Object.values(sentTo))}; ` +
       `failures: ${JSON.stringify(runs.filter((r) => r.status === 'failed').map((r) => r.error))}`);
-
-    expect(runs.every((r) => ['completed', 'failed'].includes(r.status) && (r.status === 'completed' || r.error))).toBe(true);
-    expect(Math.max(0, ...byPo.values())).toBeLessThanOrEqual(1);
-    for (const r of oa.requests) {
-      const call = calls.find((c) => c.call_id === r.headers['idempotency-key']);
-      expect(call).toBeDefined();
-      if (call!.amount > 50000) expect([call!.call_id, approved.has(call!.call_id)]).toEqual([call!.call_id, true]);
+    if (unaudited.length || unsentRows.some((a) => a.outcome !== 'interrupted')) {
+      const ids = [...unaudited, ...unsentRows.map((a) => a.call_id)];
+      console.log(`audit mismatch: requests without a row ${JSON.stringify(unaudited)}; rows without a request ${JSON.stringify(unsentRows)}\n` +
+        driver.output().split('\n').filter((l) => ids.some((id) => l.includes(id))).join('\n').slice(-8000));
     }
-    // Every call that was allowed and not cut in flight reached the target exactly once.
-    for (const c of calls.filter((c) => c.status === 'done')) expect([c.call_id, byKey.get(c.call_id)]).toEqual([c.call_id, 1]);
-    // Audited before the request left: one row per request that may have reached the target, whatever was killed.
-    expect(audit).toBe(oa.requests.length);
+
+    expect(runs.filter((r) => !(r.status === 'completed' || (r.status === 'failed' && r.error)))).toEqual([]);
+    // Nothing paid twice, nothing gated paid without its approval.
+    expect(Math.max(0, ...Object.values(sentTo))).toBeLessThanOrEqual(1);
+    for (const key of sent) {
+      const call = calls.find((c) => c.call_id === key);
+      expect([key, call !== undefined && (call.amount <= 50000 || approved.has(key))]).toEqual([key, true]);
+    }
+    // No fault became a decision: the loop never rejects nor lets a request expire, so every call ran, once (or was
+    // cut in flight and settled as interrupted, never retried), and every run made its payment.
+    expect(calls.filter((c) => !(c.status === 'done' || (c.status === 'failed' && c.error === 'interrupted')))).toEqual([]);
+    for (const c of calls.filter((c) => c.status === 'done')) expect([c.call_id, sentWith[c.call_id]]).toEqual([c.call_id, 1]);
+    expect(runs.filter((r) => !calls.some((c) => c.run_id === r.id)).map((r) => r.id)).toEqual([]);
+    // Audited before the request left: every request has exactly one row; a row without a request is one whose server
+    // died (or lost its connection) between the row and the send, and it says interrupted.
+    expect(unaudited).toEqual([]);
+    expect(Object.entries(auditedCalls).filter(([, n]) => n > 1)).toEqual([]);
+    expect(unsentRows.filter((a) => a.outcome !== 'interrupted')).toEqual([]);
     for (const r of runs) {
       const seqs = (await harness.sql.query(`SELECT seq FROM run_events WHERE run_id = $1 ORDER BY seq`, [r.id])).rows.map((e) => e.seq);
       expect(seqs).toEqual(seqs.map((_, i) => i + 1));

@@ -139,25 +139,37 @@ export function expectWellFormedStory(events: SseEvent[]): void {
   expect(events.at(-1)!.event).toBe('done');
 }
 
+/** A statement held inside the database (see `armStatementHold`): which backends wait there, and the release. */
+export interface StatementHold {
+  waiting: () => Promise<number[]>;
+  /** Terminates the held backends (their statements fail as a dropped connection would), then lets later ones through. */
+  disarm: () => Promise<void>;
+}
+
 /**
- * A crash point inside the database: the next transactions that move an agent run to `status` stop (on an
- * advisory lock this client holds) inside their UPDATE, so the test can kill the server there and terminate
- * those backends: exactly "killed between the statements" without timing.
+ * A crash point inside the database: the next statements that `event` (INSERT/UPDATE) a row of `table` matching
+ * `when` stop inside that statement (on an advisory lock this client holds), so the test can kill the server there or
+ * terminate those backends: exactly "killed between the statements" / "the connection dropped here", without timing.
  */
-export async function armCrashPoint(sql: pg.Client, status: string, lockKey = 4242): Promise<{ waiting: () => Promise<number[]>; disarm: () => Promise<void> }> {
+export async function armStatementHold(sql: pg.Client, opts: { table: string; event: 'INSERT' | 'UPDATE'; when: string; lockKey?: number }): Promise<StatementHold> {
+  const lockKey = opts.lockKey ?? 4242;
+  const name = `test_hold_${opts.table}`;
   await sql.query(`SELECT pg_advisory_lock($1)`, [lockKey]);
-  await sql.query(`CREATE OR REPLACE FUNCTION test_crash_point() RETURNS trigger LANGUAGE plpgsql AS $$
+  await sql.query(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN PERFORM pg_advisory_xact_lock(${lockKey}); RETURN NEW; END $$`);
-  await sql.query(`CREATE TRIGGER test_crash_point BEFORE UPDATE ON agent_runs FOR EACH ROW
-    WHEN (NEW.status = '${status}' AND OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION test_crash_point()`);
+  await sql.query(`CREATE TRIGGER ${name} BEFORE ${opts.event} ON ${opts.table} FOR EACH ROW WHEN (${opts.when}) EXECUTE FUNCTION ${name}()`);
+  const waiting = async () => (await sql.query(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [lockKey])).rows.map((r) => r.pid as number);
   return {
-    waiting: async () => (await sql.query(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [lockKey])).rows.map((r) => r.pid),
+    waiting,
     disarm: async () => {
-      for (const pid of (await sql.query(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [lockKey])).rows.map((r) => r.pid)) {
-        await sql.query(`SELECT pg_terminate_backend($1)`, [pid]);
-      }
-      await sql.query(`DROP TRIGGER IF EXISTS test_crash_point ON agent_runs`);
+      for (const pid of await waiting()) await sql.query(`SELECT pg_terminate_backend($1)`, [pid]);
+      await sql.query(`DROP TRIGGER IF EXISTS ${name} ON ${opts.table}`);
       await sql.query(`SELECT pg_advisory_unlock($1)`, [lockKey]);
     },
   };
+}
+
+/** The crash point "inside the transaction that moves an agent run to `status`". */
+export function armCrashPoint(sql: pg.Client, status: string, lockKey = 4242): Promise<StatementHold> {
+  return armStatementHold(sql, { table: 'agent_runs', event: 'UPDATE', when: `NEW.status = '${status}' AND OLD.status IS DISTINCT FROM NEW.status`, lockKey });
 }

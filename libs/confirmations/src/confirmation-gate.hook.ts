@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
 import { AppConfig, inSpan } from '@warden/common';
+import { isDroppedDatabaseConnection } from '@warden/database';
 import { ChannelsService, type Channel, type ChannelRecord } from '@warden/channels';
 import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, askReasonOf, CONFIRMATION_GATE, Hook, isRunInterruption, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
 import { approvalCardOf } from './approval-card.js';
@@ -32,10 +33,18 @@ const block = (error: string, sideEffects: string[] = []): HookResult => ({ allo
 const boundDigest = (row: ConfirmationRequest): string => row.argsDigest ?? actionDigest(row.tool, row.args);
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
+/** The channel refused or failed to send the card (whatever the message says, not our database dropping). */
+class CardNotSentError extends Error {
+  constructor(cause: unknown) {
+    super(message(cause), { cause });
+  }
+}
+
 /**
  * Stops a tool call until a human approves it (DESIGN.md "Human approval"). Attached to every agent.
  * Fails closed: no channel, an undeliverable card, a database error or a cancelled run all block the call, and a
- * row that was created is expired with the cause as its reason, so no later click can approve it.
+ * row that was created is expired with the cause as its reason, so no later click can approve it. A dropped database
+ * connection is no decision: it is thrown (the run is left for recovery, whose gate reuses the row).
  * Re-entered for the same run + call (a run resumed after a restart), it reuses the existing row: a decided row
  * gives its verdict at once, a pending one is waited on with its original deadline — but only while the row covers
  * exactly this tool + args (digest); otherwise the call is blocked and a pending row expired.
@@ -98,7 +107,10 @@ export class ConfirmationGateHook extends PreToolUseHook {
         const standing = await this.standing.coverCall(ctx, digest);
         if (standing) return standing;
         const target = await this.channels.resolveForDelivery(ctx.orgId, policy.channelId).catch((err: unknown) => err as Error);
-        if (target instanceof Error) return block(`no channel is reachable for the approval card: ${target.message}`);
+        if (target instanceof Error) {
+          if (isDroppedDatabaseConnection(target)) throw target;
+          return block(`no channel is reachable for the approval card: ${target.message}`);
+        }
         channel = target;
         const fixed = requestPolicy(policy, ctx.toolArgs, ctx.metadata, Boolean(target.impl.approverAllowList(target.record)));
         ({ row, created } = await this.store.insertOrGet({
@@ -127,13 +139,15 @@ export class ConfirmationGateHook extends PreToolUseHook {
         }));
       }
     } catch (err) {
+      if (isDroppedDatabaseConnection(err)) throw err;
       this.logger.error(`run ${ctx.runId} call ${ctx.callId}: approval request not recorded: ${message(err)}`);
       return block(`the approval request could not be recorded: ${message(err)}`);
     }
 
     if (!rowCoversCall(row, digest)) return this.unbound(ctx, row);
     try {
-      if (created) {
+      // A new row, or one whose card never went out: the previous attempt died before announcing it, or right after.
+      if (created || (row.status === ConfirmationStatus.Pending && !row.sentCard)) {
         await ctx.emit('confirmation_pending', {
           call_id: ctx.callId,
           confirmation_id: row.id,
@@ -162,6 +176,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
     } catch (err) {
       // Shutdown or lost lease: this driver stops, the request stays pending for the run's next driver.
       if (err instanceof WaiterClosedError || isRunInterruption(err) || isRunInterruption(ctx.signal?.reason)) return block(message(err));
+      if (isDroppedDatabaseConnection(err)) throw err;
       this.logger.error(`run ${ctx.runId} call ${ctx.callId}: approval gate failed: ${message(err)}`);
       await this.confirmations.expire(row.id, 'system', `approval gate failed: ${message(err)}`).catch(() => undefined);
       return block(`the approval could not be completed: ${message(err)}`);
@@ -184,16 +199,17 @@ export class ConfirmationGateHook extends PreToolUseHook {
     row: ConfirmationRequest,
     resolved?: { record: ChannelRecord; impl: Channel },
   ): Promise<HookResult | undefined> {
+    let sent: Awaited<ReturnType<Channel['sendApprovalCard']>>;
     try {
       const channel = resolved ?? (await this.channels.resolveForDelivery(row.orgId, row.channelId ?? undefined));
       if (row.batchKey && channel.impl.sendBatchCard) return void (await this.batches.deliver(row, channel));
-      const sent = await channel.impl.sendApprovalCard(channel.record, await approvalCardOf(row, this.users, this.config.publicUrl));
-      const delivered = await this.store.recordDelivery(row.id, sent);
-      // Decided before we could store where the card went: update the card now.
-      if (delivered && delivered.status !== ConfirmationStatus.Pending) void this.confirmations.markCardDecided(delivered);
-      return undefined;
+      const card = await approvalCardOf(row, this.users, this.config.publicUrl);
+      sent = await channel.impl.sendApprovalCard(channel.record, card).catch((err: unknown) => Promise.reject(new CardNotSentError(err)));
     } catch (err) {
-      const reason = `card delivery failed: ${message(err)}`;
+      // Our own database dropped (looking up the channel or the card's names): no decision, the next attempt resends.
+      if (!(err instanceof CardNotSentError) && isDroppedDatabaseConnection(err)) throw err;
+      const cause = err instanceof CardNotSentError ? err.cause : err;
+      const reason = `card delivery failed: ${message(cause)}`;
       this.logger.warn(`confirmation ${row.id}: ${reason}`);
       const closed = await this.confirmations.expire(row.id, 'system', reason);
       // The turn's other calls wait on the same card: none of them can be approved through it now.
@@ -203,8 +219,12 @@ export class ConfirmationGateHook extends PreToolUseHook {
           .emit('confirmation_resolved', { call_id: ctx.callId, confirmation_id: row.id, status: closed.status, responded_by: 'system' })
           .catch(() => undefined);
       }
-      return block(`the approval card could not be delivered (${message(err)}); the call was not approved`);
+      return block(`the approval card could not be delivered (${message(cause)}); the call was not approved`);
     }
+    const delivered = await this.store.recordDelivery(row.id, sent);
+    // Decided before we could store where the card went: update the card now.
+    if (delivered && delivered.status !== ConfirmationStatus.Pending) void this.confirmations.markCardDecided(delivered);
+    return undefined;
   }
 
   /** The row does not cover this tool + args: block (a pending row is expired so no click can approve it). */

@@ -64,9 +64,11 @@ export class ConfirmationVotesStore {
     return row;
   }
 
-  async hasVoted(confirmationId: string, userId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM confirmation_votes WHERE confirmation_id = $1 AND user_id = $2`, [confirmationId, userId]);
-    return rows.length > 0;
+  /** This person's recorded vote on the request, if any. */
+  async voteOf(confirmationId: string, userId: string): Promise<'approve' | 'reject' | null> {
+    const rows: Array<{ decision: 'approve' | 'reject' }> = await this.dataSource.query(
+      `SELECT decision FROM confirmation_votes WHERE confirmation_id = $1 AND user_id = $2`, [confirmationId, userId]);
+    return rows[0]?.decision ?? null;
   }
 
   async list(confirmationId: string): Promise<VoteView[]> {

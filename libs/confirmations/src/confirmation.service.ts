@@ -112,39 +112,47 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       confirmationId: row.id, userId: member.userId, userName: name, decision: input.decision,
       platform: via?.platform ?? null, externalId: via?.externalId ?? null, approvers: approversOf(row), tier: row.tier,
     });
-    if (!counted && input.decision === 'approve') {
+    const settle = async (decision: 'approve' | 'reject'): Promise<ConfirmationRequest> => {
+      const settled = await this.store.settle(row.id, {
+        status: decision === 'approve' ? ConfirmationStatus.Approved : ConfirmationStatus.Rejected,
+        respondedByUserId: member.userId,
+        respondedByOpenId: via?.externalId ?? null,
+        respondedByPlatform: via?.platform ?? null,
+        respondedByName: name,
+        reason: input.reason?.trim() || null,
+        // A settlement recovered from an earlier vote of another kind carries none of this decision's edit.
+        edit: decision === input.decision ? edit : undefined,
+      });
+      if (!settled) return this.lostRace(row);
+      // After the decision: a grant that failed to record only means later calls ask again (fail closed).
+      if (input.standing && decision === input.decision && settled.status === ConfirmationStatus.Approved) {
+        await this.standing.grant(settled, input.standing).catch((err: unknown) => this.logger.error(`standing approval of ${row.id} not recorded: ${(err as Error).message}`));
+      }
+      return settled;
+    };
+    if (!counted) {
       const now = (await this.store.findById(row.id)) ?? row;
-      if (now.status === ConfirmationStatus.Pending && now.expiresAt > new Date() && (await this.votes.hasVoted(row.id, member.userId))) {
-        // The same person again counts nothing; says so, as any other decision that changes nothing.
+      const mine = now.status === ConfirmationStatus.Pending && now.expiresAt > new Date() ? await this.votes.voteOf(row.id, member.userId) : null;
+      // This person's vote was counted but the settlement it called for never committed (the server died or its
+      // connection dropped between the two statements): it settles now, or the request would stay stuck pending.
+      if (mine && (mine === 'reject' || now.approvalsGiven >= now.approvalsRequired)) return settle(mine);
+      // The same person again counts nothing; says so, as any other decision that changes nothing.
+      if (mine === 'approve' && input.decision === 'approve') {
         throw new ConflictError(`you have already approved confirmation ${row.id}; ${approvalsProgress(now)} so far`, { status: now.status });
       }
       return this.lostRace(row);
     }
-    if (counted && input.decision === 'approve' && counted.approvalsGiven < counted.approvalsRequired) {
+    if (input.decision === 'approve' && counted.approvalsGiven < counted.approvalsRequired) {
       void this.refreshPendingCard(counted);
       return counted;
     }
     // Exactly one vote completes the quorum, and only it settles: a vote counted after it changes nothing.
-    if (counted && input.decision === 'approve' && counted.approvalsGiven > counted.approvalsRequired) {
+    if (input.decision === 'approve' && counted.approvalsGiven > counted.approvalsRequired) {
       const now = (await this.store.findById(row.id)) ?? counted;
       if (now.status !== ConfirmationStatus.Pending) throw this.alreadyDecided(now);
       throw new ConflictError(`confirmation ${row.id} already has the approvals it needs`, { status: now.status });
     }
-    const settled = await this.store.settle(row.id, {
-      status: input.decision === 'approve' ? ConfirmationStatus.Approved : ConfirmationStatus.Rejected,
-      respondedByUserId: member.userId,
-      respondedByOpenId: via?.externalId ?? null,
-      respondedByPlatform: via?.platform ?? null,
-      respondedByName: name,
-      reason: input.reason?.trim() || null,
-      edit,
-    });
-    if (!settled) return this.lostRace(row);
-    // After the decision: a grant that failed to record only means later calls ask again (fail closed).
-    if (input.standing && settled.status === ConfirmationStatus.Approved) {
-      await this.standing.grant(settled, input.standing).catch((err: unknown) => this.logger.error(`standing approval of ${row.id} not recorded: ${(err as Error).message}`));
-    }
-    return settled;
+    return settle(input.decision);
   }
 
   /** Lost the race, or the deadline passed while nobody was waiting (e.g. the process was down): say which. */

@@ -1,4 +1,5 @@
 import { recordSpan, tracingEnabled, type HookStats } from '@warden/common';
+import { isDroppedDatabaseConnection } from '@warden/database';
 import { isRunInterruption } from './run-interrupted.js';
 import {
   HookPoint,
@@ -216,6 +217,8 @@ export class HookRegistry {
           throw new Error('modifiedArgs must be an object');
         }
       } catch (err) {
+        // A dropped database connection decides nothing: the call is left for the run's next driver (recovery).
+        if (isDroppedDatabaseConnection(err)) throw err;
         const detail = messageOf(err);
         const finished = performance.now();
         const pending = this.record(ctx, outcomes, entry, 'error', [], finished - started, detail);

@@ -54,9 +54,8 @@ const DEFAULTS: AuditWriterOptions = { batchSize: 500, flushIntervalMs: 200, max
 const SHUTDOWN_ATTEMPTS = 5;
 
 // unnest() turns 22 arrays into rows: one statement and 22 parameters per batch, whatever its size. A row whose call
-// was recorded in flight (written before its request left) completes that row — whether or not the call's own result
-// already completed it (the tool-call runner sets outcome and status, never duration: `duration_ms IS NULL` is what
-// matches the row, through its partial index) — so one call never has two rows; others are inserted.
+// was recorded before its request left completes that row (even when the call's stored result completed it first: a
+// call has one audit row); others are inserted. An interrupted row stays interrupted.
 const INSERT_SQL = `WITH d AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
       $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::jsonb[], $15::int[], $16::int[], $17::bool[],
@@ -65,8 +64,9 @@ const INSERT_SQL = `WITH d AS (
            args_digest, args, status, duration_ms, success, error, blocked_by, created_at, simulated, approved_by)),
   completed AS (
     UPDATE connector_call_logs c SET status = d.status, duration_ms = d.duration_ms, success = d.success, error = d.error,
-           args = d.args, args_digest = d.args_digest, outcome = 'completed', approved_by = COALESCE(d.approved_by, c.approved_by)
-      FROM d WHERE c.duration_ms IS NULL AND c.blocked_by IS NULL AND d.blocked_by IS NULL AND c.run_id = d.run_id AND c.call_id = d.call_id
+           args = d.args, args_digest = d.args_digest, outcome = CASE c.outcome WHEN 'in_flight' THEN 'completed' ELSE c.outcome END,
+           approved_by = COALESCE(d.approved_by, c.approved_by)
+      FROM d WHERE c.blocked_by IS NULL AND d.blocked_by IS NULL AND c.run_id = d.run_id AND c.call_id = d.call_id
     RETURNING c.run_id, c.call_id)
   INSERT INTO connector_call_logs (org_id, agent_id, user_id, run_id, call_id, surface, tool, connector_id,
     connector_name, action, method, url, args_digest, args, status, duration_ms, success, error, blocked_by, created_at, simulated, approved_by)

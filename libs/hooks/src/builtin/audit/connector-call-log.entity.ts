@@ -5,8 +5,8 @@ import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 @Index('connector_call_logs_org_created_idx', ['orgId', 'createdAt', 'id'])
 @Index('connector_call_logs_org_agent_idx', ['orgId', 'agentId', 'createdAt'])
 @Index('connector_call_logs_org_run_idx', ['orgId', 'runId'])
-/** Calls still in flight (no result, not blocked): what a restart marks interrupted. */
-@Index('connector_call_logs_unfinished_idx', ['runId', 'callId'], { where: 'duration_ms IS NULL AND blocked_by IS NULL' })
+/** A call's one audit row: what the result, the audit batch and a restart's interruption find. */
+@Index('connector_call_logs_call_idx', ['runId', 'callId'])
 @Check('connector_call_logs_outcome_check', "outcome IN ('in_flight', 'completed', 'interrupted')")
 export class ConnectorCallLog {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: string;

@@ -167,8 +167,11 @@ it('on a phone the Portal chat and the inbox fit the screen, every control has a
   await screenshot(inbox, 'phone-approvals-inbox');
   await request.getByLabel('Reason (optional)').focus();
   await inbox.keyboard.type('ok from my phone');
-  await inbox.keyboard.press('Tab');
-  await inbox.keyboard.press('Enter'); // the focused Approve button
+  // Keyboard only: Tab past the card's other controls (the standing-approval switch) to Approve, then Enter.
+  const focused = () => inbox.evaluate<string>(`document.activeElement?.textContent ?? ''`);
+  for (let i = 0; i < 6 && (await focused()) !== 'Approve'; i++) await inbox.keyboard.press('Tab');
+  expect(await focused()).toBe('Approve');
+  await inbox.keyboard.press('Enter');
   await inbox.getByTestId('inbox-empty').waitFor();
 
   await chat.getByTestId('answer').last().filter({ hasText: 'Both payment requests are handled' }).waitFor();

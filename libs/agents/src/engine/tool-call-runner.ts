@@ -157,7 +157,7 @@ export class ToolCallRunner {
       if (verdict.approval?.note) post.result = `${verdict.approval.note}\n${post.result}`;
       await this.store(live, call.call_id, {
         status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error, simulated: outcome.simulated, tool: call.tool,
-        http: { status: outcome.status ?? null },
+        http: { status: outcome.status ?? null, durationMs },
       }, { call_id: call.call_id, tool: call.tool, args, content: post.result, blocked: false, ok: outcome.ok, ...(outcome.simulated ? { simulated: true } : {}) });
     } catch (err) {
       // Not the call's outcome: the run stops here (shutdown, lease lost, cancel, database blip) and its next
@@ -171,25 +171,25 @@ export class ToolCallRunner {
   }
 
   /** Stores the call's outcome while this driver holds the run; a driver that lost it writes nothing and stops. */
-  private async store(live: LiveRun, callId: string, r: { status: ToolCallStatus; args: Record<string, unknown>; result: string; fullResult?: string; blockedBy?: string; error?: string; simulated?: boolean; tool?: string; http?: { status: number | null } },
+  private async store(live: LiveRun, callId: string, r: { status: ToolCallStatus; args: Record<string, unknown>; result: string; fullResult?: string; blockedBy?: string; error?: string; simulated?: boolean; tool?: string; http?: { status: number | null; durationMs: number } },
     observation: Record<string, unknown>,
   ): Promise<void> {
     const outcome = r.simulated ? 'simulated' : r.status;
     annotateSpan({ 'warden.tool.outcome': outcome, ...(r.blockedBy ? { 'warden.tool.blocked_by': r.blockedBy } : {}) });
     if (r.tool) this.metrics?.toolCalls.labels(r.tool, outcome).inc();
-    // One transaction: the deferred hook events, the result, its in-flight audit row (completed with it, so a crash
-    // before the audit batch lands leaves a completed row; duration_ms stays for the batch, which matches its row by
-    // duration_ms IS NULL) and the `observation` event.
+    // One transaction: the deferred hook events, the result, its in-flight audit row (completed with it, status and
+    // duration included, so a crash before the audit batch lands leaves a completed row) and the `observation` event.
     const stored = await this.runs.write(live, async (tx) => {
       const [row]: Array<{ stored: number }> = await tx.m.query(
       `WITH done AS (
          UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, simulated = $10, finished_at = now()
           WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(9)} RETURNING call_id),
        audited AS (
-         UPDATE connector_call_logs SET outcome = 'completed', success = ($3 = 'done'), error = $8, status = COALESCE($11::int, status)
+         UPDATE connector_call_logs SET outcome = 'completed', success = ($3 = 'done'), error = $8, status = COALESCE($11::int, status),
+                duration_ms = COALESCE($12::int, duration_ms)
           WHERE run_id = $1::text AND call_id = $2 AND outcome = 'in_flight' AND EXISTS (SELECT 1 FROM done))
        SELECT count(*)::int AS stored FROM done`,
-      [live.run.id, callId, r.status, JSON.stringify(r.args), r.result, r.fullResult ?? r.result, r.blockedBy ?? null, r.error ?? null, live.epoch, r.simulated ?? false, r.http?.status ?? null],
+      [live.run.id, callId, r.status, JSON.stringify(r.args), r.result, r.fullResult ?? r.result, r.blockedBy ?? null, r.error ?? null, live.epoch, r.simulated ?? false, r.http?.status ?? null, r.http ? Math.round(r.http.durationMs) : null],
       );
       if (row.stored > 0) await this.runs.appendToStreams(live, 'observation', observation, tx);
       return row.stored;

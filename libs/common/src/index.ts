@@ -12,3 +12,4 @@ export * from './telemetry/metrics.js';
 export * from './telemetry/tracing.js';
 export * from './telemetry/telemetry.module.js';
 export * from './http/api-schema.js';
+export * from './audit-trail/index.js';

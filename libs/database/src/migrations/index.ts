@@ -9,9 +9,10 @@ import { Observability1764900001000 } from './1764900001000-observability.js';
 import { ApproverPolicies1764910000000 } from './1764910000000-approver-policies.js';
 import { RunFencing1764920000001 } from './1764920000001-run-fencing.js';
 import { AuditInFlight1764920000002 } from './1764920000002-audit-in-flight.js';
+import { AuditChain1765000400000 } from './1765000400000-audit-chain.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed) so that the app, the TypeORM CLI and the
  * test runner load exactly the same classes. A new migration is a new file plus one line here.
  */
-export const MIGRATIONS = [Foundation1764460800000, AgentRuntime1764460801000, Channels1764460802000, Confirmations1764460803000, BuiltinHooks1764460804000, WorkflowsEvals1764460806000, GateBinding1764900000000, Observability1764900001000, ApproverPolicies1764910000000, RunFencing1764920000001, AuditInFlight1764920000002];
+export const MIGRATIONS = [Foundation1764460800000, AgentRuntime1764460801000, Channels1764460802000, Confirmations1764460803000, BuiltinHooks1764460804000, WorkflowsEvals1764460806000, GateBinding1764900000000, Observability1764900001000, ApproverPolicies1764910000000, RunFencing1764920000001, AuditInFlight1764920000002, AuditChain1765000400000];

@@ -30,6 +30,8 @@ export class ConnectorCallLog {
   @Column('boolean', { default: false }) simulated: boolean;
   /** `in_flight` from just before the request leaves until its result is recorded; `interrupted` if its server died meanwhile. */
   @Column('text') outcome: 'in_flight' | 'completed' | 'interrupted';
+  /** Written in flight and not yet given its final values (and hash-chained audit event) by the AuditWriter. */
+  @Column('boolean', { default: true }) auditPending: boolean;
   /** When the call happened (not when the batch reached the database). */
   @Column('timestamptz') createdAt: Date;
 }

@@ -10,12 +10,13 @@ import {
   type DecidedCard,
   type DecisionOutcome,
 } from '@warden/channels';
-import { AppConfig, ConflictError, DomainException, ForbiddenError, NotFoundError } from '@warden/common';
+import { AuditTrail, AppConfig, ConflictError, DomainException, ForbiddenError, NotFoundError } from '@warden/common';
 import { approvalCardOf } from './approval-card.js';
 import { approversOf, refusalFor, type ResolvedDecider } from './approver-check.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationVotesStore } from './confirmation-votes.store.js';
 import { approvalsProgress, CONFIRMATION_SETTLED, ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
+import { confirmationEvent } from './confirmation-audit.js';
 
 /** A signed-in user deciding through the API (the inbox). */
 export interface UserActor {
@@ -65,6 +66,7 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     private readonly users: UsersService,
     private readonly channels: ChannelsService,
     private readonly config: AppConfig,
+    private readonly audit: AuditTrail,
   ) {}
 
   onModuleInit(): void {
@@ -105,6 +107,8 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       }
       return this.lostRace(row);
     }
+    const decidedBy = { userId: member.userId, name, platform: via?.platform ?? null, externalId: via?.externalId ?? null, reason: input.reason?.trim() || null };
+    if (counted) await this.audit.record(confirmationEvent(counted, 'vote', { ...decidedBy, decision: input.decision }));
     if (counted && input.decision === 'approve' && counted.approvalsGiven < counted.approvalsRequired) {
       void this.refreshPendingCard(counted);
       return counted;
@@ -123,7 +127,9 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       respondedByName: name,
       reason: input.reason?.trim() || null,
     });
-    return settled ?? this.lostRace(row);
+    if (!settled) return this.lostRace(row);
+    await this.audit.record(confirmationEvent(settled, input.decision === 'approve' ? 'approved' : 'rejected', decidedBy));
+    return settled;
   }
 
   /** Lost the race, or the deadline passed while nobody was waiting (e.g. the process was down): say which. */
@@ -140,8 +146,10 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
    * Closes a request without a human decision (deadline, cancelled run, undeliverable card). Returns the row if
    * this call expired it, null if it was no longer pending.
    */
-  expire(id: string, by: string, reason: string): Promise<ConfirmationRequest | null> {
-    return this.store.settle(id, { status: ConfirmationStatus.Expired, respondedByName: by, reason });
+  async expire(id: string, by: string, reason: string): Promise<ConfirmationRequest | null> {
+    const expired = await this.store.settle(id, { status: ConfirmationStatus.Expired, respondedByName: by, reason });
+    if (expired) await this.audit.record(confirmationEvent(expired, 'expired', { userId: null, name: by, reason }));
+    return expired;
   }
 
   async decideFromChannel(input: {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { AppConfig, BadInputError, findCycle, isUuid, NotFoundError } from '@warden/common';
+import { AppConfig, AuditTrail, BadInputError, findCycle, isUuid, NotFoundError } from '@warden/common';
 import { HookResolver } from '@warden/hooks';
 import { In, Repository } from 'typeorm';
 import { ToolRegistry } from '../tools/tool-registry.js';
@@ -28,6 +28,7 @@ export class AgentsService {
     private readonly tools: ToolRegistry,
     private readonly hooks: HookResolver,
     private readonly config: AppConfig,
+    private readonly audit: AuditTrail,
   ) {}
 
   async list(orgId: string): Promise<AgentView[]> {
@@ -55,18 +56,24 @@ export class AgentsService {
     const saved = await this.agents.save(this.agents.create({
       orgId, ownerUserId, name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json,
     }));
+    await this.audit.configChange({ orgId, actor: ownerUserId, entityType: 'agent', entityId: saved.id, change: 'created', before: null, after: audited(saved) });
     return view(saved);
   }
 
-  async update(orgId: string, id: string, dto: AgentDto): Promise<AgentView> {
+  /** Every change is audited with its diff (hooks and approver policy included) and who made it. */
+  async update(orgId: string, id: string, dto: AgentDto, actor: string | null): Promise<AgentView> {
     const existing = await this.find(orgId, id);
     await this.validate(orgId, dto, id);
-    return view(await this.agents.save({ ...existing, name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json }));
+    const before = audited(existing);
+    const saved = await this.agents.save({ ...existing, name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json });
+    await this.audit.configChange({ orgId, actor, entityType: 'agent', entityId: id, change: 'updated', before, after: audited(saved) });
+    return view(saved);
   }
 
-  async remove(orgId: string, id: string): Promise<void> {
-    await this.find(orgId, id);
+  async remove(orgId: string, id: string, actor: string | null): Promise<void> {
+    const existing = await this.find(orgId, id);
     await this.agents.delete({ id, orgId });
+    await this.audit.configChange({ orgId, actor, entityType: 'agent', entityId: id, change: 'deleted', before: audited(existing), after: null });
   }
 
   /** A cycle in the delegates graph reachable from `selfId` (with the proposed delegates), or null. */
@@ -101,6 +108,11 @@ export class AgentsService {
     if (config.hooks !== undefined) problems.push(...(await this.hooks.validate(config.hooks)));
     if (problems.length > 0) throw new BadInputError(`invalid agent: ${problems.join('; ')}`, problems);
   }
+}
+
+/** What an agent's configuration audit records (its model_config_json holds hooks and the approver policy). */
+function audited(a: Agent): Record<string, unknown> {
+  return { name: a.name, instructions: a.instructions, model_config_json: a.modelConfigJson, owner_user_id: a.ownerUserId };
 }
 
 function view(a: Agent): AgentView {

@@ -1,4 +1,4 @@
-import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { Counter } from 'prom-client';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
@@ -25,7 +25,7 @@ interface SinkSettings {
  * by the instance forwarding it.
  */
 @Injectable()
-export class AuditSink implements OnApplicationBootstrap, OnApplicationShutdown {
+export class AuditSink implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(AuditSink.name);
   private readonly settings?: SinkSettings;
   private timer: NodeJS.Timeout | null = null;
@@ -60,7 +60,8 @@ export class AuditSink implements OnApplicationBootstrap, OnApplicationShutdown 
     this.nudge();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before the database closes: the pass under way finishes its batch (its cursor moves only on success). */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.running;

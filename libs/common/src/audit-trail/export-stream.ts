@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 
 export type ExportFormat = 'csv' | 'jsonl';
@@ -26,7 +25,7 @@ export async function writeExport<T extends object>(
 ): Promise<number> {
   let rows = 0;
   const write = async (chunk: string) => {
-    if (!out.write(chunk)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+    if (!out.write(chunk)) await drainedOrClosed(out);
   };
   if (format === 'csv') await write(`${columns.join(',')}\r\n`);
   for await (const page of pages) {
@@ -39,4 +38,17 @@ export async function writeExport<T extends object>(
   }
   if (!out.destroyed && !out.writableEnded) out.end();
   return rows;
+}
+
+/** Resolves when the client has taken the buffered data, or went away; leaves no listener behind. */
+function drainedOrClosed(out: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      out.off('drain', done);
+      out.off('close', done);
+      resolve();
+    };
+    out.on('drain', done);
+    out.on('close', done);
+  });
 }

@@ -57,7 +57,7 @@ export class ConnectorCallQuery {
   }
 
   /** Every matching row, oldest first, a page at a time: what an export streams. */
-  async *pages(f: ConnectorCallFilters, pageSize = 1_000): AsyncGenerator<ConnectorCallRow[]> {
+  async *pages(f: ConnectorCallFilters, pageSize = 2_000): AsyncGenerator<ConnectorCallRow[]> {
     let after: { ts: string; id: string } | null = null;
     for (;;) {
       const { where, params } = this.where(f);

@@ -92,7 +92,7 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
     for (const secret of [SLACK_TOKEN_1, SLACK_TOKEN_2, 'signing-SECRET-value', 'oa-key-SECRET-1']) expect(everything).not.toContain(secret);
   });
 
-  it('connector header values are secrets too; the read-only switch is audited with its actor', async () => {
+  it('connector header values are secrets too; the read-only switch and identity links are audited with their actor', async () => {
     const current = (await get(`/api/connectors/${connectorId}`)).body;
     const body = { name: 'oa', base_url: current.base_url, headers: { 'X-Api-Key': 'oa-key-SECRET-2' }, actions: OA_ACTIONS };
     expect((await t.request('PUT', `/api/connectors/${connectorId}`, { token: admin, body })).status).toBe(200);
@@ -102,6 +102,9 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
     const conn = (await get(`/api/audit/config-events?entity_type=connector&entity_id=${connectorId}&limit=1`)).body.items[0];
     expect(conn.payload.changes).toEqual([{ path: 'secrets.headers.X-Api-Key', secret_changed: true }]);
     expect(JSON.stringify(conn)).not.toContain('oa-key-SECRET');
+    expect((await t.request('PUT', '/api/users/bob/identities', { token: admin, body: { slack_user_id: 'U-BOB' } })).status).toBe(200);
+    const [link] = (await get('/api/audit/events?kind=identity')).body.items;
+    expect(link).toMatchObject({ action: 'identity.link', actor: adminUserId, payload: { platform: 'slack', external_id: 'U-BOB', method: 'admin' } });
     const org = (await get('/api/audit/config-events?entity_type=org')).body.items;
     expect(org.map((e: any) => [e.actor, e.payload.changes])).toEqual([
       [adminUserId, [{ path: 'read_only', before: true, after: false }]],
@@ -168,11 +171,14 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
     expect([...page1.body, ...page2.body].map((r: any) => r.id)).toEqual(all.map((r: any) => r.id));
     expect(page2.headers.get('x-next-cursor')).toBeNull();
 
-    const csv = await get('/api/audit/connector-calls/export?format=csv&tool=oa__purchase_pay');
+    const csv = await get('/api/audit/connector-calls/export?format=csv');
     expect(csv.headers.get('content-type')).toContain('text/csv');
     const lines = csv.text.trim().split('\r\n');
     expect(lines[0].split(',').slice(0, 3)).toEqual(['id', 'created_at', 'org_id']);
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(all.map((r: any) => r.id).reverse());
+    const byAccept = await t.request('GET', '/api/audit/connector-calls', { token: admin, headers: { accept: 'text/csv' } });
+    expect(byAccept.headers.get('content-type')).toContain('text/csv');
+    expect(byAccept.text).toBe(csv.text);
     const jsonl = await get('/api/audit/connector-calls?format=jsonl');
     expect(jsonl.text.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(all.map((r: any) => r.id).reverse());
     expect((await get('/api/audit/connector-calls/export?outcome=blocked')).text.trim().split('\r\n')).toHaveLength(1);

@@ -1384,9 +1384,7 @@ export interface operations {
                 /** @description Only calls made for this user (user id) */
                 user_id?: string;
             };
-            header: {
-                accept: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };

@@ -9,3 +9,4 @@ export * from './audit-trail.module.js';
 export * from './export-stream.js';
 export * from './keyset-cursor.js';
 export * from './audit-events.query.js';
+export * from './audit-anchor.js';

@@ -94,6 +94,9 @@ export class AppConfig {
     };
   }
 
+  /** Seconds between logged chain-head anchors; 0 turns them off. */
+  get auditAnchorIntervalS(): number { return this.env.AUDIT_ANCHOR_INTERVAL_S ?? 3600; }
+
   /** The patterns of LLM_KEY_ENV_ALLOW (`NAME` or `PREFIX_*`). */
   get llmKeyEnvAllow(): string[] {
     return (this.env.LLM_KEY_ENV_ALLOW ?? 'WARDEN_LLM_KEY_*').split(',').map((s) => s.trim()).filter(Boolean);

@@ -95,6 +95,8 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100) AUDIT_SINK_MAX_ATTEMPTS?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(10) AUDIT_SINK_RETRY_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) AUDIT_SINK_POLL_MS?: number;
+  /** Seconds between logged audit chain anchors (0 = off). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) AUDIT_ANCHOR_INTERVAL_S?: number;
   /** Comma-separated names an agent's `api_key_env` may name; `PREFIX_*` allows a prefix. */
   @IsOptional() @IsString() LLM_KEY_ENV_ALLOW?: string;
   /** Comma-separated CIDRs and host names outbound tenant calls may reach although they are private/loopback. */

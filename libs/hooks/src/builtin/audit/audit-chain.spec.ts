@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { AuditVerifier } from '@warden/common';
+import { AuditAnchor, AuditVerifier, type AppConfig } from '@warden/common';
 import { createDataSource } from '@warden/database';
 import type { DataSource } from 'typeorm';
 import { createTestDatabase } from '../../../../../test/support/test-database.js';
@@ -68,6 +68,12 @@ describe('audit hash chain: two instances, one database', () => {
     expect(switches).toBeGreaterThan(1);
     expect(await verify()).toMatchObject({ valid: true, rows: 2 * PER_INSTANCE, first_seq: 1, last_seq: 2 * PER_INSTANCE, first_broken: null });
     expect(await verifier.verify(otherOrg)).toMatchObject({ valid: true, rows: 2 * (PER_INSTANCE / 50), first_broken: null });
+  });
+
+  it('the anchor logs each grown chain head: the hash verification ends on', async () => {
+    const heads = await new AuditAnchor(instances[1], { auditAnchorIntervalS: 0 } as AppConfig).anchor();
+    const { last_hash } = await verify();
+    expect(heads.find((h) => h.org_id === org)).toEqual({ org_id: org, seq: String(2 * PER_INSTANCE), hash: last_hash });
   });
 
   it('an event edited with SQL fails verification at that event; restored, the chain verifies again', async () => {

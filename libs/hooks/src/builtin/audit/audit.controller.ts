@@ -1,4 +1,4 @@
-import { Controller, Get, Headers, Query, Res } from '@nestjs/common';
+import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
 import { BadInputError, EXPORT_CONTENT_TYPES, writeExport, type ExportFormat } from '@warden/common';
@@ -44,8 +44,8 @@ export class AuditController {
    */
   @Get('connector-calls')
   @ApiOkResponse({ type: [ConnectorCallResponse], headers: { 'x-next-cursor': { description: 'cursor of the next page (absent on the last)' } } })
-  async connectorCalls(@CurrentPrincipal() p: Principal, @Query() q: ListConnectorCallsQuery, @Res() res: Response, @Headers('accept') accept?: string): Promise<void> {
-    const format = q.format ?? (accept?.includes('text/csv') ? 'csv' : undefined);
+  async connectorCalls(@CurrentPrincipal() p: Principal, @Query() q: ListConnectorCallsQuery, @Res() res: Response): Promise<void> {
+    const format = q.format ?? (res.req.headers.accept?.includes('text/csv') ? 'csv' : undefined);
     if (format) return sendExport(res, format, 'connector-calls', CONNECTOR_CALL_COLUMNS, this.calls.pages(filters(p.orgId, q)));
     const page = await this.calls.page(filters(p.orgId, q), q.limit ?? 100, q.cursor);
     if (page.next_cursor) res.setHeader('x-next-cursor', page.next_cursor);

@@ -53,10 +53,14 @@ export class AgentsService {
 
   async create(orgId: string, ownerUserId: string, dto: AgentDto): Promise<AgentView> {
     await this.validate(orgId, dto);
-    const saved = await this.agents.save(this.agents.create({
-      orgId, ownerUserId, name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json,
-    }));
-    await this.audit.configChange({ orgId, actor: ownerUserId, entityType: 'agent', entityId: saved.id, change: 'created', before: null, after: audited(saved) });
+    // The change and its audit event commit together.
+    const saved = await this.agents.manager.transaction(async (m) => {
+      const row = await m.save(Agent, m.create(Agent, {
+        orgId, ownerUserId, name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json,
+      }));
+      await this.audit.configChange({ orgId, actor: ownerUserId, entityType: 'agent', entityId: row.id, change: 'created', before: null, after: audited(row) }, m);
+      return row;
+    });
     return view(saved);
   }
 
@@ -65,15 +69,20 @@ export class AgentsService {
     const existing = await this.find(orgId, id);
     await this.validate(orgId, dto, id);
     const before = audited(existing);
-    const saved = await this.agents.save({ ...existing, name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json });
-    await this.audit.configChange({ orgId, actor, entityType: 'agent', entityId: id, change: 'updated', before, after: audited(saved) });
+    const saved = await this.agents.manager.transaction(async (m) => {
+      const row = await m.save(Agent, { ...existing, name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json });
+      await this.audit.configChange({ orgId, actor, entityType: 'agent', entityId: id, change: 'updated', before, after: audited(row) }, m);
+      return row;
+    });
     return view(saved);
   }
 
   async remove(orgId: string, id: string, actor: string | null): Promise<void> {
     const existing = await this.find(orgId, id);
-    await this.agents.delete({ id, orgId });
-    await this.audit.configChange({ orgId, actor, entityType: 'agent', entityId: id, change: 'deleted', before: audited(existing), after: null });
+    await this.agents.manager.transaction(async (m) => {
+      await m.delete(Agent, { id, orgId });
+      await this.audit.configChange({ orgId, actor, entityType: 'agent', entityId: id, change: 'deleted', before: audited(existing), after: null }, m);
+    });
   }
 
   /** A cycle in the delegates graph reachable from `selfId` (with the proposed delegates), or null. */

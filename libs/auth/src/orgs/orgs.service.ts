@@ -35,9 +35,11 @@ export class OrgsService {
 
   async setReadOnly(orgId: string, readOnly: boolean, actor: string | null = null): Promise<Org> {
     const before = await this.get(orgId);
-    await this.orgs.update({ id: orgId }, { readOnly });
-    await this.audit.configChange({
-      orgId, actor, entityType: 'org', entityId: orgId, change: 'updated', before: { read_only: before.readOnly }, after: { read_only: readOnly },
+    await this.orgs.manager.transaction(async (m) => {
+      await m.update(Org, { id: orgId }, { readOnly });
+      await this.audit.configChange({
+        orgId, actor, entityType: 'org', entityId: orgId, change: 'updated', before: { read_only: before.readOnly }, after: { read_only: readOnly },
+      }, m);
     });
     this.readOnlyCache.set(orgId, { value: readOnly, until: Date.now() + READ_ONLY_TTL_MS });
     this.events.emit(ORG_READ_ONLY_CHANGED, { orgId, readOnly });

@@ -112,6 +112,20 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
     ]);
   });
 
+  it('a workflow change (its nodes carry approver policies) is audited with its diff', async () => {
+    const definition = (node: Record<string, unknown>) => ({
+      nodes: [{ id: 'start', type: 'start' }, { id: 'pay', type: 'agent', agent_id: agentId, prompt: 'pay {{inputs.po}}', ...node }, { id: 'end', type: 'end' }],
+      edges: [{ from: 'start', to: 'pay' }, { from: 'pay', to: 'end' }],
+    });
+    const made = await t.request('POST', '/api/workflows', { token: admin, body: { name: 'payments', definition: definition({}) } });
+    expect(made.status).toBe(201);
+    const changed = await t.request('PUT', `/api/workflows/${made.body.id}`, { token: admin, body: { definition: definition({ prompt: 'pay {{inputs.po}} now' }) } });
+    expect(changed.status).toBe(200);
+    const [updated] = (await get(`/api/audit/config-events?entity_type=workflow&entity_id=${made.body.id}`)).body.items;
+    expect(updated).toMatchObject({ action: 'workflow.updated', actor: adminUserId });
+    expect(updated.payload.changes).toEqual([{ path: 'definition.nodes', before: expect.any(Array), after: expect.any(Array) }]);
+  });
+
   it('config events page by cursor; bad filters are 400s naming the problem; members get 403', async () => {
     const first = await get('/api/audit/config-events?limit=2');
     expect(first.body.items).toHaveLength(2);

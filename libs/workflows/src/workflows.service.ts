@@ -41,9 +41,11 @@ export class WorkflowsService {
   async create(orgId: string, userId: string, name: string, definition: unknown): Promise<Workflow> {
     const def = await this.validate(orgId, definition);
     if (await this.workflows.existsBy({ orgId, name })) throw new ConflictError(`a workflow named "${name}" already exists`);
-    const saved = await this.workflows.save(this.workflows.create({ orgId, name, definition: def, createdBy: userId }));
-    await this.audit.configChange({ orgId, actor: userId, entityType: 'workflow', entityId: saved.id, change: 'created', before: null, after: audited(saved) });
-    return saved;
+    return this.workflows.manager.transaction(async (m) => {
+      const saved = await m.save(Workflow, m.create(Workflow, { orgId, name, definition: def, createdBy: userId }));
+      await this.audit.configChange({ orgId, actor: userId, entityType: 'workflow', entityId: saved.id, change: 'created', before: null, after: audited(saved) }, m);
+      return saved;
+    });
   }
 
   async update(orgId: string, id: string, patch: { name?: string; definition?: unknown }, actor: string | null = null): Promise<Workflow> {
@@ -51,9 +53,11 @@ export class WorkflowsService {
     const before = audited(wf);
     if (patch.definition !== undefined) wf.definition = await this.validate(orgId, patch.definition);
     if (patch.name !== undefined) wf.name = patch.name;
-    const saved = await this.workflows.save(wf);
-    await this.audit.configChange({ orgId, actor, entityType: 'workflow', entityId: id, change: 'updated', before, after: audited(saved) });
-    return saved;
+    return this.workflows.manager.transaction(async (m) => {
+      const saved = await m.save(Workflow, wf);
+      await this.audit.configChange({ orgId, actor, entityType: 'workflow', entityId: id, change: 'updated', before, after: audited(saved) }, m);
+      return saved;
+    });
   }
 
   async list(orgId: string): Promise<Workflow[]> {
@@ -68,8 +72,10 @@ export class WorkflowsService {
 
   async remove(orgId: string, id: string, actor: string | null = null): Promise<void> {
     const wf = await this.get(orgId, id);
-    await this.workflows.delete({ id: wf.id });
-    await this.audit.configChange({ orgId, actor, entityType: 'workflow', entityId: id, change: 'deleted', before: audited(wf), after: null });
+    await this.workflows.manager.transaction(async (m) => {
+      await m.delete(Workflow, { id: wf.id });
+      await this.audit.configChange({ orgId, actor, entityType: 'workflow', entityId: id, change: 'deleted', before: audited(wf), after: null }, m);
+    });
   }
 }
 

@@ -1,3 +1,5 @@
+import { canonicalJson } from './canonical-json.js';
+
 /** One changed value: its dotted path and the values on both sides (absent = undefined, shown as null). */
 export interface ConfigChange {
   path: string;
@@ -16,7 +18,8 @@ export function configDiff(before: unknown, after: unknown, path = ''): ConfigCh
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
     return keys.flatMap((k) => configDiff(before[k], after[k], path ? `${path}.${k}` : k));
   }
-  if (JSON.stringify(before) === JSON.stringify(after)) return [];
+  // Key order is not a change (jsonb reorders keys): compare canonical texts.
+  if (canonicalJson(before ?? null) === canonicalJson(after ?? null)) return [];
   return [{ path: path || '(root)', before: before ?? null, after: after ?? null }];
 }
 

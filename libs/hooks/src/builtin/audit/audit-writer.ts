@@ -76,7 +76,8 @@ const INSERT_SQL = `WITH d AS (
 
 /**
  * Buffers audit rows and writes them in batches: one multi-row INSERT per flush, when the buffer reaches
- * `batchSize` or `flushIntervalMs` after its first row. At shutdown everything buffered is written before the
+ * `batchSize` or `flushIntervalMs` after its first row. The same transaction appends each row's event to its org's
+ * hash chain (`audit_events`, see appendAuditEvents), so the chain holds exactly the calls the log holds. At shutdown everything buffered is written before the
  * database connection closes, so no recorded call is lost.
  */
 @Injectable()

@@ -7,7 +7,7 @@ import { ValidationPipe } from '@nestjs/common';
 import { AgentsModule } from '@warden/agents';
 import { AuthModule } from '@warden/auth';
 import { ChannelsModule } from '@warden/channels';
-import { AllExceptionsFilter, AppConfig, AppConfigModule, InputLimitsInterceptor, TelemetryModule, type EnvironmentInput } from '@warden/common';
+import { AllExceptionsFilter, AppConfig, AppConfigModule, AuditTrailModule, InputLimitsInterceptor, TelemetryModule, type EnvironmentInput } from '@warden/common';
 import { ConfirmationsModule } from '@warden/confirmations';
 import { DatabaseModule } from '@warden/database';
 import { EvalsModule } from '@warden/evals';
@@ -61,6 +61,7 @@ export class AppModule {
         EventEmitterModule.forRoot(),
         TerminusModule,
         DatabaseModule,
+        AuditTrailModule,
         AuthModule,
         HooksModule,
         AgentsModule,

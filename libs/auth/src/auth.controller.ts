@@ -87,7 +87,7 @@ export class AuthController {
   @ApiOkResponse({ type: ReadOnlyResponse })
   @Roles('admin')
   async setReadOnly(@CurrentPrincipal() p: Principal, @Body() body: SetReadOnlyDto) {
-    const org = await this.orgs.setReadOnly(p.orgId, body.read_only);
+    const org = await this.orgs.setReadOnly(p.orgId, body.read_only, p.userId);
     return { id: org.id, read_only: org.readOnly };
   }
 }

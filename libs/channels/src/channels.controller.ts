@@ -16,7 +16,7 @@ export class ChannelsController {
   @Post()
   @ApiCreatedResponse({ type: ChannelResponse })
   create(@CurrentPrincipal() p: Principal, @Body() body: CreateChannelDto) {
-    return this.channels.create(p.orgId, { type: body.type, name: body.name, config: body.config, isDefault: body.is_default });
+    return this.channels.create(p.orgId, { type: body.type, name: body.name, config: body.config, isDefault: body.is_default }, p.userId);
   }
 
   @Get()
@@ -34,14 +34,14 @@ export class ChannelsController {
   @Put(':id')
   @ApiOkResponse({ type: ChannelResponse })
   update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: UpdateChannelDto) {
-    return this.channels.update(p.orgId, id, { name: body.name, config: body.config, isDefault: body.is_default });
+    return this.channels.update(p.orgId, id, { name: body.name, config: body.config, isDefault: body.is_default }, p.userId);
   }
 
   @Delete(':id')
   @ApiNoContentResponse()
   @HttpCode(204)
   async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<void> {
-    await this.channels.remove(p.orgId, id);
+    await this.channels.remove(p.orgId, id, p.userId);
   }
 
   @Post(':id/test')

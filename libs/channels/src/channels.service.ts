@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { OrgsService } from '@warden/auth';
-import { AppConfig, BadInputError, EgressPolicy, isUuid, NotFoundError, SecretBox } from '@warden/common';
+import { AppConfig, AuditTrail, BadInputError, EgressPolicy, isUuid, NotFoundError, SecretBox } from '@warden/common';
 import { Repository } from 'typeorm';
 import type { ApprovalDecisionSink, Channel, ChannelRecord, ChannelType } from './channel.js';
 import { ChannelEntity, ChannelEventEntity } from './channel.entity.js';
+import { auditedChannel, changedSecrets } from './channel-audit.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { INBOX_CHANNEL_ID } from './inbox/inbox.channel.js';
 
@@ -39,6 +40,7 @@ export class ChannelsService {
     private readonly orgs: OrgsService,
     private readonly config: AppConfig,
     private readonly egress: EgressPolicy,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** The confirmations module registers its decision service here; callbacks hand verified clicks to it. */
@@ -50,7 +52,7 @@ export class ChannelsService {
     return this.sink;
   }
 
-  async create(orgId: string, input: { type: ChannelType; name: string; config?: Record<string, unknown>; isDefault?: boolean }): Promise<ChannelView> {
+  async create(orgId: string, input: { type: ChannelType; name: string; config?: Record<string, unknown>; isDefault?: boolean }, actor: string | null = null): Promise<ChannelView> {
     const impl = this.registry.get(input.type);
     const config = input.config ?? {};
     this.validate(impl, config);
@@ -60,7 +62,9 @@ export class ChannelsService {
       this.channels.create({ orgId, type: input.type, name: input.name, config: plain, secretsEnc: Object.keys(secret).length ? this.secrets.seal(secret) : null }),
     );
     if (input.isDefault) await this.orgs.setDefaultChannel(orgId, row.id);
-    return this.view(row, input.isDefault ? row.id : (await this.orgs.get(orgId)).defaultChannelId);
+    const created = this.view(row, input.isDefault ? row.id : (await this.orgs.get(orgId)).defaultChannelId);
+    await this.audit.configChange({ orgId, actor, entityType: 'channel', entityId: row.id, change: 'created', before: null, after: auditedChannel(created) });
+    return created;
   }
 
   async list(orgId: string): Promise<ChannelView[]> {
@@ -73,8 +77,10 @@ export class ChannelsService {
     return this.view(row, (await this.orgs.get(orgId)).defaultChannelId);
   }
 
-  async update(orgId: string, id: string, input: { name?: string; config?: Record<string, unknown>; isDefault?: boolean }): Promise<ChannelView> {
+  async update(orgId: string, id: string, input: { name?: string; config?: Record<string, unknown>; isDefault?: boolean }, actor: string | null = null): Promise<ChannelView> {
     const row = await this.row(orgId, id);
+    const before = this.view(row, (await this.orgs.get(orgId)).defaultChannelId);
+    const secretsBefore = row.secretsEnc ? this.secrets.open(row.secretsEnc) : {};
     if (input.config) {
       const impl = this.registry.get(row.type);
       this.requireSecretsOnRebind(impl, row, input.config);
@@ -94,14 +100,20 @@ export class ChannelsService {
     if (input.isDefault === true && defaultId !== row.id) defaultId = row.id;
     if (input.isDefault === false && defaultId === row.id) defaultId = null;
     if (defaultId !== org.defaultChannelId) await this.orgs.setDefaultChannel(orgId, defaultId);
-    return this.view(row, defaultId);
+    const after = this.view(row, defaultId);
+    await this.audit.configChange({
+      orgId, actor, entityType: 'channel', entityId: id, change: 'updated', before: auditedChannel(before), after: auditedChannel(after),
+      secretsChanged: changedSecrets(secretsBefore, row.secretsEnc ? this.secrets.open(row.secretsEnc) : {}),
+    });
+    return after;
   }
 
-  async remove(orgId: string, id: string): Promise<void> {
+  async remove(orgId: string, id: string, actor: string | null = null): Promise<void> {
     const row = await this.row(orgId, id);
     const org = await this.orgs.get(orgId);
     if (org.defaultChannelId === row.id) await this.orgs.setDefaultChannel(orgId, null);
     await this.channels.delete({ id: row.id, orgId });
+    await this.audit.configChange({ orgId, actor, entityType: 'channel', entityId: id, change: 'deleted', before: auditedChannel(this.view(row, org.defaultChannelId)), after: null });
   }
 
   /** The channel with its secrets decrypted, for the implementations. `inbox` is the built-in inbox. */

@@ -13,3 +13,4 @@ export * from './telemetry/tracing.js';
 export * from './telemetry/telemetry.module.js';
 export * from './http/api-schema.js';
 export * from './crypto/secret-box.js';
+export * from './audit-trail/index.js';

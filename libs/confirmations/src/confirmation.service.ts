@@ -10,7 +10,7 @@ import {
   type DecidedCard,
   type DecisionOutcome,
 } from '@warden/channels';
-import { AppConfig, ConflictError, DomainException, ForbiddenError, NotFoundError } from '@warden/common';
+import { AuditTrail, AppConfig, ConflictError, DomainException, ForbiddenError, NotFoundError } from '@warden/common';
 import { approvalCardOf } from './approval-card.js';
 import { approversOf, refusalFor, type ResolvedDecider } from './approver-check.js';
 import { approvalEdit } from './edits/approval-edit.js';
@@ -21,6 +21,7 @@ import { checkStandingGrant, StandingApprovals, type StandingGrant } from './sta
 import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationVotesStore } from './confirmation-votes.store.js';
 import { approvalsProgress, CONFIRMATION_SETTLED, ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
+import { confirmationEvent } from './confirmation-audit.js';
 
 /** A signed-in user deciding through the API (the inbox). */
 export interface UserActor {
@@ -78,6 +79,7 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
     private readonly config: AppConfig,
     private readonly standing: StandingApprovals,
     private readonly batches: BatchCards,
+    private readonly audit: AuditTrail,
   ) {}
 
   onModuleInit(): void {
@@ -124,6 +126,9 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
         edit: decision === input.decision ? edit : undefined,
       });
       if (!settled) return this.lostRace(row);
+      await this.audit.record(confirmationEvent(settled, decision === 'approve' ? 'approved' : 'rejected', {
+        userId: member.userId, name, platform: via?.platform ?? null, externalId: via?.externalId ?? null, reason: input.reason?.trim() || null,
+      }));
       // After the decision: a grant that failed to record only means later calls ask again (fail closed).
       if (input.standing && decision === input.decision && settled.status === ConfirmationStatus.Approved) {
         await this.standing.grant(settled, input.standing).catch((err: unknown) => this.logger.error(`standing approval of ${row.id} not recorded: ${(err as Error).message}`));
@@ -142,6 +147,8 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       }
       return this.lostRace(row);
     }
+    const decidedBy = { userId: member.userId, name, platform: via?.platform ?? null, externalId: via?.externalId ?? null, reason: input.reason?.trim() || null };
+    await this.audit.record(confirmationEvent(counted, 'vote', { ...decidedBy, decision: input.decision }));
     if (input.decision === 'approve' && counted.approvalsGiven < counted.approvalsRequired) {
       void this.refreshPendingCard(counted);
       return counted;
@@ -169,8 +176,10 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
    * Closes a request without a human decision (deadline, cancelled run, undeliverable card). Returns the row if
    * this call expired it, null if it was no longer pending.
    */
-  expire(id: string, by: string, reason: string): Promise<ConfirmationRequest | null> {
-    return this.store.settle(id, { status: ConfirmationStatus.Expired, respondedByName: by, reason });
+  async expire(id: string, by: string, reason: string): Promise<ConfirmationRequest | null> {
+    const expired = await this.store.settle(id, { status: ConfirmationStatus.Expired, respondedByName: by, reason });
+    if (expired) await this.audit.record(confirmationEvent(expired, 'expired', { userId: null, name: by, reason }));
+    return expired;
   }
 
   async decideFromChannel(input: {

@@ -48,7 +48,7 @@ export class WorkflowsController {
   @ApiOkResponse({ type: WorkflowResponse })
   @Roles('admin')
   async update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: UpdateWorkflowDto) {
-    return workflowView(await this.workflows.update(p.orgId, id, body));
+    return workflowView(await this.workflows.update(p.orgId, id, body, p.userId));
   }
 
   @Delete('workflows/:id')
@@ -56,7 +56,7 @@ export class WorkflowsController {
   @Roles('admin')
   @HttpCode(204)
   async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
-    await this.workflows.remove(p.orgId, id);
+    await this.workflows.remove(p.orgId, id, p.userId);
   }
 
   @Post('workflows/:id/runs')

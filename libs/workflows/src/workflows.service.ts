@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { AgentsService, ToolRegistry } from '@warden/agents';
-import { BadInputError, ConflictError, isUuid, NotFoundError } from '@warden/common';
+import { AuditTrail, BadInputError, ConflictError, isUuid, NotFoundError } from '@warden/common';
 import { HookResolver } from '@warden/hooks';
 import { Repository } from 'typeorm';
 import { validateWorkflowDefinition, type WorkflowDefinition } from './workflow-definition.js';
@@ -14,6 +14,7 @@ export class WorkflowsService {
     private readonly agents: AgentsService,
     private readonly tools: ToolRegistry,
     private readonly hooks: HookResolver,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** Structure plus references: every agent must exist in the org, every connector tool must be known. */
@@ -40,14 +41,23 @@ export class WorkflowsService {
   async create(orgId: string, userId: string, name: string, definition: unknown): Promise<Workflow> {
     const def = await this.validate(orgId, definition);
     if (await this.workflows.existsBy({ orgId, name })) throw new ConflictError(`a workflow named "${name}" already exists`);
-    return this.workflows.save(this.workflows.create({ orgId, name, definition: def, createdBy: userId }));
+    return this.workflows.manager.transaction(async (m) => {
+      const saved = await m.save(Workflow, m.create(Workflow, { orgId, name, definition: def, createdBy: userId }));
+      await this.audit.configChange({ orgId, actor: userId, entityType: 'workflow', entityId: saved.id, change: 'created', before: null, after: audited(saved) }, m);
+      return saved;
+    });
   }
 
-  async update(orgId: string, id: string, patch: { name?: string; definition?: unknown }): Promise<Workflow> {
+  async update(orgId: string, id: string, patch: { name?: string; definition?: unknown }, actor: string | null = null): Promise<Workflow> {
     const wf = await this.get(orgId, id);
+    const before = audited(wf);
     if (patch.definition !== undefined) wf.definition = await this.validate(orgId, patch.definition);
     if (patch.name !== undefined) wf.name = patch.name;
-    return this.workflows.save(wf);
+    return this.workflows.manager.transaction(async (m) => {
+      const saved = await m.save(Workflow, wf);
+      await this.audit.configChange({ orgId, actor, entityType: 'workflow', entityId: id, change: 'updated', before, after: audited(saved) }, m);
+      return saved;
+    });
   }
 
   async list(orgId: string): Promise<Workflow[]> {
@@ -60,7 +70,16 @@ export class WorkflowsService {
     return wf;
   }
 
-  async remove(orgId: string, id: string): Promise<void> {
-    await this.workflows.delete({ id: (await this.get(orgId, id)).id });
+  async remove(orgId: string, id: string, actor: string | null = null): Promise<void> {
+    const wf = await this.get(orgId, id);
+    await this.workflows.manager.transaction(async (m) => {
+      await m.delete(Workflow, { id: wf.id });
+      await this.audit.configChange({ orgId, actor, entityType: 'workflow', entityId: id, change: 'deleted', before: audited(wf), after: null }, m);
+    });
   }
+}
+
+/** A workflow as its configuration audit records it (node confirmation policies included). */
+function audited(wf: Workflow): Record<string, unknown> {
+  return { name: wf.name, definition: wf.definition };
 }

@@ -48,6 +48,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit/config-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AuditTrailController_configEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit/connector-calls": {
         parameters: {
             query?: never;
@@ -64,6 +80,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit/connector-calls/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AuditController_exportConnectorCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AuditTrailController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AuditTrailController_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit/identities": {
         parameters: {
             query?: never;
@@ -72,6 +136,22 @@ export interface paths {
             cookie?: never;
         };
         get: operations["AuthController_identityAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AuditTrailController_verify"];
         put?: never;
         post?: never;
         delete?: never;
@@ -760,6 +840,32 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        AuditEventPageResponse: {
+            items: components["schemas"]["AuditEventResponse"][];
+            /** @description Pass as cursor for the next (older) page; null on the last page */
+            next_cursor: string | null;
+        };
+        AuditEventResponse: {
+            action: string;
+            /** @description User id of who caused it */
+            actor: string | null;
+            entity_id: string | null;
+            entity_type: string | null;
+            hash: string;
+            /** @description The event id: its seq in the org chain, as text */
+            id: string;
+            /** @enum {string} */
+            kind: "connector_call" | "config" | "confirmation" | "identity";
+            /** Format: date-time */
+            occurred_at: string;
+            payload: {
+                [key: string]: unknown;
+            };
+            prev_hash: string;
+            /** Format: date-time */
+            recorded_at: string;
+            seq: number;
+        };
         AuthConfigResponse: {
             /** @description Whether POST /api/dev/sign-in exists (dev auth outside production) */
             dev_sign_in: boolean;
@@ -769,6 +875,20 @@ export interface components {
             oidc_client_id: string | null;
             /** @description OIDC issuer the console signs in with */
             oidc_issuer: string | null;
+        };
+        BrokenLinkResponse: {
+            action: string;
+            /** @description The hash the stored content gives */
+            expected_hash: string | null;
+            /** @description The event id: its seq as text ("" when events are missing at the end) */
+            id: string;
+            kind: string;
+            occurred_at: string;
+            /** @description What does not hold: edited event, changed or deleted log row, missing events, broken prev_hash */
+            reason: string;
+            /** @description Position in the org chain */
+            seq: number;
+            stored_hash: string;
         };
         ChannelResponse: {
             callback_url: string;
@@ -1479,6 +1599,16 @@ export interface components {
             code: string;
             link_id: string;
         };
+        VerifyResponse: {
+            first_broken: components["schemas"]["BrokenLinkResponse"] | null;
+            first_seq: number | null;
+            /** @description Hash of the last event checked (anchor it to prove later that nothing before it changed) */
+            last_hash: string | null;
+            last_seq: number | null;
+            /** @description Events checked */
+            rows: number;
+            valid: boolean;
+        };
         WorkflowNodeStateResponse: {
             agent_run_id?: string;
             /** @description The node's output (any JSON) */
@@ -1659,15 +1789,24 @@ export interface operations {
             };
         };
     };
-    AuditController_connectorCalls: {
+    AuditTrailController_configEvents: {
         parameters: {
             query?: {
-                /** @description Only calls made by this agent */
-                agent_id?: string;
-                /** @description Rows to return, newest first (1-500, default 100) */
+                /** @description e.g. agent.updated, channel.deleted, connector_call.blocked, confirmation.approved */
+                action?: string;
+                /** @description The user id who caused the event */
+                actor?: string;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description The id of the agent, connector, channel ... the event is about */
+                entity_id?: string;
+                entity_type?: "agent" | "connector" | "channel" | "org" | "workflow" | "identity" | "run" | "confirmation";
+                /** @description Only rows at or after this time (ISO 8601) */
+                from?: string;
+                /** @description Events to return, newest first (1-500, default 100) */
                 limit?: number;
-                /** @description Only calls made in this run */
-                run_id?: string;
+                /** @description Only rows before this time (ISO 8601) */
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -1680,7 +1819,169 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["AuditEventPageResponse"];
+                };
+            };
+        };
+    };
+    AuditController_connectorCalls: {
+        parameters: {
+            query?: {
+                /** @description Only calls made by this agent */
+                agent_id?: string;
+                /** @description The x-next-cursor header of the previous page */
+                cursor?: string;
+                /** @description Export format (default csv) */
+                format?: "csv" | "jsonl";
+                /** @description Only rows at or after this time (ISO 8601) */
+                from?: string;
+                /** @description Rows to return, newest first (1-500, default 100) */
+                limit?: number;
+                /** @description Only calls with this outcome */
+                outcome?: "blocked" | "failed" | "succeeded" | "in_flight" | "interrupted";
+                /** @description Only calls made in this run */
+                run_id?: string;
+                /** @description Only calls from this surface (chat, api, dag, delegate, workflow, eval) */
+                surface?: string;
+                /** @description Only rows before this time (ISO 8601) */
+                to?: string;
+                /** @description Only calls of this tool, e.g. oa__purchase_pay */
+                tool?: string;
+                /** @description Only calls made for this user (user id) */
+                user_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description cursor of the next page (absent on the last) */
+                    "x-next-cursor"?: unknown;
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["ConnectorCallResponse"][];
+                };
+            };
+        };
+    };
+    AuditController_exportConnectorCalls: {
+        parameters: {
+            query?: {
+                /** @description Only calls made by this agent */
+                agent_id?: string;
+                /** @description Export format (default csv) */
+                format?: "csv" | "jsonl";
+                /** @description Only rows at or after this time (ISO 8601) */
+                from?: string;
+                /** @description Only calls with this outcome */
+                outcome?: "blocked" | "failed" | "succeeded" | "in_flight" | "interrupted";
+                /** @description Only calls made in this run */
+                run_id?: string;
+                /** @description Only calls from this surface (chat, api, dag, delegate, workflow, eval) */
+                surface?: string;
+                /** @description Only rows before this time (ISO 8601) */
+                to?: string;
+                /** @description Only calls of this tool, e.g. oa__purchase_pay */
+                tool?: string;
+                /** @description Only calls made for this user (user id) */
+                user_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV (header line first) or JSON Lines, one connector call per line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+        };
+    };
+    AuditTrailController_list: {
+        parameters: {
+            query?: {
+                /** @description e.g. agent.updated, channel.deleted, connector_call.blocked, confirmation.approved */
+                action?: string;
+                /** @description The user id who caused the event */
+                actor?: string;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description The id of the agent, connector, channel ... the event is about */
+                entity_id?: string;
+                entity_type?: "agent" | "connector" | "channel" | "org" | "workflow" | "identity" | "run" | "confirmation";
+                /** @description Only for /export (default jsonl) */
+                format?: "csv" | "jsonl";
+                /** @description Only rows at or after this time (ISO 8601) */
+                from?: string;
+                kind?: "connector_call" | "config" | "confirmation" | "identity";
+                /** @description Events to return, newest first (1-500, default 100) */
+                limit?: number;
+                /** @description Only rows before this time (ISO 8601) */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventPageResponse"];
+                };
+            };
+        };
+    };
+    AuditTrailController_export: {
+        parameters: {
+            query?: {
+                /** @description e.g. agent.updated, channel.deleted, connector_call.blocked, confirmation.approved */
+                action?: string;
+                /** @description The user id who caused the event */
+                actor?: string;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description The id of the agent, connector, channel ... the event is about */
+                entity_id?: string;
+                entity_type?: "agent" | "connector" | "channel" | "org" | "workflow" | "identity" | "run" | "confirmation";
+                /** @description Only for /export (default jsonl) */
+                format?: "csv" | "jsonl";
+                /** @description Only rows at or after this time (ISO 8601) */
+                from?: string;
+                kind?: "connector_call" | "config" | "confirmation" | "identity";
+                /** @description Events to return, newest first (1-500, default 100) */
+                limit?: number;
+                /** @description Only rows before this time (ISO 8601) */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON Lines or CSV, one audit event per line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
                 };
             };
         };
@@ -1700,6 +2001,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IdentityAuditResponse"][];
+                };
+            };
+        };
+    };
+    AuditTrailController_verify: {
+        parameters: {
+            query?: {
+                /** @description Only rows at or after this time (ISO 8601) */
+                from?: string;
+                /** @description Only rows before this time (ISO 8601) */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyResponse"];
                 };
             };
         };

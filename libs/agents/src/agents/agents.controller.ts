@@ -35,7 +35,7 @@ export class AgentsController {
   @ApiOkResponse({ type: AgentResponse })
   @Roles('admin')
   update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() dto: AgentDto) {
-    return this.agents.update(p.orgId, id, dto);
+    return this.agents.update(p.orgId, id, dto, p.userId);
   }
 
   @Delete(':id')
@@ -43,6 +43,6 @@ export class AgentsController {
   @Roles('admin')
   @HttpCode(204)
   async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<void> {
-    await this.agents.remove(p.orgId, id);
+    await this.agents.remove(p.orgId, id, p.userId);
   }
 }

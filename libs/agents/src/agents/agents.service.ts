@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { AppConfig, BadInputError, EgressPolicy, findCycle, isUuid, NotFoundError } from '@warden/common';
+import { AppConfig, AuditTrail, BadInputError, EgressPolicy, findCycle, isUuid, NotFoundError } from '@warden/common';
 import { HookResolver } from '@warden/hooks';
 import { In, Repository } from 'typeorm';
 import { LlmCredentialsService } from '../llm-credentials/llm-credentials.service.js';
@@ -31,6 +31,7 @@ export class AgentsService {
     private readonly config: AppConfig,
     private readonly credentials: LlmCredentialsService,
     private readonly egress: EgressPolicy,
+    private readonly audit: AuditTrail,
   ) {}
 
   async list(orgId: string): Promise<AgentView[]> {
@@ -55,21 +56,36 @@ export class AgentsService {
 
   async create(orgId: string, ownerUserId: string, dto: AgentDto): Promise<AgentView> {
     await this.validate(orgId, dto);
-    const saved = await this.agents.save(this.agents.create({
-      orgId, ownerUserId, name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json,
-    }));
+    // The change and its audit event commit together.
+    const saved = await this.agents.manager.transaction(async (m) => {
+      const row = await m.save(Agent, m.create(Agent, {
+        orgId, ownerUserId, name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json,
+      }));
+      await this.audit.configChange({ orgId, actor: ownerUserId, entityType: 'agent', entityId: row.id, change: 'created', before: null, after: audited(row) }, m);
+      return row;
+    });
     return view(saved);
   }
 
-  async update(orgId: string, id: string, dto: AgentDto): Promise<AgentView> {
+  /** Every change is audited with its diff (hooks and approver policy included) and who made it. */
+  async update(orgId: string, id: string, dto: AgentDto, actor: string | null): Promise<AgentView> {
     const existing = await this.find(orgId, id);
     await this.validate(orgId, dto, id);
-    return view(await this.agents.save({ ...existing, name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json }));
+    const before = audited(existing);
+    const saved = await this.agents.manager.transaction(async (m) => {
+      const row = await m.save(Agent, { ...existing, name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json });
+      await this.audit.configChange({ orgId, actor, entityType: 'agent', entityId: id, change: 'updated', before, after: audited(row) }, m);
+      return row;
+    });
+    return view(saved);
   }
 
-  async remove(orgId: string, id: string): Promise<void> {
-    await this.find(orgId, id);
-    await this.agents.delete({ id, orgId });
+  async remove(orgId: string, id: string, actor: string | null): Promise<void> {
+    const existing = await this.find(orgId, id);
+    await this.agents.manager.transaction(async (m) => {
+      await m.delete(Agent, { id, orgId });
+      await this.audit.configChange({ orgId, actor, entityType: 'agent', entityId: id, change: 'deleted', before: audited(existing), after: null }, m);
+    });
   }
 
   /** A cycle in the delegates graph reachable from `selfId` (with the proposed delegates), or null. */
@@ -112,6 +128,11 @@ export class AgentsService {
     if (config.hooks !== undefined) problems.push(...(await this.hooks.validate(config.hooks)));
     if (problems.length > 0) throw new BadInputError(`invalid agent: ${problems.join('; ')}`, problems);
   }
+}
+
+/** What an agent's configuration audit records (its model_config_json holds hooks and the approver policy). */
+function audited(a: Agent): Record<string, unknown> {
+  return { name: a.name, instructions: a.instructions, model_config_json: a.modelConfigJson, owner_user_id: a.ownerUserId };
 }
 
 function view(a: Agent): AgentView {

@@ -15,7 +15,7 @@ export class ConnectorsController {
   @Post()
   @ApiCreatedResponse({ type: ConnectorResponse })
   create(@CurrentPrincipal() p: Principal, @Body() dto: ConnectorDto) {
-    return this.connectors.create(p.orgId, dto);
+    return this.connectors.create(p.orgId, dto, p.userId);
   }
 
   @Get()
@@ -33,13 +33,13 @@ export class ConnectorsController {
   @Put(':id')
   @ApiOkResponse({ type: ConnectorResponse })
   update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() dto: ConnectorDto) {
-    return this.connectors.update(p.orgId, id, dto);
+    return this.connectors.update(p.orgId, id, dto, p.userId);
   }
 
   @Delete(':id')
   @ApiNoContentResponse()
   @HttpCode(204)
   async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<void> {
-    await this.connectors.remove(p.orgId, id);
+    await this.connectors.remove(p.orgId, id, p.userId);
   }
 }

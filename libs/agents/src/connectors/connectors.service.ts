@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { BadInputError, ConflictError, EgressPolicy, isUuid, NotFoundError } from '@warden/common';
+import { AuditTrail, BadInputError, ConflictError, EgressPolicy, isUuid, NotFoundError } from '@warden/common';
 import { TransactionRunner } from '@warden/database';
 import { Repository } from 'typeorm';
 import { checkConfirmationCondition } from './confirmation-condition.js';
@@ -43,6 +43,7 @@ export class ConnectorsService {
     @InjectRepository(ConnectorAction) private readonly actions: Repository<ConnectorAction>,
     private readonly tx: TransactionRunner,
     private readonly egress: EgressPolicy,
+    private readonly audit: AuditTrail,
   ) {}
 
   async list(orgId: string): Promise<ConnectorView[]> {
@@ -55,7 +56,7 @@ export class ConnectorsService {
     return this.view(c, await this.actionsOf(c.id));
   }
 
-  async create(orgId: string, dto: ConnectorDto): Promise<ConnectorView> {
+  async create(orgId: string, dto: ConnectorDto, actor: string | null = null): Promise<ConnectorView> {
     const actions = this.validate(dto);
     await this.checkEgress(dto.base_url);
     await this.assertNameFree(orgId, dto.name);
@@ -66,12 +67,15 @@ export class ConnectorsService {
       await manager.save(ConnectorAction, actions.map((a) => manager.create(ConnectorAction, { ...a, connectorId: c.id })));
       return c.id;
     });
-    return this.get(orgId, id);
+    const after = await this.get(orgId, id);
+    await this.audit.configChange({ orgId, actor, entityType: 'connector', entityId: id, change: 'created', before: null, after: audited(after) });
+    return after;
   }
 
   /** Replaces the connector; headers left out keep their stored values (clients never see them to send back). */
-  async update(orgId: string, id: string, dto: ConnectorDto): Promise<ConnectorView> {
+  async update(orgId: string, id: string, dto: ConnectorDto, actor: string | null): Promise<ConnectorView> {
     const existing = await this.find(orgId, id);
+    const before = await this.get(orgId, id);
     const actions = this.validate(dto);
     await this.checkEgress(dto.base_url);
     if (toolNameOf(dto.name, '') !== toolNameOf(existing.name, '')) await this.assertNameFree(orgId, dto.name, id);
@@ -82,12 +86,19 @@ export class ConnectorsService {
       await manager.delete(ConnectorAction, { connectorId: id });
       await manager.save(ConnectorAction, actions.map((a) => manager.create(ConnectorAction, { ...a, connectorId: id })));
     });
-    return this.get(orgId, id);
+    const after = await this.get(orgId, id);
+    // Header values are secrets: the audit says which changed, never what they are.
+    const headers = dto.headers ?? existing.headers;
+    const secretsChanged = [...new Set([...Object.keys(existing.headers ?? {}), ...Object.keys(headers ?? {})])]
+      .filter((k) => existing.headers?.[k] !== headers?.[k]).map((k) => `headers.${k}`);
+    await this.audit.configChange({ orgId, actor, entityType: 'connector', entityId: id, change: 'updated', before: audited(before), after: audited(after), secretsChanged });
+    return after;
   }
 
-  async remove(orgId: string, id: string): Promise<void> {
-    await this.find(orgId, id);
+  async remove(orgId: string, id: string, actor: string | null): Promise<void> {
+    const before = await this.get(orgId, id);
     await this.connectors.delete({ id, orgId });
+    await this.audit.configChange({ orgId, actor, entityType: 'connector', entityId: id, change: 'deleted', before: audited(before), after: null });
   }
 
   /** Every connector tool of the org (one query: actions joined with their connectors). */
@@ -204,4 +215,9 @@ export class ConnectorsService {
       created_at: c.createdAt, updated_at: c.updatedAt,
     };
   }
+}
+
+/** A connector as its configuration audit records it: no header values, no timestamps. */
+function audited({ created_at: _c, updated_at: _u, ...v }: ConnectorView): Record<string, unknown> {
+  return v;
 }

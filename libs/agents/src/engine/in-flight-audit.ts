@@ -1,4 +1,5 @@
-import { argsDigest, type ToolCallMetadata } from '@warden/hooks';
+import { appendAuditEvents } from '@warden/common';
+import { argsDigest, CONNECTOR_CALL_DIGEST_SQL, type ToolCallMetadata } from '@warden/hooks';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PendingToolCall } from '../runs/run.entity.js';
 import type { LiveRun } from './live-run.js';
@@ -32,10 +33,25 @@ export async function markExecuting(
   return rows.length > 0;
 }
 
-/** After a crash: the audit rows of calls that were in flight say so (they were not completed, and are not retried). */
+/**
+ * After a crash: the audit rows of calls that were in flight say so (they were not completed, and are not retried),
+ * and the org's hash-chained audit trail records the interruption with the row's digest, in the same transaction.
+ */
 export async function markAuditInterrupted(db: DataSource, runId: string, callId: string): Promise<void> {
-  await db.query(
-    `UPDATE connector_call_logs SET outcome = 'interrupted', error = 'interrupted' WHERE run_id = $1 AND call_id = $2 AND outcome = 'in_flight'`,
-    [runId, callId],
-  );
+  await db.transaction(async (m) => {
+    const [rows]: [Array<{ id: string; org_id: string; agent_id: string | null; user_id: string | null; tool: string; created_at: Date; row_sha256: string }>] = await m.query(
+      `UPDATE connector_call_logs SET outcome = 'interrupted', error = 'interrupted', audit_pending = false
+        WHERE run_id = $1 AND call_id = $2 AND outcome = 'in_flight'
+        RETURNING id::text AS id, org_id::text AS org_id, agent_id, user_id, tool, created_at, ${CONNECTOR_CALL_DIGEST_SQL} AS row_sha256`,
+      [runId, callId],
+    );
+    await appendAuditEvents(m, rows.map((r) => ({
+      orgId: r.org_id, kind: 'connector_call' as const, action: 'connector_call.interrupted', entityType: 'run', entityId: runId, actor: r.user_id,
+      occurredAt: new Date(r.created_at),
+      payload: {
+        log_id: r.id, row_sha256: r.row_sha256, run_id: runId, call_id: callId, agent_id: r.agent_id, tool: r.tool,
+        status: null, success: false, blocked_by: null, simulated: false,
+      },
+    })));
+  });
 }

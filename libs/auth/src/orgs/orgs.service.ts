@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
-import { NotFoundError } from '@warden/common';
+import { AuditTrail, NotFoundError } from '@warden/common';
 import { Repository } from 'typeorm';
 import { Org } from './org.entity.js';
 
@@ -16,6 +16,7 @@ export class OrgsService {
   constructor(
     @InjectRepository(Org) private readonly orgs: Repository<Org>,
     private readonly events: EventEmitter2,
+    private readonly audit: AuditTrail,
   ) {}
 
   async get(orgId: string): Promise<Org> {
@@ -32,8 +33,14 @@ export class OrgsService {
     return org.readOnly;
   }
 
-  async setReadOnly(orgId: string, readOnly: boolean): Promise<Org> {
-    await this.orgs.update({ id: orgId }, { readOnly });
+  async setReadOnly(orgId: string, readOnly: boolean, actor: string | null = null): Promise<Org> {
+    const before = await this.get(orgId);
+    await this.orgs.manager.transaction(async (m) => {
+      await m.update(Org, { id: orgId }, { readOnly });
+      await this.audit.configChange({
+        orgId, actor, entityType: 'org', entityId: orgId, change: 'updated', before: { read_only: before.readOnly }, after: { read_only: readOnly },
+      }, m);
+    });
     this.readOnlyCache.set(orgId, { value: readOnly, until: Date.now() + READ_ONLY_TTL_MS });
     this.events.emit(ORG_READ_ONLY_CHANGED, { orgId, readOnly });
     return this.get(orgId);

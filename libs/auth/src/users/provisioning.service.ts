@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Principal } from '../principal.js';
 import type { VerifiedClaims } from '../tokens/token-verifier.js';
+import { recordIdentityChange } from './identity-audit.js';
 
 const CACHE_TTL_MS = 30_000;
 
@@ -70,15 +71,14 @@ async function linkFromSso(m: EntityManager, i: { orgId: string; userId: string;
   // TypeORM answers a DELETE ... RETURNING with [rows, rowCount].
   const taken = (Array.isArray(deleted[0]) ? deleted[0] : deleted) as Array<{ user_id: string }>;
   for (const t of taken) {
-    await m.query(
-      `INSERT INTO identity_audit (org_id, user_id, platform, external_id, previous_external_id, action, method, by_user_id)
-       VALUES ($1, $2, $3, NULL, $4, 'unlink', 'sso', $5)`, [i.orgId, t.user_id, i.platform, i.externalId, i.userId]);
+    await recordIdentityChange(m, {
+      orgId: i.orgId, userId: t.user_id, platform: i.platform, externalId: null, previousExternalId: i.externalId, action: 'unlink', method: 'sso', byUserId: i.userId,
+    });
   }
   await m.query(`DELETE FROM identities WHERE org_id = $1 AND user_id = $2 AND platform = $3`, [i.orgId, i.userId, i.platform]);
   await m.query(`INSERT INTO identities (org_id, user_id, platform, external_id) VALUES ($1, $2, $3, $4)`, [i.orgId, i.userId, i.platform, i.externalId]);
-  await m.query(
-    `INSERT INTO identity_audit (org_id, user_id, platform, external_id, previous_external_id, action, method, by_user_id)
-     VALUES ($1, $2, $3, $4, $5, $6, 'sso', $2)`,
-    [i.orgId, i.userId, i.platform, i.externalId, current?.external_id ?? null, current ? 'relink' : 'link'],
-  );
+  await recordIdentityChange(m, {
+    orgId: i.orgId, userId: i.userId, platform: i.platform, externalId: i.externalId, previousExternalId: current?.external_id ?? null,
+    action: current ? 'relink' : 'link', method: 'sso', byUserId: i.userId,
+  });
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { BadInputError, ConflictError, NotFoundError } from '@warden/common';
 import { DataSource, Repository } from 'typeorm';
+import { recordIdentityChange } from './identity-audit.js';
 import { Identity, OrgMember, User, type ChatPlatform } from './user.entity.js';
 
 export interface MemberView {
@@ -96,11 +97,9 @@ export class UsersService {
           await m.insert(Identity, { orgId, userId: member.userId, platform, externalId });
         }
         const action = !externalId ? 'unlink' : previous ? 'relink' : 'link';
-        await m.query(
-          `INSERT INTO identity_audit (org_id, user_id, platform, external_id, previous_external_id, action, method, by_user_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-          [orgId, member.userId, platform, externalId ?? null, previous, action, audit.method, audit.byUserId],
-        );
+        await recordIdentityChange(m, {
+          orgId, userId: member.userId, platform, externalId: externalId ?? null, previousExternalId: previous, action, method: audit.method, byUserId: audit.byUserId,
+        });
       }
     });
     return this.memberBySub(orgId, sub);

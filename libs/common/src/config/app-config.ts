@@ -87,6 +87,19 @@ export class AppConfig {
   /** Bearer token required by GET /metrics when set. */
   get metricsToken(): string | undefined { return this.env.METRICS_TOKEN; }
 
+  /** Where audit events are forwarded as they are written; none when unset. */
+  get auditSink(): { url: string; token?: string; maxAttempts: number; retryMs: number; pollMs: number } | undefined {
+    const url = this.env.AUDIT_SINK_URL;
+    if (!url) return undefined;
+    return {
+      url, token: this.env.AUDIT_SINK_TOKEN, maxAttempts: this.env.AUDIT_SINK_MAX_ATTEMPTS ?? 5,
+      retryMs: this.env.AUDIT_SINK_RETRY_MS ?? 1000, pollMs: this.env.AUDIT_SINK_POLL_MS ?? 2000,
+    };
+  }
+
+  /** Seconds between logged chain-head anchors; 0 turns them off. */
+  get auditAnchorIntervalS(): number { return this.env.AUDIT_ANCHOR_INTERVAL_S ?? 3600; }
+
   /** The patterns of LLM_KEY_ENV_ALLOW (`NAME` or `PREFIX_*`). */
   get llmKeyEnvAllow(): string[] {
     return (this.env.LLM_KEY_ENV_ALLOW ?? 'WARDEN_LLM_KEY_*').split(',').map((s) => s.trim()).filter(Boolean);

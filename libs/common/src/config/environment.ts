@@ -88,6 +88,15 @@ export class Environment {
   @IsOptional() @IsString() @MinLength(1) OTEL_SERVICE_NAME?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) OTEL_BSP_SCHEDULE_DELAY?: number;
   @IsOptional() @IsString() @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' }) METRICS_TOKEN?: string;
+  /** Webhook that receives every audit event as it is written (JSON batches, at-least-once). */
+  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true }, { message: 'AUDIT_SINK_URL must be an absolute URL' })
+  AUDIT_SINK_URL?: string;
+  @IsOptional() @IsString() @MinLength(16, { message: 'AUDIT_SINK_TOKEN must be at least 16 characters' }) AUDIT_SINK_TOKEN?: string;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100) AUDIT_SINK_MAX_ATTEMPTS?: number;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(10) AUDIT_SINK_RETRY_MS?: number;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) AUDIT_SINK_POLL_MS?: number;
+  /** Seconds between logged audit chain anchors (0 = off). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) AUDIT_ANCHOR_INTERVAL_S?: number;
   /** Comma-separated names an agent's `api_key_env` may name; `PREFIX_*` allows a prefix. */
   @IsOptional() @IsString() LLM_KEY_ENV_ALLOW?: string;
   /** Comma-separated CIDRs and host names outbound tenant calls may reach although they are private/loopback. */

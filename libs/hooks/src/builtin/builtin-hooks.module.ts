@@ -3,6 +3,9 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditLogHook } from './audit/audit-log.hook.js';
 import { AuditWriter } from './audit/audit-writer.js';
 import { AuditController } from './audit/audit.controller.js';
+import { AuditTrailController } from './audit/audit-trail.controller.js';
+import { ConnectorCallChainCheck } from './audit/connector-call-chain-check.js';
+import { ConnectorCallQuery } from './audit/connector-call-query.js';
 import { ConnectorCallLog } from './audit/connector-call-log.entity.js';
 import { ConnectorRateLimitHook } from './rate-limit/connector-rate-limit.hook.js';
 import { ConnectorRateLimiters } from './rate-limit/connector-rate-limiters.js';
@@ -30,9 +33,11 @@ import { ResultTruncateHook } from './truncate/result-truncate.hook.js';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([ConnectorCallLog])],
-  controllers: [AuditController],
+  controllers: [AuditController, AuditTrailController],
   providers: [
     AuditWriter,
+    ConnectorCallQuery,
+    ConnectorCallChainCheck,
     ConnectorRateLimiters,
     AuditLogHook,
     ReadOnlyGuardHook,

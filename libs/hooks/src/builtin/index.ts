@@ -8,3 +8,4 @@ export * from './rate-limit/connector-rate-limiters.js';
 export * from './read-only/read-only-guard.hook.js';
 export * from './session-context/session-context.hook.js';
 export * from './truncate/result-truncate.hook.js';
+export * from './audit/connector-call-event.js';

@@ -7,7 +7,8 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { isUuid, Metrics } from '@warden/common';
+import { appendAuditEvents, AuditTrail, isUuid, Metrics } from '@warden/common';
+import { CONNECTOR_CALL_DIGEST_SQL, connectorCallEvent, logRowsInOrder, type WrittenLogRow } from './connector-call-event.js';
 
 /** One connector call to record; see ConnectorCallLog for the meaning of each field. */
 export interface AuditRow {
@@ -54,8 +55,10 @@ const DEFAULTS: AuditWriterOptions = { batchSize: 500, flushIntervalMs: 200, max
 const SHUTDOWN_ATTEMPTS = 5;
 
 // unnest() turns 22 arrays into rows: one statement and 22 parameters per batch, whatever its size. A row whose call
-// was recorded before its request left completes that row (even when the call's stored result completed it first: a
-// call has one audit row); others are inserted. An interrupted row stays interrupted.
+// was recorded in flight (`audit_pending`: written before its request left, maybe completed since by the tool-call
+// store) gets this row's values; others are inserted — except a call that already has its row (interrupted by a
+// restart while this batch waited in a paused process): a call has one audit row. Returns each row's id, for the
+// audit event that covers it.
 const INSERT_SQL = `WITH d AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
       $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::jsonb[], $15::int[], $16::int[], $17::bool[],
@@ -64,17 +67,24 @@ const INSERT_SQL = `WITH d AS (
            args_digest, args, status, duration_ms, success, error, blocked_by, created_at, simulated, approved_by)),
   completed AS (
     UPDATE connector_call_logs c SET status = d.status, duration_ms = d.duration_ms, success = d.success, error = d.error,
-           args = d.args, args_digest = d.args_digest, outcome = CASE c.outcome WHEN 'in_flight' THEN 'completed' ELSE c.outcome END,
+           args = d.args, args_digest = d.args_digest, outcome = 'completed', audit_pending = false,
            approved_by = COALESCE(d.approved_by, c.approved_by)
-      FROM d WHERE c.blocked_by IS NULL AND d.blocked_by IS NULL AND c.run_id = d.run_id AND c.call_id = d.call_id
-    RETURNING c.run_id, c.call_id)
-  INSERT INTO connector_call_logs (org_id, agent_id, user_id, run_id, call_id, surface, tool, connector_id,
-    connector_name, action, method, url, args_digest, args, status, duration_ms, success, error, blocked_by, created_at, simulated, approved_by)
-  SELECT * FROM d WHERE NOT EXISTS (SELECT 1 FROM completed WHERE completed.run_id = d.run_id AND completed.call_id = d.call_id)`;
+      FROM d WHERE c.audit_pending AND d.blocked_by IS NULL AND c.run_id = d.run_id AND c.call_id = d.call_id AND c.org_id = d.org_id
+    RETURNING c.*),
+  inserted AS (
+    INSERT INTO connector_call_logs (org_id, agent_id, user_id, run_id, call_id, surface, tool, connector_id,
+      connector_name, action, method, url, args_digest, args, status, duration_ms, success, error, blocked_by, created_at, simulated, approved_by, audit_pending)
+    SELECT *, false FROM d WHERE NOT EXISTS (SELECT 1 FROM completed WHERE completed.run_id = d.run_id AND completed.call_id = d.call_id)
+      AND (d.blocked_by IS NOT NULL OR NOT EXISTS (
+        SELECT 1 FROM connector_call_logs x WHERE x.run_id = d.run_id AND x.call_id = d.call_id AND x.blocked_by IS NULL))
+    RETURNING *)
+  SELECT id::text AS id, run_id, call_id, false AS blocked, ${CONNECTOR_CALL_DIGEST_SQL} AS row_sha256 FROM completed
+  UNION ALL SELECT id::text, run_id, call_id, blocked_by IS NOT NULL, ${CONNECTOR_CALL_DIGEST_SQL} FROM inserted`;
 
 /**
  * Buffers audit rows and writes them in batches: one multi-row INSERT per flush, when the buffer reaches
- * `batchSize` or `flushIntervalMs` after its first row. At shutdown everything buffered is written before the
+ * `batchSize` or `flushIntervalMs` after its first row. The same transaction appends each row's event to its org's
+ * hash chain (`audit_events`, see appendAuditEvents), so the chain holds exactly the calls the log holds. At shutdown everything buffered is written before the
  * database connection closes, so no recorded call is lost.
  */
 @Injectable()
@@ -92,6 +102,7 @@ export class AuditWriter implements BeforeApplicationShutdown, OnApplicationShut
     private readonly dataSource: DataSource,
     @Optional() @Inject(AUDIT_WRITER_OPTIONS) options?: Partial<AuditWriterOptions>,
     @Optional() private readonly metrics?: Metrics,
+    @Optional() private readonly trail?: AuditTrail,
   ) {
     this.options = { ...DEFAULTS, ...options };
     metrics?.gauge('warden_audit_queue_depth', 'Audit rows recorded but not yet written', async () => this.buffer.length);
@@ -199,18 +210,24 @@ export class AuditWriter implements BeforeApplicationShutdown, OnApplicationShut
     }
   }
 
+  /** The rows and their hash-chained audit events commit together: the chain has every call the log has. */
   private async insert(rows: AuditRow[]): Promise<void> {
     const col = <K extends keyof AuditRow>(k: K) => rows.map((r) => r[k]);
     const stopTimer = this.metrics?.auditFlush.startTimer();
-    await this.dataSource.query(INSERT_SQL, [
-      col('orgId'), col('agentId'), col('userId'), col('runId'), col('callId'), col('surface'), col('tool'),
-      col('connectorId'), col('connectorName'), col('action'), col('method'), col('url'), col('argsDigest'),
-      rows.map((r) => (r.args === null ? null : JSON.stringify(r.args))),
-      col('status'), col('durationMs'), col('success'), col('error'), col('blockedBy'),
-      rows.map((r) => r.createdAt.toISOString()),
-      col('simulated'),
-      rows.map((r) => r.approvedBy ?? null),
-    ]);
+    const chained = await this.dataSource.transaction(async (m) => {
+      const written: WrittenLogRow[] = await m.query(INSERT_SQL, [
+        col('orgId'), col('agentId'), col('userId'), col('runId'), col('callId'), col('surface'), col('tool'),
+        col('connectorId'), col('connectorName'), col('action'), col('method'), col('url'), col('argsDigest'),
+        rows.map((r) => (r.args === null ? null : JSON.stringify(r.args))),
+        col('status'), col('durationMs'), col('success'), col('error'), col('blockedBy'),
+        rows.map((r) => r.createdAt.toISOString()),
+        col('simulated'),
+        rows.map((r) => r.approvedBy ?? null),
+      ]);
+      const logRows = logRowsInOrder(rows, written);
+      return appendAuditEvents(m, rows.map((r, i) => connectorCallEvent(r, logRows[i])));
+    });
+    this.trail?.appended(chained);
     stopTimer?.();
     this.stats.inserts++;
     this.stats.rowsWritten += rows.length;

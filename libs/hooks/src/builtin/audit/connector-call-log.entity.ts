@@ -7,6 +7,8 @@ import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 @Index('connector_call_logs_org_run_idx', ['orgId', 'runId'])
 /** A call's one audit row: what the result, the audit batch and a restart's interruption find. */
 @Index('connector_call_logs_call_idx', ['runId', 'callId'])
+/** Rows written in flight and not yet completed by the audit batch: what the batch looks up. */
+@Index('connector_call_logs_pending_idx', ['runId', 'callId'], { where: 'audit_pending' })
 @Check('connector_call_logs_outcome_check', "outcome IN ('in_flight', 'completed', 'interrupted')")
 export class ConnectorCallLog {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) id: string;
@@ -38,6 +40,8 @@ export class ConnectorCallLog {
   @Column('text', { default: 'completed' }) outcome: 'in_flight' | 'completed' | 'interrupted';
   /** Who approved the call and under which approval (a confirmation or a standing approval); null when none was needed. */
   @Column('text', { nullable: true }) approvedBy: string | null;
+  /** Written in flight and not yet given its final values (and hash-chained audit event) by the AuditWriter. */
+  @Column('boolean', { default: true }) auditPending: boolean;
   /** When the call happened (not when the batch reached the database). */
   @Column('timestamptz') createdAt: Date;
 }

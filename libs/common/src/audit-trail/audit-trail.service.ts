@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { appendAuditEvents, type Queryable } from './audit-chain.js';
+import type { AuditEventInput, ChainedAuditEvent } from './audit-event.js';
+import { configDiff, type ConfigChange } from './config-diff.js';
+
+/** A create, update or delete of something an admin configures. */
+export interface ConfigChangeInput {
+  orgId: string;
+  /** The user who made the change. */
+  actor: string | null;
+  entityType: 'agent' | 'connector' | 'channel' | 'org' | 'workflow' | 'identity';
+  entityId: string;
+  change: 'created' | 'updated' | 'deleted';
+  /** Secret-free views of the entity before and after (null when it did not exist). */
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  /** Names of secrets whose value changed; their values are never recorded. */
+  secretsChanged?: string[];
+}
+
+type AppendedListener = (events: ChainedAuditEvent[]) => void;
+
+/**
+ * The one way to add events to the tamper-evident audit trail (`audit_events`, hash-chained per org). Connector calls
+ * come in batches from the AuditWriter, which appends in its own transaction; everything else comes through here.
+ */
+@Injectable()
+export class AuditTrail {
+  private readonly listeners: AppendedListener[] = [];
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Called after events are committed (e.g. the webhook sink forwards them). */
+  onAppended(listener: AppendedListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Appends inside the caller's transaction (`tx`), so the change and its record commit together; else in its own. */
+  async record(events: AuditEventInput | AuditEventInput[], tx?: Queryable): Promise<void> {
+    // Stored as jsonb and hashed as read back: what JSON cannot hold (undefined, Date objects) is normalised first.
+    const list = (Array.isArray(events) ? events : [events]).map((e) => ({ ...e, payload: JSON.parse(JSON.stringify(e.payload)) as Record<string, unknown> }));
+    const chained = tx ? await appendAuditEvents(tx, list) : await this.dataSource.transaction((m) => appendAuditEvents(m, list));
+    if (!tx) this.appended(chained);
+  }
+
+  /** Tells listeners about events a transaction of someone else (the AuditWriter's) committed. */
+  appended(events: ChainedAuditEvent[]): void {
+    if (events.length > 0) for (const l of this.listeners) l(events);
+  }
+
+  /** Records a configuration change with its diff; secrets appear only as `secret_changed`. */
+  async configChange(c: ConfigChangeInput, tx?: Queryable): Promise<void> {
+    const changes: ConfigChange[] = c.change === 'updated' ? configDiff(c.before, c.after) : [];
+    for (const name of c.secretsChanged ?? []) changes.push({ path: `secrets.${name}`, secret_changed: true });
+    await this.record({
+      orgId: c.orgId, kind: 'config', action: `${c.entityType}.${c.change}`, entityType: c.entityType, entityId: c.entityId,
+      actor: c.actor, occurredAt: new Date(), payload: { before: c.before, after: c.after, changes },
+    }, tx);
+  }
+}

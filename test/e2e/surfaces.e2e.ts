@@ -273,6 +273,35 @@ describe('hooks on every surface', () => {
     expect((await t.request('GET', `/api/workflow-runs/${started.body.run_id}/events`, { token: admin, headers: { 'last-event-id': 'x' } })).status).toBe(400);
   });
 
+  it('cancelling a workflow run waiting for approval ends it, expires its approval (a later approval is refused) and nothing is paid', async () => {
+    const wf = await t.request('POST', '/api/workflows', { token: admin, body: {
+      name: `cancel-${Date.now()}`,
+      definition: {
+        nodes: [{ id: 'start', type: 'start' }, { id: 'pay', type: 'connector', tool: 'oa__purchase_pay', args: { id: 'PO-C1', amount: 90000 } }, { id: 'end', type: 'end' }],
+        edges: [{ from: 'start', to: 'pay' }, { from: 'pay', to: 'end' }],
+      },
+    } });
+    approving = false;
+    const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, { token: admin, body: { inputs: {} } });
+    await waitFor(async () => {
+      const r = await t.request('GET', `/api/workflow-runs/${started.body.run_id}`, { token: admin });
+      return r.body.status === 'waiting' ? r.body : undefined;
+    });
+    const [c] = (await pending()).filter((p: any) => p.args.id === 'PO-C1');
+    const member = await t.token('mona', 'acme', []);
+    expect((await t.request('POST', `/api/workflow-runs/${started.body.run_id}/cancel`, { token: member })).status).toBe(404);
+    const cancelled = await t.request('POST', `/api/workflow-runs/${started.body.run_id}/cancel`, { token: admin });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled' });
+    expect((await t.request('GET', `/api/confirmations/${c.id}`, { token: admin })).body.status).toBe('expired');
+    expect((await t.request('POST', `/api/confirmations/${c.id}/decision`, { token: admin, body: { decision: 'approve' } })).status).toBe(409);
+    expect((await t.request('POST', `/api/workflow-runs/${started.body.run_id}/cancel`, { token: admin })).status).toBe(409);
+    const events = await t.request('GET', `/api/workflow-runs/${started.body.run_id}/events`, { token: admin });
+    expect(events.text.trim().split('\n\n').at(-1)).toMatch(/event: done\ndata: .*"status":"cancelled"/);
+    expect((await t.request('GET', `/api/workflow-runs/${started.body.run_id}`, { token: admin })).body.status).toBe('cancelled');
+    expect(oa.requests.filter((r) => r.path === '/purchases/PO-C1/pay')).toHaveLength(0);
+  });
+
   it('delegation cycles, depth beyond the limit, cyclic or unknown-agent workflows are refused clearly', async () => {
     const a = await createAgent(`cyc-a-${Date.now()}`, { ...scripted([{ content: 'a' }]) });
     const b = await createAgent(`cyc-b-${Date.now()}`, { ...scripted([{ content: 'b' }]), tools: ['call_agent'], delegates: [a] });

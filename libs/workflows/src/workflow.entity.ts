@@ -17,7 +17,7 @@ export class Workflow {
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
 }
 
-export type WorkflowRunStatus = 'running' | 'waiting' | 'completed' | 'failed';
+export type WorkflowRunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
 export type NodeStatus = 'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'skipped';
 
 export interface NodeState {
@@ -31,7 +31,7 @@ export interface NodeState {
 @Index('workflow_runs_org_idx', ['orgId', 'createdAt'])
 /** The runs a recovery sweep looks at: only active ones, by lease expiry. */
 @Index('workflow_runs_resumable_idx', ['leaseUntil'], { where: "status IN ('running', 'waiting')" })
-@Check('workflow_runs_status_check', "status IN ('running', 'waiting', 'completed', 'failed')")
+@Check('workflow_runs_status_check', "status IN ('running', 'waiting', 'completed', 'failed', 'cancelled')")
 export class WorkflowRun {
   @PrimaryGeneratedColumn('uuid') id: string;
   @ForeignKey('orgs', { name: 'workflow_runs_org_id_fkey', onDelete: 'CASCADE' })

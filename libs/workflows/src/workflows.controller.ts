@@ -4,6 +4,7 @@ import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
 import { openEventStream, parseLastEventId, SSE_RESPONSE } from '@warden/common';
 import type { Response } from 'express';
 import { CreateWorkflowDto, StartWorkflowRunDto, UpdateWorkflowDto } from './dto/workflow.dto.js';
+import { WorkflowCancel } from './engine/workflow-cancel.js';
 import { WorkflowRunEvents } from './engine/workflow-run-events.js';
 import { WorkflowRunner } from './engine/workflow-runner.js';
 import type { Workflow, WorkflowRun } from './workflow.entity.js';
@@ -23,6 +24,7 @@ export class WorkflowsController {
     private readonly workflows: WorkflowsService,
     private readonly runner: WorkflowRunner,
     private readonly runEvents: WorkflowRunEvents,
+    private readonly cancels: WorkflowCancel,
   ) {}
 
   @Post('workflows')
@@ -71,6 +73,14 @@ export class WorkflowsController {
   @ApiOkResponse({ type: WorkflowRunResponse })
   async run(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     return runView(await this.runner.getVisible(p, id));
+  }
+
+  /** Ends the run `cancelled` (the runs of its nodes too: their approvals expire); 409 once it has ended. */
+  @Post('workflow-runs/:id/cancel')
+  @ApiOkResponse({ type: WorkflowRunResponse })
+  @HttpCode(200)
+  async cancel(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    return runView(await this.cancels.cancel(p, id));
   }
 
   /** The run's events from the start (or after Last-Event-ID), then live until `done`. */

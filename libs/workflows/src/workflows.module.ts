@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WorkflowRecovery } from './engine/workflow-recovery.js';
 import { WorkflowRunEvents } from './engine/workflow-run-events.js';
+import { WorkflowCancel } from './engine/workflow-cancel.js';
 import { WorkflowRunner } from './engine/workflow-runner.js';
 import { Workflow, WorkflowRun } from './workflow.entity.js';
 import { WorkflowsController } from './workflows.controller.js';
@@ -11,7 +12,7 @@ import { WorkflowsService } from './workflows.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Workflow, WorkflowRun])],
   controllers: [WorkflowsController],
-  providers: [WorkflowsService, WorkflowRunner, WorkflowRecovery, WorkflowRunEvents],
+  providers: [WorkflowsService, WorkflowRunner, WorkflowCancel, WorkflowRecovery, WorkflowRunEvents],
   exports: [WorkflowsService, WorkflowRunner],
 })
 export class WorkflowsModule {}

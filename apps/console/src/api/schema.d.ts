@@ -752,6 +752,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workflow-runs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["WorkflowsController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workflow-runs/{id}/events": {
         parameters: {
             query?: never;
@@ -1642,7 +1658,7 @@ export interface components {
                 [key: string]: components["schemas"]["WorkflowNodeStateResponse"];
             };
             /** @enum {string} */
-            status: "running" | "waiting" | "completed" | "failed";
+            status: "running" | "waiting" | "completed" | "failed" | "cancelled";
             /** Format: date-time */
             updated_at: string;
             workflow_id: string;
@@ -1650,7 +1666,7 @@ export interface components {
         WorkflowRunStartedResponse: {
             run_id: string;
             /** @enum {string} */
-            status: "running" | "waiting" | "completed" | "failed";
+            status: "running" | "waiting" | "completed" | "failed" | "cancelled";
         };
     };
     responses: never;
@@ -3045,6 +3061,27 @@ export interface operations {
         };
     };
     WorkflowsController_run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowRunResponse"];
+                };
+            };
+        };
+    };
+    WorkflowsController_cancel: {
         parameters: {
             query?: never;
             header?: never;

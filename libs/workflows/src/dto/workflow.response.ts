@@ -11,7 +11,7 @@ export class WorkflowResponse {
 
 export class WorkflowRunStartedResponse {
   @ApiProperty() run_id: string;
-  @ApiProperty({ enum: ['running', 'waiting', 'completed', 'failed'] }) status: string;
+  @ApiProperty({ enum: ['running', 'waiting', 'completed', 'failed', 'cancelled'] }) status: string;
 }
 
 export class WorkflowNodeStateResponse {
@@ -25,7 +25,7 @@ export class WorkflowNodeStateResponse {
 export class WorkflowRunResponse {
   @ApiProperty() id: string;
   @ApiProperty() workflow_id: string;
-  @ApiProperty({ enum: ['running', 'waiting', 'completed', 'failed'] }) status: string;
+  @ApiProperty({ enum: ['running', 'waiting', 'completed', 'failed', 'cancelled'] }) status: string;
   @JsonObject() inputs: Record<string, unknown>;
   @ApiProperty({ type: 'object', additionalProperties: { $ref: '#/components/schemas/WorkflowNodeStateResponse' } })
   nodes: Record<string, WorkflowNodeStateResponse>;

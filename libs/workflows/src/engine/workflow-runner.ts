@@ -53,12 +53,17 @@ export class WorkflowRunner implements OnApplicationShutdown {
   async resume(runId: string): Promise<void> {
     if (this.driving.has(runId)) return;
     const run = await this.runs.findOneByOrFail({ id: runId });
-    if (run.status === 'completed' || run.status === 'failed') return;
+    if (run.status !== 'running' && run.status !== 'waiting') return;
     const wf = await this.workflows.get(run.orgId, run.workflowId);
     // The recovery claim just incremented the epoch: this driver writes under the epoch it read with the row.
     this.fence(run);
     await this.event(run.id, 'workflow_resumed', { run_id: run.id, instance: this.config.instanceId });
     this.launch(run, wf.definition);
+  }
+
+  /** Stops this instance's drive of a run that ended elsewhere (cancelled): it writes nothing more. */
+  stopDriving(runId: string): void {
+    if (this.fences.has(runId)) this.lost(runId);
   }
 
   drivingIds(): string[] {
@@ -235,7 +240,9 @@ export class WorkflowRunner implements OnApplicationShutdown {
         });
       agentRunId = started.runId;
       completion = started.completion;
-      await this.setNode(run, node.id, { status: 'running', agent_run_id: agentRunId }, 'node_agent_started');
+      // Not recorded (the workflow run was cancelled or taken over meanwhile): the run just started is nobody's.
+      await this.setNode(run, node.id, { status: 'running', agent_run_id: agentRunId }, 'node_agent_started')
+        .catch(async (err: unknown) => { await this.executor.cancel(started.runId).catch(() => undefined); throw err; });
     }
     const outcome = await this.watchAgentRun(run, node.id, agentRunId, completion);
     if (this.signalOf(run.id).aborted) return;

@@ -1,7 +1,8 @@
-import pg from 'pg';
-import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { OA_ACTIONS, openChat, type LiveChat } from './runtime-helpers.js';
+import { startOaApp, type OaApp } from './oa-app.js';
+import type pg from 'pg';
+import type { HttpFake } from '../fakes/http-fake.js';
+import type { TestApp } from '../support/test-app.js';
+import { openChat, type LiveChat } from './runtime-helpers.js';
 
 /**
  * Approve with changes (issue #20, acceptance 1): the approver lowers 68 000 to 60 000; the connector receives
@@ -27,19 +28,12 @@ describe('approve with changes (PostgreSQL)', () => {
     t.request('POST', `/api/confirmations/${id}/decision`, { token, body });
   const pendingOf = async (run: LiveChat) => (await run.next('confirmation_pending')).data;
 
+  let app: OaApp;
   beforeAll(async () => {
-    oa = await startHttpFake((req) => ({ paid: true, body: req.body }));
-    t = await startTestApp();
-    admin = await t.token('alice', 'acme', ['admin'], { name: 'Alice' });
-    expect((await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status).toBe(201);
-    db = new pg.Client({ connectionString: t.databaseUrl });
-    await db.connect();
+    app = await startOaApp((req) => ({ paid: true, body: req.body }));
+    ({ t, oa, db, admin } = app);
   });
-  afterAll(async () => {
-    await db?.end();
-    await t?.close();
-    await oa?.close();
-  });
+  afterAll(async () => app?.close());
 
   it('approve with {amount: 60000}: the connector receives 60 000 exactly once, the row holds the edit, the model is told', async () => {
     const agent = await createAgent(payScript({ id: 'PO-1002', amount: 68_000 }));

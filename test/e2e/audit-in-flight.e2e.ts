@@ -1,8 +1,9 @@
-import pg from 'pg';
+import { startOaApp, type OaApp } from './oa-app.js';
+import type pg from 'pg';
 import { AuditWriter } from '../../libs/hooks/src/builtin/index.js';
-import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { chat, OA_ACTIONS } from './runtime-helpers.js';
+import type { HttpFake } from '../fakes/http-fake.js';
+import type { TestApp } from '../support/test-app.js';
+import { chat } from './runtime-helpers.js';
 
 /**
  * One connector call, one audit row (issue 15): the row written before the request leaves is completed by the call's
@@ -15,19 +16,12 @@ describe('in-flight audit rows (PostgreSQL)', () => {
   let admin: string;
   let db: pg.Client;
 
+  let app: OaApp;
   beforeAll(async () => {
-    oa = await startHttpFake((req) => ({ paid: req.path.split('/')[2] }));
-    t = await startTestApp();
-    admin = await t.token('alice', 'acme', ['admin']);
-    expect((await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status).toBe(201);
-    db = new pg.Client({ connectionString: t.databaseUrl });
-    await db.connect();
+    app = await startOaApp((req) => ({ paid: req.path.split('/')[2] }));
+    ({ t, oa, db, admin } = app);
   });
-  afterAll(async () => {
-    await db?.end();
-    await t?.close();
-    await oa?.close();
-  });
+  afterAll(async () => app?.close());
 
   it.each([
     ['digest only', undefined],

@@ -1,10 +1,11 @@
+import { startOaApp, type OaApp } from './oa-app.js';
 import { actionDigest } from '@warden/hooks';
 import path from 'node:path';
-import pg from 'pg';
-import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
+import type pg from 'pg';
+import type { HttpFake } from '../fakes/http-fake.js';
 import { until } from '../support/eventually.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { OA_ACTIONS, openChat, RuntimeTestHooksModule, type LiveChat } from './runtime-helpers.js';
+import type { TestApp } from '../support/test-app.js';
+import { openChat, RuntimeTestHooksModule, type LiveChat } from './runtime-helpers.js';
 
 const HOOKS_DIR = path.resolve('test/fixtures/hooks');
 
@@ -35,19 +36,12 @@ describe('gate integrity: the gate sees the final action, approvals bind to what
     });
   const observation = (run: LiveChat) => run.next('observation').then((e) => e.data);
 
+  let app: OaApp;
   beforeAll(async () => {
-    oa = await startHttpFake((req) => ({ ok: true, path: req.path }));
-    t = await startTestApp({ HOOKS_DIR }, { imports: [RuntimeTestHooksModule] });
-    admin = await t.token('alice', 'acme', ['admin'], { name: 'Alice' });
-    expect((await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status).toBe(201);
-    db = new pg.Client({ connectionString: t.databaseUrl });
-    await db.connect();
+    app = await startOaApp((req) => ({ ok: true, path: req.path }), { env: { HOOKS_DIR }, imports: [RuntimeTestHooksModule] });
+    ({ t, oa, db, admin } = app);
   });
-  afterAll(async () => {
-    await db?.end();
-    await t?.close();
-    await oa?.close();
-  });
+  afterAll(async () => app?.close());
 
   it('break 2: a priority-1 hook turning 10 000 USD into 72 000 CNY gets a card for 72 000, and only the approved args are paid', async () => {
     const agent = await createAgent({ ...payScript({ id: 'PO-C1', amount: 10_000, currency: 'USD' }), hooks: { class_hooks: ['test_usd_to_cny'] } });

@@ -1,8 +1,9 @@
-import pg from 'pg';
-import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
+import { startOaApp, type OaApp } from './oa-app.js';
+import type pg from 'pg';
+import type { HttpFake } from '../fakes/http-fake.js';
 import { until } from '../support/eventually.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { chat, OA_ACTIONS, RuntimeTestHooksModule } from './runtime-helpers.js';
+import type { TestApp } from '../support/test-app.js';
+import { chat, RuntimeTestHooksModule } from './runtime-helpers.js';
 
 /** Acceptance 2 of #21: an org's hooks join every agent's chain (new agents, delegates, workflow nodes) and cannot be removed. */
 describe('org-wide hooks', () => {
@@ -21,19 +22,14 @@ describe('org-wide hooks', () => {
   const blockedCalls = async (agentId: string) => (await db.query(
     `SELECT c.tool, c.status, c.blocked_by, r.surface FROM tool_calls c JOIN agent_runs r ON r.id = c.run_id WHERE r.agent_id = $1`, [agentId])).rows;
 
+  let app: OaApp;
   beforeAll(async () => {
-    oa = await startHttpFake(() => ({ ok: true }));
-    t = await startTestApp({}, { imports: [RuntimeTestHooksModule] });
-    admin = await t.token('alice', 'acme', ['admin']);
+    app = await startOaApp(() => ({ ok: true }), { imports: [RuntimeTestHooksModule] });
+    ({ t, oa, db, admin } = app);
     member = await t.token('bob', 'acme', []);
-    expect((await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status).toBe(201);
-    db = new pg.Client({ connectionString: t.databaseUrl });
-    await db.connect();
   });
   afterAll(async () => {
-    await db?.end();
-    await t?.close();
-    await oa?.close();
+    await app?.close();
   });
 
   it('PUT /api/org/hooks is admin-only, validated (400 naming the entry, nothing saved) and readable back', async () => {

@@ -35,6 +35,7 @@ export async function startTestApp(env: EnvironmentInput = {}, opts: { databaseU
     DB_SKIP_MIGRATIONS: '1',
     SEED_DEMO: 'false',
     CONFIRMATION_POLL_MS: '200',
+    CONFIRMATION_ESCALATION_POLL_MS: '200',
     APP_ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdef',
     // The fakes listen on loopback, which the egress policy refuses unless allow-listed.
     EGRESS_ALLOW: '127.0.0.1/32',

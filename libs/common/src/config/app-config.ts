@@ -66,6 +66,8 @@ export class AppConfig {
   get hookHttpSecret(): string | undefined { return this.env.HOOK_HTTP_SECRET; }
   get redisUrl(): string | undefined { return this.env.REDIS_URL; }
   get confirmationPollMs(): number { return this.env.CONFIRMATION_POLL_MS ?? 1500; }
+  /** How often each instance looks for due reminders and escalations (one statement for all requests). */
+  get confirmationEscalationPollMs(): number { return this.env.CONFIRMATION_ESCALATION_POLL_MS ?? 5000; }
   get runLeaseMs(): number { return this.env.RUN_LEASE_MS ?? 15000; }
   /** How often each instance looks for runs whose lease expired (their instance died or stopped). */
   get runRecoveryMs(): number { return this.env.RUN_RECOVERY_MS ?? 5000; }

@@ -76,6 +76,7 @@ export class Environment {
   @IsOptional() @IsString() REDIS_URL?: string;
   @IsOptional() @IsString() INSTANCE_ID?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(50) CONFIRMATION_POLL_MS?: number;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(50) CONFIRMATION_ESCALATION_POLL_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) RUN_LEASE_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) RUN_RECOVERY_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) LLM_TIMEOUT_MS?: number;

@@ -10,7 +10,8 @@ const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /**
  * Reminders and escalations of pending approval requests. Durable and cheap: the due steps are columns of the rows,
- * and one timer per instance (every CONFIRMATION_POLL_MS) claims all that are due, across all requests, in one
+ * and one timer per instance (every CONFIRMATION_ESCALATION_POLL_MS, 5 s by default: a reminder is late by at most
+ * that) claims all that are due, across all requests, in one
  * statement (EscalationStore.claimDueSteps) — no timer per request, nothing lost in a restart. Delivery is best
  * effort: the step and its history row are recorded either way, and the inbox shows the widened approvers.
  */
@@ -28,7 +29,7 @@ export class ConfirmationEscalator implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.timer = setInterval(() => void this.tick(), this.config.confirmationPollMs);
+    this.timer = setInterval(() => void this.tick(), this.config.confirmationEscalationPollMs);
     this.timer.unref();
   }
 

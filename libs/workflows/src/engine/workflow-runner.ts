@@ -4,6 +4,7 @@ import { evaluate as evaluateCel } from '@marcbachmann/cel-js';
 import { RunEventsService, RunExecutor, type RunOutcome } from '@warden/agents';
 import { isAdmin, type Principal } from '@warden/auth';
 import { AppConfig, isUuid, NotFoundError } from '@warden/common';
+import { LeaseKeeper } from '@warden/database';
 import { RunInterruptedError } from '@warden/hooks';
 import { DataSource, Repository } from 'typeorm';
 import { renderArgs, renderTemplate, type WorkflowDefinition, type WorkflowNode } from '../workflow-definition.js';
@@ -25,6 +26,8 @@ export class WorkflowRunner implements OnApplicationShutdown {
   private readonly driving = new Map<string, Promise<void>>();
   /** The fencing epoch each driven run was claimed with, and the signal that stops its drive (shutdown or lease lost). */
   private readonly fences = new Map<string, { epoch: number; lost: AbortController; signal: AbortSignal }>();
+  /** One renewal statement per tick for every workflow run this instance drives (as for agent runs). */
+  private readonly leases: LeaseKeeper;
 
   constructor(
     @InjectRepository(WorkflowRun) private readonly runs: Repository<WorkflowRun>,
@@ -34,7 +37,10 @@ export class WorkflowRunner implements OnApplicationShutdown {
     private readonly agentRunEvents: RunEventsService,
     private readonly runEvents: WorkflowRunEvents,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.leases = new LeaseKeeper(dataSource, 'workflow_runs', config.runLeaseMs,
+      (err) => this.logger.warn(`workflow run lease renewal failed (the next tick retries): ${err.message}`));
+  }
 
   async start(orgId: string, userId: string, workflowId: string, inputs: Record<string, unknown>): Promise<WorkflowRun> {
     const wf = await this.workflows.get(orgId, workflowId);
@@ -109,7 +115,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
   }
 
   private launch(run: WorkflowRun, def: WorkflowDefinition): void {
-    const renew = setInterval(() => void this.renewLease(run.id).catch(() => undefined), Math.max(500, this.config.runLeaseMs / 3));
+    this.leases.hold(run.id, run.leaseEpoch, () => this.lost(run.id));
     const driving = this.drive(run, def)
       .catch(async (err) => {
         if (this.signalOf(run.id).aborted) return;
@@ -118,22 +124,11 @@ export class WorkflowRunner implements OnApplicationShutdown {
           .catch((e: Error) => this.logger.warn({ runId: run.id, reason: e.message }, 'could not record the failure; the run is left for recovery'));
       })
       .finally(() => {
-        clearInterval(renew);
+        this.leases.release(run.id);
         this.driving.delete(run.id);
         this.fences.delete(run.id);
       });
     this.driving.set(run.id, driving);
-  }
-
-  /** Extends the lease held at this driver's epoch; when another driver claimed the run since, stops this drive. */
-  private async renewLease(runId: string): Promise<void> {
-    const fence = this.fences.get(runId);
-    if (!fence) return;
-    const [, renewed] = await this.dataSource.query(
-      `UPDATE workflow_runs SET lease_until = now() + make_interval(secs => $3) WHERE id = $1 AND status IN ('running', 'waiting') AND lease_epoch = $2`,
-      [runId, fence.epoch, this.config.runLeaseMs / 1000],
-    );
-    if (renewed === 0) this.lost(runId);
   }
 
   /** A fenced write was refused: this driver no longer holds the run; it stops without writing anything more. */

@@ -100,12 +100,11 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       const outcome = await local;
       if (!ACTIVE_RUN_STATUSES.includes(outcome.status)) return outcome;
     }
-    for (;;) {
-      const run = await this.store.get(runId);
-      if (!ACTIVE_RUN_STATUSES.includes(run.status)) return { runId, status: run.status, answer: run.answer, error: run.error };
-      if (signal?.aborted) return { runId, status: run.status, answer: null, error: 'stopped waiting' };
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    // Driven elsewhere: its event log says when it ends (LISTEN, no polling).
+    const ended = await this.store.waitForDone(runId, signal ?? new AbortController().signal);
+    const run = await this.store.get(runId);
+    if (ended || !ACTIVE_RUN_STATUSES.includes(run.status)) return { runId, status: run.status, answer: run.answer, error: run.error };
+    return { runId, status: run.status, answer: null, error: 'stopped waiting' };
   }
 
   /**

@@ -224,6 +224,11 @@ export class RunStore {
     return this.dataSource.query(`SELECT id FROM agent_runs WHERE parent_run_id = $1 AND status IN ('running', 'waiting')`, [runId]);
   }
 
+  /** Settles once the run's `done` event is written (true), wherever it is driven, or when `signal` aborts (false). */
+  waitForDone(runId: string, signal: AbortSignal): Promise<boolean> {
+    return this.events.follow(runId, 0, () => undefined, signal);
+  }
+
   /** Lets GET /api/runs/:id name the trace (only written when tracing is on). */
   async recordTraceId(runId: string, traceId: string | null | undefined): Promise<void> {
     await this.dataSource.query(`UPDATE agent_runs SET trace_id = $2 WHERE id = $1`, [runId, traceId]).catch(() => undefined);

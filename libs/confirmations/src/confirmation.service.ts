@@ -114,7 +114,10 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       confirmationId: row.id, userId: member.userId, userName: name, decision: input.decision,
       platform: via?.platform ?? null, externalId: via?.externalId ?? null, approvers: approversOf(row), tier: row.tier,
     });
-    const settle = async (decision: 'approve' | 'reject'): Promise<ConfirmationRequest> => {
+    const decidedBy = { userId: member.userId, name, platform: via?.platform ?? null, externalId: via?.externalId ?? null, reason: input.reason?.trim() || null };
+    // The settling vote's audit event is chained after the decision commits, with the decision's, in one write: the
+    // waiting call is released without waiting for the audit chain.
+    const settle = async (decision: 'approve' | 'reject', vote?: ConfirmationRequest): Promise<ConfirmationRequest> => {
       const settled = await this.store.settle(row.id, {
         status: decision === 'approve' ? ConfirmationStatus.Approved : ConfirmationStatus.Rejected,
         respondedByUserId: member.userId,
@@ -125,10 +128,14 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
         // A settlement recovered from an earlier vote of another kind carries none of this decision's edit.
         edit: decision === input.decision ? edit : undefined,
       });
-      if (!settled) return this.lostRace(row);
-      await this.audit.record(confirmationEvent(settled, decision === 'approve' ? 'approved' : 'rejected', {
-        userId: member.userId, name, platform: via?.platform ?? null, externalId: via?.externalId ?? null, reason: input.reason?.trim() || null,
-      }));
+      if (!settled) {
+        if (vote) await this.audit.record(confirmationEvent(vote, 'vote', { ...decidedBy, decision: input.decision }));
+        return this.lostRace(row);
+      }
+      await this.audit.record([
+        ...(vote ? [confirmationEvent(vote, 'vote', { ...decidedBy, decision: input.decision })] : []),
+        confirmationEvent(settled, decision === 'approve' ? 'approved' : 'rejected', decidedBy),
+      ]);
       // After the decision: a grant that failed to record only means later calls ask again (fail closed).
       if (input.standing && decision === input.decision && settled.status === ConfirmationStatus.Approved) {
         await this.standing.grant(settled, input.standing).catch((err: unknown) => this.logger.error(`standing approval of ${row.id} not recorded: ${(err as Error).message}`));
@@ -147,19 +154,19 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       }
       return this.lostRace(row);
     }
-    const decidedBy = { userId: member.userId, name, platform: via?.platform ?? null, externalId: via?.externalId ?? null, reason: input.reason?.trim() || null };
-    await this.audit.record(confirmationEvent(counted, 'vote', { ...decidedBy, decision: input.decision }));
     if (input.decision === 'approve' && counted.approvalsGiven < counted.approvalsRequired) {
+      await this.audit.record(confirmationEvent(counted, 'vote', { ...decidedBy, decision: input.decision }));
       void this.refreshPendingCard(counted);
       return counted;
     }
     // Exactly one vote completes the quorum, and only it settles: a vote counted after it changes nothing.
     if (input.decision === 'approve' && counted.approvalsGiven > counted.approvalsRequired) {
+      await this.audit.record(confirmationEvent(counted, 'vote', { ...decidedBy, decision: input.decision }));
       const now = (await this.store.findById(row.id)) ?? counted;
       if (now.status !== ConfirmationStatus.Pending) throw this.alreadyDecided(now);
       throw new ConflictError(`confirmation ${row.id} already has the approvals it needs`, { status: now.status });
     }
-    return settle(input.decision);
+    return settle(input.decision, counted);
   }
 
   /** Lost the race, or the deadline passed while nobody was waiting (e.g. the process was down): say which. */

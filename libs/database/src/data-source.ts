@@ -55,8 +55,13 @@ function keepErrorsHandled(client: { on(event: 'error', listener: (err: Error) =
   client.on('error', () => undefined);
 }
 
-/** The one set of DataSource options, used by the app, the CLI (ormconfig.ts) and tests. */
-export function buildDataSourceOptions(target: DatabaseTarget, poolSize: number): DataSourceOptions {
+/**
+ * The one set of DataSource options, used by the app, the CLI (ormconfig.ts) and tests. `idleInTransactionMs`: the
+ * server ends a session that sits idle inside a transaction that long — a process paused (SIGSTOP, VM freeze) in the
+ * middle of a run's transaction holds row locks that would keep every other instance from taking its runs over.
+ */
+export function buildDataSourceOptions(target: DatabaseTarget, poolSize: number, idleInTransactionMs?: number): DataSourceOptions {
+  const idleLimit = !target.embedded && idleInTransactionMs ? { idle_in_transaction_session_timeout: idleInTransactionMs } : {};
   return {
     type: 'postgres',
     url: target.url,
@@ -67,7 +72,7 @@ export function buildDataSourceOptions(target: DatabaseTarget, poolSize: number)
     migrationsTableName: 'migrations',
     namingStrategy: new SnakeNamingStrategy(),
     // PGlite is one session: a single pooled connection keeps transactions from interleaving.
-    extra: { max: target.embedded ? 1 : poolSize, connectionTimeoutMillis: 10_000, onConnect: keepErrorsHandled },
+    extra: { max: target.embedded ? 1 : poolSize, connectionTimeoutMillis: 10_000, onConnect: keepErrorsHandled, ...idleLimit },
   };
 }
 

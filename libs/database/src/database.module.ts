@@ -14,7 +14,8 @@ import { TransactionRunner } from './transaction-runner.js';
     TypeOrmModule.forRootAsync({
       inject: [AppConfig, DATABASE_TARGET],
       useFactory: (config: AppConfig, target: DatabaseTarget) => ({
-        ...buildDataSourceOptions(target, config.dbPoolSize),
+        // A run's transactions never wait on anything outside the database: one idle past the lease is a paused process.
+        ...buildDataSourceOptions(target, config.dbPoolSize, Math.max(5_000, config.runLeaseMs)),
         autoLoadEntities: true,
         retryAttempts: 2,
         retryDelay: 500,

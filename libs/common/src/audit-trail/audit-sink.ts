@@ -97,6 +97,9 @@ export class AuditSink implements OnApplicationBootstrap, BeforeApplicationShutd
 
   /** One batch of one org whose cursor no other instance holds; false when there is nothing to send. */
   private async forwardBatch(m: EntityManager): Promise<boolean> {
+    // This transaction waits on the receiver (retries with backoff) while it holds only its cursor row: the app's
+    // idle-in-transaction limit (meant for run transactions of a paused process) does not apply to it.
+    await m.query(`SET LOCAL idle_in_transaction_session_timeout = 0`);
     const [cursor]: Array<{ org_id: string; seq: string }> = await m.query(
       `SELECT c.org_id::text AS org_id, c.seq::text AS seq FROM audit_sink_cursors c JOIN audit_chain_heads h ON h.org_id = c.org_id
         WHERE h.seq > c.seq ORDER BY c.updated_at LIMIT 1 FOR UPDATE OF c SKIP LOCKED`);

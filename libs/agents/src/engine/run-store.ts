@@ -6,7 +6,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { RunEventsService } from '../runs/run-events.service.js';
 import { AgentRun, type RunState } from '../runs/run.entity.js';
 import { RUN_FINISHED, type LiveRun, type RunOutcome } from './live-run.js';
-import { LeaseLostError } from './run-fence.js';
+import { expirePendingConfirmations, LeaseLostError } from './run-fence.js';
 import { FINAL_FROM, type FinalRunStatus } from './run-transitions.js';
 
 /** One transaction of a run's writes: its manager, and the events it appended (published to followers at commit). */
@@ -14,9 +14,6 @@ export interface RunTx {
   m: EntityManager;
   batch: EventBatch;
 }
-
-/** The confirmation waiters' NOTIFY channel (@warden/confirmations), named here to avoid a dependency cycle. */
-const CONFIRMATION_NOTIFY_CHANNEL = 'confirmation_decided';
 
 /**
  * The SQL of agent runs (like ConfirmationStore for approvals): claims and leases, fenced state and event writes, and
@@ -233,19 +230,4 @@ export class RunStore {
   async recordTraceId(runId: string, traceId: string | null | undefined): Promise<void> {
     await this.dataSource.query(`UPDATE agent_runs SET trace_id = $2 WHERE id = $1`, [runId, traceId]).catch(() => undefined);
   }
-}
-
-/**
- * A cancelled run's pending approvals expire with it (same transaction); the NOTIFY wakes their waiters on every
- * instance, and a decision arriving later finds the row expired (409).
- */
-async function expirePendingConfirmations(m: EntityManager, runId: string): Promise<void> {
-  await m.query(
-    `WITH expired AS (
-       UPDATE confirmation_requests SET status = 'expired', responded_at = now(), responded_by_name = 'system',
-              reason = 'the run was cancelled', updated_at = now()
-        WHERE run_id = $1 AND status = 'pending' RETURNING id)
-     SELECT pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', id::text) FROM expired`,
-    [runId],
-  );
 }

@@ -4,6 +4,7 @@ import { AppConfig } from '@warden/common';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { buildDataSourceOptions, type DatabaseTarget } from './data-source.js';
 import { DATABASE_TARGET, DatabaseTargetModule } from './database-target.module.js';
+import { ConfigCache } from './config-cache.js';
 import { TransactionRunner } from './transaction-runner.js';
 
 /** The app's one DataSource. Migrations run at start unless DB_SKIP_MIGRATIONS=1; nothing ever synchronizes. */
@@ -28,6 +29,7 @@ import { TransactionRunner } from './transaction-runner.js';
   ],
   providers: [
     TransactionRunner,
+    ConfigCache,
     {
       provide: 'MIGRATIONS_APPLIED',
       inject: [AppConfig, DataSource],
@@ -39,6 +41,6 @@ import { TransactionRunner } from './transaction-runner.js';
       },
     },
   ],
-  exports: [TransactionRunner, 'MIGRATIONS_APPLIED', DatabaseTargetModule],
+  exports: [TransactionRunner, ConfigCache, 'MIGRATIONS_APPLIED', DatabaseTargetModule],
 })
 export class DatabaseModule {}

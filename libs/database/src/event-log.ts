@@ -3,13 +3,11 @@ import { EventEmitter } from 'node:events';
 import type { DataSource } from 'typeorm';
 import type { DatabaseTarget } from './data-source.js';
 import { PgNotificationListener } from './pg-notification-listener.js';
+import { RecentEvents } from './recent-events.js';
 import type { AppendOptions, EventBatch, EventLogTables, StoredEvent } from './event-log.types.js';
 import { isTransientDatabaseError } from './transient-error.js';
 
 export * from './event-log.types.js';
-
-/** How many events appended here are kept per followed owner, so local followers need no read. */
-const RECENT_LIMIT = 256;
 
 /**
  * One stream following an owner's log: the last event it delivered, the highest event number it was told of, and
@@ -30,7 +28,7 @@ interface Follower { last: number; told: number; mustRead: boolean; dirty: boole
 export class EventLog {
   private readonly wakeups = new EventEmitter().setMaxListeners(0);
   private readonly followed = new Map<string, Set<Follower>>();
-  private readonly recent = new Map<string, StoredEvent[]>();
+  private readonly recent = new RecentEvents((ownerId) => this.followed.has(ownerId));
   /** Appends of this process not yet returned, per owner: their NOTIFY may arrive before their result does. */
   private readonly appending = new Map<string, number>();
   private sweepTimer?: NodeJS.Timeout;
@@ -51,11 +49,15 @@ export class EventLog {
       // The payload is `<owner id>:<event number>`: a follower already past that number does not read again.
       onNotification: (payload) => {
         const at = payload.lastIndexOf(':');
+        const ownerId = at < 0 ? payload : payload.slice(0, at);
+        // One of our own appends not yet returned may be what this tells of: memory gets it then (a gap reads).
+        if (!this.followed.has(ownerId) && !this.appending.has(ownerId)) this.recent.noticed(ownerId, at < 0 ? undefined : Number(payload.slice(at + 1)));
         if (at < 0) this.wakeups.emit(payload);
-        else this.wakeups.emit(payload.slice(0, at), Number(payload.slice(at + 1)));
+        else this.wakeups.emit(ownerId, Number(payload.slice(at + 1)));
       },
       // Events appended elsewhere while the connection was down were not notified to us: wake every follower.
       onConnected: () => {
+        this.recent.noneComplete();
         for (const ownerId of this.wakeups.eventNames()) this.wakeups.emit(ownerId);
       },
     });
@@ -118,7 +120,7 @@ export class EventLog {
   private appendDone(ownerId: string, event: StoredEvent | undefined): void {
     this.endAppend(ownerId);
     if (!event) return void this.wakeups.emit(ownerId);
-    this.remember(ownerId, event);
+    this.recent.remember(ownerId, event);
     this.wakeups.emit(ownerId, event.seq);
   }
 
@@ -126,9 +128,10 @@ export class EventLog {
   publish(batch: EventBatch): void {
     for (const ownerId of batch.owners) this.endAppend(ownerId);
     batch.owners.clear();
+    for (const ownerId of batch.born) this.recent.born(ownerId);
     const last = new Map<string, number>();
     for (const { ownerId, event } of batch.events) {
-      this.remember(ownerId, event);
+      this.recent.remember(ownerId, event);
       last.set(ownerId, Math.max(last.get(ownerId) ?? 0, event.seq));
     }
     for (const [ownerId, seq] of last) this.wakeups.emit(ownerId, seq);
@@ -161,7 +164,9 @@ export class EventLog {
    * `signal` aborts (returns false).
    */
   async follow(ownerId: string, afterSeq: number, deliver: (event: StoredEvent) => void, isLast: (event: StoredEvent) => boolean, signal: AbortSignal): Promise<boolean> {
-    const me: Follower = { last: afterSeq, told: afterSeq, mustRead: true, dirty: true };
+    // An owner born here whose whole log is in memory needs no first read.
+    const known = this.recent.completeThrough(ownerId);
+    const me: Follower = { last: afterSeq, told: Math.max(afterSeq, known ?? 0), mustRead: known === null, dirty: true };
     const onWake = (seq?: number) => {
       if (seq === undefined) me.mustRead = true;
       else if (seq > me.last) me.told = Math.max(me.told, seq);
@@ -184,7 +189,7 @@ export class EventLog {
         const mustRead = me.mustRead;
         me.mustRead = false;
         if (!mustRead && me.told <= me.last) continue; // told of what it has already delivered
-        const remembered = mustRead ? null : this.fromMemory(ownerId, me.last, me.told);
+        const remembered = mustRead ? null : this.recent.between(ownerId, me.last, me.told);
         // Told by a NOTIFY that raced our own append's result: that result brings the event to memory and wakes us.
         if (!remembered && !mustRead && this.appending.has(ownerId)) continue;
         const events = remembered ?? await this.read(ownerId, me.last);
@@ -203,31 +208,12 @@ export class EventLog {
     }
   }
 
-  /** The remembered events from `last + 1` through `told`, when memory holds all of them (else null: read the table). */
-  private fromMemory(ownerId: string, last: number, told: number): StoredEvent[] | null {
-    const kept = this.recent.get(ownerId);
-    const at = kept?.findIndex((e) => e.seq === last + 1) ?? -1;
-    if (at < 0) return null;
-    const run = kept!.slice(at);
-    const covered = run.every((e, i) => e.seq === last + 1 + i) && run[run.length - 1].seq >= told;
-    return covered ? run : null;
-  }
-
   private async read(ownerId: string, last: number): Promise<StoredEvent[]> {
     // A dropped connection only delays the stream: the next wake-up or sweep reads again from `last`.
     return this.list(ownerId, last).catch((err: unknown) => {
       if (isTransientDatabaseError(err)) return [];
       throw err;
     });
-  }
-
-  private remember(ownerId: string, event: StoredEvent): void {
-    if (!this.followed.has(ownerId)) return;
-    const kept = this.recent.get(ownerId) ?? [];
-    kept.push(event);
-    kept.sort((a, b) => a.seq - b.seq);
-    if (kept.length > RECENT_LIMIT) kept.splice(0, kept.length - RECENT_LIMIT);
-    this.recent.set(ownerId, kept);
   }
 
   private addFollower(ownerId: string, follower: Follower): void {
@@ -244,7 +230,7 @@ export class EventLog {
     set?.delete(follower);
     if (set && set.size === 0) {
       this.followed.delete(ownerId);
-      this.recent.delete(ownerId);
+      this.recent.forget(ownerId);
     }
     if (this.followed.size === 0) {
       clearInterval(this.sweepTimer);

@@ -20,6 +20,8 @@ export interface AppendOptions {
 export class EventBatch {
   readonly events: Array<{ ownerId: string; event: StoredEvent }> = [];
   readonly owners = new Set<string>();
+  /** Owners created in this transaction: this process holds their whole log from its first event. */
+  readonly born = new Set<string>();
 }
 
 /** Where a log lives: its events table (owner_id column `run_id`) and the owner table holding the `event_seq` counter. */

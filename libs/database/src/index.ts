@@ -9,3 +9,4 @@ export * from './leases.js';
 export * from './event-log.js';
 export * from './transient-error.js';
 export * from './lease-keeper.js';
+export * from './config-cache.js';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { AppConfig, AuditTrail, BadInputError, EgressPolicy, findCycle, isUuid, NotFoundError } from '@warden/common';
+import { ConfigCache } from '@warden/database';
 import { HookResolver } from '@warden/hooks';
 import { In, Repository } from 'typeorm';
 import { LlmCredentialsService } from '../llm-credentials/llm-credentials.service.js';
@@ -32,6 +33,7 @@ export class AgentsService {
     private readonly credentials: LlmCredentialsService,
     private readonly egress: EgressPolicy,
     private readonly audit: AuditTrail,
+    private readonly cache: ConfigCache,
   ) {}
 
   async list(orgId: string): Promise<AgentView[]> {
@@ -50,8 +52,11 @@ export class AgentsService {
 
   /** The agent and its typed config (a stored config that no longer parses still yields defaults). */
   async findWithConfig(orgId: string, id: string): Promise<{ agent: Agent; config: AgentConfig }> {
-    const agent = await this.find(orgId, id);
-    return { agent, config: parseAgentConfig(agent.modelConfigJson).config };
+    // What runs read (cached until a change): the agent and its parsed config are shared, never modified.
+    return this.cache.get(orgId, `agent:${id}`, async () => {
+      const agent = await this.find(orgId, id);
+      return { agent, config: parseAgentConfig(agent.modelConfigJson).config };
+    });
   }
 
   async create(orgId: string, ownerUserId: string, dto: AgentDto): Promise<AgentView> {
@@ -64,6 +69,7 @@ export class AgentsService {
       await this.audit.configChange({ orgId, actor: ownerUserId, entityType: 'agent', entityId: row.id, change: 'created', before: null, after: audited(row) }, m);
       return row;
     });
+    this.cache.invalidate(orgId);
     return view(saved);
   }
 
@@ -77,6 +83,7 @@ export class AgentsService {
       await this.audit.configChange({ orgId, actor, entityType: 'agent', entityId: id, change: 'updated', before, after: audited(row) }, m);
       return row;
     });
+    this.cache.invalidate(orgId);
     return view(saved);
   }
 
@@ -86,6 +93,7 @@ export class AgentsService {
       await m.delete(Agent, { id, orgId });
       await this.audit.configChange({ orgId, actor, entityType: 'agent', entityId: id, change: 'deleted', before: audited(existing), after: null }, m);
     });
+    this.cache.invalidate(orgId);
   }
 
   /** A cycle in the delegates graph reachable from `selfId` (with the proposed delegates), or null. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { AuditTrail, BadInputError, ConflictError, EgressPolicy, isUuid, NotFoundError } from '@warden/common';
-import { TransactionRunner } from '@warden/database';
+import { ConfigCache, TransactionRunner } from '@warden/database';
 import { Repository } from 'typeorm';
 import { checkConfirmationCondition } from './confirmation-condition.js';
 import { Connector, ConnectorAction, HTTP_METHODS, type HttpMethod } from './connector.entity.js';
@@ -44,6 +44,7 @@ export class ConnectorsService {
     private readonly tx: TransactionRunner,
     private readonly egress: EgressPolicy,
     private readonly audit: AuditTrail,
+    private readonly cache: ConfigCache,
   ) {}
 
   async list(orgId: string): Promise<ConnectorView[]> {
@@ -67,6 +68,7 @@ export class ConnectorsService {
       await manager.save(ConnectorAction, actions.map((a) => manager.create(ConnectorAction, { ...a, connectorId: c.id })));
       return c.id;
     });
+    this.cache.invalidate(orgId);
     const after = await this.get(orgId, id);
     await this.audit.configChange({ orgId, actor, entityType: 'connector', entityId: id, change: 'created', before: null, after: audited(after) });
     return after;
@@ -86,6 +88,7 @@ export class ConnectorsService {
       await manager.delete(ConnectorAction, { connectorId: id });
       await manager.save(ConnectorAction, actions.map((a) => manager.create(ConnectorAction, { ...a, connectorId: id })));
     });
+    this.cache.invalidate(orgId);
     const after = await this.get(orgId, id);
     // Header values are secrets: the audit says which changed, never what they are.
     const headers = dto.headers ?? existing.headers;
@@ -98,11 +101,16 @@ export class ConnectorsService {
   async remove(orgId: string, id: string, actor: string | null): Promise<void> {
     const before = await this.get(orgId, id);
     await this.connectors.delete({ id, orgId });
+    this.cache.invalidate(orgId);
     await this.audit.configChange({ orgId, actor, entityType: 'connector', entityId: id, change: 'deleted', before: audited(before), after: null });
   }
 
-  /** Every connector tool of the org (one query: actions joined with their connectors). */
-  async tools(orgId: string): Promise<ConnectorTool[]> {
+  /** Every connector tool of the org (one query: actions joined with their connectors; cached until a change). */
+  tools(orgId: string): Promise<ConnectorTool[]> {
+    return this.cache.get(orgId, 'connector_tools', () => this.loadTools(orgId));
+  }
+
+  private async loadTools(orgId: string): Promise<ConnectorTool[]> {
     const rows = await this.actions.createQueryBuilder('a')
       .innerJoinAndMapOne('a.owner', Connector, 'c', 'c.id = a.connector_id')
       .where('c.org_id = :orgId', { orgId })

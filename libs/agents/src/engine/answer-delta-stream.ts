@@ -5,15 +5,19 @@ const COALESCE_MS = 100;
 
 /**
  * Turns the model's streamed text into `answer_delta` events: pieces arriving within 100 ms become one event, written
- * in order. `close()` sends what is left and waits for every write, so the deltas precede whatever the run emits next
- * (tool calls, the full `answer`).
+ * in order. `close()` waits for every write and hands what is left to `deferLast` (written with the run's next write,
+ * in its transaction: the final answer's last words commit with the answer), so the deltas precede whatever the run
+ * emits next (tool calls, the full `answer`).
  */
 export class AnswerDeltaStream {
   private buffer = '';
   private timer?: NodeJS.Timeout;
   private chain: Promise<void> = Promise.resolve();
 
-  constructor(private readonly emit: RunEventEmitter) {}
+  constructor(
+    private readonly emit: RunEventEmitter,
+    private readonly deferLast?: (content: string) => void,
+  ) {}
 
   readonly push = (delta: string): void => {
     this.buffer += delta;
@@ -21,6 +25,13 @@ export class AnswerDeltaStream {
   };
 
   async close(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.chain;
+    if (this.buffer !== '' && this.deferLast) {
+      this.deferLast(this.buffer);
+      this.buffer = '';
+    }
     this.flush();
     await this.chain;
   }

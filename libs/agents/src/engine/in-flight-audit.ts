@@ -15,7 +15,9 @@ export async function markExecuting(
   db: DataSource | EntityManager, live: LiveRun, call: PendingToolCall, args: Record<string, unknown>, meta: ToolCallMetadata, simulated = false,
 ): Promise<boolean> {
   const { run } = live;
-  const mark = `UPDATE tool_calls SET executed_args = $3 WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(4)}`;
+  // Claims a call still `pending` (one its driver just recorded) in the same statement.
+  const mark = `UPDATE tool_calls SET executed_args = $3, status = 'running', started_at = COALESCE(started_at, now())
+    WHERE run_id = $1 AND call_id = $2 AND status IN ('pending', 'running') AND ${holdsRun(4)}`;
   const base = [run.id, call.call_id, JSON.stringify(args), live.epoch];
   // A simulated eval call sends nothing: its audit row (simulated: true) is written by the audit_log hook.
   if (!meta.connector || simulated) {

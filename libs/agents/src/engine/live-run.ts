@@ -63,6 +63,8 @@ export interface LiveRun {
    * call's execution mark or result, the next event, the step's state), in its transaction.
    */
   deferred: Array<{ type: string; data: Record<string, unknown> }>;
+  /** Calls this driver recorded `pending` in this drive: their execution mark claims them (no separate claim). */
+  fresh: Set<string>;
   /** Results this driver stored in this turn, by call id: the model reads them without another query. */
   observed: Map<string, string>;
   /** Set when this driver ended the run: what its caller is told. */

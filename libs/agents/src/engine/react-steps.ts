@@ -95,6 +95,7 @@ export class ReactSteps {
       return true;
     });
     if (!stored) return 'finished';
+    for (const c of next.pending_calls) live.fresh.add(c.call_id);
     return { saved: next };
   }
 
@@ -139,7 +140,7 @@ export class ReactSteps {
 
   /** A model call whose text reaches the stream as it arrives (`answer_delta` events), all written before it returns. */
   private async completeStreaming(live: LiveRun, request: LlmRequest, provider = live.provider): Promise<LlmTurn> {
-    const deltas = new AnswerDeltaStream(live.emit);
+    const deltas = new AnswerDeltaStream(live.emit, (content) => live.deferred.push({ type: 'answer_delta', data: { content } }));
     try {
       const model = live.config.model as { provider?: string; model?: string };
       return await inSpan('model call', { 'warden.run_id': request.runId, 'warden.model.provider': model.provider ?? '', 'warden.model': model.model ?? '', 'warden.turn': request.turn },

@@ -243,7 +243,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     const ancestors = await this.store.ancestorsOf(run);
     annotateSpan({ 'warden.surface': run.surface, 'warden.agent_id': run.agentId, 'warden.org_id': run.orgId, 'warden.mode': run.mode });
     const live: LiveRun = {
-      ...base, run, abort, epoch, ancestors, deferred: [], observed: new Map(), provider: this.llm.create(base.config.model, run.orgId), emit: async () => undefined, isStopping: () => this.stopping,
+      ...base, run, abort, epoch, ancestors, deferred: [], fresh: new Set(), observed: new Map(), provider: this.llm.create(base.config.model, run.orgId), emit: async () => undefined, isStopping: () => this.stopping,
     };
     live.emit = (type, data) => this.emitEvent(live, type, data);
     return live;

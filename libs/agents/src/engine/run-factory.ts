@@ -114,6 +114,7 @@ export class RunFactory {
       ...fields, status: 'running' as const, answer: null, error: null, eventSeq: 0, finishedAt: null,
       lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs), leaseEpoch: 1,
     });
+    tx.batch.born.add(run.id);
     await this.store.appendEvent(run, 'run', {
       agent_id: run.agentId, conversation_id: run.conversationId, surface: run.surface, mode: run.mode,
       hooks: run.hooks, parent_run_id: run.parentRunId, parent_call_id: run.parentCallId,

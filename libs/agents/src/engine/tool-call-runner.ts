@@ -87,11 +87,15 @@ export class ToolCallRunner {
 
   async run(live: LiveRun, call: PendingToolCall, available: ResolvedTool[], turn?: PendingToolCall[]): Promise<void> {
     const { run } = live;
-    const [claimed] = await this.dataSource.query(
-      `UPDATE tool_calls SET status = 'running', started_at = now() WHERE run_id = $1 AND call_id = $2 AND status = 'pending' AND ${holdsRun(3)} RETURNING id`,
-      [run.id, call.call_id, live.epoch],
-    );
-    if (claimed.length === 0) return this.assertHeld(live); // already handled (a resumed run never runs a call twice)
+    // A call this driver just recorded is pending: its execution mark (or stored outcome) claims it. Any other call
+    // is claimed first: one already handled is skipped (a resumed run never runs a call twice).
+    if (!live.fresh.delete(call.call_id)) {
+      const [claimed] = await this.dataSource.query(
+        `UPDATE tool_calls SET status = 'running', started_at = now() WHERE run_id = $1 AND call_id = $2 AND status = 'pending' AND ${holdsRun(3)} RETURNING id`,
+        [run.id, call.call_id, live.epoch],
+      );
+      if (claimed.length === 0) return this.assertHeld(live);
+    }
     const tool = available.find((t) => t.spec.name === call.tool);
     const metadata: ToolCallMetadata = {
       ...this.tools.metadataFor(tool, call.args),
@@ -182,8 +186,9 @@ export class ToolCallRunner {
     const stored = await this.runs.write(live, async (tx) => {
       const [row]: Array<{ stored: number }> = await tx.m.query(
       `WITH done AS (
-         UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, simulated = $10, finished_at = now()
-          WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(9)} RETURNING call_id),
+         UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, simulated = $10,
+                started_at = COALESCE(started_at, now()), finished_at = now()
+          WHERE run_id = $1 AND call_id = $2 AND status IN ('pending', 'running') AND ${holdsRun(9)} RETURNING call_id),
        audited AS (
          UPDATE connector_call_logs SET outcome = 'completed', success = ($3 = 'done'), error = $8, status = COALESCE($11::int, status),
                 duration_ms = COALESCE($12::int, duration_ms)

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { SecretBox } from '@warden/common';
+import { ConfigCache } from '@warden/database';
 import { BadInputError, ConflictError, egressRefusalIn, isUuid, NotFoundError } from '@warden/common';
 import { ConnectorsService } from '../connectors/connectors.service.js';
 import { toolNameOf } from '../connectors/tool-name.js';
@@ -28,11 +29,12 @@ export class McpServersService {
     private readonly pool: McpClientPool,
     private readonly secrets: SecretBox,
     private readonly connectors: ConnectorsService,
+    private readonly cache: ConfigCache,
   ) {}
 
   /** The tools of every reachable server of the org; an unreachable server offers none (and is logged). */
   async tools(orgId: string): Promise<Array<McpTool & { record: McpServerRecord }>> {
-    const servers = await this.store.list(orgId);
+    const servers = await this.cache.get(orgId, 'mcp_servers', () => this.store.list(orgId));
     const lists = await Promise.all(servers.map(async (s) => {
       try {
         return (await this.pool.tools(s)).map((t) => ({ ...toMcpTool(s, t), record: s }));
@@ -54,6 +56,7 @@ export class McpServersService {
   async create(orgId: string, input: McpServerInput) {
     const write = await this.checked(orgId, input, undefined);
     const saved = await this.store.insert(orgId, write);
+    this.cache.invalidate(orgId);
     if (!saved) throw new ConflictError(`an MCP server named "${input.name}" already exists`);
     return this.view(saved);
   }
@@ -62,6 +65,7 @@ export class McpServersService {
   async update(orgId: string, id: string, input: McpServerInput) {
     const existing = await this.find(orgId, id);
     const saved = await this.store.update(orgId, id, await this.checked(orgId, input, existing));
+    this.cache.invalidate(orgId);
     if (!saved) throw new NotFoundError('MCP server', id);
     this.pool.forget(id);
     return this.view(saved);
@@ -69,6 +73,7 @@ export class McpServersService {
 
   async remove(orgId: string, id: string): Promise<void> {
     if (!isUuid(id) || !(await this.store.remove(orgId, id))) throw new NotFoundError('MCP server', id);
+    this.cache.invalidate(orgId);
     this.pool.forget(id);
   }
 

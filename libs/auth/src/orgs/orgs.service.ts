@@ -2,21 +2,19 @@ import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { AuditTrail, NotFoundError } from '@warden/common';
+import { ConfigCache } from '@warden/database';
 import { Repository } from 'typeorm';
 import { Org } from './org.entity.js';
 
 export const ORG_READ_ONLY_CHANGED = 'org.read_only_changed';
-const READ_ONLY_TTL_MS = 2_000;
 
 @Injectable()
 export class OrgsService {
-  /** Read-only state is consulted on every write tool call; a short cache keeps that off the database. */
-  private readonly readOnlyCache = new Map<string, { value: boolean; until: number }>();
-
   constructor(
     @InjectRepository(Org) private readonly orgs: Repository<Org>,
     private readonly events: EventEmitter2,
     private readonly audit: AuditTrail,
+    private readonly cache: ConfigCache,
   ) {}
 
   async get(orgId: string): Promise<Org> {
@@ -25,12 +23,13 @@ export class OrgsService {
     return org;
   }
 
+  /** The org as runs see it (consulted on every write tool call): cached until the org changes. */
+  cached(orgId: string): Promise<Org> {
+    return this.cache.get(orgId, 'org', () => this.get(orgId));
+  }
+
   async isReadOnly(orgId: string): Promise<boolean> {
-    const hit = this.readOnlyCache.get(orgId);
-    if (hit && hit.until > Date.now()) return hit.value;
-    const org = await this.get(orgId);
-    this.readOnlyCache.set(orgId, { value: org.readOnly, until: Date.now() + READ_ONLY_TTL_MS });
-    return org.readOnly;
+    return (await this.cached(orgId)).readOnly;
   }
 
   async setReadOnly(orgId: string, readOnly: boolean, actor: string | null = null): Promise<Org> {
@@ -41,13 +40,14 @@ export class OrgsService {
         orgId, actor, entityType: 'org', entityId: orgId, change: 'updated', before: { read_only: before.readOnly }, after: { read_only: readOnly },
       }, m);
     });
-    this.readOnlyCache.set(orgId, { value: readOnly, until: Date.now() + READ_ONLY_TTL_MS });
+    this.cache.invalidate(orgId);
     this.events.emit(ORG_READ_ONLY_CHANGED, { orgId, readOnly });
     return this.get(orgId);
   }
 
   async setDefaultChannel(orgId: string, channelId: string | null): Promise<void> {
     await this.orgs.update({ id: orgId }, { defaultChannelId: channelId });
+    this.cache.invalidate(orgId);
   }
 
   async findByExternalId(externalId: string): Promise<Org | null> {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigCache } from '@warden/database';
 import { DataSource } from 'typeorm';
 
 export interface OrgHooksRecord {
@@ -10,9 +11,17 @@ export interface OrgHooksRecord {
 /** The `org_hooks` table: one hooks config per org (the shape of `model_config_json.hooks`). */
 @Injectable()
 export class OrgHooksStore {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly cache: ConfigCache,
+  ) {}
 
-  async find(orgId: string): Promise<OrgHooksRecord | null> {
+  /** Read by every run: cached until the org's hooks change. */
+  find(orgId: string): Promise<OrgHooksRecord | null> {
+    return this.cache.get(orgId, 'org_hooks', () => this.load(orgId));
+  }
+
+  private async load(orgId: string): Promise<OrgHooksRecord | null> {
     const [row]: Array<{ hooks: Record<string, unknown>; updated_by: string | null; updated_at: Date }> = await this.dataSource.query(
       `SELECT hooks, updated_by, updated_at FROM org_hooks WHERE org_id = $1`, [orgId]);
     return row ? { hooks: row.hooks, updatedBy: row.updated_by, updatedAt: row.updated_at } : null;
@@ -25,6 +34,7 @@ export class OrgHooksStore {
        RETURNING hooks, updated_by, updated_at`,
       [orgId, JSON.stringify(hooks), userId],
     );
+    this.cache.invalidate(orgId);
     return { hooks: row!.hooks, updatedBy: row!.updated_by, updatedAt: row!.updated_at };
   }
 }

@@ -26,8 +26,8 @@ export class ReadOnlyGuardHook extends PreToolUseHook {
   }
 
   async execute(ctx: HookContext): Promise<HookResult> {
-    if (!(await this.orgs.isReadOnly(ctx.orgId))) return {};
-    const org = await this.orgs.get(ctx.orgId);
+    const org = await this.orgs.cached(ctx.orgId);
+    if (!org.readOnly) return {};
     return {
       allow: false,
       error: `org ${org.name} is in read-only mode: write tool ${ctx.toolName} refused`,

@@ -1,4 +1,4 @@
-import { EventLog, type StoredEvent } from '@warden/database';
+import { EventBatch, EventLog, type StoredEvent } from '@warden/database';
 import pg from 'pg';
 import { mediumDb, quietLogger, type MediumDb } from './medium-db.js';
 
@@ -97,5 +97,41 @@ describe('EventLog (medium)', () => {
     expect(db.statements.filter((s) => s.startsWith('SELECT seq, type, data'))).toHaveLength(1);
     for (const r of runs) await log.append(r, 'done', {});
     await Promise.all(follows);
+  });
+
+  it('a stream of a run created here reads nothing at all; one that another instance wrote to reads once', async () => {
+    const born = async () => {
+      const run = await db.newRun();
+      const batch = new EventBatch();
+      batch.born.add(run);
+      await db.dataSource.transaction((m) => log.append(run, 'run', {}, { runner: m, batch }));
+      log.publish(batch);
+      return run;
+    };
+    const quiet = await born();
+    db.resetCount();
+    const c = collector();
+    const following = log.follow(quiet, 0, c.deliver, (e) => e.type === 'done', stop.signal);
+    await log.append(quiet, 'done', {});
+    expect(await following).toBe(true);
+    expect(c.got.map((e) => e.type)).toEqual(['run', 'done']);
+    expect(db.statements.filter((s) => s.startsWith('SELECT seq, type, data'))).toHaveLength(0);
+
+    // Another instance appended before anyone followed: its NOTIFY makes the log incomplete here, so the stream reads.
+    const touched = await born();
+    const other = new pg.Client({ connectionString: db.url });
+    await other.connect();
+    const [row] = (await other.query(
+      `WITH next AS (UPDATE agent_runs SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq)
+       INSERT INTO run_events (run_id, seq, type, data) SELECT $1, event_seq, 'remote', '{}' FROM next RETURNING seq`, [touched])).rows;
+    await other.query(`SELECT pg_notify('run_events', $1)`, [`${touched}:${row.seq}`]);
+    await other.end();
+    const seen = collector();
+    const probe = new AbortController();
+    const watching = log.follow(touched, 0, seen.deliver, () => false, probe.signal);
+    await seen.next(2);
+    probe.abort();
+    await watching;
+    expect(seen.got.map((e) => e.type)).toEqual(['run', 'remote']);
   });
 });

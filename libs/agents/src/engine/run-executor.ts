@@ -268,9 +268,10 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
    * it is resolved.
    */
   private async emitEvent(live: LiveRun, type: string, data: Record<string, unknown>): Promise<void> {
-    // A hook's outcome is written with the run's next write (one transaction instead of one per hook).
-    if (type === 'hook') return void live.deferred.push({ type, data });
-    const waiting = type === 'confirmation_pending' ? true : type === 'confirmation_resolved' ? false : undefined;
+    // A hook's outcome, and a decision on the call (with the run's return from `waiting`), are written with the
+    // run's next write — the call's execution mark or its blocked outcome: one transaction instead of one each.
+    if (type === 'hook' || type === 'confirmation_resolved') return void live.deferred.push({ type, data });
+    const waiting = type === 'confirmation_pending' ? true : undefined;
     if (live.deferred.length === 0 && waiting === undefined) return void (await this.store.appendToStreams(live, type, data));
     await this.store.write(live, async (tx) => {
       await this.store.appendToStreams(live, type, data, tx);

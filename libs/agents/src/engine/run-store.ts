@@ -160,7 +160,10 @@ export class RunStore {
 
   /** The live run's deferred hook events, appended in `tx` in the order they happened. */
   async flushDeferred(live: LiveRun, tx: RunTx): Promise<void> {
-    for (const e of live.deferred.splice(0)) await this.appendToStreams(live, e.type, e.data, tx);
+    for (const e of live.deferred.splice(0)) {
+      await this.appendToStreams(live, e.type, e.data, tx);
+      if (e.type === 'confirmation_resolved') await this.setWaiting(live, false, tx);
+    }
   }
 
   /** Appends an event of the live run, fenced by its epoch; throws LeaseLostError (and stops the drive) when not held. */

@@ -28,7 +28,7 @@ let server: ServerProcess | undefined;
 try {
   server = await startServerProcess({
     DATABASE_URL: db.url, AUTH_MODE: 'dev', AUTH_DEV_SECRET: SECRET, APP_ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef',
-    SEED_DEMO: 'false', WARDEN_LLM_KEY_FAKE: 'sk-fake', RUN_RECOVERY_MS: '600000', CONFIRMATION_ESCALATION_POLL_MS: '600000',
+    SEED_DEMO: 'false', WARDEN_LLM_KEY_FAKE: 'sk-fake', ...(process.env.TRACE_IDLE ? {} : { RUN_RECOVERY_MS: '600000', CONFIRMATION_ESCALATION_POLL_MS: '600000' }),
   }, { timeoutMs: 120_000 });
   const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
   const api = async (method: string, path: string, body?: unknown): Promise<any> => {
@@ -55,6 +55,23 @@ try {
   for (let i = 0; i < 3; i++) await chat('pay amount 100', 'done');
   await sleep(1500);
   const from = statSync(LOG).size;
+  const IDLE = Number(process.env.TRACE_IDLE ?? 0);
+  if (IDLE > 0) {
+    // Runs waiting for approval with their streams open; then what the server sends while nothing happens.
+    const streams = Array.from({ length: IDLE }, () => chat('pay amount 60000', 'confirmation_pending'));
+    await Promise.all(streams);
+    await sleep(3000);
+    const at = statSync(LOG).size;
+    await sleep(20_000);
+    const idle = readFileSync(LOG, 'utf8').slice(at).split('\n').filter((l) => l.includes(`@${db.name} `) && / LOG: /.test(l));
+    const byKind = new Map<string, number>();
+    for (const l of idle) {
+      const sql = /(?:statement|execute [^:]*):\s*(.*)$/.exec(l)?.[1]?.replace(/\s+/g, ' ').slice(0, 90) ?? '?';
+      byKind.set(sql, (byKind.get(sql) ?? 0) + 1);
+    }
+    for (const [sql, n] of [...byKind].sort((x, y) => y[1] - x[1])) console.log(`${(n / 20).toFixed(2)}/s  ${sql}`);
+    process.exit(0);
+  }
   if (GATED) {
     const text = await chat('pay amount 60000', 'confirmation_pending');
     const id = /"confirmation_id":"([^"]+)"/.exec(text)?.[1];

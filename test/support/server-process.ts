@@ -46,7 +46,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts `node dist/apps/api/src/main.js` as a real child process and waits for /api/health. */
-export async function startServerProcess(env: Record<string, string>, opts: { timeoutMs?: number } = {}): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string>, opts: { timeoutMs?: number; nodeArgs?: string[] } = {}): Promise<ServerProcess> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnce(env, opts);
@@ -57,11 +57,11 @@ export async function startServerProcess(env: Record<string, string>, opts: { ti
   }
 }
 
-async function startOnce(env: Record<string, string>, opts: { timeoutMs?: number }): Promise<ServerProcess> {
+async function startOnce(env: Record<string, string>, opts: { timeoutMs?: number; nodeArgs?: string[] }): Promise<ServerProcess> {
   ensureBuilt();
   const port = env.PORT ?? String(await freePort());
   let out = '';
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), MAIN], {
     cwd: ROOT,
     // The production build as deployed, except for two explicit test allowances: dev tokens (the tests pass a
     // 32+ char AUTH_DEV_SECRET) and loopback egress (the fakes listen on 127.0.0.1).
@@ -103,7 +103,7 @@ async function startOnce(env: Record<string, string>, opts: { timeoutMs?: number
 /** Runs the server entry point expecting it to fail at boot; returns its exit code and output. */
 export async function bootExpectingFailure(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   ensureBuilt();
-  const child = spawn(process.execPath, [MAIN], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), MAIN], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

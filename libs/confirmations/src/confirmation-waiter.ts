@@ -32,14 +32,17 @@ interface Waiting {
 
 // setTimeout overflows above 2^31-1 ms (~24.8 days); longer deadlines are re-armed when the timer fires.
 const MAX_TIMER_MS = 2_147_483_647;
+/** While the LISTEN connection is up, decisions arrive as notifications: the safety-net poll runs this seldom. */
+const LISTENING_POLL_MS = 5_000;
 
 /**
  * Waits for confirmations to leave `pending`, at the cost of no query per waiter:
  * - a decision taken in this process wakes its waiters in-process (no query at all);
  * - a decision taken on another instance arrives through one dedicated LISTEN connection (payload = id), and the
  *   woken ids are fetched in one batched query;
- * - once per `confirmationPollMs`, one query for all ids being waited on catches anything a notification missed
- *   (a dropped LISTEN connection, PGlite, which has no cross-session notifications here);
+ * - once per `confirmationPollMs` (at most every 5 s while the LISTEN connection is up: a reconnect polls at once),
+ *   one query for all ids being waited on catches anything a notification missed (PGlite has no cross-session
+ *   notifications here);
  * - at `expires_at` the row becomes `expired` (only if still pending).
  */
 @Injectable()
@@ -50,6 +53,7 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
   private wakeScheduled = false;
   private polling = false;
   private pollTimer?: NodeJS.Timeout;
+  private lastPoll = 0;
   private readonly listener: PgNotificationListener | null;
   private closed = false;
   private readonly observers: Array<(payload: string) => void> = [];
@@ -67,7 +71,7 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
         for (const observe of this.observers) observe(payload);
       },
       // Decisions taken while the connection was down were not notified to us.
-      onConnected: () => void this.poll(),
+      onConnected: () => void this.poll(true),
     });
   }
 
@@ -221,8 +225,10 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private async poll(): Promise<void> {
+  private async poll(now = false): Promise<void> {
     if (this.polling || this.waiting.size === 0) return;
+    if (!now && this.isListening && Date.now() - this.lastPoll < LISTENING_POLL_MS) return;
+    this.lastPoll = Date.now();
     this.polling = true;
     try {
       for (const row of await this.store.settledAmong([...this.waiting.keys()], 'poll')) this.settleWaiters(row);

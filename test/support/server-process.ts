@@ -103,7 +103,7 @@ async function startOnce(env: Record<string, string>, opts: { timeoutMs?: number
 /** Runs the server entry point expecting it to fail at boot; returns its exit code and output. */
 export async function bootExpectingFailure(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   ensureBuilt();
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), MAIN], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

@@ -12,6 +12,7 @@ import { ConnectorExecutor } from './connectors/connector-executor.js';
 import { ConnectorsController } from './connectors/connectors.controller.js';
 import { ConnectorsService } from './connectors/connectors.service.js';
 import { DagSteps } from './engine/dag-steps.js';
+import { LiveRunBuilder } from './engine/live-run-builder.js';
 import { ReactSteps } from './engine/react-steps.js';
 import { ConversationsController } from './conversations/conversations.controller.js';
 import { ConversationsService } from './conversations/conversations.service.js';
@@ -49,7 +50,7 @@ import { McpToolExecutor } from './mcp/mcp-tool-executor.js';
   controllers: [ConnectorsController, AgentsController, ChatController, RunsController, LlmCredentialsController, ConversationsController, McpServersController],
   providers: [
     ConnectorsService, ConnectorExecutor, ToolRegistry, AgentsService, AgentHookLookup, LlmProviderFactory, LlmCredentialsStore, LlmCredentialsService,
-    RunEventsService, RunMetrics, ToolCallRunner, ToolExecution, RunStore, RunFactory, ReactSteps, DagSteps, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool, AskHumanTool,
+    RunEventsService, RunMetrics, ToolCallRunner, ToolExecution, RunStore, RunFactory, LiveRunBuilder, ReactSteps, DagSteps, RunExecutor, RunRecovery, RunsService, CallAgentTool, ChannelNotifyTool, AskHumanTool,
     ConversationsStore, ConversationsService, McpServersStore, McpClientPool, McpServersService, McpToolExecutor,
     { provide: AgentConfigLookup, useExisting: AgentHookLookup },
   ],

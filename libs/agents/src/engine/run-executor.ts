@@ -1,12 +1,12 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { activeTraceId, annotateSpan, AppConfig, inSpan } from '@warden/common';
+import { activeTraceId, AppConfig, inSpan } from '@warden/common';
 import { RunInterruptedError } from '@warden/hooks';
 import { isTransientDatabaseError, LeaseKeeper } from '@warden/database';
-import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import { LlmError } from '../llm/llm-provider.js';
 import { ACTIVE_RUN_STATUSES, AgentRun, type RunState } from '../runs/run.entity.js';
 import { DagSteps } from './dag-steps.js';
+import { LiveRunBuilder } from './live-run-builder.js';
 import { RUN_CANCELLED, RunSuspendedError, type LiveRun, type PreparedRun, type RunOutcome, type StartedRun, type StartRunOptions, type StepOutcome } from './live-run.js';
 import { ReactSteps } from './react-steps.js';
 import { RunFactory, type ToolRunOptions } from './run-factory.js';
@@ -40,7 +40,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   private readonly onStopSignal = () => void (this.stopping = true);
 
   constructor(
-    private readonly llm: LlmProviderFactory,
+    private readonly lives: LiveRunBuilder,
     private readonly toolCalls: ToolCallRunner,
     private readonly bus: EventEmitter2,
     private readonly config: AppConfig,
@@ -176,7 +176,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     this.leases.hold(runId, epoch, (detail) => this.leaseLost(live, runId, detail));
     let release = false;
     try {
-      live = await this.liveRun(created ?? await this.store.get(runId), epoch, prepared);
+      live = await this.lives.build(created ?? await this.store.get(runId), epoch, () => this.stopping, prepared);
       this.live.set(runId, live);
       if (!prepared) await this.toolCalls.settleInterrupted(live);
       let state = live.run.state;
@@ -237,18 +237,6 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     return err;
   }
 
-  private async liveRun(run: AgentRun, epoch: number, prepared?: PreparedRun): Promise<LiveRun> {
-    const base = prepared ?? await this.factory.prepare(run);
-    const abort = new AbortController();
-    const ancestors = await this.store.ancestorsOf(run);
-    annotateSpan({ 'warden.surface': run.surface, 'warden.agent_id': run.agentId, 'warden.org_id': run.orgId, 'warden.mode': run.mode });
-    const live: LiveRun = {
-      ...base, run, abort, epoch, ancestors, deferred: [], fresh: new Set(), observed: new Map(), provider: this.llm.create(base.config.model, run.orgId), emit: async () => undefined, isStopping: () => this.stopping,
-    };
-    live.emit = (type, data) => this.emitEvent(live, type, data);
-    return live;
-  }
-
   /** One step of the state machine; returns the next state, or 'finished' once the run has its final status. */
   private async step(live: LiveRun, state: RunState): Promise<StepOutcome> {
     switch (state.phase) {
@@ -259,23 +247,5 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       case 'steps': return this.dag.runSteps(live, state, this);
       case 'synthesis': return this.dag.synthesize(live, state);
     }
-  }
-
-  /**
-   * The `emit` of a live run: persists the event on the run — only while this driver holds it at its epoch (else the
-   * drive stops with LeaseLostError, writing nothing) — and on each ancestor run (so a DAG step's or a delegate's
-   * story appears in the caller's stream). A pending confirmation makes the run (and its ancestors) `waiting` until
-   * it is resolved.
-   */
-  private async emitEvent(live: LiveRun, type: string, data: Record<string, unknown>): Promise<void> {
-    // A hook's outcome, and a decision on the call (with the run's return from `waiting`), are written with the
-    // run's next write — the call's execution mark or its blocked outcome: one transaction instead of one each.
-    if (type === 'hook' || type === 'confirmation_resolved') return void live.deferred.push({ type, data });
-    const waiting = type === 'confirmation_pending' ? true : undefined;
-    if (live.deferred.length === 0 && waiting === undefined) return void (await this.store.appendToStreams(live, type, data));
-    await this.store.write(live, async (tx) => {
-      await this.store.appendToStreams(live, type, data, tx);
-      if (waiting !== undefined) await this.store.setWaiting(live, waiting, tx);
-    });
   }
 }

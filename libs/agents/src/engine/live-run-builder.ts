@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { annotateSpan } from '@warden/common';
+import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
+import type { AgentRun } from '../runs/run.entity.js';
+import type { LiveRun, PreparedRun } from './live-run.js';
+import { RunFactory } from './run-factory.js';
+import { RunStore } from './run-store.js';
+
+/**
+ * Builds what a driver holds in memory for a run it claimed (LiveRun), and the run's `emit`: how the hooks, the gate
+ * and the steps tell the run's story.
+ */
+@Injectable()
+export class LiveRunBuilder {
+  constructor(
+    private readonly llm: LlmProviderFactory,
+    private readonly factory: RunFactory,
+    private readonly store: RunStore,
+  ) {}
+
+  async build(run: AgentRun, epoch: number, isStopping: () => boolean, prepared?: PreparedRun): Promise<LiveRun> {
+    const base = prepared ?? await this.factory.prepare(run);
+    const ancestors = await this.store.ancestorsOf(run);
+    annotateSpan({ 'warden.surface': run.surface, 'warden.agent_id': run.agentId, 'warden.org_id': run.orgId, 'warden.mode': run.mode });
+    const live: LiveRun = {
+      ...base, run, epoch, ancestors, isStopping, abort: new AbortController(), deferred: [], fresh: new Set(), observed: new Map(),
+      provider: this.llm.create(base.config.model, run.orgId), emit: async () => undefined,
+    };
+    live.emit = (type, data) => this.emit(live, type, data);
+    return live;
+  }
+
+  /**
+   * The `emit` of a live run: persists the event on the run — only while this driver holds it at its epoch (else the
+   * drive stops with LeaseLostError, writing nothing) — and on each ancestor run (so a DAG step's or a delegate's
+   * story appears in the caller's stream). A pending confirmation makes the run (and its ancestors) `waiting` in the
+   * same transaction; the decision's event returns it to `running` with the call's next write.
+   */
+  private async emit(live: LiveRun, type: string, data: Record<string, unknown>): Promise<void> {
+    // A hook's outcome, and a decision on the call (with the run's return from `waiting`), are written with the
+    // run's next write — the call's execution mark or its blocked outcome: one transaction instead of one each.
+    if (type === 'hook' || type === 'confirmation_resolved') return void live.deferred.push({ type, data });
+    const waiting = type === 'confirmation_pending';
+    if (live.deferred.length === 0 && !waiting) return void (await this.store.appendToStreams(live, type, data));
+    await this.store.write(live, async (tx) => {
+      await this.store.appendToStreams(live, type, data, tx);
+      if (waiting) await this.store.setWaiting(live, true, tx);
+    });
+  }
+}

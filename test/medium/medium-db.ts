@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { SnakeNamingStrategy } from '@warden/database';
+import { DataSource, type DataSourceOptions, type QueryRunner } from 'typeorm';
 import { createTestDatabase } from '../support/test-database.js';
 
 /**
@@ -9,7 +10,7 @@ import { createTestDatabase } from '../support/test-database.js';
 export interface MediumDb {
   url: string;
   dataSource: DataSource;
-  /** Statements sent through `dataSource.query` since the last `resetCount()`, by their first words. */
+  /** Statements sent through `dataSource.query` (a transaction's included) since the last `resetCount()`, by their first words. */
   statements: string[];
   resetCount(): void;
   orgId: string;
@@ -21,15 +22,18 @@ export interface MediumDb {
 export const quietLogger = new Logger('medium');
 quietLogger.warn = () => undefined;
 
-export async function mediumDb(): Promise<MediumDb> {
+/** `entities`: for services that read through repositories (e.g. RunStore.get). */
+export async function mediumDb(opts: { entities?: DataSourceOptions['entities'] } = {}): Promise<MediumDb> {
   const db = await createTestDatabase();
-  const dataSource = new DataSource({ type: 'postgres', url: db.url, extra: { max: 4 } });
+  const dataSource = new DataSource({ type: 'postgres', url: db.url, extra: { max: 4 }, entities: opts.entities ?? [], namingStrategy: new SnakeNamingStrategy() });
   await dataSource.initialize();
   const statements: string[] = [];
   const query = dataSource.query.bind(dataSource);
-  dataSource.query = ((sql: string, params?: unknown[]) => {
+  // A transaction's manager queries through here too, naming its runner: passed on, or its statements would run
+  // outside the transaction.
+  dataSource.query = ((sql: string, params?: unknown[], runner?: QueryRunner) => {
     statements.push(sql.trim().replace(/\s+/g, ' ').slice(0, 60));
-    return query(sql, params);
+    return query(sql, params, runner);
   }) as DataSource['query'];
   const [{ id: orgId }] = await query(`INSERT INTO orgs (external_id, name) VALUES ('medium', 'medium') RETURNING id`);
   return {

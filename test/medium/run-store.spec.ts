@@ -1,0 +1,186 @@
+import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { AppConfigModule } from '@warden/common';
+import { DATABASE_TARGET } from '@warden/database';
+import { DataSource } from 'typeorm';
+// Narrow imports (not the libs' indexes): this suite loads the store and what it needs, not the whole app.
+import { RUN_FINISHED, type LiveRun } from '../../libs/agents/src/engine/live-run.js';
+import { LeaseLostError } from '../../libs/agents/src/engine/run-fence.js';
+import { RunStore } from '../../libs/agents/src/engine/run-store.js';
+import { RUN_TRANSITIONS, type FinalRunStatus } from '../../libs/agents/src/engine/run-transitions.js';
+import { RunEventsService } from '../../libs/agents/src/runs/run-events.service.js';
+import { AgentRun, type RunState, type RunStatus } from '../../libs/agents/src/runs/run.entity.js';
+import { Org } from '../../libs/auth/src/orgs/org.entity.js';
+import { mediumDb, type MediumDb } from './medium-db.js';
+
+/** One instance's RunStore (and the event log it writes through) on the shared medium database; no app. */
+interface StoreInstance {
+  store: RunStore;
+  /** The runs this instance announced as finished (RUN_FINISHED). */
+  finished: Array<{ runId: string; status: RunStatus }>;
+  module: TestingModule;
+}
+
+async function storeInstance(db: MediumDb, instanceId: string): Promise<StoreInstance> {
+  const module = await Test.createTestingModule({
+    imports: [AppConfigModule.forRoot({ NODE_ENV: 'test', DATABASE_URL: db.url, INSTANCE_ID: instanceId, RUN_LEASE_MS: '60000' }), EventEmitterModule.forRoot()],
+    providers: [
+      RunStore, RunEventsService,
+      { provide: DataSource, useValue: db.dataSource },
+      { provide: DATABASE_TARGET, useValue: { url: db.url, embedded: false, close: async () => undefined } },
+    ],
+  }).compile();
+  await module.init();
+  const finished: StoreInstance['finished'] = [];
+  module.get(EventEmitter2).on(RUN_FINISHED, (e: { runId: string; status: RunStatus }) => finished.push({ runId: e.runId, status: e.status }));
+  return { store: module.get(RunStore), finished, module };
+}
+
+/** What a driver holds in memory for the store's fenced writes: the run as read, and the epoch it claimed it at. */
+async function driving(store: RunStore, runId: string, epoch: number): Promise<LiveRun> {
+  const run = await store.get(runId);
+  const live: Partial<LiveRun> = { run, epoch, ancestors: await store.ancestorsOf(run), deferred: [], observed: new Map(), abort: new AbortController() };
+  return live as LiveRun;
+}
+
+const state = (turns: number): RunState => ({ phase: 'llm', messages: [{ role: 'user', content: 'hi' }], turns, pending_calls: [] });
+
+/** RunStore on a real database, without the app: claims, fenced writes, the one ending transaction, waiting. */
+describe('RunStore (medium)', () => {
+  let db: MediumDb;
+  let a: StoreInstance;
+  let b: StoreInstance;
+
+  beforeAll(async () => {
+    db = await mediumDb({ entities: [AgentRun, Org] });
+    [a, b] = await Promise.all([storeInstance(db, 'a'), storeInstance(db, 'b')]);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.module.close(), b?.module.close()]);
+    await db?.close();
+  });
+
+  const row = async (id: string) => (await db.dataSource.query(
+    `SELECT status, state, answer, error, locked_by, lease_epoch, event_seq FROM agent_runs WHERE id = $1`, [id]))[0];
+  const events = (id: string): Promise<Array<{ seq: number; type: string; data: Record<string, unknown>; created_at: Date }>> =>
+    db.dataSource.query(`SELECT seq, type, data, created_at FROM run_events WHERE run_id = $1 ORDER BY seq`, [id]);
+  /** The run's holder stopped renewing (crashed, paused): its lease ran out. */
+  const expireLease = (id: string) => db.dataSource.query(`UPDATE agent_runs SET lease_until = now() - interval '1 second' WHERE id = $1`, [id]);
+
+  it('of two instances claiming a free run at once, exactly one wins; the other cannot claim it while the lease lives', async () => {
+    const id = await db.newRun({ lockedBy: 'crashed', epoch: 1 });
+    await expireLease(id);
+    const epochs = await Promise.all([a.store.acquire(id), b.store.acquire(id)]);
+    expect(epochs.filter((e) => e !== null)).toEqual([2]);
+    const [winner, loser] = epochs[0] !== null ? ['a', b] as const : ['b', a] as const;
+    expect(await loser.store.acquire(id)).toBeNull();
+    expect(await row(id)).toMatchObject({ locked_by: winner, lease_epoch: 2 });
+
+    const ended = await db.newRun({ status: 'completed' });
+    await expireLease(ended);
+    expect(await a.store.acquire(ended)).toBeNull();
+  });
+
+  it('after another instance took the run over, the old holder\'s writes are refused and change nothing', async () => {
+    const id = await db.newRun({ lockedBy: 'a', epoch: 1 });
+    const old = await driving(a.store, id, 1);
+    expect(await a.store.saveState(old, state(1))).toBe(true);
+    await expireLease(id);
+    const epoch = await b.store.acquire(id);
+    expect(epoch).toBe(2);
+    const before = await row(id);
+
+    expect(await a.store.saveState(old, state(2))).toBe(false);
+    await expect(a.store.appendToStreams(old, 'model_retry', { attempt: 1 })).rejects.toBeInstanceOf(LeaseLostError);
+    expect(old.abort.signal.aborted).toBe(true); // the old driver's model or tool call in progress is aborted
+    // A write whose events are refused is rolled back whole, its own SQL included.
+    await expect(a.store.write(old, (tx) => tx.m.query(`UPDATE agent_runs SET answer = 'stale' WHERE id = $1`, [id]), [{ type: 'observation', data: {} }]))
+      .rejects.toBeInstanceOf(LeaseLostError);
+    await a.store.setWaiting(old, true);
+    expect(await a.store.finishLive(old, 'completed', { answer: 'stale' })).toBe(false);
+    expect(old.outcome).toBeUndefined();
+    expect(await row(id)).toEqual(before);
+    expect(await events(id)).toEqual([]);
+
+    const now = await driving(b.store, id, epoch!);
+    expect(await b.store.saveState(now, state(2))).toBe(true);
+    expect(await b.store.finishLive(now, 'completed', { answer: 'fresh' })).toBe(true);
+    expect(now.outcome).toEqual({ runId: id, status: 'completed', answer: 'fresh', error: null });
+    expect(await row(id)).toMatchObject({ status: 'completed', answer: 'fresh', state: state(2), locked_by: null });
+    expect((await events(id)).map((e) => e.type)).toEqual(['answer', 'done']);
+  });
+
+  it('ending a run follows the status table: a final status is never left, and each run ends once', async () => {
+    const finals: FinalRunStatus[] = ['completed', 'failed', 'refused', 'cancelled'];
+    for (const from of Object.keys(RUN_TRANSITIONS) as RunStatus[]) {
+      for (const to of finals) {
+        const id = await db.newRun({ status: from });
+        const won = await a.store.finish(await a.store.get(id), to, to === 'completed' ? { answer: 'done' } : { error: 'stopped' });
+        const allowed = RUN_TRANSITIONS[from].includes(to);
+        expect({ from, to, won }).toEqual({ from, to, won: allowed });
+        expect((await row(id)).status).toBe(allowed ? to : from);
+        expect((await events(id)).filter((e) => e.type === 'done')).toHaveLength(allowed ? 1 : 0);
+      }
+    }
+    // The table itself: waiting can never become refused (a refusal happens before anything waits).
+    expect(RUN_TRANSITIONS.waiting).not.toContain('refused');
+  });
+
+  it('a cancelled run cannot be finished as completed: its driver loses, and the run ends (and is announced) once', async () => {
+    const id = await db.newRun({ lockedBy: 'a', epoch: 1 });
+    const live = await driving(a.store, id, 1);
+    a.finished.splice(0);
+    b.finished.splice(0);
+    expect(await b.store.finish(await b.store.get(id), 'cancelled', { error: 'the run was cancelled' })).toBe(true);
+    expect(await a.store.finishLive(live, 'completed', { answer: 'too late' }, state(3))).toBe(false);
+
+    expect(await row(id)).toMatchObject({ status: 'cancelled', answer: null, error: 'the run was cancelled', state: live.run.state });
+    expect((await events(id)).map((e) => [e.type, e.data.status])).toEqual([['done', 'cancelled']]);
+    expect([...a.finished, ...b.finished]).toEqual([{ runId: id, status: 'cancelled' }]);
+  });
+
+  it('write() stores the deferred hook events, the write and its events in one transaction; a failed write stores none', async () => {
+    const id = await db.newRun({ lockedBy: 'a', epoch: 1 });
+    const live = await driving(a.store, id, 1);
+    live.deferred.push({ type: 'hook', data: { hook: 'first' } });
+    const result = await a.store.write(live, async (tx) => {
+      await tx.m.query(`UPDATE agent_runs SET answer = 'written', updated_at = now() WHERE id = $1`, [id]);
+      return 'the result';
+    }, [{ type: 'observation', data: { n: 1 } }]);
+    expect(result).toBe('the result');
+    expect(live.deferred).toEqual([]);
+    const stored = await events(id);
+    expect(stored.map((e) => [e.seq, e.type])).toEqual([[1, 'hook'], [2, 'observation']]);
+    // now() is the transaction's start: the write and both events share it only inside one transaction.
+    const [{ updated_at }] = await db.dataSource.query(`SELECT updated_at FROM agent_runs WHERE id = $1`, [id]);
+    expect(stored.map((e) => e.created_at.getTime())).toEqual([updated_at.getTime(), updated_at.getTime()]);
+
+    live.deferred.push({ type: 'hook', data: { hook: 'second' } });
+    await expect(a.store.write(live, async (tx) => {
+      await tx.m.query(`UPDATE agent_runs SET answer = 'half-written' WHERE id = $1`, [id]);
+      throw new Error('the write failed');
+    }, [{ type: 'observation', data: { n: 2 } }])).rejects.toThrow('the write failed');
+    expect(await events(id)).toEqual(stored);
+    expect(await row(id)).toMatchObject({ answer: 'written', event_seq: 2 });
+  });
+
+  it('setWaiting moves the run and its ancestors between running and waiting; only its holder moves the run', async () => {
+    const parent = await db.newRun({ lockedBy: 'a', epoch: 1 });
+    const child = await db.newRun({ lockedBy: 'a', epoch: 1 });
+    await db.dataSource.query(`UPDATE agent_runs SET parent_run_id = $2 WHERE id = $1`, [child, parent]);
+    const live = await driving(a.store, child, 1);
+    expect(live.ancestors).toEqual([{ id: parent }]);
+    const statuses = async () => [(await row(child)).status, (await row(parent)).status];
+
+    await a.store.setWaiting(live, true);
+    expect(await statuses()).toEqual(['waiting', 'waiting']);
+    await a.store.setWaiting({ ...live, epoch: 0 }, false); // a driver from before the last claim
+    expect((await row(child)).status).toBe('waiting');
+    await a.store.setWaiting(live, false);
+    expect(await statuses()).toEqual(['running', 'running']);
+
+    expect(await a.store.finish(live.run, 'cancelled', { error: 'the run was cancelled' })).toBe(true);
+    await a.store.setWaiting(live, true);
+    expect((await row(child)).status).toBe('cancelled');
+  });
+});

@@ -22,10 +22,8 @@ const SHUTDOWN_ABORT_WAIT_MS = 2_000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**
- * Starts and drives agent runs on every surface (chat, api, dag steps, delegates, workflows, evals). A run is a
- * state machine over `agent_runs.state`: each step reads the persisted state, does one thing (hooks, a model call,
- * a turn's tool calls, a DAG stage), and writes the new state before the next step — so another instance can
- * continue it from the database.
+ * Starts and drives agent runs on every surface (chat, api, dag steps, delegates, workflows, evals): a state machine
+ * over `agent_runs.state` whose every step commits its new state before the next — so any instance can continue it.
  */
 @Injectable()
 export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {

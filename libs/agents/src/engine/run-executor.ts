@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { activeTraceId, annotateSpan, AppConfig, inSpan } from '@warden/common';
+import { activeTraceId, annotateSpan, AppConfig, inSpan, type RunEventMap, type RunEventType } from '@warden/common';
 import { RunInterruptedError } from '@warden/hooks';
 import { isTransientDatabaseError, LeaseKeeper } from '@warden/database';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
@@ -267,7 +267,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
    * story appears in the caller's stream). A pending confirmation makes the run (and its ancestors) `waiting` until
    * it is resolved.
    */
-  private async emitEvent(live: LiveRun, type: string, data: Record<string, unknown>): Promise<void> {
+  private async emitEvent<K extends RunEventType>(live: LiveRun, type: K, data: RunEventMap[K]): Promise<void> {
     // A hook's outcome is written with the run's next write (one transaction instead of one per hook).
     if (type === 'hook') return void live.deferred.push({ type, data });
     const waiting = type === 'confirmation_pending' ? true : type === 'confirmation_resolved' ? false : undefined;

@@ -78,7 +78,7 @@ describe('run driver (medium)', () => {
     expect(hooks.map((e) => `${e.data.point} ${e.data.hook}`)).toEqual(expect.arrayContaining(['PreToolUse read_only_guard', 'PostToolUse audit_log']));
     for (const h of hooks) expect(h.seq).toBeGreaterThan(events[types.indexOf('tool_call')].seq);
     for (const h of hooks) expect(h.seq).toBeLessThan(events[types.indexOf('observation')].seq);
-    const callId = events[types.indexOf('tool_call')].data.call_id;
+    const callId = (events[types.indexOf('tool_call')].data as { call_id: string }).call_id;
     expect(events[types.indexOf('observation')].data).toMatchObject({ call_id: callId, ok: true, content: '{"ok":true}' });
     expect(events.at(-1)!.data).toMatchObject({ status: 'completed' });
 

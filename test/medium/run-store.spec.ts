@@ -91,10 +91,10 @@ describe('RunStore (medium)', () => {
     const before = await row(id);
 
     expect(await a.store.saveState(old, state(2))).toBe(false);
-    await expect(a.store.appendToStreams(old, 'model_retry', { attempt: 1 })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(a.store.appendToStreams(old, 'model_retry', { attempt: 1, message: 'retry', retry_in_ms: 0 })).rejects.toBeInstanceOf(LeaseLostError);
     expect(old.abort.signal.aborted).toBe(true); // the old driver's model or tool call in progress is aborted
     // A write whose events are refused is rolled back whole, its own SQL included.
-    await expect(a.store.write(old, (tx) => tx.m.query(`UPDATE agent_runs SET answer = 'stale' WHERE id = $1`, [id]), [{ type: 'observation', data: {} }]))
+    await expect(a.store.write(old, (tx) => tx.m.query(`UPDATE agent_runs SET answer = 'stale' WHERE id = $1`, [id]), [{ type: 'observation', data: { call_id: 'c0', tool: 't', args: {}, content: '0', blocked: false } }]))
       .rejects.toBeInstanceOf(LeaseLostError);
     await a.store.setWaiting(old, true);
     expect(await a.store.finishLive(old, 'completed', { answer: 'stale' })).toBe(false);
@@ -142,11 +142,11 @@ describe('RunStore (medium)', () => {
   it('write() stores the deferred hook events, the write and its events in one transaction; a failed write stores none', async () => {
     const id = await db.newRun({ lockedBy: 'a', epoch: 1 });
     const live = await driving(a.store, id, 1);
-    live.deferred.push({ type: 'hook', data: { hook: 'first' } });
+    live.deferred.push({ type: 'hook', data: { point: 'PreToolUse', hook: 'first', outcome: 'allow', side_effects: [], duration_ms: 0 } });
     const result = await a.store.write(live, async (tx) => {
       await tx.m.query(`UPDATE agent_runs SET answer = 'written', updated_at = now() WHERE id = $1`, [id]);
       return 'the result';
-    }, [{ type: 'observation', data: { n: 1 } }]);
+    }, [{ type: 'observation', data: { call_id: 'c1', tool: 't', args: {}, content: '1', blocked: false } }]);
     expect(result).toBe('the result');
     expect(live.deferred).toEqual([]);
     const stored = await events(id);
@@ -155,11 +155,11 @@ describe('RunStore (medium)', () => {
     const [{ updated_at }] = await db.dataSource.query(`SELECT updated_at FROM agent_runs WHERE id = $1`, [id]);
     expect(stored.map((e) => e.created_at.getTime())).toEqual([updated_at.getTime(), updated_at.getTime()]);
 
-    live.deferred.push({ type: 'hook', data: { hook: 'second' } });
+    live.deferred.push({ type: 'hook', data: { point: 'PreToolUse', hook: 'second', outcome: 'allow', side_effects: [], duration_ms: 0 } });
     await expect(a.store.write(live, async (tx) => {
       await tx.m.query(`UPDATE agent_runs SET answer = 'half-written' WHERE id = $1`, [id]);
       throw new Error('the write failed');
-    }, [{ type: 'observation', data: { n: 2 } }])).rejects.toThrow('the write failed');
+    }, [{ type: 'observation', data: { call_id: 'c2', tool: 't', args: {}, content: '2', blocked: false } }])).rejects.toThrow('the write failed');
     expect(await events(id)).toEqual(stored);
     expect(await row(id)).toMatchObject({ answer: 'written', event_seq: 2 });
   });

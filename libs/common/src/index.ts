@@ -14,3 +14,5 @@ export * from './telemetry/telemetry.module.js';
 export * from './http/api-schema.js';
 export * from './crypto/secret-box.js';
 export * from './audit-trail/index.js';
+export * from './run-events/run-event-map.js';
+export * from './run-events/workflow-run-event-map.js';

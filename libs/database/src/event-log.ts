@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { DatabaseTarget } from './data-source.js';
 import { PgNotificationListener } from './pg-notification-listener.js';
 import { RecentEvents } from './recent-events.js';
-import type { AppendOptions, EventBatch, EventLogTables, StoredEvent } from './event-log.types.js';
+import type { AnyEventMap, AppendOptions, EventBatch, EventLogTables, LoggedEvent, StoredEvent } from './event-log.types.js';
 import { isTransientDatabaseError } from './transient-error.js';
 
 export * from './event-log.types.js';
@@ -25,7 +25,7 @@ interface Follower { last: number; told: number; mustRead: boolean; dirty: boole
  * (no read); other wake-ups read once per follower; and one safety-net query per instance and `sweepMs` covers every
  * followed log at once (`WHERE id = ANY($1)`), waking only those that moved — nothing polls per stream.
  */
-export class EventLog {
+export class EventLog<M = AnyEventMap, E = unknown> {
   private readonly wakeups = new EventEmitter().setMaxListeners(0);
   private readonly followed = new Map<string, Set<Follower>>();
   private readonly recent = new RecentEvents((ownerId) => this.followed.has(ownerId));
@@ -78,7 +78,7 @@ export class EventLog {
    * longer active at that lease epoch (a driver that lost its run writes nothing). With `runner` (a transaction's
    * manager) the event commits with that transaction; the caller then calls `wake()` after the commit.
    */
-  async append(ownerId: string, type: string, data: Record<string, unknown>, opts: AppendOptions = {}): Promise<number | null> {
+  async append<K extends keyof M & string>(ownerId: string, type: K, data: M[K] & E, opts: AppendOptions = {}): Promise<number | null> {
     const { events, owners, channel } = this.tables;
     const params: unknown[] = [ownerId, type, JSON.stringify(data)];
     const notify = this.target.embedded ? '' : `, pg_notify('${channel}', $${params.push(ownerId)} || ':' || seq)`;
@@ -117,7 +117,7 @@ export class EventLog {
   }
 
   /** A local append returned: its event (committed) reaches local followers from memory; a failure makes them read. */
-  private appendDone(ownerId: string, event: StoredEvent | undefined): void {
+  private appendDone(ownerId: string, event: LoggedEvent | undefined): void {
     this.endAppend(ownerId);
     if (!event) return void this.wakeups.emit(ownerId);
     this.recent.remember(ownerId, event);
@@ -152,7 +152,7 @@ export class EventLog {
     this.wakeups.emit(ownerId);
   }
 
-  async list(ownerId: string, afterSeq = 0, types?: string[]): Promise<StoredEvent[]> {
+  async list<K extends keyof M & string = keyof M & string>(ownerId: string, afterSeq = 0, types?: K[]): Promise<Array<StoredEvent<M, K, E>>> {
     return this.dataSource.query(
       `SELECT seq, type, data, created_at FROM ${this.tables.events} WHERE run_id = $1 AND seq > $2 ${types ? 'AND type = ANY($3)' : ''} ORDER BY seq`,
       types ? [ownerId, afterSeq, types] : [ownerId, afterSeq],
@@ -163,7 +163,7 @@ export class EventLog {
    * Delivers the events after `afterSeq` in order, then live ones, until `isLast(event)` (returns true) or until
    * `signal` aborts (returns false).
    */
-  async follow(ownerId: string, afterSeq: number, deliver: (event: StoredEvent) => void, isLast: (event: StoredEvent) => boolean, signal: AbortSignal): Promise<boolean> {
+  async follow(ownerId: string, afterSeq: number, deliver: (event: StoredEvent<M, keyof M & string, E>) => void, isLast: (event: StoredEvent<M, keyof M & string, E>) => boolean, signal: AbortSignal): Promise<boolean> {
     // An owner born here whose whole log is in memory needs no first read.
     const known = this.recent.completeThrough(ownerId);
     const me: Follower = { last: afterSeq, told: Math.max(afterSeq, known ?? 0), mustRead: known === null, dirty: true };
@@ -192,7 +192,7 @@ export class EventLog {
         const remembered = mustRead ? null : this.recent.between(ownerId, me.last, me.told);
         // Told by a NOTIFY that raced our own append's result: that result brings the event to memory and wakes us.
         if (!remembered && !mustRead && this.appending.has(ownerId)) continue;
-        const events = remembered ?? await this.read(ownerId, me.last);
+        const events = (remembered ?? await this.read(ownerId, me.last)) as Array<StoredEvent<M, keyof M & string, E>>;
         for (const event of events) {
           if (event.seq !== me.last + 1) break; // a gap closes when the earlier writer commits (and wakes us)
           me.last = event.seq;
@@ -208,7 +208,7 @@ export class EventLog {
     }
   }
 
-  private async read(ownerId: string, last: number): Promise<StoredEvent[]> {
+  private async read(ownerId: string, last: number): Promise<LoggedEvent[]> {
     // A dropped connection only delays the stream: the next wake-up or sweep reads again from `last`.
     return this.list(ownerId, last).catch((err: unknown) => {
       if (isTransientDatabaseError(err)) return [];

@@ -1,4 +1,4 @@
-import type { StoredEvent } from './event-log.types.js';
+import type { LoggedEvent } from './event-log.types.js';
 
 /** How many events appended here are kept per owner, so local followers need no read. */
 const RECENT_LIMIT = 256;
@@ -10,7 +10,7 @@ const BORN_LIMIT = 1_000;
  * whose log it holds complete from event 1 — a follower of those starts from memory without reading the table.
  */
 export class RecentEvents {
-  private readonly kept = new Map<string, StoredEvent[]>();
+  private readonly kept = new Map<string, LoggedEvent[]>();
   /** Owners whose whole log so far was appended by this process (insertion order: the oldest is forgotten first). */
   private readonly complete = new Set<string>();
 
@@ -39,7 +39,7 @@ export class RecentEvents {
   }
 
   /** Keeps the event when the owner is followed here or was born here (in `seq` order: appends may finish out of order). */
-  remember(ownerId: string, event: StoredEvent): void {
+  remember(ownerId: string, event: LoggedEvent): void {
     if (!this.isFollowed(ownerId) && !this.complete.has(ownerId)) return;
     const kept = this.kept.get(ownerId) ?? [];
     let at = kept.length;
@@ -57,7 +57,7 @@ export class RecentEvents {
   }
 
   /** The remembered events from `last + 1` through `told`, when memory holds all of them (else null: read the table). */
-  between(ownerId: string, last: number, told: number): StoredEvent[] | null {
+  between(ownerId: string, last: number, told: number): LoggedEvent[] | null {
     const kept = this.kept.get(ownerId);
     const at = kept?.findIndex((e) => e.seq === last + 1) ?? -1;
     if (at < 0) return null;

@@ -1,3 +1,4 @@
+import type { RunEventMap } from '@warden/common';
 import { blockedObservation, HookRegistry, type RegisteredHook, type ToolCallContext } from './hook-registry.js';
 import {
   HookPoint, PostToolUseHook, PreToolUseHook, SessionStartHook,
@@ -138,7 +139,7 @@ describe('HookRegistry', () => {
   it('emits each hook event before the next hook starts', async () => {
     const order: string[] = [];
     const ctx = context();
-    ctx.emit = async (_type, data) => { await new Promise((r) => setTimeout(r, 5)); order.push(`event:${data.hook}`); };
+    ctx.emit = async (_type, data) => { await new Promise((r) => setTimeout(r, 5)); order.push(`event:${(data as RunEventMap['hook']).hook}`); };
     const registry = new HookRegistry([
       hook('one', 1, new Pre(() => { order.push('run:one'); return {}; })),
       hook('two', 2, new Pre(() => { order.push('run:two'); return {}; })),

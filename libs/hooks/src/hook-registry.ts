@@ -1,4 +1,4 @@
-import { recordSpan, tracingEnabled, type HookStats } from '@warden/common';
+import { recordSpan, tracingEnabled, type HookStats, type RunEventMap } from '@warden/common';
 import { isDroppedDatabaseConnection } from '@warden/database';
 import { isRunInterruption } from './run-interrupted.js';
 import {
@@ -358,7 +358,7 @@ export class HookRegistry {
   ): PromiseLike<void> | undefined {
     const duration = round(durationMs);
     const outcome: HookOutcome = { hook: entry.name, point: entry.point, callId: ctx.callId, outcome: kind, sideEffects, durationMs: duration };
-    const event: Record<string, unknown> = {
+    const event: RunEventMap['hook'] = {
       call_id: ctx.callId, point: entry.point, hook: entry.name, outcome: kind, side_effects: sideEffects, duration_ms: duration,
     };
     if (detail !== undefined) { outcome.detail = detail; event.detail = detail; }

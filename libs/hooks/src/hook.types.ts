@@ -1,6 +1,8 @@
 /**
- * The hook contract (DESIGN.md "The hook contract"). Everything else depends on this file; it depends on nothing.
+ * The hook contract (DESIGN.md "The hook contract"). Everything else depends on this file; it depends on nothing
+ * but the run event map's types (in the common lib, which depends on nothing).
  */
+import type { RunEventEmitter } from '@warden/common';
 
 export enum HookPoint {
   SessionStart = 'SessionStart',
@@ -100,8 +102,11 @@ export interface ApprovalTier {
   approvers?: string[];
 }
 
-/** Lets a hook put an event on the run's stream (persisted in run_events first, then sent over SSE). */
-export type RunEventEmitter = (type: string, data: Record<string, unknown>) => Promise<void>;
+/**
+ * Lets a hook put an event on the run's stream (persisted in run_events first, then sent over SSE): typed by the run
+ * event map (a type-only import from the common lib, which depends on nothing).
+ */
+export type { RunEventEmitter };
 
 export interface HookContext {
   point: HookPoint;

@@ -1,8 +1,16 @@
+import type { RunEventData, RunEventType } from '../../../../libs/common/src/run-events/run-event-map';
+
 export interface StreamEvent {
   id: number;
   event: string;
   data: any;
 }
+
+/**
+ * An event of a run's stream (`POST /api/chat`, `GET /api/runs/:id/events`), typed by the server's run event map
+ * (a type-only import: nothing of the server is bundled): narrow it by `event` to read its `data`.
+ */
+export type RunStreamEvent = { [K in RunEventType]: { id: number; event: K; data: RunEventData<K> } }[RunEventType];
 
 /** Reads a text/event-stream body, calling `onEvent` for each event as it arrives; resolves when the stream ends. */
 export async function readEvents(res: Response, onEvent: (e: StreamEvent) => void): Promise<void> {

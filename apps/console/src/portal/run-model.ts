@@ -1,4 +1,5 @@
-import type { StreamEvent } from '../api/sse';
+import type { RunEventData } from '../../../../libs/common/src/run-events/run-event-map';
+import type { RunStreamEvent } from '../api/sse';
 
 export interface HookView { hook: string; point: string; outcome: string; durationMs?: number; sideEffects: string[] }
 export interface ToolCallView {
@@ -6,13 +7,13 @@ export interface ToolCallView {
   tool: string;
   args: Record<string, unknown>;
   hooks: HookView[];
-  pending?: { confirmationId: string; expiresAt: string; channel?: { type?: string; name?: string | null } };
+  pending?: { confirmationId: string; expiresAt: string; channel?: { type?: string | null; name?: string | null } };
   resolved?: { status: string; respondedBy?: string | null };
   observation?: { content: string; blocked: boolean; blockedBy?: string; args?: Record<string, unknown> };
 }
 export interface RunView {
   runId?: string;
-  conversationId?: string;
+  conversationId?: string | null;
   calls: ToolCallView[];
   sessionHooks: HookView[];
   answer: string;
@@ -20,12 +21,12 @@ export interface RunView {
   errors: string[];
 }
 
-const hookView = (d: any): HookView => ({
+const hookView = (d: RunEventData<'hook'>): HookView => ({
   hook: d.hook, point: d.point, outcome: d.outcome, durationMs: d.duration_ms, sideEffects: d.side_effects ?? [],
 });
 
 /** Folds a run's event stream (API.md "Chat (SSE)") into what the chat shows. Pure, so a replay renders the same. */
-export function foldRun(events: StreamEvent[]): RunView {
+export function foldRun(events: RunStreamEvent[]): RunView {
   const view: RunView = { calls: [], sessionHooks: [], answer: '', errors: [] };
   const byId = new Map<string, ToolCallView>();
   const call = (id: string, tool = '') => {
@@ -51,10 +52,10 @@ export function foldRun(events: StreamEvent[]): RunView {
         else view.sessionHooks.push(hookView(data));
         break;
       case 'confirmation_pending':
-        call(data.call_id, data.tool).pending = { confirmationId: data.confirmation_id, expiresAt: data.expires_at, channel: data.channel };
+        call(data.call_id ?? '', data.tool).pending = { confirmationId: data.confirmation_id, expiresAt: data.expires_at, channel: data.channel };
         break;
       case 'confirmation_resolved':
-        call(data.call_id).resolved = { status: data.status, respondedBy: data.responded_by };
+        call(data.call_id ?? '').resolved = { status: data.status, respondedBy: data.responded_by };
         break;
       case 'observation':
         call(data.call_id, data.tool).observation = { content: String(data.content ?? ''), blocked: !!data.blocked, blockedBy: data.blocked_by, args: data.args };
@@ -76,5 +77,5 @@ export function foldRun(events: StreamEvent[]): RunView {
   return view;
 }
 
-export const lastEventId = (events: StreamEvent[]) => events.reduce((max, e) => Math.max(max, e.id || 0), 0);
-export const isFinished = (events: StreamEvent[]) => events.some((e) => e.event === 'done' && !e.data?.parent_call_id);
+export const lastEventId = (events: RunStreamEvent[]) => events.reduce((max, e) => Math.max(max, e.id || 0), 0);
+export const isFinished = (events: RunStreamEvent[]) => events.some((e) => e.event === 'done' && !e.data?.parent_call_id);

@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { openStream } from '../api/client';
 import { data, http } from '../api/typed';
-import { readEvents, type StreamEvent } from '../api/sse';
+import { readEvents, type RunStreamEvent } from '../api/sse';
 import { isFinished, lastEventId } from './run-model';
 
-export interface Turn { message: string; runId?: string; events: StreamEvent[]; failed?: string }
+export interface Turn { message: string; runId?: string; events: RunStreamEvent[]; failed?: string }
 export interface Conversation { conversationId?: string; turns: Turn[]; readOnly?: boolean }
 
 /**
@@ -26,15 +26,17 @@ export function useConversation(agentId: string, conversationId: string | undefi
   }, []);
 
   const consume = useCallback(async (res: Response, signal: AbortSignal) => {
-    await readEvents(res, (e) => {
+    await readEvents(res, (event) => {
       if (signal.aborted) return;
+      const e = event as RunStreamEvent; // a run's stream carries run events only
       if (e.event === 'run' && !e.data.parent_call_id) {
-        if (!current.current.conversationId && e.data.conversation_id) {
-          current.current = { ...current.current, conversationId: e.data.conversation_id };
-          setConv((c) => ({ ...c, conversationId: e.data.conversation_id }));
-          started.current(e.data.conversation_id);
+        const { conversation_id: conversationId, run_id: runId } = e.data;
+        if (!current.current.conversationId && conversationId) {
+          current.current = { ...current.current, conversationId };
+          setConv((c) => ({ ...c, conversationId }));
+          started.current(conversationId);
         }
-        updateLast((t) => ({ ...t, runId: t.runId ?? e.data.run_id }));
+        updateLast((t) => ({ ...t, runId: t.runId ?? runId }));
       }
       // A replay after Last-Event-ID never repeats an event, but two attaches (StrictMode) could overlap.
       updateLast((t) => (e.id && t.events.some((x) => x.id === e.id) ? t : { ...t, events: [...t.events, e] }));
@@ -62,7 +64,7 @@ export function useConversation(agentId: string, conversationId: string | undefi
     let cancelled = false;
     data(http.GET('/api/conversations/{id}', { params: { path: { id: conversationId } } })).then((c) => {
       if (cancelled) return;
-      const turns: Turn[] = c.runs.map((r) => ({ message: r.message, runId: r.id, events: r.events as StreamEvent[] }));
+      const turns: Turn[] = c.runs.map((r) => ({ message: r.message, runId: r.id, events: r.events as RunStreamEvent[] }));
       setConv({ conversationId: c.id, turns, readOnly: !c.can_continue });
       const last = turns.at(-1);
       if (last?.runId && !isFinished(last.events)) {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { annotateSpan } from '@warden/common';
+import { annotateSpan, type PendingRunEvent, type RunEventMap, type RunEventType } from '@warden/common';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import type { AgentRun } from '../runs/run.entity.js';
 import type { LiveRun, PreparedRun } from './live-run.js';
@@ -36,10 +36,10 @@ export class LiveRunBuilder {
    * story appears in the caller's stream). A pending confirmation makes the run (and its ancestors) `waiting` in the
    * same transaction; the decision's event returns it to `running` with the call's next write.
    */
-  private async emit(live: LiveRun, type: string, data: Record<string, unknown>): Promise<void> {
+  private async emit<K extends RunEventType>(live: LiveRun, type: K, data: RunEventMap[K]): Promise<void> {
     // A hook's outcome, and a decision on the call (with the run's return from `waiting`), are written with the
     // run's next write — the call's execution mark or its blocked outcome: one transaction instead of one each.
-    if (type === 'hook' || type === 'confirmation_resolved') return void live.deferred.push({ type, data });
+    if (type === 'hook' || type === 'confirmation_resolved') return void live.deferred.push({ type, data } as PendingRunEvent);
     const waiting = type === 'confirmation_pending';
     if (live.deferred.length === 0 && !waiting) return void (await this.store.appendToStreams(live, type, data));
     await this.store.write(live, async (tx) => {

@@ -1,3 +1,4 @@
+import type { PendingRunEvent } from '@warden/common';
 import type { AgentHookSettings, HookRegistry, RunEventEmitter, Surface } from '@warden/hooks';
 import type { AgentConfig } from '../agents/agent-config.js';
 import type { Agent } from '../agents/agent.entity.js';
@@ -62,7 +63,7 @@ export interface LiveRun {
    * Hook outcome events not yet written: they wait in memory and are written with the run's next write (a tool
    * call's execution mark or result, the next event, the step's state), in its transaction.
    */
-  deferred: Array<{ type: string; data: Record<string, unknown> }>;
+  deferred: PendingRunEvent[];
   /** Calls this driver recorded `pending` in this drive: their execution mark claims them (no separate claim). */
   fresh: Set<string>;
   /** Results this driver stored in this turn, by call id: the model reads them without another query. */

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { AppConfig } from '@warden/common';
+import { AppConfig, type PendingRunEvent, type RunEventData, type RunEventMap, type RunEventType } from '@warden/common';
 import { EventBatch } from '@warden/database';
 import { DataSource, type EntityManager } from 'typeorm';
 import { RunEventsService } from '../runs/run-events.service.js';
@@ -123,7 +123,7 @@ export class RunStore {
           [run.conversationId, JSON.stringify([{ role: 'user', content: run.message }, { role: 'assistant', content: result.answer ?? '' }])],
         );
       }
-      const append = (type: string, data: Record<string, unknown>) => this.appendClosing(run, ancestors, type, data, tx);
+      const append = <K extends RunEventType>(type: K, data: RunEventMap[K]) => this.appendClosing(run, ancestors, type, data, tx);
       if (result.error && status !== 'cancelled') await append('error', { message: result.error });
       if (status === 'completed') await append('answer', { content: result.answer ?? '' });
       await append('done', { run_id: run.id, status });
@@ -134,7 +134,7 @@ export class RunStore {
   }
 
   /** An event of a run this process just created (unfenced: it holds the run from birth), in `tx`. */
-  async appendEvent(run: AgentRun, type: string, data: Record<string, unknown>, tx: RunTx): Promise<void> {
+  async appendEvent<K extends RunEventType>(run: AgentRun, type: K, data: RunEventMap[K], tx: RunTx): Promise<void> {
     await this.events.appendIf(run.id, type, { run_id: run.id, surface: run.surface, ...data }, { runner: tx.m, batch: tx.batch });
   }
 
@@ -149,7 +149,7 @@ export class RunStore {
    * Writes the live run's deferred hook events, then `write`, then `events`, in one transaction (one commit, one
    * NOTIFY per run): how a tool call's marks and results are stored with the events that tell them.
    */
-  async write<T>(live: LiveRun, write: (tx: RunTx) => Promise<T>, events: Array<{ type: string; data: Record<string, unknown> }> = []): Promise<T> {
+  async write<T>(live: LiveRun, write: (tx: RunTx) => Promise<T>, events: PendingRunEvent[] = []): Promise<T> {
     return this.transaction(async (tx) => {
       await this.flushDeferred(live, tx);
       const result = await write(tx);
@@ -167,8 +167,8 @@ export class RunStore {
   }
 
   /** Appends an event of the live run, fenced by its epoch; throws LeaseLostError (and stops the drive) when not held. */
-  async appendOwn(live: LiveRun, type: string, data: Record<string, unknown>, tx?: RunTx): Promise<Record<string, unknown>> {
-    const payload: Record<string, unknown> = { run_id: live.run.id, surface: live.run.surface, ...data };
+  async appendOwn<K extends RunEventType>(live: LiveRun, type: K, data: RunEventMap[K], tx?: RunTx): Promise<RunEventData<K>> {
+    const payload: RunEventData<K> = { run_id: live.run.id, surface: live.run.surface, ...data };
     const seq = await this.events.appendIf(live.run.id, type, payload, { epoch: live.epoch, runner: tx?.m, batch: tx?.batch });
     if (seq === null) {
       const err = new LeaseLostError(live.run.id, 'a fenced write was refused');
@@ -182,7 +182,7 @@ export class RunStore {
   }
 
   /** An event of the live run (fenced) and, like every event of a child run, of its ancestors' streams. */
-  async appendToStreams(live: LiveRun, type: string, data: Record<string, unknown>, tx?: RunTx): Promise<Record<string, unknown>> {
+  async appendToStreams<K extends RunEventType>(live: LiveRun, type: K, data: RunEventMap[K], tx?: RunTx): Promise<RunEventData<K>> {
     const payload = await this.appendOwn(live, type, data, tx);
     for (const a of live.ancestors) {
       const opts = tx ? { runner: tx.m, batch: tx.batch } : {};
@@ -200,8 +200,8 @@ export class RunStore {
   }
 
   /** A closing event (written by whoever ends the run, in its transaction) on the run and its ancestors. */
-  private async appendClosing(run: AgentRun, ancestors: Array<{ id: string }>, type: string, data: Record<string, unknown>, tx: RunTx): Promise<void> {
-    const payload: Record<string, unknown> = { run_id: run.id, surface: run.surface, ...data };
+  private async appendClosing<K extends RunEventType>(run: AgentRun, ancestors: Array<{ id: string }>, type: K, data: RunEventMap[K], tx: RunTx): Promise<void> {
+    const payload: RunEventData<K> = { run_id: run.id, surface: run.surface, ...data };
     await this.events.appendIf(run.id, type, payload, { runner: tx.m, batch: tx.batch });
     if (type === 'done') return;
     for (const a of ancestors) {

@@ -1,5 +1,5 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
-import { annotateSpan, Metrics } from '@warden/common';
+import { annotateSpan, Metrics, type RunEventMap } from '@warden/common';
 import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, blockedObservation, CONFIRMATION_GATE, type PreToolUseVerdict, type ToolCallMetadata } from '@warden/hooks';
 import { isTransientDatabaseError } from '@warden/database';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -176,7 +176,7 @@ export class ToolCallRunner {
 
   /** Stores the call's outcome while this driver holds the run; a driver that lost it writes nothing and stops. */
   private async store(live: LiveRun, callId: string, r: { status: ToolCallStatus; args: Record<string, unknown>; result: string; fullResult?: string; blockedBy?: string; error?: string; simulated?: boolean; tool?: string; http?: { status: number | null; durationMs: number } },
-    observation: Record<string, unknown>,
+    observation: RunEventMap['observation'],
   ): Promise<void> {
     const outcome = r.simulated ? 'simulated' : r.status;
     annotateSpan({ 'warden.tool.outcome': outcome, ...(r.blockedBy ? { 'warden.tool.blocked_by': r.blockedBy } : {}) });

@@ -1,8 +1,10 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { RunEventData, RunEventEnvelope, RunEventMap, RunEventType } from '@warden/common';
 import { DATABASE_TARGET, EventLog, type AppendOptions, type EventBatch, type DatabaseTarget, type StoredEvent } from '@warden/database';
 import { DataSource } from 'typeorm';
 
-export type StoredRunEvent = StoredEvent;
+/** A stored run event (of the types `K`): narrow it by `type` to read its payload. */
+export type StoredRunEvent<K extends RunEventType = RunEventType> = StoredEvent<RunEventMap, K, RunEventEnvelope>;
 
 /** NOTIFY channel of appended run events; the payload is the run id. */
 export const RUN_EVENTS_NOTIFY_CHANNEL = 'run_events';
@@ -13,7 +15,7 @@ export const RUN_EVENTS_NOTIFY_CHANNEL = 'run_events';
  */
 @Injectable()
 export class RunEventsService implements OnModuleInit, OnModuleDestroy {
-  private readonly log: EventLog;
+  private readonly log: EventLog<RunEventMap, RunEventEnvelope>;
 
   constructor(dataSource: DataSource, @Inject(DATABASE_TARGET) target: DatabaseTarget) {
     this.log = new EventLog(dataSource, target, { events: 'run_events', owners: 'agent_runs', channel: RUN_EVENTS_NOTIFY_CHANNEL }, new Logger(RunEventsService.name));
@@ -27,15 +29,15 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
     return this.log.stop();
   }
 
-  async append(runId: string, type: string, data: Record<string, unknown>): Promise<number> {
-    const seq = await this.log.append(runId, type, data);
+  async append<K extends RunEventType>(runId: string, type: K, data: RunEventData<K>): Promise<number> {
+    const seq = await this.log.append<K>(runId, type, data);
     if (seq === null) throw new Error(`run ${runId} does not exist`);
     return seq;
   }
 
   /** Appends only while the run is active at `opts.epoch` (null otherwise), and/or inside `opts.runner`'s transaction. */
-  appendIf(runId: string, type: string, data: Record<string, unknown>, opts: AppendOptions): Promise<number | null> {
-    return this.log.append(runId, type, data, opts);
+  appendIf<K extends RunEventType>(runId: string, type: K, data: RunEventData<K>, opts: AppendOptions): Promise<number | null> {
+    return this.log.append<K>(runId, type, data, opts);
   }
 
   /** Hands a committed transaction's events to local followers (no read). */
@@ -53,7 +55,7 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
     this.log.wake(runId);
   }
 
-  list(runId: string, afterSeq = 0, types?: string[]): Promise<StoredRunEvent[]> {
+  list<K extends RunEventType = RunEventType>(runId: string, afterSeq = 0, types?: K[]): Promise<Array<StoredRunEvent<K>>> {
     return this.log.list(runId, afterSeq, types);
   }
 

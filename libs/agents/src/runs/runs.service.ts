@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { isAdmin, type Principal } from '@warden/auth';
-import { ConflictError, isUuid, NotFoundError } from '@warden/common';
+import { ConflictError, isUuid, NotFoundError, type RunEventType } from '@warden/common';
 import type { Response } from 'express';
 import { Repository } from 'typeorm';
 import { RunExecutor } from '../engine/run-executor.js';
@@ -10,7 +10,7 @@ import { ACTIVE_RUN_STATUSES, AgentRun } from './run.entity.js';
 import { openEventStream } from '@warden/common';
 
 /** The event types that make up a run's trace (what the hooks and tools did). */
-const TRACE_TYPES = ['tool_call', 'hook', 'confirmation_pending', 'confirmation_resolved', 'observation', 'plan', 'plan_rejected', 'error'];
+const TRACE_TYPES: RunEventType[] = ['tool_call', 'hook', 'confirmation_pending', 'confirmation_resolved', 'observation', 'plan', 'plan_rejected', 'error'];
 
 @Injectable()
 export class RunsService {

@@ -1,11 +1,15 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { WorkflowRunEventMap, WorkflowRunEventType } from '@warden/common';
 import { DATABASE_TARGET, EventLog, type AppendOptions, type DatabaseTarget, type StoredEvent } from '@warden/database';
 import { DataSource } from 'typeorm';
+
+/** A stored workflow run event: narrow it by `type` to read its payload. */
+export type StoredWorkflowRunEvent = StoredEvent<WorkflowRunEventMap>;
 
 /** A workflow run's event log (`workflow_run_events`), replayable and followed live on any instance. */
 @Injectable()
 export class WorkflowRunEvents implements OnModuleInit, OnModuleDestroy {
-  private readonly log: EventLog;
+  private readonly log: EventLog<WorkflowRunEventMap>;
 
   constructor(dataSource: DataSource, @Inject(DATABASE_TARGET) target: DatabaseTarget) {
     this.log = new EventLog(dataSource, target, { events: 'workflow_run_events', owners: 'workflow_runs', channel: 'workflow_run_events' }, new Logger(WorkflowRunEvents.name));
@@ -19,12 +23,12 @@ export class WorkflowRunEvents implements OnModuleInit, OnModuleDestroy {
     return this.log.stop();
   }
 
-  async append(runId: string, type: string, data: Record<string, unknown>): Promise<void> {
+  async append<K extends WorkflowRunEventType>(runId: string, type: K, data: WorkflowRunEventMap[K]): Promise<void> {
     if ((await this.log.append(runId, type, data)) === null) throw new Error(`workflow run ${runId} does not exist`);
   }
 
   /** Appends only while the run is active at `opts.epoch` (false otherwise), and/or in `opts.runner`'s transaction. */
-  async appendIf(runId: string, type: string, data: Record<string, unknown>, opts: AppendOptions): Promise<boolean> {
+  async appendIf<K extends WorkflowRunEventType>(runId: string, type: K, data: WorkflowRunEventMap[K], opts: AppendOptions): Promise<boolean> {
     return (await this.log.append(runId, type, data, opts)) !== null;
   }
 
@@ -33,7 +37,7 @@ export class WorkflowRunEvents implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Replays after `afterSeq`, then live, until the run's `done` (true) or until `signal` aborts (false). */
-  follow(runId: string, afterSeq: number, deliver: (event: StoredEvent) => void, signal: AbortSignal): Promise<boolean> {
+  follow(runId: string, afterSeq: number, deliver: (event: StoredWorkflowRunEvent) => void, signal: AbortSignal): Promise<boolean> {
     return this.log.follow(runId, afterSeq, deliver, (e) => e.type === 'done', signal);
   }
 }

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { evaluate as evaluateCel } from '@marcbachmann/cel-js';
 import { RunEventsService, RunExecutor, type RunOutcome } from '@warden/agents';
 import { isAdmin, type Principal } from '@warden/auth';
-import { AppConfig, isUuid, NotFoundError } from '@warden/common';
+import { AppConfig, isUuid, NotFoundError, type WorkflowNodeEventType, type WorkflowRunEventMap, type WorkflowRunEventType } from '@warden/common';
 import { LeaseKeeper } from '@warden/database';
 import { RunInterruptedError } from '@warden/hooks';
 import { DataSource, Repository } from 'typeorm';
@@ -289,7 +289,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
     await this.setNode(run, nodeId, { status: 'completed', agent_run_id: agentRunId, output }, 'node_completed');
   }
 
-  private async setNode(run: WorkflowRun, nodeId: string, state: NodeState, event: string): Promise<void> {
+  private async setNode(run: WorkflowRun, nodeId: string, state: NodeState, event: WorkflowNodeEventType): Promise<void> {
     run.nodes = { ...run.nodes, [nodeId]: state };
     const waiting = Object.values(run.nodes).some((s) => s.status === 'waiting');
     run.status = waiting ? 'waiting' : 'running';
@@ -319,7 +319,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
   }
 
   /** Appends one of the run's events while this driver holds it at its epoch. */
-  private async event(runId: string, type: string, data: Record<string, unknown>): Promise<void> {
+  private async event<K extends WorkflowRunEventType>(runId: string, type: K, data: WorkflowRunEventMap[K]): Promise<void> {
     if (!(await this.runEvents.appendIf(runId, type, data, { epoch: this.fences.get(runId)?.epoch ?? -1 }))) throw this.lost(runId);
   }
 

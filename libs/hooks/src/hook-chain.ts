@@ -194,7 +194,7 @@ function record(
   return isThenable(emitted) ? emitted : undefined;
 }
 
-export const isThenable = <T>(v: T | PromiseLike<T>): v is PromiseLike<T> =>
+const isThenable = <T>(v: T | PromiseLike<T>): v is PromiseLike<T> =>
   v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -1,0 +1,177 @@
+import { isDroppedDatabaseConnection } from '@warden/database';
+import { noteAsk } from './hook-ask.js';
+import type { HookChainPoint, HookChainRun, RegisteredHook } from './hook-chain.js';
+import type { HookInvocation } from './hook-invocation.js';
+import { BLOCKING_POINTS, HookPoint, type HookOutcome, type HookOutcomeKind, type HookResult, type PostToolUseHook, type ToolArgs } from './hook.types.js';
+
+/**
+ * What each hook point does with its hooks' results (DESIGN.md "The hook contract"); HookChain runs them all the
+ * same way. Each is a static object: nothing is allocated per call but the run and the result.
+ */
+
+export interface PreToolUseVerdict {
+  allow: boolean;
+  /** The args as rewritten by the hooks; what the tool must receive. */
+  args: ToolArgs;
+  blockedBy?: string;
+  /** Why the call was blocked (the hook's error, or the failure that closed the gate). */
+  error?: string;
+  wouldRequireConfirmation: boolean;
+  outcomes: HookOutcome[];
+  /** The approval the call passed the gate with (tool + args digest the approver saw), if the gate ran. */
+  approval?: HookResult['approval'];
+}
+
+/** What the hooks of a text point (UserPromptSubmit, PreModelCall, PostToolUseFailure, Stop) decided. */
+export interface TextHookVerdict {
+  allow: boolean;
+  blockedBy?: string;
+  /** The block reason (Stop: why the model must continue). */
+  error?: string;
+  /** The block came from a hook that failed (on_error: block), not from a decision. */
+  failed?: boolean;
+  /** The prompt / observation / answer as rewritten by the hooks. */
+  text: string;
+  additionalContext: string[];
+  /** PreModelCall: the model a hook chose instead. */
+  model?: string;
+  outcomes: HookOutcome[];
+}
+
+const callExecute = (entry: RegisteredHook, inv: HookInvocation): unknown => entry.hook.execute(inv, entry.config);
+const neverStops = (): boolean => false;
+
+/** PreToolUse: args rewrites carried forward, asks noted for the gate, the first block stops; a failure blocks unless on_error: allow. */
+export const PRE_TOOL_USE: HookChainPoint<PreToolUseVerdict> = {
+  point: HookPoint.PreToolUse,
+  keepsSideEffectsOfInvalidResult: false,
+  call: callExecute,
+  apply(result, entry, run, ctx) {
+    if (result.modifiedArgs !== undefined && (typeof result.modifiedArgs !== 'object' || result.modifiedArgs === null || Array.isArray(result.modifiedArgs))) {
+      throw new Error('modifiedArgs must be an object');
+    }
+    if (result.allow === false) return 'block';
+    let kind: HookOutcomeKind = 'allow';
+    if (result.ask !== undefined) kind = noteAsk(ctx.metadata, entry.name, result.ask);
+    if (result.wouldRequireConfirmation) { kind = 'would_require_confirmation'; run.wouldRequireConfirmation = true; }
+    if (result.approval && entry.runsLast) run.approval = result.approval;
+    if (result.modifiedArgs !== undefined) {
+      run.args = result.modifiedArgs;
+      if (kind === 'allow') kind = 'rewrite';
+    }
+    return kind;
+  },
+  stopsOnFailure(err, entry) {
+    // A dropped database connection decides nothing: the call is left for the run's next driver (recovery).
+    if (isDroppedDatabaseConnection(err)) throw err;
+    return entry.onError !== 'allow';
+  },
+  finish(run) {
+    const verdict: PreToolUseVerdict = { allow: true, args: run.args, wouldRequireConfirmation: run.wouldRequireConfirmation, outcomes: run.outcomes };
+    if (run.approval) verdict.approval = run.approval;
+    return verdict;
+  },
+  stopped(run, entry, error) {
+    return { allow: false, args: run.args, blockedBy: entry.name, error, wouldRequireConfirmation: run.wouldRequireConfirmation, outcomes: run.outcomes };
+  },
+};
+
+/** PostToolUse: observation rewrites carried forward; nothing blocks and a failing hook leaves the observation as it was. */
+export const POST_TOOL_USE: HookChainPoint<{ result: string; outcomes: HookOutcome[] }> = {
+  point: HookPoint.PostToolUse,
+  keepsSideEffectsOfInvalidResult: true,
+  call: callExecute,
+  apply(result, _entry, run) {
+    if (result.modifiedResult === undefined) return 'allow';
+    if (typeof result.modifiedResult !== 'string') throw new Error('modifiedResult must be a string');
+    run.text = result.modifiedResult;
+    return 'rewrite';
+  },
+  stopsOnFailure: neverStops,
+  finish: (run) => ({ result: run.text!, outcomes: run.outcomes }),
+  stopped: (run) => ({ result: run.text!, outcomes: run.outcomes }),
+};
+
+/** SessionStart: each hook's additionalContext collected in order; failures are recorded only. */
+export const SESSION_START: HookChainPoint<{ additionalContext: string[]; outcomes: HookOutcome[] }> = {
+  point: HookPoint.SessionStart,
+  keepsSideEffectsOfInvalidResult: true,
+  call: callExecute,
+  apply(result, _entry, run) {
+    if (result.additionalContext !== undefined) {
+      if (typeof result.additionalContext !== 'string') throw new Error('additionalContext must be a string');
+      if (result.additionalContext.length > 0) run.additionalContext.push(result.additionalContext);
+    }
+    return 'allow';
+  },
+  stopsOnFailure: neverStops,
+  finish: (run) => ({ additionalContext: run.additionalContext, outcomes: run.outcomes }),
+  stopped: (run) => ({ additionalContext: run.additionalContext, outcomes: run.outcomes }),
+};
+
+/** PostToolUse hooks with `onBlocked` (audit) told about a call a PreToolUse hook blocked (`run.blocked`); each outcome names the block (`run.note`), errors are recorded only. */
+export const BLOCKED_CALL: HookChainPoint<HookOutcome[]> = {
+  point: HookPoint.PostToolUse,
+  keepsSideEffectsOfInvalidResult: false,
+  call: (entry, inv, run) => (entry.hook as PostToolUseHook).onBlocked!(inv, run.blocked!, entry.config as Record<string, unknown>),
+  apply: () => 'allow',
+  stopsOnFailure: neverStops,
+  finish: (run) => run.outcomes,
+  stopped: (run) => run.outcomes,
+};
+
+const textPoints = new Map<HookPoint, HookChainPoint<TextHookVerdict>>();
+
+/**
+ * UserPromptSubmit, PreModelCall, PostToolUseFailure, Stop: the text (prompt, error observation, answer) rewritten
+ * in turn, a model chosen, context added; the first block stops, and a failure blocks when its policy says `block`
+ * at a point that can block.
+ */
+export function textPoint(point: HookPoint): HookChainPoint<TextHookVerdict> {
+  let spec = textPoints.get(point);
+  if (!spec) textPoints.set(point, (spec = makeTextPoint(point)));
+  return spec;
+}
+
+function makeTextPoint(point: HookPoint): HookChainPoint<TextHookVerdict> {
+  const verdict = (run: HookChainRun): TextHookVerdict => {
+    const v: TextHookVerdict = { allow: true, text: run.text!, additionalContext: run.additionalContext, outcomes: run.outcomes };
+    if (run.model !== undefined) v.model = run.model;
+    return v;
+  };
+  return {
+    point,
+    keepsSideEffectsOfInvalidResult: false,
+    call: callExecute,
+    apply(result, _entry, run) {
+      checkTextResult(point, result);
+      if (result.allow === false) return 'block';
+      let kind: HookOutcomeKind = 'allow';
+      if (result.modifiedResult !== undefined) { run.text = result.modifiedResult; kind = 'rewrite'; }
+      if (result.modifiedModel !== undefined) { run.model = result.modifiedModel; kind = 'rewrite'; }
+      if (result.additionalContext) run.additionalContext.push(result.additionalContext);
+      return kind;
+    },
+    stopsOnFailure: (_err, entry) => entry.onError === 'block' && BLOCKING_POINTS.has(point),
+    finish: verdict,
+    stopped(run, entry, error, failed) {
+      const v: TextHookVerdict = { ...verdict(run), allow: false, blockedBy: entry.name, error };
+      if (failed) v.failed = true;
+      return v;
+    },
+  };
+}
+
+/** A field that makes no sense for the point is a hook failure (its on_error applies), never half-applied. */
+function checkTextResult(point: HookPoint, result: HookResult): void {
+  if (result.allow === false && !BLOCKING_POINTS.has(point)) throw new Error(`a ${point} hook cannot block`);
+  if (result.modifiedResult !== undefined) {
+    if (typeof result.modifiedResult !== 'string') throw new Error('modifiedResult must be a string');
+    if (point === HookPoint.PreModelCall) throw new Error('a PreModelCall hook rewrites the model (modifiedModel), not a text');
+  }
+  if (result.modifiedModel !== undefined && (point !== HookPoint.PreModelCall || typeof result.modifiedModel !== 'string' || result.modifiedModel === '')) {
+    throw new Error('modifiedModel must be a model name, and only from a PreModelCall hook');
+  }
+  if (result.additionalContext !== undefined && typeof result.additionalContext !== 'string') throw new Error('additionalContext must be a string');
+  if (result.modifiedArgs !== undefined) throw new Error(`modifiedArgs is only valid for PreToolUse, not ${point}`);
+}

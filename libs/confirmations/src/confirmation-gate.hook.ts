@@ -175,7 +175,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
       return this.verdict(final, ctx.metadata);
     } catch (err) {
       // Shutdown or lost lease: this driver stops, the request stays pending for the run's next driver.
-      if (err instanceof WaiterClosedError || isRunInterruption(err) || isRunInterruption(ctx.signal?.reason)) return block(message(err));
+      if (err instanceof WaiterClosedError || isRunInterruption(err) || isRunInterruption(ctx.signal?.reason)) return { suspend: message(err) };
       if (isDroppedDatabaseConnection(err)) throw err;
       this.logger.error(`run ${ctx.runId} call ${ctx.callId}: approval gate failed: ${message(err)}`);
       await this.confirmations.expire(row.id, 'system', `approval gate failed: ${message(err)}`).catch(() => undefined);

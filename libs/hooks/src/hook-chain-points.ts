@@ -20,6 +20,8 @@ export interface PreToolUseVerdict {
   outcomes: HookOutcome[];
   /** The approval the call passed the gate with (tool + args digest the approver saw), if the gate ran. */
   approval?: HookResult['approval'];
+  /** A hook could not decide (HookResult.suspend): neither run nor block the call; the run is suspended. */
+  suspended?: string;
 }
 
 /** What the hooks of a text point (UserPromptSubmit, PreModelCall, PostToolUseFailure, Stop) decided. */
@@ -50,6 +52,10 @@ export const PRE_TOOL_USE: HookChainPoint<PreToolUseVerdict> = {
     if (result.modifiedArgs !== undefined && (typeof result.modifiedArgs !== 'object' || result.modifiedArgs === null || Array.isArray(result.modifiedArgs))) {
       throw new Error('modifiedArgs must be an object');
     }
+    if (result.suspend !== undefined) {
+      run.suspended = result.suspend;
+      return 'block';
+    }
     if (result.allow === false) return 'block';
     let kind: HookOutcomeKind = 'allow';
     if (result.ask !== undefined) kind = noteAsk(ctx.metadata, entry.name, result.ask);
@@ -72,7 +78,9 @@ export const PRE_TOOL_USE: HookChainPoint<PreToolUseVerdict> = {
     return verdict;
   },
   stopped(run, entry, error) {
-    return { allow: false, args: run.args, blockedBy: entry.name, error, wouldRequireConfirmation: run.wouldRequireConfirmation, outcomes: run.outcomes };
+    const verdict: PreToolUseVerdict = { allow: false, args: run.args, blockedBy: entry.name, error, wouldRequireConfirmation: run.wouldRequireConfirmation, outcomes: run.outcomes };
+    if (run.suspended !== undefined) verdict.suspended = run.suspended;
+    return verdict;
   },
 };
 

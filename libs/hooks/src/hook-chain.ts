@@ -35,6 +35,8 @@ export class HookChainRun {
   note: string | undefined = undefined;
   /** The call a PreToolUse hook blocked (the blocked-call listeners are told). */
   blocked: { blockedBy: string; error: string } | undefined = undefined;
+  /** Why a PreToolUse hook could not decide (its `suspend`): the call is left for the run's next driver. */
+  suspended: string | undefined = undefined;
 
   constructor(
     /** The tool args the next hook sees (PreToolUse hooks rewrite them). */

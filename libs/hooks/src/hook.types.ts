@@ -152,6 +152,12 @@ export interface HookResult {
    * The confirmation gate then handles the call as if the action required confirmation, and its card shows the reason.
    */
   ask?: string;
+  /**
+   * PreToolUse: nothing can be decided now (this instance is stopping, or lost the run, while the hook waited): the
+   * chain stops, and the call is neither run nor recorded as blocked — the run is suspended and its next driver runs
+   * the hooks again. The reason is logged. (A hook that cannot decide must say so; a block is a decision.)
+   */
+  suspend?: string;
   /** Dry runs only: the hook would stop for a human approval. */
   wouldRequireConfirmation?: boolean;
   /**

@@ -93,7 +93,7 @@ export class ReactSteps {
       await this.toolCalls.record(run.id, next.pending_calls, tx.m);
       for (const c of next.pending_calls) await this.store.appendToStreams(live, 'tool_call', { call_id: c.call_id, tool: c.tool, args: c.args }, tx);
       return true;
-    });
+    }, { redoable: true });
     if (!stored) return 'finished';
     for (const c of next.pending_calls) live.fresh.add(c.call_id);
     return { saved: next };

@@ -60,7 +60,7 @@ export class RunFactory {
         parentRunId: opts.parentRunId ?? null, parentCallId: opts.parentCallId ?? null, surface: opts.surface, mode,
         hooks: opts.eval ? 'bypassed' : 'active', message: opts.message, state,
       });
-    });
+    }, { redoable: true });
     const settings = withConfirmationOverride(hookSettingsOf(agent, config), opts.confirmationOverride);
     const registry = await this.refuseUnlessBuilt(run, `the agent's hooks cannot be built`, async () =>
       opts.eval ? this.hooks.resolveBypassed(settings) : this.hooks.resolve({ hooksConfig: config.hooks, agent: settings }));

@@ -32,10 +32,16 @@ export class RunStore {
   ) {}
 
   /** Runs `fn` in one transaction; the events it appended reach this process's followers from memory after the commit. */
-  async transaction<T>(fn: (tx: RunTx) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: RunTx) => Promise<T>, opts: { redoable?: boolean } = {}): Promise<T> {
     const batch = new EventBatch();
     try {
-      const result = await this.dataSource.transaction((m) => fn({ m, batch }));
+      const result = await this.dataSource.transaction(async (m) => {
+        // A step that acted on nothing outside (a run's start, a model turn's output) need not wait for its own disk
+        // flush: the next durable commit — at the latest the execution mark written before any tool call is sent —
+        // flushes it too (the WAL is written in order). A crash before that only loses work the run redoes.
+        if (opts.redoable) await m.query(`SET LOCAL synchronous_commit = off`);
+        return fn({ m, batch });
+      });
       this.events.publish(batch);
       return result;
     } catch (err) {

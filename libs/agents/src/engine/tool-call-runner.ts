@@ -112,13 +112,13 @@ export class ToolCallRunner {
       const verdict = await live.registry.runPreToolUse(ctx);
       // Lost the run (or cancelled) while in the hooks: whoever holds it now decides; nothing is recorded here.
       if (live.abort.signal.aborted) throw live.abort.signal.reason;
-      if (!verdict.allow && live.isStopping()) {
-        // Most likely the approval wait ended because this instance is stopping: nobody decided, so nothing is
-        // recorded as blocked. The hooks run again when the run is resumed (the gate reuses its row).
+      if (verdict.suspended !== undefined) {
+        // A hook could not decide (the approval wait ended because this instance is stopping): nobody decided, so
+        // nothing is recorded as blocked. The hooks run again when the run is resumed (the gate reuses its row).
         await this.dataSource.query(
           `UPDATE tool_calls SET status = 'pending', started_at = NULL WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(3)}`,
           [run.id, call.call_id, live.epoch]);
-        throw new RunSuspendedError(`the server stopped while call ${call.call_id} waited in its hooks (${verdict.error ?? 'blocked'})`);
+        throw new RunSuspendedError(`call ${call.call_id} was left undecided by ${verdict.blockedBy ?? 'a hook'}: ${verdict.suspended}`);
       }
       // What will be sent, frozen here: nothing a hook still holds can change it after the check below.
       const args = structuredClone(verdict.args);

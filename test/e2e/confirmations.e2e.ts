@@ -5,6 +5,7 @@ import pg from 'pg';
 import { ConfirmationService } from '@warden/confirmations';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { armStatementHold } from './process-harness.js';
 import { sleep, until } from '../support/eventually.js';
 
 interface Person { sub: string; token: string; userId: string; orgId: string }
@@ -158,6 +159,35 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
     expect(again.body.message).toMatch(/already approved/);
     expect((await run.result).allow).toBe(true);
     expect((await rowOf(a, alice, id))).toMatchObject({ status: 'approved', responded_by: 'Bob' });
+  });
+
+  // A decision is two statements (the vote, then the settlement). A connection dropped at either decides nothing
+  // (fail closed) and says so with a 503 the decider can act on (try again), not "Internal server error".
+  it.each([
+    ['recording the vote', { table: 'confirmation_votes', event: 'INSERT' as const, when: 'true' }],
+    ['settling the request', { table: 'confirmation_requests', event: 'UPDATE' as const, when: `OLD.status = 'pending' AND NEW.status = 'approved'` }],
+  ])('a dropped database connection while %s: 503 saying nothing was decided; deciding again decides', async (_, point) => {
+    const sql = new pg.Client({ connectionString: a.databaseUrl });
+    await sql.connect();
+    try {
+      const run = runGate(a, alice, agent(carol));
+      const id = await pendingId(run);
+      const hold = await armStatementHold(sql, point);
+      const first = a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } });
+      await until('the decision is held inside its statement', async () => (await hold.waiting()).length === 1);
+      await hold.disarm();
+      const answer = await first;
+      expect(answer.status).toBe(503);
+      expect(answer.body).toMatchObject({ error: 'Service Unavailable', message: expect.stringMatching(/database connection.*nothing was decided.*try again/) });
+      expect((await rowOf(a, alice, id)).status).toBe('pending');
+
+      const again = await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } });
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ status: 'approved', responded_by: 'Bob' });
+      expect((await run.result).allow).toBe(true);
+    } finally {
+      await sql.end();
+    }
   });
 
   it('20 concurrent decisions, approve racing reject, on two instances: exactly one wins', async () => {

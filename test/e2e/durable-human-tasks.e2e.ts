@@ -1,10 +1,7 @@
-import { mintDevToken } from '@warden/auth';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { until } from '../support/eventually.js';
-import { createTestDatabase } from '../support/test-database.js';
+import { kill9, startProcesses, type ProcessHarness } from './process-harness.js';
 
-const SECRET = 'durable-human-secret-0123456789abcdef';
 const SHIP_OR_HOLD = { type: 'object', properties: { choice: { enum: ['ship', 'hold'] } }, required: ['choice'] };
 const RELEASE_ACTION = {
   name: 'release', method: 'POST', path: '/releases/{id}', description: 'Ship or hold a release',
@@ -14,41 +11,19 @@ const RELEASE_ACTION = {
 /** Issue #20, acceptance 6: a HUMAN node and an agent's ask_human wait durably — kill -9, restart, answer -> completes once. */
 describe('durable human tasks (server processes, PostgreSQL)', () => {
   let oa: HttpFake;
-  const servers: ServerProcess[] = [];
-  let drop: () => Promise<void>;
+  let h: ProcessHarness | undefined;
 
   beforeAll(async () => {
     oa = await startHttpFake((req) => ({ ok: true, decision: req.body?.decision }));
   });
   afterAll(async () => {
-    for (const s of servers) if (s.child.exitCode === null) s.child.kill('SIGKILL');
-    await Promise.all(servers.map((s) => s.exited));
+    await h?.close();
     await oa?.close();
-    await drop?.().catch(() => undefined);
   });
 
   it('a HUMAN node and an ask_human call waiting: kill -9, restart, answer from the inbox -> the workflow and the run complete once', async () => {
-    const db = await createTestDatabase();
-    drop = db.drop;
-    const env = {
-      DATABASE_URL: db.url, DB_SKIP_MIGRATIONS: '1', AUTH_MODE: 'dev', AUTH_DEV_SECRET: SECRET, SEED_DEMO: 'false',
-      APP_ENCRYPTION_KEY: 'durable-human-encryption-key-012345', LOG_LEVEL: 'warn',
-      CONFIRMATION_POLL_MS: '300', RUN_LEASE_MS: '3000', RUN_RECOVERY_MS: '300',
-    };
-    const start = async () => {
-      const s = await startServerProcess(env);
-      servers.push(s);
-      return s;
-    };
-    const token = await mintDevToken(SECRET, { sub: 'hana', org: 'acme', roles: ['admin'] });
-    const api = async (server: ServerProcess, method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server.url}${path}`, {
-        method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
-      });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined };
-    };
-
+    h = await startProcesses();
+    const { token, start, api } = h;
     let server = await start();
     expect((await api(server, 'POST', '/api/connectors', { name: 'oa', base_url: oa.url, actions: [RELEASE_ACTION] })).status).toBe(201);
     const wf = await api(server, 'POST', '/api/workflows', { name: 'release', definition: {
@@ -77,8 +52,7 @@ describe('durable human tasks (server processes, PostgreSQL)', () => {
     }, 30_000, 100);
     await until('workflow waiting', async () => ((await api(server, 'GET', `/api/workflow-runs/${wfRun}`)).body.status === 'waiting' ? true : undefined), 30_000, 100);
 
-    server.child.kill('SIGKILL');
-    await server.exited;
+    await kill9(server);
     await chat;
     server = await start();
 

@@ -1,50 +1,24 @@
-import { mintDevToken } from '@warden/auth';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { until } from '../support/eventually.js';
-import { createTestDatabase } from '../support/test-database.js';
+import { kill9, startProcesses, type ProcessHarness } from './process-harness.js';
 import { OA_ACTIONS } from './runtime-helpers.js';
-
-const SECRET = 'durable-wf-secret-0123456789abcdef';
 
 /** Issue 6: a workflow whose node waits for approval survives a kill -9 of its server. */
 describe('durable workflow runs (server processes, PostgreSQL)', () => {
   let oa: HttpFake;
-  const servers: ServerProcess[] = [];
-  let drop: () => Promise<void>;
+  let h: ProcessHarness | undefined;
 
   beforeAll(async () => {
     oa = await startHttpFake((req) => ({ ok: true, path: req.path }));
   });
   afterAll(async () => {
-    for (const s of servers) if (s.child.exitCode === null) s.child.kill('SIGKILL');
-    await Promise.all(servers.map((s) => s.exited));
+    await h?.close();
     await oa?.close();
-    await drop?.().catch(() => undefined);
   });
 
   it('an agent node and a connector node waiting for approval: kill -9, restart, approve -> the workflow completes, each call once', async () => {
-    const db = await createTestDatabase();
-    drop = db.drop;
-    const env = {
-      DATABASE_URL: db.url, DB_SKIP_MIGRATIONS: '1', AUTH_MODE: 'dev', AUTH_DEV_SECRET: SECRET, SEED_DEMO: 'false',
-      APP_ENCRYPTION_KEY: 'durable-wf-encryption-key-0123456789', LOG_LEVEL: 'warn',
-      CONFIRMATION_POLL_MS: '300', RUN_LEASE_MS: '3000', RUN_RECOVERY_MS: '300',
-    };
-    const start = async () => {
-      const s = await startServerProcess(env);
-      servers.push(s);
-      return s;
-    };
-    const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
-    const api = async (server: ServerProcess, method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server.url}${path}`, {
-        method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
-      });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined };
-    };
-
+    h = await startProcesses();
+    const { token, start, api } = h;
     let server = await start();
     expect((await api(server, 'POST', '/api/connectors', { name: 'oa', base_url: oa.url, actions: OA_ACTIONS })).status).toBe(201);
     const agent = await api(server, 'POST', '/api/agents', { name: 'payer', model_config_json: {
@@ -72,8 +46,7 @@ describe('durable workflow runs (server processes, PostgreSQL)', () => {
     }, 30_000, 100);
     await until('workflow waiting', async () => ((await api(server, 'GET', `/api/workflow-runs/${runId}`)).body.status === 'waiting' ? true : undefined), 30_000, 100);
 
-    server.child.kill('SIGKILL');
-    await server.exited;
+    await kill9(server);
     server = await start();
 
     const pending = (await api(server, 'GET', '/api/confirmations?status=pending')).body as Array<{ id: string }>;

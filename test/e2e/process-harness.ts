@@ -8,27 +8,34 @@ import { createTestDatabase } from '../support/test-database.js';
 import { parseSse, OA_ACTIONS, type SseEvent } from './runtime-helpers.js';
 
 /**
- * Real app instances as child processes on one PostgreSQL database, for the durability-under-faults tests:
- * a fresh database, a connector `oa` on the given fake, an agent paying purchase orders, and helpers to chat, kill,
- * pause and inspect. Everything started here is killed and dropped by `close()`.
+ * Real app instances as child processes on one PostgreSQL database, for the durability tests: `startProcesses` gives
+ * a fresh database and helpers to start, call and kill servers on it; `startHarness` adds a connector `oa` on the
+ * given fake, an agent paying purchase orders, and helpers to chat and inspect. Everything started here is killed
+ * and dropped by `close()`.
  */
 const SECRET = 'faults-dev-secret-0123456789abcdef';
 
 /** Server processes restart within these waits: a longer default than in-process tests. */
 export const until = <T>(what: string, probe: Parameters<typeof untilWithin<T>>[1], timeoutMs = 20_000) => untilWithin<T>(what, probe, timeoutMs, 50);
 
-export interface Harness {
+/** A fresh database, and what it takes to start app processes on it and call their API as an admin. */
+export interface ProcessHarness {
   env: Record<string, string>;
   token: string;
   sql: pg.Client;
-  agentId: string;
   start(extra?: Record<string, string>): Promise<ServerProcess>;
   api(server: ServerProcess, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** Kills every process started here and drops the database. */
+  close(): Promise<void>;
+}
+
+/** A ProcessHarness with a connector `oa` and an agent paying purchase orders, and helpers to chat with it. */
+export interface Harness extends ProcessHarness {
+  agentId: string;
   /** POST /api/chat and read the stream only until `stopAt` (then hang up: the run goes on without a client). */
   chatUntil(server: ServerProcess, message: string, stopAt: (e: SseEvent) => boolean): Promise<SseEvent[]>;
   /** The run's whole story, replayed. */
   story(server: ServerProcess, runId: string): Promise<SseEvent[]>;
-  close(): Promise<void>;
 }
 
 export async function kill9(server: ServerProcess): Promise<void> {
@@ -36,9 +43,8 @@ export async function kill9(server: ServerProcess): Promise<void> {
   await server.exited;
 }
 
-export async function startHarness(opts: {
-  llm: FakeOpenAI; oa: HttpFake; env?: Record<string, string>; stream?: boolean; confirmation?: Record<string, unknown>;
-}): Promise<Harness> {
+/** Starts nothing yet: a fresh database (dropped by `close()`) and the env and token to start and call processes. */
+export async function startProcesses(opts: { env?: Record<string, string> } = {}): Promise<ProcessHarness> {
   const db = await createTestDatabase();
   const servers: ServerProcess[] = [];
   const env = {
@@ -63,6 +69,25 @@ export async function startHarness(opts: {
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };
+  const close = async () => {
+    for (const s of servers) {
+      if (s.child.exitCode === null && s.child.signalCode === null) {
+        s.child.kill('SIGCONT');
+        s.child.kill('SIGKILL');
+      }
+    }
+    await Promise.all(servers.map((s) => s.exited));
+    await sql.end().catch(() => undefined);
+    await db.drop().catch(() => undefined);
+  };
+  return { env, token, sql, start, api, close };
+}
+
+export async function startHarness(opts: {
+  llm: FakeOpenAI; oa: HttpFake; env?: Record<string, string>; stream?: boolean; confirmation?: Record<string, unknown>;
+}): Promise<Harness> {
+  const base = await startProcesses({ env: opts.env });
+  const { token, start, api } = base;
   const first = await start();
   expect((await api(first, 'POST', '/api/connectors', { name: 'oa', base_url: opts.oa.url, actions: OA_ACTIONS })).status).toBe(201);
   const agent = await api(first, 'POST', '/api/agents', {
@@ -74,7 +99,6 @@ export async function startHarness(opts: {
   });
   expect(agent.status).toBe(201);
   await first.stop();
-  servers.length = 0;
 
   const chatUntil = async (server: ServerProcess, message: string, stopAt: (e: SseEvent) => boolean) => {
     const abort = new AbortController();
@@ -102,18 +126,7 @@ export async function startHarness(opts: {
     const res = await fetch(`${server.url}/api/runs/${runId}/events`, { headers: { authorization: `Bearer ${token}`, 'last-event-id': '0' } });
     return parseSse(await res.text()).events;
   };
-  const close = async () => {
-    for (const s of servers) {
-      if (s.child.exitCode === null && s.child.signalCode === null) {
-        s.child.kill('SIGCONT');
-        s.child.kill('SIGKILL');
-      }
-    }
-    await Promise.all(servers.map((s) => s.exited));
-    await sql.end().catch(() => undefined);
-    await db.drop().catch(() => undefined);
-  };
-  return { env, token, sql, agentId: agent.body.id, start, api, chatUntil, story, close };
+  return { ...base, agentId: agent.body.id, chatUntil, story };
 }
 
 /** "Pay PO-17 amount 100" -> that payment; once a tool result is the last message -> the final answer. */

@@ -1,4 +1,4 @@
-import type { ChannelView } from './channels.service.js';
+import type { ChannelView } from './channel-configs.js';
 
 /** A channel as its configuration audit records it: settings and which secrets are set, never their values. */
 export function auditedChannel(v: ChannelView): Record<string, unknown> {

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChannelEntity, ChannelEventEntity } from './channel.entity.js';
 import { ChannelCallbackController } from './channel-callback.controller.js';
+import { ChannelConfigs } from './channel-configs.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { ChannelsController } from './channels.controller.js';
 import { ChannelsService } from './channels.service.js';
@@ -18,7 +19,7 @@ import { WecomChannel } from './wecom/wecom.channel.js';
 @Module({
   imports: [TypeOrmModule.forFeature([ChannelEntity, ChannelEventEntity, NotificationEntity])],
   controllers: [ChannelsController, ChannelCallbackController, NotificationsController, IdentityLinksController],
-  providers: [ChannelsService, IdentityLinksService, ChannelRegistry, NotificationsService, FeishuChannel, SlackChannel, WecomChannel, InboxChannel],
+  providers: [ChannelsService, ChannelConfigs, IdentityLinksService, ChannelRegistry, NotificationsService, FeishuChannel, SlackChannel, WecomChannel, InboxChannel],
   exports: [ChannelsService, ChannelRegistry, NotificationsService],
 })
 export class ChannelsModule {}

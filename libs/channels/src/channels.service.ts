@@ -2,32 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { OrgsService } from '@warden/auth';
-import { AppConfig, AuditTrail, BadInputError, EgressPolicy, isUuid, NotFoundError, SecretBox } from '@warden/common';
+import { AuditTrail, isUuid, NotFoundError } from '@warden/common';
 import { Repository } from 'typeorm';
 import type { ApprovalDecisionSink, Channel, ChannelRecord, ChannelType } from './channel.js';
 import { ChannelEntity, ChannelEventEntity } from './channel.entity.js';
 import { auditedChannel, changedSecrets } from './channel-audit.js';
+import { ChannelConfigs, type ChannelView } from './channel-configs.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { INBOX_CHANNEL_ID } from './inbox/inbox.channel.js';
 
-/** A channel as the API shows it: no secret values, only which secrets are set. */
-export interface ChannelView {
-  id: string;
-  type: ChannelType;
-  name: string;
-  config: Record<string, unknown>;
-  secrets_set: string[];
-  is_default: boolean;
-  callback_url: string;
-  created_at: string;
-  updated_at: string;
-}
-
-/** Keys that say where a channel's secrets are sent. */
-const REBIND_KEYS = ['base_url', 'app_id', 'corp_id'];
-
 const inboxRecord = (orgId: string): ChannelRecord => ({ id: INBOX_CHANNEL_ID, orgId, type: 'inbox', name: 'Inbox', config: {} });
 
+/**
+ * The org's channels: managed through the API (config checked and secrets sealed by ChannelConfigs, every change
+ * audited), looked up for delivery and callbacks, and the de-duplication of platform callback events.
+ */
 @Injectable()
 export class ChannelsService {
   private sink?: ApprovalDecisionSink;
@@ -36,10 +25,8 @@ export class ChannelsService {
     @InjectRepository(ChannelEntity) private readonly channels: Repository<ChannelEntity>,
     @InjectRepository(ChannelEventEntity) private readonly events: Repository<ChannelEventEntity>,
     private readonly registry: ChannelRegistry,
-    private readonly secrets: SecretBox,
+    private readonly configs: ChannelConfigs,
     private readonly orgs: OrgsService,
-    private readonly config: AppConfig,
-    private readonly egress: EgressPolicy,
     private readonly audit: AuditTrail,
   ) {}
 
@@ -55,43 +42,38 @@ export class ChannelsService {
   async create(orgId: string, input: { type: ChannelType; name: string; config?: Record<string, unknown>; isDefault?: boolean }, actor: string | null = null): Promise<ChannelView> {
     const impl = this.registry.get(input.type);
     const config = input.config ?? {};
-    this.validate(impl, config);
-    await this.checkEgress(impl, config);
-    const { plain, secret } = this.split(impl, config);
-    const row = await this.channels.save(
-      this.channels.create({ orgId, type: input.type, name: input.name, config: plain, secretsEnc: Object.keys(secret).length ? this.secrets.seal(secret) : null }),
-    );
+    this.configs.validate(impl, config);
+    await this.configs.checkEgress(impl, config);
+    const row = await this.channels.save(this.channels.create({ orgId, type: input.type, name: input.name, ...this.configs.seal(impl, config) }));
     if (input.isDefault) await this.orgs.setDefaultChannel(orgId, row.id);
-    const created = this.view(row, input.isDefault ? row.id : (await this.orgs.get(orgId)).defaultChannelId);
+    const created = this.configs.view(row, input.isDefault ? row.id : (await this.orgs.get(orgId)).defaultChannelId);
     await this.audit.configChange({ orgId, actor, entityType: 'channel', entityId: row.id, change: 'created', before: null, after: auditedChannel(created) });
     return created;
   }
 
   async list(orgId: string): Promise<ChannelView[]> {
     const [rows, org] = await Promise.all([this.channels.find({ where: { orgId }, order: { createdAt: 'ASC' } }), this.orgs.get(orgId)]);
-    return rows.map((r) => this.view(r, org.defaultChannelId));
+    return rows.map((r) => this.configs.view(r, org.defaultChannelId));
   }
 
   async get(orgId: string, id: string): Promise<ChannelView> {
     const row = await this.row(orgId, id);
-    return this.view(row, (await this.orgs.get(orgId)).defaultChannelId);
+    return this.configs.view(row, (await this.orgs.get(orgId)).defaultChannelId);
   }
 
   async update(orgId: string, id: string, input: { name?: string; config?: Record<string, unknown>; isDefault?: boolean }, actor: string | null = null): Promise<ChannelView> {
     const row = await this.row(orgId, id);
-    const before = this.view(row, (await this.orgs.get(orgId)).defaultChannelId);
-    const secretsBefore = row.secretsEnc ? this.secrets.open(row.secretsEnc) : {};
+    const before = this.configs.view(row, (await this.orgs.get(orgId)).defaultChannelId);
+    const secretsBefore = this.configs.secretsOf(row);
     if (input.config) {
       const impl = this.registry.get(row.type);
-      this.requireSecretsOnRebind(impl, row, input.config);
+      this.configs.requireSecretsOnRebind(impl, row, input.config);
       // Secrets are write-only, so an update names only what changes; null removes a key.
-      const merged: Record<string, unknown> = { ...this.decrypted(row), ...input.config };
+      const merged: Record<string, unknown> = { ...this.configs.decrypted(row), ...input.config };
       for (const [k, v] of Object.entries(merged)) if (v === null) delete merged[k];
-      this.validate(impl, merged);
-      if ('base_url' in input.config) await this.checkEgress(impl, merged);
-      const { plain, secret } = this.split(impl, merged);
-      row.config = plain;
-      row.secretsEnc = Object.keys(secret).length ? this.secrets.seal(secret) : null;
+      this.configs.validate(impl, merged);
+      if ('base_url' in input.config) await this.configs.checkEgress(impl, merged);
+      Object.assign(row, this.configs.seal(impl, merged));
     }
     if (input.name !== undefined) row.name = input.name;
     await this.channels.save(row);
@@ -100,10 +82,10 @@ export class ChannelsService {
     if (input.isDefault === true && defaultId !== row.id) defaultId = row.id;
     if (input.isDefault === false && defaultId === row.id) defaultId = null;
     if (defaultId !== org.defaultChannelId) await this.orgs.setDefaultChannel(orgId, defaultId);
-    const after = this.view(row, defaultId);
+    const after = this.configs.view(row, defaultId);
     await this.audit.configChange({
       orgId, actor, entityType: 'channel', entityId: id, change: 'updated', before: auditedChannel(before), after: auditedChannel(after),
-      secretsChanged: changedSecrets(secretsBefore, row.secretsEnc ? this.secrets.open(row.secretsEnc) : {}),
+      secretsChanged: changedSecrets(secretsBefore, this.configs.secretsOf(row)),
     });
     return after;
   }
@@ -113,20 +95,20 @@ export class ChannelsService {
     const org = await this.orgs.get(orgId);
     if (org.defaultChannelId === row.id) await this.orgs.setDefaultChannel(orgId, null);
     await this.channels.delete({ id: row.id, orgId });
-    await this.audit.configChange({ orgId, actor, entityType: 'channel', entityId: id, change: 'deleted', before: auditedChannel(this.view(row, org.defaultChannelId)), after: null });
+    await this.audit.configChange({ orgId, actor, entityType: 'channel', entityId: id, change: 'deleted', before: auditedChannel(this.configs.view(row, org.defaultChannelId)), after: null });
   }
 
   /** The channel with its secrets decrypted, for the implementations. `inbox` is the built-in inbox. */
   async getRecord(orgId: string, id: string): Promise<ChannelRecord> {
     if (id === INBOX_CHANNEL_ID) return inboxRecord(orgId);
-    return this.toRecord(await this.row(orgId, id));
+    return this.configs.toRecord(await this.row(orgId, id));
   }
 
   /** A callback names only the channel id; the platform's signature (checked by the channel) proves the rest. */
   async recordForCallback(id: string): Promise<ChannelRecord> {
     const row = isUuid(id) ? await this.channels.findOneBy({ id }) : null;
     if (!row) throw new NotFoundError('channel', id);
-    return this.toRecord(row);
+    return this.configs.toRecord(row);
   }
 
   /** The given channel (must be the org's), else the org's default channel, else the built-in inbox. */
@@ -137,7 +119,7 @@ export class ChannelsService {
     } else {
       const defaultId = (await this.orgs.get(orgId)).defaultChannelId;
       const row = defaultId ? await this.channels.findOneBy({ id: defaultId, orgId }) : null;
-      record = row ? this.toRecord(row) : inboxRecord(orgId);
+      record = row ? this.configs.toRecord(row) : inboxRecord(orgId);
     }
     return { record, impl: this.registry.get(record.type) };
   }
@@ -196,60 +178,5 @@ export class ChannelsService {
     const row = isUuid(id) ? await this.channels.findOneBy({ id, orgId }) : null;
     if (!row) throw new NotFoundError('channel', id);
     return row;
-  }
-
-  /**
-   * Stored secrets belong to one destination: when base_url or the app/corp id changes, every stored secret must be
-   * given again, or the next send (or /test) would hand the old app's secret to the new address.
-   */
-  private requireSecretsOnRebind(impl: Channel, row: ChannelEntity, change: Record<string, unknown>): void {
-    const rebound = REBIND_KEYS.filter((k) => k in change && change[k] !== (row.config[k] ?? undefined));
-    if (rebound.length === 0 || !row.secretsEnc) return;
-    const missing = Object.keys(this.secrets.open(row.secretsEnc)).filter((k) => impl.secretKeys.includes(k) && (change[k] === undefined || change[k] === null));
-    if (missing.length === 0) return;
-    const problem = `changing ${rebound.join(', ')} requires re-entering the stored secrets: ${missing.sort().join(', ')}`;
-    throw new BadInputError(`invalid ${impl.type} channel config: ${problem}`, [problem]);
-  }
-
-  /** An internal base_url is refused when saved, not only when dialled (egress.ts). */
-  private async checkEgress(impl: Channel, config: Record<string, unknown>): Promise<void> {
-    if (config.base_url === undefined) return;
-    const problem = await this.egress.savedUrlProblem('config.base_url', config.base_url);
-    if (problem) throw new BadInputError(`invalid ${impl.type} channel config: ${problem}`, [problem]);
-  }
-
-  private validate(impl: Channel, config: Record<string, unknown>): void {
-    const problems = impl.validateConfig(config);
-    if (problems.length) throw new BadInputError(`invalid ${impl.type} channel config: ${problems.join('; ')}`, problems);
-  }
-
-  private split(impl: Channel, config: Record<string, unknown>) {
-    const plain: Record<string, unknown> = {};
-    const secret: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(config)) (impl.secretKeys.includes(k) ? secret : plain)[k] = v;
-    return { plain, secret };
-  }
-
-  private decrypted(row: ChannelEntity): Record<string, unknown> {
-    return { ...row.config, ...(row.secretsEnc ? this.secrets.open(row.secretsEnc) : {}) };
-  }
-
-  private toRecord(row: ChannelEntity): ChannelRecord {
-    return { id: row.id, orgId: row.orgId, type: row.type, name: row.name, config: this.decrypted(row) };
-  }
-
-  private view(row: ChannelEntity, defaultChannelId: string | null): ChannelView {
-    const secretKeys = this.registry.get(row.type).secretKeys;
-    return {
-      id: row.id,
-      type: row.type,
-      name: row.name,
-      config: Object.fromEntries(Object.entries(row.config).filter(([k]) => !secretKeys.includes(k))),
-      secrets_set: row.secretsEnc ? Object.keys(this.secrets.open(row.secretsEnc)).sort() : [],
-      is_default: defaultChannelId === row.id,
-      callback_url: `${this.config.publicUrl}/api/channels/${row.id}/callback`,
-      created_at: row.createdAt.toISOString(),
-      updated_at: row.updatedAt.toISOString(),
-    };
   }
 }

@@ -1,13 +1,14 @@
 import { ApiOkResponse } from '@nestjs/swagger';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@warden/auth';
-import { ForbiddenError, openEventStream, SSE_RESPONSE } from '@warden/common';
+import { ConflictError, ForbiddenError, openEventStream, ServiceUnavailableError, SSE_RESPONSE } from '@warden/common';
+import { isDroppedDatabaseConnection } from '@warden/database';
 import type { Response } from 'express';
 import { ConfirmationInboxStream } from './confirmation-inbox-stream.js';
 import { ConfirmationService } from './confirmation.service.js';
 import { ConfirmationVisibility } from './confirmation-visibility.js';
 import { ConfirmationVotesStore } from './confirmation-votes.store.js';
-import { confirmationView } from './confirmation.types.js';
+import { ConfirmationStatus, confirmationView } from './confirmation.types.js';
 import { DecisionBody, ListConfirmationsQuery, ReassignBody } from './dto/confirmation.dto.js';
 import { ConfirmationReassignment } from './escalation/confirmation-reassignment.js';
 import { EscalationStore } from './escalation/escalation.store.js';
@@ -89,8 +90,20 @@ export class ConfirmationsController {
       answer: body.answer,
       standing: body.standing && { when: body.standing.when, maxCalls: body.standing.max_calls, minutes: body.standing.minutes },
       actor: { userId: p.userId },
-    });
+    }).catch((err: unknown) => this.failClosed(err, p.orgId, id));
     const standing = body.standing ? await this.standing.byConfirmation(row.id) : null;
     return { ...confirmationView(row), standing_approval: standing ? standingApprovalView(standing) : null };
+  }
+
+  /**
+   * A connection dropped mid-decision decides nothing: the vote rolled back, or it was counted and its settlement
+   * did not commit (the voter's next decision settles it). Only if the row now reads decided (the drop hit the
+   * audit write after the settlement committed) is the answer that of any later decision: already decided.
+   */
+  private async failClosed(err: unknown, orgId: string, id: string): Promise<never> {
+    if (!isDroppedDatabaseConnection(err)) throw err;
+    const now = await this.confirmations.get(orgId, id).catch(() => null);
+    if (now && now.status !== ConfirmationStatus.Pending) throw new ConflictError(`confirmation ${id} is already ${now.status}`, { status: now.status });
+    throw new ServiceUnavailableError('the database connection dropped while recording the decision; nothing was decided: please try again');
   }
 }

@@ -1,7 +1,11 @@
 import { Module } from '@nestjs/common';
 import { ChannelsModule } from '@warden/channels';
 import { ConfirmationGateHook } from './confirmation-gate.hook.js';
+import { ApprovalCardDelivery } from './gate/approval-card-delivery.js';
+import { ApprovalRequestOpener } from './gate/approval-request-opener.js';
 import { ConfirmationInboxStream } from './confirmation-inbox-stream.js';
+import { ConfirmationCards } from './confirmation-cards.js';
+import { ConfirmationDecisionService } from './confirmation-decision.service.js';
 import { ConfirmationService } from './confirmation.service.js';
 import { ConfirmationVisibility } from './confirmation-visibility.js';
 import { ConfirmationStore } from './confirmation.store.js';
@@ -19,7 +23,7 @@ import { StandingApprovals } from './standing/standing-approvals.js';
 @Module({
   imports: [ChannelsModule],
   controllers: [ConfirmationsController],
-  providers: [ConfirmationStore, ConfirmationVotesStore, ConfirmationWaiter, ConfirmationService, ConfirmationVisibility, ConfirmationGateHook, ConfirmationInboxStream,
+  providers: [ConfirmationStore, ConfirmationVotesStore, ConfirmationWaiter, ConfirmationCards, ConfirmationDecisionService, ConfirmationService, ConfirmationVisibility, ApprovalRequestOpener, ApprovalCardDelivery, ConfirmationGateHook, ConfirmationInboxStream,
     StandingApprovalStore, StandingApprovals, EscalationStore, ConfirmationEscalator, ConfirmationReassignment, BatchStore, BatchCards],
   exports: [ConfirmationService, ConfirmationWaiter, ConfirmationGateHook, ConfirmationInboxStream, ConfirmationEscalator],
 })

@@ -3,6 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { WorkflowRecovery } from './engine/workflow-recovery.js';
 import { WorkflowRunEvents } from './engine/workflow-run-events.js';
 import { WorkflowCancel } from './engine/workflow-cancel.js';
+import { WorkflowNodeRunner } from './engine/workflow-node-runner.js';
+import { WorkflowRunLeases } from './engine/workflow-run-leases.js';
 import { WorkflowRunner } from './engine/workflow-runner.js';
 import { Workflow, WorkflowRun } from './workflow.entity.js';
 import { WorkflowsController } from './workflows.controller.js';
@@ -12,7 +14,7 @@ import { WorkflowsService } from './workflows.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Workflow, WorkflowRun])],
   controllers: [WorkflowsController],
-  providers: [WorkflowsService, WorkflowRunner, WorkflowCancel, WorkflowRecovery, WorkflowRunEvents],
+  providers: [WorkflowsService, WorkflowRunLeases, WorkflowNodeRunner, WorkflowRunner, WorkflowCancel, WorkflowRecovery, WorkflowRunEvents],
   exports: [WorkflowsService, WorkflowRunner],
 })
 export class WorkflowsModule {}

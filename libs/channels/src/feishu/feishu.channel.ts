@@ -14,52 +14,17 @@ import {
   type ParsedCallback,
   type SentCard,
 } from '../channel.js';
-import { parseButtonValue } from '../shared/card-text.js';
-import { checkConfig, secretKeysOf, type ConfigKeyRule } from '../shared/config-rules.js';
-import { rejected } from '../shared/replies.js';
-import { headerOf, isFresh, safeEqual } from '../shared/verification.js';
-import { decryptFeishu, feishuLegacyCardSignature, feishuSignature } from './feishu-crypto.js';
+import { checkConfig, secretKeysOf } from '../shared/config-rules.js';
 import { feishuBatchCard } from './feishu-batch-card.js';
+import { parseFeishuCallback } from './feishu-callback.js';
+import { FEISHU_CONFIG, feishuConfig, type FeishuConfig } from './feishu-config.js';
 import { feishuApprovalCard, feishuDecidedCard, feishuNotificationCard } from './feishu-cards.js';
-
-export const FEISHU_CONFIG: readonly ConfigKeyRule[] = [
-  { key: 'app_id', kind: 'string', required: true },
-  { key: 'app_secret', kind: 'string', required: true, secret: true },
-  { key: 'chat_id', kind: 'string', required: true },
-  { key: 'verification_token', kind: 'string', required: true, secret: true },
-  { key: 'encrypt_key', kind: 'string', required: false, secret: true },
-  { key: 'base_url', kind: 'url', required: false },
-  { key: 'approver_open_ids', kind: 'string_list', required: false },
-];
-
-interface FeishuConfig {
-  appId: string;
-  appSecret: string;
-  chatId: string;
-  verificationToken: string;
-  encryptKey?: string;
-  baseUrl: string;
-}
-
-const feishuConfig = (channel: ChannelRecord): FeishuConfig => {
-  const c = channel.config as Record<string, string | undefined>;
-  return {
-    appId: c.app_id!,
-    appSecret: c.app_secret!,
-    chatId: c.chat_id!,
-    verificationToken: c.verification_token!,
-    encryptKey: c.encrypt_key || undefined,
-    baseUrl: (c.base_url || 'https://open.feishu.cn').replace(/\/$/, ''),
-  };
-};
 
 /** Only strings from an SDK log call: error objects carry request headers with the tenant token. */
 const plainWords = (msg: unknown[]): string =>
   msg.flat(2).filter((m): m is string => typeof m === 'string').join(' ').slice(0, 300) || '(details withheld)';
 
 type LarkReply = { code?: number; msg?: string; data?: { message_id?: string } };
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Feishu / Lark: interactive cards through the official SDK, callbacks verified over the raw body. */
 @Injectable()
@@ -159,96 +124,7 @@ export class FeishuChannel extends Channel {
   }
 
   async parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
-    const cfg = feishuConfig(channel);
-    if (req.method !== 'POST') return rejected(405, 'Feishu callbacks are POST requests');
-    let outer: unknown;
-    try {
-      outer = JSON.parse(req.rawBody.toString('utf8'));
-    } catch {
-      return rejected(400, 'body is not JSON');
-    }
-    if (!isObject(outer)) return rejected(400, 'body is not a JSON object');
-
-    // The signature covers the raw bytes (the SDK hashes a re-serialisation, which differs from what was sent).
-    const signature = headerOf(req.headers, 'x-lark-signature');
-    let signed = false;
-    if (signature !== undefined) {
-      const ts = headerOf(req.headers, 'x-lark-request-timestamp');
-      const nonce = headerOf(req.headers, 'x-lark-request-nonce');
-      if (!ts || !nonce) return rejected(401, 'X-Lark-Signature without X-Lark-Request-Timestamp / X-Lark-Request-Nonce');
-      if (!isFresh(Number(ts))) return rejected(401, 'stale request: X-Lark-Request-Timestamp is outside the 5-minute window');
-      const valid =
-        safeEqual(signature, feishuSignature(ts, nonce, cfg.encryptKey ?? '', req.rawBody)) ||
-        safeEqual(signature, feishuLegacyCardSignature(ts, nonce, cfg.verificationToken, req.rawBody));
-      if (!valid) return rejected(401, 'bad signature');
-      signed = true;
-    }
-
-    let payload: Json = outer;
-    if (typeof outer.encrypt === 'string') {
-      if (!cfg.encryptKey) return rejected(400, 'encrypted body, but the channel has no encrypt_key');
-      try {
-        const inner: unknown = JSON.parse(decryptFeishu(cfg.encryptKey, outer.encrypt));
-        if (!isObject(inner)) return rejected(400, 'decrypted body is not a JSON object');
-        payload = inner;
-      } catch {
-        return rejected(400, 'encrypted body cannot be decrypted with the configured encrypt_key');
-      }
-    }
-
-    // url_verification comes without signature headers: the verification token inside is the proof.
-    if (payload.type === 'url_verification') {
-      if (typeof payload.token !== 'string' || !safeEqual(payload.token, cfg.verificationToken)) return rejected(401, 'wrong verification token');
-      if (typeof payload.challenge !== 'string') return rejected(400, 'url_verification without a challenge');
-      return { kind: 'reply', reply: { status: 200, body: { challenge: payload.challenge } } };
-    }
-    if (cfg.encryptKey && !signed) return rejected(401, 'missing X-Lark-Signature (required when an encrypt key is set)');
-
-    let value: unknown;
-    let operator: unknown;
-    let eventId: string | undefined;
-    if (payload.schema === '2.0') {
-      const header = payload.header;
-      if (!isObject(header)) return rejected(400, 'schema 2.0 event without a header');
-      if (typeof header.token !== 'string' || !safeEqual(header.token, cfg.verificationToken)) return rejected(401, 'wrong verification token');
-      if (!isFresh(Number(header.create_time) / 1000)) return rejected(401, 'stale event: header.create_time is outside the 5-minute window');
-      if (header.event_type !== 'card.action.trigger') return { kind: 'reply', reply: { status: 200, body: {} } };
-      const event = isObject(payload.event) ? payload.event : {};
-      value = isObject(event.action) ? event.action.value : undefined;
-      operator = isObject(event.operator) ? event.operator.open_id : undefined;
-      eventId = typeof header.event_id === 'string' ? header.event_id : undefined;
-    } else if (isObject(payload.action)) {
-      // The legacy card request's `token` is a card-update token, not the verification token: only the signature proves it.
-      if (!signed) return rejected(401, 'legacy card callback without a signature');
-      value = payload.action.value;
-      operator = payload.open_id;
-    } else {
-      return rejected(400, 'unrecognised Feishu payload (expected url_verification, a schema 2.0 event or a card action)');
-    }
-    if (!eventId && signature) eventId = `sig:${signature}`;
-
-    if (typeof operator !== 'string' || operator === '') return rejected(400, 'card action without an operator open_id');
-    const button = parseButtonValue(value);
-    if (!button) {
-      return {
-        kind: 'rejected',
-        reason: 'card action value does not name a confirmation_id and decision',
-        reply: { status: 200, body: { toast: { type: 'error', content: 'This button does not belong to an approval request.' } } },
-      };
-    }
-    return {
-      kind: 'decision',
-      ...button,
-      actor: { platform: 'feishu', externalId: operator },
-      eventId,
-      respond: (outcome) => ({
-        status: 200,
-        body:
-          outcome.ok && outcome.decided
-            ? { toast: { type: 'success', content: outcome.message }, card: { type: 'raw', data: feishuDecidedCard(outcome.decided) } }
-            : { toast: { type: outcome.ok ? (outcome.settled ? 'success' : 'info') : 'error', content: outcome.message } },
-      }),
-    };
+    return parseFeishuCallback(feishuConfig(channel), req);
   }
 
   private client(cfg: FeishuConfig): lark.Client {

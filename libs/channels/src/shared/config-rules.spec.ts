@@ -1,4 +1,4 @@
-import { FEISHU_CONFIG } from '../feishu/feishu.channel.js';
+import { FEISHU_CONFIG } from '../feishu/feishu-config.js';
 import { WECOM_CONFIG } from '../wecom/wecom.channel.js';
 import { checkConfig } from './config-rules.js';
 

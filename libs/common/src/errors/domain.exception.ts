@@ -6,6 +6,8 @@ export enum DomainErrorKind {
   NotFound = 'not_found',
   Conflict = 'conflict',
   RunRefused = 'run_refused',
+  /** A dependency (the database) failed under the request: nothing was done, the caller may try again. */
+  Unavailable = 'unavailable',
 }
 
 export const DOMAIN_ERROR_STATUS: Record<DomainErrorKind, number> = {
@@ -15,6 +17,7 @@ export const DOMAIN_ERROR_STATUS: Record<DomainErrorKind, number> = {
   [DomainErrorKind.NotFound]: 404,
   [DomainErrorKind.Conflict]: 409,
   [DomainErrorKind.RunRefused]: 422,
+  [DomainErrorKind.Unavailable]: 503,
 };
 
 /** Base class of every business error: a kind, a message a person can act on, optional details. */
@@ -50,5 +53,11 @@ export class ConflictError extends DomainException {
 export class ForbiddenError extends DomainException {
   constructor(message: string) {
     super(DomainErrorKind.Forbidden, message);
+  }
+}
+
+export class ServiceUnavailableError extends DomainException {
+  constructor(message: string) {
+    super(DomainErrorKind.Unavailable, message);
   }
 }

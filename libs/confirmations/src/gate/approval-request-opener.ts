@@ -1,0 +1,79 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ChannelsService, type Channel, type ChannelRecord } from '@warden/channels';
+import { isDroppedDatabaseConnection } from '@warden/database';
+import { askReasonOf, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
+import { batchKeyOf } from '../batch/batch-cards.js';
+import { humanTaskSchema } from '../edits/human-task.js';
+import { ConfirmationStore } from '../confirmation.store.js';
+import type { ConfirmationRequest } from '../confirmation.types.js';
+import { requestPolicy } from '../request-policy.js';
+import { StandingApprovals } from '../standing/standing-approvals.js';
+import { block, message } from './gate-verdict.js';
+
+export type DeliveryTarget = { record: ChannelRecord; impl: Channel };
+
+/** The call's request: `created` when this attempt recorded it; `channel` when it was resolved for it here. */
+export type OpenedRequest = { row: ConfirmationRequest; created: boolean; channel?: DeliveryTarget };
+
+/**
+ * Finds or records the approval request of one tool call (run + call id): an existing row is reused (a resumed run),
+ * a standing approval may cover the call without one, otherwise the row is recorded for the channel its card goes
+ * to. Anything that fails blocks the call, except a dropped database connection, which is thrown (no decision).
+ */
+@Injectable()
+export class ApprovalRequestOpener {
+  private readonly logger = new Logger(ApprovalRequestOpener.name);
+
+  constructor(
+    private readonly store: ConfirmationStore,
+    private readonly channels: ChannelsService,
+    private readonly standing: StandingApprovals,
+  ) {}
+
+  async open(ctx: HookContext, callId: string, policy: AgentHookSettings['confirmation'], digest: string): Promise<OpenedRequest | HookResult> {
+    try {
+      const existing = await this.store.findByRunCall(ctx.runId, callId);
+      if (existing) return { row: existing, created: false };
+      const standing = await this.standing.coverCall(ctx, digest);
+      if (standing) return standing;
+      const target = await this.channels.resolveForDelivery(ctx.orgId, policy.channelId).catch((err: unknown) => err as Error);
+      if (target instanceof Error) {
+        if (isDroppedDatabaseConnection(target)) throw target;
+        return block(`no channel is reachable for the approval card: ${target.message}`);
+      }
+      return { ...(await this.record(ctx, callId, policy, digest, target)), channel: target };
+    } catch (err) {
+      if (isDroppedDatabaseConnection(err)) throw err;
+      this.logger.error(`run ${ctx.runId} call ${callId}: approval request not recorded: ${message(err)}`);
+      return block(`the approval request could not be recorded: ${message(err)}`);
+    }
+  }
+
+  private record(ctx: HookContext, callId: string, policy: AgentHookSettings['confirmation'], digest: string, target: DeliveryTarget) {
+    const fixed = requestPolicy(policy, ctx.toolArgs, ctx.metadata, Boolean(target.impl.approverAllowList(target.record)));
+    return this.store.insertOrGet({
+      ...fixed,
+      orgId: ctx.orgId,
+      agentId: ctx.metadata.agent?.id ?? ctx.agentId ?? null,
+      agentName: ctx.metadata.agent?.name ?? null,
+      runId: ctx.runId,
+      callId,
+      tool: ctx.toolName,
+      args: ctx.toolArgs,
+      argsDigest: digest,
+      requestedBy: ctx.userId || null,
+      approverScope: policy.approverScope,
+      agentOwnerId: ctx.metadata.agent?.ownerUserId ?? null,
+      forbidSelfApproval: policy.forbidSelfApproval,
+      channelId: target.record.id,
+      channelType: target.record.type,
+      timeoutS: policy.timeoutS,
+      argsSchema: ctx.metadata.humanTask ? humanTaskSchema(ctx.metadata.argsSchema, ctx.toolArgs) : ctx.metadata.argsSchema ?? null,
+      askReason: askReasonOf(ctx.metadata),
+      remindAfterS: policy.remindAfterS,
+      escalateAfterS: policy.escalateAfterS,
+      escalateTo: policy.escalateTo,
+      batch: target.impl.sendBatchCard ? batchKeyOf(ctx.runId, ctx.metadata.turnCallIds, callId) : null,
+    });
+  }
+}

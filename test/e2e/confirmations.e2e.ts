@@ -324,8 +324,8 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
       const first = runGate(crashed, alice, agent(carol, { timeoutS: 4 }));
       const id = await pendingId(first);
       await crashed.close();
-      // The instance went away while waiting: the call is not approved and the request stays pending.
-      expect(await first.result).toMatchObject({ allow: false, error: expect.stringMatching(/shutting down/) });
+      // The instance went away while waiting: the gate cannot decide (suspend: the run is left for its next driver); the request stays pending.
+      expect(await first.result).toMatchObject({ suspend: expect.stringMatching(/shutting down/) });
       expect((await rowOf(a, alice, id)).status).toBe('pending');
 
       const resumed = runGate(a, alice, agent(carol, { timeoutS: 600 }), { runId: first.runId, callId: first.callId });

@@ -254,7 +254,7 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     await until('B follows the run', async () => (await followers(b)) === 1);
     expect((await api(b, 'POST', `/api/confirmations/${confirmationId}/decision`, token, { decision: 'approve' })).status).toBe(200);
     // Well inside A's minute-long poll: only the notification can have woken it. (The latency is a bench figure.)
-    await until('the connector is called', () => oa.requests.length === 1, 30_000);
+    await until('the connector is called', () => oa.requests.length === 1);
     const rest = await reattached;
     expect(rest[0].id).toBe(seen.at(-1)!.id + 1);
     expect(rest.map((e) => e.event)).toEqual(expect.arrayContaining(['confirmation_resolved', 'observation', 'answer', 'done']));

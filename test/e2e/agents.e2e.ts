@@ -1,7 +1,9 @@
+import { RunEventsService } from '@warden/agents';
 import pg from 'pg';
 import { DemoSeeder } from '../../apps/api/src/demo/demo-seeder.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
+import { until } from '../support/eventually.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { chat, OA_ACTIONS, parseSse } from './runtime-helpers.js';
 
@@ -158,6 +160,8 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
     const created = await t.request('POST', '/api/agents', { token: admin, body: { name: 'slow', model_config_json: { model: openai() } } });
     llm.setHandler(() => ({ hang: true }));
     const carol = await t.token('carol', 'acme', []);
+    const streams = t.app.get(RunEventsService);
+    const followersBefore = streams.followers;
     const abort = new AbortController();
     const res = await fetch(`${t.url}/api/chat`, {
       method: 'POST', signal: abort.signal, headers: { authorization: `Bearer ${carol}`, 'content-type': 'application/json' },
@@ -167,7 +171,8 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
     const first = new TextDecoder().decode((await reader.read()).value);
     const runId = parseSse(first).events[0].data.run_id;
     abort.abort(); // the client goes away; the run keeps going
-    await new Promise((r) => setTimeout(r, 200));
+    // The server has handled the disconnect once it stopped following the run's events.
+    await until('the server drops the stream', () => streams.followers === followersBefore);
     expect((await t.request('GET', `/api/runs/${runId}`, { token: carol })).body.status).toBe('running');
 
     // Another member does not even see the run (run privacy), so cancelling it is "not found".

@@ -5,7 +5,7 @@ import { slackInteraction, slackSignature, startFakeSlack, type FakeSlack } from
 import { startFakeWecom, wecomCardEvent, type FakeWecom } from '../fakes/fake-wecom.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { sleep, until } from '../support/eventually.js';
+import { until } from '../support/eventually.js';
 import { OA_ACTIONS, openChat, type SseEvent } from './runtime-helpers.js';
 
 /**
@@ -320,8 +320,7 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
     it('¥60,000: the stream pauses, one card lands in the configured place, a signed approve pays exactly once and the row says who and when', async () => {
       const { run, pending, id, po } = await pendingPayment();
       expect(pending.data).toMatchObject({ tool: 'oa__purchase_pay', args: { id: po, amount: 60000 }, channel: { id: channelId, type: p.type } });
-      // Paused: nothing executed while waiting.
-      await sleep(300);
+      // Paused: nothing executed while waiting (the stream's order below proves the call ran only after the click).
       expect(run.events.map((e) => e.event)).not.toContain('observation');
       expect(paymentsOf(po)).toHaveLength(0);
       expect(p.cardsFor(id)).toEqual([{ target: p.configuredTarget }]);
@@ -373,10 +372,12 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
 
     it('no click: expired after timeout_s = 2, the row says expired and a late click changes nothing', async () => {
       const quickAgent = await createAgent({ channel_id: channelId, timeout_s: 2 });
-      const started = Date.now();
       const { run, id, po } = await pendingPayment(quickAgent);
       const events = await run.finished;
-      expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+      // Expired at its deadline (2 s after the request), not before: the row's own times say so.
+      const expired = await row(id);
+      expect(new Date(expired.expires_at).getTime() - new Date(expired.created_at).getTime()).toBeGreaterThanOrEqual(1_900);
+      expect(new Date(expired.responded_at).getTime()).toBeGreaterThanOrEqual(new Date(expired.expires_at).getTime());
       expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({ confirmation_id: id, status: 'expired' });
       expect(events.find((e) => e.event === 'observation')!.data.blocked).toBe(true);
       expect(llm.requests.some((r) => r.messages.some((m) => m.role === 'tool' && m.content === 'Tool call blocked by confirmation_gate: expired after 2 s'))).toBe(true);
@@ -493,13 +494,16 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       expect(pending.data.channel).toMatchObject({ id: 'inbox', type: 'inbox' });
       const listed = await t.request('GET', '/api/confirmations?status=pending', { token: bob.token });
       expect(listed.body.map((r: { id: string }) => r.id)).toContain(id);
-      await sleep(200);
       expect(paymentsOf(po)).toHaveLength(0);
       const res = await t.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ status: 'approved', responded_by: 'Bob', responded_by_user_id: bob.userId });
       const events = await run.finished;
       expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({ status: 'approved', responded_by: 'Bob' });
+      // Nothing ran while waiting: the call's result comes after Bob's decision in the run's own order.
+      const types = events.map((e) => e.event);
+      expect(types.indexOf('confirmation_resolved')).toBeGreaterThan(types.indexOf('confirmation_pending'));
+      expect(types.indexOf('observation')).toBeGreaterThan(types.indexOf('confirmation_resolved'));
       expect(events.at(-1)!.data.status).toBe('completed');
       expect(paymentsOf(po)).toHaveLength(1);
       expect(feishu.sent.length + slack.posted.length + wecom.sent.length).toBe(sentBefore);

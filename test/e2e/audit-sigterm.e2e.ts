@@ -12,9 +12,14 @@ describe('audit log on SIGTERM (server process, PostgreSQL)', () => {
   let oa: HttpFake;
   let server: ServerProcess | undefined;
   let drop: (() => Promise<void>) | undefined;
+  /** Released by the fake when the 150th call reaches it: the burst is well under way. */
+  let burstUnderWay!: () => void;
+  const underWay = new Promise<void>((resolve) => (burstUnderWay = resolve));
 
   beforeAll(async () => {
     oa = await startHttpFake(async () => {
+      if (oa.requests.length === 150) burstUnderWay();
+      // A target that takes a moment per call, so the burst is still going when SIGTERM arrives.
       await sleep(15);
       return [{ id: 'PO-1', status: 'open' }];
     });
@@ -44,9 +49,7 @@ describe('audit log on SIGTERM (server process, PostgreSQL)', () => {
 
     // 30 chats of up to 20 calls each; SIGTERM while they are under way.
     const chats = Array.from({ length: 30 }, () => api('POST', '/api/chat', { agent_id: agent.id, message: 'list' }).then((r) => r.text()).catch(() => ''));
-    const deadline = Date.now() + 20_000;
-    while (oa.requests.length < 150 && Date.now() < deadline) await sleep(10);
-    expect(oa.requests.length).toBeGreaterThanOrEqual(150);
+    await underWay;
     server.child.kill('SIGTERM');
     const code = await server.exited;
     await Promise.all(chats);

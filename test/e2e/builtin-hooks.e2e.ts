@@ -12,6 +12,7 @@ import {
 import { HookBuildError } from '../../libs/hooks/src/hook-build.error.js';
 import { HookResolver } from '../../libs/hooks/src/hook-resolver.js';
 import { HookPoint, type HookContext, type ToolCallMetadata } from '../../libs/hooks/src/hook.types.js';
+import { until } from '../support/eventually.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 interface Member { token: string; userId: string; orgId: string }
@@ -36,14 +37,11 @@ function context(who: Member, over: Partial<Omit<HookContext, 'metadata'>> & { m
   };
 }
 
-async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Returns once the clock has moved past this millisecond: rows recorded before and after get distinct times. */
+const nextMillisecond = () => {
+  const now = Date.now();
+  return until('the clock to tick', () => Date.now() > now, 1_000, 1);
+};
 
 describe('built-in hooks (real PostgreSQL)', () => {
   let t: TestApp;
@@ -128,7 +126,10 @@ describe('built-in hooks (real PostgreSQL)', () => {
       for (let i = 0; i < 1200; i++) {
         await hook.execute(context(admin, { point: HookPoint.PostToolUse, runId, callId: `c${i}`, metadata: { connector: OA, execution: { durationMs: 3, success: true, status: 200 } } }), {});
       }
-      const rows = await until(() => auditRows('run_id = $1', [runId]), (r) => r.length >= 1200);
+      const rows = await until('1,200 audit rows', async () => {
+        const r = await auditRows('run_id = $1', [runId]);
+        return r.length >= 1200 && r;
+      });
       expect(rows).toHaveLength(1200);
       expect(new Set(rows.map((r) => r.call_id)).size).toBe(1200);
       expect(writer.stats.inserts - before).toBeLessThanOrEqual(4);
@@ -142,8 +143,10 @@ describe('built-in hooks (real PostgreSQL)', () => {
       await hook.execute(ctx, {});
       expect(writer.pending).toBe(1);
       expect(writer.stats.inserts).toBe(inserts);
-      const rows = await until(() => auditRows('run_id = $1', [ctx.runId]), (r) => r.length === 1, 2000);
-      expect(rows).toHaveLength(1);
+      // The writer's own timer (200 ms) writes it: nobody calls flush() here.
+      await until('the timer flushes the row', () => writer.stats.inserts > inserts, 5_000);
+      expect(writer.pending).toBe(0);
+      expect(await auditRows('run_id = $1', [ctx.runId])).toHaveLength(1);
     });
 
     it('a row the database rejects does not take the rest of its batch with it', async () => {
@@ -166,7 +169,7 @@ describe('built-in hooks (real PostgreSQL)', () => {
         const runId = randomUUID();
         for (const callId of ['first', 'second', 'third']) {
           await hook.execute(context(admin, { point: HookPoint.PostToolUse, agentId, runId, callId, metadata: { connector: OA, execution: { durationMs: 5, success: true, status: 200 } } }), {});
-          await new Promise((r) => setTimeout(r, 5));
+          await nextMillisecond();
         }
         await t.app.get(AuditWriter).flush();
 

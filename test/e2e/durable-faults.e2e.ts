@@ -27,6 +27,7 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
     });
     oa = await startHttpFake(async (req) => {
       const po = req.path.split('/')[2];
+      // A slow target on purpose: the call is in flight when the test kills, pauses or stops its caller.
       await sleep(delays.get(po) ?? 0);
       return { paid: po, amount: (req.body as { amount?: number })?.amount };
     });
@@ -64,9 +65,10 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
       const statuses = await Promise.all(runIds.map(statusOf));
       return statuses.every((s) => s === 'completed');
     });
-    await sleep(300);
-    expect([...paymentsByPo(oa).values()]).toEqual([1, 1, 1, 1]);
     for (const runId of runIds) expectWellFormedStory(await h.story(b, runId));
+    // A barrier: a graceful stop settles every drive of B, so no payment can still be on its way.
+    await b.stop('SIGTERM');
+    expect([...paymentsByPo(oa).values()]).toEqual([1, 1, 1, 1]);
   }, 90_000);
 
   it('break 3: kill -9 during a burst of payments: audit rows == connector calls, the ones cut in flight say interrupted', async () => {
@@ -117,17 +119,19 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
     expect(rows.rows).toEqual(gated.map(() => ({ status: 'pending', reason: null })));
     for (const w of waiting) expect((await h.api(b, 'POST', `/api/confirmations/${w.confirmationId}/decision`, { decision: 'approve' })).status).toBe(200);
     await until('every approved run completes', async () => (await Promise.all(waiting.map((w) => statusOf(w.runId)))).every((s) => s === 'completed'));
-    await sleep(500);
-    const paid = paymentsByPo(oa);
-    for (const po of [...gated, 'PO-19']) expect([po, paid.get(`/purchases/${po}/pay`)]).toEqual([po, 1]);
-    const slow = (await h.sql.query(`SELECT status, error FROM tool_calls WHERE run_id = $1`, [slowRun])).rows;
-    expect(slow).toEqual([{ status: 'failed', error: 'interrupted' }]);
     for (const runId of [...waiting.map((w) => w.runId), slowRun]) {
       const story = await h.story(b, runId);
       expectWellFormedStory(story);
       const observed = story.filter((e) => e.event === 'observation').map((e) => e.data.call_id);
       expect(new Set(observed).size).toBe(observed.length);
     }
+    // A barrier: a graceful stop settles every drive of both instances (A's stale ones included), so whatever they
+    // were going to pay or write has reached the target and the database.
+    await Promise.all([a.stop('SIGTERM'), b.stop('SIGTERM')]);
+    const paid = paymentsByPo(oa);
+    for (const po of [...gated, 'PO-19']) expect([po, paid.get(`/purchases/${po}/pay`)]).toEqual([po, 1]);
+    const slow = (await h.sql.query(`SELECT status, error FROM tool_calls WHERE run_id = $1`, [slowRun])).rows;
+    expect(slow).toEqual([{ status: 'failed', error: 'interrupted' }]);
     const twice = await h.sql.query(`SELECT call_id FROM connector_call_logs GROUP BY call_id HAVING count(*) > 1`);
     expect(twice.rows).toEqual([]);
   }, 120_000);
@@ -145,11 +149,12 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
     const late = await h.api(b, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' });
     expect(late.status).toBe(409);
     expect((await h.api(a, 'GET', `/api/runs/${runId}`)).body.status).toBe('cancelled');
-    await sleep(500);
-    expect(oa.requests).toHaveLength(0);
     const story = await h.story(b, runId);
     expectWellFormedStory(story);
     expect(story.at(-1)!.data).toMatchObject({ status: 'cancelled' });
+    // A barrier: a graceful stop settles A's driver (woken by the expiry), so a payment it made would be counted.
+    await Promise.all([a.stop('SIGTERM'), b.stop('SIGTERM')]);
+    expect(oa.requests).toHaveLength(0);
   }, 60_000);
 
   it('break 4: SIGTERM with a payment in flight is an interruption (not retried, the model told), never "cancelled"', async () => {

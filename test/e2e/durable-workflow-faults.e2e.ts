@@ -1,6 +1,5 @@
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
-import { sleep } from '../support/eventually.js';
 import { payingModel, paymentsByPo, startHarness, until, type Harness } from './process-harness.js';
 
 /**
@@ -63,9 +62,11 @@ describe('durable workflow runs under faults (server processes, PostgreSQL)', ()
       return ['completed', 'failed'].includes(r.status) ? r : undefined;
     });
     expect(done).toMatchObject({ status: 'completed', nodes: { direct_pay: { status: 'completed' } } });
-    await sleep(500);
-    expect(Object.fromEntries(paymentsByPo(oa))).toEqual({ '/purchases/PO-71/pay': 1, '/purchases/PO-72/pay': 1 });
     const events = await fetch(`${b.url}/api/workflow-runs/${runId}/events`, { headers: { authorization: `Bearer ${h.token}` } }).then((r) => r.text());
+    // A barrier: a graceful stop settles every drive of both instances (A's stale one included), so a second payment
+    // on its way would have reached the target.
+    await Promise.all([a.stop('SIGTERM'), b.stop('SIGTERM')]);
+    expect(Object.fromEntries(paymentsByPo(oa))).toEqual({ '/purchases/PO-71/pay': 1, '/purchases/PO-72/pay': 1 });
     expect(events.match(/event: done\n/g)).toHaveLength(1);
     expect(events.match(/event: node_agent_started\ndata: [^\n]*direct_pay/g)).toHaveLength(1);
   }, 90_000);

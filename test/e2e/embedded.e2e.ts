@@ -3,15 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { until } from '../support/eventually.js';
 import { bootExpectingFailure, startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 async function printedToken(server: ServerProcess): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const m = /export TOKEN=(\S+)/.exec(server.output());
-    if (m) return m[1];
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no token printed:\n${server.output()}`);
+  return until('the printed token', () => /export TOKEN=(\S+)/.exec(server.output())?.[1], 10_000, 100)
+    .catch((err: Error) => { throw new Error(`${err.message}:\n${server.output()}`); });
 }
 
 jest.setTimeout(120_000);

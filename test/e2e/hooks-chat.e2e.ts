@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { AuditWriter } from '../../libs/hooks/src/builtin/index.js';
 import { startFakeOpenAI, type ChatRequestBody, type FakeOpenAI, type FakeReply } from '../fakes/fake-openai.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -97,7 +98,8 @@ describe('hooks through chat', () => {
     const { rows } = await db.query(`SELECT tool, full_result FROM tool_calls WHERE run_id = $1 AND tool = 'oa__report'`, [runId]);
     expect(rows[0].full_result.length).toBeGreaterThanOrEqual(20_000);
 
-    const audit = await waitForAudit(runId, 2);
+    const audit = await auditOf(runId);
+    expect(audit).toHaveLength(2);
     const byAction = Object.fromEntries(audit.map((r: any) => [r.action, r]));
     expect(byAction.report).toMatchObject({ method: 'GET', success: true, status: 200, blocked_by: null, surface: 'chat', connector: 'oa' });
     expect(byAction.purchase_pay).toMatchObject({ method: 'POST', success: false, blocked_by: 'read_only_guard' });
@@ -105,13 +107,11 @@ describe('hooks through chat', () => {
     expect(oa.requests.filter((r) => r.path.startsWith('/purchases/PO-1'))).toHaveLength(0);
   });
 
-  async function waitForAudit(runId: string, n: number): Promise<any[]> {
-    for (let i = 0; i < 50; i++) {
-      const res = await t.request('GET', `/api/audit/connector-calls?run_id=${runId}`, { token: admin });
-      expect(res.status).toBe(200);
-      if (res.body.length >= n) return res.body;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('audit rows did not arrive');
+  /** The run's audit rows once the writer has written what it buffered (a barrier, not a wait). */
+  async function auditOf(runId: string): Promise<any[]> {
+    await t.app.get(AuditWriter).flush();
+    const res = await t.request('GET', `/api/audit/connector-calls?run_id=${runId}`, { token: admin });
+    expect(res.status).toBe(200);
+    return res.body;
   }
 });

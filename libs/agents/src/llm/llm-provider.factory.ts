@@ -6,13 +6,28 @@ import { LlmError, type LlmProvider } from './llm-provider.js';
 import { OpenAiProvider } from './openai-provider.js';
 import { ScriptedProvider } from './scripted-provider.js';
 
+const MAX_PROVIDERS = 500;
+
 @Injectable()
 export class LlmProviderFactory {
   constructor(private readonly config: AppConfig, private readonly egress: EgressPolicy, private readonly credentials: LlmCredentialsService) {}
 
+  /** Providers hold no per-run state: one per org and model settings serves every run (an SDK client is costly to build). */
+  private readonly providers = new Map<string, LlmProvider>();
+
   /** `orgId`: the run's org, whose LLM credential (if the model names one) is opened before each model request. */
   create(settings: ModelSettings, orgId: string): LlmProvider {
     if (settings.provider === 'scripted') return new ScriptedProvider(settings.script);
+    const key = `${orgId}\n${JSON.stringify(settings)}`;
+    const known = this.providers.get(key);
+    if (known) return known;
+    const provider = this.build(settings, orgId);
+    if (this.providers.size >= MAX_PROVIDERS) this.providers.clear();
+    this.providers.set(key, provider);
+    return provider;
+  }
+
+  private build(settings: ModelSettings, orgId: string): LlmProvider {
     let apiKey: string | (() => Promise<string>) = 'not-needed';
     const credentialId = settings.apiKeyCredentialId;
     if (credentialId) apiKey = () => this.credentials.apiKey(orgId, credentialId);

@@ -15,8 +15,21 @@ export function openEventStream(res: Response): { send(event: { seq: number; typ
   res.setHeader('x-accel-buffering', 'no');
   res.flushHeaders();
   const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+  // Events delivered together (a transaction's batch) leave in one write to the socket, not one each.
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    res.uncork();
+  };
   return {
-    send: (e) => res.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`),
+    send: (e) => {
+      if (!corked) {
+        corked = true;
+        res.cork();
+        process.nextTick(uncork);
+      }
+      res.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`);
+    },
     close: () => {
       clearInterval(keepalive);
       if (!res.writableEnded) res.end();

@@ -47,7 +47,7 @@ describe('embedded PGlite default (npm start)', () => {
     [{ PORT: 'abc' }, /PORT="abc"/],
     [{ AUTH_MODE: 'oidc' }, /OIDC_ISSUER/],
   ])('a bad config value stops the boot naming it (%j)', async (env, message) => {
-    const { code, output } = await bootExpectingFailure({ PGLITE_DIR: path.join(dir, 'unused'), ...env } as Record<string, string>);
+    const { code, output } = await bootExpectingFailure({ PGLITE_DIR: path.join(dir, 'unused'), ...env });
     expect(code).not.toBe(0);
     expect(output).toMatch(message);
   });
@@ -76,7 +76,7 @@ describe('PostgreSQL via DATABASE_URL', () => {
       await a.connect();
       await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await a.end();
-      void createTestDatabase;
+      createTestDatabase;
     }
   });
 });

@@ -339,7 +339,7 @@ export class HookRegistry {
         if (timer) clearTimeout(timer);
         runSignal?.removeEventListener('abort', onCancel);
       };
-      if (runSignal?.aborted) return onCancel();
+      if (runSignal?.aborted) { onCancel(); return; }
       runSignal?.addEventListener('abort', onCancel, { once: true });
       pending.then((value) => { cleanup(); resolve(value); }, (err: unknown) => { cleanup(); reject(err); });
     });

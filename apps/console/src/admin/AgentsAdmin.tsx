@@ -68,7 +68,7 @@ export function AgentEditor() {
       void queries.invalidateQueries({ queryKey: ['agent', a.id] });
       if (isNew) navigate(`/admin/agents/${a.id}`, { replace: true });
     },
-    onError: (err) => setProblems(err instanceof ApiError && err.problems.length ? err.problems : [(err as Error).message]),
+    onError: (err) => setProblems(err instanceof ApiError && err.problems.length ? err.problems : [(err).message]),
   });
 
   return (

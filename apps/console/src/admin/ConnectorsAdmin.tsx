@@ -64,7 +64,7 @@ export function ConnectorsAdmin() {
       setProblems([]); setName(''); setActions([blankAction()]);
       void queries.invalidateQueries({ queryKey: ['connectors'] });
     },
-    onError: (err) => setProblems(err instanceof ApiError && err.problems.length ? err.problems : [(err as Error).message]),
+    onError: (err) => setProblems(err instanceof ApiError && err.problems.length ? err.problems : [(err).message]),
   });
   return (
     <Stack maw={800}>

@@ -62,7 +62,7 @@ export function useConversation(agentId: string, conversationId: string | undefi
     let cancelled = false;
     data(http.GET('/api/conversations/{id}', { params: { path: { id: conversationId } } })).then((c) => {
       if (cancelled) return;
-      const turns: Turn[] = c.runs.map((r) => ({ message: r.message, runId: r.id, events: r.events as StreamEvent[] }));
+      const turns: Turn[] = c.runs.map((r) => ({ message: r.message, runId: r.id, events: r.events }));
       setConv({ conversationId: c.id, turns, readOnly: !c.can_continue });
       const last = turns.at(-1);
       if (last?.runId && !isFinished(last.events)) {

@@ -20,7 +20,7 @@ export class OpenAiProvider extends LlmProvider {
     const signal = AbortSignal.any([request.signal, deadline]);
     const params: ChatCompletionCreateParamsBase = {
       model: this.settings.model,
-      messages: request.messages as ChatCompletionMessageParam[],
+      messages: request.messages,
       ...(this.settings.temperature !== undefined ? { temperature: this.settings.temperature } : {}),
       ...(request.tools.length > 0
         ? { tools: request.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }

@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { isAdmin, type Principal } from '@warden/auth';
-import { ConflictError, isUuid, NotFoundError } from '@warden/common';
+import { ConflictError, isUuid, NotFoundError, openEventStream } from '@warden/common';
 import type { Response } from 'express';
 import { Repository } from 'typeorm';
 import { RunExecutor } from '../engine/run-executor.js';
 import { RunEventsService } from './run-events.service.js';
 import { ACTIVE_RUN_STATUSES, AgentRun } from './run.entity.js';
-import { openEventStream } from '@warden/common';
 
 /** The event types that make up a run's trace (what the hooks and tools did). */
 const TRACE_TYPES = ['tool_call', 'hook', 'confirmation_pending', 'confirmation_resolved', 'observation', 'plan', 'plan_rejected', 'error'];

@@ -57,7 +57,7 @@ const feishuConfig = (channel: ChannelRecord): FeishuConfig => {
 const plainWords = (msg: unknown[]): string =>
   msg.flat(2).filter((m): m is string => typeof m === 'string').join(' ').slice(0, 300) || '(details withheld)';
 
-type LarkReply = { code?: number; msg?: string; data?: { message_id?: string } };
+interface LarkReply { code?: number; msg?: string; data?: { message_id?: string } }
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -54,7 +54,7 @@ const wecomConfig = (channel: ChannelRecord): WecomConfig => {
   };
 };
 
-type WecomReply = { errcode?: number; errmsg?: string; [key: string]: unknown };
+interface WecomReply { errcode?: number; errmsg?: string; [key: string]: unknown }
 
 /** Targets of an update: the same people the card was sent to. */
 const updateTargets = (toUser: string) => (toUser === '@all' ? { atall: 1 } : { userids: toUser.split('|').filter(Boolean) });

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { rowToConfirmation, type ConfirmationRequest } from '../confirmation.types.js';
 
-type SentCard = { platformMessageId?: string; extra?: Record<string, unknown> };
+interface SentCard { platformMessageId?: string; extra?: Record<string, unknown> }
 const RECLAIM_AFTER_S = 15;
 
 /**

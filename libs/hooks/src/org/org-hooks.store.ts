@@ -25,6 +25,6 @@ export class OrgHooksStore {
        RETURNING hooks, updated_by, updated_at`,
       [orgId, JSON.stringify(hooks), userId],
     );
-    return { hooks: row!.hooks, updatedBy: row!.updated_by, updatedAt: row!.updated_at };
+    return { hooks: row.hooks, updatedBy: row.updated_by, updatedAt: row.updated_at };
   }
 }

@@ -194,17 +194,17 @@ export class WorkflowRunner implements OnApplicationShutdown {
     try {
       switch (node.type) {
         case 'start':
-          return await this.setNode(run, node.id, { status: 'completed', output: run.inputs }, 'node_completed');
+          { await this.setNode(run, node.id, { status: 'completed', output: run.inputs }, 'node_completed'); return; }
         case 'end':
-          return await this.setNode(run, node.id, { status: 'completed', output: null }, 'node_completed');
+          { await this.setNode(run, node.id, { status: 'completed', output: null }, 'node_completed'); return; }
         case 'condition': {
           const value = evaluateCel(node.expression!, scope);
-          return await this.setNode(run, node.id, { status: 'completed', output: typeof value === 'bigint' ? Number(value) : value }, 'node_completed');
+          await this.setNode(run, node.id, { status: 'completed', output: typeof value === 'bigint' ? Number(value) : value }, 'node_completed'); return;
         }
         case 'agent':
         case 'connector':
         case 'human':
-          return await this.runRunNode(run, node, scope);
+          { await this.runRunNode(run, node, scope); return; }
       }
     } catch (err) {
       if (this.signalOf(run.id).aborted) return;

@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import fc from 'fast-check';
+import * as fc from 'fast-check';
 import pg from 'pg';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 

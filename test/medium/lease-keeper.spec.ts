@@ -1,5 +1,5 @@
 import { buildDataSourceOptions, claimExpiredLeases, LeaseKeeper } from '@warden/database';
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { until } from '../support/eventually.js';
 import { mediumDb, type MediumDb } from './medium-db.js';
 

@@ -2,7 +2,7 @@ import { buildDataSourceOptions } from '@warden/database';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DataSource, getMetadataArgsStorage, type DataSourceOptions } from 'typeorm';
+import { DataSource, getMetadataArgsStorage } from 'typeorm';
 import { createTestDatabase, urlFor, withAdmin } from '../support/test-database.js';
 
 const LIBS = path.resolve(import.meta.dirname, '../../libs');

@@ -3,11 +3,10 @@ import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiError } from '../api/client';
-import { data, http, type Schemas } from '../api/typed';
+import { data, http } from '../api/typed';
 import { celProblem } from './cel';
 
 interface Action { name: string; method: string; path: string; description: string; parameters: string; requires_confirmation: boolean; requires_confirmation_when: string }
-interface Connector { id: string; name: string; base_url: string; tools?: string[]; actions?: Array<{ name: string }> }
 
 const blankAction = (): Action => ({ name: '', method: 'POST', path: '/', description: '', parameters: '', requires_confirmation: false, requires_confirmation_when: '' });
 

@@ -2,7 +2,7 @@ import { Alert, Button, Center, Paper, Stack, TagsInput, Text, TextInput, Title 
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
-import { data, http, type Schemas } from '../api/typed';
+import { data, http } from '../api/typed';
 import { startSignIn } from './oidc';
 import { useSession } from './SessionContext';
 

@@ -138,7 +138,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     await Promise.race([settled(), sleep(SHUTDOWN_GRACE_MS)]);
     for (const live of this.live.values()) live.abort.abort(new RunInterruptedError('the server is shutting down'));
     await Promise.race([settled(), sleep(SHUTDOWN_ABORT_WAIT_MS)]);
-    await this.store.releaseAllLeases().catch((err: Error) => this.logger.error(`could not release run leases: ${err.message}`));
+    await this.store.releaseAllLeases().catch((err: unknown) => this.logger.error(`could not release run leases: ${(err as Error).message}`));
   }
 
   onApplicationShutdown(): void {
@@ -222,8 +222,8 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     if (err instanceof LlmError) this.logger.warn({ runId, reason }, 'run failed: model error');
     else this.logger.error({ err, runId }, 'run failed unexpectedly');
     const run = live?.run ?? await this.store.get(runId);
-    await this.store.finish(run, 'failed', { error: reason }, { epoch, live }).catch((e: Error) =>
-      this.logger.warn({ runId, reason: e.message }, 'could not record the failure; the run is left for recovery'));
+    await this.store.finish(run, 'failed', { error: reason }, { epoch, live }).catch((e: unknown) =>
+      this.logger.warn({ runId, reason: (e as Error).message }, 'could not record the failure; the run is left for recovery'));
     return false;
   }
 

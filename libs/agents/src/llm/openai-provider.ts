@@ -1,5 +1,5 @@
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 'openai/resources/chat/completions/completions';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
 import { egressRefusalIn } from '@warden/common';
 import type { ModelSettings } from '../agents/agent-config.js';
 import { LlmError, LlmProvider, parseToolArguments, type LlmRequest, type LlmToolCall, type LlmTurn } from './llm-provider.js';

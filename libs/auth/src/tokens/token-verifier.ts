@@ -87,7 +87,7 @@ export class TokenVerifier implements OnModuleInit {
     if (this.jwks) return Promise.resolve(this.jwks);
     this.jwksReady ??= this.discoverJwks()
       .then((set) => (this.jwks = set))
-      .catch((err) => {
+      .catch((err: unknown) => {
         this.jwksReady = undefined;
         throw err;
       });

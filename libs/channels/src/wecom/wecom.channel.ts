@@ -154,7 +154,7 @@ export class WecomChannel extends Channel {
       outcome.ok && outcome.decided && responseCode
         ? this.updateCard(cfg, responseCode, outcome.decided)
         : this.api(cfg, 'the click answer', '/cgi-bin/message/send', { touser: user, msgtype: 'text', agentid: cfg.agentId, text: { content: outcome.message } });
-    work.catch((err: Error) => this.logger.warn(`WeCom click answer failed: ${err.message}`));
+    work.catch((err: unknown) => this.logger.warn(`WeCom click answer failed: ${(err as Error).message}`));
   }
 
   private async updateCard(cfg: WecomConfig, responseCode: string, decided: DecidedCard): Promise<void> {

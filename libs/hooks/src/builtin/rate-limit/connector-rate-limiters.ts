@@ -78,6 +78,6 @@ export class ConnectorRateLimiters implements OnModuleInit, OnApplicationShutdow
     if (!this.redis) return;
     this.redis.removeAllListeners('error');
     if (this.redis.status !== 'ready') { this.redis.disconnect(); return; }
-    await this.redis.quit().catch((err: Error) => this.logger.warn(`closing the Redis connection failed: ${err.message}`));
+    await this.redis.quit().catch((err: unknown) => this.logger.warn(`closing the Redis connection failed: ${(err as Error).message}`));
   }
 }

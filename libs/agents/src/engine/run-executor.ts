@@ -271,7 +271,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     // A hook's outcome is written with the run's next write (one transaction instead of one per hook).
     if (type === 'hook') return void live.deferred.push({ type, data });
     const waiting = type === 'confirmation_pending' ? true : type === 'confirmation_resolved' ? false : undefined;
-    if (live.deferred.length === 0 && waiting === undefined) return void (await this.store.appendToStreams(live, type, data));
+    if (live.deferred.length === 0 && waiting === undefined) { await this.store.appendToStreams(live, type, data); return; }
     await this.store.write(live, async (tx) => {
       await this.store.appendToStreams(live, type, data, tx);
       if (waiting !== undefined) await this.store.setWaiting(live, waiting, tx);

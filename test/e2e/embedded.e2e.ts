@@ -55,7 +55,6 @@ describe('embedded PGlite default (npm start)', () => {
 
 describe('PostgreSQL via DATABASE_URL', () => {
   it('runs migrations at start on an empty database', async () => {
-    const { createTestDatabase } = await import('../support/test-database.js');
     const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' });
     await admin.connect();
     const name = `wt_empty_${process.pid}_${Date.now()}`;
@@ -76,7 +75,6 @@ describe('PostgreSQL via DATABASE_URL', () => {
       await a.connect();
       await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await a.end();
-      createTestDatabase;
     }
   });
 });

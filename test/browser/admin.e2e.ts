@@ -101,9 +101,9 @@ it('the audit log lists connector calls and downloads them as CSV', async () => 
   const table = page.getByRole('table', { name: 'Connector calls' });
   await table.getByText('oa__purchase_pay').first().waitFor();
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
-  const csv = readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
+  const csv = readFileSync((await download.path()), 'utf8').trim().split('\r\n');
   expect(csv[0]).toBe('created_at,tool,method,url,status,success,blocked_by,duration_ms,agent_id,user_id,run_id,error');
-  expect(csv.filter((l) => l.includes('oa__purchase_pay')).map((l) => l.match(/PO-100\d/)?.[0]).sort()).toEqual(['PO-1001', 'PO-1002']);
+  expect(csv.filter((l) => l.includes('oa__purchase_pay')).map((l) => (/PO-100\d/.exec(l))?.[0]).sort()).toEqual(['PO-1001', 'PO-1002']);
   expect(download.suggestedFilename()).toBe('connector-calls.csv');
   await screenshot(page, 'admin-audit');
 }, 30_000);
@@ -182,7 +182,7 @@ it('an admin creates a Feishu channel whose secret is never shown again, sends a
   await page.getByRole('button', { name: 'Send a test card to approvals-feishu' }).click();
   await page.getByText(/Test card sent/).waitFor();
   expect(feishu.sent.map((m) => m.chatId)).toEqual(['oc_console']);
-  expect(JSON.stringify(feishu.sent[0]!.content)).toContain('This is a test card from Warden');
+  expect(JSON.stringify(feishu.sent[0].content)).toContain('This is a test card from Warden');
   await screenshot(page, 'admin-channels');
 
   await create('broken-feishu', 'not-the-secret');

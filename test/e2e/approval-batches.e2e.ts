@@ -67,7 +67,7 @@ describe('one approval card per model turn (Feishu fake, PostgreSQL)', () => {
     const ids = pending.map((p) => p.confirmation_id as string);
     const card = await until('one card listing all three calls', () => {
       const cards = cardsNaming(ids);
-      return cards.length === 1 && ids.every((id) => latest(cards[0]!.messageId).includes(id)) ? cards[0] : undefined;
+      return cards.length === 1 && ids.every((id) => latest(cards[0].messageId).includes(id)) ? cards[0] : undefined;
     });
     expect(latest(card.messageId)).toContain('Approval needed: 3 calls (3 pending)');
     const byPo = new Map(pending.map((p) => [p.args.id as string, p.confirmation_id as string]));
@@ -89,7 +89,7 @@ describe('one approval card per model turn (Feishu fake, PostgreSQL)', () => {
     expect(final.match(/Rejected by Ada/g)).toHaveLength(1);
     expect(final).not.toContain('"Approve"');
     for (const [po, status] of [['B-1', 'approved'], ['B-2', 'approved'], ['B-3', 'rejected']]) {
-      expect(await statusOf(t, ada, byPo.get(po!)!)).toMatchObject({ status, batch_key: expect.any(String) });
+      expect(await statusOf(t, ada, byPo.get(po)!)).toMatchObject({ status, batch_key: expect.any(String) });
     }
   });
 
@@ -97,7 +97,7 @@ describe('one approval card per model turn (Feishu fake, PostgreSQL)', () => {
     const run = openChat(t, ada.token, { agent_id: await createAgent('C'), message: 'pay C-1..3' });
     const pending = await pendings(run);
     const ids = pending.map((p) => p.confirmation_id as string);
-    await until('one card listing all three', () => cardsNaming(ids).length === 1 && ids.every((id) => latest(cardsNaming(ids)[0]!.messageId).includes(id)));
+    await until('one card listing all three', () => cardsNaming(ids).length === 1 && ids.every((id) => latest(cardsNaming(ids)[0].messageId).includes(id)));
     const r = feishuRequest(feishuCardAction({ verificationToken: 'vt-pol', value: { confirmation_id: ids[0], decision: 'approve', all: true }, openId: 'ou_ada' }), {});
     const res = await t.request('POST', `/api/channels/${channelId}/callback`, { body: r.body, headers: r.headers });
     expect(res.body.toast).toMatchObject({ type: 'success', content: 'Approved 3 calls' });

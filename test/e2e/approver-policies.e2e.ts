@@ -31,7 +31,7 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
     fran = await person(t, 'fran', 'acme', ['finance']);
     for (const p of [alice, bob, carol, dave, fran]) {
       ids[p.sub] = `ou_${p.sub}`;
-      await adminLink(t, carol, p.sub, ids[p.sub]!);
+      await adminLink(t, carol, p.sub, ids[p.sub]);
     }
     plain = await feishuChannel(t, carol, feishu);
     listed = await feishuChannel(t, carol, feishu, { approver_open_ids: [ids.bob] });
@@ -68,9 +68,9 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
     const viaChat = runGate(t, alice, policy(k.approvers));
     const chatId = await viaChat.id;
     const channelId = k.approvers.includes('channel') ? listed : plain;
-    expect(await click(t, channelId, chatId, ids[k.refused.sub]!)).toMatchObject({ ok: false, message: expect.stringMatching(k.message) });
+    expect(await click(t, channelId, chatId, ids[k.refused.sub])).toMatchObject({ ok: false, message: expect.stringMatching(k.message) });
     expect((await statusOf(t, carol, chatId)).status).toBe('pending');
-    expect(await click(t, channelId, chatId, ids[k.allowed.sub]!)).toMatchObject({ ok: true });
+    expect(await click(t, channelId, chatId, ids[k.allowed.sub])).toMatchObject({ ok: true });
     expect((await viaChat.result).allow).toBe(true);
     const row = await statusOf(t, carol, chatId);
     expect(row.votes).toEqual([expect.objectContaining({ user_id: k.allowed.userId, platform: 'feishu', external_id: ids[k.allowed.sub], approvers: k.approvers, decision: 'approve' })]);
@@ -114,14 +114,14 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
       const patched = await until('card shows 1 of 2', () =>
         feishu.patches.find((p) => p.messageId === card.messageId && JSON.stringify(p.content).includes('1 of 2 given')));
       expect(JSON.stringify(patched.content)).toContain('"tag":"button"');
-      expect(await click(t, plain, id, ids.bob!)).toMatchObject({ ok: false, message: expect.stringMatching(/already approved .*1 of 2 approvals/) });
+      expect(await click(t, plain, id, ids.bob)).toMatchObject({ ok: false, message: expect.stringMatching(/already approved .*1 of 2 approvals/) });
       const again = await decide(t, bob, id);
       expect(again.status).toBe(409);
       expect(again.body).toMatchObject({ status: 'pending' });
       expect(await statusOf(t, carol, id)).toMatchObject({ status: 'pending', approvals_given: 1 });
       const listed = await t.request('GET', '/api/confirmations?status=pending', { token: alice.token });
       expect(listed.body.find((r: any) => r.id === id)).toMatchObject({ approvals_progress: '1 of 2 approvals' });
-      expect(await click(t, plain, id, ids.fran!)).toMatchObject({ ok: true, message: 'Approved by Fran' });
+      expect(await click(t, plain, id, ids.fran)).toMatchObject({ ok: true, message: 'Approved by Fran' });
       expect((await run.result).allow).toBe(true);
       const row = await statusOf(t, carol, id);
       expect(row).toMatchObject({ status: 'approved', approvals_given: 2, responded_by_user_id: fran.userId });
@@ -132,7 +132,7 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
     it('concurrent approvals: the same person twice counts once; two people at once settle it exactly once', async () => {
       const run = runGate(t, alice, tiered(), { id: 'PO-5', amount: 700000 });
       const id = await run.id;
-      const [api1, api2, chat] = await Promise.all([decide(t, bob, id), decide(t, bob, id), click(t, plain, id, ids.bob!)]);
+      const [api1, api2, chat] = await Promise.all([decide(t, bob, id), decide(t, bob, id), click(t, plain, id, ids.bob)]);
       // One of the three is counted; the others are told he already approved.
       expect([api1.status === 200, api2.status === 200, chat.ok].filter(Boolean)).toHaveLength(1);
       expect(await statusOf(t, carol, id)).toMatchObject({ status: 'pending', approvals_given: 1 });
@@ -157,8 +157,8 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
 
       const second = runGate(t, alice, tiered(), { id: 'PO-3', amount: 900000 });
       const id2 = await second.id;
-      expect(await click(t, plain, id2, ids.bob!)).toMatchObject({ ok: true, message: 'Approval recorded: 1 of 2 approvals' });
-      expect(await click(t, plain, id2, ids.fran!, 'reject')).toMatchObject({ ok: true, message: 'Rejected by Fran' });
+      expect(await click(t, plain, id2, ids.bob)).toMatchObject({ ok: true, message: 'Approval recorded: 1 of 2 approvals' });
+      expect(await click(t, plain, id2, ids.fran, 'reject')).toMatchObject({ ok: true, message: 'Rejected by Fran' });
       expect(await second.result).toMatchObject({ allow: false, error: 'rejected by Fran' });
       expect((await decide(t, fran, id2)).status).toBe(409);
 

@@ -12,7 +12,7 @@ export const FEISHU_APP = { appId: 'cli_pol', appSecret: 'pol-secret' };
 const VT = 'vt-pol';
 
 export async function person(t: TestApp, sub: string, org: string, roles: string[] = []): Promise<Person> {
-  const token = await t.token(sub, org, roles, { name: sub[0]!.toUpperCase() + sub.slice(1) });
+  const token = await t.token(sub, org, roles, { name: sub[0].toUpperCase() + sub.slice(1) });
   const me = await t.request('GET', '/api/me', { token });
   expect(me.status).toBe(200);
   return { sub, token, userId: me.body.user_id, orgId: me.body.org_id };

@@ -36,7 +36,7 @@ describe('in-flight audit rows (PostgreSQL)', () => {
     const res = await chat(t, admin, { agent_id: agent.body.id, message: 'pay PO-A1' });
     expect(res.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
     expect(oa.requests.length - before).toBe(1);
-    const runId = res.events[0]!.data.run_id as string;
+    const runId = res.events[0].data.run_id as string;
 
     const rows = async () => (await db.query(
       `SELECT outcome, status, success, (duration_ms IS NOT NULL) AS timed, args FROM connector_call_logs WHERE run_id = $1`, [runId])).rows;

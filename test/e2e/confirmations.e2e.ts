@@ -1,8 +1,7 @@
-import { ConfirmationGateHook, ConfirmationWaiter } from '@warden/confirmations';
+import { ConfirmationGateHook, ConfirmationWaiter, ConfirmationService } from '@warden/confirmations';
 import { HookPoint, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { ConfirmationService } from '@warden/confirmations';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { armStatementHold } from './process-harness.js';

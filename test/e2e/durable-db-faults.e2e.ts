@@ -69,7 +69,7 @@ describe('database faults (server process, PostgreSQL)', () => {
     const a = await h.start();
     oa.requests.length = 0;
     const hold = await armStatementHold(h.sql, point);
-    const runId = (await h.chatUntil(a, 'Pay PO-G1 amount 60000', (e) => e.event === 'run'))[0]!.data.run_id as string;
+    const runId = (await h.chatUntil(a, 'Pay PO-G1 amount 60000', (e) => e.event === 'run'))[0].data.run_id as string;
     await until('the gate is held inside its statement', async () => (await hold.waiting()).length === 1);
     await hold.disarm();
     // Recovery re-runs the gate: the request ends up pending with its card delivered (or, the break, decided now).
@@ -94,7 +94,7 @@ describe('database faults (server process, PostgreSQL)', () => {
     const a = await h.start();
     oa.requests.length = 0;
     const events = await h.chatUntil(a, 'Pay PO-V1 amount 60000', (e) => e.event === 'confirmation_pending');
-    const runId = events[0]!.data.run_id as string;
+    const runId = events[0].data.run_id as string;
     const confirmationId = events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string;
     const hold = await armStatementHold(h.sql, { table: 'confirmation_requests', event: 'UPDATE', when: `OLD.status = 'pending' AND NEW.status = 'approved'` });
     const first = h.api(a, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' });

@@ -53,7 +53,7 @@ describe('durable workflow runs under faults (server processes, PostgreSQL)', ()
       a.child.kill('SIGCONT');
     }
     // A either notices it lost the run, or (the break) takes the lease back.
-    await until('A reacts to the takeover', async () => /workflow run lease lost/.test(a.output())
+    await until('A reacts to the takeover', async () => a.output().includes('workflow run lease lost')
       || (await h!.sql.query(`SELECT locked_by FROM workflow_runs WHERE id = $1`, [runId])).rows[0].locked_by === 'instance-a');
 
     expect((await h.api(b, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status).toBe(200);

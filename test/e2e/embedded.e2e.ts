@@ -44,7 +44,7 @@ describe('embedded PGlite default (npm start)', () => {
     [{ PORT: 'abc' }, /PORT="abc"/],
     [{ AUTH_MODE: 'oidc' }, /OIDC_ISSUER/],
   ])('a bad config value stops the boot naming it (%j)', async (env, message) => {
-    const { code, output } = await bootExpectingFailure({ PGLITE_DIR: path.join(dir, 'unused'), ...env } as Record<string, string>);
+    const { code, output } = await bootExpectingFailure({ PGLITE_DIR: path.join(dir, 'unused'), ...env });
     expect(code).not.toBe(0);
     expect(output).toMatch(message);
   });
@@ -52,7 +52,6 @@ describe('embedded PGlite default (npm start)', () => {
 
 describe('PostgreSQL via DATABASE_URL', () => {
   it('runs migrations at start on an empty database', async () => {
-    const { createTestDatabase } = await import('../support/test-database.js');
     const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' });
     await admin.connect();
     const name = `wt_empty_${process.pid}_${Date.now()}`;
@@ -73,7 +72,6 @@ describe('PostgreSQL via DATABASE_URL', () => {
       await a.connect();
       await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await a.end();
-      void createTestDatabase;
     }
   });
 });

@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import fc from 'fast-check';
+import * as fc from 'fast-check';
 import pg from 'pg';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -40,7 +40,7 @@ function mutate(valid: unknown, index: number, value: unknown): unknown {
     }
   };
   walk(copy);
-  const [parent, key] = leaves[index % leaves.length]!;
+  const [parent, key] = leaves[index % leaves.length];
   parent[key] = value;
   return copy;
 }
@@ -123,12 +123,12 @@ describe('fuzz: every route, generated input', () => {
     const failures: string[] = [];
     for (const [key, body] of Object.entries(valid)) {
       const [method, pathTemplate] = key.split(' ');
-      const path = pathTemplate!.replace('{id}', ids[0]!).replace('{sub}', 'mia');
+      const path = pathTemplate.replace('{id}', ids[0]).replace('{sub}', 'mia');
       const leafCount = countLeaves(body);
       for (let leaf = 0; leaf < leafCount; leaf++) {
         for (const value of confusing) {
           const sent = mutate(body, leaf, value);
-          const res = await t.request(method!, path, { token: tokens.admin, body: sent });
+          const res = await t.request(method, path, { token: tokens.admin, body: sent });
           if (res.status >= 500) failures.push(`${key} ${JSON.stringify(sent).slice(0, 200)} -> ${res.status}`);
         }
       }
@@ -144,7 +144,7 @@ describe('fuzz: every route, generated input', () => {
       fc.asyncProperty(routeArb, async ({ route, pathIds, body, contentType, query, auth, lastEventId }) => {
         let n = 0;
         const qs = new URLSearchParams(query).toString();
-        const path = route.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(pathIds[n++ % 4]!)) + (qs ? `?${qs}` : '');
+        const path = route.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(pathIds[n++ % 4])) + (qs ? `?${qs}` : '');
         const headers: Record<string, string> = { 'content-type': contentType };
         if (auth !== 'none') headers.authorization = `Bearer ${tokens[auth]}`;
         if (lastEventId !== null) headers['last-event-id'] = lastEventId.replace(/[^\x20-\x7e]/g, '');

@@ -61,7 +61,7 @@ describe('access hardening', () => {
     it('a member reads, follows and cancels only their own runs; an admin reads all in the org', async () => {
       const agentId = await scripted('private', [{ content: 'the secret answer' }]);
       const mine = await chat(t, alice, { agent_id: agentId, message: 'my private question' });
-      const runId = mine.events[0]!.data.run_id as string;
+      const runId = mine.events[0].data.run_id as string;
       expect((await t.request('GET', `/api/runs/${runId}`, { token: alice })).body.answer).toBe('the secret answer');
       for (const [method, p] of [['GET', `/api/runs/${runId}`], ['GET', `/api/runs/${runId}/events`], ['POST', `/api/runs/${runId}/cancel`]] as const) {
         const res = await t.request(method, p, { token: bob });
@@ -93,7 +93,7 @@ describe('access hardening', () => {
       const runOf = async (token: string, agentId: string) => {
         const res = await chat(t, token, { agent_id: agentId, message: 'notify' });
         expect(res.events.at(-1)!.data.status).toBe('completed');
-        return res.events[0]!.data.run_id as string;
+        return res.events[0].data.run_id as string;
       };
       const [aliceRun, bobRun] = [await runOf(alice, forAlice), await runOf(bob, forBob)];
       const inbox = async (token: string) => {

@@ -46,9 +46,9 @@ describe('privacy between members', () => {
     };
 
     it('a member sees exactly the requests they may decide or made; the rest are not found, args included', async () => {
-      const all = [ids.finance!, ids.users!, ids.channel!];
+      const all = [ids.finance, ids.users, ids.channel];
       const visible: Array<[Person, string[]]> = [
-        [alice, all], [carol, all], [bob, [ids.finance!]], [dave, [ids.users!]], [erin, [ids.channel!]],
+        [alice, all], [carol, all], [bob, [ids.finance]], [dave, [ids.users]], [erin, [ids.channel]],
       ];
       for (const [who, expected] of visible) {
         const mine = await listed(who);
@@ -89,10 +89,10 @@ describe('privacy between members', () => {
     });
 
     it('deciding stays as before: outside the policy is a 403 naming who may decide; inside, the decision counts', async () => {
-      const refused = await decide(t, dave, ids.finance!);
+      const refused = await decide(t, dave, ids.finance);
       expect(refused.status).toBe(403);
       expect(refused.body.message).toMatch(/role "finance"/);
-      expect((await decide(t, bob, ids.finance!)).status).toBe(200);
+      expect((await decide(t, bob, ids.finance)).status).toBe(200);
     });
   });
 

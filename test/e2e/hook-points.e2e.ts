@@ -93,9 +93,9 @@ describe('hook points around the model', () => {
     const agent = await createAgent({ model: model(), hooks: { yaml: yaml('  - name: redact-card', '    event: UserPromptSubmit', '    module: ./redact-card-prompt.mjs') } });
     const res = await chat(t, admin, { agent_id: agent, message: 'pay with 4111 1111 1111 1111 please' });
     expect(res.events.at(-1)!.data.status).toBe('completed');
-    const user = llm.requests[0]!.messages.filter((m) => m.role === 'user').at(-1)!.content;
+    const user = llm.requests[0].messages.filter((m) => m.role === 'user').at(-1)!.content;
     expect(user).toBe('pay with [card redacted] please');
-    const run = await t.request('GET', `/api/runs/${res.events[0]!.data.run_id}`, { token: admin });
+    const run = await t.request('GET', `/api/runs/${res.events[0].data.run_id}`, { token: admin });
     expect(JSON.stringify(run.body)).not.toContain('4111 1111');
   });
 
@@ -114,7 +114,7 @@ describe('hook points around the model', () => {
     const res = await chat(t, admin, { agent_id: agent, message: 'is it paid?' });
     expect(res.events.find((e) => e.event === 'answer')!.data.content).toBe('The order PO-7 is paid.');
     expect(llm.requests).toHaveLength(2);
-    expect(llm.requests[1]!.messages.slice(-2)).toEqual([
+    expect(llm.requests[1].messages.slice(-2)).toEqual([
       expect.objectContaining({ role: 'assistant', content: 'The order is paid.' }),
       expect.objectContaining({ role: 'user', content: 'Also give the purchase order number.' }),
     ]);
@@ -130,7 +130,7 @@ describe('hook points around the model', () => {
       hooks: { yaml: yaml('  - name: failure-context', '    event: PostToolUseFailure', '    matcher: "oa__*"', '    module: ./failure-context.mjs') },
     });
     const res = await chat(t, admin, { agent_id: agent, message: 'list' });
-    const seen = llm.requests[1]!.messages.find((m) => m.role === 'tool')!.content;
+    const seen = llm.requests[1].messages.find((m) => m.role === 'tool')!.content;
     expect(seen).toBe('The call oa__list_purchases failed.\n\nThe purchasing system is in maintenance until 14:00; tell the user to retry after that.');
     expect(seen).not.toContain('10.2.3.4');
     expect(res.events.find((e) => e.event === 'observation')!.data).toMatchObject({ ok: false });
@@ -180,7 +180,7 @@ describe('hook points around the model', () => {
     });
     const agent = await createAgent({ model: model(), hooks: { class_hooks: ['email_redact'] } });
     const res = await chat(t, admin, { agent_id: agent, message: 'who?', mode: 'dag' });
-    const runId = res.events[0]!.data.run_id;
+    const runId = res.events[0].data.run_id;
     expect(res.events.filter((e) => e.event === 'answer' && e.data.run_id === runId).map((e) => e.data.content)).toEqual(['Write to [e-mail redacted].']);
     expect(res.text).not.toContain('carol@example.com');
 

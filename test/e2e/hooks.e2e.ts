@@ -31,7 +31,7 @@ async function rowCounts(databaseUrl: string): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};
     for (const { table_name } of tables.rows) {
       const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM "${table_name}"`);
-      counts[table_name] = Number(rows[0]!.n);
+      counts[table_name] = Number(rows[0].n);
     }
     return counts;
   } finally {

@@ -139,9 +139,9 @@ describe('HTTP policy hooks', () => {
       } });
       const res = await chat(app, admin, { agent_id: agent.body.id, message: 'pay' });
       expect(res.events.find((e) => e.event === 'observation')!.data.content).toBe('Tool call blocked by plain-policy: over 5');
-      expect(policy.requests[0]!.headers['x-api-key']).toBe('k1');
+      expect(policy.requests[0].headers['x-api-key']).toBe('k1');
       // No HOOK_HTTP_SECRET on this instance: no signature.
-      expect(policy.requests[0]!.headers['x-warden-signature']).toBeUndefined();
+      expect(policy.requests[0].headers['x-warden-signature']).toBeUndefined();
     } finally {
       await app.close();
       await policy.close();

@@ -223,7 +223,7 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
     ['a hanging response', { hang: true }, /did not answer within 1500 ms/],
   ])('6. the model server returning %s: done failed, a clear error, nothing left running', async (_, reply, message) => {
     const agentId = await createAgent({ ...model(), tools: ['oa__*'] });
-    llm.setHandler(() => reply as FakeReply);
+    llm.setHandler(() => reply);
     const res = await chat(t, admin, { agent_id: agentId, message: 'pay' });
     expect(res.events[0].event).toBe('run');
     expect(res.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'failed' } });

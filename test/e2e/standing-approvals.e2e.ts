@@ -82,7 +82,7 @@ describe('standing approval for the run (Feishu fake, PostgreSQL)', () => {
     const gateEffects = events.filter((e) => e.event === 'hook' && e.data.hook === 'confirmation_gate').map((e) => e.data.side_effects[0]);
     expect(gateEffects.filter((s) => s?.includes(`standing approval #${standing.id}`))).toHaveLength(2);
 
-    const runId = events[0]!.data.run_id;
+    const runId = events[0].data.run_id;
     const audit = await until('five audit rows', async () => {
       const res = await t.request('GET', `/api/audit/connector-calls?run_id=${runId}`, { token: admin.token });
       return res.body.length >= 5 ? (res.body as Array<Record<string, any>>) : undefined;

@@ -17,7 +17,7 @@ export interface FakeOtlp {
   close(): Promise<void>;
 }
 
-type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
+interface AnyValue { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number }
 const valueOf = (v: AnyValue): string | number | boolean =>
   v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : v.boolValue ?? v.doubleValue ?? '');
 

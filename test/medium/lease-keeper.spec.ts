@@ -1,5 +1,5 @@
 import { buildDataSourceOptions, claimExpiredLeases, LeaseKeeper } from '@warden/database';
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { until } from '../support/eventually.js';
 import { mediumDb, type MediumDb } from './medium-db.js';
 
@@ -37,7 +37,7 @@ describe('a paused transaction holding a run (medium)', () => {
   afterAll(async () => { await db.close(); });
 
   it('the server ends the idle transaction, and another instance claims the run', async () => {
-    const paused = new DataSource({ ...buildDataSourceOptions({ url: db.url, embedded: false, close: async () => undefined }, 2, 300) } as DataSourceOptions);
+    const paused = new DataSource({ ...buildDataSourceOptions({ url: db.url, embedded: false, close: async () => undefined }, 2, 300) });
     await paused.initialize();
     const run = await db.newRun({ lockedBy: 'paused', epoch: 1 });
     await db.dataSource.query(`UPDATE agent_runs SET lease_until = now() - interval '1 second' WHERE id = $1`, [run]);

@@ -2,7 +2,7 @@ import { buildDataSourceOptions } from '@warden/database';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DataSource, getMetadataArgsStorage, type DataSourceOptions } from 'typeorm';
+import { DataSource, getMetadataArgsStorage } from 'typeorm';
 import { createTestDatabase, urlFor, withAdmin } from '../support/test-database.js';
 
 const LIBS = path.resolve(import.meta.dirname, '../../libs');
@@ -51,7 +51,7 @@ describe('entities and migrations (medium)', () => {
     db = await createTestDatabase();
     const target = { url: db.url, embedded: false, close: async () => undefined };
     const entities = getMetadataArgsStorage().tables.map((t) => t.target);
-    dataSource = new DataSource({ ...buildDataSourceOptions(target, 2), entities } as DataSourceOptions);
+    dataSource = new DataSource({ ...buildDataSourceOptions(target, 2), entities });
     await dataSource.initialize();
   });
   afterAll(async () => {
@@ -84,7 +84,7 @@ describe('entities and migrations (medium)', () => {
     const fresh = `${db.name}_e`;
     await withAdmin((c) => c.query(`CREATE DATABASE ${fresh}`));
     const target = { url: urlFor(fresh), embedded: false, close: async () => undefined };
-    const built = new DataSource({ ...buildDataSourceOptions(target, 2), entities: dataSource.options.entities } as DataSourceOptions);
+    const built = new DataSource({ ...buildDataSourceOptions(target, 2), entities: dataSource.options.entities });
     try {
       await built.initialize();
       await built.synchronize();

@@ -10,7 +10,7 @@ export async function until<T>(
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
-    if (v !== undefined && v !== null && v !== false) return v as T;
+    if (v !== undefined && v !== null && v !== false) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(intervalMs);
   }

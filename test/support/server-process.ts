@@ -52,7 +52,7 @@ export async function startServerProcess(env: Record<string, string>, opts: { ti
       return await startOnce(env, opts);
     } catch (err) {
       // Another process took the chosen port meanwhile: choose another (only when the caller did not fix it).
-      if (env.PORT || attempt >= 3 || !/EADDRINUSE/.test((err as Error).message)) throw err;
+      if (env.PORT || attempt >= 3 || !(err as Error).message.includes('EADDRINUSE')) throw err;
     }
   }
 }
@@ -71,8 +71,8 @@ async function startOnce(env: Record<string, string>, opts: { timeoutMs?: number
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
@@ -105,8 +105,8 @@ export async function bootExpectingFailure(env: Record<string, string>): Promise
   ensureBuilt();
   const child = spawn(process.execPath, [MAIN], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   return { code, output: out };
 }

@@ -13,7 +13,7 @@ export async function createTestDatabase(): Promise<{ name: string; url: string;
         return;
       } catch (err) {
         // Two workers cloning the template at the same instant collide; try again shortly.
-        if (attempt > 20 || !/being accessed by other users/.test(String(err))) throw err;
+        if (attempt > 20 || !String(err).includes('being accessed by other users')) throw err;
         await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
       }
     }
@@ -21,6 +21,6 @@ export async function createTestDatabase(): Promise<{ name: string; url: string;
   return {
     name,
     url: urlFor(name),
-    drop: () => withAdmin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
+    drop: () => withAdmin(async (c) => { await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`); }),
   };
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource } from 'typeorm';
-import { CONFIRMATION_NOTIFY_CHANNEL, CONFIRMATION_VOTED, rowToConfirmation, type ConfirmationRequest } from './confirmation.types.js';
+import { CONFIRMATION_NOTIFY_CHANNEL, CONFIRMATION_VOTED, rowToConfirmation, type ConfirmationRequest, type ConfirmationRow } from './confirmation.types.js';
 
 export interface Vote {
   confirmationId: string;
@@ -42,7 +42,7 @@ export class ConfirmationVotesStore {
    * count (approvals only), or null when this person had already voted or the request is no longer open.
    */
   async record(v: Vote): Promise<ConfirmationRequest | null> {
-    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
+    const rows = await this.dataSource.query<Array<ConfirmationRow | undefined>>(
       `WITH vote AS (
          INSERT INTO confirmation_votes (confirmation_id, user_id, user_name, decision, platform, external_id, approvers, tier)
          SELECT c.id, $2, $3, $4, $5, $6, $7::jsonb, $8 FROM confirmation_requests c

@@ -124,7 +124,7 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
       }
       // A cancel expires the request; an interruption (lease lost, shutdown) only ends this wait: the request stays
       // pending for the run's next driver, and nobody decided anything.
-      const onAbort = () => (isRunInterruption(signal?.reason) ? this.dropListener(id, listener, signal!.reason as Error) : void this.expire(id, 'system', 'the run was cancelled'));
+      const onAbort = () => (isRunInterruption(signal?.reason) ? this.dropListener(id, listener, signal.reason) : void this.expire(id, 'system', 'the run was cancelled'));
       const listener: Listener = {
         resolve: (row) => {
           signal?.removeEventListener('abort', onAbort);
@@ -136,7 +136,7 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
         },
       };
       waiting.listeners.add(listener);
-      if (signal?.aborted) return onAbort();
+      if (signal?.aborted) { onAbort(); return; }
       signal?.addEventListener('abort', onAbort, { once: true });
       // A decision may have committed before this waiter existed (its notification found nobody): look once.
       this.scheduleWake(id);

@@ -9,6 +9,7 @@ import {
   CONFIRMATION_SETTLED,
   ConfirmationStatus,
   rowToConfirmation,
+  type ConfirmationRow,
   type ConfirmationRequest,
 } from './confirmation.types.js';
 
@@ -98,7 +99,7 @@ export class ConfirmationStore implements OnModuleInit {
     this.queryCounts[kind]++;
     const result: unknown[] = await this.dataSource.query(sql, params);
     // TypeORM answers a bare UPDATE with [rows, rowCount]; every other statement with the rows.
-    const raw = (Array.isArray(result[0]) ? result[0] : result) as Array<Record<string, unknown>>;
+    const raw = (Array.isArray(result[0]) ? result[0] : result) as ConfirmationRow[];
     return raw.map(rowToConfirmation);
   }
 

@@ -85,8 +85,58 @@ export const CONFIRMATION_NOTIFY_CHANNEL = 'confirmation_decided';
 const toDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 const toDateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : toDate(v));
 
+/** A `confirmation_requests` row as pg returns it (columns added later may be absent on old query shapes). */
+export interface ConfirmationRow {
+  id: string;
+  org_id: string;
+  agent_id: string | null;
+  agent_name: string | null;
+  run_id: string;
+  call_id: string;
+  tool: string;
+  args?: Record<string, unknown> | null;
+  args_digest?: string | null;
+  status: string;
+  requested_by: string | null;
+  approver_scope: ApproverScope;
+  agent_owner_id: string | null;
+  forbid_self_approval: boolean;
+  approvers?: string[] | null;
+  tier?: number | null;
+  approvals_required?: number | null;
+  approvals_given?: number | null;
+  decisive_fields?: string[] | null;
+  channel_id: string | null;
+  channel_type: string | null;
+  platform_message_id: string | null;
+  sent_card: { platformMessageId?: string; extra?: Record<string, unknown> } | null;
+  expires_at: Date;
+  responded_at: Date | null;
+  responded_by_user_id: string | null;
+  responded_by_open_id: string | null;
+  responded_by_platform: string | null;
+  responded_by_name: string | null;
+  reason: string | null;
+  args_schema?: Record<string, unknown> | null;
+  original_args?: Record<string, unknown> | null;
+  edited_by_user_id?: string | null;
+  edited_by_name?: string | null;
+  ask_reason?: string | null;
+  remind_at: Date | null;
+  reminded_at: Date | null;
+  escalate_at: Date | null;
+  escalated_at: Date | null;
+  escalate_to?: { approvers?: string[]; channelId?: string } | null;
+  escalation_channel_id?: string | null;
+  escalation_card?: { platformMessageId?: string; extra?: Record<string, unknown> } | null;
+  batch_key?: string | null;
+  batch_position?: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 /** Maps a raw `confirmation_requests` row (snake_case, as pg returns it) to the typed shape. */
-export function rowToConfirmation(r: Record<string, any>): ConfirmationRequest {
+export function rowToConfirmation(r: ConfirmationRow): ConfirmationRequest {
   return {
     id: r.id,
     orgId: r.org_id,

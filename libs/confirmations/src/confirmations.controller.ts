@@ -40,7 +40,7 @@ export class ConfirmationsController {
 
   @Get()
   @ApiOkResponse({ type: [ConfirmationResponse] })
-  async list(@CurrentPrincipal() p: Principal, @Query() query: ListConfirmationsQuery): Promise<Record<string, unknown>[]> {
+  async list(@CurrentPrincipal() p: Principal, @Query() query: ListConfirmationsQuery): Promise<Array<Record<string, unknown>>> {
     const rows = await this.visibility.list(p, { status: query.status, limit: query.limit });
     return rows.map(confirmationView);
   }

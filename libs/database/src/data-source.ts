@@ -77,5 +77,5 @@ export function buildDataSourceOptions(target: DatabaseTarget, poolSize: number,
 }
 
 export function createDataSource(target: DatabaseTarget, poolSize = 10, entities: DataSourceOptions['entities'] = []): DataSource {
-  return new DataSource({ ...buildDataSourceOptions(target, poolSize), entities } as DataSourceOptions);
+  return new DataSource({ ...buildDataSourceOptions(target, poolSize), entities });
 }

@@ -35,7 +35,7 @@ export class EvalsService {
         ...(c.fixtures ? { fixtures: c.fixtures } : {}),
       })),
     }));
-    void this.execute(row).catch((err) => this.logger.error({ err, evalId: row.id }, 'eval failed'));
+    void this.execute(row).catch((err: unknown) => this.logger.error({ err, evalId: row.id }, 'eval failed'));
     return row;
   }
 

@@ -18,7 +18,7 @@ const PLAIN_KINDS = ['initiator', 'agent_owner', 'org_members', 'org_admins', 'c
 const MAX_APPROVALS = 5;
 const celEnv = new Environment({ unlistedVariablesAreDyn: false }).registerVariable('args', 'map');
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const firstLine = (m: string) => m.split('\n')[0]!.trim();
+const firstLine = (m: string) => m.split('\n')[0].trim();
 
 /** Normalises one entry; returns a problem (string starting with "!") for a malformed one. */
 function normaliseEntry(entry: unknown): string {
@@ -145,7 +145,7 @@ export function matchTier(tiers: ApprovalTier[] | undefined, args: Record<string
 export function argsReadBy(expression: string | null | undefined): string[] {
   if (!expression) return [];
   const names = new Set<string>();
-  for (const m of expression.matchAll(/\bargs\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*["']([^"']+)["']\s*\])/g)) names.add(m[1] ?? m[2]!);
-  for (const m of expression.matchAll(/\bhas\(\s*args\.([A-Za-z_][A-Za-z0-9_]*)\s*\)/g)) names.add(m[1]!);
+  for (const m of expression.matchAll(/\bargs\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*["']([^"']+)["']\s*\])/g)) names.add(m[1] ?? m[2]);
+  for (const m of expression.matchAll(/\bhas\(\s*args\.([A-Za-z_][A-Za-z0-9_]*)\s*\)/g)) names.add(m[1]);
   return [...names];
 }

@@ -3,7 +3,6 @@ import type { Principal } from '@warden/auth';
 import { BadInputError, NotFoundError } from '@warden/common';
 import { randomUUID } from 'node:crypto';
 import { AgentConfigLookup } from './agent-config-lookup.js';
-import { HookBuildError } from './hook-build.error.js';
 import { HookResolver } from './hook-resolver.js';
 import { runTextHooks } from './hook-points.js';
 import { HookPoint, type AgentHookSettings, type ApproverScope, type HookOutcome, type ToolArgs } from './hook.types.js';

@@ -62,8 +62,8 @@ describe('HookRegistry', () => {
     expect(verdict).toMatchObject({ allow: false, blockedBy: 'guard', error: 'amount over limit' });
     expect(blockedObservation(verdict.blockedBy!, verdict.error!)).toBe('Tool call blocked by guard: amount over limit');
     expect(events.map(([type, data]) => [type, data.hook, data.outcome])).toEqual([['hook', 'first', 'allow'], ['hook', 'guard', 'block']]);
-    expect(events[0]![1]).toMatchObject({ call_id: 'call-1', point: 'PreToolUse', side_effects: ['looked'] });
-    expect(typeof events[0]![1].duration_ms).toBe('number');
+    expect(events[0][1]).toMatchObject({ call_id: 'call-1', point: 'PreToolUse', side_effects: ['looked'] });
+    expect(typeof events[0][1].duration_ms).toBe('number');
   });
 
   it('gives a block without a reason the default text', async () => {
@@ -167,7 +167,7 @@ describe('HookRegistry', () => {
     ]);
     const verdict = await registry.runPreToolUse({ ...context(), metadata: { dryRun: true } });
     expect(verdict).toMatchObject({ allow: true, wouldRequireConfirmation: true });
-    expect(verdict.outcomes[0]!.outcome).toBe('would_require_confirmation');
+    expect(verdict.outcomes[0].outcome).toBe('would_require_confirmation');
     expect(registry.entries()).toEqual([
       { name: 'gate', point: 'PreToolUse', priority: 10, source: 'class', autoAttached: false },
       { name: 'audit', point: 'PostToolUse', priority: 1000, source: 'class', autoAttached: false },

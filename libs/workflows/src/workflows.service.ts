@@ -24,7 +24,7 @@ export class WorkflowsService {
       const def = definition as WorkflowDefinition;
       for (const node of def.nodes) {
         if (node.type === 'agent') {
-          const exists = isUuid(node.agent_id!) && (await this.agents.findWithConfig(orgId, node.agent_id!).then(() => true, () => false));
+          const exists = isUuid(node.agent_id!) && (await this.agents.findWithConfig(orgId, node.agent_id).then(() => true, () => false));
           if (!exists) problems.push(`node ${node.id}: unknown agent "${node.agent_id}"`);
         }
         if (node.type === 'connector') {

@@ -4,12 +4,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { ApiError } from '../api/client';
-import { data, http, type Schemas } from '../api/typed';
+import { data, http } from '../api/typed';
 import { DryRunPanel } from './DryRunPanel';
 import { HooksEditor, normaliseHooks, type HooksValue } from './HooksEditor';
 import { ErrorAlert } from '../ui/ErrorAlert';
 
-type Agent = Schemas['AgentResponse'];
 
 const NEW_CONFIG = { model: { provider: 'openai', base_url: 'http://llm.internal/v1', model: 'qwen-max', api_key_env: 'LLM_API_KEY' }, tools: [], max_iterations: 10 };
 
@@ -68,7 +67,7 @@ export function AgentEditor() {
       void queries.invalidateQueries({ queryKey: ['agent', a.id] });
       if (isNew) navigate(`/admin/agents/${a.id}`, { replace: true });
     },
-    onError: (err) => setProblems(err instanceof ApiError && err.problems.length ? err.problems : [(err as Error).message]),
+    onError: (err) => setProblems(err instanceof ApiError && err.problems.length ? err.problems : [(err).message]),
   });
 
   return (

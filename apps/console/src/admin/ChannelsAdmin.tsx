@@ -6,7 +6,6 @@ import { data, http, type Schemas } from '../api/typed';
 import { toastError } from '../ui/errors';
 import { ErrorAlert } from '../ui/ErrorAlert';
 
-interface Channel { id: string; type: string; name: string; callback_url?: string }
 
 const TEMPLATES: Record<string, Record<string, string>> = {
   inbox: {},

@@ -3,11 +3,10 @@ import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiError } from '../api/client';
-import { data, http, type Schemas } from '../api/typed';
+import { data, http } from '../api/typed';
 import { celProblem } from './cel';
 
 interface Action { name: string; method: string; path: string; description: string; parameters: string; requires_confirmation: boolean; requires_confirmation_when: string }
-interface Connector { id: string; name: string; base_url: string; tools?: string[]; actions?: Array<{ name: string }> }
 
 const blankAction = (): Action => ({ name: '', method: 'POST', path: '/', description: '', parameters: '', requires_confirmation: false, requires_confirmation_when: '' });
 
@@ -64,7 +63,7 @@ export function ConnectorsAdmin() {
       setProblems([]); setName(''); setActions([blankAction()]);
       void queries.invalidateQueries({ queryKey: ['connectors'] });
     },
-    onError: (err) => setProblems(err instanceof ApiError && err.problems.length ? err.problems : [(err as Error).message]),
+    onError: (err) => setProblems(err instanceof ApiError && err.problems.length ? err.problems : [(err).message]),
   });
   return (
     <Stack maw={800}>

@@ -1,11 +1,10 @@
 import { Button, Card, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { data, http, type Schemas } from '../api/typed';
+import { data, http } from '../api/typed';
 import { useHookCatalog, type HooksValue } from './HooksEditor';
 import { ErrorAlert } from '../ui/ErrorAlert';
 
-interface Verdict { hook: string; point: string; outcome: string; detail: string | null }
 const COLORS: Record<string, string> = { allow: 'green', block: 'red', rewrite: 'yellow', would_require_confirmation: 'orange' };
 
 /** What each hook would decide for a sample call, on the config as edited (unsaved); nothing runs or is sent. */

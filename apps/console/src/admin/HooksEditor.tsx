@@ -1,7 +1,7 @@
 import { Badge, Card, Checkbox, Group, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { parseDocument } from 'yaml';
-import { data, http, type Schemas } from '../api/typed';
+import { data, http } from '../api/typed';
 import { SchemaForm, type JsonSchema } from '../ui/SchemaForm';
 import { ErrorAlert } from '../ui/ErrorAlert';
 

@@ -1,10 +1,9 @@
 import { Card, Stack, Switch, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { data, http, type Schemas } from '../api/typed';
+import { data, http } from '../api/typed';
 import { toastError } from '../ui/errors';
 import { ErrorAlert } from '../ui/ErrorAlert';
 
-interface Org { id: string; external_id: string; name: string | null; read_only: boolean }
 
 /** Org settings: the read-only switch that makes read_only_guard block every write tool. */
 export function OrgAdmin() {

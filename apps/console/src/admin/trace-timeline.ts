@@ -15,7 +15,7 @@ export function traceTimeline(trace: Entry[], answer: string | null): TimelineSt
     const type = String(e.type ?? '');
     if (type === 'tool_call' && trace[i - 1]?.type !== 'tool_call') {
       const proposed: string[] = [];
-      for (let j = i; trace[j]?.type === 'tool_call'; j++) proposed.push(trace[j]!.tool);
+      for (let j = i; trace[j]?.type === 'tool_call'; j++) proposed.push(trace[j].tool);
       steps.push({ kind: 'model turn', title: `Model turn ${++turn}`, detail: `proposed ${proposed.join(', ')}` });
     }
     if (type === 'tool_call') steps.push({ kind: 'tool call', title: e.tool, detail: JSON.stringify(e.args) });

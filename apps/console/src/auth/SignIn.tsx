@@ -2,7 +2,7 @@ import { Alert, Button, Center, Paper, Stack, TagsInput, Text, TextInput, Title 
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
-import { data, http, type Schemas } from '../api/typed';
+import { data, http } from '../api/typed';
 import { startSignIn } from './oidc';
 import { useSession } from './SessionContext';
 
@@ -50,7 +50,7 @@ export function SignIn() {
           <Stack>
             <Text size="sm" c="dimmed">Sign in with your organisation's account ({config.data.oidc_issuer}).</Text>
             {error && <Alert color="red" role="alert">{error}</Alert>}
-            <Button loading={busy} onClick={() => sso(config.data!.oidc_issuer!, config.data!.oidc_client_id!)}>Sign in with SSO</Button>
+            <Button loading={busy} onClick={() => sso(config.data.oidc_issuer!, config.data.oidc_client_id!)}>Sign in with SSO</Button>
           </Stack>
         )}
         {config.data && !config.data.dev_sign_in && !(config.data.oidc_issuer && config.data.oidc_client_id) && (

@@ -1,7 +1,7 @@
 import { Badge, Card, Group, List, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { data, http, type Schemas } from '../api/typed';
+import { data, http } from '../api/typed';
 import { JsonBlock } from '../ui/JsonBlock';
 import type { HookView, ToolCallView } from './run-model';
 

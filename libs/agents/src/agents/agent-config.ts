@@ -62,7 +62,7 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
         turn.tool_calls.forEach((c, j) => {
           if (!isObject(c) || typeof c.name !== 'string') problems.push(`${at}.tool_calls[${j}] needs a "name"`);
           else if (c.args !== undefined && !isObject(c.args)) problems.push(`${at}.tool_calls[${j}].args must be an object`);
-          else calls.push({ name: c.name, args: (c.args as Record<string, unknown>) ?? {} });
+          else calls.push({ name: c.name, args: (c.args!) ?? {} });
         });
         script.push({ tool_calls: calls, content: typeof turn.content === 'string' ? turn.content : undefined });
       } else if (typeof turn.content === 'string') {

@@ -207,6 +207,7 @@ export class ConnectorsService {
     const required = schema.required;
     if (required !== undefined) {
       if (!Array.isArray(required) || required.some((r) => typeof r !== 'string')) problems.push(`${where}: parameters.required must be an array of property names`);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- `in` needs an object type (TS2638)
       else for (const r of required as string[]) if (props && !(r in (props as object))) problems.push(`${where}: parameters.required names "${r}", which is not in properties`);
     }
     return problems;

@@ -30,7 +30,7 @@ function runContext(live: LiveRun, extra: Partial<ToolCallContext['metadata']> =
 export async function submitPrompt(live: LiveRun, messages: ChatMessage[], db: DataSource): Promise<{ messages: ChatMessage[] } | { blocked: string }> {
   const index = messages.map((m) => m.role).lastIndexOf('user');
   if (index < 0 || live.registry.hooksAt(HookPoint.UserPromptSubmit).length === 0) return { messages };
-  const prompt = messages[index]!.content as string;
+  const prompt = messages[index].content!;
   const verdict = await runTextHooks(live.registry, HookPoint.UserPromptSubmit, runContext(live), prompt);
   if (!verdict.allow) return { blocked: `the prompt was blocked by ${verdict.blockedBy}: ${verdict.error}` };
   if (verdict.text !== prompt) {

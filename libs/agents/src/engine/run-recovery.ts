@@ -45,7 +45,7 @@ export class RunRecovery implements OnApplicationBootstrap, OnModuleDestroy {
       const claimed = await this.claim();
       for (const id of claimed) {
         this.logger.log({ runId: id }, 'resuming a run whose lease expired');
-        void this.executor.resume(id).catch((err: Error) => this.logger.error({ err, runId: id }, 'could not resume run'));
+        void this.executor.resume(id).catch((err: unknown) => this.logger.error({ err, runId: id }, 'could not resume run'));
       }
       return claimed;
     } catch (err) {

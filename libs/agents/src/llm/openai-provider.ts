@@ -1,5 +1,5 @@
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 'openai/resources/chat/completions/completions';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
 import { egressRefusalIn } from '@warden/common';
 import type { ModelSettings } from '../agents/agent-config.js';
 import { LlmError, LlmProvider, parseToolArguments, type LlmRequest, type LlmToolCall, type LlmTurn } from './llm-provider.js';
@@ -20,7 +20,7 @@ export class OpenAiProvider extends LlmProvider {
     const signal = AbortSignal.any([request.signal, deadline]);
     const params: ChatCompletionCreateParamsBase = {
       model: this.settings.model,
-      messages: request.messages as ChatCompletionMessageParam[],
+      messages: request.messages,
       ...(this.settings.temperature !== undefined ? { temperature: this.settings.temperature } : {}),
       ...(request.tools.length > 0
         ? { tools: request.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }

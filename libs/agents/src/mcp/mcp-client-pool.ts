@@ -2,8 +2,7 @@ import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AppConfig, EgressPolicy, egressRefusalIn } from '@warden/common';
-import { SecretBox } from '@warden/common';
+import { AppConfig, EgressPolicy, egressRefusalIn, SecretBox } from '@warden/common';
 import type { McpServerRecord } from './mcp-server.types.js';
 
 /** How long a server whose connection failed is not tried again (its tools are missing meanwhile). */

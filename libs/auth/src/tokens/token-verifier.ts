@@ -55,7 +55,7 @@ export class TokenVerifier implements OnModuleInit {
   /** A token that never expires (or lives longer than allowed) is a permanent key if it leaks. */
   private checkLifetime(payload: JWTPayload): void {
     const start = typeof payload.iat === 'number' ? Math.min(payload.iat, Date.now() / 1000) : Date.now() / 1000;
-    const lifetime = (payload.exp as number) - start;
+    const lifetime = (payload.exp!) - start;
     if (lifetime > this.config.tokenMaxLifetimeS) {
       throw new InvalidTokenError(`token lifetime exceeds the allowed ${this.config.tokenMaxLifetimeS} s (AUTH_TOKEN_MAX_LIFETIME_S)`);
     }
@@ -78,7 +78,7 @@ export class TokenVerifier implements OnModuleInit {
       identities: Object.fromEntries(
         this.config.identityClaims
           .map(([platform, claim]) => [platform, payload[claim]])
-          .filter(([, v]) => typeof v === 'string' && v !== '' && (v as string).length <= 200),
+          .filter(([, v]) => typeof v === 'string' && v !== '' && (v).length <= 200),
       ),
     };
   }
@@ -87,7 +87,7 @@ export class TokenVerifier implements OnModuleInit {
     if (this.jwks) return Promise.resolve(this.jwks);
     this.jwksReady ??= this.discoverJwks()
       .then((set) => (this.jwks = set))
-      .catch((err) => {
+      .catch((err: unknown) => {
         this.jwksReady = undefined;
         throw err;
       });
@@ -116,6 +116,6 @@ function describeJoseError(err: unknown): string {
   if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'token algorithm is not accepted in this auth mode';
   if (err instanceof joseErrors.JWKSNoMatchingKey) return 'token was not signed by a key of the issuer';
   if (err instanceof joseErrors.JWSInvalid || err instanceof joseErrors.JWTInvalid) return 'token is malformed';
-  if (err instanceof Error && /OIDC/.test(err.message)) return `cannot verify token: ${err.message}`;
+  if (err instanceof Error && err.message.includes('OIDC')) return `cannot verify token: ${err.message}`;
   return 'token is invalid';
 }

@@ -44,7 +44,7 @@ export class ProvisioningService {
         [org.id, user.id, claims.roles],
       );
       for (const [platform, externalId] of Object.entries(claims.identities ?? {})) {
-        await linkFromSso(m, { orgId: org.id, userId: user.id, platform, externalId: externalId! });
+        await linkFromSso(m, { orgId: org.id, userId: user.id, platform, externalId: externalId });
       }
       return {
         userId: user.id,

@@ -29,7 +29,7 @@ export function feishuBatchCard(card: BatchCard): Record<string, unknown> {
     const args = cardArgs(item.args, item.decisiveFields);
     const outcome = item.status === 'pending'
       ? 'pending'
-      : `${STATUS_WORDS[item.status as 'approved' | 'rejected' | 'expired']} by ${escapeMd(item.decidedBy ?? 'unknown')}${item.reason ? ` (${escapeMd(item.reason)})` : ''}`;
+      : `${STATUS_WORDS[item.status]} by ${escapeMd(item.decidedBy ?? 'unknown')}${item.reason ? ` (${escapeMd(item.reason)})` : ''}`;
     elements.push({ tag: 'hr' });
     elements.push({
       tag: 'markdown',
@@ -44,7 +44,7 @@ export function feishuBatchCard(card: BatchCard): Record<string, unknown> {
     if (item.status === 'pending') elements.push(button(item.confirmationId, 'approve', 'Approve'), button(item.confirmationId, 'reject', 'Reject'));
   });
   if (pending.length > 1) {
-    elements.push({ tag: 'hr' }, button(pending[0]!.confirmationId, 'approve', 'Approve all', true), button(pending[0]!.confirmationId, 'reject', 'Reject all', true));
+    elements.push({ tag: 'hr' }, button(pending[0].confirmationId, 'approve', 'Approve all', true), button(pending[0].confirmationId, 'reject', 'Reject all', true));
   }
   if (card.link) elements.push({ tag: 'markdown', content: `Edit in Warden: ${card.link}` });
   const title = pending.length ? `Approval needed: ${card.items.length} calls (${pending.length} pending)` : `Decided: ${card.items.length} calls`;

@@ -12,6 +12,17 @@ const CODE_TTL_S = 600;
 const MAX_ATTEMPTS = 5;
 const MAX_CODES_PER_HOUR = 5;
 
+/** A link code's row as verify() reads it (`expired` is computed by the query). */
+interface LinkCodeRow {
+  id: string;
+  platform: string;
+  external_id: string;
+  code_hash: string;
+  attempts: number;
+  consumed_at: Date | null;
+  expired: boolean;
+}
+
 const hashOf = (linkId: string, code: string): Buffer => createHash('sha256').update(`${linkId}:${code}`).digest();
 
 /**
@@ -36,7 +47,7 @@ export class IdentityLinksService {
     if (owner && owner.userId !== p.userId) throw new ConflictError(`${input.platform} account ${input.externalId} is already linked to another user`);
     if (owner) throw new ConflictError(`${input.platform} account ${input.externalId} is already linked to you`);
     // Each code is a message to someone's chat account: a user cannot make Warden spam one.
-    const [{ n }] = await this.dataSource.query(
+    const [{ n }] = await this.dataSource.query<Array<{ n: number }>>(
       `SELECT count(*)::int AS n FROM identity_link_codes WHERE org_id = $1 AND user_id = $2 AND created_at > now() - interval '1 hour'`,
       [p.orgId, p.userId],
     );
@@ -47,7 +58,7 @@ export class IdentityLinksService {
       [p.orgId, p.userId, input.platform],
     );
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    const [row] = await this.dataSource.query(
+    const [row] = await this.dataSource.query<Array<{ id: string; expires_at: Date }>>(
       `INSERT INTO identity_link_codes (org_id, user_id, platform, external_id, channel_id, code_hash, expires_at)
        VALUES ($1, $2, $3, $4, $5, 'pending', now() + make_interval(secs => $6)) RETURNING id, expires_at`,
       [p.orgId, p.userId, input.platform, input.externalId, channel.id, CODE_TTL_S],
@@ -68,7 +79,7 @@ export class IdentityLinksService {
 
   async verify(p: Principal, linkId: string, code: string) {
     const [row] = isUuid(linkId)
-      ? await this.dataSource.query(
+      ? await this.dataSource.query<[LinkCodeRow?]>(
         `SELECT *, expires_at <= now() AS expired FROM identity_link_codes WHERE id = $1 AND org_id = $2 AND user_id = $3`,
         [linkId, p.orgId, p.userId],
       )
@@ -83,7 +94,7 @@ export class IdentityLinksService {
       throw new BadInputError('wrong code; nothing was linked');
     }
     // TypeORM answers an UPDATE ... RETURNING with [rows, rowCount]: the row count says whether this call used the code.
-    const [, usedCount] = await this.dataSource.query(
+    const [, usedCount] = await this.dataSource.query<[unknown, number]>(
       `UPDATE identity_link_codes SET consumed_at = now() WHERE id = $1 AND consumed_at IS NULL AND expires_at > now() RETURNING id`,
       [row.id],
     );

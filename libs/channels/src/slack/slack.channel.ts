@@ -154,7 +154,7 @@ export class SlackChannel extends Channel {
       .then((res) => {
         if (!res.ok) this.logger.warn(`Slack response_url answered HTTP ${res.status}`);
       })
-      .catch((err: Error) => this.logger.warn(`Slack response_url failed: ${err.message}`));
+      .catch((err: unknown) => this.logger.warn(`Slack response_url failed: ${(err as Error).message}`));
   }
 
   private client(cfg: SlackConfig): WebClient {

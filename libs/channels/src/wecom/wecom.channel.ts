@@ -54,7 +54,7 @@ const wecomConfig = (channel: ChannelRecord): WecomConfig => {
   };
 };
 
-type WecomReply = { errcode?: number; errmsg?: string; [key: string]: unknown };
+interface WecomReply { errcode?: number; errmsg?: string; [key: string]: unknown }
 
 /** Targets of an update: the same people the card was sent to. */
 const updateTargets = (toUser: string) => (toUser === '@all' ? { atall: 1 } : { userids: toUser.split('|').filter(Boolean) });
@@ -154,7 +154,7 @@ export class WecomChannel extends Channel {
       outcome.ok && outcome.decided && responseCode
         ? this.updateCard(cfg, responseCode, outcome.decided)
         : this.api(cfg, 'the click answer', '/cgi-bin/message/send', { touser: user, msgtype: 'text', agentid: cfg.agentId, text: { content: outcome.message } });
-    work.catch((err: Error) => this.logger.warn(`WeCom click answer failed: ${err.message}`));
+    work.catch((err: unknown) => this.logger.warn(`WeCom click answer failed: ${(err as Error).message}`));
   }
 
   private async updateCard(cfg: WecomConfig, responseCode: string, decided: DecidedCard): Promise<void> {

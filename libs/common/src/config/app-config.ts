@@ -12,7 +12,7 @@ export class AppConfig {
   readonly instanceId: string;
 
   constructor(config: ConfigService) {
-    this.env = config.get('warden') as Environment & { raw: EnvironmentInput };
+    this.env = config.get('warden')!;
     this.instanceId = this.env.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   }
 
@@ -23,7 +23,7 @@ export class AppConfig {
   get isTest(): boolean { return this.env.NODE_ENV === 'test'; }
   get isProduction(): boolean { return this.env.NODE_ENV === 'production'; }
   /** Pretty, human-readable logs for a person at a terminal; JSON lines for machines and production. */
-  get prettyLogs(): boolean { return !this.isProduction && !this.isTest && process.stdout.isTTY === true; }
+  get prettyLogs(): boolean { return !this.isProduction && !this.isTest && process.stdout.isTTY; }
   /** The built web console (apps/console), served at `/`. */
   get consoleDir(): string { return path.resolve(this.env.CONSOLE_DIR ?? './dist/console'); }
 

@@ -42,7 +42,7 @@ function blockListOf(entries: Array<[string, number, 'ipv4' | 'ipv6']>): BlockLi
 /** `::ffff:10.0.0.1` is 10.0.0.1: the embedded IPv4 address decides. */
 function normalize(ip: string): { address: string; family: 'ipv4' | 'ipv6' } {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return { address: mapped[1]!, family: 'ipv4' };
+  if (mapped) return { address: mapped[1], family: 'ipv4' };
   return { address: ip, family: isIP(ip) === 6 ? 'ipv6' : 'ipv4' };
 }
 
@@ -65,8 +65,8 @@ export class EgressPolicy {
   constructor(config: AppConfig) {
     for (const entry of config.egressAllow) {
       const [address, prefix] = entry.split('/');
-      const family = isIP(address!);
-      if (family) this.allowed.addSubnet(normalize(address!).address, prefix ? Number(prefix) : family === 4 ? 32 : 128, family === 4 ? 'ipv4' : 'ipv6');
+      const family = isIP(address);
+      if (family) this.allowed.addSubnet(normalize(address).address, prefix ? Number(prefix) : family === 4 ? 32 : 128, family === 4 ? 'ipv4' : 'ipv6');
       else this.allowedHosts.add(entry.toLowerCase());
     }
     this.httpAgent = this.guardedAgent(http.Agent);
@@ -148,12 +148,13 @@ export class EgressPolicy {
       const refused = addresses.map((a) => this.check(hostname, a.address)).find(Boolean);
       if (refused) { callback(refused, ''); return; }
       if (options.all) callback(null, addresses);
-      else callback(null, addresses[0]!.address, addresses[0]!.family);
+      else callback(null, addresses[0].address, addresses[0].family);
     });
   };
 
   private guardedAgent<A extends typeof http.Agent | typeof https.Agent>(Base: A): http.Agent {
     const policy = this;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- a class can extend only a concrete constructor type, not the generic A
     const AgentClass = Base as typeof http.Agent;
     return new (class extends AgentClass {
       override createConnection(options: net.NetConnectOpts & { host?: string }, callback?: (err: Error | null, socket: Socket) => void): Socket {

@@ -6,7 +6,7 @@ import { approvalCardOf } from '../approval-card.js';
 import { ConfirmationStatus, type ConfirmationRequest } from '../confirmation.types.js';
 import { BatchStore } from './batch.store.js';
 
-type Target = { record: ChannelRecord; impl: Channel };
+interface Target { record: ChannelRecord; impl: Channel }
 const stateOf = (rows: ConfirmationRequest[]): string => rows.map((r) => `${r.id}:${r.status}`).join(',');
 
 /** The key shared by the gated calls of one model turn (only turns with several calls are batched). */
@@ -39,7 +39,7 @@ export class BatchCards {
     if (await this.store.claim(key, row.orgId, target.record.id)) {
       const rows = await this.store.rows(key);
       const sent = await (rows.length === 1
-        ? target.impl.sendApprovalCard(target.record, await this.cardOf(rows[0]!))
+        ? target.impl.sendApprovalCard(target.record, await this.cardOf(rows[0]))
         : target.impl.sendBatchCard!(target.record, await this.batchCardOf(key, rows)));
       await this.store.recordCard(key, sent);
       // Calls that joined while the card was on its way read no card yet: this render includes them.
@@ -69,13 +69,13 @@ export class BatchCards {
   private async render(batchKey: string, orgId: string): Promise<void> {
     const rows = await this.store.rows(batchKey);
     const sent = rows.find((r) => r.sentCard)?.sentCard as SentCard | undefined;
-    if (!rows.length || !sent || !rows[0]!.channelId) return;
-    const { record, impl } = await this.channels.resolveForDelivery(orgId, rows[0]!.channelId);
+    if (!rows.length || !sent || !rows[0].channelId) return;
+    const { record, impl } = await this.channels.resolveForDelivery(orgId, rows[0].channelId);
     if (rows.length > 1) return impl.updateBatchCard!(record, sent, await this.batchCardOf(batchKey, rows));
-    const only = rows[0]!;
+    const only = rows[0];
     if (only.status === ConfirmationStatus.Pending) return impl.updatePendingCard(record, sent, await this.cardOf(only));
     return impl.markDecided(record, sent, {
-      confirmationId: only.id, tool: only.tool, args: only.args, status: only.status as 'approved' | 'rejected' | 'expired',
+      confirmationId: only.id, tool: only.tool, args: only.args, status: only.status,
       decidedBy: only.respondedByName ?? 'unknown', decidedAt: only.respondedAt ?? only.updatedAt, reason: only.reason,
     });
   }
@@ -85,7 +85,7 @@ export class BatchCards {
   }
 
   private async batchCardOf(batchKey: string, rows: ConfirmationRequest[]): Promise<BatchCard> {
-    const first = await this.cardOf(rows[0]!);
+    const first = await this.cardOf(rows[0]);
     return {
       batchKey,
       agentName: first.agentName,

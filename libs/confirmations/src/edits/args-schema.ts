@@ -13,7 +13,7 @@ function validatorFor(schema: Record<string, unknown>): ValidateFunction {
   let validate = compiled.get(key);
   if (!validate) {
     validate = ajv.compile(schema);
-    if (compiled.size >= MAX_CACHED) compiled.delete(compiled.keys().next().value as string);
+    if (compiled.size >= MAX_CACHED) compiled.delete(compiled.keys().next().value!);
     compiled.set(key, validate);
   }
   return validate;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { rowToConfirmation, type ConfirmationRequest } from '../confirmation.types.js';
+import { rowToConfirmation, type ConfirmationRequest, type ConfirmationRow } from '../confirmation.types.js';
 
 export type ConfirmationEventKind = 'reminded' | 'escalated' | 'reassigned';
 
@@ -49,7 +49,7 @@ export class EscalationStore {
   constructor(private readonly dataSource: DataSource) {}
 
   async claimDueSteps(): Promise<Array<{ step: 'reminded' | 'escalated'; row: ConfirmationRequest }>> {
-    const rows: Array<Record<string, any>> = await this.dataSource.query(CLAIM_DUE_STEPS);
+    const rows = await this.dataSource.query<Array<ConfirmationRow & { step: 'reminded' | 'escalated' }>>(CLAIM_DUE_STEPS);
     return rows.map((r) => ({ step: r.step, row: rowToConfirmation(r) }));
   }
 

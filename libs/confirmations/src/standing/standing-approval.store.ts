@@ -19,7 +19,23 @@ export interface StandingApproval {
   createdAt: Date;
 }
 
-const toApproval = (r: Record<string, any>): StandingApproval => ({
+/** A `standing_approvals` row as pg returns it. */
+interface StandingApprovalRow {
+  id: string;
+  org_id: string;
+  run_id: string;
+  tool: string;
+  condition: string;
+  max_calls: number;
+  uses: number;
+  expires_at: Date;
+  confirmation_id: string;
+  granted_by_user_id: string | null;
+  granted_by_name: string;
+  created_at: Date;
+}
+
+const toApproval = (r: StandingApprovalRow): StandingApproval => ({
   id: r.id, orgId: r.org_id, runId: r.run_id, tool: r.tool, condition: r.condition, maxCalls: r.max_calls, uses: r.uses,
   expiresAt: new Date(r.expires_at), confirmationId: r.confirmation_id, grantedByUserId: r.granted_by_user_id,
   grantedByName: r.granted_by_name, createdAt: new Date(r.created_at),
@@ -42,7 +58,7 @@ export class StandingApprovalStore {
     confirmationId: string; callId: string; argsDigest: string; grantedByUserId: string | null; grantedByName: string;
   }): Promise<StandingApproval> {
     // The approved call is its first use: a resumed run finds it by its call id like any other use.
-    const [row] = await this.dataSource.query(
+    const [row] = await this.dataSource.query<[StandingApprovalRow?]>(
       `WITH made AS (
          INSERT INTO standing_approvals (org_id, run_id, tool, condition, max_calls, expires_at, confirmation_id, granted_by_user_id, granted_by_name)
          VALUES ($1, $2, $3, $4, $5, now() + make_interval(mins => $6), $7, $8, $9)
@@ -58,13 +74,13 @@ export class StandingApprovalStore {
   }
 
   async byConfirmation(confirmationId: string): Promise<StandingApproval | null> {
-    const [row] = await this.dataSource.query(`SELECT * FROM standing_approvals WHERE confirmation_id = $1`, [confirmationId]);
+    const [row] = await this.dataSource.query<[StandingApprovalRow?]>(`SELECT * FROM standing_approvals WHERE confirmation_id = $1`, [confirmationId]);
     return row ? toApproval(row) : null;
   }
 
   /** The standing approvals of a run for a tool that may still cover a call (the CEL is evaluated by the caller). */
   async activeFor(runId: string, tool: string): Promise<StandingApproval[]> {
-    const rows: Array<Record<string, any>> = await this.dataSource.query(
+    const rows = await this.dataSource.query<StandingApprovalRow[]>(
       `SELECT * FROM standing_approvals WHERE run_id = $1 AND tool = $2 AND uses < max_calls AND expires_at > now() ORDER BY created_at`,
       [runId, tool],
     );
@@ -73,7 +89,7 @@ export class StandingApprovalStore {
 
   /** The standing approval this call already ran under (a resumed call), with the digest it was used for. */
   async usedBy(runId: string, callId: string): Promise<{ approval: StandingApproval; argsDigest: string } | null> {
-    const [row] = await this.dataSource.query(
+    const [row] = await this.dataSource.query<[(StandingApprovalRow & { use_digest: string })?]>(
       `SELECT s.*, u.args_digest AS use_digest FROM standing_approval_uses u JOIN standing_approvals s ON s.id = u.standing_approval_id
         WHERE u.run_id = $1 AND u.call_id = $2`,
       [runId, callId],
@@ -83,7 +99,7 @@ export class StandingApprovalStore {
 
   /** Takes one use for this call if the approval still has one; null when it ran out or expired meanwhile. */
   async use(id: string, runId: string, callId: string, argsDigest: string): Promise<StandingApproval | null> {
-    const [row] = await this.dataSource.query(
+    const [row] = await this.dataSource.query<[StandingApprovalRow?]>(
       `WITH bumped AS (
          UPDATE standing_approvals SET uses = uses + 1
           WHERE id = $1 AND uses < max_calls AND expires_at > now()

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateIf } from 'class-validator';
 
 export const DRY_RUN_POINTS = ['PreToolUse', 'UserPromptSubmit', 'PreModelCall', 'PostToolUseFailure', 'Stop'];

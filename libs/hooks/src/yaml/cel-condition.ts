@@ -16,7 +16,7 @@ const environment = new Environment()
   .registerVariable('agent', 'map')
   .registerVariable('user', 'map');
 
-const firstLine = (message: string) => message.split('\n')[0]!.trim();
+const firstLine = (message: string) => message.split('\n')[0].trim();
 
 /**
  * Compiles a CEL `if` over { args, tool, agent, user } (type-checked now, so a typo is a 400 on save, not a surprise
@@ -36,7 +36,7 @@ export function compileCondition(expression: string): Condition {
   return (input) => {
     let value: unknown;
     try {
-      value = evaluate(input as unknown as Record<string, unknown>);
+      value = evaluate(input);
     } catch (err) {
       throw new Error(`condition "${expression}" could not be evaluated: ${firstLine((err as Error).message)}`);
     }

@@ -27,7 +27,7 @@ export interface CommandExit {
  */
 export function runCommand(run: CommandRun): Promise<CommandExit> {
   return new Promise<CommandExit>((resolve, reject) => {
-    if (run.signal.aborted) return reject(run.signal.reason);
+    if (run.signal.aborted) { reject(run.signal.reason); return; }
     const child = spawn(run.file, run.args, {
       cwd: run.cwd,
       env: run.env,
@@ -60,7 +60,7 @@ export function runCommand(run: CommandRun): Promise<CommandExit> {
 
     child.stdout.on('data', (chunk: Buffer) => {
       stdoutBytes += chunk.length;
-      if (stdoutBytes > run.maxStdoutBytes) return fail(new Error(`stdout exceeded ${run.maxStdoutBytes} bytes`));
+      if (stdoutBytes > run.maxStdoutBytes) { fail(new Error(`stdout exceeded ${run.maxStdoutBytes} bytes`)); return; }
       stdout.push(chunk);
     });
     child.stderr.on('data', (chunk: Buffer) => {
@@ -84,7 +84,7 @@ export function runCommand(run: CommandRun): Promise<CommandExit> {
     child.on('close', (code, signal) => {
       run.signal.removeEventListener('abort', onAbort);
       if (!exited) killGroup();
-      if (failure) return reject(failure);
+      if (failure) { reject(failure); return; }
       resolve({
         code,
         signal,

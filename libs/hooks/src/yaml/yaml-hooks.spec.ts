@@ -98,11 +98,11 @@ hooks:
 `);
       const verdict = await registry.runPreToolUse(call('oa__note', { text: hostile }));
       expect(verdict.allow).toBe(true);
-      const [argv, stdin, envKeys] = verdict.outcomes[0]!.sideEffects;
-      expect(JSON.parse(argv!)).toEqual(['--strict']);
-      const input = JSON.parse(stdin!);
+      const [argv, stdin, envKeys] = verdict.outcomes[0].sideEffects;
+      expect(JSON.parse(argv)).toEqual(['--strict']);
+      const input = JSON.parse(stdin);
       expect(input).toMatchObject({ hook_event_name: 'PreToolUse', tool_name: 'oa__note', tool_input: { text: hostile }, agent_id: 'agent-1', call_id: 'call-1', surface: 'chat' });
-      expect(JSON.parse(envKeys!)).toEqual(['HOME', 'LANG', 'PATH', 'WARDEN_HOOK_EVENT']);
+      expect(JSON.parse(envKeys)).toEqual(['HOME', 'LANG', 'PATH', 'WARDEN_HOOK_EVENT']);
       expect(existsSync(canary)).toBe(false);
     });
 
@@ -139,7 +139,7 @@ ${extra}`;
       const registry = await registryFor(guard('./slow.sh', '    timeout_ms: 300\n    on_error: allow'));
       const verdict = await registry.runPreToolUse(call('oa__x', {}));
       expect(verdict.allow).toBe(true);
-      expect(verdict.outcomes[0]!.outcome).toBe('error');
+      expect(verdict.outcomes[0].outcome).toBe('error');
       await expectNoLeftovers();
     });
 
@@ -150,10 +150,10 @@ ${extra}`;
     ])('%s blocks by default and passes with on_error: allow', async (_, script, reason) => {
       const strict = await (await registryFor(guard(script))).runPreToolUse(call('oa__x', {}));
       expect(strict).toMatchObject({ allow: false, blockedBy: 'guard' });
-      expect(strict.outcomes[0]!.detail).toMatch(reason);
+      expect(strict.outcomes[0].detail).toMatch(reason);
       const lenient = await (await registryFor(guard(script, '    on_error: allow'))).runPreToolUse(call('oa__x', {}));
       expect(lenient.allow).toBe(true);
-      expect(lenient.outcomes[0]!.detail).toMatch(reason);
+      expect(lenient.outcomes[0].detail).toMatch(reason);
       await expectNoLeftovers();
     });
   });

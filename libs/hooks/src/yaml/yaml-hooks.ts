@@ -48,7 +48,7 @@ export function parseYamlHooks(source: string, at = 'hooks.yaml'): { specs: Yaml
       specs: [],
       problems: doc.errors.map((e) => {
         const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
-        return `${at}: line ${pos.line}, column ${pos.col}: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`;
+        return `${at}: line ${pos.line}, column ${pos.col}: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`;
       }),
     };
   }
@@ -181,7 +181,7 @@ export async function buildYamlHooks(
         if (problem) throw new Error(problem);
         target = { kind: 'http', spec: spec.http, env: http };
       } else if (spec.run) {
-        target = { kind: 'command', file: await resolveInHooksDir(hooksDir, spec.run[0]!, 'command'), args: spec.run.slice(1) };
+        target = { kind: 'command', file: await resolveInHooksDir(hooksDir, spec.run[0], 'command'), args: spec.run.slice(1) };
       } else {
         const file = await resolveInHooksDir(hooksDir, spec.module!, 'module');
         target = { kind: 'module', fn: await loadModuleHook(file, spec.module!) };

@@ -96,5 +96,5 @@ export class ConnectorCallQuery {
 }
 
 function strip({ sort_ts: _ts, ...row }: ConnectorCallRow & { sort_ts?: string }): ConnectorCallRow {
-  return row as ConnectorCallRow;
+  return row;
 }

@@ -77,7 +77,7 @@ export class ConnectorRateLimiters implements OnModuleInit, OnApplicationShutdow
   async onApplicationShutdown(): Promise<void> {
     if (!this.redis) return;
     this.redis.removeAllListeners('error');
-    if (this.redis.status !== 'ready') return this.redis.disconnect();
-    await this.redis.quit().catch((err: Error) => this.logger.warn(`closing the Redis connection failed: ${err.message}`));
+    if (this.redis.status !== 'ready') { this.redis.disconnect(); return; }
+    await this.redis.quit().catch((err: unknown) => this.logger.warn(`closing the Redis connection failed: ${(err as Error).message}`));
   }
 }

@@ -35,10 +35,14 @@ try {
     toolName: 'oa__purchase_pay',
     toolArgs: { id: i, amount: 1200 + i, currency: 'EUR', lines: [{ sku: 'A-1', qty: 2 }] },
     toolResult: '{"status":"paid"}',
-    agentId, userId, orgId, runId,
+    agentId,
+    userId,
+    orgId,
+    runId,
     callId: `call_${i}`,
     surface: 'chat',
-    emit, signal,
+    emit,
+    signal,
     metadata: {
       connector: { id: 'oa', name: 'oa', action: 'purchase_pay', method: 'POST', url: `http://oa.internal/purchases/${i}/pay` },
       execution: { status: 200, durationMs: 12, success: true },
@@ -59,7 +63,9 @@ try {
   await dataSource.destroy();
 
   const perS = Math.round(CALLS / (totalMs / 1000));
-  console.log(`audit_log: ${CALLS} calls in ${totalMs.toFixed(0)} ms (calls recorded in ${recordedMs.toFixed(0)} ms, rest is the final flush)`);
+  console.log(
+    `audit_log: ${CALLS} calls in ${totalMs.toFixed(0)} ms (calls recorded in ${recordedMs.toFixed(0)} ms, rest is the final flush)`,
+  );
   console.log(`  throughput: ${perS} calls/s written (target >= ${TARGET_PER_S}/s): ${perS >= TARGET_PER_S ? 'OK' : 'BELOW TARGET'}`);
   console.log(`  rows written ${n} / calls made ${CALLS}: ${n === CALLS ? 'equal' : 'MISMATCH'}`);
   console.log(`  ${writer.stats.inserts} INSERT statements (${(CALLS / writer.stats.inserts).toFixed(0)} rows each on average)`);

@@ -10,5 +10,12 @@ export { withAdmin } from '../test/support/test-db.js';
 export async function createBenchDatabase(label: string): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const name = `warden_bench_${label}_${randomBytes(4).toString('hex')}`;
   await withAdmin((c) => c.query(`CREATE DATABASE ${name}`));
-  return { name, url: urlFor(name), drop: () => withAdmin(async (c) => { await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`); }) };
+  return {
+    name,
+    url: urlFor(name),
+    drop: () =>
+      withAdmin(async (c) => {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }),
+  };
 }

@@ -48,7 +48,9 @@ async function instance(): Promise<{ ds: DataSource; store: ConfirmationStore; e
 }
 
 async function seed(ds: DataSource, count: number, timeoutS: number): Promise<Array<{ id: string; expires_at: Date }>> {
-  const [{ org }] = await ds.query(`INSERT INTO orgs (external_id, name) VALUES ($1, 'bench') RETURNING id AS org`, [`bench-${randomUUID()}`]);
+  const [{ org }] = await ds.query(`INSERT INTO orgs (external_id, name) VALUES ($1, 'bench') RETURNING id AS org`, [
+    `bench-${randomUUID()}`,
+  ]);
   return ds.query(
     `INSERT INTO confirmation_requests (org_id, run_id, call_id, tool, args, approver_scope, channel_id, channel_type, expires_at)
      SELECT $1, gen_random_uuid(), 'call_' || g, 'oa__purchase_pay', jsonb_build_object('amount', 60000 + g), 'org_members',
@@ -63,7 +65,9 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 
 async function xactCommits(): Promise<number> {
-  return withAdmin(async (c) => Number((await c.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, [db.name])).rows[0].xact_commit));
+  return withAdmin(async (c) =>
+    Number((await c.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, [db.name])).rows[0].xact_commit),
+  );
 }
 
 let failed = false;
@@ -106,8 +110,12 @@ try {
   const s2 = [...fromCommit].sort((x, y) => x - y);
   const s3 = [...inProcess].sort((x, y) => x - y);
   console.log(`(a) wake latency over ${APPROVALS} approvals decided on another instance (LISTEN/NOTIFY; poll every ${POLL_MS} ms)`);
-  console.log(`    decision statement issued -> waiter resolved: p50 ${fmt(pct(s1, 50))}  p99 ${fmt(pct(s1, 99))}  max ${fmt(s1[s1.length - 1])}`);
-  console.log(`    commit acknowledged       -> waiter resolved: p50 ${fmt(pct(s2, 50))}  p99 ${fmt(pct(s2, 99))}  (target p50 <= 20 ms, p99 <= 100 ms; FIM One mean 750 ms)`);
+  console.log(
+    `    decision statement issued -> waiter resolved: p50 ${fmt(pct(s1, 50))}  p99 ${fmt(pct(s1, 99))}  max ${fmt(s1[s1.length - 1])}`,
+  );
+  console.log(
+    `    commit acknowledged       -> waiter resolved: p50 ${fmt(pct(s2, 50))}  p99 ${fmt(pct(s2, 99))}  (target p50 <= 20 ms, p99 <= 100 ms; FIM One mean 750 ms)`,
+  );
   console.log(`    decided on the same instance (in-process):     p50 ${fmt(pct(s3, 50))}  p99 ${fmt(pct(s3, 99))}`);
   const latencyOk = pct(s1, 50) <= 20 && pct(s1, 99) <= 100;
 
@@ -133,12 +141,23 @@ try {
   const seconds = (performance.now() - t0) / 1000;
   const counted1 = { ...a.store.queryCounts };
   const xact1 = await xactCommits();
-  const waiterStatements = counted1.poll - counted0.poll + (counted1.wake - counted0.wake) + (counted1.transition - counted0.transition) + (counted1.other - counted0.other);
+  const waiterStatements =
+    counted1.poll -
+    counted0.poll +
+    (counted1.wake - counted0.wake) +
+    (counted1.transition - counted0.transition) +
+    (counted1.other - counted0.other);
   const perSecond = waiterStatements / seconds;
   console.log(`(b) ${WAITERS} runs waiting for ${seconds.toFixed(1)} s`);
-  console.log(`    statements issued by the waiter: ${waiterStatements} = ${perSecond.toFixed(2)}/s (target <= 2/s; FIM One ${(WAITERS / 1.5).toFixed(0)}/s)`);
-  console.log(`    pg_stat_database commits in the bench database: ${xact1 - xact0} = ${((xact1 - xact0) / seconds).toFixed(2)}/s (statistics lag up to 10 s)`);
-  console.log(`    heap per waiting run: ${(heapPerWaiter / 1024).toFixed(2)} KiB (${WAITERS} waiters: ${((heapPerWaiter * WAITERS) / 1024 / 1024).toFixed(1)} MiB)`);
+  console.log(
+    `    statements issued by the waiter: ${waiterStatements} = ${perSecond.toFixed(2)}/s (target <= 2/s; FIM One ${(WAITERS / 1.5).toFixed(0)}/s)`,
+  );
+  console.log(
+    `    pg_stat_database commits in the bench database: ${xact1 - xact0} = ${((xact1 - xact0) / seconds).toFixed(2)}/s (statistics lag up to 10 s)`,
+  );
+  console.log(
+    `    heap per waiting run: ${(heapPerWaiter / 1024).toFixed(2)} KiB (${WAITERS} waiters: ${((heapPerWaiter * WAITERS) / 1024 / 1024).toFixed(1)} MiB)`,
+  );
 
   // Release them all with one statement from the other instance: each instance wakes through one notification each.
   const released = performance.now();

@@ -23,7 +23,10 @@ const SECRET = 'bench-engine-dev-secret-0123456789abcdef';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const db = await createBenchDatabase('engine');
-const commits = () => withAdmin(async (c) => Number((await c.query(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1`, [db.name])).rows[0].n));
+const commits = () =>
+  withAdmin(async (c) =>
+    Number((await c.query(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1`, [db.name])).rows[0].n),
+  );
 // The model pays the amount named in the message, then answers.
 const llm = await startFakeOpenAI((body) => {
   if (body.messages.some((m) => m.role === 'tool')) return { content: 'Paid.' };
@@ -35,25 +38,59 @@ let server: ServerProcess | undefined;
 let failed = false;
 const streams: AbortController[] = [];
 try {
-  server = await startServerProcess({
-    DATABASE_URL: db.url, AUTH_MODE: 'dev', AUTH_DEV_SECRET: SECRET, APP_ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef',
-    SEED_DEMO: 'false', WARDEN_LLM_KEY_FAKE: 'sk-fake', DB_POOL_SIZE: '20',
-  }, { timeoutMs: 120_000 });
+  server = await startServerProcess(
+    {
+      DATABASE_URL: db.url,
+      AUTH_MODE: 'dev',
+      AUTH_DEV_SECRET: SECRET,
+      APP_ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef',
+      SEED_DEMO: 'false',
+      WARDEN_LLM_KEY_FAKE: 'sk-fake',
+      DB_POOL_SIZE: '20',
+    },
+    { timeoutMs: 120_000 },
+  );
   const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
   const api = async (method: string, path: string, body?: unknown): Promise<any> => {
-    const res = await fetch(`${server!.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${server!.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${await res.text()}`);
     return res.json();
   };
-  await api('POST', '/api/connectors', { name: 'oa', base_url: oa.url, actions: [{
-    name: 'purchase_pay', method: 'POST', path: '/purchases/{id}/pay', write: true, requires_confirmation_when: 'args.amount > 50000',
-    parameters: { type: 'object', properties: { id: { type: 'string' }, amount: { type: 'number' } }, required: ['id', 'amount'] } }] });
-  const agent = await api('POST', '/api/agents', { name: 'bench', instructions: 'pay', model_config_json: {
-    model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake', api_key_env: 'WARDEN_LLM_KEY_FAKE' }, tools: ['oa__*'], confirmation: { timeout_s: 3600 } } });
+  await api('POST', '/api/connectors', {
+    name: 'oa',
+    base_url: oa.url,
+    actions: [
+      {
+        name: 'purchase_pay',
+        method: 'POST',
+        path: '/purchases/{id}/pay',
+        write: true,
+        requires_confirmation_when: 'args.amount > 50000',
+        parameters: { type: 'object', properties: { id: { type: 'string' }, amount: { type: 'number' } }, required: ['id', 'amount'] },
+      },
+    ],
+  });
+  const agent = await api('POST', '/api/agents', {
+    name: 'bench',
+    instructions: 'pay',
+    model_config_json: {
+      model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake', api_key_env: 'WARDEN_LLM_KEY_FAKE' },
+      tools: ['oa__*'],
+      confirmation: { timeout_s: 3600 },
+    },
+  });
   /** Opens a chat stream; resolves once `until` is seen (the stream stays open until `abort`). */
   const chat = async (message: string, until: string, abort = new AbortController()) => {
-    const res = await fetch(`${server!.url}/api/chat`, { method: 'POST', signal: abort.signal,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agent.id, message }) });
+    const res = await fetch(`${server!.url}/api/chat`, {
+      method: 'POST',
+      signal: abort.signal,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_id: agent.id, message }),
+    });
     const reader = res.body!.getReader();
     let text = '';
     while (!text.includes(`event: ${until}`)) {
@@ -69,7 +106,7 @@ try {
   const before = await commits();
   for (let i = 0; i < RUNS; i++) await chat('pay amount 100', 'done');
   await sleep(STATS_LAG_MS);
-  const perRun = (await commits() - before) / RUNS;
+  const perRun = ((await commits()) - before) / RUNS;
   console.log(`(a) transactions per chat run (1 tool call), over ${RUNS} runs: ${perRun.toFixed(1)}  (target <= 8; LangGraph.js 10)`);
   console.log('    includes the background loops of those seconds (lease keeper, recovery, approval waiter)');
 
@@ -79,7 +116,7 @@ try {
     await sleep(STATS_LAG_MS);
     const start = await commits();
     await sleep(WINDOW_S * 1000);
-    const rate = (await commits() - start) / WINDOW_S;
+    const rate = ((await commits()) - start) / WINDOW_S;
     console.log(`(b) idle with ${n} runs waiting for approval (streams open): ${rate.toFixed(2)} transactions/s  (target <= 2/s, flat)`);
   }
 } catch (err) {

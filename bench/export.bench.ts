@@ -23,14 +23,19 @@ const db = await createBenchDatabase('export');
 let failed = false;
 try {
   const app = await createApp({
-    NODE_ENV: 'test', LOG_LEVEL: 'error', AUTH_MODE: 'dev', AUTH_DEV_SECRET: SECRET, DATABASE_URL: db.url, SEED_DEMO: 'false',
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'error',
+    AUTH_MODE: 'dev',
+    AUTH_DEV_SECRET: SECRET,
+    DATABASE_URL: db.url,
+    SEED_DEMO: 'false',
     APP_ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef',
   });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${port}`;
   const token = await mintDevToken(SECRET, { sub: 'auditor', org: 'acme', roles: ['admin'] });
-  const me = await (await fetch(`${url}/api/me`, { headers: { authorization: `Bearer ${token}` } })).json() as { org_id: string };
+  const me = (await (await fetch(`${url}/api/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { org_id: string };
 
   const seed = createDataSource({ url: db.url, embedded: false, close: async () => undefined }, 1);
   await seed.initialize();
@@ -40,8 +45,12 @@ try {
      SELECT $1, $2, $3, $4, 'call_' || g, 'chat', 'oa__purchase_pay', 'oa', 'purchase_pay', 'POST', 'http://oa.internal/purchases/' || g || '/pay',
        md5(g::text) || md5(g::text), 200, 12, true, CASE WHEN g % 10 = 0 THEN 'upstream said "no", retry later' END,
        now() - (g || ' ms')::interval, false
-     FROM generate_series(1, $5) g`, [me.org_id, randomUUID(), randomUUID(), randomUUID(), ROWS]);
-  const [{ n, idsum }] = await seed.query(`SELECT count(*)::int AS n, sum(id)::text AS idsum FROM connector_call_logs WHERE org_id = $1`, [me.org_id]);
+     FROM generate_series(1, $5) g`,
+    [me.org_id, randomUUID(), randomUUID(), randomUUID(), ROWS],
+  );
+  const [{ n, idsum }] = await seed.query(`SELECT count(*)::int AS n, sum(id)::text AS idsum FROM connector_call_logs WHERE org_id = $1`, [
+    me.org_id,
+  ]);
   await seed.destroy();
 
   global.gc?.();
@@ -81,8 +90,12 @@ try {
 
   const grewMb = retainedPeak - mb(before.heapUsed);
   console.log(`audit export: ${rows} rows, ${mb(bytes).toFixed(1)} MB of CSV in ${Date.now() - started} ms (status ${res.status})`);
-  console.log(`  memory before: heap ${mb(before.heapUsed).toFixed(0)} MB, rss ${mb(before.rss).toFixed(0)} MB; during: ${samples.join('; ')}`);
-  console.log(`  live heap growth ${grewMb.toFixed(1)} MB (flat if <= ${FLAT_MB} MB for any size): ${grewMb <= FLAT_MB ? 'OK' : 'NOT FLAT'}; peak heap incl. garbage ${mb(peakHeap).toFixed(0)} MB, peak rss ${mb(peakRss).toFixed(0)} MB`);
+  console.log(
+    `  memory before: heap ${mb(before.heapUsed).toFixed(0)} MB, rss ${mb(before.rss).toFixed(0)} MB; during: ${samples.join('; ')}`,
+  );
+  console.log(
+    `  live heap growth ${grewMb.toFixed(1)} MB (flat if <= ${FLAT_MB} MB for any size): ${grewMb <= FLAT_MB ? 'OK' : 'NOT FLAT'}; peak heap incl. garbage ${mb(peakHeap).toFixed(0)} MB, peak rss ${mb(peakRss).toFixed(0)} MB`,
+  );
   console.log(`  rows exported ${rows} / stored ${n}, id checksum ${exportedIdSum === BigInt(idsum) ? 'equal' : 'MISMATCH'}`);
   failed = res.status !== 200 || rows !== n || n !== ROWS || exportedIdSum !== BigInt(idsum) || grewMb > FLAT_MB;
 } finally {

@@ -26,23 +26,57 @@ const llm = await startFakeOpenAI((body) => {
 const oa = await startHttpFake(() => ({ ok: true }));
 let server: ServerProcess | undefined;
 try {
-  server = await startServerProcess({
-    DATABASE_URL: db.url, AUTH_MODE: 'dev', AUTH_DEV_SECRET: SECRET, APP_ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef',
-    SEED_DEMO: 'false', WARDEN_LLM_KEY_FAKE: 'sk-fake', ...(process.env.TRACE_IDLE ? {} : { RUN_RECOVERY_MS: '600000', CONFIRMATION_ESCALATION_POLL_MS: '600000' }),
-  }, { timeoutMs: 120_000 });
+  server = await startServerProcess(
+    {
+      DATABASE_URL: db.url,
+      AUTH_MODE: 'dev',
+      AUTH_DEV_SECRET: SECRET,
+      APP_ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef',
+      SEED_DEMO: 'false',
+      WARDEN_LLM_KEY_FAKE: 'sk-fake',
+      ...(process.env.TRACE_IDLE ? {} : { RUN_RECOVERY_MS: '600000', CONFIRMATION_ESCALATION_POLL_MS: '600000' }),
+    },
+    { timeoutMs: 120_000 },
+  );
   const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
   const api = async (method: string, path: string, body?: unknown): Promise<any> => {
-    const res = await fetch(`${server!.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${server!.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${await res.text()}`);
     return res.json();
   };
-  await api('POST', '/api/connectors', { name: 'oa', base_url: oa.url, actions: [{
-    name: 'purchase_pay', method: 'POST', path: '/purchases/{id}/pay', write: true, requires_confirmation_when: 'args.amount > 50000',
-    parameters: { type: 'object', properties: { id: { type: 'string' }, amount: { type: 'number' } }, required: ['id', 'amount'] } }] });
-  const agent = await api('POST', '/api/agents', { name: 'trace', instructions: 'pay', model_config_json: {
-    model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake', api_key_env: 'WARDEN_LLM_KEY_FAKE' }, tools: ['oa__*'], confirmation: { timeout_s: 3600 } } });
+  await api('POST', '/api/connectors', {
+    name: 'oa',
+    base_url: oa.url,
+    actions: [
+      {
+        name: 'purchase_pay',
+        method: 'POST',
+        path: '/purchases/{id}/pay',
+        write: true,
+        requires_confirmation_when: 'args.amount > 50000',
+        parameters: { type: 'object', properties: { id: { type: 'string' }, amount: { type: 'number' } }, required: ['id', 'amount'] },
+      },
+    ],
+  });
+  const agent = await api('POST', '/api/agents', {
+    name: 'trace',
+    instructions: 'pay',
+    model_config_json: {
+      model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake', api_key_env: 'WARDEN_LLM_KEY_FAKE' },
+      tools: ['oa__*'],
+      confirmation: { timeout_s: 3600 },
+    },
+  });
   const chat = async (message: string, until: string) => {
-    const res = await fetch(`${server!.url}/api/chat`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agent.id, message }) });
+    const res = await fetch(`${server!.url}/api/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_id: agent.id, message }),
+    });
     const reader = res.body!.getReader();
     let text = '';
     while (!text.includes(`event: ${until}`)) {
@@ -63,7 +97,10 @@ try {
     await sleep(3000);
     const at = statSync(LOG).size;
     await sleep(20_000);
-    const idle = readFileSync(LOG, 'utf8').slice(at).split('\n').filter((l) => l.includes(`@${db.name} `) && / LOG: /.test(l));
+    const idle = readFileSync(LOG, 'utf8')
+      .slice(at)
+      .split('\n')
+      .filter((l) => l.includes(`@${db.name} `) && / LOG: /.test(l));
     const byKind = new Map<string, number>();
     for (const l of idle) {
       const sql = /(?:statement|execute [^:]*):\s*(.*)$/.exec(l)?.[1]?.replace(/\s+/g, ' ').slice(0, 90) ?? '?';
@@ -80,13 +117,18 @@ try {
     await api('POST', `/api/confirmations/${id}/decision`, { decision: 'approve' });
   } else await chat('pay amount 100', 'done');
   await sleep(1500);
-  const lines = readFileSync(LOG, 'utf8').slice(from).split('\n').filter((l) => l.includes(`@${db.name} `) && / (LOG|ERROR): /.test(l));
+  const lines = readFileSync(LOG, 'utf8')
+    .slice(from)
+    .split('\n')
+    .filter((l) => l.includes(`@${db.name} `) && / (LOG|ERROR): /.test(l));
   let tx = 0;
   for (const l of lines) {
     const m = /\[(\d+)\].*?(?:LOG|ERROR):\s+(?:statement|execute [^:]*):\s*(.*)$/.exec(l);
     if (!m) continue;
     const sql = m[2].replace(/\s+/g, ' ').slice(0, 220);
-    if (/^(COMMIT|ROLLBACK)/i.test(sql) || !/^(BEGIN|START)/i.test(sql)) { /* printed below */ }
+    if (/^(COMMIT|ROLLBACK)/i.test(sql) || !/^(BEGIN|START)/i.test(sql)) {
+      /* printed below */
+    }
     if (/^(BEGIN|START TRANSACTION)/i.test(sql)) tx++;
     console.log(`[${m[1]}] ${sql}`);
   }

@@ -20,26 +20,28 @@ const sources = [
 ];
 
 rmSync(out, { recursive: true, force: true });
-await Promise.all(sources.map(async (file) => {
-  const target = path.join(out, path.relative(root, file)).replace(/\.ts$/, '.js');
-  const { code, map } = await transformFile(file, {
-    swcrc: false,
-    sourceMaps: true,
-    module: { type: 'es6', resolveFully: true },
-    jsc: {
-      target: 'es2022',
-      parser: { syntax: 'typescript', decorators: true },
-      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
-      keepClassNames: true,
-      baseUrl: root,
-      paths: compilerOptions.paths,
-    },
-    outputPath: target,
-  });
-  mkdirSync(path.dirname(target), { recursive: true });
-  writeFileSync(target, `${code}\n//# sourceMappingURL=${path.basename(target)}.map\n`);
-  if (map) writeFileSync(`${target}.map`, map);
-}));
+await Promise.all(
+  sources.map(async (file) => {
+    const target = path.join(out, path.relative(root, file)).replace(/\.ts$/, '.js');
+    const { code, map } = await transformFile(file, {
+      swcrc: false,
+      sourceMaps: true,
+      module: { type: 'es6', resolveFully: true },
+      jsc: {
+        target: 'es2022',
+        parser: { syntax: 'typescript', decorators: true },
+        transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+        keepClassNames: true,
+        baseUrl: root,
+        paths: compilerOptions.paths,
+      },
+      outputPath: target,
+    });
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, `${code}\n//# sourceMappingURL=${path.basename(target)}.map\n`);
+    if (map) writeFileSync(`${target}.map`, map);
+  }),
+);
 console.log(`built ${sources.length} files into dist/`);
 
 await viteBuild({ configFile: path.join(root, 'apps/console/vite.config.ts'), logLevel: 'warn' });

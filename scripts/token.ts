@@ -20,7 +20,12 @@ if (!values.sub || !values.org) {
 const token = await mintDevToken(process.env.AUTH_DEV_SECRET ?? DEV_AUTH_SECRET_DEFAULT, {
   sub: values.sub,
   org: values.org,
-  roles: values.roles ? values.roles.split(',').map((r) => r.trim()).filter(Boolean) : [],
+  roles: values.roles
+    ? values.roles
+        .split(',')
+        .map((r) => r.trim())
+        .filter(Boolean)
+    : [],
   email: values.email,
   name: values.name,
   expiresIn: values.expires,

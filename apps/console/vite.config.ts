@@ -14,7 +14,11 @@ export default defineConfig({
     emptyOutDir: true,
     chunkSizeWarningLimit: 2000,
     // Mantine marks its modules "use client" (for React Server Components); meaningless in a client-only bundle.
-    rollupOptions: { onwarn: (w, warn) => { if (w.code !== 'MODULE_LEVEL_DIRECTIVE') warn(w); } },
+    rollupOptions: {
+      onwarn: (w, warn) => {
+        if (w.code !== 'MODULE_LEVEL_DIRECTIVE') warn(w);
+      },
+    },
   },
   server: { proxy: { '/api': process.env.WARDEN_API ?? 'http://127.0.0.1:3000' } },
 });

@@ -36,20 +36,25 @@ it('an admin attaches result_truncate through its generated form, sees it in a d
 
   // YAML syntax errors show inline as typed.
   await page.getByLabel('YAML hooks').fill('hooks:\n  - event: PreToolUse\n    matcher: [oa__*\n');
-  await page.getByText(/Flow sequence|Missing|unexpected|end of/i).first().waitFor();
+  await page
+    .getByText(/Flow sequence|Missing|unexpected|end of/i)
+    .first()
+    .waitFor();
   await page.getByLabel('YAML hooks').fill('');
 
   await page.getByRole('button', { name: 'Dry run' }).click();
   const verdicts = page.getByRole('table', { name: 'Dry-run verdicts' });
   await verdicts.getByText('result_truncate').waitFor();
-  expect(await verdicts.innerText()).toMatch(/confirmation_gate\s+PreToolUse\s+would require confirmation\s+would wait up to 120 s for approval \(org_admins\)/i);
+  expect(await verdicts.innerText()).toMatch(
+    /confirmation_gate\s+PreToolUse\s+would require confirmation\s+would wait up to 120 s for approval \(org_admins\)/i,
+  );
   expect(await verdicts.innerText()).toContain('{"max_chars":500}');
   await screenshot(page, 'admin-hooks-dry-run');
 
   await page.getByRole('button', { name: 'Save agent' }).click();
   await page.getByText('Saved demo-buyer').waitFor();
   const token = await apiToken(server.url, ADMIN);
-  const agents = await (await fetch(`${server.url}/api/agents`, { headers: { authorization: `Bearer ${token}` } })).json() as any[];
+  const agents = (await (await fetch(`${server.url}/api/agents`, { headers: { authorization: `Bearer ${token}` } })).json()) as any[];
   expect(agents[0].model_config_json.hooks.class_hooks).toEqual([{ name: 'result_truncate', config: { max_chars: 500 } }]);
 }, 40_000);
 
@@ -71,14 +76,23 @@ it('a connector with a bad CEL condition shows the error inline and cannot be cr
 
 it('a designer draws a workflow with an agent node, starts it, the node waits, and an approval from the inbox completes it', async () => {
   const token = await apiToken(server.url, ADMIN);
-  const agents = await (await fetch(`${server.url}/api/agents`, { headers: { authorization: `Bearer ${token}` } })).json() as any[];
+  const agents = (await (await fetch(`${server.url}/api/agents`, { headers: { authorization: `Bearer ${token}` } })).json()) as any[];
   await page.getByRole('link', { name: 'Workflows' }).click();
   await page.getByRole('link', { name: 'New workflow' }).click();
   await page.getByLabel('Workflow name').fill('pay-po');
-  await page.getByLabel('Definition (JSON)').fill(JSON.stringify({
-    nodes: [{ id: 'start', type: 'start' }, { id: 'pay', type: 'agent', agent_id: agents[0].id, prompt: 'Pay {{inputs.po}}' }, { id: 'end', type: 'end' }],
-    edges: [{ from: 'start', to: 'pay' }, { from: 'pay', to: 'end' }],
-  }));
+  await page.getByLabel('Definition (JSON)').fill(
+    JSON.stringify({
+      nodes: [
+        { id: 'start', type: 'start' },
+        { id: 'pay', type: 'agent', agent_id: agents[0].id, prompt: 'Pay {{inputs.po}}' },
+        { id: 'end', type: 'end' },
+      ],
+      edges: [
+        { from: 'start', to: 'pay' },
+        { from: 'pay', to: 'end' },
+      ],
+    }),
+  );
   await page.getByRole('button', { name: 'Save workflow' }).click();
   await page.getByText('Saved pay-po').waitFor();
   await page.getByRole('button', { name: 'Start run' }).click();
@@ -101,9 +115,16 @@ it('the audit log lists connector calls and downloads them as CSV', async () => 
   const table = page.getByRole('table', { name: 'Connector calls' });
   await table.getByText('oa__purchase_pay').first().waitFor();
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
-  const csv = readFileSync((await download.path()), 'utf8').trim().split('\r\n');
+  const csv = readFileSync(await download.path(), 'utf8')
+    .trim()
+    .split('\r\n');
   expect(csv[0]).toBe('created_at,tool,method,url,status,success,blocked_by,duration_ms,agent_id,user_id,run_id,error');
-  expect(csv.filter((l) => l.includes('oa__purchase_pay')).map((l) => (/PO-100\d/.exec(l))?.[0]).sort()).toEqual(['PO-1001', 'PO-1002']);
+  expect(
+    csv
+      .filter((l) => l.includes('oa__purchase_pay'))
+      .map((l) => /PO-100\d/.exec(l)?.[0])
+      .sort(),
+  ).toEqual(['PO-1001', 'PO-1002']);
   expect(download.suggestedFilename()).toBe('connector-calls.csv');
   await screenshot(page, 'admin-audit');
 }, 30_000);
@@ -116,7 +137,10 @@ it('on a phone, sign-in works from the keyboard alone and the navigation folds b
   await phone.page.getByTestId('whoami').filter({ hasText: 'pia' }).waitFor();
   const nav = phone.page.getByRole('navigation', { name: 'Main' });
   // Folded: the navigation sits off-screen to the left until the menu button opens it.
-  const offScreen = async () => { const b = (await nav.boundingBox())!; return b.x + b.width <= 0; };
+  const offScreen = async () => {
+    const b = (await nav.boundingBox())!;
+    return b.x + b.width <= 0;
+  };
   expect(await offScreen()).toBe(true);
   await phone.page.getByRole('button', { name: 'Toggle navigation' }).click();
   await phone.page.waitForFunction('document.querySelector(\'nav[aria-label="Main"]\').getBoundingClientRect().x >= 0');
@@ -139,7 +163,8 @@ it('the read-only switch blocks every write tool, and the run trace shows the mo
   await page.getByRole('button', { name: 'Send' }).click();
   const turn = page.locator('[data-testid="turn"][data-status="completed"]');
   await turn.waitFor();
-  for (const po of ['PO-1001', 'PO-1002']) await turn.getByTestId('tool-call').filter({ hasText: po }).getByText('blocked by read_only_guard').first().waitFor();
+  for (const po of ['PO-1001', 'PO-1002'])
+    await turn.getByTestId('tool-call').filter({ hasText: po }).getByText('blocked by read_only_guard').first().waitFor();
 
   await turn.getByRole('link', { name: 'Trace' }).click();
   const trace = page.getByRole('table', { name: 'Trace' });
@@ -156,7 +181,9 @@ it('the read-only switch blocks every write tool, and the run trace shows the mo
   await page.getByRole('switch', { name: 'Read-only mode' }).click();
   await page.getByRole('status').filter({ hasText: 'The organisation is read-only' }).waitFor({ state: 'detached' });
   const token = await apiToken(server.url, ADMIN);
-  expect((await (await fetch(`${server.url}/api/org`, { headers: { authorization: `Bearer ${token}` } })).json() as any).read_only).toBe(false);
+  expect(((await (await fetch(`${server.url}/api/org`, { headers: { authorization: `Bearer ${token}` } })).json()) as any).read_only).toBe(
+    false,
+  );
 }, 40_000);
 
 it('an admin creates a Feishu channel whose secret is never shown again, sends a test card, and a wrong secret says what to fix', async () => {
@@ -164,9 +191,15 @@ it('an admin creates a Feishu channel whose secret is never shown again, sends a
   await page.getByText(/No channels/).waitFor();
   const create = async (name: string, appSecret: string) => {
     await page.getByLabel('Channel name').fill(name);
-    await page.getByLabel('Config (JSON)').fill(JSON.stringify({
-      app_id: FEISHU_APP.appId, app_secret: appSecret, chat_id: 'oc_console', verification_token: 'vt-console', base_url: feishu.url,
-    }));
+    await page.getByLabel('Config (JSON)').fill(
+      JSON.stringify({
+        app_id: FEISHU_APP.appId,
+        app_secret: appSecret,
+        chat_id: 'oc_console',
+        verification_token: 'vt-console',
+        base_url: feishu.url,
+      }),
+    );
     await page.getByRole('button', { name: 'Create channel' }).click();
     await page.getByText(`Channel ${name} created`).waitFor();
   };
@@ -177,7 +210,9 @@ it('an admin creates a Feishu channel whose secret is never shown again, sends a
   expect(await page.content()).not.toContain(FEISHU_APP.appSecret);
   expect(await page.getByLabel('Config (JSON)').inputValue()).not.toContain(FEISHU_APP.appSecret);
   const token = await apiToken(server.url, ADMIN);
-  expect(await (await fetch(`${server.url}/api/channels`, { headers: { authorization: `Bearer ${token}` } })).text()).not.toContain(FEISHU_APP.appSecret);
+  expect(await (await fetch(`${server.url}/api/channels`, { headers: { authorization: `Bearer ${token}` } })).text()).not.toContain(
+    FEISHU_APP.appSecret,
+  );
 
   await page.getByRole('button', { name: 'Send a test card to approvals-feishu' }).click();
   await page.getByText(/Test card sent/).waitFor();
@@ -187,7 +222,11 @@ it('an admin creates a Feishu channel whose secret is never shown again, sends a
 
   await create('broken-feishu', 'not-the-secret');
   await page.getByRole('button', { name: 'Send a test card to broken-feishu' }).click();
-  await page.getByRole('alert').filter({ hasText: 'The test card was not delivered' }).filter({ hasText: /Check the channel's credentials/ }).waitFor();
+  await page
+    .getByRole('alert')
+    .filter({ hasText: 'The test card was not delivered' })
+    .filter({ hasText: /Check the channel's credentials/ })
+    .waitFor();
   expect(feishu.sent).toHaveLength(1);
   await screenshot(page, 'admin-channel-test-failed');
 }, 40_000);

@@ -11,13 +11,24 @@ let browser: Browser;
 let drop: () => Promise<void>;
 
 beforeAll(async () => {
-  idp = await startFakeOidc({ clientId: 'warden-console', audience: 'warden-api', user: { sub: 'olga', org: 'acme', roles: ['admin'], name: 'Olga' } });
+  idp = await startFakeOidc({
+    clientId: 'warden-console',
+    audience: 'warden-api',
+    user: { sub: 'olga', org: 'acme', roles: ['admin'], name: 'Olga' },
+  });
   const db = await createTestDatabase();
   drop = db.drop;
   [server, browser] = await Promise.all([
     startServerProcess({
-      DATABASE_URL: db.url, DB_SKIP_MIGRATIONS: '1', SEED_DEMO: 'false', NODE_ENV: 'development', AUTH_MODE: 'oidc',
-      OIDC_ISSUER: idp.url, OIDC_AUDIENCE: 'warden-api', OIDC_CLIENT_ID: 'warden-console', APP_ENCRYPTION_KEY: 'oidc-encryption-key-0123456789',
+      DATABASE_URL: db.url,
+      DB_SKIP_MIGRATIONS: '1',
+      SEED_DEMO: 'false',
+      NODE_ENV: 'development',
+      AUTH_MODE: 'oidc',
+      OIDC_ISSUER: idp.url,
+      OIDC_AUDIENCE: 'warden-api',
+      OIDC_CLIENT_ID: 'warden-console',
+      APP_ENCRYPTION_KEY: 'oidc-encryption-key-0123456789',
     }),
     launchBrowser(),
   ]);

@@ -31,7 +31,10 @@ async function startPayments(chat: Page): Promise<Locator> {
   await chat.getByLabel('Message').fill('Pay the open purchase orders');
   await chat.getByRole('button', { name: 'Send' }).click();
   const turn = chat.getByTestId('turn').last();
-  await card(turn, 'PO-1002').getByRole('status').filter({ hasText: /Waiting for approval by an org admin, expires in \d+:\d\d/ }).waitFor();
+  await card(turn, 'PO-1002')
+    .getByRole('status')
+    .filter({ hasText: /Waiting for approval by an org admin, expires in \d+:\d\d/ })
+    .waitFor();
   return turn;
 }
 
@@ -50,7 +53,10 @@ it('a member chats, PO-1002 waits at the gate, an admin approves it live from th
 
   // Reload mid-run: the same run comes back (what was stored, then the rest after Last-Event-ID), nothing twice.
   await chat.reload();
-  await card(chat, 'PO-1002').getByRole('status').filter({ hasText: /Waiting for approval/ }).waitFor();
+  await card(chat, 'PO-1002')
+    .getByRole('status')
+    .filter({ hasText: /Waiting for approval/ })
+    .waitFor();
   await card(chat, 'PO-1001').getByTestId('observation').waitFor();
   expect(await chat.getByTestId('tool-call').count()).toBe(2);
 
@@ -70,10 +76,14 @@ it('a member chats, PO-1002 waits at the gate, an admin approves it live from th
   await approver.page.getByTestId('inbox-empty').waitFor();
 
   // The member's chat resumes: approved, PO-1002 paid, the final answer, the run completed.
-  await card(chat, 'PO-1002').getByText(/Approval approved/).waitFor();
+  await card(chat, 'PO-1002')
+    .getByText(/Approval approved/)
+    .waitFor();
   await card(chat, 'PO-1002').getByTestId('observation').waitFor();
   expect(await card(chat, 'PO-1002').getByTestId('observation').innerText()).toMatch(/PO-1002/);
-  expect(await card(chat, 'PO-1002').getByTestId('observation').innerText()).toMatch(/approved this call with changes \(amount: 68000 -> 60000\)/);
+  expect(await card(chat, 'PO-1002').getByTestId('observation').innerText()).toMatch(
+    /approved this call with changes \(amount: 68000 -> 60000\)/,
+  );
   await chat.getByTestId('answer').filter({ hasText: 'Both payment requests are handled' }).waitFor();
   await chat.locator('[data-testid="turn"][data-status="completed"]').waitFor();
   await screenshot(chat, 'portal-resumed');
@@ -96,7 +106,9 @@ it('in a new session the member reopens the conversation from the history, conti
   await history.getByRole('link', { name: /Pay the open purchase orders/ }).click();
   await chat.getByTestId('answer').filter({ hasText: 'Both payment requests are handled' }).waitFor();
   expect(await chat.getByTestId('tool-call').count()).toBe(2);
-  await card(chat, 'PO-1002').getByText(/Approval approved/).waitFor();
+  await card(chat, 'PO-1002')
+    .getByText(/Approval approved/)
+    .waitFor();
   await screenshot(chat, 'portal-history-reopened');
 
   // Continue it: the next message joins the same conversation (one entry in the history, two messages).
@@ -108,13 +120,21 @@ it('in a new session the member reopens the conversation from the history, conti
   await request.getByLabel('Reason (optional)').fill('over budget this quarter');
   await request.getByRole('button', { name: 'Reject' }).click();
   await approver.page.getByTestId('inbox-empty').waitFor();
-  await card(turn, 'PO-1002').getByText(/Approval rejected/).waitFor();
-  await card(turn, 'PO-1002').getByText(/blocked/).first().waitFor();
+  await card(turn, 'PO-1002')
+    .getByText(/Approval rejected/)
+    .waitFor();
+  await card(turn, 'PO-1002')
+    .getByText(/blocked/)
+    .first()
+    .waitFor();
   await chat.locator('[data-testid="turn"][data-status="completed"]').nth(1).waitFor();
   await screenshot(chat, 'portal-rejected');
 
   await approver.page.getByRole('tab', { name: 'Decided' }).click();
-  const rejected = approver.page.getByRole('table', { name: 'Decided requests' }).getByRole('row').filter({ hasText: 'over budget this quarter' });
+  const rejected = approver.page
+    .getByRole('table', { name: 'Decided requests' })
+    .getByRole('row')
+    .filter({ hasText: 'over budget this quarter' });
   expect(await rejected.innerText()).toMatch(/rejected/i);
   await approver.page.getByRole('tab', { name: /Pending for me/ }).click();
   await elsewhere.context.close();

@@ -21,7 +21,10 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
     t = await startTestApp({ LLM_TIMEOUT_MS: '20000' });
     admin = await t.token('ada', 'acme', ['admin']);
     member = await t.token('bob', 'acme', []);
-    const res = await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, headers: { 'X-Api-Key': 'top-secret' }, actions: OA_ACTIONS } });
+    const res = await t.request('POST', '/api/connectors', {
+      token: admin,
+      body: { name: 'oa', base_url: oa.url, headers: { 'X-Api-Key': 'top-secret' }, actions: OA_ACTIONS },
+    });
     expect(res.status).toBe(201);
   });
   afterAll(async () => {
@@ -33,7 +36,13 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
   describe('connectors', () => {
     it('never returns header values, only their names; tool names are normalised', async () => {
       const created = await t.request('POST', '/api/connectors', {
-        token: admin, body: { name: 'My-CRM', base_url: 'http://crm.internal/', headers: { Authorization: 'Bearer abc' }, actions: [{ name: 'Find-Lead', method: 'get', path: '/leads' }] },
+        token: admin,
+        body: {
+          name: 'My-CRM',
+          base_url: 'http://crm.internal/',
+          headers: { Authorization: 'Bearer abc' },
+          actions: [{ name: 'Find-Lead', method: 'get', path: '/leads' }],
+        },
       });
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ name: 'My-CRM', tools: ['my_crm__find_lead'], header_keys: ['Authorization'] });
@@ -42,7 +51,10 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
       expect(list.text).not.toContain('Bearer abc');
       expect(list.text).not.toContain('top-secret');
       // PUT without headers keeps the stored ones
-      const put = await t.request('PUT', `/api/connectors/${created.body.id}`, { token: admin, body: { name: 'My-CRM', base_url: 'http://crm.internal', actions: [{ name: 'add_lead', method: 'POST', path: '/leads' }] } });
+      const put = await t.request('PUT', `/api/connectors/${created.body.id}`, {
+        token: admin,
+        body: { name: 'My-CRM', base_url: 'http://crm.internal', actions: [{ name: 'add_lead', method: 'POST', path: '/leads' }] },
+      });
       expect(put.status).toBe(200);
       expect(put.body).toMatchObject({ tools: ['my_crm__add_lead'], header_keys: ['Authorization'], actions: [{ write: true }] });
       expect((await t.request('DELETE', `/api/connectors/${created.body.id}`, { token: admin })).status).toBe(204);
@@ -51,20 +63,31 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
 
     it('a bad CEL condition, method, path or schema is a 400 naming the action; nothing is saved', async () => {
       const res = await t.request('POST', '/api/connectors', {
-        token: admin, body: {
-          name: 'erp', base_url: 'http://erp.internal', actions: [
-            { name: 'pay', method: 'POST', path: '/pay/{id}', parameters: { type: 'object', properties: { id: { type: 'string' } } }, requires_confirmation_when: 'args.amount > > 5' },
+        token: admin,
+        body: {
+          name: 'erp',
+          base_url: 'http://erp.internal',
+          actions: [
+            {
+              name: 'pay',
+              method: 'POST',
+              path: '/pay/{id}',
+              parameters: { type: 'object', properties: { id: { type: 'string' } } },
+              requires_confirmation_when: 'args.amount > > 5',
+            },
             { name: 'fetch', method: 'FETCH', path: 'no-slash', parameters: { type: 'array' } },
           ],
         },
       });
       expect(res.status).toBe(400);
-      expect(res.body.problems).toEqual(expect.arrayContaining([
-        expect.stringMatching(/^action "pay": requires_confirmation_when "args.amount > > 5" is not a valid CEL condition/),
-        expect.stringMatching(/^action "fetch": method "FETCH"/),
-        expect.stringMatching(/^action "fetch": parameters.type must be "object"/),
-        expect.stringMatching(/^action "fetch": path "no-slash"/),
-      ]));
+      expect(res.body.problems).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^action "pay": requires_confirmation_when "args.amount > > 5" is not a valid CEL condition/),
+          expect.stringMatching(/^action "fetch": method "FETCH"/),
+          expect.stringMatching(/^action "fetch": parameters.type must be "object"/),
+          expect.stringMatching(/^action "fetch": path "no-slash"/),
+        ]),
+      );
       const list = await t.request('GET', '/api/connectors', { token: admin });
       expect(list.body.map((c: { name: string }) => c.name)).not.toContain('erp');
     });
@@ -81,9 +104,13 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
   describe('agents', () => {
     it('unknown tools, delegates and hooks are a 400 naming each; nothing is saved', async () => {
       const res = await t.request('POST', '/api/agents', {
-        token: admin, body: {
-          name: 'broken', model_config_json: {
-            model: openai(), tools: ['oa__*', 'crm__*', 'no_such_tool'], delegates: ['00000000-0000-4000-8000-000000000000'],
+        token: admin,
+        body: {
+          name: 'broken',
+          model_config_json: {
+            model: openai(),
+            tools: ['oa__*', 'crm__*', 'no_such_tool'],
+            delegates: ['00000000-0000-4000-8000-000000000000'],
             hooks: { class_hooks: ['no_such_hook'] },
             confirmation: { forbid_self_approval: true },
           },
@@ -101,10 +128,15 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
     });
 
     it('members read agents but cannot write them; other orgs get 404', async () => {
-      const created = await t.request('POST', '/api/agents', { token: admin, body: { name: 'reader', model_config_json: { model: openai(), tools: [] } } });
+      const created = await t.request('POST', '/api/agents', {
+        token: admin,
+        body: { name: 'reader', model_config_json: { model: openai(), tools: [] } },
+      });
       expect(created.status).toBe(201);
       expect((await t.request('GET', `/api/agents/${created.body.id}`, { token: member })).status).toBe(200);
-      expect((await t.request('POST', '/api/agents', { token: member, body: { name: 'x', model_config_json: { model: openai() } } })).status).toBe(403);
+      expect(
+        (await t.request('POST', '/api/agents', { token: member, body: { name: 'x', model_config_json: { model: openai() } } })).status,
+      ).toBe(403);
       const other = await t.token('eve', 'other-org', ['admin']);
       expect((await t.request('GET', `/api/agents/${created.body.id}`, { token: other })).status).toBe(404);
       expect((await chat(t, other, { agent_id: created.body.id, message: 'hi' })).status).toBe(404);
@@ -113,9 +145,14 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
 
   it('a scripted agent plays its turns; a conversation keeps its history; surface api is recorded', async () => {
     const created = await t.request('POST', '/api/agents', {
-      token: admin, body: {
-        name: 'scripted', model_config_json: {
-          model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1001' } }] }, { content: 'PO-1001 is open.' }] },
+      token: admin,
+      body: {
+        name: 'scripted',
+        model_config_json: {
+          model: {
+            provider: 'scripted',
+            script: [{ tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1001' } }] }, { content: 'PO-1001 is open.' }],
+          },
           tools: ['oa__get_purchase'],
         },
       },
@@ -127,25 +164,37 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
     expect(res.events[0].data).toMatchObject({ surface: 'api' });
     expect(oa.requests.map((r) => r.path)).toEqual(['/purchases/PO-1001']);
 
-    const agent = await t.request('POST', '/api/agents', { token: admin, body: { name: 'talker', model_config_json: { model: openai() } } });
+    const agent = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: { name: 'talker', model_config_json: { model: openai() } },
+    });
     llm.setHandler((_, i) => ({ content: `answer ${i}` }));
     llm.requests.length = 0;
     const first = await chat(t, member, { agent_id: agent.body.id, message: 'my name is Bob' });
     const conversationId = first.events[0].data.conversation_id;
     await chat(t, member, { agent_id: agent.body.id, message: 'what is my name?', conversation_id: conversationId });
     expect(llm.requests[1].messages.map((m) => [m.role, m.content])).toEqual([
-      ['system', 'You are a helpful assistant.'], ['user', 'my name is Bob'], ['assistant', 'answer 0'], ['user', 'what is my name?'],
+      ['system', 'You are a helpful assistant.'],
+      ['user', 'my name is Bob'],
+      ['assistant', 'answer 0'],
+      ['user', 'what is my name?'],
     ]);
     // someone else's conversation is not found
     expect((await chat(t, admin, { agent_id: agent.body.id, message: 'x', conversation_id: conversationId })).status).toBe(404);
   });
 
   it('a run whose hooks cannot be built is a plain 422 and recorded as refused', async () => {
-    const created = await t.request('POST', '/api/agents', { token: admin, body: { name: 'soon-broken', model_config_json: { model: openai() } } });
+    const created = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: { name: 'soon-broken', model_config_json: { model: openai() } },
+    });
     const db = new pg.Client({ connectionString: t.databaseUrl });
     await db.connect();
     try {
-      await db.query(`UPDATE agents SET model_config_json = model_config_json || '{"hooks":{"class_hooks":["vanished_hook"]}}' WHERE id = $1`, [created.body.id]);
+      await db.query(
+        `UPDATE agents SET model_config_json = model_config_json || '{"hooks":{"class_hooks":["vanished_hook"]}}' WHERE id = $1`,
+        [created.body.id],
+      );
       const res = await chat(t, admin, { agent_id: created.body.id, message: 'hi' });
       expect(res.status).toBe(422);
       expect(res.body.message).toMatch(/vanished_hook/);
@@ -156,15 +205,20 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
     }
   });
 
-  it('cancel: only the run\'s user or an admin; the stream ends with done cancelled; a client disconnect does not cancel', async () => {
-    const created = await t.request('POST', '/api/agents', { token: admin, body: { name: 'slow', model_config_json: { model: openai() } } });
+  it("cancel: only the run's user or an admin; the stream ends with done cancelled; a client disconnect does not cancel", async () => {
+    const created = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: { name: 'slow', model_config_json: { model: openai() } },
+    });
     llm.setHandler(() => ({ hang: true }));
     const carol = await t.token('carol', 'acme', []);
     const streams = t.app.get(RunEventsService);
     const followersBefore = streams.followers;
     const abort = new AbortController();
     const res = await fetch(`${t.url}/api/chat`, {
-      method: 'POST', signal: abort.signal, headers: { authorization: `Bearer ${carol}`, 'content-type': 'application/json' },
+      method: 'POST',
+      signal: abort.signal,
+      headers: { authorization: `Bearer ${carol}`, 'content-type': 'application/json' },
       body: JSON.stringify({ agent_id: created.body.id, message: 'take your time' }),
     });
     const reader = res.body!.getReader();
@@ -180,7 +234,9 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
     const cancelled = await t.request('POST', `/api/runs/${runId}/cancel`, { token: carol });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe('cancelled');
-    const replay = parseSse(await (await fetch(`${t.url}/api/runs/${runId}/events`, { headers: { authorization: `Bearer ${carol}` } })).text()).events;
+    const replay = parseSse(
+      await (await fetch(`${t.url}/api/runs/${runId}/events`, { headers: { authorization: `Bearer ${carol}` } })).text(),
+    ).events;
     expect(replay.at(-1)).toMatchObject({ event: 'done', data: { status: 'cancelled' } });
     expect(replay.filter((e) => e.event === 'done')).toHaveLength(1);
     expect((await t.request('POST', `/api/runs/${runId}/cancel`, { token: carol })).status).toBe(409);

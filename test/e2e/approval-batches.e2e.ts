@@ -26,7 +26,8 @@ describe('one approval card per model turn (Feishu fake, PostgreSQL)', () => {
       body: {
         name: `batch-${prefix}`,
         model_config_json: {
-          tools: ['oa__*'], model: { provider: 'scripted', script: [threePays(prefix), { content: 'done' }] },
+          tools: ['oa__*'],
+          model: { provider: 'scripted', script: [threePays(prefix), { content: 'done' }] },
           confirmation: { channel_id: channelId, approvers: ['org_admins'] },
         },
       },
@@ -35,10 +36,11 @@ describe('one approval card per model turn (Feishu fake, PostgreSQL)', () => {
     return res.body.id as string;
   };
   const paysOf = (po: string) => oa.requests.filter((r) => r.path === `/purchases/${po}/pay`);
-  const pendings = (run: LiveChat) => until('three pending calls', () => {
-    const all = run.events.filter((e) => e.event === 'confirmation_pending').map((e) => e.data);
-    return all.length === 3 ? all : undefined;
-  });
+  const pendings = (run: LiveChat) =>
+    until('three pending calls', () => {
+      const all = run.events.filter((e) => e.event === 'confirmation_pending').map((e) => e.data);
+      return all.length === 3 ? all : undefined;
+    });
   /** The turn's card: the one message that names any of its requests, and what it shows now (after patches). */
   const cardsNaming = (ids: string[]) => feishu.sent.filter((m) => ids.some((id) => JSON.stringify(m.content).includes(id)));
   const latest = (messageId: string) => {
@@ -51,7 +53,10 @@ describe('one approval card per model turn (Feishu fake, PostgreSQL)', () => {
     feishu = await startFakeFeishu(FEISHU_APP);
     t = await startTestApp();
     ada = await person(t, 'ada', 'acme-batch', ['admin']);
-    expect((await t.request('POST', '/api/connectors', { token: ada.token, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status).toBe(201);
+    expect(
+      (await t.request('POST', '/api/connectors', { token: ada.token, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } }))
+        .status,
+    ).toBe(201);
     channelId = await feishuChannel(t, ada, feishu);
     await adminLink(t, ada, 'ada', 'ou_ada');
   });
@@ -79,7 +84,11 @@ describe('one approval card per model turn (Feishu fake, PostgreSQL)', () => {
 
     expect([paysOf('B-1').length, paysOf('B-2').length, paysOf('B-3').length]).toEqual([1, 1, 0]);
     const observations = events.filter((e) => e.event === 'observation').map((e) => [e.data.args.id, e.data.blocked]);
-    expect(observations.sort()).toEqual([['B-1', false], ['B-2', false], ['B-3', true]]);
+    expect(observations.sort()).toEqual([
+      ['B-1', false],
+      ['B-2', false],
+      ['B-3', true],
+    ]);
     expect(cardsNaming(ids)).toHaveLength(1);
     const final = await until('the card showing all three outcomes', () => {
       const text = latest(card.messageId);
@@ -88,7 +97,11 @@ describe('one approval card per model turn (Feishu fake, PostgreSQL)', () => {
     expect(final.match(/Approved by Ada/g)).toHaveLength(2);
     expect(final.match(/Rejected by Ada/g)).toHaveLength(1);
     expect(final).not.toContain('"Approve"');
-    for (const [po, status] of [['B-1', 'approved'], ['B-2', 'approved'], ['B-3', 'rejected']]) {
+    for (const [po, status] of [
+      ['B-1', 'approved'],
+      ['B-2', 'approved'],
+      ['B-3', 'rejected'],
+    ]) {
       expect(await statusOf(t, ada, byPo.get(po)!)).toMatchObject({ status, batch_key: expect.any(String) });
     }
   });
@@ -97,8 +110,18 @@ describe('one approval card per model turn (Feishu fake, PostgreSQL)', () => {
     const run = openChat(t, ada.token, { agent_id: await createAgent('C'), message: 'pay C-1..3' });
     const pending = await pendings(run);
     const ids = pending.map((p) => p.confirmation_id as string);
-    await until('one card listing all three', () => cardsNaming(ids).length === 1 && ids.every((id) => latest(cardsNaming(ids)[0].messageId).includes(id)));
-    const r = feishuRequest(feishuCardAction({ verificationToken: 'vt-pol', value: { confirmation_id: ids[0], decision: 'approve', all: true }, openId: 'ou_ada' }), {});
+    await until(
+      'one card listing all three',
+      () => cardsNaming(ids).length === 1 && ids.every((id) => latest(cardsNaming(ids)[0].messageId).includes(id)),
+    );
+    const r = feishuRequest(
+      feishuCardAction({
+        verificationToken: 'vt-pol',
+        value: { confirmation_id: ids[0], decision: 'approve', all: true },
+        openId: 'ou_ada',
+      }),
+      {},
+    );
     const res = await t.request('POST', `/api/channels/${channelId}/callback`, { body: r.body, headers: r.headers });
     expect(res.body.toast).toMatchObject({ type: 'success', content: 'Approved 3 calls' });
     await run.finished;
@@ -111,8 +134,12 @@ describe('one approval card per model turn (Feishu fake, PostgreSQL)', () => {
 
 describe('one card per turn: a claim whose card was never sent (its server died) is taken again', () => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp(); });
-  afterAll(async () => { await t?.close(); });
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('a fresh claim is exclusive; an unsent claim older than 15 s can be taken again; a sent one never', async () => {
     const { BatchStore } = await import('../../libs/confirmations/src/batch/batch.store.js');

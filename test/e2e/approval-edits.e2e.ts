@@ -19,7 +19,10 @@ describe('approve with changes (PostgreSQL)', () => {
     model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__purchase_pay', args }] }, { content: 'done' }] },
   });
   const createAgent = async (config: Record<string, unknown>) => {
-    const res = await t.request('POST', '/api/agents', { token: admin, body: { name: `payer-${Date.now()}-${Math.random()}`, model_config_json: { tools: ['oa__*'], ...config } } });
+    const res = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: { name: `payer-${Date.now()}-${Math.random()}`, model_config_json: { tools: ['oa__*'], ...config } },
+    });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
@@ -43,10 +46,17 @@ describe('approve with changes (PostgreSQL)', () => {
     const shown = (await t.request('GET', `/api/confirmations/${pending.confirmation_id}`, { token: admin })).body;
     expect(shown.args_schema).toMatchObject({ properties: { amount: { type: 'number' } } });
 
-    const res = await decide(pending.confirmation_id, { decision: 'approve', args: { id: 'PO-1002', amount: 60_000 }, reason: 'budget cap' });
+    const res = await decide(pending.confirmation_id, {
+      decision: 'approve',
+      args: { id: 'PO-1002', amount: 60_000 },
+      reason: 'budget cap',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      status: 'approved', args: { id: 'PO-1002', amount: 60_000 }, original_args: { id: 'PO-1002', amount: 68_000 }, edited_by: 'Alice',
+      status: 'approved',
+      args: { id: 'PO-1002', amount: 60_000 },
+      original_args: { id: 'PO-1002', amount: 68_000 },
+      edited_by: 'Alice',
     });
     const events = await run.finished;
     expect(paysOf('PO-1002').map((r) => r.body)).toEqual([{ amount: 60_000 }]);
@@ -59,8 +69,14 @@ describe('approve with changes (PostgreSQL)', () => {
     const gateHook = events.find((e) => e.event === 'hook' && e.data.hook === 'confirmation_gate')!.data;
     expect(gateHook).toMatchObject({ outcome: 'rewrite', side_effects: ['approved with changes by Alice'] });
 
-    const { rows } = await db.query(`SELECT args, original_args, edited_by_name, args_digest FROM confirmation_requests WHERE id = $1`, [pending.confirmation_id]);
-    expect(rows[0]).toMatchObject({ args: { id: 'PO-1002', amount: 60_000 }, original_args: { id: 'PO-1002', amount: 68_000 }, edited_by_name: 'Alice' });
+    const { rows } = await db.query(`SELECT args, original_args, edited_by_name, args_digest FROM confirmation_requests WHERE id = $1`, [
+      pending.confirmation_id,
+    ]);
+    expect(rows[0]).toMatchObject({
+      args: { id: 'PO-1002', amount: 60_000 },
+      original_args: { id: 'PO-1002', amount: 68_000 },
+      edited_by_name: 'Alice',
+    });
     const { rows: calls } = await db.query(`SELECT executed_args, result FROM tool_calls WHERE call_id = $1`, [pending.call_id]);
     expect(calls[0].executed_args).toEqual({ id: 'PO-1002', amount: 60_000 });
     expect(calls[0].result).toContain('approved this call with changes');
@@ -79,10 +95,16 @@ describe('approve with changes (PostgreSQL)', () => {
     for (const [body, message] of cases) {
       const res = await decide(pending.confirmation_id, body);
       expect(res.status).toBe(400);
-      expect([res.body.message].flat().join(" ")).toMatch(message);
+      expect([res.body.message].flat().join(' ')).toMatch(message);
     }
     const row = (await t.request('GET', `/api/confirmations/${pending.confirmation_id}`, { token: admin })).body;
-    expect(row).toMatchObject({ status: 'pending', args: { id: 'PO-BAD', amount: 68_000 }, original_args: null, approvals_given: 0, votes: [] });
+    expect(row).toMatchObject({
+      status: 'pending',
+      args: { id: 'PO-BAD', amount: 68_000 },
+      original_args: null,
+      approvals_given: 0,
+      votes: [],
+    });
     expect(paysOf('PO-BAD')).toHaveLength(0);
     expect((await decide(pending.confirmation_id, { decision: 'reject' })).status).toBe(200);
     await run.finished;

@@ -27,7 +27,10 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
         name: `esc-${Math.random()}`,
         model_config_json: {
           tools: ['oa__*'],
-          model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: po, amount: 68_000 } }] }, { content: 'done' }] },
+          model: {
+            provider: 'scripted',
+            script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: po, amount: 68_000 } }] }, { content: 'done' }],
+          },
           confirmation: { channel_id: approvalsChannel, approvers: ['org_admins'], timeout_s: 60, ...confirmation },
         },
       },
@@ -45,7 +48,10 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
     ella = await person(t, 'ella', 'acme-esc', ['admin']);
     fran = await person(t, 'fran', 'acme-esc', ['finance']);
     gus = await person(t, 'gus', 'acme-esc');
-    expect((await t.request('POST', '/api/connectors', { token: ella.token, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status).toBe(201);
+    expect(
+      (await t.request('POST', '/api/connectors', { token: ella.token, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } }))
+        .status,
+    ).toBe(201);
     approvalsChannel = await feishuChannel(t, ella, feishu, { chat_id: 'oc_approvals' });
     financeChannel = await feishuChannel(t, ella, feishu, { chat_id: 'oc_finance' });
     await adminLink(t, ella, 'fran', 'ou_fran');
@@ -56,8 +62,12 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
     await feishu?.close();
   });
 
-  it('remind after 1 s, escalate after 2 s: reminder and escalation card arrive; the escalation group\'s click runs the call once', async () => {
-    const agent = await createAgent('PO-ESC', { remind_after_s: 1, escalate_after_s: 2, escalate_to: { approvers: ['role:finance'], channel_id: financeChannel } });
+  it("remind after 1 s, escalate after 2 s: reminder and escalation card arrive; the escalation group's click runs the call once", async () => {
+    const agent = await createAgent('PO-ESC', {
+      remind_after_s: 1,
+      escalate_after_s: 2,
+      escalate_to: { approvers: ['role:finance'], channel_id: financeChannel },
+    });
     const run = openChat(t, ella.token, { agent_id: agent, message: 'pay PO-ESC' });
     const { confirmation_id: id } = (await run.next('confirmation_pending')).data;
     // Before the escalation, finance may not decide (the policy is org_admins).
@@ -75,9 +85,17 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
     await run.finished;
     expect(paysOf('PO-ESC')).toHaveLength(1);
     const row = await statusOf(t, ella, id);
-    expect(row).toMatchObject({ status: 'approved', responded_by: 'Fran', responded_by_platform: 'feishu', escalation_channel_id: financeChannel });
+    expect(row).toMatchObject({
+      status: 'approved',
+      responded_by: 'Fran',
+      responded_by_platform: 'feishu',
+      escalation_channel_id: financeChannel,
+    });
     expect(row.approvers).toEqual(['org_admins', 'role:finance']);
-    expect(row.history.map((h: any) => [h.kind, h.by])).toEqual([['reminded', 'system'], ['escalated', 'system']]);
+    expect(row.history.map((h: any) => [h.kind, h.by])).toEqual([
+      ['reminded', 'system'],
+      ['escalated', 'system'],
+    ]);
     expect(row.history[1].detail).toMatchObject({ channel_id: financeChannel, approvers: ['org_admins', 'role:finance'] });
     // The escalation card is replaced by its decided version too.
     await until('the escalation card marked decided', () => feishu.patches.find((p) => p.messageId === escalation.messageId));
@@ -89,7 +107,9 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
     const { confirmation_id: id } = (await run.next('confirmation_pending')).data;
     expect((await click(t, financeChannel, id, 'ou_fran')).ok).toBe(false);
     expect((await statusOf(t, ella, id)).status).toBe('pending');
-    expect((await t.request('POST', `/api/confirmations/${id}/decision`, { token: ella.token, body: { decision: 'reject' } })).status).toBe(200);
+    expect((await t.request('POST', `/api/confirmations/${id}/decision`, { token: ella.token, body: { decision: 'reject' } })).status).toBe(
+      200,
+    );
     await run.finished;
     expect(paysOf('PO-NOESC')).toHaveLength(0);
   });
@@ -98,7 +118,8 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
     const agent = await createAgent('PO-RE', {});
     const run = openChat(t, ella.token, { agent_id: agent, message: 'pay PO-RE' });
     const { confirmation_id: id } = (await run.next('confirmation_pending')).data;
-    const reassign = (who: Person, body: Record<string, unknown>) => t.request('POST', `/api/confirmations/${id}/reassign`, { token: who.token, body });
+    const reassign = (who: Person, body: Record<string, unknown>) =>
+      t.request('POST', `/api/confirmations/${id}/reassign`, { token: who.token, body });
 
     expect((await reassign(gus, { to: 'fran' })).status).toBe(403); // not an approver of this request
     expect((await reassign(ella, { to: 'nobody-here' })).status).toBe(404);
@@ -107,13 +128,21 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
     expect(moved.body.approvers).toEqual(['users:fran']);
     await until('the reassignment notice', () => sentTo('oc_approvals', 'reassigned approval request')[0]);
 
-    expect((await t.request('POST', `/api/confirmations/${id}/decision`, { token: ella.token, body: { decision: 'approve' } })).status).toBe(403);
-    expect((await t.request('POST', `/api/confirmations/${id}/decision`, { token: fran.token, body: { decision: 'approve' } })).status).toBe(200);
+    expect(
+      (await t.request('POST', `/api/confirmations/${id}/decision`, { token: ella.token, body: { decision: 'approve' } })).status,
+    ).toBe(403);
+    expect(
+      (await t.request('POST', `/api/confirmations/${id}/decision`, { token: fran.token, body: { decision: 'approve' } })).status,
+    ).toBe(200);
     await run.finished;
     expect(paysOf('PO-RE')).toHaveLength(1);
     const row = await statusOf(t, ella, id);
     expect(row.history).toEqual([
-      expect.objectContaining({ kind: 'reassigned', by: 'Ella', detail: { from: ['org_admins'], to: 'fran', reason: 'finance owns this vendor' } }),
+      expect.objectContaining({
+        kind: 'reassigned',
+        by: 'Ella',
+        detail: { from: ['org_admins'], to: 'fran', reason: 'finance owns this vendor' },
+      }),
     ]);
     expect((await reassign(fran, { to: 'gus' })).status).toBe(409); // decided already
   });
@@ -121,7 +150,13 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
   it('bad escalation settings are a 400 naming the key; nothing is saved', async () => {
     const res = await t.request('POST', '/api/agents', {
       token: ella.token,
-      body: { name: 'bad-esc', model_config_json: { model: { provider: 'scripted', script: [{ content: 'x' }] }, confirmation: { remind_after_s: -1, escalate_after_s: 5 } } },
+      body: {
+        name: 'bad-esc',
+        model_config_json: {
+          model: { provider: 'scripted', script: [{ content: 'x' }] },
+          confirmation: { remind_after_s: -1, escalate_after_s: 5 },
+        },
+      },
     });
     expect(res.status).toBe(400);
     const message = [res.body.message].flat().join(' ');

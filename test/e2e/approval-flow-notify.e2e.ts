@@ -10,7 +10,12 @@ import { chat } from './runtime-helpers.js';
 
 const FEISHU = { appId: 'cli_notify', appSecret: 'feishu-notify-SECRET', verificationToken: 'feishu-notify-VT' };
 const SLACK = { botToken: 'xoxb-notify-TOKEN', signingSecret: 'slack-notify-SIGNING' };
-const WECOM = { corpId: 'ww-notify', corpSecret: 'wecom-notify-SECRET', token: 'wecomNotifyTOKEN', encodingAesKey: 'jWmYm7qr5nMoAUwZRjGtBxmz3KA1tkAj3ykkR6q2B2C' };
+const WECOM = {
+  corpId: 'ww-notify',
+  corpSecret: 'wecom-notify-SECRET',
+  token: 'wecomNotifyTOKEN',
+  encodingAesKey: 'jWmYm7qr5nMoAUwZRjGtBxmz3KA1tkAj3ykkR6q2B2C',
+};
 
 describe('channel_notify through chat (every channel type, read-only guard)', () => {
   let t: TestApp;
@@ -32,13 +37,32 @@ describe('channel_notify through chat (every channel type, read-only guard)', ()
   }
 
   beforeAll(async () => {
-    [llm, feishu, slack, wecom] = await Promise.all([startFakeOpenAI(notifyingModel), startFakeFeishu(FEISHU), startFakeSlack(SLACK.botToken), startFakeWecom(WECOM)]);
+    [llm, feishu, slack, wecom] = await Promise.all([
+      startFakeOpenAI(notifyingModel),
+      startFakeFeishu(FEISHU),
+      startFakeSlack(SLACK.botToken),
+      startFakeWecom(WECOM),
+    ]);
     t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake' });
     admin = await t.token('carol', 'acme', ['admin'], { name: 'Carol' });
     const configs: Record<string, Record<string, unknown>> = {
-      feishu: { app_id: FEISHU.appId, app_secret: FEISHU.appSecret, chat_id: 'oc_news', verification_token: FEISHU.verificationToken, base_url: feishu.url },
+      feishu: {
+        app_id: FEISHU.appId,
+        app_secret: FEISHU.appSecret,
+        chat_id: 'oc_news',
+        verification_token: FEISHU.verificationToken,
+        base_url: feishu.url,
+      },
       slack: { bot_token: SLACK.botToken, signing_secret: SLACK.signingSecret, channel: 'C-NEWS', base_url: slack.apiUrl },
-      wecom: { corp_id: WECOM.corpId, corp_secret: WECOM.corpSecret, agent_id: 1000002, token: WECOM.token, encoding_aes_key: WECOM.encodingAesKey, to_user: 'bob.wx', base_url: wecom.url },
+      wecom: {
+        corp_id: WECOM.corpId,
+        corp_secret: WECOM.corpSecret,
+        agent_id: 1000002,
+        token: WECOM.token,
+        encoding_aes_key: WECOM.encodingAesKey,
+        to_user: 'bob.wx',
+        base_url: wecom.url,
+      },
       inbox: {},
     };
     for (const [type, config] of Object.entries(configs)) {
@@ -49,8 +73,12 @@ describe('channel_notify through chat (every channel type, read-only guard)', ()
     const agent = await t.request('POST', '/api/agents', {
       token: admin,
       body: {
-        name: 'herald', instructions: 'You announce things.',
-        model_config_json: { model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake-1', api_key_env: 'WARDEN_LLM_KEY_FAKE' }, tools: ['channel_notify'] },
+        name: 'herald',
+        instructions: 'You announce things.',
+        model_config_json: {
+          model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake-1', api_key_env: 'WARDEN_LLM_KEY_FAKE' },
+          tools: ['channel_notify'],
+        },
       },
     });
     expect(agent.status).toBe(201);
@@ -66,15 +94,20 @@ describe('channel_notify through chat (every channel type, read-only guard)', ()
     feishu: async (text) => feishu.sent.find((m) => m.chatId === 'oc_news' && JSON.stringify(m.content).includes(text)),
     slack: async (text) => slack.posted.find((m) => m.channel === 'C-NEWS' && m.text === text),
     wecom: async (text) => wecom.sent.find((m) => m.touser === 'bob.wx' && m.msgtype === 'markdown' && m.markdown.content === text),
-    inbox: async (text) => (await t.request('GET', '/api/notifications', { token: admin })).body.find((n: { text: string }) => n.text === text),
+    inbox: async (text) =>
+      (await t.request('GET', '/api/notifications', { token: admin })).body.find((n: { text: string }) => n.text === text),
   };
 
-  it.each(['feishu', 'slack', 'wecom', 'inbox'])('%s: the agent\'s message arrives, and the model is told where it went', async (type) => {
+  it.each(['feishu', 'slack', 'wecom', 'inbox'])("%s: the agent's message arrives, and the model is told where it went", async (type) => {
     const text = `**Budget** approved for Q3 (${randomUUID().slice(0, 8)})`;
     const res = await chat(t, admin, { agent_id: agentId, message: `notify ${channels[type]} ${text}` });
     expect(res.status).toBe(200);
     const observation = res.events.find((e) => e.event === 'observation')!.data;
-    expect(observation).toMatchObject({ tool: 'channel_notify', blocked: false, content: expect.stringContaining(`Notification sent to ${type} channel "${type} news"`) });
+    expect(observation).toMatchObject({
+      tool: 'channel_notify',
+      blocked: false,
+      content: expect.stringContaining(`Notification sent to ${type} channel "${type} news"`),
+    });
     expect(res.events.at(-1)!.data.status).toBe('completed');
     expect(await arrived[type](text)).toBeTruthy();
     if (type === 'inbox') {

@@ -14,17 +14,33 @@ import { OA_ACTIONS, openChat, type SseEvent } from './runtime-helpers.js';
  * and the connector is called — or not. One table, parametrised by platform.
  */
 
-const FEISHU = { appId: 'cli_flow', appSecret: 'feishu-flow-SECRET', verificationToken: 'feishu-flow-VT', encryptKey: 'feishu-flow-ENCKEY' };
+const FEISHU = {
+  appId: 'cli_flow',
+  appSecret: 'feishu-flow-SECRET',
+  verificationToken: 'feishu-flow-VT',
+  encryptKey: 'feishu-flow-ENCKEY',
+};
 const SLACK = { botToken: 'xoxb-flow-TOKEN', signingSecret: 'slack-flow-SIGNING' };
-const WECOM = { corpId: 'ww-flow', corpSecret: 'wecom-flow-SECRET', token: 'wecomFlowTOKEN', encodingAesKey: 'jWmYm7qr5nMoAUwZRjGtBxmz3KA1tkAj3ykkR6q2B2C' };
+const WECOM = {
+  corpId: 'ww-flow',
+  corpSecret: 'wecom-flow-SECRET',
+  token: 'wecomFlowTOKEN',
+  encodingAesKey: 'jWmYm7qr5nMoAUwZRjGtBxmz3KA1tkAj3ykkR6q2B2C',
+};
 const WECOM_KEYS = { token: WECOM.token, encodingAesKey: WECOM.encodingAesKey, corpId: WECOM.corpId };
 
-
-
-interface Person { sub: string; token: string; userId: string }
+interface Person {
+  sub: string;
+  token: string;
+  userId: string;
+}
 
 /** What a click looked like to the clicker: success (card replaced) or an error shown to them. */
-interface ClickAnswer { status: number; ok: boolean; message: string }
+interface ClickAnswer {
+  status: number;
+  ok: boolean;
+  message: string;
+}
 
 /** How one platform is driven by the shared table: its channel, its cards, its clicks, its forgeries. */
 interface PlatformAdapter {
@@ -44,7 +60,11 @@ interface PlatformAdapter {
   /** The exact same signed request twice (a platform retry or a replay). */
   replay(channelId: string, confirmationId: string, clicker: string): Promise<[ClickAnswer, ClickAnswer]>;
   /** Requests that must be refused without deciding anything. */
-  forgeries(channelId: string, confirmationId: string, clicker: string): Array<[string, () => Promise<{ status: number; refusedMessage?: string }>]>;
+  forgeries(
+    channelId: string,
+    confirmationId: string,
+    clicker: string,
+  ): Array<[string, () => Promise<{ status: number; refusedMessage?: string }>]>;
   failDelivery(on: boolean): void;
 }
 
@@ -68,18 +88,34 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       const res = await t.request('POST', callback(channelId), { body: r.body, headers: r.headers });
       return { status: res.status, ok: res.body?.toast?.type === 'success', message: res.body?.toast?.content ?? res.text };
     };
-    const action = (confirmationId: string, decision: string, openId: string, extra: Partial<Parameters<typeof feishuCardAction>[0]> = {}) =>
-      feishuCardAction({ verificationToken: FEISHU.verificationToken, value: { confirmation_id: confirmationId, decision }, openId, ...extra });
+    const action = (
+      confirmationId: string,
+      decision: string,
+      openId: string,
+      extra: Partial<Parameters<typeof feishuCardAction>[0]> = {},
+    ) =>
+      feishuCardAction({
+        verificationToken: FEISHU.verificationToken,
+        value: { confirmation_id: confirmationId, decision },
+        openId,
+        ...extra,
+      });
     return {
       type: 'feishu',
       approverListKey: 'approver_open_ids',
       ids: { bob: 'ou_bob', carol: 'ou_carol', stranger: 'ou_stranger' },
       config: (extra = {}) => ({
-        app_id: FEISHU.appId, app_secret: FEISHU.appSecret, chat_id: 'oc_approvals', verification_token: FEISHU.verificationToken,
-        ...(encrypted ? { encrypt_key: FEISHU.encryptKey } : {}), base_url: feishu.url, ...extra,
+        app_id: FEISHU.appId,
+        app_secret: FEISHU.appSecret,
+        chat_id: 'oc_approvals',
+        verification_token: FEISHU.verificationToken,
+        ...(encrypted ? { encrypt_key: FEISHU.encryptKey } : {}),
+        base_url: feishu.url,
+        ...extra,
       }),
       configuredTarget: 'oc_approvals',
-      cardsFor: (id) => feishu.sent.filter((m) => m.msgType === 'interactive' && (id === undefined || m.uuid === id)).map((m) => ({ target: m.chatId })),
+      cardsFor: (id) =>
+        feishu.sent.filter((m) => m.msgType === 'interactive' && (id === undefined || m.uuid === id)).map((m) => ({ target: m.chatId })),
       click: (channelId, id, decision, clicker) => post(channelId, sign(action(id, decision, clicker))),
       async replay(channelId, id, clicker) {
         const request = sign(action(id, 'approve', clicker));
@@ -100,7 +136,10 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
         return [
           ...common,
           ['a bad signature', () => raw(sign(action(id, 'approve', clicker), { badSignature: true }))],
-          ['a stale signature timestamp', () => raw(sign(action(id, 'approve', clicker), { timestampS: Math.floor(Date.now() / 1000) - 600 }))],
+          [
+            'a stale signature timestamp',
+            () => raw(sign(action(id, 'approve', clicker), { timestampS: Math.floor(Date.now() / 1000) - 600 })),
+          ],
           ['an unsigned body', () => raw(feishuRequest(action(id, 'approve', clicker), { sign: 'none' }))],
         ];
       },
@@ -110,22 +149,50 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
 
   const slackAdapter = (): PlatformAdapter => {
     /** Posts a signed interaction and waits for what Warden answers on its response_url. */
-    const post = async (channelId: string, r: { body: string; headers: Record<string, string> }, responseUrl: string, alreadyAnswered = 0): Promise<ClickAnswer> => {
+    const post = async (
+      channelId: string,
+      r: { body: string; headers: Record<string, string> },
+      responseUrl: string,
+      alreadyAnswered = 0,
+    ): Promise<ClickAnswer> => {
       const res = await t.request('POST', callback(channelId), { body: r.body, headers: r.headers });
       if (res.status !== 200) return { status: res.status, ok: false, message: res.text };
       const answers = () => slack.responses.filter((x) => responseUrl.endsWith(x.path));
       const reply = await until('slack response_url answer', () => answers()[alreadyAnswered]);
       return { status: res.status, ok: reply.body.replace_original === true, message: reply.body.text };
     };
-    const interaction = (id: string, decision: string, userId: string, responseUrl: string, extra: Partial<Parameters<typeof slackInteraction>[0]> = {}) =>
-      slackInteraction({ signingSecret: SLACK.signingSecret, value: JSON.stringify({ confirmation_id: id, decision }), userId, responseUrl, ...extra });
+    const interaction = (
+      id: string,
+      decision: string,
+      userId: string,
+      responseUrl: string,
+      extra: Partial<Parameters<typeof slackInteraction>[0]> = {},
+    ) =>
+      slackInteraction({
+        signingSecret: SLACK.signingSecret,
+        value: JSON.stringify({ confirmation_id: id, decision }),
+        userId,
+        responseUrl,
+        ...extra,
+      });
     return {
       type: 'slack',
       approverListKey: 'approver_user_ids',
       ids: { bob: 'U_BOB', carol: 'U_CAROL', stranger: 'U_STRANGER' },
-      config: (extra = {}) => ({ bot_token: SLACK.botToken, signing_secret: SLACK.signingSecret, channel: 'C-APPROVALS', base_url: slack.apiUrl, ...extra }),
+      config: (extra = {}) => ({
+        bot_token: SLACK.botToken,
+        signing_secret: SLACK.signingSecret,
+        channel: 'C-APPROVALS',
+        base_url: slack.apiUrl,
+        ...extra,
+      }),
       configuredTarget: 'C-APPROVALS',
-      cardsFor: (id) => slack.posted.filter((m) => (m.blocks ?? []).some((b: any) => b.type === 'actions') && (id === undefined || JSON.stringify(m.blocks).includes(id))).map((m) => ({ target: m.channel })),
+      cardsFor: (id) =>
+        slack.posted
+          .filter(
+            (m) => (m.blocks ?? []).some((b: any) => b.type === 'actions') && (id === undefined || JSON.stringify(m.blocks).includes(id)),
+          )
+          .map((m) => ({ target: m.channel })),
       click(channelId, id, decision, clicker) {
         const responseUrl = slack.responseUrl();
         return post(channelId, interaction(id, decision, clicker, responseUrl), responseUrl);
@@ -138,19 +205,38 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       forgeries(channelId, id, clicker) {
         const raw = async (r: { body: string; headers: Record<string, string> }, responseUrl?: string) => {
           const res = await t.request('POST', callback(channelId), { body: r.body, headers: r.headers });
-          const reply = responseUrl && res.status === 200 ? await until('slack answer', () => slack.responses.find((x) => responseUrl.endsWith(x.path))) : undefined;
+          const reply =
+            responseUrl && res.status === 200
+              ? await until('slack answer', () => slack.responses.find((x) => responseUrl.endsWith(x.path)))
+              : undefined;
           return { status: res.status, refusedMessage: reply?.body.response_type === 'ephemeral' ? reply.body.text : undefined };
         };
         const signedForm = (body: string) => {
           const ts = Math.floor(Date.now() / 1000);
-          return { body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': slackSignature(SLACK.signingSecret, ts, body) } };
+          return {
+            body,
+            headers: {
+              'content-type': 'application/x-www-form-urlencoded',
+              'x-slack-request-timestamp': String(ts),
+              'x-slack-signature': slackSignature(SLACK.signingSecret, ts, body),
+            },
+          };
         };
         return [
-          ['an unknown confirmation id', () => { const u = slack.responseUrl(); return raw(interaction(randomUUID(), 'approve', clicker, u), u); }],
+          [
+            'an unknown confirmation id',
+            () => {
+              const u = slack.responseUrl();
+              return raw(interaction(randomUUID(), 'approve', clicker, u), u);
+            },
+          ],
           ['a malformed body (signed, no payload=)', () => raw(signedForm('foo=bar'))],
           ['a malformed payload (signed, not JSON)', () => raw(signedForm('payload=%7Bnot-json'))],
           ['a bad signature', () => raw(interaction(id, 'approve', clicker, slack.responseUrl(), { badSignature: true }))],
-          ['a stale timestamp', () => raw(interaction(id, 'approve', clicker, slack.responseUrl(), { timestampS: Math.floor(Date.now() / 1000) - 600 }))],
+          [
+            'a stale timestamp',
+            () => raw(interaction(id, 'approve', clicker, slack.responseUrl(), { timestampS: Math.floor(Date.now() / 1000) - 600 })),
+          ],
         ];
       },
       failDelivery: (on) => slack.failPosts(on ? 'channel_not_found' : null),
@@ -161,7 +247,12 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
     /** Text answers already attributed to a click (WeCom tells a refused clicker by a message, not in the HTTP reply). */
     const claimed = new Set<unknown>();
     let clicks = 0;
-    const post = async (channelId: string, ev: { query: string; body: string }, clicker: string, responseCode: string): Promise<ClickAnswer> => {
+    const post = async (
+      channelId: string,
+      ev: { query: string; body: string },
+      clicker: string,
+      responseCode: string,
+    ): Promise<ClickAnswer> => {
       const res = await t.request('POST', callback(channelId, ev.query), { body: ev.body, headers: { 'content-type': 'text/xml' } });
       if (res.status !== 200) return { status: res.status, ok: false, message: res.text };
       return until('wecom click answer', () => {
@@ -173,18 +264,33 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
         return { status: res.status, ok: false, message: text.text.content as string };
       });
     };
-    const event = (id: string, decision: string, clicker: string, responseCode: string, opts: Parameters<typeof wecomCardEvent>[2] = {}, createTime?: number) =>
-      wecomCardEvent(WECOM_KEYS, { fromUser: clicker, eventKey: `${decision}:${id}`, taskId: id, responseCode, createTime }, opts);
+    const event = (
+      id: string,
+      decision: string,
+      clicker: string,
+      responseCode: string,
+      opts: Parameters<typeof wecomCardEvent>[2] = {},
+      createTime?: number,
+    ) => wecomCardEvent(WECOM_KEYS, { fromUser: clicker, eventKey: `${decision}:${id}`, taskId: id, responseCode, createTime }, opts);
     return {
       type: 'wecom',
       approverListKey: 'approver_user_ids',
       ids: { bob: 'bob.wx', carol: 'carol.wx', stranger: 'stranger.wx' },
       config: (extra = {}) => ({
-        corp_id: WECOM.corpId, corp_secret: WECOM.corpSecret, agent_id: 1000002, token: WECOM.token, encoding_aes_key: WECOM.encodingAesKey,
-        to_user: 'bob.wx|carol.wx', base_url: wecom.url, ...extra,
+        corp_id: WECOM.corpId,
+        corp_secret: WECOM.corpSecret,
+        agent_id: 1000002,
+        token: WECOM.token,
+        encoding_aes_key: WECOM.encodingAesKey,
+        to_user: 'bob.wx|carol.wx',
+        base_url: wecom.url,
+        ...extra,
       }),
       configuredTarget: 'bob.wx|carol.wx',
-      cardsFor: (id) => wecom.sent.filter((m) => m.msgtype === 'template_card' && (id === undefined || m.template_card?.task_id === id)).map((m) => ({ target: m.touser })),
+      cardsFor: (id) =>
+        wecom.sent
+          .filter((m) => m.msgtype === 'template_card' && (id === undefined || m.template_card?.task_id === id))
+          .map((m) => ({ target: m.touser })),
       click(channelId, id, decision, clicker) {
         const code = `rc-${randomUUID()}`;
         // WeCom identifies a click by user + CreateTime + key: two real clicks by one person differ in CreateTime.
@@ -199,13 +305,24 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
         const raw = async (ev: { query: string; body: string }, answered?: { code: string }) => {
           const res = await t.request('POST', callback(channelId, ev.query), { body: ev.body, headers: { 'content-type': 'text/xml' } });
           if (!answered || res.status !== 200) return { status: res.status };
-          const text = await until('wecom refusal message', () => wecom.sent.find((m) => m.msgtype === 'text' && m.touser === clicker && !claimed.has(m)));
+          const text = await until('wecom refusal message', () =>
+            wecom.sent.find((m) => m.msgtype === 'text' && m.touser === clicker && !claimed.has(m)),
+          );
           claimed.add(text);
           return { status: res.status, refusedMessage: text.text.content as string };
         };
         return [
-          ['an unknown confirmation id', () => { const u = randomUUID(); return raw(event(u, 'approve', clicker, 'rc-x'), { code: 'rc-x' }); }],
-          ['a body without <Encrypt>', () => raw({ query: 'msg_signature=a&timestamp=1&nonce=2', body: '<xml><ToUserName>x</ToUserName></xml>' })],
+          [
+            'an unknown confirmation id',
+            () => {
+              const u = randomUUID();
+              return raw(event(u, 'approve', clicker, 'rc-x'), { code: 'rc-x' });
+            },
+          ],
+          [
+            'a body without <Encrypt>',
+            () => raw({ query: 'msg_signature=a&timestamp=1&nonce=2', body: '<xml><ToUserName>x</ToUserName></xml>' }),
+          ],
           ['a bad signature', () => raw(event(id, 'approve', clicker, 'rc-y', { badSignature: true }))],
           ['a stale timestamp', () => raw(event(id, 'approve', clicker, 'rc-y', { timestampS: Math.floor(Date.now() / 1000) - 600 }))],
           ["another corp's payload", () => raw(event(id, 'approve', clicker, 'rc-y', { receiveId: 'ww-other' }))],
@@ -234,7 +351,10 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
   }
 
   async function createChannel(type: string, config: Record<string, unknown> = {}): Promise<string> {
-    const res = await t.request('POST', '/api/channels', { token: carol.token, body: { type, name: `${type}-${randomUUID().slice(0, 8)}`, config } });
+    const res = await t.request('POST', '/api/channels', {
+      token: carol.token,
+      body: { type, name: `${type}-${randomUUID().slice(0, 8)}`, config },
+    });
     expect(res.status).toBe(201);
     return res.body.id;
   }
@@ -276,10 +396,16 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
     carol = await person('carol', ['admin']);
     alice = await person('alice');
     bob = await person('bob');
-    const connector = await t.request('POST', '/api/connectors', { token: carol.token, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } });
+    const connector = await t.request('POST', '/api/connectors', {
+      token: carol.token,
+      body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS },
+    });
     expect(connector.status).toBe(201);
     // Bob and Carol link their chat accounts; Alice (the requester) and "stranger" do not.
-    for (const [who, ids] of [['bob', { feishu_open_id: 'ou_bob', slack_user_id: 'U_BOB', wecom_user_id: 'bob.wx' }], ['carol', { feishu_open_id: 'ou_carol', slack_user_id: 'U_CAROL', wecom_user_id: 'carol.wx' }]] as const) {
+    for (const [who, ids] of [
+      ['bob', { feishu_open_id: 'ou_bob', slack_user_id: 'U_BOB', wecom_user_id: 'bob.wx' }],
+      ['carol', { feishu_open_id: 'ou_carol', slack_user_id: 'U_CAROL', wecom_user_id: 'carol.wx' }],
+    ] as const) {
       const res = await t.request('PUT', `/api/users/${who}/identities`, { token: carol.token, body: ids });
       expect(res.status).toBe(200);
     }
@@ -319,7 +445,11 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
 
     it('¥60,000: the stream pauses, one card lands in the configured place, a signed approve pays exactly once and the row says who and when', async () => {
       const { run, pending, id, po } = await pendingPayment();
-      expect(pending.data).toMatchObject({ tool: 'oa__purchase_pay', args: { id: po, amount: 60000 }, channel: { id: channelId, type: p.type } });
+      expect(pending.data).toMatchObject({
+        tool: 'oa__purchase_pay',
+        args: { id: po, amount: 60000 },
+        channel: { id: channelId, type: p.type },
+      });
       // Paused: nothing executed while waiting (the stream's order below proves the call ran only after the click).
       expect(run.events.map((e) => e.event)).not.toContain('observation');
       expect(paymentsOf(po)).toHaveLength(0);
@@ -329,7 +459,12 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       const answer = await p.click(channelId, id, 'approve', p.ids.bob);
       expect(answer).toMatchObject({ status: 200, ok: true, message: expect.stringMatching(/Approved by Bob/) });
       const events = await run.finished;
-      expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({ call_id: pending.data.call_id, confirmation_id: id, status: 'approved', responded_by: 'Bob' });
+      expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({
+        call_id: pending.data.call_id,
+        confirmation_id: id,
+        status: 'approved',
+        responded_by: 'Bob',
+      });
       const types = events.map((e) => e.event);
       expect(types.indexOf('confirmation_pending')).toBeLessThan(types.indexOf('confirmation_resolved'));
       expect(types.indexOf('confirmation_resolved')).toBeLessThan(types.indexOf('observation'));
@@ -339,7 +474,14 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       expect(paymentsOf(po)[0].body).toEqual({ amount: 60000 });
 
       const decided = await row(id);
-      expect(decided).toMatchObject({ status: 'approved', responded_by: 'Bob', responded_by_user_id: bob.userId, responded_by_open_id: p.ids.bob, responded_by_platform: p.type, channel_id: channelId });
+      expect(decided).toMatchObject({
+        status: 'approved',
+        responded_by: 'Bob',
+        responded_by_user_id: bob.userId,
+        responded_by_open_id: p.ids.bob,
+        responded_by_platform: p.type,
+        channel_id: channelId,
+      });
       expect(new Date(decided.responded_at).getTime()).toBeGreaterThanOrEqual(clickedAt - 1000);
       expect(new Date(decided.responded_at).getTime()).toBeLessThanOrEqual(Date.now());
       expect(p.cardsFor(id)).toHaveLength(1);
@@ -364,7 +506,9 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({ status: 'rejected', responded_by: 'Carol' });
       const observation = events.find((e) => e.event === 'observation')!.data;
       expect(observation).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });
-      const prompt = llm.requests.find((r) => r.messages.some((m) => m.role === 'user' && m.content?.includes(po)) && r.messages.some((m) => m.role === 'tool'))!;
+      const prompt = llm.requests.find(
+        (r) => r.messages.some((m) => m.role === 'user' && m.content?.includes(po)) && r.messages.some((m) => m.role === 'tool'),
+      )!;
       expect(prompt.messages.find((m) => m.role === 'tool')!.content).toBe('Tool call blocked by confirmation_gate: rejected by Carol');
       expect(paymentsOf(po)).toHaveLength(0);
       expect(await row(id)).toMatchObject({ status: 'rejected', responded_by_user_id: carol.userId });
@@ -380,7 +524,11 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       expect(new Date(expired.responded_at).getTime()).toBeGreaterThanOrEqual(new Date(expired.expires_at).getTime());
       expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({ confirmation_id: id, status: 'expired' });
       expect(events.find((e) => e.event === 'observation')!.data.blocked).toBe(true);
-      expect(llm.requests.some((r) => r.messages.some((m) => m.role === 'tool' && m.content === 'Tool call blocked by confirmation_gate: expired after 2 s'))).toBe(true);
+      expect(
+        llm.requests.some((r) =>
+          r.messages.some((m) => m.role === 'tool' && m.content === 'Tool call blocked by confirmation_gate: expired after 2 s'),
+        ),
+      ).toBe(true);
       expect(await row(id)).toMatchObject({ status: 'expired' });
       const late = await p.click(channelId, id, 'approve', p.ids.bob);
       expect(late.ok).toBe(false);
@@ -405,8 +553,11 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
 
     it('20 concurrent clicks, approve racing reject: one decision wins, the tool runs at most once', async () => {
       const { run, id, po } = await pendingPayment();
-      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-        p.click(channelId, id, i % 2 === 0 ? 'approve' : 'reject', i % 3 === 0 ? p.ids.carol : p.ids.bob)));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          p.click(channelId, id, i % 2 === 0 ? 'approve' : 'reject', i % 3 === 0 ? p.ids.carol : p.ids.bob),
+        ),
+      );
       expect(answers.filter((a) => a.ok)).toHaveLength(1);
       expect(answers.filter((a) => !a.ok).every((a) => /already (approved|rejected)/.test(a.message))).toBe(true);
       const events = await run.finished;
@@ -439,7 +590,10 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       const member = await p.click(channelId, id, 'approve', p.ids.bob);
       expect(member).toMatchObject({ ok: false, message: expect.stringMatching(/only organisation admins/) });
       await expectStillPending(id, po);
-      expect(await p.click(channelId, id, 'approve', p.ids.carol)).toMatchObject({ ok: true, message: expect.stringMatching(/Approved by Carol/) });
+      expect(await p.click(channelId, id, 'approve', p.ids.carol)).toMatchObject({
+        ok: true,
+        message: expect.stringMatching(/Approved by Carol/),
+      });
       expect((await run.finished).at(-1)!.data.status).toBe('completed');
       expect(paymentsOf(po)).toHaveLength(1);
 

@@ -2,7 +2,18 @@ import type { AgentHookSettings } from '@warden/hooks';
 import { startFakeFeishu, type FakeFeishu } from '../fakes/fake-feishu.js';
 import { until } from '../support/eventually.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { adminLink, click, decide, FEISHU_APP, feishuChannel, person, runGate, settings, statusOf, type Person } from './approver-support.js';
+import {
+  adminLink,
+  click,
+  decide,
+  FEISHU_APP,
+  feishuChannel,
+  person,
+  runGate,
+  settings,
+  statusOf,
+  type Person,
+} from './approver-support.js';
 
 /**
  * `confirmation.approvers` and `confirmation.tiers` (issue #14 acceptance 3 and 4): for each approver kind, one
@@ -73,7 +84,15 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
     expect(await click(t, channelId, chatId, ids[k.allowed.sub])).toMatchObject({ ok: true });
     expect((await viaChat.result).allow).toBe(true);
     const row = await statusOf(t, carol, chatId);
-    expect(row.votes).toEqual([expect.objectContaining({ user_id: k.allowed.userId, platform: 'feishu', external_id: ids[k.allowed.sub], approvers: k.approvers, decision: 'approve' })]);
+    expect(row.votes).toEqual([
+      expect.objectContaining({
+        user_id: k.allowed.userId,
+        platform: 'feishu',
+        external_id: ids[k.allowed.sub],
+        approvers: k.approvers,
+        decision: 'approve',
+      }),
+    ]);
   });
 
   it('agents whose policy nobody could satisfy are refused with a 400 naming the problem', async () => {
@@ -82,17 +101,35 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
       [{ approvers: [] }, /non-empty list/],
       [{ approvers: ['initiator'], forbid_self_approval: true }, /nobody could approve/],
       [{ approvers: ['wizards'] }, /wizards\\" is not an approver kind/],
-      [{ approvers: ['org_admins'], tiers: [{ when: 'args.amount > 1', approvals: 2, approvers: ['users:dave'] }] }, /needs 2 distinct approvers/],
+      [
+        { approvers: ['org_admins'], tiers: [{ when: 'args.amount > 1', approvals: 2, approvers: ['users:dave'] }] },
+        /needs 2 distinct approvers/,
+      ],
       [{ approvers: ['org_admins'], tiers: [{ when: 'args.amount >', approvals: 2 }] }, /not a valid CEL condition/],
     ];
     for (const [confirmation, message] of cases) {
-      const res = await t.request('POST', '/api/agents', { token: carol.token, body: { name: 'x', instructions: 'x', model_config_json: { model, confirmation } } });
+      const res = await t.request('POST', '/api/agents', {
+        token: carol.token,
+        body: { name: 'x', instructions: 'x', model_config_json: { model, confirmation } },
+      });
       expect(res.status).toBe(400);
       expect(JSON.stringify(res.body)).toMatch(message);
     }
-    const ok = await t.request('POST', '/api/agents', { token: carol.token, body: { name: 'ok', instructions: 'x', model_config_json: { model, confirmation: {
-      approvers: ['org_admins', { users: ['dave'] }], forbid_self_approval: true, tiers: [{ when: 'args.amount > 500000', approvals: 2, approvers: ['role:finance'] }],
-    } } } });
+    const ok = await t.request('POST', '/api/agents', {
+      token: carol.token,
+      body: {
+        name: 'ok',
+        instructions: 'x',
+        model_config_json: {
+          model,
+          confirmation: {
+            approvers: ['org_admins', { users: ['dave'] }],
+            forbid_self_approval: true,
+            tiers: [{ when: 'args.amount > 500000', approvals: 2, approvers: ['role:finance'] }],
+          },
+        },
+      },
+    });
     expect(ok.status).toBe(201);
   });
 
@@ -102,7 +139,13 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
     it('first approval -> still pending "1 of 2", same person again -> no change, second person -> approved once', async () => {
       const run = runGate(t, alice, tiered(), { id: 'PO-1', amount: 600000 });
       const id = await run.id;
-      expect(await statusOf(t, carol, id)).toMatchObject({ status: 'pending', tier: 0, approvals_required: 2, approvals_progress: '0 of 2 approvals', approvers: ['role:finance'] });
+      expect(await statusOf(t, carol, id)).toMatchObject({
+        status: 'pending',
+        tier: 0,
+        approvals_required: 2,
+        approvals_progress: '0 of 2 approvals',
+        approvers: ['role:finance'],
+      });
       const card = await until('card sent', () => feishu.sent.find((m) => m.uuid === id));
       expect(JSON.stringify(card.content)).toContain('2 distinct approvals needed');
       // An admin is not in this tier's list.
@@ -112,9 +155,13 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
       expect(first.body).toMatchObject({ status: 'pending', approvals_progress: '1 of 2 approvals' });
       // The card in the chat is re-rendered with the count, buttons kept.
       const patched = await until('card shows 1 of 2', () =>
-        feishu.patches.find((p) => p.messageId === card.messageId && JSON.stringify(p.content).includes('1 of 2 given')));
+        feishu.patches.find((p) => p.messageId === card.messageId && JSON.stringify(p.content).includes('1 of 2 given')),
+      );
       expect(JSON.stringify(patched.content)).toContain('"tag":"button"');
-      expect(await click(t, plain, id, ids.bob)).toMatchObject({ ok: false, message: expect.stringMatching(/already approved .*1 of 2 approvals/) });
+      expect(await click(t, plain, id, ids.bob)).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(/already approved .*1 of 2 approvals/),
+      });
       const again = await decide(t, bob, id);
       expect(again.status).toBe(409);
       expect(again.body).toMatchObject({ status: 'pending' });
@@ -125,7 +172,10 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
       expect((await run.result).allow).toBe(true);
       const row = await statusOf(t, carol, id);
       expect(row).toMatchObject({ status: 'approved', approvals_given: 2, responded_by_user_id: fran.userId });
-      expect(row.votes.map((v: any) => [v.name, v.decision, v.tier])).toEqual([['Bob', 'approve', 0], ['Fran', 'approve', 0]]);
+      expect(row.votes.map((v: any) => [v.name, v.decision, v.tier])).toEqual([
+        ['Bob', 'approve', 0],
+        ['Fran', 'approve', 0],
+      ]);
       expect((await decide(t, bob, id)).status).toBe(409);
     });
 

@@ -6,7 +6,12 @@ import { until } from '../support/eventually.js';
 import type { TestApp } from '../support/test-app.js';
 
 /** Shared by the approver-policy suites: people, a Feishu channel on the fake, the gate run directly, signed clicks. */
-export interface Person { sub: string; token: string; userId: string; orgId: string }
+export interface Person {
+  sub: string;
+  token: string;
+  userId: string;
+  orgId: string;
+}
 
 export const FEISHU_APP = { appId: 'cli_pol', appSecret: 'pol-secret' };
 const VT = 'vt-pol';
@@ -22,8 +27,16 @@ export async function feishuChannel(t: TestApp, admin: Person, feishu: FakeFeish
   const res = await t.request('POST', '/api/channels', {
     token: admin.token,
     body: {
-      type: 'feishu', name: `pol-${randomUUID().slice(0, 6)}`,
-      config: { app_id: FEISHU_APP.appId, app_secret: FEISHU_APP.appSecret, chat_id: 'oc_pol', verification_token: VT, base_url: feishu.url, ...config },
+      type: 'feishu',
+      name: `pol-${randomUUID().slice(0, 6)}`,
+      config: {
+        app_id: FEISHU_APP.appId,
+        app_secret: FEISHU_APP.appSecret,
+        chat_id: 'oc_pol',
+        verification_token: VT,
+        base_url: feishu.url,
+        ...config,
+      },
     },
   });
   expect(res.status).toBe(201);
@@ -32,31 +45,59 @@ export async function feishuChannel(t: TestApp, admin: Person, feishu: FakeFeish
 
 export function settings(owner: Person, confirmation: Partial<AgentHookSettings['confirmation']> = {}): AgentHookSettings {
   return {
-    id: randomUUID(), name: 'buyer', ownerUserId: owner.userId, requireConfirmationForAll: false,
+    id: randomUUID(),
+    name: 'buyer',
+    ownerUserId: owner.userId,
+    requireConfirmationForAll: false,
     confirmation: { timeoutS: 60, approverScope: 'initiator', forbidSelfApproval: false, ...confirmation },
   };
 }
 
-export interface GateRun { result: Promise<HookResult>; id: Promise<string> }
+export interface GateRun {
+  result: Promise<HookResult>;
+  id: Promise<string>;
+}
 
 /** Runs the real gate the way the hook registry does; `id` resolves once the request row exists. */
-export function runGate(t: TestApp, requester: Person, agent: AgentHookSettings, args: Record<string, unknown> = { id: 'PO-7', amount: 60000 }, confirmationWhen = 'args.amount > 50000'): GateRun {
+export function runGate(
+  t: TestApp,
+  requester: Person,
+  agent: AgentHookSettings,
+  args: Record<string, unknown> = { id: 'PO-7', amount: 60000 },
+  confirmationWhen = 'args.amount > 50000',
+): GateRun {
   const events: Array<{ type: string; data: Record<string, any> }> = [];
   const ctx: HookContext = {
-    point: HookPoint.PreToolUse, toolName: 'oa__purchase_pay', toolArgs: args, agentId: agent.id,
-    userId: requester.userId, orgId: requester.orgId, runId: randomUUID(), callId: `call_${randomUUID().slice(0, 8)}`, surface: 'chat',
+    point: HookPoint.PreToolUse,
+    toolName: 'oa__purchase_pay',
+    toolArgs: args,
+    agentId: agent.id,
+    userId: requester.userId,
+    orgId: requester.orgId,
+    runId: randomUUID(),
+    callId: `call_${randomUUID().slice(0, 8)}`,
+    surface: 'chat',
     metadata: { requiresConfirmation: true, agent, confirmationWhen },
     emit: async (type, data) => void events.push({ type, data }),
     signal: new AbortController().signal,
   };
   const result = Promise.resolve(t.app.get(ConfirmationGateHook).execute(ctx));
   result.catch(() => undefined);
-  const id = until('confirmation_pending', () => events.find((e) => e.type === 'confirmation_pending')?.data.confirmation_id as string | undefined);
+  const id = until(
+    'confirmation_pending',
+    () => events.find((e) => e.type === 'confirmation_pending')?.data.confirmation_id as string | undefined,
+  );
   return { result, id };
 }
 
 /** A genuine Feishu card click through the public callback: what the clicker sees (toast). */
-export async function click(t: TestApp, channelId: string, confirmationId: string, openId: string, decision: 'approve' | 'reject' = 'approve') {
+export async function click(
+  t: TestApp,
+  channelId: string,
+  confirmationId: string,
+  openId: string,
+  decision: 'approve' | 'reject' = 'approve',
+) {
   const r = feishuRequest(feishuCardAction({ verificationToken: VT, value: { confirmation_id: confirmationId, decision }, openId }), {});
   const res = await t.request('POST', `/api/channels/${channelId}/callback`, { body: r.body, headers: r.headers });
   expect(res.status).toBe(200);

@@ -22,11 +22,26 @@ describe('audit rows of executed calls', () => {
 
   it('a chat that calls two connector actions leaves exactly two completed rows, with status and duration', async () => {
     const admin = await t.token('ada', 'acme', ['admin']);
-    expect((await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status).toBe(201);
+    expect(
+      (await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status,
+    ).toBe(201);
     const agent = await t.request('POST', '/api/agents', {
-      token: admin, body: {
-        name: 'reader', model_config_json: {
-          model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1' } }, { name: 'oa__get_purchase', args: { id: 'PO-2' } }] }, { content: 'done' }] },
+      token: admin,
+      body: {
+        name: 'reader',
+        model_config_json: {
+          model: {
+            provider: 'scripted',
+            script: [
+              {
+                tool_calls: [
+                  { name: 'oa__get_purchase', args: { id: 'PO-1' } },
+                  { name: 'oa__get_purchase', args: { id: 'PO-2' } },
+                ],
+              },
+              { content: 'done' },
+            ],
+          },
           tools: ['oa__get_purchase'],
         },
       },
@@ -38,7 +53,8 @@ describe('audit rows of executed calls', () => {
     const rows = await t.request('GET', `/api/audit/connector-calls?run_id=${runId}`, { token: admin });
     expect(oa.requests).toHaveLength(2);
     expect(rows.body.map((r: any) => [r.url.replace(oa.url, ''), r.status, r.success, typeof r.duration_ms]).sort()).toEqual([
-      ['/purchases/PO-1', 200, true, 'number'], ['/purchases/PO-2', 200, true, 'number'],
+      ['/purchases/PO-1', 200, true, 'number'],
+      ['/purchases/PO-2', 200, true, 'number'],
     ]);
   });
 });

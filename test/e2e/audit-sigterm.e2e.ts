@@ -34,21 +34,48 @@ describe('audit log on SIGTERM (server process, PostgreSQL)', () => {
     const db = await createTestDatabase();
     drop = db.drop;
     server = await startServerProcess({
-      DATABASE_URL: db.url, DB_SKIP_MIGRATIONS: '1', AUTH_MODE: 'dev', AUTH_DEV_SECRET: SECRET, SEED_DEMO: 'false',
-      APP_ENCRYPTION_KEY: 'audit-sigterm-encryption-key-0123', LOG_LEVEL: 'warn',
+      DATABASE_URL: db.url,
+      DB_SKIP_MIGRATIONS: '1',
+      AUTH_MODE: 'dev',
+      AUTH_DEV_SECRET: SECRET,
+      SEED_DEMO: 'false',
+      APP_ENCRYPTION_KEY: 'audit-sigterm-encryption-key-0123',
+      LOG_LEVEL: 'warn',
     });
     const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
-    const api = (method: string, path: string, body?: unknown) => fetch(`${server!.url}${path}`, {
-      method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined,
-    });
-    expect((await api('POST', '/api/connectors', { name: 'oa', base_url: oa.url, actions: [{ name: 'list_purchases', method: 'GET', path: '/purchases' }] })).status).toBe(201);
+    const api = (method: string, path: string, body?: unknown) =>
+      fetch(`${server!.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    expect(
+      (
+        await api('POST', '/api/connectors', {
+          name: 'oa',
+          base_url: oa.url,
+          actions: [{ name: 'list_purchases', method: 'GET', path: '/purchases' }],
+        })
+      ).status,
+    ).toBe(201);
     const turn = { tool_calls: Array.from({ length: 4 }, () => ({ name: 'oa__list_purchases', args: {} })) };
-    const agent = await (await api('POST', '/api/agents', { name: 'lister', model_config_json: {
-      model: { provider: 'scripted', script: [turn, turn, turn, turn, turn, { content: 'listed' }] }, tools: ['oa__list_purchases'], max_iterations: 10,
-    } })).json() as { id: string };
+    const agent = (await (
+      await api('POST', '/api/agents', {
+        name: 'lister',
+        model_config_json: {
+          model: { provider: 'scripted', script: [turn, turn, turn, turn, turn, { content: 'listed' }] },
+          tools: ['oa__list_purchases'],
+          max_iterations: 10,
+        },
+      })
+    ).json()) as { id: string };
 
     // 30 chats of up to 20 calls each; SIGTERM while they are under way.
-    const chats = Array.from({ length: 30 }, () => api('POST', '/api/chat', { agent_id: agent.id, message: 'list' }).then((r) => r.text()).catch(() => ''));
+    const chats = Array.from({ length: 30 }, () =>
+      api('POST', '/api/chat', { agent_id: agent.id, message: 'list' })
+        .then((r) => r.text())
+        .catch(() => ''),
+    );
     await underWay;
     server.child.kill('SIGTERM');
     const code = await server.exited;
@@ -60,7 +87,9 @@ describe('audit log on SIGTERM (server process, PostgreSQL)', () => {
 
     const sql = new pg.Client({ connectionString: db.url });
     await sql.connect();
-    const { rows } = await sql.query(`SELECT count(*)::int AS n, count(DISTINCT call_id)::int AS calls FROM connector_call_logs WHERE action = 'list_purchases' AND blocked_by IS NULL`);
+    const { rows } = await sql.query(
+      `SELECT count(*)::int AS n, count(DISTINCT call_id)::int AS calls FROM connector_call_logs WHERE action = 'list_purchases' AND blocked_by IS NULL`,
+    );
     await sql.end();
     console.log(`SIGTERM during a burst: ${made} connector calls made, ${rows[0].n} audit rows written`);
     expect(rows[0]).toEqual({ n: made, calls: made });

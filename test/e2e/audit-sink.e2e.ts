@@ -19,7 +19,10 @@ describe('audit sink webhook (PostgreSQL)', () => {
     return Number(/^warden_audit_sink_dead_letters_total (\d+)/m.exec(text)?.[1] ?? 'NaN');
   };
   const createAgent = async (name: string) => {
-    const res = await t.request('POST', '/api/agents', { token: admin, body: { name, model_config_json: { model: { provider: 'scripted', script: [{ content: 'hi' }] } } } });
+    const res = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: { name, model_config_json: { model: { provider: 'scripted', script: [{ content: 'hi' }] } } },
+    });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
@@ -36,7 +39,11 @@ describe('audit sink webhook (PostgreSQL)', () => {
       return { ok: true };
     });
     t = await startTestApp({
-      AUDIT_SINK_URL: `${sink.url}/audit`, AUDIT_SINK_TOKEN: SINK_TOKEN, AUDIT_SINK_MAX_ATTEMPTS: '3', AUDIT_SINK_RETRY_MS: '20', AUDIT_SINK_POLL_MS: '100',
+      AUDIT_SINK_URL: `${sink.url}/audit`,
+      AUDIT_SINK_TOKEN: SINK_TOKEN,
+      AUDIT_SINK_MAX_ATTEMPTS: '3',
+      AUDIT_SINK_RETRY_MS: '20',
+      AUDIT_SINK_POLL_MS: '100',
     });
     admin = await t.token('alice', 'acme', ['admin']);
   });

@@ -27,7 +27,10 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
   async function gatedChat(po: string): Promise<string> {
     const run = openChat(t, admin, { agent_id: agentId, message: `pay ${po}` });
     const pending = (await run.next('confirmation_pending')).data;
-    expect((await t.request('POST', `/api/confirmations/${pending.confirmation_id}/decision`, { token: admin, body: { decision: 'approve' } })).status).toBe(200);
+    expect(
+      (await t.request('POST', `/api/confirmations/${pending.confirmation_id}/decision`, { token: admin, body: { decision: 'approve' } }))
+        .status,
+    ).toBe(200);
     return (await run.finished)[0].data.run_id as string;
   }
 
@@ -38,11 +41,26 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
     member = await t.token('bob', 'acme', []);
     adminUserId = (await get('/api/me')).body.user_id;
     await get('/api/me', member);
-    connectorId = (await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, headers: { 'X-Api-Key': 'oa-key-SECRET-1' }, actions: OA_ACTIONS } })).body.id;
-    const res = await t.request('POST', '/api/agents', { token: admin, body: { name: 'payer', model_config_json: {
-      model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 60_000 } }] }, { content: 'paid' }] },
-      tools: ['oa__*'], hooks: { class_hooks: ['audit_log'] },
-    } } });
+    connectorId = (
+      await t.request('POST', '/api/connectors', {
+        token: admin,
+        body: { name: 'oa', base_url: oa.url, headers: { 'X-Api-Key': 'oa-key-SECRET-1' }, actions: OA_ACTIONS },
+      })
+    ).body.id;
+    const res = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: {
+        name: 'payer',
+        model_config_json: {
+          model: {
+            provider: 'scripted',
+            script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 60_000 } }] }, { content: 'paid' }],
+          },
+          tools: ['oa__*'],
+          hooks: { class_hooks: ['audit_log'] },
+        },
+      },
+    });
     expect(res.status).toBe(201);
     agentId = res.body.id;
     db = new pg.Client({ connectionString: t.databaseUrl });
@@ -56,29 +74,48 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
 
   it("changing an agent's hooks records the diff and the actor", async () => {
     const current = (await get(`/api/agents/${agentId}`)).body;
-    const config = { ...current.model_config_json, hooks: { class_hooks: ['audit_log', { name: 'result_truncate', config: { max_chars: 100 } }] } };
-    expect((await t.request('PUT', `/api/agents/${agentId}`, { token: admin, body: { name: 'payer', model_config_json: config } })).status).toBe(200);
+    const config = {
+      ...current.model_config_json,
+      hooks: { class_hooks: ['audit_log', { name: 'result_truncate', config: { max_chars: 100 } }] },
+    };
+    expect(
+      (await t.request('PUT', `/api/agents/${agentId}`, { token: admin, body: { name: 'payer', model_config_json: config } })).status,
+    ).toBe(200);
 
     const page = await get(`/api/audit/config-events?entity_type=agent&entity_id=${agentId}`);
     expect(page.status).toBe(200);
     expect(page.body.items.map((e: any) => e.action)).toEqual(['agent.updated', 'agent.created']);
     const [updated] = page.body.items;
     expect(updated).toMatchObject({ kind: 'config', actor: adminUserId, entity_type: 'agent', entity_id: agentId });
-    expect(updated.payload.changes).toEqual([{
-      path: 'model_config_json.hooks.class_hooks',
-      before: ['audit_log'],
-      after: ['audit_log', { name: 'result_truncate', config: { max_chars: 100 } }],
-    }]);
+    expect(updated.payload.changes).toEqual([
+      {
+        path: 'model_config_json.hooks.class_hooks',
+        before: ['audit_log'],
+        after: ['audit_log', { name: 'result_truncate', config: { max_chars: 100 } }],
+      },
+    ]);
     expect(updated.payload.before.model_config_json.hooks.class_hooks).toEqual(['audit_log']);
   });
 
   it('a channel secret change records that it changed, never the secret', async () => {
-    const created = await t.request('POST', '/api/channels', { token: admin, body: {
-      type: 'slack', name: 'ops', config: { bot_token: SLACK_TOKEN_1, signing_secret: 'signing-SECRET-value', channel: 'C-OPS', base_url: 'http://127.0.0.1:9/api/' },
-    } });
+    const created = await t.request('POST', '/api/channels', {
+      token: admin,
+      body: {
+        type: 'slack',
+        name: 'ops',
+        config: { bot_token: SLACK_TOKEN_1, signing_secret: 'signing-SECRET-value', channel: 'C-OPS', base_url: 'http://127.0.0.1:9/api/' },
+      },
+    });
     expect(created.status).toBe(201);
     const id = created.body.id;
-    expect((await t.request('PUT', `/api/channels/${id}`, { token: admin, body: { name: 'ops payments', config: { bot_token: SLACK_TOKEN_2 } } })).status).toBe(200);
+    expect(
+      (
+        await t.request('PUT', `/api/channels/${id}`, {
+          token: admin,
+          body: { name: 'ops payments', config: { bot_token: SLACK_TOKEN_2 } },
+        })
+      ).status,
+    ).toBe(200);
 
     const page = await get(`/api/audit/config-events?entity_type=channel&entity_id=${id}`);
     const [updated, made] = page.body.items;
@@ -89,7 +126,8 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
       { path: 'secrets.bot_token', secret_changed: true },
     ]);
     const everything = (await get('/api/audit/events/export?format=jsonl')).text + page.text;
-    for (const secret of [SLACK_TOKEN_1, SLACK_TOKEN_2, 'signing-SECRET-value', 'oa-key-SECRET-1']) expect(everything).not.toContain(secret);
+    for (const secret of [SLACK_TOKEN_1, SLACK_TOKEN_2, 'signing-SECRET-value', 'oa-key-SECRET-1'])
+      expect(everything).not.toContain(secret);
   });
 
   it('connector header values are secrets too; the read-only switch and identity links are audited with their actor', async () => {
@@ -104,7 +142,11 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
     expect(JSON.stringify(conn)).not.toContain('oa-key-SECRET');
     expect((await t.request('PUT', '/api/users/bob/identities', { token: admin, body: { slack_user_id: 'U-BOB' } })).status).toBe(200);
     const [link] = (await get('/api/audit/events?kind=identity')).body.items;
-    expect(link).toMatchObject({ action: 'identity.link', actor: adminUserId, payload: { platform: 'slack', external_id: 'U-BOB', method: 'admin' } });
+    expect(link).toMatchObject({
+      action: 'identity.link',
+      actor: adminUserId,
+      payload: { platform: 'slack', external_id: 'U-BOB', method: 'admin' },
+    });
     const org = (await get('/api/audit/config-events?entity_type=org')).body.items;
     expect(org.map((e: any) => [e.actor, e.payload.changes])).toEqual([
       [adminUserId, [{ path: 'read_only', before: true, after: false }]],
@@ -114,12 +156,22 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
 
   it('a workflow change (its nodes carry approver policies) is audited with its diff', async () => {
     const definition = (node: Record<string, unknown>) => ({
-      nodes: [{ id: 'start', type: 'start' }, { id: 'pay', type: 'agent', agent_id: agentId, prompt: 'pay {{inputs.po}}', ...node }, { id: 'end', type: 'end' }],
-      edges: [{ from: 'start', to: 'pay' }, { from: 'pay', to: 'end' }],
+      nodes: [
+        { id: 'start', type: 'start' },
+        { id: 'pay', type: 'agent', agent_id: agentId, prompt: 'pay {{inputs.po}}', ...node },
+        { id: 'end', type: 'end' },
+      ],
+      edges: [
+        { from: 'start', to: 'pay' },
+        { from: 'pay', to: 'end' },
+      ],
     });
     const made = await t.request('POST', '/api/workflows', { token: admin, body: { name: 'payments', definition: definition({}) } });
     expect(made.status).toBe(201);
-    const changed = await t.request('PUT', `/api/workflows/${made.body.id}`, { token: admin, body: { definition: definition({ prompt: 'pay {{inputs.po}} now' }) } });
+    const changed = await t.request('PUT', `/api/workflows/${made.body.id}`, {
+      token: admin,
+      body: { definition: definition({ prompt: 'pay {{inputs.po}} now' }) },
+    });
     expect(changed.status).toBe(200);
     const [updated] = (await get(`/api/audit/config-events?entity_type=workflow&entity_id=${made.body.id}`)).body.items;
     expect(updated).toMatchObject({ action: 'workflow.updated', actor: adminUserId });
@@ -156,7 +208,9 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
     });
     const calls = (await get(`/api/audit/connector-calls?run_id=${runId}`)).body;
     expect(calls).toHaveLength(1);
-    expect(events.map((e: any) => e.action)).toEqual(expect.arrayContaining(['connector_call.completed', 'confirmation.approved', 'confirmation.vote', 'agent.created']));
+    expect(events.map((e: any) => e.action)).toEqual(
+      expect.arrayContaining(['connector_call.completed', 'confirmation.approved', 'confirmation.vote', 'agent.created']),
+    );
     const verified = (await get('/api/audit/verify')).body;
     expect(verified).toMatchObject({ valid: true, first_broken: null });
     expect(verified.rows).toBe(events.length);
@@ -165,7 +219,8 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
     expect(callEvent.payload.log_id).toBe(calls[0].id);
     await db.query(`UPDATE connector_call_logs SET status = 500 WHERE id = $1`, [calls[0].id]);
     expect((await get('/api/audit/verify')).body).toMatchObject({
-      valid: false, first_broken: { seq: callEvent.seq, reason: `connector_call_logs row ${calls[0].id} was changed after it was audited` },
+      valid: false,
+      first_broken: { seq: callEvent.seq, reason: `connector_call_logs row ${calls[0].id} was changed after it was audited` },
     });
     await db.query(`UPDATE connector_call_logs SET status = 200 WHERE id = $1`, [calls[0].id]);
     expect((await get('/api/audit/verify')).body.valid).toBe(true);
@@ -194,7 +249,12 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
     expect(byAccept.headers.get('content-type')).toContain('text/csv');
     expect(byAccept.text).toBe(csv.text);
     const jsonl = await get('/api/audit/connector-calls?format=jsonl');
-    expect(jsonl.text.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(all.map((r: any) => r.id).reverse());
+    expect(
+      jsonl.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(all.map((r: any) => r.id).reverse());
     expect((await get('/api/audit/connector-calls/export?outcome=blocked')).text.trim().split('\r\n')).toHaveLength(1);
   });
 });

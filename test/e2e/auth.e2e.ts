@@ -5,8 +5,12 @@ import { mintDevToken } from '@warden/auth';
 
 describe('auth (dev mode)', () => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp(); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('a valid dev token reaches /api/me and provisions the org and user just in time', async () => {
     const token = await t.token('alice', 'acme', ['admin'], { name: 'Alice' });
@@ -27,8 +31,11 @@ describe('auth (dev mode)', () => {
   });
 
   it('rejects an expired token', async () => {
-    const token = await new SignJWT({ org_id: 'acme', roles: [] }).setProtectedHeader({ alg: 'HS256' }).setSubject('alice')
-      .setIssuedAt(Math.floor(Date.now() / 1000) - 7200).setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
+    const token = await new SignJWT({ org_id: 'acme', roles: [] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('alice')
+      .setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
       .sign(new TextEncoder().encode(TEST_DEV_SECRET));
     const res = await t.request('GET', '/api/me', { token });
     expect(res.status).toBe(401);
@@ -43,7 +50,10 @@ describe('auth (dev mode)', () => {
   });
 
   it('rejects a token without the org claim', async () => {
-    const token = await new SignJWT({ roles: [] }).setProtectedHeader({ alg: 'HS256' }).setSubject('alice').setExpirationTime('1h')
+    const token = await new SignJWT({ roles: [] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('alice')
+      .setExpirationTime('1h')
       .sign(new TextEncoder().encode(TEST_DEV_SECRET));
     const res = await t.request('GET', '/api/me', { token });
     expect(res.status).toBe(401);
@@ -91,7 +101,10 @@ describe('auth (dev mode)', () => {
       const self = await t.request('PUT', '/api/users/carol/identities', { token: carol, body: { feishu_open_id: 'ou_carol' } });
       expect(self.status).toBe(403);
       expect(self.body.message).toMatch(/POST \/api\/me\/identities\/link/);
-      const ok = await t.request('PUT', '/api/users/carol/identities', { token: admin, body: { feishu_open_id: 'ou_carol', slack_user_id: 'U1' } });
+      const ok = await t.request('PUT', '/api/users/carol/identities', {
+        token: admin,
+        body: { feishu_open_id: 'ou_carol', slack_user_id: 'U1' },
+      });
       expect(ok.status).toBe(200);
       expect(ok.body.identities).toEqual({ feishu_open_id: 'ou_carol', slack_user_id: 'U1', wecom_user_id: null });
       expect((await t.request('PUT', '/api/users/carol/identities', { token: dave, body: { feishu_open_id: 'ou_x' } })).status).toBe(403);
@@ -122,7 +135,7 @@ describe('auth (dev mode)', () => {
 describe('auth (oidc mode)', () => {
   let t: TestApp;
   let idp: HttpFake;
-  let privateKey: Awaited<ReturnType<typeof generateKeyPair>>["privateKey"];
+  let privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
   const audience = 'warden-api';
 
   beforeAll(async () => {
@@ -136,11 +149,20 @@ describe('auth (oidc mode)', () => {
     });
     t = await startTestApp({ AUTH_MODE: 'oidc', OIDC_ISSUER: idp.url, OIDC_AUDIENCE: audience });
   });
-  afterAll(async () => { await t.close(); await idp.close(); });
+  afterAll(async () => {
+    await t.close();
+    await idp.close();
+  });
 
   const sign = (claims: Record<string, unknown>, aud = audience) =>
-    new SignJWT({ org_id: 'acme', roles: ['admin'], ...claims }).setProtectedHeader({ alg: 'RS256', kid: 'k1' })
-      .setSubject('alice').setIssuer(idp.url).setAudience(aud).setIssuedAt().setExpirationTime('5m').sign(privateKey);
+    new SignJWT({ org_id: 'acme', roles: ['admin'], ...claims })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setSubject('alice')
+      .setIssuer(idp.url)
+      .setAudience(aud)
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(privateKey);
 
   it('accepts an RS256 token from the issuer (JWKS discovered)', async () => {
     const res = await t.request('GET', '/api/me', { token: await sign({}) });
@@ -156,14 +178,22 @@ describe('auth (oidc mode)', () => {
   });
 
   it('rejects an HS256 dev token', async () => {
-    const res = await t.request('GET', '/api/me', { token: await mintDevToken(TEST_DEV_SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] }) });
+    const res = await t.request('GET', '/api/me', {
+      token: await mintDevToken(TEST_DEV_SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] }),
+    });
     expect(res.status).toBe(401);
     expect(res.body.message).toMatch(/algorithm|not signed/);
   });
 
   it('rejects a not-yet-valid token', async () => {
-    const token = await new SignJWT({ org_id: 'acme' }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('alice')
-      .setIssuer(idp.url).setAudience(audience).setNotBefore('10m').setExpirationTime('1h').sign(privateKey);
+    const token = await new SignJWT({ org_id: 'acme' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setSubject('alice')
+      .setIssuer(idp.url)
+      .setAudience(audience)
+      .setNotBefore('10m')
+      .setExpirationTime('1h')
+      .sign(privateKey);
     const res = await t.request('GET', '/api/me', { token });
     expect(res.status).toBe(401);
     expect(res.body.message).toMatch(/"nbf"/);

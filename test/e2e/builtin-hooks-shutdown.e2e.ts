@@ -17,9 +17,18 @@ describe('audit_log at shutdown', () => {
       const writer = t.app.get(AuditWriter);
       const runId = randomUUID();
       const call = (i: number): HookContext => ({
-        point: HookPoint.PostToolUse, toolName: 'oa__purchase_pay', toolArgs: { id: i }, toolResult: 'ok',
-        agentId: randomUUID(), userId: me.user_id, orgId: me.org_id, runId, callId: `c${i}`, surface: 'chat',
-        emit: async () => undefined, signal: new AbortController().signal,
+        point: HookPoint.PostToolUse,
+        toolName: 'oa__purchase_pay',
+        toolArgs: { id: i },
+        toolResult: 'ok',
+        agentId: randomUUID(),
+        userId: me.user_id,
+        orgId: me.org_id,
+        runId,
+        callId: `c${i}`,
+        surface: 'chat',
+        emit: async () => undefined,
+        signal: new AbortController().signal,
         metadata: {
           connector: { id: 'oa-id', name: 'oa', action: 'purchase_pay', method: 'POST', url: 'http://oa.internal/pay' },
           execution: { status: 200, durationMs: 4, success: true },
@@ -46,7 +55,10 @@ describe('audit_log at shutdown', () => {
       const client = new pg.Client({ connectionString: db.url });
       await client.connect();
       try {
-        const { rows } = await client.query('SELECT count(*)::int AS n, count(DISTINCT call_id)::int AS calls FROM connector_call_logs WHERE run_id = $1', [runId]);
+        const { rows } = await client.query(
+          'SELECT count(*)::int AS n, count(DISTINCT call_id)::int AS calls FROM connector_call_logs WHERE run_id = $1',
+          [runId],
+        );
         expect(rows[0]).toEqual({ n: made, calls: made });
       } finally {
         await client.end();

@@ -15,7 +15,11 @@ import { HookPoint, type HookContext, type ToolCallMetadata } from '../../libs/h
 import { until } from '../support/eventually.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-interface Member { token: string; userId: string; orgId: string }
+interface Member {
+  token: string;
+  userId: string;
+  orgId: string;
+}
 
 const OA = { id: randomUUID(), name: 'oa', action: 'purchase_pay', method: 'POST', url: 'http://oa.internal/purchases/7/pay' };
 
@@ -89,9 +93,24 @@ describe('built-in hooks (real PostgreSQL)', () => {
       expect(rows).toHaveLength(2);
       const canonical = '{"a":[3,{"c":5,"d":4}],"b":{"x":1,"y":2}}';
       expect(rows[0]).toMatchObject({
-        org_id: admin.orgId, agent_id: ctx.agentId, user_id: admin.userId, run_id: ctx.runId, call_id: ctx.callId,
-        surface: 'chat', tool: 'oa__purchase_pay', connector_id: OA.id, connector_name: 'oa', action: 'purchase_pay',
-        method: 'POST', url: OA.url, status: 201, duration_ms: 42, success: true, error: null, blocked_by: null, args: null,
+        org_id: admin.orgId,
+        agent_id: ctx.agentId,
+        user_id: admin.userId,
+        run_id: ctx.runId,
+        call_id: ctx.callId,
+        surface: 'chat',
+        tool: 'oa__purchase_pay',
+        connector_id: OA.id,
+        connector_name: 'oa',
+        action: 'purchase_pay',
+        method: 'POST',
+        url: OA.url,
+        status: 201,
+        duration_ms: 42,
+        success: true,
+        error: null,
+        blocked_by: null,
+        args: null,
         args_digest: createHash('sha256').update(canonical).digest('hex'),
       });
       expect(rows[1]).toMatchObject({ call_id: 'call_stored', args, args_digest: rows[0].args_digest });
@@ -103,13 +122,22 @@ describe('built-in hooks (real PostgreSQL)', () => {
       await hook.onBlocked(ctx, { blockedBy: 'read_only_guard', error: 'org acme is in read-only mode' }, {});
       await t.app.get(AuditWriter).flush();
       const [row] = await auditRows('run_id = $1', [ctx.runId]);
-      expect(row).toMatchObject({ blocked_by: 'read_only_guard', error: 'org acme is in read-only mode', success: false, status: null, duration_ms: null });
+      expect(row).toMatchObject({
+        blocked_by: 'read_only_guard',
+        error: 'org acme is in read-only mode',
+        success: false,
+        status: null,
+        duration_ms: null,
+      });
     });
 
     it('ignores calls that are not connector calls, and writes nothing in a dry run', async () => {
       const hook = t.app.get(AuditLogHook);
       expect(hook.shouldTrigger(context(admin, { toolName: 'call_agent' }))).toBe(false);
-      const ctx = context(admin, { point: HookPoint.PostToolUse, metadata: { connector: OA, dryRun: true, execution: { durationMs: 1, success: true } } });
+      const ctx = context(admin, {
+        point: HookPoint.PostToolUse,
+        metadata: { connector: OA, dryRun: true, execution: { durationMs: 1, success: true } },
+      });
       const result = await hook.execute(ctx, {});
       await hook.onBlocked(ctx, { blockedBy: 'read_only_guard', error: 'x' }, {});
       expect(result.sideEffects).toEqual(['would write a connector call log row']);
@@ -124,7 +152,15 @@ describe('built-in hooks (real PostgreSQL)', () => {
       const runId = randomUUID();
       const before = writer.stats.inserts;
       for (let i = 0; i < 1200; i++) {
-        await hook.execute(context(admin, { point: HookPoint.PostToolUse, runId, callId: `c${i}`, metadata: { connector: OA, execution: { durationMs: 3, success: true, status: 200 } } }), {});
+        await hook.execute(
+          context(admin, {
+            point: HookPoint.PostToolUse,
+            runId,
+            callId: `c${i}`,
+            metadata: { connector: OA, execution: { durationMs: 3, success: true, status: 200 } },
+          }),
+          {},
+        );
       }
       const rows = await until('1,200 audit rows', async () => {
         const r = await auditRows('run_id = $1', [runId]);
@@ -138,7 +174,10 @@ describe('built-in hooks (real PostgreSQL)', () => {
     it('flushes a partly filled buffer on its own shortly after the first row', async () => {
       const hook = t.app.get(AuditLogHook);
       const writer = t.app.get(AuditWriter);
-      const ctx = context(admin, { point: HookPoint.PostToolUse, metadata: { connector: OA, execution: { durationMs: 3, success: true } } });
+      const ctx = context(admin, {
+        point: HookPoint.PostToolUse,
+        metadata: { connector: OA, execution: { durationMs: 3, success: true } },
+      });
       const inserts = writer.stats.inserts;
       await hook.execute(ctx, {});
       expect(writer.pending).toBe(1);
@@ -154,8 +193,20 @@ describe('built-in hooks (real PostgreSQL)', () => {
       const writer = t.app.get(AuditWriter);
       const runId = randomUUID();
       const dropped = writer.stats.rowsDropped;
-      for (const [callId, status] of [['a', 200], ['bad', 99_999_999_999], ['c', 500]] as const) {
-        await hook.execute(context(admin, { point: HookPoint.PostToolUse, runId, callId, metadata: { connector: OA, execution: { status, durationMs: 1, success: status === 200 } } }), {});
+      for (const [callId, status] of [
+        ['a', 200],
+        ['bad', 99_999_999_999],
+        ['c', 500],
+      ] as const) {
+        await hook.execute(
+          context(admin, {
+            point: HookPoint.PostToolUse,
+            runId,
+            callId,
+            metadata: { connector: OA, execution: { status, durationMs: 1, success: status === 200 } },
+          }),
+          {},
+        );
       }
       await writer.flush();
       expect((await auditRows('run_id = $1', [runId])).map((r) => r.call_id)).toEqual(['a', 'c']);
@@ -168,7 +219,16 @@ describe('built-in hooks (real PostgreSQL)', () => {
         const agentId = randomUUID();
         const runId = randomUUID();
         for (const callId of ['first', 'second', 'third']) {
-          await hook.execute(context(admin, { point: HookPoint.PostToolUse, agentId, runId, callId, metadata: { connector: OA, execution: { durationMs: 5, success: true, status: 200 } } }), {});
+          await hook.execute(
+            context(admin, {
+              point: HookPoint.PostToolUse,
+              agentId,
+              runId,
+              callId,
+              metadata: { connector: OA, execution: { durationMs: 5, success: true, status: 200 } },
+            }),
+            {},
+          );
           await nextMillisecond();
         }
         await t.app.get(AuditWriter).flush();
@@ -176,7 +236,15 @@ describe('built-in hooks (real PostgreSQL)', () => {
         const byAgent = await t.request('GET', `/api/audit/connector-calls?agent_id=${agentId}`, { token: admin.token });
         expect(byAgent.status).toBe(200);
         expect(byAgent.body.map((r: { call_id: string }) => r.call_id)).toEqual(['third', 'second', 'first']);
-        expect(byAgent.body[0]).toMatchObject({ agent_id: agentId, run_id: runId, connector: 'oa', action: 'purchase_pay', method: 'POST', success: true, blocked_by: null });
+        expect(byAgent.body[0]).toMatchObject({
+          agent_id: agentId,
+          run_id: runId,
+          connector: 'oa',
+          action: 'purchase_pay',
+          method: 'POST',
+          success: true,
+          blocked_by: null,
+        });
 
         const limited = await t.request('GET', `/api/audit/connector-calls?run_id=${runId}&limit=2`, { token: admin.token });
         expect(limited.body.map((r: { call_id: string }) => r.call_id)).toEqual(['third', 'second']);
@@ -184,7 +252,16 @@ describe('built-in hooks (real PostgreSQL)', () => {
 
       it('is for admins of the same org only', async () => {
         const agentId = randomUUID();
-        await t.app.get(AuditLogHook).execute(context(admin, { point: HookPoint.PostToolUse, agentId, metadata: { connector: OA, execution: { durationMs: 5, success: true } } }), {});
+        await t.app
+          .get(AuditLogHook)
+          .execute(
+            context(admin, {
+              point: HookPoint.PostToolUse,
+              agentId,
+              metadata: { connector: OA, execution: { durationMs: 5, success: true } },
+            }),
+            {},
+          );
         await t.app.get(AuditWriter).flush();
 
         expect((await t.request('GET', '/api/audit/connector-calls', { token: member.token })).status).toBe(403);
@@ -290,7 +367,9 @@ describe('built-in hooks (real PostgreSQL)', () => {
       const second = await hook.execute(context(admin, { metadata: { connector } }), withOverride);
       expect(second.error).toMatch(/^rate limit 1 per 10 s for oa\.purchase_pay reached; retry in \d+ s$/);
       const otherAction = { ...connector, action: 'purchase_get', method: 'GET' };
-      expect((await hook.execute(context(admin, { toolName: 'oa__purchase_get', metadata: { connector: otherAction } }), withOverride)).allow).not.toBe(false);
+      expect(
+        (await hook.execute(context(admin, { toolName: 'oa__purchase_get', metadata: { connector: otherAction } }), withOverride)).allow,
+      ).not.toBe(false);
     });
 
     it('a dry run reports without consuming a point', async () => {
@@ -309,8 +388,9 @@ describe('built-in hooks (real PostgreSQL)', () => {
 
     it('a malformed per-action override blocks (throws, so the registry fails closed) naming the setting', async () => {
       const hook = t.app.get(ConnectorRateLimitHook);
-      await expect(hook.execute(context(admin, { metadata: { connector: OA } }), { ...config, actions: { purchase_pay: { points: 0 } } }))
-        .rejects.toThrow(/actions\.purchase_pay must be \{ "points": integer >= 1, "duration_s": integer >= 1 \}/);
+      await expect(
+        hook.execute(context(admin, { metadata: { connector: OA } }), { ...config, actions: { purchase_pay: { points: 0 } } }),
+      ).rejects.toThrow(/actions\.purchase_pay must be \{ "points": integer >= 1, "duration_s": integer >= 1 \}/);
     });
 
     it('two server instances on one database share the count', async () => {
@@ -385,8 +465,16 @@ describe('built-in hooks (real PostgreSQL)', () => {
 
       const runId = randomUUID();
       const base = (callId: string, metadata: ToolCallMetadata) => ({
-        toolName: 'oa__purchase_pay', toolArgs: { id: 7, amount: 1200 }, agentId: randomUUID(), userId: admin.userId,
-        orgId: admin.orgId, runId, callId, surface: 'chat' as const, emit: async () => undefined, metadata,
+        toolName: 'oa__purchase_pay',
+        toolArgs: { id: 7, amount: 1200 },
+        agentId: randomUUID(),
+        userId: admin.userId,
+        orgId: admin.orgId,
+        runId,
+        callId,
+        surface: 'chat' as const,
+        emit: async () => undefined,
+        metadata,
       });
       const connector = { ...OA, id: randomUUID() };
 
@@ -397,14 +485,20 @@ describe('built-in hooks (real PostgreSQL)', () => {
 
       const blockedCall = base('blocked', { connector, write: true });
       const verdict = await registry.runPreToolUse(blockedCall);
-      expect(verdict).toMatchObject({ allow: false, blockedBy: 'read_only_guard', error: 'org acme is in read-only mode: write tool oa__purchase_pay refused' });
+      expect(verdict).toMatchObject({
+        allow: false,
+        blockedBy: 'read_only_guard',
+        error: 'org acme is in read-only mode: write tool oa__purchase_pay refused',
+      });
       await registry.runBlocked(blockedCall, { blockedBy: verdict.blockedBy!, error: verdict.error! });
 
       await t.request('PUT', '/api/org/read-only', { token: admin.token, body: { read_only: false } });
       const okCall = base('ran', { connector, write: true });
       expect((await registry.runPreToolUse(okCall)).allow).toBe(true);
       const post = await registry.runPostToolUse({
-        ...okCall, toolResult: 'y'.repeat(20_000), metadata: { ...okCall.metadata, execution: { status: 200, durationMs: 31, success: true } },
+        ...okCall,
+        toolResult: 'y'.repeat(20_000),
+        metadata: { ...okCall.metadata, execution: { status: 200, durationMs: 31, success: true } },
       });
       expect(post.result).toBe(`${'y'.repeat(8000)}\n…[truncated: 20000 chars, showing 8000]`);
 
@@ -422,8 +516,16 @@ describe('built-in hooks (real PostgreSQL)', () => {
       const runId = randomUUID();
       const connector = { ...OA, id: randomUUID(), action: 'purchase_get', method: 'GET' };
       const call = (i: number) => ({
-        toolName: 'oa__purchase_get', toolArgs: { id: i }, agentId: randomUUID(), userId: admin.userId, orgId: admin.orgId,
-        runId, callId: `get${i}`, surface: 'chat' as const, emit: async () => undefined, metadata: { connector, write: false },
+        toolName: 'oa__purchase_get',
+        toolArgs: { id: i },
+        agentId: randomUUID(),
+        userId: admin.userId,
+        orgId: admin.orgId,
+        runId,
+        callId: `get${i}`,
+        surface: 'chat' as const,
+        emit: async () => undefined,
+        metadata: { connector, write: false },
       });
       for (let i = 1; i <= 3; i++) expect((await registry.runPreToolUse(call(i))).allow).toBe(true);
       const fourth = await registry.runPreToolUse(call(4));
@@ -436,11 +538,14 @@ describe('built-in hooks (real PostgreSQL)', () => {
     });
 
     it('connector_rate_limit declared without its limits refuses the run, naming the missing settings', async () => {
-      const err = await t.app.get(HookResolver).resolve({ hooksConfig: { class_hooks: ['connector_rate_limit'] } }).catch((e: unknown) => e);
+      const err = await t.app
+        .get(HookResolver)
+        .resolve({ hooksConfig: { class_hooks: ['connector_rate_limit'] } })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(HookBuildError);
-      expect((err as HookBuildError).problems).toEqual(expect.arrayContaining([
-        expect.stringMatching(/points: is required/), expect.stringMatching(/duration_s: is required/),
-      ]));
+      expect((err as HookBuildError).problems).toEqual(
+        expect.arrayContaining([expect.stringMatching(/points: is required/), expect.stringMatching(/duration_s: is required/)]),
+      );
     });
   });
 });

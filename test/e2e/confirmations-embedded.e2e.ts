@@ -56,13 +56,24 @@ describe('confirmations on the embedded PGlite database', () => {
     await call('GET', '/api/me', bob);
     const events: Array<{ type: string; data: Record<string, any> }> = [];
     const ctx: HookContext = {
-      point: HookPoint.PreToolUse, toolName: 'oa__purchase_pay', toolArgs: { amount: 60000 }, agentId: randomUUID(),
-      userId: me.user_id, orgId: me.org_id, runId: randomUUID(), callId: 'call_1', surface: 'chat',
-      metadata: { requiresConfirmation: true }, emit: async (type, data) => void events.push({ type, data }),
+      point: HookPoint.PreToolUse,
+      toolName: 'oa__purchase_pay',
+      toolArgs: { amount: 60000 },
+      agentId: randomUUID(),
+      userId: me.user_id,
+      orgId: me.org_id,
+      runId: randomUUID(),
+      callId: 'call_1',
+      surface: 'chat',
+      metadata: { requiresConfirmation: true },
+      emit: async (type, data) => void events.push({ type, data }),
       signal: new AbortController().signal,
     };
     const result: Promise<HookResult> = Promise.resolve(app.get(ConfirmationGateHook).execute(ctx));
-    const id = await until('confirmation_pending', () => events.find((e) => e.type === 'confirmation_pending')?.data.confirmation_id as string | undefined);
+    const id = await until(
+      'confirmation_pending',
+      () => events.find((e) => e.type === 'confirmation_pending')?.data.confirmation_id as string | undefined,
+    );
     // The default approver scope is the initiator.
     expect((await call('POST', `/api/confirmations/${id}/decision`, bob, { decision: 'approve' })).status).toBe(403);
     // Woken in-process: from the decision to the gate's answer, the waiter ran no query (no poll, no wake-up read).

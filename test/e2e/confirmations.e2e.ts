@@ -7,7 +7,12 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { armStatementHold } from './process-harness.js';
 import { until } from '../support/eventually.js';
 
-interface Person { sub: string; token: string; userId: string; orgId: string }
+interface Person {
+  sub: string;
+  token: string;
+  userId: string;
+  orgId: string;
+}
 interface GateRun {
   result: Promise<HookResult>;
   events: Array<{ type: string; data: Record<string, any> }>;
@@ -15,8 +20,6 @@ interface GateRun {
   callId: string;
   abort: AbortController;
 }
-
-
 
 async function person(t: TestApp, sub: string, org: string, roles: string[] = []): Promise<Person> {
   const token = await t.token(sub, org, roles, { name: sub[0].toUpperCase() + sub.slice(1) });
@@ -36,7 +39,12 @@ function agent(owner: Person, confirmation: Partial<AgentHookSettings['confirmat
 }
 
 /** Runs the gate the way the hook registry does, collecting the run events it emits. */
-function runGate(t: TestApp, requester: Person, settings: AgentHookSettings, opts: { runId?: string; callId?: string; args?: Record<string, unknown>; dryRun?: boolean } = {}): GateRun {
+function runGate(
+  t: TestApp,
+  requester: Person,
+  settings: AgentHookSettings,
+  opts: { runId?: string; callId?: string; args?: Record<string, unknown>; dryRun?: boolean } = {},
+): GateRun {
   const events: GateRun['events'] = [];
   const abort = new AbortController();
   const runId = opts.runId ?? randomUUID();
@@ -61,7 +69,10 @@ function runGate(t: TestApp, requester: Person, settings: AgentHookSettings, opt
 }
 
 const pendingId = (run: GateRun) =>
-  until('confirmation_pending', () => run.events.find((e) => e.type === 'confirmation_pending')?.data.confirmation_id as string | undefined);
+  until(
+    'confirmation_pending',
+    () => run.events.find((e) => e.type === 'confirmation_pending')?.data.confirmation_id as string | undefined,
+  );
 
 /** Resolves once `t`'s waiter waits on `n` confirmations (the gate has delivered its card and parked). */
 const waitsOn = (t: TestApp, n: number) => until(`${n} confirmation(s) waited on`, () => t.app.get(ConfirmationWaiter).waitingCount === n);
@@ -105,9 +116,11 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
   it('the gate is a discovered, auto-attached PreToolUse hook', async () => {
     const hooks = await a.request('GET', '/api/hooks', { token: bob.token });
     expect(hooks.status).toBe(200);
-    expect(hooks.body).toEqual(expect.arrayContaining([
-      expect.objectContaining({ name: 'confirmation_gate', point: 'PreToolUse', priority: 10, auto_attached: true }),
-    ]));
+    expect(hooks.body).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'confirmation_gate', point: 'PreToolUse', priority: 10, auto_attached: true }),
+      ]),
+    );
   });
 
   it('approve: the call is allowed, pending/resolved events are emitted, the row says who and when', async () => {
@@ -124,7 +137,13 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
 
     const res = await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id, status: 'approved', responded_by: 'Bob', responded_by_user_id: bob.userId, requested_by: alice.userId });
+    expect(res.body).toMatchObject({
+      id,
+      status: 'approved',
+      responded_by: 'Bob',
+      responded_by_user_id: bob.userId,
+      requested_by: alice.userId,
+    });
     expect(res.body.responded_at).toBeTruthy();
 
     const result = await run.result;
@@ -136,7 +155,10 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
   it('reject: the call is blocked with who rejected it and why', async () => {
     const run = runGate(a, alice, agent(carol));
     const id = await pendingId(run);
-    const res = await a.request('POST', `/api/confirmations/${id}/decision`, { token: carol.token, body: { decision: 'reject', reason: 'over budget' } });
+    const res = await a.request('POST', `/api/confirmations/${id}/decision`, {
+      token: carol.token,
+      body: { decision: 'reject', reason: 'over budget' },
+    });
     expect(res.status).toBe(200);
     const result = await run.result;
     expect(result).toMatchObject({ allow: false, error: 'rejected by Carol: over budget' });
@@ -162,20 +184,25 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
   it('a second decision gets 409 naming the status; the first stands', async () => {
     const run = runGate(a, alice, agent(carol));
     const id = await pendingId(run);
-    expect((await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } })).status).toBe(200);
+    expect((await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } })).status).toBe(
+      200,
+    );
     const again = await a.request('POST', `/api/confirmations/${id}/decision`, { token: carol.token, body: { decision: 'reject' } });
     expect(again.status).toBe(409);
     expect(again.body.status).toBe('approved');
     expect(again.body.message).toMatch(/already approved/);
     expect((await run.result).allow).toBe(true);
-    expect((await rowOf(a, alice, id))).toMatchObject({ status: 'approved', responded_by: 'Bob' });
+    expect(await rowOf(a, alice, id)).toMatchObject({ status: 'approved', responded_by: 'Bob' });
   });
 
   // A decision is two statements (the vote, then the settlement). A connection dropped at either decides nothing
   // (fail closed) and says so with a 503 the decider can act on (try again), not "Internal server error".
   it.each([
     ['recording the vote', { table: 'confirmation_votes', event: 'INSERT' as const, when: 'true' }],
-    ['settling the request', { table: 'confirmation_requests', event: 'UPDATE' as const, when: `OLD.status = 'pending' AND NEW.status = 'approved'` }],
+    [
+      'settling the request',
+      { table: 'confirmation_requests', event: 'UPDATE' as const, when: `OLD.status = 'pending' AND NEW.status = 'approved'` },
+    ],
   ])('a dropped database connection while %s: 503 saying nothing was decided; deciding again decides', async (_, point) => {
     const sql = new pg.Client({ connectionString: a.databaseUrl });
     await sql.connect();
@@ -188,7 +215,10 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
       await hold.disarm();
       const answer = await first;
       expect(answer.status).toBe(503);
-      expect(answer.body).toMatchObject({ error: 'Service Unavailable', message: expect.stringMatching(/database connection.*nothing was decided.*try again/) });
+      expect(answer.body).toMatchObject({
+        error: 'Service Unavailable',
+        message: expect.stringMatching(/database connection.*nothing was decided.*try again/),
+      });
       expect((await rowOf(a, alice, id)).status).toBe('pending');
 
       const again = await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } });
@@ -230,22 +260,32 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
       expect(refused.body.message).toMatch(/organisation admins/);
       const row = await rowOf(a, alice, id);
       expect(row).toMatchObject({ status: 'pending', responded_by: null, responded_at: null });
-      expect((await a.request('POST', `/api/confirmations/${id}/decision`, { token: carol.token, body: { decision: 'approve' } })).status).toBe(200);
+      expect(
+        (await a.request('POST', `/api/confirmations/${id}/decision`, { token: carol.token, body: { decision: 'approve' } })).status,
+      ).toBe(200);
       expect((await run.result).allow).toBe(true);
     });
 
     it('initiator / agent_owner: anyone else is refused', async () => {
       const byInitiator = runGate(a, alice, agent(carol, { approverScope: 'initiator' }));
       const id1 = await pendingId(byInitiator);
-      expect((await a.request('POST', `/api/confirmations/${id1}/decision`, { token: carol.token, body: { decision: 'approve' } })).status).toBe(403);
-      expect((await a.request('POST', `/api/confirmations/${id1}/decision`, { token: alice.token, body: { decision: 'approve' } })).status).toBe(200);
+      expect(
+        (await a.request('POST', `/api/confirmations/${id1}/decision`, { token: carol.token, body: { decision: 'approve' } })).status,
+      ).toBe(403);
+      expect(
+        (await a.request('POST', `/api/confirmations/${id1}/decision`, { token: alice.token, body: { decision: 'approve' } })).status,
+      ).toBe(200);
       expect((await byInitiator.result).allow).toBe(true);
 
       const byOwner = runGate(a, alice, agent(carol, { approverScope: 'agent_owner' }));
       const id2 = await pendingId(byOwner);
-      expect((await a.request('POST', `/api/confirmations/${id2}/decision`, { token: alice.token, body: { decision: 'approve' } })).status).toBe(403);
+      expect(
+        (await a.request('POST', `/api/confirmations/${id2}/decision`, { token: alice.token, body: { decision: 'approve' } })).status,
+      ).toBe(403);
       expect((await rowOf(a, alice, id2)).status).toBe('pending');
-      expect((await a.request('POST', `/api/confirmations/${id2}/decision`, { token: carol.token, body: { decision: 'reject' } })).status).toBe(200);
+      expect(
+        (await a.request('POST', `/api/confirmations/${id2}/decision`, { token: carol.token, body: { decision: 'reject' } })).status,
+      ).toBe(200);
       expect((await byOwner.result).allow).toBe(false);
     });
 
@@ -256,14 +296,18 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
       expect(self.status).toBe(403);
       expect(self.body.message).toMatch(/self-approval is forbidden/);
       expect((await rowOf(a, alice, id)).status).toBe('pending');
-      expect((await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } })).status).toBe(200);
+      expect(
+        (await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } })).status,
+      ).toBe(200);
       expect((await run.result).allow).toBe(true);
     });
 
     it("another org's admin gets 404 for the row, the list and the decision; the row is unchanged", async () => {
       const run = runGate(a, alice, agent(carol));
       const id = await pendingId(run);
-      expect((await a.request('POST', `/api/confirmations/${id}/decision`, { token: mallory.token, body: { decision: 'approve' } })).status).toBe(404);
+      expect(
+        (await a.request('POST', `/api/confirmations/${id}/decision`, { token: mallory.token, body: { decision: 'approve' } })).status,
+      ).toBe(404);
       expect((await a.request('GET', `/api/confirmations/${id}`, { token: mallory.token })).status).toBe(404);
       const theirs = await a.request('GET', '/api/confirmations', { token: mallory.token });
       expect(theirs.body.map((r: any) => r.id)).not.toContain(id);
@@ -282,8 +326,12 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
     expect(bad.body.message).toContain('decision must be "approve" or "reject"');
     const badStatus = await a.request('GET', '/api/confirmations?status=done', { token: bob.token });
     expect(badStatus.status).toBe(400);
-    expect((await a.request('POST', `/api/confirmations/${randomUUID()}/decision`, { token: bob.token, body: { decision: 'approve' } })).status).toBe(404);
-    expect((await a.request('POST', `/api/confirmations/not-a-uuid/decision`, { token: bob.token, body: { decision: 'approve' } })).status).toBe(404);
+    expect(
+      (await a.request('POST', `/api/confirmations/${randomUUID()}/decision`, { token: bob.token, body: { decision: 'approve' } })).status,
+    ).toBe(404);
+    expect(
+      (await a.request('POST', `/api/confirmations/not-a-uuid/decision`, { token: bob.token, body: { decision: 'approve' } })).status,
+    ).toBe(404);
     expect((await rowOf(a, alice, id)).status).toBe('pending');
     run.abort.abort();
     await run.result;
@@ -298,9 +346,15 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
     const ids = pending.body.map((r: any) => r.id);
     expect(ids.indexOf(id2)).toBeLessThan(ids.indexOf(id1));
     expect(pending.body.every((r: any) => r.status === 'pending')).toBe(true);
-    expect(pending.body[0]).toEqual(expect.objectContaining({
-      run_id: r2.runId, call_id: r2.callId, tool: 'oa__purchase_pay', approver_scope: 'org_members', channel_id: 'inbox',
-    }));
+    expect(pending.body[0]).toEqual(
+      expect.objectContaining({
+        run_id: r2.runId,
+        call_id: r2.callId,
+        tool: 'oa__purchase_pay',
+        approver_scope: 'org_members',
+        channel_id: 'inbox',
+      }),
+    );
     r1.abort.abort();
     r2.abort.abort();
     await Promise.all([r1.result, r2.result]);
@@ -355,7 +409,9 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
       const resumed = runGate(a, alice, agent(carol), { runId: first.runId, callId: first.callId });
       // The resumed gate found the pending row and waits on it: the decision below wakes it (it does not find it decided).
       await waitsOn(a, waiting + 1);
-      expect((await b.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } })).status).toBe(200);
+      expect(
+        (await b.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } })).status,
+      ).toBe(200);
       expect(await resumed.result).toMatchObject({ allow: true });
     });
   });
@@ -411,7 +467,10 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
       await admin.connect();
       try {
         // Written behind the service's back: no NOTIFY, no in-process event.
-        await admin.query(`UPDATE confirmation_requests SET status = 'approved', responded_by_name = 'dba', responded_at = now() WHERE id = $1`, [id]);
+        await admin.query(
+          `UPDATE confirmation_requests SET status = 'approved', responded_by_name = 'dba', responded_at = now() WHERE id = $1`,
+          [id],
+        );
       } finally {
         await admin.end();
       }
@@ -445,7 +504,14 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
         body: {
           type: 'feishu',
           name: `approvals-${randomUUID().slice(0, 6)}`,
-          config: { app_id: 'cli_test', app_secret: 'secret-1', chat_id: 'oc_chat', verification_token: 'vt-1', base_url: feishu.url, ...config },
+          config: {
+            app_id: 'cli_test',
+            app_secret: 'secret-1',
+            chat_id: 'oc_chat',
+            verification_token: 'vt-1',
+            base_url: feishu.url,
+            ...config,
+          },
         },
       });
       expect(res.status).toBe(201);
@@ -489,14 +555,24 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
       const id = await pendingId(run);
       await until('card sent', () => feishu.requests.find((r) => r.method === 'POST' && r.body?.uuid === id));
       await until('delivery recorded', async () => (await rowOf(a, alice, id)).channel_type === 'feishu' || undefined);
-      expect((await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } })).status).toBe(200);
+      expect(
+        (await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } })).status,
+      ).toBe(200);
       expect((await run.result).allow).toBe(true);
-      const patch = await until('card patched', () => feishu.requests.find((r) => r.method === 'PATCH' && r.path === `/open-apis/im/v1/messages/om_${id}`));
+      const patch = await until('card patched', () =>
+        feishu.requests.find((r) => r.method === 'PATCH' && r.path === `/open-apis/im/v1/messages/om_${id}`),
+      );
       expect(patch.rawBody).toMatch(/approved|Approved/);
     });
 
     describe('clicks from a chat app (the decision sink)', () => {
-      const click = (channelId: string, config: Record<string, unknown>, confirmationId: string, openId: string, decision: 'approve' | 'reject' = 'approve') =>
+      const click = (
+        channelId: string,
+        config: Record<string, unknown>,
+        confirmationId: string,
+        openId: string,
+        decision: 'approve' | 'reject' = 'approve',
+      ) =>
         a.app.get(ConfirmationService).decideFromChannel({
           channel: { id: channelId, orgId: alice.orgId, type: 'feishu', name: 'approvals', config },
           confirmationId,
@@ -515,24 +591,39 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
         const unlinked = await click(channelId, config, id, 'ou_listed_unlinked');
         expect(unlinked).toMatchObject({ ok: false, message: expect.stringMatching(/not linked to a Warden user/) });
         expect((await rowOf(a, alice, id)).status).toBe('pending');
-        expect((await a.request('PUT', '/api/users/bob/identities', { token: carol.token, body: { feishu_open_id: 'ou_boss' } })).status).toBe(200);
+        expect(
+          (await a.request('PUT', '/api/users/bob/identities', { token: carol.token, body: { feishu_open_id: 'ou_boss' } })).status,
+        ).toBe(200);
         const boss = await click(channelId, config, id, 'ou_boss');
         expect(boss).toMatchObject({ ok: true, message: 'Approved by Bob', decided: { status: 'approved', decidedBy: 'Bob' } });
         expect((await run.result).allow).toBe(true);
         const row = await rowOf(a, alice, id);
-        expect(row).toMatchObject({ status: 'approved', responded_by_user_id: bob.userId, responded_by_open_id: 'ou_boss', responded_by_platform: 'feishu', approvers: ['channel'] });
+        expect(row).toMatchObject({
+          status: 'approved',
+          responded_by_user_id: bob.userId,
+          responded_by_open_id: 'ou_boss',
+          responded_by_platform: 'feishu',
+          approvers: ['channel'],
+        });
         const repeat = await click(channelId, config, id, 'ou_boss', 'reject');
         expect(repeat).toMatchObject({ ok: false, message: expect.stringMatching(/already approved/), decided: { status: 'approved' } });
       });
 
       it('without a list: the clicker must be linked to a user inside the approver scope', async () => {
         const channelId = await feishuChannel();
-        expect((await a.request('PUT', '/api/users/bob/identities', { token: carol.token, body: { feishu_open_id: 'ou_bob' } })).status).toBe(200);
-        expect((await a.request('PUT', '/api/users/carol/identities', { token: carol.token, body: { feishu_open_id: 'ou_carol' } })).status).toBe(200);
+        expect(
+          (await a.request('PUT', '/api/users/bob/identities', { token: carol.token, body: { feishu_open_id: 'ou_bob' } })).status,
+        ).toBe(200);
+        expect(
+          (await a.request('PUT', '/api/users/carol/identities', { token: carol.token, body: { feishu_open_id: 'ou_carol' } })).status,
+        ).toBe(200);
         const run = runGate(a, alice, agent(carol, { channelId, approverScope: 'org_admins' }));
         const id = await pendingId(run);
         expect(await click(channelId, {}, id, 'ou_stranger')).toMatchObject({ ok: false, message: expect.stringMatching(/not linked/) });
-        expect(await click(channelId, {}, id, 'ou_bob')).toMatchObject({ ok: false, message: expect.stringMatching(/organisation admins/) });
+        expect(await click(channelId, {}, id, 'ou_bob')).toMatchObject({
+          ok: false,
+          message: expect.stringMatching(/organisation admins/),
+        });
         // A click arriving through another channel is not a click on this card.
         const otherChannel = await feishuChannel();
         expect(await click(otherChannel, {}, id, 'ou_carol')).toMatchObject({ ok: false, message: expect.stringMatching(/not found/) });

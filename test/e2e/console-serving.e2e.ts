@@ -14,7 +14,9 @@ writeFileSync(path.join(consoleDir, 'assets', 'app-1234.js'), 'console.log("hi")
 
 describe('in dev', () => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp({ CONSOLE_DIR: consoleDir, NODE_ENV: 'development' }); });
+  beforeAll(async () => {
+    t = await startTestApp({ CONSOLE_DIR: consoleDir, NODE_ENV: 'development' });
+  });
   afterAll(() => t.close());
 
   it('serves the console at / and its routes, assets cached for good, unknown /api paths stay JSON 404s', async () => {
@@ -31,7 +33,12 @@ describe('in dev', () => {
   });
 
   it('dev sign-in mints a token that works on the API; bad input is a 400 naming the field', async () => {
-    expect((await t.request('GET', '/api/auth/config')).body).toEqual({ mode: 'dev', dev_sign_in: true, oidc_issuer: null, oidc_client_id: null });
+    expect((await t.request('GET', '/api/auth/config')).body).toEqual({
+      mode: 'dev',
+      dev_sign_in: true,
+      oidc_issuer: null,
+      oidc_client_id: null,
+    });
     const res = await t.request('POST', '/api/dev/sign-in', { body: { sub: 'mia', org: 'acme', roles: ['admin'] } });
     expect(res.status).toBe(200);
     const me = await t.request('GET', '/api/me', { token: res.body.token });
@@ -46,10 +53,15 @@ describe('in dev', () => {
 describe.each([
   // Production with dev tokens explicitly allowed (#16): the dev sign-in route must still not exist.
   ['production', { NODE_ENV: 'production', AUTH_ALLOW_DEV_IN_PRODUCTION: '1' }],
-  ['OIDC auth', { AUTH_MODE: 'oidc', OIDC_ISSUER: 'http://127.0.0.1:9', OIDC_JWKS_URL: 'http://127.0.0.1:9/jwks', OIDC_AUDIENCE: 'warden' }],
+  [
+    'OIDC auth',
+    { AUTH_MODE: 'oidc', OIDC_ISSUER: 'http://127.0.0.1:9', OIDC_JWKS_URL: 'http://127.0.0.1:9/jwks', OIDC_AUDIENCE: 'warden' },
+  ],
 ])('in %s', (_, env) => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp({ CONSOLE_DIR: consoleDir, ...env }); });
+  beforeAll(async () => {
+    t = await startTestApp({ CONSOLE_DIR: consoleDir, ...env });
+  });
   afterAll(() => t.close());
 
   it('there is no dev sign-in: the route answers like one that does not exist', async () => {

@@ -20,11 +20,18 @@ describe('conversation history', () => {
     admin = await t.token('ada', 'acme', ['admin']);
     mia = await t.token('mia', 'acme', []);
     ned = await t.token('ned', 'acme', []);
-    expect((await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status).toBe(201);
+    expect(
+      (await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status,
+    ).toBe(201);
     const agent = await t.request('POST', '/api/agents', {
-      token: admin, body: {
-        name: 'clerk', model_config_json: {
-          model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1001' } }] }, { content: 'PO-1001 is open.' }] },
+      token: admin,
+      body: {
+        name: 'clerk',
+        model_config_json: {
+          model: {
+            provider: 'scripted',
+            script: [{ tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1001' } }] }, { content: 'PO-1001 is open.' }],
+          },
           tools: ['oa__get_purchase'],
         },
       },
@@ -47,7 +54,8 @@ describe('conversation history', () => {
     const list = await t.request('GET', `/api/conversations?agent_id=${agentId}`, { token: mia });
     expect(list.status).toBe(200);
     expect(list.body.map((c: any) => [c.title, c.run_count, c.last_status])).toEqual([
-      ['A new topic', 1, 'completed'], ['How is PO-1001?', 2, 'completed'],
+      ['A new topic', 1, 'completed'],
+      ['How is PO-1001?', 2, 'completed'],
     ]);
     expect(list.body[1]).toMatchObject({ id: conversationId, agent_name: 'clerk', user_sub: 'mia' });
 
@@ -55,7 +63,8 @@ describe('conversation history', () => {
     expect(reopened.status).toBe(200);
     expect(reopened.body.can_continue).toBe(true);
     expect(reopened.body.runs.map((r: any) => [r.message, r.answer, r.status])).toEqual([
-      ['How is PO-1001?', 'PO-1001 is open.', 'completed'], ['And again?', 'PO-1001 is open.', 'completed'],
+      ['How is PO-1001?', 'PO-1001 is open.', 'completed'],
+      ['And again?', 'PO-1001 is open.', 'completed'],
     ]);
     // The same events a live stream delivered, with the same ids (what a client resumes from with Last-Event-ID).
     expect(reopened.body.runs[0].events).toEqual(first.events.map((e) => ({ id: e.id, event: e.event, data: e.data })));
@@ -67,7 +76,7 @@ describe('conversation history', () => {
     expect(other.events[0].data.conversation_id).not.toBe(conversationId);
   });
 
-  it('a member never sees another member\'s conversations; an admin reads them (scope=org) but cannot continue them', async () => {
+  it("a member never sees another member's conversations; an admin reads them (scope=org) but cannot continue them", async () => {
     const mine = await chat(t, mia, { agent_id: agentId, message: 'private question' });
     const id = mine.events[0].data.conversation_id;
     const nedList = await t.request('GET', '/api/conversations', { token: ned });
@@ -92,7 +101,11 @@ describe('conversation history', () => {
   });
 
   it('bad input is a 400 naming the problem', async () => {
-    for (const [q, msg] of [['agent_id=nope', /agent_id must be a UUID/], ['scope=all', /scope must be/], ['limit=0', /limit must be/]] as const) {
+    for (const [q, msg] of [
+      ['agent_id=nope', /agent_id must be a UUID/],
+      ['scope=all', /scope must be/],
+      ['limit=0', /limit must be/],
+    ] as const) {
       const res = await t.request('GET', `/api/conversations?${q}`, { token: mia });
       expect(res.status).toBe(400);
       expect(JSON.stringify(res.body.message)).toMatch(msg);

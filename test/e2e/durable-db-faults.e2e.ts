@@ -1,7 +1,15 @@
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { sleep } from '../support/eventually.js';
-import { armStatementHold, expectWellFormedStory, payingModel, paymentsByPo, startHarness, until, type Harness } from './process-harness.js';
+import {
+  armStatementHold,
+  expectWellFormedStory,
+  payingModel,
+  paymentsByPo,
+  startHarness,
+  until,
+  type Harness,
+} from './process-harness.js';
 
 /**
  * Issue 15 break 5: database connections dropped under a server's feet (a failover, a proxy restart) while runs
@@ -39,12 +47,17 @@ describe('database faults (server process, PostgreSQL)', () => {
       kills += rows[0].n;
       await sleep(250);
     }
-    await until('every run ends', async () =>
-      (await harness.sql.query(`SELECT count(*)::int AS n FROM agent_runs WHERE status IN ('running', 'waiting')`)).rows[0].n === 0, 60_000)
-      .catch(async (err) => {
-        const stuck = await harness.sql.query(`SELECT status, locked_by, lease_until, lease_epoch, state->>'phase' AS phase FROM agent_runs WHERE status IN ('running', 'waiting') LIMIT 5`);
-        throw new Error(`${(err as Error).message}: ${JSON.stringify(stuck.rows)}\n${a.output().slice(-6000)}`);
-      });
+    await until(
+      'every run ends',
+      async () =>
+        (await harness.sql.query(`SELECT count(*)::int AS n FROM agent_runs WHERE status IN ('running', 'waiting')`)).rows[0].n === 0,
+      60_000,
+    ).catch(async (err) => {
+      const stuck = await harness.sql.query(
+        `SELECT status, locked_by, lease_until, lease_epoch, state->>'phase' AS phase FROM agent_runs WHERE status IN ('running', 'waiting') LIMIT 5`,
+      );
+      throw new Error(`${(err as Error).message}: ${JSON.stringify(stuck.rows)}\n${a.output().slice(-6000)}`);
+    });
     console.log(`database faults: ${kills} connections terminated; ${oa.requests.length} connector calls for ${pos.length} runs`);
     expect(a.child.exitCode).toBeNull();
     // No crash, no unhandled rejection, and no request ended by a dropped connection (an SSE stream waits it out).
@@ -61,30 +74,49 @@ describe('database faults (server process, PostgreSQL)', () => {
   it.each([
     ['recording the approval request', { table: 'confirmation_requests', event: 'INSERT' as const, when: 'true' }],
     ['appending confirmation_pending', { table: 'run_events', event: 'INSERT' as const, when: `NEW.type = 'confirmation_pending'` }],
-    ['recording the card delivery', { table: 'confirmation_requests', event: 'UPDATE' as const, when: 'OLD.sent_card IS NULL AND NEW.sent_card IS NOT NULL' }],
-  ])('a dropped connection while %s: the gated payment is not blocked; approved, it is made once', async (_, point) => {
-    await h?.close();
-    h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
-    const harness = h;
-    const a = await h.start();
-    oa.requests.length = 0;
-    const hold = await armStatementHold(h.sql, point);
-    const runId = (await h.chatUntil(a, 'Pay PO-G1 amount 60000', (e) => e.event === 'run'))[0].data.run_id as string;
-    await until('the gate is held inside its statement', async () => (await hold.waiting()).length === 1);
-    await hold.disarm();
-    // Recovery re-runs the gate: the request ends up pending with its card delivered (or, the break, decided now).
-    const row = await until('the approval request is delivered or decided', async () => (await harness.sql.query(
-      `SELECT id, status, reason FROM confirmation_requests WHERE status <> 'pending' OR sent_card IS NOT NULL`)).rows[0]);
-    expect(row).toMatchObject({ status: 'pending', reason: null });
-    expect((await h.api(a, 'POST', `/api/confirmations/${row.id}/decision`, { decision: 'approve' })).status).toBe(200);
-    await until('the run completes', async () => (await harness.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId])).rows[0].status === 'completed');
-    expect(Object.fromEntries(paymentsByPo(oa))).toEqual({ '/purchases/PO-G1/pay': 1 });
-    expect((await h.sql.query(`SELECT status, blocked_by FROM tool_calls WHERE run_id = $1`, [runId])).rows).toEqual([{ status: 'done', blocked_by: null }]);
-    const story = await h.story(a, runId);
-    expectWellFormedStory(story);
-    expect(story.some((e) => e.event === 'confirmation_pending')).toBe(true);
-    expect(a.child.exitCode).toBeNull();
-  }, 90_000);
+    [
+      'recording the card delivery',
+      { table: 'confirmation_requests', event: 'UPDATE' as const, when: 'OLD.sent_card IS NULL AND NEW.sent_card IS NOT NULL' },
+    ],
+  ])(
+    'a dropped connection while %s: the gated payment is not blocked; approved, it is made once',
+    async (_, point) => {
+      await h?.close();
+      h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
+      const harness = h;
+      const a = await h.start();
+      oa.requests.length = 0;
+      const hold = await armStatementHold(h.sql, point);
+      const runId = (await h.chatUntil(a, 'Pay PO-G1 amount 60000', (e) => e.event === 'run'))[0].data.run_id as string;
+      await until('the gate is held inside its statement', async () => (await hold.waiting()).length === 1);
+      await hold.disarm();
+      // Recovery re-runs the gate: the request ends up pending with its card delivered (or, the break, decided now).
+      const row = await until(
+        'the approval request is delivered or decided',
+        async () =>
+          (
+            await harness.sql.query(
+              `SELECT id, status, reason FROM confirmation_requests WHERE status <> 'pending' OR sent_card IS NOT NULL`,
+            )
+          ).rows[0],
+      );
+      expect(row).toMatchObject({ status: 'pending', reason: null });
+      expect((await h.api(a, 'POST', `/api/confirmations/${row.id}/decision`, { decision: 'approve' })).status).toBe(200);
+      await until(
+        'the run completes',
+        async () => (await harness.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId])).rows[0].status === 'completed',
+      );
+      expect(Object.fromEntries(paymentsByPo(oa))).toEqual({ '/purchases/PO-G1/pay': 1 });
+      expect((await h.sql.query(`SELECT status, blocked_by FROM tool_calls WHERE run_id = $1`, [runId])).rows).toEqual([
+        { status: 'done', blocked_by: null },
+      ]);
+      const story = await h.story(a, runId);
+      expectWellFormedStory(story);
+      expect(story.some((e) => e.event === 'confirmation_pending')).toBe(true);
+      expect(a.child.exitCode).toBeNull();
+    },
+    90_000,
+  );
 
   // A decision is two statements (the vote, counted; then the settlement). Dropped between them, the request stayed
   // pending with the vote counted, and every later approval was a 409 ("you have already approved") until it expired.
@@ -96,7 +128,11 @@ describe('database faults (server process, PostgreSQL)', () => {
     const events = await h.chatUntil(a, 'Pay PO-V1 amount 60000', (e) => e.event === 'confirmation_pending');
     const runId = events[0].data.run_id as string;
     const confirmationId = events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string;
-    const hold = await armStatementHold(h.sql, { table: 'confirmation_requests', event: 'UPDATE', when: `OLD.status = 'pending' AND NEW.status = 'approved'` });
+    const hold = await armStatementHold(h.sql, {
+      table: 'confirmation_requests',
+      event: 'UPDATE',
+      when: `OLD.status = 'pending' AND NEW.status = 'approved'`,
+    });
     const first = h.api(a, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' });
     await until('the settlement is held inside its statement', async () => (await hold.waiting()).length === 1);
     await hold.disarm();
@@ -106,7 +142,10 @@ describe('database faults (server process, PostgreSQL)', () => {
 
     expect((await h.api(a, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status).toBe(200);
     const harness = h;
-    await until('the run completes', async () => (await harness.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId])).rows[0].status === 'completed');
+    await until(
+      'the run completes',
+      async () => (await harness.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId])).rows[0].status === 'completed',
+    );
     expect(Object.fromEntries(paymentsByPo(oa))).toEqual({ '/purchases/PO-V1/pay': 1 });
     // Once settled, the same person's next approval changes nothing and says so.
     expect((await h.api(a, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status).toBe(409);

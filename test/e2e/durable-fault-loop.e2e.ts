@@ -47,7 +47,8 @@ function faultDriver(harness: Harness, random: () => number) {
   const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)];
 
   return {
-    counts, live,
+    counts,
+    live,
     output: () => started.map((s) => s.output()).join('\n'),
     /** Boots whichever instance is down. */
     async bootAll() {
@@ -137,17 +138,25 @@ describe('randomized fault loop (server processes, PostgreSQL)', () => {
 
     // Faults over: both instances up, decisions keep coming until every run has ended (generous: a loaded CI machine).
     await driver.bootAll();
-    await until('every run ends', async () => {
-      await driver.approve().catch(() => undefined);
-      const { rows } = await harness.sql.query(`SELECT count(*)::int AS n FROM agent_runs WHERE status IN ('running', 'waiting')`);
-      return rows[0].n === 0;
-    }, 120_000);
+    await until(
+      'every run ends',
+      async () => {
+        await driver.approve().catch(() => undefined);
+        const { rows } = await harness.sql.query(`SELECT count(*)::int AS n FROM agent_runs WHERE status IN ('running', 'waiting')`);
+        return rows[0].n === 0;
+      },
+      120_000,
+    );
     // A barrier for the audit batches: SIGTERM drains each instance's buffer before it exits.
     for (const s of driver.live()) await s.stop('SIGTERM');
 
     const runs = (await harness.sql.query(`SELECT id, status, error FROM agent_runs`)).rows;
-    const calls = (await harness.sql.query(`SELECT run_id, call_id, status, error, blocked_by, (args->>'amount')::int AS amount FROM tool_calls`)).rows;
-    const approved = new Set((await harness.sql.query(`SELECT call_id FROM confirmation_requests WHERE status = 'approved'`)).rows.map((c) => c.call_id));
+    const calls = (
+      await harness.sql.query(`SELECT run_id, call_id, status, error, blocked_by, (args->>'amount')::int AS amount FROM tool_calls`)
+    ).rows;
+    const approved = new Set(
+      (await harness.sql.query(`SELECT call_id FROM confirmation_requests WHERE status = 'approved'`)).rows.map((c) => c.call_id),
+    );
     const auditRows = (await harness.sql.query(`SELECT call_id, outcome FROM connector_call_logs WHERE blocked_by IS NULL`)).rows;
     const sent = oa.requests.map((r) => String(r.headers['idempotency-key']));
     const sentTo = tally(oa.requests, (r) => r.path);
@@ -157,15 +166,24 @@ describe('randomized fault loop (server processes, PostgreSQL)', () => {
     const unsentRows = auditRows.filter((a) => !sentWith[a.call_id]);
     const callOutcomes = tally(calls, (c) => [c.status, c.blocked_by, c.status === 'done' ? null : c.error].filter(Boolean).join(': '));
     const { counts } = driver;
-    console.log(`fault loop (seed ${SEED}, ${FAULT_MS} ms): ${runs.length} runs ${JSON.stringify(tally(runs, (r) => r.status))}; ` +
-      `faults: ${counts.kills} kill -9, ${counts.pauses} SIGSTOP, ${counts.dbKills} connection kills; ${counts.approvals} approvals; ` +
-      `${sent.length} connector calls, ${auditRows.length} audit rows (${unsentRows.length} of calls cut before their request reached the target); ` +
-      `calls ${JSON.stringify(callOutcomes)}; max calls per key ${Math.max(0, ...Object.values(sentWith))}, per order ${Math.max(0, ...Object.values(sentTo))}; ` +
-      `failures: ${JSON.stringify(runs.filter((r) => r.status === 'failed').map((r) => r.error))}`);
+    console.log(
+      `fault loop (seed ${SEED}, ${FAULT_MS} ms): ${runs.length} runs ${JSON.stringify(tally(runs, (r) => r.status))}; ` +
+        `faults: ${counts.kills} kill -9, ${counts.pauses} SIGSTOP, ${counts.dbKills} connection kills; ${counts.approvals} approvals; ` +
+        `${sent.length} connector calls, ${auditRows.length} audit rows (${unsentRows.length} of calls cut before their request reached the target); ` +
+        `calls ${JSON.stringify(callOutcomes)}; max calls per key ${Math.max(0, ...Object.values(sentWith))}, per order ${Math.max(0, ...Object.values(sentTo))}; ` +
+        `failures: ${JSON.stringify(runs.filter((r) => r.status === 'failed').map((r) => r.error))}`,
+    );
     if (unaudited.length || unsentRows.some((a) => a.outcome !== 'interrupted')) {
       const ids = [...unaudited, ...unsentRows.map((a) => a.call_id)];
-      console.log(`audit mismatch: requests without a row ${JSON.stringify(unaudited)}; rows without a request ${JSON.stringify(unsentRows)}\n` +
-        driver.output().split('\n').filter((l) => ids.some((id) => l.includes(id))).join('\n').slice(-8000));
+      console.log(
+        `audit mismatch: requests without a row ${JSON.stringify(unaudited)}; rows without a request ${JSON.stringify(unsentRows)}\n` +
+          driver
+            .output()
+            .split('\n')
+            .filter((l) => ids.some((id) => l.includes(id)))
+            .join('\n')
+            .slice(-8000),
+      );
     }
 
     expect(runs.filter((r) => !(r.status === 'completed' || (r.status === 'failed' && r.error)))).toEqual([]);

@@ -1,7 +1,16 @@
 import { startFakeOpenAI, type ChatRequestBody, type FakeOpenAI, type FakeReply } from '../fakes/fake-openai.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { sleep } from '../support/eventually.js';
-import { armCrashPoint, expectWellFormedStory, kill9, payingModel, paymentsByPo, startHarness, until, type Harness } from './process-harness.js';
+import {
+  armCrashPoint,
+  expectWellFormedStory,
+  kill9,
+  payingModel,
+  paymentsByPo,
+  startHarness,
+  until,
+  type Harness,
+} from './process-harness.js';
 
 /**
  * Durability under faults (issue 15), each break as an operator's bad day would produce it, on real server
@@ -49,14 +58,17 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
   });
 
   const runIdOf = (events: Array<{ event: string; data: any }>) => events[0].data.run_id as string;
-  const statusOf = async (runId: string) => (await h!.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId])).rows[0].status as string;
+  const statusOf = async (runId: string) =>
+    (await h!.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId])).rows[0].status as string;
 
   it('break 2: killed between the final answer and the completion, the resumed run never pays again', async () => {
     h = await startHarness({ llm, oa });
     const a = await h.start();
     const crash = await armCrashPoint(h.sql, 'completed');
     const pos = ['PO-21', 'PO-22', 'PO-23', 'PO-24'];
-    const runIds = await Promise.all(pos.map(async (po) => runIdOf(await h!.chatUntil(a, `Pay ${po} amount 100`, (e) => e.event === 'run'))));
+    const runIds = await Promise.all(
+      pos.map(async (po) => runIdOf(await h!.chatUntil(a, `Pay ${po} amount 100`, (e) => e.event === 'run'))),
+    );
     await until('every run is inside its completion', async () => (await crash.waiting()).length === pos.length);
     await kill9(a);
     await crash.disarm();
@@ -76,11 +88,15 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
     const a = await h.start();
     const pos = Array.from({ length: 16 }, (_, i) => `PO-3${String(i).padStart(2, '0')}`);
     pos.forEach((po, i) => delays.set(po, i % 2 === 0 ? 0 : 4000));
-    const runIds = await Promise.all(pos.map(async (po) => runIdOf(await h!.chatUntil(a, `Pay ${po} amount 100`, (e) => e.event === 'run'))));
+    const runIds = await Promise.all(
+      pos.map(async (po) => runIdOf(await h!.chatUntil(a, `Pay ${po} amount 100`, (e) => e.event === 'run'))),
+    );
     await until('every payment reached the target', () => oa.requests.length === pos.length);
     await kill9(a);
     const b = await h.start();
-    await until('every run completes after recovery', async () => (await Promise.all(runIds.map(statusOf))).every((s) => s === 'completed'));
+    await until('every run completes after recovery', async () =>
+      (await Promise.all(runIds.map(statusOf))).every((s) => s === 'completed'),
+    );
     for (const runId of runIds) expectWellFormedStory(await h.story(b, runId));
     // A barrier for B's audit batches (SIGTERM drains them): a batch landing late must not add a row either.
     await b.stop('SIGTERM');
@@ -88,7 +104,12 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
     expect(rows.map((r) => r.call_id).sort()).toEqual(oa.requests.map((r) => String(r.headers['idempotency-key'])).sort());
     const interrupted = (await h.sql.query(`SELECT call_id FROM tool_calls WHERE error = 'interrupted'`)).rows.map((r) => r.call_id).sort();
     expect(interrupted.length).toBeGreaterThan(0);
-    expect(rows.filter((r) => r.outcome === 'interrupted').map((r) => r.call_id).sort()).toEqual(interrupted);
+    expect(
+      rows
+        .filter((r) => r.outcome === 'interrupted')
+        .map((r) => r.call_id)
+        .sort(),
+    ).toEqual(interrupted);
     expect(rows.filter((r) => r.outcome === 'in_flight')).toEqual([]);
   }, 90_000);
 
@@ -97,18 +118,27 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
     const a = await h.start({ INSTANCE_ID: 'instance-a' });
     const b = await h.start({ INSTANCE_ID: 'instance-b' });
     const gated = ['PO-11', 'PO-12', 'PO-13', 'PO-14', 'PO-15', 'PO-16'];
-    const waiting = await Promise.all(gated.map(async (po) => {
-      const events = await h!.chatUntil(a, `Pay ${po} amount 60000`, (e) => e.event === 'confirmation_pending');
-      return { runId: runIdOf(events), confirmationId: events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string };
-    }));
+    const waiting = await Promise.all(
+      gated.map(async (po) => {
+        const events = await h!.chatUntil(a, `Pay ${po} amount 60000`, (e) => e.event === 'confirmation_pending');
+        return {
+          runId: runIdOf(events),
+          confirmationId: events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string,
+        };
+      }),
+    );
     delays.set('PO-19', 3000);
     const slowRun = runIdOf(await h.chatUntil(a, 'Pay PO-19 amount 100', (e) => e.event === 'tool_call'));
     await until('the slow payment reaches the target', () => oa.requests.length === 1);
 
     a.child.kill('SIGSTOP');
     try {
-      await until('B took every run over', async () =>
-        (await h!.sql.query(`SELECT count(*)::int AS n FROM agent_runs WHERE locked_by = 'instance-b' OR status = 'completed'`)).rows[0].n === 7);
+      await until(
+        'B took every run over',
+        async () =>
+          (await h!.sql.query(`SELECT count(*)::int AS n FROM agent_runs WHERE locked_by = 'instance-b' OR status = 'completed'`)).rows[0]
+            .n === 7,
+      );
       await until('B settled the in-flight call and finished its run', async () => (await statusOf(slowRun)) === 'completed');
     } finally {
       a.child.kill('SIGCONT');
@@ -117,8 +147,11 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
 
     const rows = await h.sql.query(`SELECT status, reason FROM confirmation_requests`);
     expect(rows.rows).toEqual(gated.map(() => ({ status: 'pending', reason: null })));
-    for (const w of waiting) expect((await h.api(b, 'POST', `/api/confirmations/${w.confirmationId}/decision`, { decision: 'approve' })).status).toBe(200);
-    await until('every approved run completes', async () => (await Promise.all(waiting.map((w) => statusOf(w.runId)))).every((s) => s === 'completed'));
+    for (const w of waiting)
+      expect((await h.api(b, 'POST', `/api/confirmations/${w.confirmationId}/decision`, { decision: 'approve' })).status).toBe(200);
+    await until('every approved run completes', async () =>
+      (await Promise.all(waiting.map((w) => statusOf(w.runId)))).every((s) => s === 'completed'),
+    );
     for (const runId of [...waiting.map((w) => w.runId), slowRun]) {
       const story = await h.story(b, runId);
       expectWellFormedStory(story);
@@ -171,7 +204,11 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
     expect(oa.requests).toHaveLength(1);
     const story = await h.story(b, runId);
     expectWellFormedStory(story);
-    expect(story.find((e) => e.event === 'tool_interrupted')?.data).toMatchObject({ call_id: callId, retried: false, idempotency_key: callId });
+    expect(story.find((e) => e.event === 'tool_interrupted')?.data).toMatchObject({
+      call_id: callId,
+      retried: false,
+      idempotency_key: callId,
+    });
     expect(JSON.stringify(story)).not.toMatch(/the run was cancelled/);
     const row = (await h.sql.query(`SELECT status, error FROM tool_calls WHERE call_id = $1`, [callId])).rows[0];
     expect(row).toEqual({ status: 'failed', error: 'interrupted' });
@@ -180,7 +217,8 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
   it('break 6: a truncated or empty model stream is a model error: retried, then the run fails; its tool calls never run', async () => {
     h = await startHarness({ llm, oa, stream: true });
     const a = await h.start();
-    mangle = (po, attempt) => (po === 'PO-61' ? { truncate: true } : po === 'PO-62' ? { empty: true } : po === 'PO-63' && attempt === 1 ? { truncate: true } : {});
+    mangle = (po, attempt) =>
+      po === 'PO-61' ? { truncate: true } : po === 'PO-62' ? { empty: true } : po === 'PO-63' && attempt === 1 ? { truncate: true } : {};
     const story = async (po: string) => h!.chatUntil(a, `Pay ${po} amount 100`, (e) => e.event === 'done');
     const cut = await story('PO-61');
     expect(cut.at(-1)!.data).toMatchObject({ status: 'failed' });

@@ -26,35 +26,51 @@ describe('durable workflow runs under faults (server processes, PostgreSQL)', ()
     h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
     const a = await h.start({ INSTANCE_ID: 'instance-a' });
     const b = await h.start({ INSTANCE_ID: 'instance-b' });
-    const wf = await h.api(a, 'POST', '/api/workflows', { name: 'approve-then-pay', definition: {
-      nodes: [
-        { id: 'start', type: 'start' },
-        { id: 'approved_pay', type: 'agent', agent_id: h.agentId, prompt: 'Pay PO-71 amount 60000' },
-        { id: 'direct_pay', type: 'connector', tool: 'oa__purchase_pay', args: { id: 'PO-72', amount: 100 } },
-        { id: 'end', type: 'end' },
-      ],
-      edges: [{ from: 'start', to: 'approved_pay' }, { from: 'approved_pay', to: 'direct_pay' }, { from: 'direct_pay', to: 'end' }],
-    } });
+    const wf = await h.api(a, 'POST', '/api/workflows', {
+      name: 'approve-then-pay',
+      definition: {
+        nodes: [
+          { id: 'start', type: 'start' },
+          { id: 'approved_pay', type: 'agent', agent_id: h.agentId, prompt: 'Pay PO-71 amount 60000' },
+          { id: 'direct_pay', type: 'connector', tool: 'oa__purchase_pay', args: { id: 'PO-72', amount: 100 } },
+          { id: 'end', type: 'end' },
+        ],
+        edges: [
+          { from: 'start', to: 'approved_pay' },
+          { from: 'approved_pay', to: 'direct_pay' },
+          { from: 'direct_pay', to: 'end' },
+        ],
+      },
+    });
     expect(wf.status).toBe(201);
     const started = await h.api(a, 'POST', `/api/workflows/${wf.body.id}/runs`, { inputs: {} });
     expect(started.status).toBe(202);
     const runId = started.body.run_id as string;
-    const confirmationId = await until('the agent node waits for approval', async () =>
-      (await h!.sql.query(`SELECT id FROM confirmation_requests WHERE status = 'pending'`)).rows[0]?.id as string | undefined);
+    const confirmationId = await until(
+      'the agent node waits for approval',
+      async () => (await h!.sql.query(`SELECT id FROM confirmation_requests WHERE status = 'pending'`)).rows[0]?.id as string | undefined,
+    );
 
     a.child.kill('SIGSTOP');
     try {
       await until('B took the workflow run and its agent run over', async () => {
-        const { rows } = await h!.sql.query(`SELECT locked_by FROM workflow_runs WHERE id = $1
-          UNION ALL SELECT locked_by FROM agent_runs WHERE status IN ('running', 'waiting')`, [runId]);
+        const { rows } = await h!.sql.query(
+          `SELECT locked_by FROM workflow_runs WHERE id = $1
+          UNION ALL SELECT locked_by FROM agent_runs WHERE status IN ('running', 'waiting')`,
+          [runId],
+        );
         return rows.length === 2 && rows.every((r) => r.locked_by === 'instance-b');
       });
     } finally {
       a.child.kill('SIGCONT');
     }
     // A either notices it lost the run, or (the break) takes the lease back.
-    await until('A reacts to the takeover', async () => a.output().includes('workflow run lease lost')
-      || (await h!.sql.query(`SELECT locked_by FROM workflow_runs WHERE id = $1`, [runId])).rows[0].locked_by === 'instance-a');
+    await until(
+      'A reacts to the takeover',
+      async () =>
+        a.output().includes('workflow run lease lost') ||
+        (await h!.sql.query(`SELECT locked_by FROM workflow_runs WHERE id = $1`, [runId])).rows[0].locked_by === 'instance-a',
+    );
 
     expect((await h.api(b, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status).toBe(200);
     const done = await until('the workflow ends', async () => {
@@ -62,7 +78,9 @@ describe('durable workflow runs under faults (server processes, PostgreSQL)', ()
       return ['completed', 'failed'].includes(r.status) ? r : undefined;
     });
     expect(done).toMatchObject({ status: 'completed', nodes: { direct_pay: { status: 'completed' } } });
-    const events = await fetch(`${b.url}/api/workflow-runs/${runId}/events`, { headers: { authorization: `Bearer ${h.token}` } }).then((r) => r.text());
+    const events = await fetch(`${b.url}/api/workflow-runs/${runId}/events`, { headers: { authorization: `Bearer ${h.token}` } }).then(
+      (r) => r.text(),
+    );
     // A barrier: a graceful stop settles every drive of both instances (A's stale one included), so a second payment
     // on its way would have reached the target.
     await Promise.all([a.stop('SIGTERM'), b.stop('SIGTERM')]);

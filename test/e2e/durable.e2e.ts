@@ -13,19 +13,21 @@ import { parseSse, OA_ACTIONS, type SseEvent } from './runtime-helpers.js';
  */
 const SECRET = 'durable-dev-secret-0123456789abcdef';
 /** Server processes restart within these waits: a longer default than in-process tests. */
-const until = <T>(what: string, probe: Parameters<typeof untilWithin<T>>[1], timeoutMs = 20_000) => untilWithin<T>(what, probe, timeoutMs, 50);
-
+const until = <T>(what: string, probe: Parameters<typeof untilWithin<T>>[1], timeoutMs = 20_000) =>
+  untilWithin<T>(what, probe, timeoutMs, 50);
 
 /** Concurrency-limited map. */
 async function pool<T, R>(items: T[], size: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: size }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: size }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]);
+      }
+    }),
+  );
   return out;
 }
 
@@ -65,26 +67,41 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     oaDelayMs = 0;
   });
 
-  interface Env { db: string; env: Record<string, string>; token: string; sql: pg.Client }
+  interface Env {
+    db: string;
+    env: Record<string, string>;
+    token: string;
+    sql: pg.Client;
+  }
 
   /** A fresh database, an admin token, a connector and an agent whose payments over 50 000 need approval. */
   async function setup(confirmation: Record<string, unknown> = {}): Promise<Env & { first: ServerProcess; agentId: string }> {
     const db = await createTestDatabase();
     drops.push(db.drop);
     const env = {
-      DATABASE_URL: db.url, DB_SKIP_MIGRATIONS: '1', AUTH_MODE: 'dev', AUTH_DEV_SECRET: SECRET,
-      APP_ENCRYPTION_KEY: 'durable-encryption-key-0123456789abcdef', LOG_LEVEL: 'warn', SEED_DEMO: 'false',
-      CONFIRMATION_POLL_MS: '300', RUN_LEASE_MS: '3000', RUN_RECOVERY_MS: '300', WARDEN_LLM_KEY_FAKE: 'sk-fake',
+      DATABASE_URL: db.url,
+      DB_SKIP_MIGRATIONS: '1',
+      AUTH_MODE: 'dev',
+      AUTH_DEV_SECRET: SECRET,
+      APP_ENCRYPTION_KEY: 'durable-encryption-key-0123456789abcdef',
+      LOG_LEVEL: 'warn',
+      SEED_DEMO: 'false',
+      CONFIRMATION_POLL_MS: '300',
+      RUN_LEASE_MS: '3000',
+      RUN_RECOVERY_MS: '300',
+      WARDEN_LLM_KEY_FAKE: 'sk-fake',
     };
     const first = await start(env);
     const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
     const connector = await api(first, 'POST', '/api/connectors', token, { name: 'oa', base_url: oa.url, actions: OA_ACTIONS });
     expect(connector.status).toBe(201);
     const agent = await api(first, 'POST', '/api/agents', token, {
-      name: 'payer', instructions: 'You pay purchase orders.',
+      name: 'payer',
+      instructions: 'You pay purchase orders.',
       model_config_json: {
         model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake-1', api_key_env: 'WARDEN_LLM_KEY_FAKE', stream: false },
-        tools: ['oa__purchase_pay'], confirmation: { timeout_s: 120, ...confirmation },
+        tools: ['oa__purchase_pay'],
+        confirmation: { timeout_s: 120, ...confirmation },
       },
     });
     expect(agent.status).toBe(201);
@@ -107,7 +124,8 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
 
   async function api(server: ServerProcess, method: string, path: string, token: string, body?: unknown) {
     const res = await fetch(`${server.url}${path}`, {
-      method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();
@@ -115,10 +133,18 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
   }
 
   /** POST /api/chat and read the stream only until `stopAt` (then hang up: the run goes on without a client). */
-  async function chatUntil(server: ServerProcess, token: string, body: Record<string, unknown>, stopAt: (e: SseEvent) => boolean): Promise<SseEvent[]> {
+  async function chatUntil(
+    server: ServerProcess,
+    token: string,
+    body: Record<string, unknown>,
+    stopAt: (e: SseEvent) => boolean,
+  ): Promise<SseEvent[]> {
     const abort = new AbortController();
     const res = await fetch(`${server.url}/api/chat`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: abort.signal,
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: abort.signal,
     });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
@@ -139,8 +165,17 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
   }
 
   const pendingChat = async (server: ServerProcess, token: string, agentId: string, po: string, amount = 60000) => {
-    const events = await chatUntil(server, token, { agent_id: agentId, message: `Pay ${po} amount ${amount}` }, (e) => e.event === 'confirmation_pending');
-    return { runId: events[0].data.run_id as string, confirmationId: events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string, events };
+    const events = await chatUntil(
+      server,
+      token,
+      { agent_id: agentId, message: `Pay ${po} amount ${amount}` },
+      (e) => e.event === 'confirmation_pending',
+    );
+    return {
+      runId: events[0].data.run_id as string,
+      confirmationId: events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string,
+      events,
+    };
   };
 
   /** The run event streams a server is following right now (its /metrics gauge). */
@@ -154,7 +189,9 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
   }
 
   async function story(server: ServerProcess, token: string, runId: string, lastEventId = 0): Promise<SseEvent[]> {
-    const res = await fetch(`${server.url}/api/runs/${runId}/events`, { headers: { authorization: `Bearer ${token}`, 'last-event-id': String(lastEventId) } });
+    const res = await fetch(`${server.url}/api/runs/${runId}/events`, {
+      headers: { authorization: `Bearer ${token}`, 'last-event-id': String(lastEventId) },
+    });
     return parseSse(await res.text()).events;
   }
 
@@ -175,12 +212,17 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
 
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
     const types = events.map((e) => e.event);
-    const order = ['run', 'tool_call', 'confirmation_pending', 'confirmation_resolved', 'observation', 'answer', 'done'].map((t) => types.indexOf(t));
+    const order = ['run', 'tool_call', 'confirmation_pending', 'confirmation_resolved', 'observation', 'answer', 'done'].map((t) =>
+      types.indexOf(t),
+    );
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     const call = events.find((e) => e.event === 'tool_call')!.data;
     expect(oa.requests[0].headers['idempotency-key']).toBe(call.call_id);
-    expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({ status: 'approved', confirmation_id: confirmationId });
+    expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({
+      status: 'approved',
+      confirmation_id: confirmationId,
+    });
     expect(events.find((e) => e.event === 'observation')!.data).toMatchObject({ blocked: false, call_id: call.call_id });
     expect(events.at(-1)!.data).toMatchObject({ status: 'completed', run_id: runId });
     expect(types.filter((t) => t === 'tool_interrupted')).toHaveLength(0);
@@ -191,7 +233,10 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     const { runId, confirmationId } = await pendingChat(first, token, agentId, 'PO-2');
     await kill9(first);
     const second = await start(env);
-    expect((await api(second, 'POST', `/api/confirmations/${confirmationId}/decision`, token, { decision: 'reject', reason: 'not this month' })).status).toBe(200);
+    expect(
+      (await api(second, 'POST', `/api/confirmations/${confirmationId}/decision`, token, { decision: 'reject', reason: 'not this month' }))
+        .status,
+    ).toBe(200);
     await until('the run ends', async () => (await runStatus(sql, runId)) === 'completed');
     const events = await story(second, token, runId);
     expect(events.find((e) => e.event === 'observation')!.data).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });
@@ -204,7 +249,10 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     const { env, token, sql, first, agentId } = await setup({ timeout_s: 2 });
     const { runId, confirmationId, events: before } = await pendingChat(first, token, agentId, 'PO-3');
     await kill9(first);
-    await until('the deadline passes', () => Date.now() > new Date(before.find((e) => e.event === 'confirmation_pending')!.data.expires_at).getTime() + 200);
+    await until(
+      'the deadline passes',
+      () => Date.now() > new Date(before.find((e) => e.event === 'confirmation_pending')!.data.expires_at).getTime() + 200,
+    );
     const second = await start(env);
     await until('the run ends', async () => (await runStatus(sql, runId)) === 'completed');
     const events = await story(second, token, runId);
@@ -232,7 +280,9 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     expect(oa.requests).toHaveLength(1);
     const interrupted = all.find((e) => e.event === 'tool_interrupted')!.data;
     expect(interrupted).toMatchObject({ call_id: callId, tool: 'oa__purchase_pay', idempotency_key: callId, retried: false });
-    expect(interrupted.message).toMatch(new RegExp(`server stopped while this call was in flight; it was not retried.*Idempotency-Key ${callId}`));
+    expect(interrupted.message).toMatch(
+      new RegExp(`server stopped while this call was in flight; it was not retried.*Idempotency-Key ${callId}`),
+    );
     expect(all.find((e) => e.event === 'observation')!.data).toMatchObject({ call_id: callId, interrupted: true });
     const row = (await sql.query(`SELECT status, error FROM tool_calls WHERE call_id = $1`, [callId])).rows[0];
     expect(row).toEqual({ status: 'failed', error: 'interrupted' });
@@ -268,20 +318,30 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     const pos = Array.from({ length: 200 }, (_, i) => `PO-${1000 + i}`);
     const started = await pool(pos, 20, (po) => pendingChat(first, token, agentId, po));
     // The run turns `waiting` just after its confirmation_pending event is written.
-    await until('200 waiting runs', async () => Number((await sql.query(`SELECT count(*) FROM agent_runs WHERE status = 'waiting'`)).rows[0].count) === 200);
+    await until(
+      '200 waiting runs',
+      async () => Number((await sql.query(`SELECT count(*) FROM agent_runs WHERE status = 'waiting'`)).rows[0].count) === 200,
+    );
     const stopAt = Date.now();
     await first.stop('SIGTERM'); // Nest re-raises the signal once shut down, so the exit code is null
     console.log(`graceful stop with 200 waiting runs: ${Date.now() - stopAt} ms`);
     // Nothing was blocked by the shutdown: every call is pending again, every lease released.
-    expect((await sql.query(`SELECT status, count(*)::int AS n FROM tool_calls GROUP BY status`)).rows).toEqual([{ status: 'pending', n: 200 }]);
+    expect((await sql.query(`SELECT status, count(*)::int AS n FROM tool_calls GROUP BY status`)).rows).toEqual([
+      { status: 'pending', n: 200 },
+    ]);
     expect(Number((await sql.query(`SELECT count(*) FROM agent_runs WHERE lease_until > now()`)).rows[0].count)).toBe(0);
 
     const second = await start(env);
     const t0 = Date.now();
-    const decisions = await pool(started, 20, (r) => api(second, 'POST', `/api/confirmations/${r.confirmationId}/decision`, token, { decision: 'approve' }));
+    const decisions = await pool(started, 20, (r) =>
+      api(second, 'POST', `/api/confirmations/${r.confirmationId}/decision`, token, { decision: 'approve' }),
+    );
     expect(decisions.every((d) => d.status === 200)).toBe(true);
-    await until('200 completions', async () =>
-      Number((await sql.query(`SELECT count(*) FROM agent_runs WHERE status = 'completed'`)).rows[0].count) === 200, 60_000);
+    await until(
+      '200 completions',
+      async () => Number((await sql.query(`SELECT count(*) FROM agent_runs WHERE status = 'completed'`)).rows[0].count) === 200,
+      60_000,
+    );
     console.log(`200 approvals after restart -> 200 completions in ${Date.now() - t0} ms`);
     await second.stop(); // a barrier: every drive settled, so a second payment would have reached the target
     expect(oa.requests).toHaveLength(200);

@@ -7,8 +7,9 @@ import { until } from '../support/eventually.js';
 import { bootExpectingFailure, startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 async function printedToken(server: ServerProcess): Promise<string> {
-  return until('the printed token', () => /export TOKEN=(\S+)/.exec(server.output())?.[1], 10_000, 100)
-    .catch((err: Error) => { throw new Error(`${err.message}:\n${server.output()}`); });
+  return until('the printed token', () => /export TOKEN=(\S+)/.exec(server.output())?.[1], 10_000, 100).catch((err: Error) => {
+    throw new Error(`${err.message}:\n${server.output()}`);
+  });
 }
 
 jest.setTimeout(120_000);
@@ -33,7 +34,9 @@ describe('embedded PGlite default (npm start)', () => {
     const second = await startServerProcess(env, { timeoutMs: 60_000 });
     try {
       const token = await printedToken(second);
-      const users = (await (await fetch(`${second.url}/api/users`, { headers: { authorization: `Bearer ${token}` } })).json()) as Array<{ sub: string }>;
+      const users = (await (await fetch(`${second.url}/api/users`, { headers: { authorization: `Bearer ${token}` } })).json()) as Array<{
+        sub: string;
+      }>;
       expect(users.map((u: { sub: string }) => u.sub)).toEqual(['demo-admin']);
     } finally {
       await second.stop();

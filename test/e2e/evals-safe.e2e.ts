@@ -39,15 +39,23 @@ describe('evals never send a write (PostgreSQL)', () => {
     t = await startTestApp();
     admin = await t.token('alice', 'acme', ['admin']);
     member = await t.token('bob', 'acme', []);
-    expect((await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status).toBe(201);
-    const res = await t.request('POST', '/api/agents', { token: admin, body: { name: 'eval-payer', model_config_json: {
-      ...scripted([
-        { tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-9' } }] },
-        { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-9', amount: 600_000 } }] },
-        { content: 'paid PO-9' },
-      ]),
-      tools: ['oa__*'],
-    } } });
+    expect(
+      (await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status,
+    ).toBe(201);
+    const res = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: {
+        name: 'eval-payer',
+        model_config_json: {
+          ...scripted([
+            { tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-9' } }] },
+            { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-9', amount: 600_000 } }] },
+            { content: 'paid PO-9' },
+          ]),
+          tools: ['oa__*'],
+        },
+      },
+    });
     expect(res.status).toBe(201);
     payer = res.body.id;
     db = new pg.Client({ connectionString: t.databaseUrl });
@@ -58,7 +66,9 @@ describe('evals never send a write (PostgreSQL)', () => {
     await t?.close();
     await oa?.close();
   });
-  beforeEach(() => { oa.requests.length = 0; });
+  beforeEach(() => {
+    oa.requests.length = 0;
+  });
 
   it('break 1: a member cannot start an eval (403) and nothing runs', async () => {
     const before = (await db.query(`SELECT count(*)::int AS n FROM agent_runs`)).rows[0].n;
@@ -72,12 +82,14 @@ describe('evals never send a write (PostgreSQL)', () => {
   it('break 1: as admin, the 600 000 payment is simulated with the fixture, the read is real, both are audited', async () => {
     const result = await runEval({
       agent_id: payer,
-      cases: [{
-        input: 'pay PO-9',
-        expect_contains: 'paid',
-        expect_tool_calls: [{ tool: 'oa__purchase_pay', args_subset: { amount: 600_000 } }],
-        fixtures: { oa__purchase_pay: { paid: true, receipt: 'R-FIXTURE-1' } },
-      }],
+      cases: [
+        {
+          input: 'pay PO-9',
+          expect_contains: 'paid',
+          expect_tool_calls: [{ tool: 'oa__purchase_pay', args_subset: { amount: 600_000 } }],
+          fixtures: { oa__purchase_pay: { paid: true, receipt: 'R-FIXTURE-1' } },
+        },
+      ],
     });
     expect(pays()).toHaveLength(0);
     expect(reads().map((r) => r.path)).toEqual(['/purchases/PO-9']);
@@ -115,7 +127,8 @@ describe('evals never send a write (PostgreSQL)', () => {
     expect((await t.request('PUT', '/api/org/read-only', { token: admin, body: { read_only: true } })).status).toBe(200);
     try {
       const result = await runEval({
-        agent_id: payer, reads: 'simulated',
+        agent_id: payer,
+        reads: 'simulated',
         cases: [{ input: 'pay PO-9', fixtures: { oa__get_purchase: [{ id: 'PO-9', amount: 600_000 }] } }],
       });
       expect(oa.requests).toHaveLength(0);
@@ -126,13 +139,30 @@ describe('evals never send a write (PostgreSQL)', () => {
   });
 
   it('a delegate of an eval run is an eval run too: its payment is simulated', async () => {
-    const delegate = await t.request('POST', '/api/agents', { token: admin, body: { name: 'eval-delegate', model_config_json: {
-      ...scripted([{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-9', amount: 70_000 } }] }, { content: 'paid' }]), tools: ['oa__*'],
-    } } });
-    const caller = await t.request('POST', '/api/agents', { token: admin, body: { name: 'eval-caller', model_config_json: {
-      ...scripted([{ tool_calls: [{ name: 'call_agent', args: { agent_id: delegate.body.id, task: 'pay PO-9' } }] }, { content: 'delegated' }]),
-      tools: ['call_agent'], delegates: [delegate.body.id],
-    } } });
+    const delegate = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: {
+        name: 'eval-delegate',
+        model_config_json: {
+          ...scripted([{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-9', amount: 70_000 } }] }, { content: 'paid' }]),
+          tools: ['oa__*'],
+        },
+      },
+    });
+    const caller = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: {
+        name: 'eval-caller',
+        model_config_json: {
+          ...scripted([
+            { tool_calls: [{ name: 'call_agent', args: { agent_id: delegate.body.id, task: 'pay PO-9' } }] },
+            { content: 'delegated' },
+          ]),
+          tools: ['call_agent'],
+          delegates: [delegate.body.id],
+        },
+      },
+    });
     const result = await runEval({ agent_id: caller.body.id, cases: [{ input: 'pay PO-9', expect_contains: 'delegated' }] });
     expect(result.results[0].passed).toBe(true);
     expect(pays()).toHaveLength(0);

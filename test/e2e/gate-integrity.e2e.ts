@@ -20,9 +20,13 @@ describe('gate integrity: the gate sees the final action, approvals bind to what
   let db: pg.Client;
 
   const scripted = (script: unknown[]) => ({ model: { provider: 'scripted', script } });
-  const payScript = (args: Record<string, unknown>) => scripted([{ tool_calls: [{ name: 'oa__purchase_pay', args }] }, { content: 'done' }]);
+  const payScript = (args: Record<string, unknown>) =>
+    scripted([{ tool_calls: [{ name: 'oa__purchase_pay', args }] }, { content: 'done' }]);
   const createAgent = async (config: Record<string, unknown>) => {
-    const res = await t.request('POST', '/api/agents', { token: admin, body: { name: `payer-${Date.now()}-${Math.random()}`, model_config_json: { tools: ['oa__*'], ...config } } });
+    const res = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: { name: `payer-${Date.now()}-${Math.random()}`, model_config_json: { tools: ['oa__*'], ...config } },
+    });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
@@ -44,7 +48,10 @@ describe('gate integrity: the gate sees the final action, approvals bind to what
   afterAll(async () => app?.close());
 
   it('break 2: a priority-1 hook turning 10 000 USD into 72 000 CNY gets a card for 72 000, and only the approved args are paid', async () => {
-    const agent = await createAgent({ ...payScript({ id: 'PO-C1', amount: 10_000, currency: 'USD' }), hooks: { class_hooks: ['test_usd_to_cny'] } });
+    const agent = await createAgent({
+      ...payScript({ id: 'PO-C1', amount: 10_000, currency: 'USD' }),
+      hooks: { class_hooks: ['test_usd_to_cny'] },
+    });
     const run = openChat(t, admin, { agent_id: agent, message: 'pay PO-C1' });
     const pending = (await run.next('confirmation_pending')).data;
     expect(pending.args).toEqual({ id: 'PO-C1', amount: 72_000, currency: 'CNY' });
@@ -56,20 +63,29 @@ describe('gate integrity: the gate sees the final action, approvals bind to what
     expect(paysOf('PO-C1').map((r) => r.body)).toEqual([{ amount: 72_000, currency: 'CNY' }]);
   });
 
-  it.each([1, 50])('break 3: a YAML hook rewriting the amount at priority %s runs before the gate; the card shows the rewritten args and exactly they are paid', async (priority) => {
-    const po = `PO-Y${priority}`;
-    const yaml = ['hooks:', '  - name: usd-to-cny', '    event: PreToolUse', '    module: ./usd-to-cny.mjs', ...(priority === 50 ? [] : [`    priority: ${priority}`])].join('\n');
-    const agent = await createAgent({ ...payScript({ id: po, amount: 60_000, currency: 'USD' }), hooks: { yaml } });
-    const run = openChat(t, admin, { agent_id: agent, message: `pay ${po}` });
-    const pending = (await run.next('confirmation_pending')).data;
-    expect(pending.args).toEqual({ id: po, amount: 432_000, currency: 'CNY' });
-    expect((await decide(pending.confirmation_id, 'approve')).status).toBe(200);
-    await run.finished;
-    const hooks = run.events.filter((e) => e.event === 'hook' && e.data.point === 'PreToolUse').map((e) => e.data.hook);
-    expect(hooks.at(-1)).toBe('confirmation_gate');
-    expect(hooks.indexOf('usd-to-cny')).toBeLessThan(hooks.indexOf('confirmation_gate'));
-    expect(paysOf(po).map((r) => r.body)).toEqual([{ amount: 432_000, currency: 'CNY' }]);
-  });
+  it.each([1, 50])(
+    'break 3: a YAML hook rewriting the amount at priority %s runs before the gate; the card shows the rewritten args and exactly they are paid',
+    async (priority) => {
+      const po = `PO-Y${priority}`;
+      const yaml = [
+        'hooks:',
+        '  - name: usd-to-cny',
+        '    event: PreToolUse',
+        '    module: ./usd-to-cny.mjs',
+        ...(priority === 50 ? [] : [`    priority: ${priority}`]),
+      ].join('\n');
+      const agent = await createAgent({ ...payScript({ id: po, amount: 60_000, currency: 'USD' }), hooks: { yaml } });
+      const run = openChat(t, admin, { agent_id: agent, message: `pay ${po}` });
+      const pending = (await run.next('confirmation_pending')).data;
+      expect(pending.args).toEqual({ id: po, amount: 432_000, currency: 'CNY' });
+      expect((await decide(pending.confirmation_id, 'approve')).status).toBe(200);
+      await run.finished;
+      const hooks = run.events.filter((e) => e.event === 'hook' && e.data.point === 'PreToolUse').map((e) => e.data.hook);
+      expect(hooks.at(-1)).toBe('confirmation_gate');
+      expect(hooks.indexOf('usd-to-cny')).toBeLessThan(hooks.indexOf('confirmation_gate'));
+      expect(paysOf(po).map((r) => r.body)).toEqual([{ amount: 432_000, currency: 'CNY' }]);
+    },
+  );
 
   it('the gate decides on the rewritten args: a rewrite that lowers the amount under the threshold needs no card', async () => {
     const agent = await createAgent({
@@ -88,7 +104,11 @@ describe('gate integrity: the gate sees the final action, approvals bind to what
     const pending = (await run.next('confirmation_pending')).data;
     // What the approver is shown (and approves) is no longer what the call would send.
     const shown = { id: 'PO-EDIT', amount: 6_000 };
-    await db.query(`UPDATE confirmation_requests SET args = $2, args_digest = $3 WHERE id = $1`, [pending.confirmation_id, JSON.stringify(shown), actionDigest('oa__purchase_pay', shown)]);
+    await db.query(`UPDATE confirmation_requests SET args = $2, args_digest = $3 WHERE id = $1`, [
+      pending.confirmation_id,
+      JSON.stringify(shown),
+      actionDigest('oa__purchase_pay', shown),
+    ]);
     expect((await decide(pending.confirmation_id, 'approve')).status).toBe(200);
     const obs = await observation(run);
     expect(obs).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });
@@ -101,7 +121,10 @@ describe('gate integrity: the gate sees the final action, approvals bind to what
   });
 
   it('args changed in place after the approval (a misbehaving hook) are caught immediately before the send', async () => {
-    const agent = await createAgent({ ...payScript({ id: 'PO-MUT', amount: 60_000 }), hooks: { class_hooks: ['test_mutate_after_approval'] } });
+    const agent = await createAgent({
+      ...payScript({ id: 'PO-MUT', amount: 60_000 }),
+      hooks: { class_hooks: ['test_mutate_after_approval'] },
+    });
     const run = openChat(t, admin, { agent_id: agent, message: 'pay PO-MUT' });
     const pending = (await run.next('confirmation_pending')).data;
     expect(pending.args).toEqual({ id: 'PO-MUT', amount: 60_000 });

@@ -24,22 +24,41 @@ describe('egress policy', () => {
     t = await startTestApp({ EGRESS_ALLOW: '', WARDEN_LLM_KEY_FAKE: 'sk-fake' });
     admin = await t.token('root', 'acme', ['admin']);
   });
-  afterAll(async () => { await t.close(); await internal.close(); await llm.close(); await feishu.close(); });
+  afterAll(async () => {
+    await t.close();
+    await internal.close();
+    await llm.close();
+    await feishu.close();
+  });
 
   /** Rows saved before the save-time check, or whose name resolved elsewhere then (DNS rebinding): the dial decides. */
   async function sql(statement: string, params: unknown[]) {
     const client = new pg.Client({ connectionString: t.databaseUrl });
     await client.connect();
-    try { await client.query(statement, params); } finally { await client.end(); }
+    try {
+      await client.query(statement, params);
+    } finally {
+      await client.end();
+    }
   }
 
   async function callConnector(baseUrl: string, name: string) {
-    const c = await t.request('POST', '/api/connectors', { token: admin, body: { name, base_url: 'http://public.example', actions: [{ name: 'get', method: 'GET', path: '/data' }] } });
+    const c = await t.request('POST', '/api/connectors', {
+      token: admin,
+      body: { name, base_url: 'http://public.example', actions: [{ name: 'get', method: 'GET', path: '/data' }] },
+    });
     expect(c.status).toBe(201);
     await sql('UPDATE connectors SET base_url = $2 WHERE id = $1', [c.body.id, baseUrl]);
-    const agent = await t.request('POST', '/api/agents', { token: admin, body: {
-      name: `agent-${name}`, model_config_json: { model: { provider: 'scripted', script: [{ tool_calls: [{ name: `${name}__get`, args: {} }] }, { content: 'done' }] }, tools: [`${name}__get`] },
-    } });
+    const agent = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: {
+        name: `agent-${name}`,
+        model_config_json: {
+          model: { provider: 'scripted', script: [{ tool_calls: [{ name: `${name}__get`, args: {} }] }, { content: 'done' }] },
+          tools: [`${name}__get`],
+        },
+      },
+    });
     const res = await chat(t, admin, { agent_id: agent.body.id, message: 'fetch' });
     return String(res.events.find((e) => e.event === 'observation')?.data.content);
   }
@@ -60,20 +79,40 @@ describe('egress policy', () => {
   });
 
   it('a model server on loopback is refused: the run fails naming the policy and the model server sees nothing', async () => {
-    const agent = await t.request('POST', '/api/agents', { token: admin, body: {
-      name: 'internal-llm', model_config_json: { model: { provider: 'openai', base_url: 'http://public.example/v1', model: 'm', api_key_env: 'WARDEN_LLM_KEY_FAKE' } },
-    } });
+    const agent = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: {
+        name: 'internal-llm',
+        model_config_json: {
+          model: { provider: 'openai', base_url: 'http://public.example/v1', model: 'm', api_key_env: 'WARDEN_LLM_KEY_FAKE' },
+        },
+      },
+    });
     expect(agent.status).toBe(201);
-    await sql(`UPDATE agents SET model_config_json = jsonb_set(model_config_json, '{model,base_url}', to_jsonb($2::text)) WHERE id = $1`, [agent.body.id, llm.baseUrl]);
+    await sql(`UPDATE agents SET model_config_json = jsonb_set(model_config_json, '{model,base_url}', to_jsonb($2::text)) WHERE id = $1`, [
+      agent.body.id,
+      llm.baseUrl,
+    ]);
     const res = await chat(t, admin, { agent_id: agent.body.id, message: 'hi' });
     expect(res.text).toMatch(/egress refused/);
     expect(llm.requests).toHaveLength(0);
   });
 
   it('a channel /test to a loopback base_url fails naming the policy; the app secret goes nowhere', async () => {
-    const ch = await t.request('POST', '/api/channels', { token: admin, body: { type: 'feishu', name: 'f', config: {
-      app_id: 'cli_x', app_secret: 'feishu-secret', chat_id: 'oc_1', verification_token: 'v', base_url: 'http://public.example',
-    } } });
+    const ch = await t.request('POST', '/api/channels', {
+      token: admin,
+      body: {
+        type: 'feishu',
+        name: 'f',
+        config: {
+          app_id: 'cli_x',
+          app_secret: 'feishu-secret',
+          chat_id: 'oc_1',
+          verification_token: 'v',
+          base_url: 'http://public.example',
+        },
+      },
+    });
     expect(ch.status).toBe(201);
     await sql(`UPDATE channels SET config = jsonb_set(config, '{base_url}', to_jsonb($2::text)) WHERE id = $1`, [ch.body.id, feishu.url]);
     const res = await t.request('POST', `/api/channels/${ch.body.id}/test`, { token: admin });
@@ -95,34 +134,52 @@ describe('egress policy', () => {
       const res = await t.request('POST', '/api/connectors', { token: admin, body: connector(url) });
       expect(res.status).toBe(400);
       expect(res.body.message).toMatch(/base_url .*a private, loopback or link-local address.*EGRESS_ALLOW/);
-      expect((await t.request('GET', '/api/connectors', { token: admin })).body.map((c: { name: string }) => c.name)).not.toContain('saved');
+      expect((await t.request('GET', '/api/connectors', { token: admin })).body.map((c: { name: string }) => c.name)).not.toContain(
+        'saved',
+      );
     });
 
     it('a connector moved to an internal address by PUT is a 400; the stored base_url stays', async () => {
       const created = await t.request('POST', '/api/connectors', { token: admin, body: connector('http://public.example', 'moved') });
       expect(created.status).toBe(201);
-      const put = await t.request('PUT', `/api/connectors/${created.body.id}`, { token: admin, body: connector('http://169.254.169.254', 'moved') });
+      const put = await t.request('PUT', `/api/connectors/${created.body.id}`, {
+        token: admin,
+        body: connector('http://169.254.169.254', 'moved'),
+      });
       expect(put.status).toBe(400);
       expect(put.body.message).toMatch(/base_url/);
       expect((await t.request('GET', `/api/connectors/${created.body.id}`, { token: admin })).body.base_url).toBe('http://public.example');
     });
 
     it('a model base_url on loopback is a 400 naming model_config_json.model.base_url', async () => {
-      const res = await t.request('POST', '/api/agents', { token: admin, body: {
-        name: 'saved-llm', model_config_json: { model: { provider: 'openai', base_url: llm.baseUrl, model: 'm', api_key_env: 'WARDEN_LLM_KEY_FAKE' } },
-      } });
+      const res = await t.request('POST', '/api/agents', {
+        token: admin,
+        body: {
+          name: 'saved-llm',
+          model_config_json: { model: { provider: 'openai', base_url: llm.baseUrl, model: 'm', api_key_env: 'WARDEN_LLM_KEY_FAKE' } },
+        },
+      });
       expect(res.status).toBe(400);
-      expect(res.body.problems).toEqual([expect.stringMatching(/^model_config_json\.model\.base_url .*127\.0\.0\.1.* a private, loopback or link-local address/)]);
+      expect(res.body.problems).toEqual([
+        expect.stringMatching(/^model_config_json\.model\.base_url .*127\.0\.0\.1.* a private, loopback or link-local address/),
+      ]);
     });
 
     it('a channel base_url on loopback is a 400 naming config.base_url, on create and on update', async () => {
-      const body = (base_url: string) => ({ type: 'feishu', name: 'saved-ch', config: { app_id: 'cli_x', app_secret: 's', chat_id: 'oc_1', verification_token: 'v', base_url } });
+      const body = (base_url: string) => ({
+        type: 'feishu',
+        name: 'saved-ch',
+        config: { app_id: 'cli_x', app_secret: 's', chat_id: 'oc_1', verification_token: 'v', base_url },
+      });
       const res = await t.request('POST', '/api/channels', { token: admin, body: body(feishu.url) });
       expect(res.status).toBe(400);
       expect(res.body.message).toMatch(/config\.base_url .*a private, loopback or link-local address/);
       const ok = await t.request('POST', '/api/channels', { token: admin, body: body('http://public.example') });
       expect(ok.status).toBe(201);
-      const put = await t.request('PUT', `/api/channels/${ok.body.id}`, { token: admin, body: { config: { base_url: 'http://10.1.2.3', app_secret: 's2', verification_token: 'v2' } } });
+      const put = await t.request('PUT', `/api/channels/${ok.body.id}`, {
+        token: admin,
+        body: { config: { base_url: 'http://10.1.2.3', app_secret: 's2', verification_token: 'v2' } },
+      });
       expect(put.status).toBe(400);
       expect(put.body.message).toMatch(/config\.base_url/);
     });
@@ -143,7 +200,10 @@ describe('egress policy with an allow-list', () => {
     t = await startTestApp({ EGRESS_ALLOW: '127.0.0.1/32' });
     admin = await t.token('root', 'acme', ['admin']);
   });
-  afterAll(async () => { await t.close(); await redirector.close(); });
+  afterAll(async () => {
+    await t.close();
+    await redirector.close();
+  });
 
   it('an allow-listed address saves; its neighbour outside the list does not', async () => {
     const body = (base_url: string, name: string) => ({ name, base_url, actions: [{ name: 'get', method: 'GET', path: '/data' }] });
@@ -154,11 +214,21 @@ describe('egress policy with an allow-list', () => {
   });
 
   it('a redirect from an allowed address to a refused one is refused at connect time', async () => {
-    const c = await t.request('POST', '/api/connectors', { token: admin, body: { name: 'redir', base_url: redirector.url, actions: [{ name: 'get', method: 'GET', path: '/start' }] } });
+    const c = await t.request('POST', '/api/connectors', {
+      token: admin,
+      body: { name: 'redir', base_url: redirector.url, actions: [{ name: 'get', method: 'GET', path: '/start' }] },
+    });
     expect(c.status).toBe(201);
-    const agent = await t.request('POST', '/api/agents', { token: admin, body: {
-      name: 'redir-agent', model_config_json: { model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'redir__get', args: {} }] }, { content: 'done' }] }, tools: ['redir__get'] },
-    } });
+    const agent = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: {
+        name: 'redir-agent',
+        model_config_json: {
+          model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'redir__get', args: {} }] }, { content: 'done' }] },
+          tools: ['redir__get'],
+        },
+      },
+    });
     const res = await chat(t, admin, { agent_id: agent.body.id, message: 'go' });
     expect(String(res.events.find((e) => e.event === 'observation')?.data.content)).toMatch(/egress refused: 127\.0\.0\.2/);
     expect(redirector.requests.map((r) => r.path)).toEqual(['/start']);

@@ -27,7 +27,10 @@ describe('privacy between members', () => {
     erin = await person(t, 'erin', 'acme');
     await adminLink(t, carol, 'erin', 'ou_erin');
   }, 60_000);
-  afterAll(async () => { await t?.close(); await feishu?.close(); });
+  afterAll(async () => {
+    await t?.close();
+    await feishu?.close();
+  });
 
   describe('confirmations', () => {
     const ids: Record<string, string> = {};
@@ -36,7 +39,10 @@ describe('privacy between members', () => {
       const listed = await feishuChannel(t, carol, feishu, { approver_open_ids: ['ou_erin'] });
       ids.finance = await runGate(t, alice, settings(carol, { approvers: ['role:finance'] }), { id: 'PO-FIN', amount: 60001 }).id;
       ids.users = await runGate(t, alice, settings(carol, { approvers: ['users:dave'] }), { id: 'PO-DAVE', amount: 60002 }).id;
-      ids.channel = await runGate(t, alice, settings(carol, { channelId: listed, approvers: ['channel'] }), { id: 'PO-CHAN', amount: 60003 }).id;
+      ids.channel = await runGate(t, alice, settings(carol, { channelId: listed, approvers: ['channel'] }), {
+        id: 'PO-CHAN',
+        amount: 60003,
+      }).id;
     }, 30_000);
 
     const listed = async (who: Person) => {
@@ -48,7 +54,11 @@ describe('privacy between members', () => {
     it('a member sees exactly the requests they may decide or made; the rest are not found, args included', async () => {
       const all = [ids.finance, ids.users, ids.channel];
       const visible: Array<[Person, string[]]> = [
-        [alice, all], [carol, all], [bob, [ids.finance]], [dave, [ids.users]], [erin, [ids.channel]],
+        [alice, all],
+        [carol, all],
+        [bob, [ids.finance]],
+        [dave, [ids.users]],
+        [erin, [ids.channel]],
       ];
       for (const [who, expected] of visible) {
         const mine = await listed(who);
@@ -62,7 +72,8 @@ describe('privacy between members', () => {
     });
 
     it('the filter keeps the newest-first order and the limit for a member', async () => {
-      for (let i = 0; i < 3; i++) await runGate(t, alice, settings(carol, { approvers: ['org_admins'] }), { id: `PO-ADM-${i}`, amount: 1 }).id;
+      for (let i = 0; i < 3; i++)
+        await runGate(t, alice, settings(carol, { approvers: ['org_admins'] }), { id: `PO-ADM-${i}`, amount: 1 }).id;
       const res = await t.request('GET', '/api/confirmations?limit=2', { token: bob.token });
       expect(res.body.map((r: { id: string }) => r.id)).toEqual([ids.finance]);
       const two = await t.request('GET', '/api/confirmations?limit=2', { token: alice.token });
@@ -79,7 +90,9 @@ describe('privacy between members', () => {
              agent_owner_id, forbid_self_approval, channel_id, channel_type, expires_at, approvers, tier, approvals_required, decisive_fields, args_digest)
            SELECT org_id, agent_id, agent_name, gen_random_uuid(), call_id || '-' || g, tool, args, requested_by, approver_scope,
              agent_owner_id, forbid_self_approval, channel_id, channel_type, expires_at, '["users:zed"]'::jsonb, tier, approvals_required, decisive_fields, args_digest
-             FROM confirmation_requests, generate_series(1, 450) g WHERE id = $1`, [ids.users]);
+             FROM confirmation_requests, generate_series(1, 450) g WHERE id = $1`,
+          [ids.users],
+        );
       } finally {
         await sql.end();
       }
@@ -98,19 +111,45 @@ describe('privacy between members', () => {
 
   describe('workflow runs', () => {
     it('a member reads and follows only the workflow runs they started; an admin reads all in the org', async () => {
-      const agent = await t.request('POST', '/api/agents', { token: carol.token, body: {
-        name: 'wf-agent', model_config_json: { model: { provider: 'scripted', script: [{ content: 'the secret node output' }] } },
-      } });
+      const agent = await t.request('POST', '/api/agents', {
+        token: carol.token,
+        body: {
+          name: 'wf-agent',
+          model_config_json: { model: { provider: 'scripted', script: [{ content: 'the secret node output' }] } },
+        },
+      });
       expect(agent.status).toBe(201);
-      const wf = await t.request('POST', '/api/workflows', { token: carol.token, body: { name: 'private-wf', definition: {
-        nodes: [{ id: 'start', type: 'start' }, { id: 'ask', type: 'agent', agent_id: agent.body.id, prompt: 'About {{inputs.topic}}' }, { id: 'end', type: 'end' }],
-        edges: [{ from: 'start', to: 'ask' }, { from: 'ask', to: 'end' }],
-      } } });
+      const wf = await t.request('POST', '/api/workflows', {
+        token: carol.token,
+        body: {
+          name: 'private-wf',
+          definition: {
+            nodes: [
+              { id: 'start', type: 'start' },
+              { id: 'ask', type: 'agent', agent_id: agent.body.id, prompt: 'About {{inputs.topic}}' },
+              { id: 'end', type: 'end' },
+            ],
+            edges: [
+              { from: 'start', to: 'ask' },
+              { from: 'ask', to: 'end' },
+            ],
+          },
+        },
+      });
       expect(wf.status).toBe(201);
-      const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, { token: alice.token, body: { inputs: { topic: 'my salary' } } });
+      const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, {
+        token: alice.token,
+        body: { inputs: { topic: 'my salary' } },
+      });
       expect(started.status).toBe(202);
       const runId = started.body.run_id as string;
-      await until('workflow completed', async () => ((await t.request('GET', `/api/workflow-runs/${runId}`, { token: alice.token })).body.status === 'completed' ? true : undefined), 20_000, 100);
+      await until(
+        'workflow completed',
+        async () =>
+          (await t.request('GET', `/api/workflow-runs/${runId}`, { token: alice.token })).body.status === 'completed' ? true : undefined,
+        20_000,
+        100,
+      );
 
       for (const path of [`/api/workflow-runs/${runId}`, `/api/workflow-runs/${runId}/events`]) {
         const res = await t.request('GET', path, { token: dave.token });

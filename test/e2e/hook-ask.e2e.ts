@@ -38,7 +38,8 @@ describe('hooks can ask for a human (YAML and class hooks, Feishu fake, PostgreS
       body: {
         name: `ask-${Math.random()}`,
         model_config_json: {
-          tools: ['oa__*'], hooks,
+          tools: ['oa__*'],
+          hooks,
           model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__purchase_pay', args }] }, { content: 'done' }] },
           confirmation: { channel_id: channelId, approvers: ['org_admins'] },
         },
@@ -48,7 +49,9 @@ describe('hooks can ask for a human (YAML and class hooks, Feishu fake, PostgreS
     return res.body.id as string;
   };
   const paysOf = (po: string) => oa.requests.filter((r) => r.path === `/purchases/${po}/pay`);
-  const askYaml = ['hooks:', '  - name: new-vendor', '    event: PreToolUse', '    matcher: "oa__*"', '    run: ./ask-new-vendor.sh'].join('\n');
+  const askYaml = ['hooks:', '  - name: new-vendor', '    event: PreToolUse', '    matcher: "oa__*"', '    run: ./ask-new-vendor.sh'].join(
+    '\n',
+  );
   const cardText = (confirmationId: string) => {
     const card = feishu.sent.find((m) => JSON.stringify(m.content).includes(confirmationId));
     return card ? JSON.stringify(card.content) : undefined;
@@ -59,7 +62,10 @@ describe('hooks can ask for a human (YAML and class hooks, Feishu fake, PostgreS
     feishu = await startFakeFeishu(FEISHU_APP);
     t = await startTestApp({ HOOKS_DIR }, { imports: [AskHooksModule] });
     admin = await person(t, 'ada', 'acme-ask', ['admin']);
-    expect((await t.request('POST', '/api/connectors', { token: admin.token, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status).toBe(201);
+    expect(
+      (await t.request('POST', '/api/connectors', { token: admin.token, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } }))
+        .status,
+    ).toBe(201);
     channelId = await feishuChannel(t, admin, feishu);
     await adminLink(t, admin, 'ada', 'ou_ada');
   });
@@ -102,7 +108,10 @@ describe('hooks can ask for a human (YAML and class hooks, Feishu fake, PostgreS
     const run = openChat(t, admin.token, { agent_id: agent, message: 'pay PO-URG' });
     const pending = (await run.next('confirmation_pending')).data;
     expect(await until('the Feishu card', () => cardText(pending.confirmation_id))).toContain('urgent payments skip the usual review');
-    const res = await t.request('POST', `/api/confirmations/${pending.confirmation_id}/decision`, { token: admin.token, body: { decision: 'reject' } });
+    const res = await t.request('POST', `/api/confirmations/${pending.confirmation_id}/decision`, {
+      token: admin.token,
+      body: { decision: 'reject' },
+    });
     expect(res.status).toBe(200);
     const events = await run.finished;
     expect(events.find((e) => e.event === 'observation')!.data).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });

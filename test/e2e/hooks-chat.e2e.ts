@@ -15,7 +15,10 @@ describe('hooks through chat', () => {
 
   const scripted = (script: unknown[], extra: Record<string, unknown> = {}) => ({ model: { provider: 'scripted', script }, ...extra });
   const createAgent = async (config: Record<string, unknown>) => {
-    const res = await t.request('POST', '/api/agents', { token: admin, body: { name: `agent-${Date.now()}`, instructions: 'You are the buyer.', model_config_json: config } });
+    const res = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: { name: `agent-${Date.now()}`, instructions: 'You are the buyer.', model_config_json: config },
+    });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
@@ -28,8 +31,13 @@ describe('hooks through chat', () => {
     ]);
     t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake' }, { imports: [RuntimeTestHooksModule] });
     admin = await t.token('alice', 'acme', ['admin'], { name: 'Alice Admin' });
-    const actions = [...OA_ACTIONS, { name: 'report', method: 'GET', path: '/report', description: 'A long report', parameters: { type: 'object', properties: {} } }];
-    expect((await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions } })).status).toBe(201);
+    const actions = [
+      ...OA_ACTIONS,
+      { name: 'report', method: 'GET', path: '/report', description: 'A long report', parameters: { type: 'object', properties: {} } },
+    ];
+    expect((await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions } })).status).toBe(
+      201,
+    );
     db = new pg.Client({ connectionString: t.databaseUrl });
     await db.connect();
   });
@@ -38,7 +46,9 @@ describe('hooks through chat', () => {
     await t?.close();
     await Promise.all([llm, oa].map((f) => f?.close()));
   });
-  afterEach(async () => { await setReadOnly(false); });
+  afterEach(async () => {
+    await setReadOnly(false);
+  });
 
   it('SessionStart context reaches the model: session_context adds who, when, the read-only notice and the admin text', async () => {
     await setReadOnly(true);
@@ -60,15 +70,20 @@ describe('hooks through chat', () => {
   });
 
   it("every hook's side effects are in the SSE stream and in the run trace", async () => {
-    const agent = await createAgent(scripted([{ tool_calls: [{ name: 'oa__list_purchases', args: {} }] }, { content: 'listed' }], {
-      tools: ['oa__list_purchases'], hooks: { class_hooks: ['test_note'] },
-    }));
+    const agent = await createAgent(
+      scripted([{ tool_calls: [{ name: 'oa__list_purchases', args: {} }] }, { content: 'listed' }], {
+        tools: ['oa__list_purchases'],
+        hooks: { class_hooks: ['test_note'] },
+      }),
+    );
     const res = await chat(t, admin, { agent_id: agent, message: 'list' });
     const sse = res.events.find((e) => e.event === 'hook' && e.data.hook === 'test_note')!.data;
     expect(sse).toMatchObject({ point: 'PreToolUse', outcome: 'allow', side_effects: ['saw oa__list_purchases'] });
     expect(typeof sse.duration_ms).toBe('number');
     const run = await t.request('GET', `/api/runs/${res.events[0].data.run_id}`, { token: admin });
-    expect(run.body.trace).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'hook', hook: 'test_note', side_effects: ['saw oa__list_purchases'] })]));
+    expect(run.body.trace).toEqual(
+      expect.arrayContaining([expect.objectContaining({ type: 'hook', hook: 'test_note', side_effects: ['saw oa__list_purchases'] })]),
+    );
   });
 
   it('an agent with all four built-ins: audit rows for executed and blocked calls, the long result cut for the model but kept whole', async () => {
@@ -76,13 +91,27 @@ describe('hooks through chat', () => {
     let turn = 0;
     llm.setHandler((body: ChatRequestBody): FakeReply => {
       turn++;
-      if (turn === 1) return { tool_calls: [{ name: 'oa__report', args: {} }, { name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 10 } }] };
+      if (turn === 1)
+        return {
+          tool_calls: [
+            { name: 'oa__report', args: {} },
+            { name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 10 } },
+          ],
+        };
       return { content: `saw ${body.messages.filter((m) => m.role === 'tool').length} observations` };
     });
     const agent = await createAgent({
       model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake', api_key_env: 'WARDEN_LLM_KEY_FAKE' },
       tools: ['oa__*'],
-      hooks: { class_hooks: ['audit_log', 'read_only_guard', 'result_truncate', { name: 'connector_rate_limit', config: { points: 10, duration_s: 60 } }, 'session_context'] },
+      hooks: {
+        class_hooks: [
+          'audit_log',
+          'read_only_guard',
+          'result_truncate',
+          { name: 'connector_rate_limit', config: { points: 10, duration_s: 60 } },
+          'session_context',
+        ],
+      },
     });
     await setReadOnly(true);
     const res = await chat(t, admin, { agent_id: agent, message: 'report and pay' });
@@ -101,7 +130,14 @@ describe('hooks through chat', () => {
     const audit = await auditOf(runId);
     expect(audit).toHaveLength(2);
     const byAction = Object.fromEntries(audit.map((r: any) => [r.action, r]));
-    expect(byAction.report).toMatchObject({ method: 'GET', success: true, status: 200, blocked_by: null, surface: 'chat', connector: 'oa' });
+    expect(byAction.report).toMatchObject({
+      method: 'GET',
+      success: true,
+      status: 200,
+      blocked_by: null,
+      surface: 'chat',
+      connector: 'oa',
+    });
     expect(byAction.purchase_pay).toMatchObject({ method: 'POST', success: false, blocked_by: 'read_only_guard' });
     expect(byAction.purchase_pay.args_digest).toMatch(/^[0-9a-f]{64}$/);
     expect(oa.requests.filter((r) => r.path.startsWith('/purchases/PO-1'))).toHaveLength(0);

@@ -8,13 +8,17 @@ const HOOKS_DIR = path.resolve('test/fixtures/hooks');
 
 /** A test-only class hook: would stop for a human when the amount is high; honours dryRun like the real gate. */
 @Hook({
-  name: 'big_amount_check', priority: 30, description: 'Asks for approval of big amounts',
+  name: 'big_amount_check',
+  priority: 30,
+  description: 'Asks for approval of big amounts',
   configSchema: { type: 'object', properties: { limit: { type: 'number', minimum: 0, default: 1000 } } },
 })
 class BigAmountCheckHook extends PreToolUseHook<{ limit: number }> {
   execute(ctx: HookContext, config: { limit: number }): HookResult {
     if (Number(ctx.toolArgs.amount ?? 0) <= config.limit) return {};
-    return ctx.metadata.dryRun ? { wouldRequireConfirmation: true, sideEffects: [`amount over ${config.limit}`] } : { allow: false, error: 'needs approval' };
+    return ctx.metadata.dryRun
+      ? { wouldRequireConfirmation: true, sideEffects: [`amount over ${config.limit}`] }
+      : { allow: false, error: 'needs approval' };
   }
 }
 
@@ -49,15 +53,22 @@ describe('hooks API', () => {
     member = await t.token('bob', 'acme', []);
     await t.request('GET', '/api/me', { token: admin });
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('GET /api/hooks lists every discovered hook, for any member, sorted by priority', async () => {
     const res = await t.request('GET', '/api/hooks', { token: member });
     expect(res.status).toBe(200);
     const mine = res.body.find((h: { name: string }) => h.name === 'big_amount_check');
     expect(mine).toEqual({
-      name: 'big_amount_check', point: 'PreToolUse', priority: 30, description: 'Asks for approval of big amounts',
-      config_schema: { type: 'object', properties: { limit: { type: 'number', minimum: 0, default: 1000 } } }, auto_attached: false, runs_last: false,
+      name: 'big_amount_check',
+      point: 'PreToolUse',
+      priority: 30,
+      description: 'Asks for approval of big amounts',
+      config_schema: { type: 'object', properties: { limit: { type: 'number', minimum: 0, default: 1000 } } },
+      auto_attached: false,
+      runs_last: false,
     });
     expect(res.body.find((h: { name: string }) => h.name === 'confirmation_gate')).toMatchObject({ runs_last: true, auto_attached: true });
     const priorities = res.body.map((h: { priority: number }) => h.priority);
@@ -104,16 +115,20 @@ describe('hooks API', () => {
       body: { model_config_json, tool: 'oa__delete_order', args: { env: 'prod' } },
     });
     expect(prod.body.find((v: { hook: string }) => v.hook === 'deny-prod-deletes')).toEqual({
-      hook: 'deny-prod-deletes', point: 'PreToolUse', outcome: 'block', detail: 'deleting in prod needs a change ticket',
+      hook: 'deny-prod-deletes',
+      point: 'PreToolUse',
+      outcome: 'block',
+      detail: 'deleting in prod needs a change ticket',
     });
     expect(await rowCounts(t.databaseUrl)).toEqual(before);
   });
 
-  it('POST /api/hooks/dry-run by agent_id uses the saved agent\'s hooks; an agent of another org is a 404', async () => {
+  it("POST /api/hooks/dry-run by agent_id uses the saved agent's hooks; an agent of another org is a 404", async () => {
     const created = await t.request('POST', '/api/agents', {
       token: admin,
       body: {
-        name: 'buyer', instructions: 'Pay.',
+        name: 'buyer',
+        instructions: 'Pay.',
         model_config_json: {
           model: { provider: 'scripted', model: 'script', script: [{ content: 'done' }] },
           hooks: { class_hooks: [{ name: 'big_amount_check', config: { limit: 10 } }] },
@@ -121,20 +136,38 @@ describe('hooks API', () => {
       },
     });
     expect(created.status).toBe(201);
-    const res = await t.request('POST', '/api/hooks/dry-run', { token: admin, body: { agent_id: created.body.id, tool: 'oa__purchase_pay', args: { amount: 11 } } });
+    const res = await t.request('POST', '/api/hooks/dry-run', {
+      token: admin,
+      body: { agent_id: created.body.id, tool: 'oa__purchase_pay', args: { amount: 11 } },
+    });
     expect(res.status).toBe(200);
     expect(res.body.find((v: { hook: string }) => v.hook === 'big_amount_check')).toEqual({
-      hook: 'big_amount_check', point: 'PreToolUse', outcome: 'would_require_confirmation', detail: 'amount over 10',
+      hook: 'big_amount_check',
+      point: 'PreToolUse',
+      outcome: 'would_require_confirmation',
+      detail: 'amount over 10',
     });
     const stranger = await t.token('eve', 'globex', ['admin']);
-    const foreign = await t.request('POST', '/api/hooks/dry-run', { token: stranger, body: { agent_id: created.body.id, tool: 'oa__purchase_pay', args: {} } });
+    const foreign = await t.request('POST', '/api/hooks/dry-run', {
+      token: stranger,
+      body: { agent_id: created.body.id, tool: 'oa__purchase_pay', args: {} },
+    });
     expect(foreign.status).toBe(404);
   });
 
   it('POST /api/hooks/dry-run answers 400 naming each problem of a bad config', async () => {
     const res = await t.request('POST', '/api/hooks/dry-run', {
       token: admin,
-      body: { model_config_json: { hooks: { class_hooks: ['big_amount_chek', { name: 'big_amount_check', config: { limit: -1 } }], yaml: 'hooks:\n  - event: PreToolUse\n    run: ./missing.sh\n' } }, tool: 'oa__x', args: {} },
+      body: {
+        model_config_json: {
+          hooks: {
+            class_hooks: ['big_amount_chek', { name: 'big_amount_check', config: { limit: -1 } }],
+            yaml: 'hooks:\n  - event: PreToolUse\n    run: ./missing.sh\n',
+          },
+        },
+        tool: 'oa__x',
+        args: {},
+      },
     });
     expect(res.status).toBe(400);
     expect(res.body.problems).toEqual([
@@ -153,9 +186,11 @@ describe('hooks API', () => {
   });
 
   it('saving an agent with malformed class_hooks is a 400 naming each problem, and nothing is saved', async () => {
-    const save = (hooks: unknown) => t.request('POST', '/api/agents', {
-      token: admin, body: { name: 'hooked', model_config_json: { model: { provider: 'scripted', script: [{ content: 'hi' }] }, hooks } },
-    });
+    const save = (hooks: unknown) =>
+      t.request('POST', '/api/agents', {
+        token: admin,
+        body: { name: 'hooked', model_config_json: { model: { provider: 'scripted', script: [{ content: 'hi' }] }, hooks } },
+      });
     const notAList = await save({ class_hooks: 'big_amount_check' });
     expect(notAList.status).toBe(400);
     expect(notAList.body.problems).toEqual([expect.stringMatching(/hooks\.class_hooks: must be a list/)]);
@@ -164,12 +199,14 @@ describe('hooks API', () => {
     });
     expect(many.status).toBe(400);
     const problems: string[] = many.body.problems;
-    expect(problems).toEqual(expect.arrayContaining([
-      expect.stringMatching(/hooks\.class_hooks\[0\]: unknown hook "no_such_hook"/),
-      expect.stringMatching(/hooks\.class_hooks\[1\]\.config\.limit: /),
-      expect.stringMatching(/hooks\.class_hooks\[2\]: /),
-      expect.stringMatching(/duplicate/),
-    ]));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/hooks\.class_hooks\[0\]: unknown hook "no_such_hook"/),
+        expect.stringMatching(/hooks\.class_hooks\[1\]\.config\.limit: /),
+        expect.stringMatching(/hooks\.class_hooks\[2\]: /),
+        expect.stringMatching(/duplicate/),
+      ]),
+    );
     expect((await t.request('GET', '/api/agents', { token: admin })).body.map((a: { name: string }) => a.name)).not.toContain('hooked');
     const ok = await save({ class_hooks: [{ name: 'big_amount_check', config: { limit: 10 } }] });
     expect(ok.status).toBe(201);

@@ -22,23 +22,34 @@ describe('HTTP policy hooks', () => {
   let opa: FakeOpa;
   let admin: string;
 
-  const opaHook = (url: string, extra = '') => [
-    'hooks:',
-    '  - name: payments-policy',
-    '    event: PreToolUse',
-    '    matcher: "oa__purchase_pay"',
-    '    type: http',
-    `    url: ${url}`,
-    '    format: opa',
-    '    timeout_ms: 2000',
-    extra,
-  ].join('\n');
-  const payAgent = async (yaml: string, amount: number, id: string) => t.request('POST', '/api/agents', { token: admin, body: {
-    name: `pay-${id}`, instructions: 'x', model_config_json: {
-      model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id, amount } }] }, { content: 'done' }] },
-      tools: ['oa__*'], hooks: { yaml },
-    },
-  } });
+  const opaHook = (url: string, extra = '') =>
+    [
+      'hooks:',
+      '  - name: payments-policy',
+      '    event: PreToolUse',
+      '    matcher: "oa__purchase_pay"',
+      '    type: http',
+      `    url: ${url}`,
+      '    format: opa',
+      '    timeout_ms: 2000',
+      extra,
+    ].join('\n');
+  const payAgent = async (yaml: string, amount: number, id: string) =>
+    t.request('POST', '/api/agents', {
+      token: admin,
+      body: {
+        name: `pay-${id}`,
+        instructions: 'x',
+        model_config_json: {
+          model: {
+            provider: 'scripted',
+            script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id, amount } }] }, { content: 'done' }],
+          },
+          tools: ['oa__*'],
+          hooks: { yaml },
+        },
+      },
+    });
   const payVia = async (yaml: string, amount: number, id: string) => {
     const agent = await payAgent(yaml, amount, id);
     expect(agent.status).toBe(201);
@@ -51,7 +62,9 @@ describe('HTTP policy hooks', () => {
     [oa, opa] = await Promise.all([startHttpFake(() => ({ paid: true })), startFakeOpa({ 'warden/payments/decision': paymentsPolicy })]);
     t = await startTestApp({ HOOK_HTTP_ALLOW: `127.0.0.1:${opa.port}`, HOOK_HTTP_SECRET: SECRET });
     admin = await t.token('alice', 'acme', ['admin']);
-    expect((await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status).toBe(201);
+    expect(
+      (await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status,
+    ).toBe(201);
   });
   afterAll(async () => {
     await t?.close();
@@ -65,7 +78,12 @@ describe('HTTP policy hooks', () => {
     expect(oa.requests.filter((r) => r.path.includes('PO-H1'))).toHaveLength(0);
 
     const asked = opa.requests.at(-1)!;
-    expect(asked.body.input).toMatchObject({ hook_event_name: 'PreToolUse', tool_name: 'oa__purchase_pay', tool_input: { id: 'PO-H1', amount: 60_000 }, surface: 'chat' });
+    expect(asked.body.input).toMatchObject({
+      hook_event_name: 'PreToolUse',
+      tool_name: 'oa__purchase_pay',
+      tool_input: { id: 'PO-H1', amount: 60_000 },
+      surface: 'chat',
+    });
     const expected = createHmac('sha256', SECRET).update(`${asked.headers['x-warden-timestamp']}.${asked.rawBody}`).digest('hex');
     expect(asked.headers['x-warden-signature']).toBe(`sha256=${expected}`);
   });
@@ -88,17 +106,28 @@ describe('HTTP policy hooks', () => {
     const allowDown = await startTestApp({ HOOK_HTTP_ALLOW: `127.0.0.1:${down.port}` }, { databaseUrl: t.databaseUrl });
     try {
       await down.close();
-      const agent = await allowDown.request('POST', '/api/agents', { token: admin, body: {
-        name: 'pay-down', instructions: 'x', model_config_json: {
-          model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-H4', amount: 10 } }] }, { content: 'done' }] },
-          tools: ['oa__*'], hooks: { yaml: opaHook(`${down.url}/v1/data/warden/payments/decision`) },
+      const agent = await allowDown.request('POST', '/api/agents', {
+        token: admin,
+        body: {
+          name: 'pay-down',
+          instructions: 'x',
+          model_config_json: {
+            model: {
+              provider: 'scripted',
+              script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-H4', amount: 10 } }] }, { content: 'done' }],
+            },
+            tools: ['oa__*'],
+            hooks: { yaml: opaHook(`${down.url}/v1/data/warden/payments/decision`) },
+          },
         },
-      } });
+      });
       expect(agent.status).toBe(201);
       const res = await chat(allowDown, admin, { agent_id: agent.body.id, message: 'pay' });
       const observation = res.events.find((e) => e.event === 'observation')!.data;
       expect(observation).toMatchObject({ blocked: true, blocked_by: 'payments-policy' });
-      expect(observation.content).toMatch(new RegExp(`^Tool call blocked by payments-policy: hook failed: policy server 127\\.0\\.0\\.1:${down.port} could not be reached`));
+      expect(observation.content).toMatch(
+        new RegExp(`^Tool call blocked by payments-policy: hook failed: policy server 127\\.0\\.0\\.1:${down.port} could not be reached`),
+      );
       expect(oa.requests.filter((r) => r.path.includes('PO-H4'))).toHaveLength(0);
     } finally {
       await allowDown.close();
@@ -109,13 +138,24 @@ describe('HTTP policy hooks', () => {
     const slow = await startHttpFake(() => new Promise(() => undefined));
     const app = await startTestApp({ HOOK_HTTP_ALLOW: `127.0.0.1:${slow.port}` }, { databaseUrl: t.databaseUrl });
     try {
-      const yaml = ['hooks:', '  - name: slow-policy', '    event: PreToolUse', `    url: ${slow.url}/check`, '    timeout_ms: 300'].join('\n');
-      const agent = await app.request('POST', '/api/agents', { token: admin, body: {
-        name: 'pay-slow', instructions: 'x', model_config_json: {
-          model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-H5', amount: 10 } }] }, { content: 'done' }] },
-          tools: ['oa__*'], hooks: { yaml },
+      const yaml = ['hooks:', '  - name: slow-policy', '    event: PreToolUse', `    url: ${slow.url}/check`, '    timeout_ms: 300'].join(
+        '\n',
+      );
+      const agent = await app.request('POST', '/api/agents', {
+        token: admin,
+        body: {
+          name: 'pay-slow',
+          instructions: 'x',
+          model_config_json: {
+            model: {
+              provider: 'scripted',
+              script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-H5', amount: 10 } }] }, { content: 'done' }],
+            },
+            tools: ['oa__*'],
+            hooks: { yaml },
+          },
         },
-      } });
+      });
       const res = await chat(app, admin, { agent_id: agent.body.id, message: 'pay' });
       const observation = res.events.find((e) => e.event === 'observation')!.data;
       expect(observation.content).toBe("Tool call blocked by slow-policy: hook failed: hook 'slow-policy' did not finish within 300 ms");
@@ -130,13 +170,28 @@ describe('HTTP policy hooks', () => {
     const policy = await startHttpFake((req) => (req.body.tool_input.amount > 5 ? { decision: 'block', reason: 'over 5' } : {}));
     const app = await startTestApp({ HOOK_HTTP_ALLOW: `127.0.0.1:${policy.port}` }, { databaseUrl: t.databaseUrl });
     try {
-      const yaml = ['hooks:', '  - name: plain-policy', '    event: PreToolUse', `    url: ${policy.url}/check`, '    headers: { X-Api-Key: k1 }'].join('\n');
-      const agent = await app.request('POST', '/api/agents', { token: admin, body: {
-        name: 'pay-plain', instructions: 'x', model_config_json: {
-          model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-H6', amount: 10 } }] }, { content: 'done' }] },
-          tools: ['oa__*'], hooks: { yaml },
+      const yaml = [
+        'hooks:',
+        '  - name: plain-policy',
+        '    event: PreToolUse',
+        `    url: ${policy.url}/check`,
+        '    headers: { X-Api-Key: k1 }',
+      ].join('\n');
+      const agent = await app.request('POST', '/api/agents', {
+        token: admin,
+        body: {
+          name: 'pay-plain',
+          instructions: 'x',
+          model_config_json: {
+            model: {
+              provider: 'scripted',
+              script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-H6', amount: 10 } }] }, { content: 'done' }],
+            },
+            tools: ['oa__*'],
+            hooks: { yaml },
+          },
         },
-      } });
+      });
       const res = await chat(app, admin, { agent_id: agent.body.id, message: 'pay' });
       expect(res.events.find((e) => e.event === 'observation')!.data.content).toBe('Tool call blocked by plain-policy: over 5');
       expect(policy.requests[0].headers['x-api-key']).toBe('k1');

@@ -9,7 +9,11 @@ import { parseSse, type SseEvent } from './runtime-helpers.js';
  * approver-check.ts) and then each change, woken by the confirmations' NOTIFY on the instance's one LISTEN connection.
  * Requests are made on instance A, inboxes are open on instance B: only NOTIFY can tell B.
  */
-interface Inbox { events: SseEvent[]; close(): void; rows(): Map<string, any> }
+interface Inbox {
+  events: SseEvent[];
+  close(): void;
+  rows(): Map<string, any>;
+}
 
 function openInbox(t: TestApp, who: Person): Inbox {
   const events: SseEvent[] = [];
@@ -32,8 +36,14 @@ function openInbox(t: TestApp, who: Person): Inbox {
     rows: () => {
       const rows = new Map<string, any>();
       for (const e of events) {
-        if (e.event === 'snapshot') { rows.clear(); for (const r of e.data.rows) rows.set(r.id, r); }
-        if (e.event === 'confirmation') { if (e.data.status === 'pending') rows.set(e.data.id, e.data); else rows.delete(e.data.id); }
+        if (e.event === 'snapshot') {
+          rows.clear();
+          for (const r of e.data.rows) rows.set(r.id, r);
+        }
+        if (e.event === 'confirmation') {
+          if (e.data.status === 'pending') rows.set(e.data.id, e.data);
+          else rows.delete(e.data.id);
+        }
       }
       return rows;
     },
@@ -43,9 +53,16 @@ function openInbox(t: TestApp, who: Person): Inbox {
 describe('approvals inbox stream (SSE, NOTIFY across instances)', () => {
   let a: TestApp;
   let b: TestApp;
-  let ada: Person; let mia: Person; let fin: Person; let oz: Person;
+  let ada: Person;
+  let mia: Person;
+  let fin: Person;
+  let oz: Person;
   const inboxes: Inbox[] = [];
-  const open = (who: Person) => { const i = openInbox(b, who); inboxes.push(i); return i; };
+  const open = (who: Person) => {
+    const i = openInbox(b, who);
+    inboxes.push(i);
+    return i;
+  };
   const snapshotOf = (i: Inbox) => until('the snapshot', () => i.events.find((e) => e.event === 'snapshot'));
 
   beforeAll(async () => {
@@ -63,26 +80,39 @@ describe('approvals inbox stream (SSE, NOTIFY across instances)', () => {
   });
 
   it('each inbox gets only what its user may approve, live from another instance, at one read per change whatever the number of inboxes', async () => {
-    const adaInbox = open(ada); const adaSecondTab = open(ada); const miaInbox = open(mia); const finInbox = open(fin); const ozInbox = open(oz);
+    const adaInbox = open(ada);
+    const adaSecondTab = open(ada);
+    const miaInbox = open(mia);
+    const finInbox = open(fin);
+    const ozInbox = open(oz);
     for (const i of inboxes) expect((await snapshotOf(i)).data.rows).toEqual([]);
     const stream = b.app.get(ConfirmationInboxStream);
     const readsBefore = stream.fetches;
 
     const forAdmins = runGate(a, mia, settings(ada, { approvers: ['org_admins'] }), { id: 'PO-1', amount: 60000 });
     const adminsId = await forAdmins.id;
-    const forFinance = runGate(a, mia, settings(ada, { approvers: ['role:finance'], forbidSelfApproval: true }), { id: 'PO-2', amount: 70000 });
+    const forFinance = runGate(a, mia, settings(ada, { approvers: ['role:finance'], forbidSelfApproval: true }), {
+      id: 'PO-2',
+      amount: 70000,
+    });
     const financeId = await forFinance.id;
 
-    await until('the admins\' request in both of ada\'s tabs', () => adaInbox.rows().has(adminsId) && adaSecondTab.rows().has(adminsId));
-    await until('the finance request in fin\'s inbox', () => finInbox.rows().has(financeId));
-    expect(adaInbox.rows().get(adminsId)).toMatchObject({ tool: 'oa__purchase_pay', args: { id: 'PO-1', amount: 60000 }, status: 'pending' });
+    await until("the admins' request in both of ada's tabs", () => adaInbox.rows().has(adminsId) && adaSecondTab.rows().has(adminsId));
+    await until("the finance request in fin's inbox", () => finInbox.rows().has(financeId));
+    expect(adaInbox.rows().get(adminsId)).toMatchObject({
+      tool: 'oa__purchase_pay',
+      args: { id: 'PO-1', amount: 60000 },
+      status: 'pending',
+    });
     expect([...adaInbox.rows().keys()]).toEqual([adminsId]);
     expect([...finInbox.rows().keys()]).toEqual([financeId]);
 
     // Decided on A: gone from ada's inbox on B, with the decision.
     expect((await decide(a, ada, adminsId)).status).toBe(200);
-    await until('the decision in ada\'s inbox', () => adaInbox.events.find((e) => e.event === 'confirmation' && e.data.id === adminsId && e.data.status === 'approved'));
-    await until('the decision in ada\'s second tab', () => !adaSecondTab.rows().has(adminsId));
+    await until("the decision in ada's inbox", () =>
+      adaInbox.events.find((e) => e.event === 'confirmation' && e.data.id === adminsId && e.data.status === 'approved'),
+    );
+    await until("the decision in ada's second tab", () => !adaSecondTab.rows().has(adminsId));
     expect((await forAdmins.result).allow).toBe(true);
 
     // Fan-out happens in the same pass for every inbox: mia (the requester, no approver) and another org saw nothing.
@@ -98,7 +128,7 @@ describe('approvals inbox stream (SSE, NOTIFY across instances)', () => {
     expect((await snapshotOf(late)).data.rows.map((r: any) => r.id)).toEqual([financeId]);
     expect((await snapshotOf(open(mia))).data.rows).toEqual([]);
     expect((await decide(a, fin, financeId, 'reject')).status).toBe(200);
-    await until('the rejection in both of fin\'s inboxes', () => !finInbox.rows().has(financeId) && !late.rows().has(financeId));
+    await until("the rejection in both of fin's inboxes", () => !finInbox.rows().has(financeId) && !late.rows().has(financeId));
     await forFinance.result;
   });
 
@@ -106,15 +136,20 @@ describe('approvals inbox stream (SSE, NOTIFY across instances)', () => {
     const max = await person(a, 'max', 'acme', ['admin']);
     const maxInbox = open(max);
     await snapshotOf(maxInbox);
-    const twoNeeded = runGate(a, mia, settings(ada, { approvers: ['org_admins'], tiers: [{ when: 'args.amount > 500000', approvals: 2 }] }), { id: 'PO-9', amount: 900000 });
+    const twoNeeded = runGate(
+      a,
+      mia,
+      settings(ada, { approvers: ['org_admins'], tiers: [{ when: 'args.amount > 500000', approvals: 2 }] }),
+      { id: 'PO-9', amount: 900000 },
+    );
     const id = await twoNeeded.id;
-    await until('the request in max\'s inbox', () => maxInbox.rows().get(id));
+    await until("the request in max's inbox", () => maxInbox.rows().get(id));
     expect(maxInbox.rows().get(id)).toMatchObject({ approvals_required: 2, approvals_given: 0 });
     expect((await decide(a, ada, id)).status).toBe(200);
-    await until('the first approval counted in max\'s inbox', () => maxInbox.rows().get(id)?.approvals_given === 1);
+    await until("the first approval counted in max's inbox", () => maxInbox.rows().get(id)?.approvals_given === 1);
     expect(maxInbox.rows().get(id).approvals_progress).toBe('1 of 2 approvals');
     expect((await decide(a, max, id)).status).toBe(200);
-    await until('the request gone from max\'s inbox', () => !maxInbox.rows().has(id));
+    await until("the request gone from max's inbox", () => !maxInbox.rows().has(id));
     expect((await twoNeeded.result).allow).toBe(true);
   });
 

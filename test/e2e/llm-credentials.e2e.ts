@@ -23,12 +23,20 @@ describe('LLM credentials', () => {
     member = await t.token('alice', 'acme', []);
     otherAdmin = await t.token('mallory', 'globex', ['admin']);
   });
-  afterAll(async () => { await t.close(); await llm.close(); });
+  afterAll(async () => {
+    await t.close();
+    await llm.close();
+  });
 
   const create = (token: string, body: unknown) => t.request('POST', '/api/llm-credentials', { token, body });
-  const agent = (token: string, name: string, model: Record<string, unknown>) => t.request('POST', '/api/agents', { token, body: {
-    name, model_config_json: { model: { provider: 'openai', base_url: llm.baseUrl, model: 'm', ...model } },
-  } });
+  const agent = (token: string, name: string, model: Record<string, unknown>) =>
+    t.request('POST', '/api/agents', {
+      token,
+      body: {
+        name,
+        model_config_json: { model: { provider: 'openai', base_url: llm.baseUrl, model: 'm', ...model } },
+      },
+    });
 
   it('an admin stores a key: write-only (never returned, encrypted at rest), listed with id, name, created_at and by', async () => {
     const res = await create(admin, { name: 'openai-prod', api_key: SECRET });
@@ -74,11 +82,20 @@ describe('LLM credentials', () => {
     expect(foreign.status).toBe(201);
     const before = (await t.request('GET', '/api/agents', { token: admin })).body.length;
     for (const [model, message] of [
-      [{ api_key_credential_id: foreign.body.id }, /model_config_json\.model\.api_key_credential_id ".*" is not an LLM credential of this organisation/],
-      [{ api_key_credential_id: '00000000-0000-4000-8000-000000000000' }, /api_key_credential_id ".*" is not an LLM credential of this organisation/],
+      [
+        { api_key_credential_id: foreign.body.id },
+        /model_config_json\.model\.api_key_credential_id ".*" is not an LLM credential of this organisation/,
+      ],
+      [
+        { api_key_credential_id: '00000000-0000-4000-8000-000000000000' },
+        /api_key_credential_id ".*" is not an LLM credential of this organisation/,
+      ],
       [{ api_key_credential_id: 'not-a-uuid' }, /api_key_credential_id ".*" is not an LLM credential of this organisation/],
       [{ api_key_credential_id: 42 }, /api_key_credential_id must be a string/],
-      [{ api_key_credential_id: foreign.body.id, api_key_env: 'WARDEN_LLM_KEY_X' }, /either model\.api_key_env or model\.api_key_credential_id, not both/],
+      [
+        { api_key_credential_id: foreign.body.id, api_key_env: 'WARDEN_LLM_KEY_X' },
+        /either model\.api_key_env or model\.api_key_credential_id, not both/,
+      ],
     ] as const) {
       const res = await agent(admin, 'steals-key', model);
       expect(res.status).toBe(400);

@@ -16,7 +16,9 @@ describe('MCP servers as tool sources', () => {
   let db: pg.Client;
 
   const scripted = (calls: Array<{ name: string; args: Record<string, unknown> }>, extra: Record<string, unknown> = {}) => ({
-    model: { provider: 'scripted', script: [{ tool_calls: calls }, { content: 'done' }] }, tools: ['shop__*'], ...extra,
+    model: { provider: 'scripted', script: [{ tool_calls: calls }, { content: 'done' }] },
+    tools: ['shop__*'],
+    ...extra,
   });
   const createAgent = async (name: string, config: Record<string, unknown>) => {
     const res = await t.request('POST', '/api/agents', { token: admin, body: { name, instructions: 'x', model_config_json: config } });
@@ -39,29 +41,47 @@ describe('MCP servers as tool sources', () => {
     await t?.close();
     await shop?.close();
   });
-  afterEach(async () => { await t.request('PUT', '/api/org/read-only', { token: admin, body: { read_only: false } }); });
+  afterEach(async () => {
+    await t.request('PUT', '/api/org/read-only', { token: admin, body: { read_only: false } });
+  });
 
   it('an admin registers the server: tools appear as <server>__<tool> with read/write from annotations; the token is stored sealed, never shown', async () => {
     expect((await t.request('POST', '/api/mcp-servers', { token: member, body: { name: 'shop', url: shop.url } })).status).toBe(403);
-    const bad = await t.request('POST', '/api/mcp-servers', { token: admin, body: {
-      name: 'shop', url: 'ftp://x', tool_overrides: { pay: { requires_confirmation_when: 'args.amount >' , approve: true } },
-    } });
+    const bad = await t.request('POST', '/api/mcp-servers', {
+      token: admin,
+      body: {
+        name: 'shop',
+        url: 'ftp://x',
+        tool_overrides: { pay: { requires_confirmation_when: 'args.amount >', approve: true } },
+      },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.problems).toEqual([
       'url "ftp://x" must be an absolute http(s) URL (streamable HTTP endpoint)',
       'tool_overrides.pay.approve: unknown key (expected requires_confirmation, requires_confirmation_when, write)',
       expect.stringMatching(/^tool_overrides\.pay\.requires_confirmation_when: /),
     ]);
-    const created = await t.request('POST', '/api/mcp-servers', { token: admin, body: {
-      name: 'shop', url: shop.url, headers: { Authorization: `Bearer ${TOKEN}` },
-      tool_overrides: { pay: { requires_confirmation_when: 'args.amount > 50000' } },
-    } });
+    const created = await t.request('POST', '/api/mcp-servers', {
+      token: admin,
+      body: {
+        name: 'shop',
+        url: shop.url,
+        headers: { Authorization: `Bearer ${TOKEN}` },
+        tool_overrides: { pay: { requires_confirmation_when: 'args.amount > 50000' } },
+      },
+    });
     expect(created.status).toBe(201);
     serverId = created.body.id;
     expect(created.text).not.toContain(TOKEN);
     expect(created.body).toMatchObject({ name: 'shop', header_keys: ['Authorization'], status: 'connected', error: null });
     const tools = Object.fromEntries(created.body.tools.map((x: any) => [x.name, x]));
-    expect(tools.shop__pay).toMatchObject({ tool: 'pay', write: true, destructive_hint: true, requires_confirmation: false, requires_confirmation_when: 'args.amount > 50000' });
+    expect(tools.shop__pay).toMatchObject({
+      tool: 'pay',
+      write: true,
+      destructive_hint: true,
+      requires_confirmation: false,
+      requires_confirmation_when: 'args.amount > 50000',
+    });
     expect(tools.shop__lookup).toMatchObject({ tool: 'lookup', write: false, read_only_hint: true, requires_confirmation: false });
     expect(tools.shop__pay.parameters.properties).toHaveProperty('amount');
     const { rows } = await db.query(`SELECT sealed_headers FROM mcp_servers WHERE id = $1`, [serverId]);
@@ -74,7 +94,10 @@ describe('MCP servers as tool sources', () => {
     const live = openChat(t, admin, { agent_id: agent, message: 'pay INV-1' });
     const pending = await live.next('confirmation_pending');
     expect(callsOf('pay')).toHaveLength(0);
-    const decided = await t.request('POST', `/api/confirmations/${pending.data.confirmation_id}/decision`, { token: admin, body: { decision: 'approve' } });
+    const decided = await t.request('POST', `/api/confirmations/${pending.data.confirmation_id}/decision`, {
+      token: admin,
+      body: { decision: 'approve' },
+    });
     expect(decided.status).toBe(200);
     const events = await live.finished;
     expect(events.at(-1)!.data.status).toBe('completed');
@@ -106,20 +129,36 @@ describe('MCP servers as tool sources', () => {
 
   it('read-only mode blocks pay and allows lookup (observation text and image as a reference)', async () => {
     await t.request('PUT', '/api/org/read-only', { token: admin, body: { read_only: true } });
-    const agent = await createAgent('ro', scripted([{ name: 'shop__pay', args: { invoice: 'INV-4', amount: 5 } }, { name: 'shop__lookup', args: { invoice: 'INV-4' } }]));
+    const agent = await createAgent(
+      'ro',
+      scripted([
+        { name: 'shop__pay', args: { invoice: 'INV-4', amount: 5 } },
+        { name: 'shop__lookup', args: { invoice: 'INV-4' } },
+      ]),
+    );
     const res = await chat(t, admin, { agent_id: agent, message: 'pay and look up' });
     const byTool = Object.fromEntries(res.events.filter((e) => e.event === 'observation').map((e) => [e.data.tool, e.data]));
     expect(byTool.shop__pay).toMatchObject({ blocked: true, blocked_by: 'read_only_guard' });
-    expect(byTool.shop__lookup).toMatchObject({ blocked: false, ok: true, content: 'invoice INV-4: open, 60000\n[image image/png, 5 bytes]' });
+    expect(byTool.shop__lookup).toMatchObject({
+      blocked: false,
+      ok: true,
+      content: 'invoice INV-4: open, 60000\n[image image/png, 5 bytes]',
+    });
     expect(callsOf('pay').filter((c) => c.args.invoice === 'INV-4')).toHaveLength(0);
     expect(callsOf('lookup').filter((c) => c.args.invoice === 'INV-4')).toHaveLength(1);
   });
 
-  it("PreToolUse hooks and rate limits apply to MCP calls like connector calls", async () => {
-    const agent = await createAgent('limited', scripted(
-      [{ name: 'shop__lookup', args: { invoice: 'INV-5' } }, { name: 'shop__lookup', args: { invoice: 'INV-6' } }],
-      { hooks: { class_hooks: [{ name: 'connector_rate_limit', config: { points: 1, duration_s: 60 } }] } },
-    ));
+  it('PreToolUse hooks and rate limits apply to MCP calls like connector calls', async () => {
+    const agent = await createAgent(
+      'limited',
+      scripted(
+        [
+          { name: 'shop__lookup', args: { invoice: 'INV-5' } },
+          { name: 'shop__lookup', args: { invoice: 'INV-6' } },
+        ],
+        { hooks: { class_hooks: [{ name: 'connector_rate_limit', config: { points: 1, duration_s: 60 } }] } },
+      ),
+    );
     const res = await chat(t, admin, { agent_id: agent, message: 'look up twice' });
     const observations = res.events.filter((e) => e.event === 'observation').map((e) => e.data);
     expect(observations.filter((o) => o.blocked_by === 'connector_rate_limit')).toHaveLength(1);
@@ -127,10 +166,20 @@ describe('MCP servers as tool sources', () => {
   });
 
   it('an eval simulates pay (never sent) and runs lookup for real', async () => {
-    const agent = await createAgent('eval-payer', scripted([{ name: 'shop__lookup', args: { invoice: 'INV-7' } }, { name: 'shop__pay', args: { invoice: 'INV-7', amount: 60_000 } }]));
-    const created = await t.request('POST', '/api/evals', { token: admin, body: {
-      agent_id: agent, cases: [{ input: 'pay INV-7', fixtures: { shop__pay: { paid: true, receipt: 'R-MCP' } } }],
-    } });
+    const agent = await createAgent(
+      'eval-payer',
+      scripted([
+        { name: 'shop__lookup', args: { invoice: 'INV-7' } },
+        { name: 'shop__pay', args: { invoice: 'INV-7', amount: 60_000 } },
+      ]),
+    );
+    const created = await t.request('POST', '/api/evals', {
+      token: admin,
+      body: {
+        agent_id: agent,
+        cases: [{ input: 'pay INV-7', fixtures: { shop__pay: { paid: true, receipt: 'R-MCP' } } }],
+      },
+    });
     expect(created.status).toBe(202);
     const result = await until('eval finished', async () => {
       const r = await t.request('GET', `/api/evals/${created.body.id}`, { token: admin });
@@ -158,18 +207,30 @@ describe('MCP servers as tool sources', () => {
   });
 
   it('a PUT without headers keeps the sealed token; DELETE removes the tools; a private address is refused by the egress policy', async () => {
-    const kept = await t.request('PUT', `/api/mcp-servers/${serverId}`, { token: admin, body: { name: 'shop', url: shop.url, tool_overrides: {} } });
+    const kept = await t.request('PUT', `/api/mcp-servers/${serverId}`, {
+      token: admin,
+      body: { name: 'shop', url: shop.url, tool_overrides: {} },
+    });
     expect(kept.status).toBe(200);
     expect(kept.body).toMatchObject({ status: 'connected', header_keys: ['Authorization'] });
-    expect(kept.body.tools.find((x: any) => x.name === 'shop__pay')).toMatchObject({ requires_confirmation: true, requires_confirmation_when: null });
+    expect(kept.body.tools.find((x: any) => x.name === 'shop__pay')).toMatchObject({
+      requires_confirmation: true,
+      requires_confirmation_when: null,
+    });
 
-    const internal = await t.request('POST', '/api/mcp-servers', { token: admin, body: { name: 'internal', url: 'http://10.255.255.1:8080/mcp' } });
+    const internal = await t.request('POST', '/api/mcp-servers', {
+      token: admin,
+      body: { name: 'internal', url: 'http://10.255.255.1:8080/mcp' },
+    });
     expect(internal.status).toBe(201);
     expect(internal.body).toMatchObject({ status: 'unreachable', tools: [] });
     expect(internal.body.error).toContain('egress refused');
 
     expect((await t.request('DELETE', `/api/mcp-servers/${serverId}`, { token: admin })).status).toBe(204);
-    const agents = await t.request('POST', '/api/agents', { token: admin, body: { name: 'gone', instructions: '', model_config_json: scripted([]) } });
+    const agents = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: { name: 'gone', instructions: '', model_config_json: scripted([]) },
+    });
     expect(agents.status).toBe(400);
     expect(JSON.stringify(agents.body)).toContain('shop__*');
   });

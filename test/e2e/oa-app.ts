@@ -18,7 +18,10 @@ export interface OaApp {
  * The common set-up of the gate's e2e suites: a fake OA server answering with `handler`, the app (with `env` and
  * extra `imports`), `alice` (admin, named Alice) and the `oa` connector registered by her.
  */
-export async function startOaApp(handler: FakeHandler, opts: { env?: EnvironmentInput; imports?: Array<Type | DynamicModule> } = {}): Promise<OaApp> {
+export async function startOaApp(
+  handler: FakeHandler,
+  opts: { env?: EnvironmentInput; imports?: Array<Type | DynamicModule> } = {},
+): Promise<OaApp> {
   const oa = await startHttpFake(handler);
   const t = await startTestApp(opts.env ?? {}, opts.imports ? { imports: opts.imports } : {});
   const admin = await t.token('alice', 'acme', ['admin'], { name: 'Alice' });
@@ -27,7 +30,10 @@ export async function startOaApp(handler: FakeHandler, opts: { env?: Environment
   const db = new pg.Client({ connectionString: t.databaseUrl });
   await db.connect();
   return {
-    t, oa, db, admin,
+    t,
+    oa,
+    db,
+    admin,
     async close() {
       await db.end();
       await t.close();

@@ -36,7 +36,10 @@ describe('observability: traces and metrics (PostgreSQL)', () => {
   async function gatedChat(po: string) {
     const run = openChat(t, admin, { agent_id: agent, message: `pay ${po}` });
     const pending = (await run.next('confirmation_pending')).data;
-    expect((await t.request('POST', `/api/confirmations/${pending.confirmation_id}/decision`, { token: admin, body: { decision: 'approve' } })).status).toBe(200);
+    expect(
+      (await t.request('POST', `/api/confirmations/${pending.confirmation_id}/decision`, { token: admin, body: { decision: 'approve' } }))
+        .status,
+    ).toBe(200);
     const events = await run.finished;
     return events[0].data.run_id as string;
   }
@@ -45,11 +48,22 @@ describe('observability: traces and metrics (PostgreSQL)', () => {
     [oa, otlp] = await Promise.all([startHttpFake(() => ({ paid: true })), startFakeOtlp()]);
     t = await startTestApp({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '50', METRICS_TOKEN });
     admin = await t.token('alice', 'acme', ['admin']);
-    expect((await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status).toBe(201);
-    const res = await t.request('POST', '/api/agents', { token: admin, body: { name: 'payer', model_config_json: {
-      model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 60_000 } }] }, { content: 'paid' }] },
-      tools: ['oa__*'],
-    } } });
+    expect(
+      (await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status,
+    ).toBe(201);
+    const res = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: {
+        name: 'payer',
+        model_config_json: {
+          model: {
+            provider: 'scripted',
+            script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 60_000 } }] }, { content: 'paid' }],
+          },
+          tools: ['oa__*'],
+        },
+      },
+    });
     agent = res.body.id;
   });
   afterAll(async () => {
@@ -77,7 +91,12 @@ describe('observability: traces and metrics (PostgreSQL)', () => {
     expect(moved('warden_tool_calls_total{tool="oa__purchase_pay",outcome="done"}')).toBe(1);
     expect(moved('warden_runs_finished_total{status="completed",surface="chat"}')).toBe(1);
     expect(moved('warden_http_request_duration_seconds_count{method="POST",route="/api/confirmations/:id/decision",status="200"}')).toBe(1);
-    for (const series of ['warden_approvals_pending', 'warden_runs_active{status="waiting"}', 'warden_audit_queue_depth', 'warden_event_log_followers']) {
+    for (const series of [
+      'warden_approvals_pending',
+      'warden_runs_active{status="waiting"}',
+      'warden_audit_queue_depth',
+      'warden_event_log_followers',
+    ]) {
       expect(after.has(series)).toBe(true);
     }
     expect([...after.keys()].some((k) => k.startsWith('warden_approval_wake_seconds_count'))).toBe(true);
@@ -101,7 +120,10 @@ describe('observability: traces and metrics (PostgreSQL)', () => {
     const tool = children(root).find((s) => s.name === 'tool oa__purchase_pay')!;
     expect(tool.attributes).toMatchObject({ 'warden.tool': 'oa__purchase_pay', 'warden.tool.outcome': 'done' });
     const underTool = children(tool);
-    expect(underTool.find((s) => s.name === 'hook confirmation_gate')!.attributes).toMatchObject({ 'warden.hook.point': 'PreToolUse', 'warden.hook.outcome': 'allow' });
+    expect(underTool.find((s) => s.name === 'hook confirmation_gate')!.attributes).toMatchObject({
+      'warden.hook.point': 'PreToolUse',
+      'warden.hook.outcome': 'allow',
+    });
     expect(underTool.find((s) => s.name === 'hook audit_log')!.attributes).toMatchObject({ 'warden.hook.point': 'PostToolUse' });
     const wait = underTool.find((s) => s.name === 'approval wait')!;
     expect(wait.attributes).toMatchObject({ 'warden.approval.status': 'approved', 'warden.approval.decided_by': expect.any(String) });

@@ -13,14 +13,25 @@ describe('org-wide hooks', () => {
   let member: string;
   let db: pg.Client;
   const ORG_POLICY = { class_hooks: [{ name: 'test_block_tool', config: { tool: 'oa__purchase_pay' } }] };
-  const payScript = (id: string) => ({ model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id, amount: 10 } }] }, { content: 'done' }] }, tools: ['oa__*'] });
+  const payScript = (id: string) => ({
+    model: {
+      provider: 'scripted',
+      script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id, amount: 10 } }] }, { content: 'done' }],
+    },
+    tools: ['oa__*'],
+  });
   const createAgent = async (name: string, config: Record<string, unknown>) => {
     const res = await t.request('POST', '/api/agents', { token: admin, body: { name, instructions: 'x', model_config_json: config } });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
-  const blockedCalls = async (agentId: string) => (await db.query(
-    `SELECT c.tool, c.status, c.blocked_by, r.surface FROM tool_calls c JOIN agent_runs r ON r.id = c.run_id WHERE r.agent_id = $1`, [agentId])).rows;
+  const blockedCalls = async (agentId: string) =>
+    (
+      await db.query(
+        `SELECT c.tool, c.status, c.blocked_by, r.surface FROM tool_calls c JOIN agent_runs r ON r.id = c.run_id WHERE r.agent_id = $1`,
+        [agentId],
+      )
+    ).rows;
 
   let app: OaApp;
   beforeAll(async () => {
@@ -36,7 +47,10 @@ describe('org-wide hooks', () => {
     expect((await t.request('PUT', '/api/org/hooks', { token: member, body: ORG_POLICY })).status).toBe(403);
     const bad = await t.request('PUT', '/api/org/hooks', { token: admin, body: { class_hooks: ['test_block_tool', 'audti_log'] } });
     expect(bad.status).toBe(400);
-    expect(bad.body.problems).toEqual(['hooks.class_hooks[1]: unknown hook "audti_log" (did you mean "audit_log"?)', 'hooks.class_hooks[0].config.tool: is required']);
+    expect(bad.body.problems).toEqual([
+      'hooks.class_hooks[1]: unknown hook "audti_log" (did you mean "audit_log"?)',
+      'hooks.class_hooks[0].config.tool: is required',
+    ]);
     const extra = await t.request('PUT', '/api/org/hooks', { token: admin, body: { class_hooks: [], hooks: {} } });
     expect(extra.status).toBe(400);
     expect((await t.request('GET', '/api/org/hooks', { token: admin })).body).toEqual({ hooks: {}, updated_by: null, updated_at: null });
@@ -73,20 +87,39 @@ describe('org-wide hooks', () => {
   it("a delegate's own runs get the org hook", async () => {
     const delegate = await createAgent('delegate', payScript('PO-ORG-2'));
     const caller = await createAgent('caller', {
-      model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'call_agent', args: { agent_id: delegate, task: 'pay PO-ORG-2' } }] }, { content: 'asked' }] },
-      tools: ['call_agent'], delegates: [delegate],
+      model: {
+        provider: 'scripted',
+        script: [{ tool_calls: [{ name: 'call_agent', args: { agent_id: delegate, task: 'pay PO-ORG-2' } }] }, { content: 'asked' }],
+      },
+      tools: ['call_agent'],
+      delegates: [delegate],
     });
     const res = await chat(t, admin, { agent_id: caller, message: 'delegate the payment' });
     expect(res.events.at(-1)!.data.status).toBe('completed');
-    expect(await blockedCalls(delegate)).toEqual([{ tool: 'oa__purchase_pay', status: 'blocked', blocked_by: 'test_block_tool', surface: 'delegate' }]);
+    expect(await blockedCalls(delegate)).toEqual([
+      { tool: 'oa__purchase_pay', status: 'blocked', blocked_by: 'test_block_tool', surface: 'delegate' },
+    ]);
     expect(oa.requests.filter((r) => r.path.includes('PO-ORG-2'))).toHaveLength(0);
   });
 
   async function runWorkflow(name: string, node: Record<string, unknown>) {
-    const wf = await t.request('POST', '/api/workflows', { token: admin, body: { name, definition: {
-      nodes: [{ id: 's', type: 'start' }, { id: 'n', ...node }, { id: 'e', type: 'end' }],
-      edges: [{ from: 's', to: 'n' }, { from: 'n', to: 'e' }],
-    } } });
+    const wf = await t.request('POST', '/api/workflows', {
+      token: admin,
+      body: {
+        name,
+        definition: {
+          nodes: [
+            { id: 's', type: 'start' },
+            { id: 'n', ...node },
+            { id: 'e', type: 'end' },
+          ],
+          edges: [
+            { from: 's', to: 'n' },
+            { from: 'n', to: 'e' },
+          ],
+        },
+      },
+    });
     expect(wf.status).toBe(201);
     const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, { token: admin, body: { inputs: {} } });
     expect(started.status).toBe(202);
@@ -100,7 +133,9 @@ describe('org-wide hooks', () => {
     const agent = await createAgent('wf-agent', payScript('PO-ORG-3'));
     const agentRun = await runWorkflow('org-wf-agent', { type: 'agent', agent_id: agent, prompt: 'pay' });
     expect(agentRun.error).toContain('Tool call blocked by test_block_tool');
-    expect(await blockedCalls(agent)).toEqual([{ tool: 'oa__purchase_pay', status: 'blocked', blocked_by: 'test_block_tool', surface: 'workflow' }]);
+    expect(await blockedCalls(agent)).toEqual([
+      { tool: 'oa__purchase_pay', status: 'blocked', blocked_by: 'test_block_tool', surface: 'workflow' },
+    ]);
 
     await runWorkflow('org-wf-connector', { type: 'connector', tool: 'oa__purchase_pay', args: { id: 'PO-ORG-4', amount: 5 } });
     const { rows } = await db.query(`SELECT c.status, c.blocked_by FROM tool_calls c WHERE c.args->>'id' = 'PO-ORG-4'`);

@@ -16,7 +16,8 @@ import { parseSse, OA_ACTIONS, type SseEvent } from './runtime-helpers.js';
 const SECRET = 'faults-dev-secret-0123456789abcdef';
 
 /** Server processes restart within these waits: a longer default than in-process tests. */
-export const until = <T>(what: string, probe: Parameters<typeof untilWithin<T>>[1], timeoutMs = 20_000) => untilWithin<T>(what, probe, timeoutMs, 50);
+export const until = <T>(what: string, probe: Parameters<typeof untilWithin<T>>[1], timeoutMs = 20_000) =>
+  untilWithin<T>(what, probe, timeoutMs, 50);
 
 /** A fresh database, and what it takes to start app processes on it and call their API as an admin. */
 export interface ProcessHarness {
@@ -48,9 +49,18 @@ export async function startProcesses(opts: { env?: Record<string, string> } = {}
   const db = await createTestDatabase();
   const servers: ServerProcess[] = [];
   const env = {
-    DATABASE_URL: db.url, DB_SKIP_MIGRATIONS: '1', AUTH_MODE: 'dev', AUTH_DEV_SECRET: SECRET,
-    APP_ENCRYPTION_KEY: 'faults-encryption-key-0123456789abcdef', LOG_LEVEL: 'warn', SEED_DEMO: 'false',
-    CONFIRMATION_POLL_MS: '300', RUN_LEASE_MS: '3000', RUN_RECOVERY_MS: '300', WARDEN_LLM_KEY_FAKE: 'sk-fake', ...opts.env,
+    DATABASE_URL: db.url,
+    DB_SKIP_MIGRATIONS: '1',
+    AUTH_MODE: 'dev',
+    AUTH_DEV_SECRET: SECRET,
+    APP_ENCRYPTION_KEY: 'faults-encryption-key-0123456789abcdef',
+    LOG_LEVEL: 'warn',
+    SEED_DEMO: 'false',
+    CONFIRMATION_POLL_MS: '300',
+    RUN_LEASE_MS: '3000',
+    RUN_RECOVERY_MS: '300',
+    WARDEN_LLM_KEY_FAKE: 'sk-fake',
+    ...opts.env,
   };
   const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
   const sql = new pg.Client({ connectionString: db.url });
@@ -63,7 +73,8 @@ export async function startProcesses(opts: { env?: Record<string, string> } = {}
   };
   const api = async (server: ServerProcess, method: string, path: string, body?: unknown) => {
     const res = await fetch(`${server.url}${path}`, {
-      method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();
@@ -84,17 +95,29 @@ export async function startProcesses(opts: { env?: Record<string, string> } = {}
 }
 
 export async function startHarness(opts: {
-  llm: FakeOpenAI; oa: HttpFake; env?: Record<string, string>; stream?: boolean; confirmation?: Record<string, unknown>;
+  llm: FakeOpenAI;
+  oa: HttpFake;
+  env?: Record<string, string>;
+  stream?: boolean;
+  confirmation?: Record<string, unknown>;
 }): Promise<Harness> {
   const base = await startProcesses({ env: opts.env });
   const { token, start, api } = base;
   const first = await start();
   expect((await api(first, 'POST', '/api/connectors', { name: 'oa', base_url: opts.oa.url, actions: OA_ACTIONS })).status).toBe(201);
   const agent = await api(first, 'POST', '/api/agents', {
-    name: 'payer', instructions: 'You pay purchase orders.',
+    name: 'payer',
+    instructions: 'You pay purchase orders.',
     model_config_json: {
-      model: { provider: 'openai', base_url: opts.llm.baseUrl, model: 'fake-1', api_key_env: 'WARDEN_LLM_KEY_FAKE', stream: opts.stream ?? false },
-      tools: ['oa__purchase_pay'], confirmation: { timeout_s: 120, ...opts.confirmation },
+      model: {
+        provider: 'openai',
+        base_url: opts.llm.baseUrl,
+        model: 'fake-1',
+        api_key_env: 'WARDEN_LLM_KEY_FAKE',
+        stream: opts.stream ?? false,
+      },
+      tools: ['oa__purchase_pay'],
+      confirmation: { timeout_s: 120, ...opts.confirmation },
     },
   });
   expect(agent.status).toBe(201);
@@ -103,8 +126,10 @@ export async function startHarness(opts: {
   const chatUntil = async (server: ServerProcess, message: string, stopAt: (e: SseEvent) => boolean) => {
     const abort = new AbortController();
     const res = await fetch(`${server.url}/api/chat`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ agent_id: agent.body.id, message }), signal: abort.signal,
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_id: agent.body.id, message }),
+      signal: abort.signal,
     });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
@@ -123,7 +148,9 @@ export async function startHarness(opts: {
     }
   };
   const story = async (server: ServerProcess, runId: string) => {
-    const res = await fetch(`${server.url}/api/runs/${runId}/events`, { headers: { authorization: `Bearer ${token}`, 'last-event-id': '0' } });
+    const res = await fetch(`${server.url}/api/runs/${runId}/events`, {
+      headers: { authorization: `Bearer ${token}`, 'last-event-id': '0' },
+    });
     return parseSse(await res.text()).events;
   };
   return { ...base, agentId: agent.body.id, chatUntil, story };
@@ -164,14 +191,22 @@ export interface StatementHold {
  * `when` stop inside that statement (on an advisory lock this client holds), so the test can kill the server there or
  * terminate those backends: exactly "killed between the statements" / "the connection dropped here", without timing.
  */
-export async function armStatementHold(sql: pg.Client, opts: { table: string; event: 'INSERT' | 'UPDATE'; when: string; lockKey?: number }): Promise<StatementHold> {
+export async function armStatementHold(
+  sql: pg.Client,
+  opts: { table: string; event: 'INSERT' | 'UPDATE'; when: string; lockKey?: number },
+): Promise<StatementHold> {
   const lockKey = opts.lockKey ?? 4242;
   const name = `test_hold_${opts.table}`;
   await sql.query(`SELECT pg_advisory_lock($1)`, [lockKey]);
   await sql.query(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN PERFORM pg_advisory_xact_lock(${lockKey}); RETURN NEW; END $$`);
-  await sql.query(`CREATE TRIGGER ${name} BEFORE ${opts.event} ON ${opts.table} FOR EACH ROW WHEN (${opts.when}) EXECUTE FUNCTION ${name}()`);
-  const waiting = async () => (await sql.query(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [lockKey])).rows.map((r) => r.pid as number);
+  await sql.query(
+    `CREATE TRIGGER ${name} BEFORE ${opts.event} ON ${opts.table} FOR EACH ROW WHEN (${opts.when}) EXECUTE FUNCTION ${name}()`,
+  );
+  const waiting = async () =>
+    (await sql.query(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [lockKey])).rows.map(
+      (r) => r.pid as number,
+    );
   return {
     waiting,
     disarm: async () => {
@@ -184,5 +219,10 @@ export async function armStatementHold(sql: pg.Client, opts: { table: string; ev
 
 /** The crash point "inside the transaction that moves an agent run to `status`". */
 export function armCrashPoint(sql: pg.Client, status: string, lockKey = 4242): Promise<StatementHold> {
-  return armStatementHold(sql, { table: 'agent_runs', event: 'UPDATE', when: `NEW.status = '${status}' AND OLD.status IS DISTINCT FROM NEW.status`, lockKey });
+  return armStatementHold(sql, {
+    table: 'agent_runs',
+    event: 'UPDATE',
+    when: `NEW.status = '${status}' AND OLD.status IS DISTINCT FROM NEW.status`,
+    lockKey,
+  });
 }

@@ -13,19 +13,28 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
     model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake-1', api_key_env: 'WARDEN_LLM_KEY_FAKE', ...extra },
   });
   const createAgent = async (config: Record<string, unknown>, token = admin) => {
-    const res = await t.request('POST', '/api/agents', { token, body: { name: 'buyer', instructions: 'You pay purchase orders.', model_config_json: config } });
+    const res = await t.request('POST', '/api/agents', {
+      token,
+      body: { name: 'buyer', instructions: 'You pay purchase orders.', model_config_json: config },
+    });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
   /** Replies from a list, in order. */
-  const script = (...replies: FakeReply[]) => (_: ChatRequestBody, i: number) => replies[i] ?? { content: 'out of script' };
+  const script =
+    (...replies: FakeReply[]) =>
+    (_: ChatRequestBody, i: number) =>
+      replies[i] ?? { content: 'out of script' };
 
   beforeAll(async () => {
     llm = await startFakeOpenAI(() => ({ content: 'hello' }));
     oa = await startHttpFake((req) => ({ ok: true, path: req.path, body: req.body }));
     t = await startTestApp({ LLM_TIMEOUT_MS: '1500', WARDEN_LLM_KEY_FAKE: 'sk-fake' }, { imports: [RuntimeTestHooksModule] });
     admin = await t.token('alice', 'acme', ['admin']);
-    const res = await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, headers: { 'X-Api-Key': 'secret-key' }, actions: OA_ACTIONS } });
+    const res = await t.request('POST', '/api/connectors', {
+      token: admin,
+      body: { name: 'oa', base_url: oa.url, headers: { 'X-Api-Key': 'secret-key' }, actions: OA_ACTIONS },
+    });
     expect(res.status).toBe(201);
     expect(res.body.tools).toEqual(['oa__list_purchases', 'oa__get_purchase', 'oa__purchase_pay']);
   });
@@ -42,7 +51,9 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
 
   it('1. a chat that pays shows run, tool_call, hook, observation, answer, done in order; the connector got one request', async () => {
     const agentId = await createAgent({ ...model(), tools: ['oa__*'] });
-    llm.setHandler(script({ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1001', amount: 1200 } }] }, { content: 'Paid PO-1001.' }));
+    llm.setHandler(
+      script({ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1001', amount: 1200 } }] }, { content: 'Paid PO-1001.' }),
+    );
     const res = await chat(t, admin, { agent_id: agentId, message: 'Pay PO-1001' });
     expect(res.status).toBe(200);
     const types = res.events.map((e) => e.event);
@@ -74,13 +85,20 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
     expect(llm.requests[1].messages.find((m) => m.role === 'tool')!.content).toContain('/purchases/PO-1001/pay');
 
     const run = await t.request('GET', `/api/runs/${res.events[0].data.run_id}`, { token: admin });
-    expect(run.body).toMatchObject({ status: 'completed', surface: 'chat', agent_id: agentId, answer: 'Paid PO-1001.', parent_run_id: null });
+    expect(run.body).toMatchObject({
+      status: 'completed',
+      surface: 'chat',
+      agent_id: agentId,
+      answer: 'Paid PO-1001.',
+      parent_run_id: null,
+    });
     expect(run.body.trace.map((e: any) => e.type)).toEqual(expect.arrayContaining(['tool_call', 'hook', 'observation']));
   });
 
   it('2a. a PreToolUse hook that rewrites args: the connector and the observation see the rewritten args', async () => {
     const agentId = await createAgent({
-      ...model({ stream: false }), tools: ['oa__purchase_pay'],
+      ...model({ stream: false }),
+      tools: ['oa__purchase_pay'],
       hooks: { class_hooks: [{ name: 'test_rewrite_args', config: { tool: 'oa__purchase_pay', set: { amount: 10 } } }] },
     });
     llm.setHandler(script({ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-7', amount: 999 } }] }, { content: 'done' }));
@@ -94,7 +112,9 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
 
   it('2b. a blocking hook: the connector receives nothing and the next prompt says "Tool call blocked by <hook>"', async () => {
     const agentId = await createAgent({
-      ...model(), tools: ['oa__*'], hooks: { class_hooks: [{ name: 'test_block_tool', config: { tool: 'oa__purchase_pay' } }] },
+      ...model(),
+      tools: ['oa__*'],
+      hooks: { class_hooks: [{ name: 'test_block_tool', config: { tool: 'oa__purchase_pay' } }] },
     });
     llm.setHandler(script({ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-7', amount: 5 } }] }, { content: 'could not pay' }));
     const res = await chat(t, admin, { agent_id: agentId, message: 'pay' });
@@ -107,11 +127,21 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
 
   it('3. two parallel tool calls in one turn each pass through hooks: one blocked, one executed', async () => {
     const agentId = await createAgent({
-      ...model(), tools: ['oa__*'], hooks: { class_hooks: ['test_note', { name: 'test_block_tool', config: { tool: 'oa__purchase_pay' } }] },
+      ...model(),
+      tools: ['oa__*'],
+      hooks: { class_hooks: ['test_note', { name: 'test_block_tool', config: { tool: 'oa__purchase_pay' } }] },
     });
-    llm.setHandler(script({
-      tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1' } }, { name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 3 } }],
-    }, { content: 'one of two' }));
+    llm.setHandler(
+      script(
+        {
+          tool_calls: [
+            { name: 'oa__get_purchase', args: { id: 'PO-1' } },
+            { name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 3 } },
+          ],
+        },
+        { content: 'one of two' },
+      ),
+    );
     const res = await chat(t, admin, { agent_id: agentId, message: 'look and pay' });
     expect(oa.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /purchases/PO-1']);
     const calls = res.events.filter((e) => e.event === 'tool_call').map((e) => e.data.call_id);
@@ -121,14 +151,21 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
     const notes = res.events.filter((e) => e.event === 'hook' && e.data.hook === 'test_note');
     expect(notes.map((e) => e.data.call_id).sort()).toEqual([...calls].sort());
     const observations = res.events.filter((e) => e.event === 'observation').map((e) => [e.data.tool, e.data.blocked]);
-    expect(observations).toEqual(expect.arrayContaining([['oa__get_purchase', false], ['oa__purchase_pay', true]]));
+    expect(observations).toEqual(
+      expect.arrayContaining([
+        ['oa__get_purchase', false],
+        ['oa__purchase_pay', true],
+      ]),
+    );
     const tools = llm.requests[1].messages.filter((m) => m.role === 'tool');
     expect(tools).toHaveLength(2);
   });
 
   it('4. DAG: two independent steps run concurrently, the dependent one after, hooks fire on every step', async () => {
     const agentId = await createAgent({
-      ...model(), tools: ['oa__*'], hooks: { class_hooks: [{ name: 'test_rewrite_args', config: { tool: 'oa__get_purchase', set: { trace: 'dag' } } }] },
+      ...model(),
+      tools: ['oa__*'],
+      hooks: { class_hooks: [{ name: 'test_rewrite_args', config: { tool: 'oa__get_purchase', set: { trace: 'dag' } } }] },
     });
     // A barrier at the connector: PO-A and PO-B are answered only once both are in, which only concurrent steps can
     // do (a watchdog lets a lone one through after 10 s, and the test then fails on `overlapped`). The log gives
@@ -156,9 +193,15 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
       const last = lastMessage(body, 'user');
       const hasTool = body.messages.some((m) => m.role === 'tool');
       if (system.includes('Plan the work')) {
-        return { content: JSON.stringify({ steps: [
-          { id: 'a', task: 'Fetch PO-A', depends_on: [] }, { id: 'b', task: 'Fetch PO-B', depends_on: [] }, { id: 'c', task: 'Compare', depends_on: ['a', 'b'] },
-        ] }) };
+        return {
+          content: JSON.stringify({
+            steps: [
+              { id: 'a', task: 'Fetch PO-A', depends_on: [] },
+              { id: 'b', task: 'Fetch PO-B', depends_on: [] },
+              { id: 'c', task: 'Compare', depends_on: ['a', 'b'] },
+            ],
+          }),
+        };
       }
       if (last.includes('steps are done')) return { content: 'Synthesis: A and B compared.' };
       const match = /^Fetch (PO-\w)/.exec(last);
@@ -190,7 +233,12 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
 
   it('4b. DAG: a cyclic plan is told to the model once, then the run fails', async () => {
     const agentId = await createAgent({ ...model(), tools: ['oa__*'] });
-    const cyclic = JSON.stringify({ steps: [{ id: 'a', task: 'A', depends_on: ['b'] }, { id: 'b', task: 'B', depends_on: ['a'] }] });
+    const cyclic = JSON.stringify({
+      steps: [
+        { id: 'a', task: 'A', depends_on: ['b'] },
+        { id: 'b', task: 'B', depends_on: ['a'] },
+      ],
+    });
     llm.setHandler(() => ({ content: cyclic }));
     const res = await chat(t, admin, { agent_id: agentId, message: 'x', mode: 'dag' });
     expect(llm.requests).toHaveLength(2);
@@ -205,7 +253,9 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
     const res = await chat(t, admin, { agent_id: agentId, message: 'list' });
     const runId = res.events[0].data.run_id;
     expect(oa.requests[0].query.get('status')).toBe('open');
-    const replay = await fetch(`${t.url}/api/runs/${runId}/events`, { headers: { authorization: `Bearer ${admin}`, 'last-event-id': '3' } });
+    const replay = await fetch(`${t.url}/api/runs/${runId}/events`, {
+      headers: { authorization: `Bearer ${admin}`, 'last-event-id': '3' },
+    });
     expect(replay.headers.get('content-type')).toContain('text/event-stream');
     const events = parseSse(await replay.text()).events;
     expect(events[0].id).toBe(4);
@@ -218,7 +268,11 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
   });
 
   it.each([
-    ['malformed tool-call JSON', { tool_calls: [{ name: 'oa__purchase_pay', arguments: '{"id": "PO-1", amount: ' }] }, /malformed JSON arguments for tool "oa__purchase_pay"/],
+    [
+      'malformed tool-call JSON',
+      { tool_calls: [{ name: 'oa__purchase_pay', arguments: '{"id": "PO-1", amount: ' }] },
+      /malformed JSON arguments for tool "oa__purchase_pay"/,
+    ],
     ['an HTTP 500', { status: 500 }, /HTTP 500/],
     ['a hanging response', { hang: true }, /did not answer within 1500 ms/],
   ])('6. the model server returning %s: done failed, a clear error, nothing left running', async (_, reply, message) => {

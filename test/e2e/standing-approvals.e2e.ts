@@ -23,12 +23,20 @@ describe('standing approval for the run (Feishu fake, PostgreSQL)', () => {
   const createAgent = async (script: unknown[]) => {
     const res = await t.request('POST', '/api/agents', {
       token: admin.token,
-      body: { name: `standing-${Math.random()}`, model_config_json: { tools: ['oa__*'], model: { provider: 'scripted', script }, confirmation: { channel_id: channelId, approvers: ['org_admins'] } } },
+      body: {
+        name: `standing-${Math.random()}`,
+        model_config_json: {
+          tools: ['oa__*'],
+          model: { provider: 'scripted', script },
+          confirmation: { channel_id: channelId, approvers: ['org_admins'] },
+        },
+      },
     });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
-  const decide = (id: string, body: Record<string, unknown>) => t.request('POST', `/api/confirmations/${id}/decision`, { token: admin.token, body });
+  const decide = (id: string, body: Record<string, unknown>) =>
+    t.request('POST', `/api/confirmations/${id}/decision`, { token: admin.token, body });
   const pendings = (run: LiveChat) => run.events.filter((e) => e.event === 'confirmation_pending').map((e) => e.data);
   const nthPending = (run: LiveChat, n: number) => until(`confirmation ${n}`, () => pendings(run)[n - 1], 15_000);
   const paid = (po: string) => oa.requests.filter((r) => r.path === `/purchases/${po}/pay`).map((r) => r.body.amount);
@@ -38,7 +46,10 @@ describe('standing approval for the run (Feishu fake, PostgreSQL)', () => {
     feishu = await startFakeFeishu(FEISHU_APP);
     t = await startTestApp();
     admin = await person(t, 'sam', 'acme-standing', ['admin']);
-    expect((await t.request('POST', '/api/connectors', { token: admin.token, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status).toBe(201);
+    expect(
+      (await t.request('POST', '/api/connectors', { token: admin.token, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } }))
+        .status,
+    ).toBe(201);
     channelId = await feishuChannel(t, admin, feishu);
     db = new pg.Client({ connectionString: t.databaseUrl });
     await db.connect();
@@ -51,7 +62,14 @@ describe('standing approval for the run (Feishu fake, PostgreSQL)', () => {
   });
 
   it('max 3 for args.amount <= 70000: two more calls pass without cards, 70 001 asks again, the fourth asks again', async () => {
-    const agent = await createAgent([pay('S-1', 68_000), pay('S-2', 69_000), pay('S-3', 70_001), pay('S-4', 60_000), pay('S-5', 55_000), { content: 'done' }]);
+    const agent = await createAgent([
+      pay('S-1', 68_000),
+      pay('S-2', 69_000),
+      pay('S-3', 70_001),
+      pay('S-4', 60_000),
+      pay('S-5', 55_000),
+      { content: 'done' },
+    ]);
     const cardsBefore = feishu.sent.length;
     const run = openChat(t, admin.token, { agent_id: agent, message: 'pay them all' });
     const first = await nthPending(run, 1);
@@ -74,11 +92,15 @@ describe('standing approval for the run (Feishu fake, PostgreSQL)', () => {
     expect([paid('S-1'), paid('S-2'), paid('S-3'), paid('S-4'), paid('S-5')]).toEqual([[68_000], [69_000], [], [60_000], []]);
     // Three cards (S-1, S-3, S-5), none for the calls that ran under the standing approval.
     await until('three cards', () => feishu.sent.length - cardsBefore === 3 || undefined);
-    const cardFor = (confirmationId: string) => feishu.sent.slice(cardsBefore).filter((m) => JSON.stringify(m.content).includes(confirmationId));
+    const cardFor = (confirmationId: string) =>
+      feishu.sent.slice(cardsBefore).filter((m) => JSON.stringify(m.content).includes(confirmationId));
     expect([first, third, fifth].map((p) => cardFor(p.confirmation_id).length)).toEqual([1, 1, 1]);
 
     const used = events.filter((e) => e.event === 'standing_approval_used').map((e) => e.data);
-    expect(used.map((u) => [u.standing_approval_id, u.uses, u.approved_by])).toEqual([[standing.id, 2, 'Sam'], [standing.id, 3, 'Sam']]);
+    expect(used.map((u) => [u.standing_approval_id, u.uses, u.approved_by])).toEqual([
+      [standing.id, 2, 'Sam'],
+      [standing.id, 3, 'Sam'],
+    ]);
     const gateEffects = events.filter((e) => e.event === 'hook' && e.data.hook === 'confirmation_gate').map((e) => e.data.side_effects[0]);
     expect(gateEffects.filter((s) => s?.includes(`standing approval #${standing.id}`))).toHaveLength(2);
 
@@ -111,7 +133,10 @@ describe('standing approval for the run (Feishu fake, PostgreSQL)', () => {
       expect(res.status).toBe(400);
       expect([res.body.message].flat().join(' ')).toMatch(message);
     }
-    expect((await t.request('GET', `/api/confirmations/${pending.confirmation_id}`, { token: admin.token })).body).toMatchObject({ status: 'pending', standing_approval: null });
+    expect((await t.request('GET', `/api/confirmations/${pending.confirmation_id}`, { token: admin.token })).body).toMatchObject({
+      status: 'pending',
+      standing_approval: null,
+    });
     expect((await decide(pending.confirmation_id, { decision: 'reject' })).status).toBe(200);
     await run.finished;
   });

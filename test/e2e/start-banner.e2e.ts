@@ -17,8 +17,13 @@ beforeAll(async () => {
   drop = db.drop;
   dbUrl = db.url;
   server = await startServerProcess({
-    DATABASE_URL: db.url, DB_SKIP_MIGRATIONS: '1', SEED_DEMO: 'true', NODE_ENV: 'development', LOG_LEVEL: 'info',
-    AUTH_DEV_SECRET: 'banner-dev-secret-0123456789', APP_ENCRYPTION_KEY: 'banner-encryption-key-0123456789',
+    DATABASE_URL: db.url,
+    DB_SKIP_MIGRATIONS: '1',
+    SEED_DEMO: 'true',
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'info',
+    AUTH_DEV_SECRET: 'banner-dev-secret-0123456789',
+    APP_ENCRYPTION_KEY: 'banner-encryption-key-0123456789',
   });
 }, 60_000);
 
@@ -47,8 +52,16 @@ it('on a terminal (a pty from script(1)) the logs are pretty, not JSON, and the 
   const child = spawn('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(main)}`, '/dev/null'], {
     cwd: path.resolve(import.meta.dirname, '../..'),
     env: {
-      PATH: process.env.PATH ?? '', TERM: 'xterm', DATABASE_URL: dbUrl, DB_SKIP_MIGRATIONS: '1', SEED_DEMO: 'true', NODE_ENV: 'development',
-      HOST: '127.0.0.1', PORT: String(port), AUTH_DEV_SECRET: 'banner-dev-secret-0123456789', APP_ENCRYPTION_KEY: 'banner-encryption-key-0123456789',
+      PATH: process.env.PATH ?? '',
+      TERM: 'xterm',
+      DATABASE_URL: dbUrl,
+      DB_SKIP_MIGRATIONS: '1',
+      SEED_DEMO: 'true',
+      NODE_ENV: 'development',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      AUTH_DEV_SECRET: 'banner-dev-secret-0123456789',
+      APP_ENCRYPTION_KEY: 'banner-encryption-key-0123456789',
     },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -46,7 +46,14 @@ export async function startFakeFeishu(app: { appId: string; appSecret: string })
       if (idType !== 'chat_id' && idType !== 'open_id') return { code: 230001, msg: 'invalid receive_id_type' };
       if (failure) return failure;
       const messageId = `om_${sent.length + 1}_${randomUUID().slice(0, 8)}`;
-      sent.push({ messageId, chatId: req.body.receive_id, receiveIdType: idType, msgType: req.body.msg_type, content: JSON.parse(req.body.content), uuid: req.body.uuid });
+      sent.push({
+        messageId,
+        chatId: req.body.receive_id,
+        receiveIdType: idType,
+        msgType: req.body.msg_type,
+        content: JSON.parse(req.body.content),
+        uuid: req.body.uuid,
+      });
       return { code: 0, msg: 'success', data: { message_id: messageId } };
     }
     const patch = /^\/open-apis\/im\/v1\/messages\/([^/]+)$/.exec(req.path);
@@ -99,7 +106,14 @@ export function feishuCardAction(opts: {
 
 /** The legacy card-request format (message card URL). */
 export function feishuLegacyCardAction(opts: { value: unknown; openId: string }): Record<string, unknown> {
-  return { open_id: opts.openId, user_id: 'u_fake', open_message_id: 'om_fake', tenant_key: 'tenant_fake', token: `c-${randomUUID()}`, action: { value: opts.value, tag: 'button' } };
+  return {
+    open_id: opts.openId,
+    user_id: 'u_fake',
+    open_message_id: 'om_fake',
+    tenant_key: 'tenant_fake',
+    token: `c-${randomUUID()}`,
+    action: { value: opts.value, tag: 'button' },
+  };
 }
 
 /**
@@ -108,9 +122,18 @@ export function feishuLegacyCardAction(opts: { value: unknown; openId: string })
  */
 export function feishuRequest(
   payload: Record<string, unknown>,
-  opts: { encryptKey?: string; encrypt?: boolean; sign?: 'encrypt_key' | 'legacy' | 'none'; verificationToken?: string; timestampS?: number; badSignature?: boolean },
+  opts: {
+    encryptKey?: string;
+    encrypt?: boolean;
+    sign?: 'encrypt_key' | 'legacy' | 'none';
+    verificationToken?: string;
+    timestampS?: number;
+    badSignature?: boolean;
+  },
 ): { body: string; headers: Record<string, string> } {
-  const body = opts.encrypt ? JSON.stringify({ encrypt: feishuEncrypt(opts.encryptKey!, JSON.stringify(payload)) }) : JSON.stringify(payload);
+  const body = opts.encrypt
+    ? JSON.stringify({ encrypt: feishuEncrypt(opts.encryptKey!, JSON.stringify(payload)) })
+    : JSON.stringify(payload);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   const sign = opts.sign ?? (opts.encryptKey ? 'encrypt_key' : 'none');
   if (sign !== 'none') {
@@ -118,8 +141,12 @@ export function feishuRequest(
     const nonce = randomUUID();
     const signature =
       sign === 'encrypt_key'
-        ? createHash('sha256').update(ts + nonce + opts.encryptKey + body).digest('hex')
-        : createHash('sha1').update(ts + nonce + opts.verificationToken + body).digest('hex');
+        ? createHash('sha256')
+            .update(ts + nonce + opts.encryptKey + body)
+            .digest('hex')
+        : createHash('sha1')
+            .update(ts + nonce + opts.verificationToken + body)
+            .digest('hex');
     Object.assign(headers, {
       'x-lark-request-timestamp': ts,
       'x-lark-request-nonce': nonce,

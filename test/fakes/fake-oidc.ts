@@ -2,7 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { startHttpFake, type HttpFake } from './http-fake.js';
 
-export interface OidcUser { sub: string; org: string; roles: string[]; name?: string }
+export interface OidcUser {
+  sub: string;
+  org: string;
+  roles: string[];
+  name?: string;
+}
 
 export interface FakeOidc extends HttpFake {
   /** Who "logs in" at the next /authorize (the fake has no login page: it signs this user in at once). */
@@ -23,8 +28,14 @@ export async function startFakeOidc(opts: { clientId: string; audience: string; 
   const jwk = { ...(await exportJWK(publicKey)), kid: 'fake-1', alg: 'RS256', use: 'sig' };
   const codes = new Map<string, { challenge: string; redirectUri: string; nonce?: string; user: OidcUser }>();
   const sign = (claims: Record<string, unknown>, sub: string, aud: string) =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'fake-1' }).setIssuer(fake.url).setSubject(sub).setAudience(aud)
-      .setIssuedAt().setExpirationTime('1h').sign(privateKey);
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid: 'fake-1' })
+      .setIssuer(fake.url)
+      .setSubject(sub)
+      .setAudience(aud)
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(privateKey);
 
   const fake = (await startHttpFake(async (req, res) => {
     res.setHeader('access-control-allow-origin', '*');
@@ -32,19 +43,35 @@ export async function startFakeOidc(opts: { clientId: string; audience: string; 
     if (req.method === 'OPTIONS') return void res.writeHead(204).end();
     if (req.path === '/.well-known/openid-configuration') {
       return {
-        issuer: fake.url, authorization_endpoint: `${fake.url}/authorize`, token_endpoint: `${fake.url}/token`, jwks_uri: `${fake.url}/jwks`,
-        response_types_supported: ['code'], code_challenge_methods_supported: ['S256'], subject_types_supported: ['public'],
-        id_token_signing_alg_values_supported: ['RS256'], grant_types_supported: ['authorization_code'],
+        issuer: fake.url,
+        authorization_endpoint: `${fake.url}/authorize`,
+        token_endpoint: `${fake.url}/token`,
+        jwks_uri: `${fake.url}/jwks`,
+        response_types_supported: ['code'],
+        code_challenge_methods_supported: ['S256'],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: ['RS256'],
+        grant_types_supported: ['authorization_code'],
       };
     }
     if (req.path === '/jwks') return { keys: [jwk] };
     if (req.path === '/authorize') {
       const q = req.query;
-      if (q.get('client_id') !== opts.clientId || q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge')) {
+      if (
+        q.get('client_id') !== opts.clientId ||
+        q.get('response_type') !== 'code' ||
+        q.get('code_challenge_method') !== 'S256' ||
+        !q.get('code_challenge')
+      ) {
         return void res.writeHead(400, { 'content-type': 'text/plain' }).end('bad authorization request');
       }
       const code = b64url(randomBytes(16));
-      codes.set(code, { challenge: q.get('code_challenge')!, redirectUri: q.get('redirect_uri')!, nonce: q.get('nonce') ?? undefined, user: fake.user });
+      codes.set(code, {
+        challenge: q.get('code_challenge')!,
+        redirectUri: q.get('redirect_uri')!,
+        nonce: q.get('nonce') ?? undefined,
+        user: fake.user,
+      });
       const back = new URL(q.get('redirect_uri')!);
       back.searchParams.set('code', code);
       if (q.get('state')) back.searchParams.set('state', q.get('state')!);
@@ -54,7 +81,13 @@ export async function startFakeOidc(opts: { clientId: string; audience: string; 
       const body = req.body as Record<string, string>;
       const grant = codes.get(body.code);
       codes.delete(body.code);
-      const verified = grant && b64url(createHash('sha256').update(body.code_verifier ?? '').digest()) === grant.challenge;
+      const verified =
+        grant &&
+        b64url(
+          createHash('sha256')
+            .update(body.code_verifier ?? '')
+            .digest(),
+        ) === grant.challenge;
       if (!grant || grant.redirectUri !== body.redirect_uri || !verified) {
         if (grant && !verified) fake.pkceFailures++;
         res.writeHead(400, { 'content-type': 'application/json' });
@@ -62,7 +95,9 @@ export async function startFakeOidc(opts: { clientId: string; audience: string; 
       }
       const u = grant.user;
       return {
-        token_type: 'Bearer', expires_in: 3600, scope: 'openid profile',
+        token_type: 'Bearer',
+        expires_in: 3600,
+        scope: 'openid profile',
         access_token: await sign({ org_id: u.org, roles: u.roles, name: u.name }, u.sub, opts.audience),
         id_token: await sign({ name: u.name, ...(grant.nonce ? { nonce: grant.nonce } : {}) }, u.sub, opts.clientId),
       };

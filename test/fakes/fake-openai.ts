@@ -23,7 +23,12 @@ export type FakeReplyHandler = (body: ChatRequestBody, index: number) => FakeRep
 export interface ChatRequestBody {
   model: string;
   stream?: boolean;
-  messages: Array<{ role: string; content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
+  messages: Array<{
+    role: string;
+    content: string | null;
+    tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+    tool_call_id?: string;
+  }>;
   tools?: Array<{ type: 'function'; function: { name: string; description?: string; parameters?: unknown } }>;
 }
 
@@ -63,28 +68,43 @@ export async function startFakeOpenAI(handler: FakeReplyHandler): Promise<FakeOp
     const id = `chatcmpl-${index}`;
     const created = Math.floor(Date.now() / 1000);
     const calls = (reply.tool_calls ?? []).map((c, i) => ({
-      id: c.id ?? `call_fake_${index}_${i}`, name: c.name, arguments: c.arguments ?? JSON.stringify(c.args ?? {}),
+      id: c.id ?? `call_fake_${index}_${i}`,
+      name: c.name,
+      arguments: c.arguments ?? JSON.stringify(c.args ?? {}),
     }));
     if (!body.stream) {
       if (reply.hang) return new Promise(() => undefined);
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({
-        id, object: 'chat.completion', created, model: body.model,
-        choices: [{
-          index: 0, finish_reason: calls.length ? 'tool_calls' : 'stop',
-          message: {
-            role: 'assistant', content: reply.content ?? (calls.length ? null : ''),
-            ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) } : {}),
-          },
-        }],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-      }));
+      res.end(
+        JSON.stringify({
+          id,
+          object: 'chat.completion',
+          created,
+          model: body.model,
+          choices: [
+            {
+              index: 0,
+              finish_reason: calls.length ? 'tool_calls' : 'stop',
+              message: {
+                role: 'assistant',
+                content: reply.content ?? (calls.length ? null : ''),
+                ...(calls.length
+                  ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+                  : {}),
+              },
+            },
+          ],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     if (reply.empty) return void res.end();
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+      );
     chunk({ role: 'assistant', content: '' });
     if (reply.hang) return new Promise(() => undefined);
     const content = reply.content ?? '';

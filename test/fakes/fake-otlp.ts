@@ -17,9 +17,14 @@ export interface FakeOtlp {
   close(): Promise<void>;
 }
 
-interface AnyValue { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number }
+interface AnyValue {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  doubleValue?: number;
+}
 const valueOf = (v: AnyValue): string | number | boolean =>
-  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : v.boolValue ?? v.doubleValue ?? '');
+  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.boolValue ?? v.doubleValue ?? ''));
 
 /** An OpenTelemetry collector speaking OTLP/HTTP with JSON bodies on POST /v1/traces (what the Node exporter sends). */
 export async function startFakeOtlp(): Promise<FakeOtlp> {
@@ -34,7 +39,11 @@ export async function startFakeOtlp(): Promise<FakeOtlp> {
       for (const ss of rs.scopeSpans ?? []) {
         for (const s of ss.spans ?? []) {
           spans.push({
-            traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, status: s.status,
+            traceId: s.traceId,
+            spanId: s.spanId,
+            parentSpanId: s.parentSpanId || undefined,
+            name: s.name,
+            status: s.status,
             attributes: Object.fromEntries((s.attributes ?? []).map((a: { key: string; value: AnyValue }) => [a.key, valueOf(a.value)])),
           });
         }

@@ -40,7 +40,12 @@ export async function startFakeSlack(botToken: string): Promise<FakeSlack> {
     if (req.headers.authorization !== `Bearer ${botToken}`) return { ok: false, error: 'invalid_auth' };
     if (req.path === '/api/chat.postMessage') {
       if (failure) return { ok: false, error: failure };
-      const msg = { channel: field(req.body, 'channel'), ts: `${Math.floor(Date.now() / 1000)}.${String(posted.length + 1).padStart(6, '0')}`, text: field(req.body, 'text'), blocks: blocksOf(req.body) };
+      const msg = {
+        channel: field(req.body, 'channel'),
+        ts: `${Math.floor(Date.now() / 1000)}.${String(posted.length + 1).padStart(6, '0')}`,
+        text: field(req.body, 'text'),
+        blocks: blocksOf(req.body),
+      };
       posted.push(msg);
       return { ok: true, channel: msg.channel, ts: msg.ts, message: { text: msg.text } };
     }
@@ -83,11 +88,20 @@ export function slackInteraction(opts: {
     team: { id: 'T1' },
     trigger_id: opts.triggerId ?? randomUUID(),
     container: { type: 'message', message_ts: '1.000001', channel_id: 'C1' },
-    actions: [{ action_id: 'confirmation_approve', block_id: 'b', value: opts.value, type: 'button', action_ts: String(Date.now() / 1000) }],
+    actions: [
+      { action_id: 'confirmation_approve', block_id: 'b', value: opts.value, type: 'button', action_ts: String(Date.now() / 1000) },
+    ],
     response_url: opts.responseUrl,
   };
   const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const ts = opts.timestampS ?? Math.floor(Date.now() / 1000);
   const signature = slackSignature(opts.badSignature ? 'wrong-secret' : opts.signingSecret, ts, body);
-  return { body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signature } };
+  return {
+    body,
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': String(ts),
+      'x-slack-signature': signature,
+    },
+  };
 }

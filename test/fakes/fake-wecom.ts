@@ -23,7 +23,8 @@ export async function startFakeWecom(corp: { corpId: string; corpSecret: string 
   const fake = await startHttpFake((req) => {
     if (req.method === 'GET' && req.path === '/cgi-bin/gettoken') {
       tokenRequests.push(req);
-      if (req.query.get('corpid') !== corp.corpId || req.query.get('corpsecret') !== corp.corpSecret) return { errcode: 40001, errmsg: 'invalid credential' };
+      if (req.query.get('corpid') !== corp.corpId || req.query.get('corpsecret') !== corp.corpSecret)
+        return { errcode: 40001, errmsg: 'invalid credential' };
       current = `wt-${randomUUID()}`;
       return { errcode: 0, errmsg: 'ok', access_token: current, expires_in: 7200 };
     }
@@ -63,7 +64,11 @@ export interface WecomCallbackKeys {
 }
 
 /** Query string of a signed callback over `encrypted` (tamper options make it invalid in one way). */
-export function wecomQuery(keys: WecomCallbackKeys, encrypted: string, opts: { timestampS?: number; badSignature?: boolean; extra?: Record<string, string> } = {}): string {
+export function wecomQuery(
+  keys: WecomCallbackKeys,
+  encrypted: string,
+  opts: { timestampS?: number; badSignature?: boolean; extra?: Record<string, string> } = {},
+): string {
   const timestamp = String(opts.timestampS ?? Math.floor(Date.now() / 1000));
   const nonce = String(Math.floor(Math.random() * 1e9));
   const signature = getSignature(opts.badSignature ? 'wrong-token' : keys.token, timestamp, nonce, encrypted);
@@ -71,7 +76,11 @@ export function wecomQuery(keys: WecomCallbackKeys, encrypted: string, opts: { t
 }
 
 /** The GET WeCom sends when the callback URL is saved: `echostr` is the encrypted random string to echo. */
-export function wecomEchoQuery(keys: WecomCallbackKeys, plain: string, opts: { receiveId?: string; timestampS?: number; badSignature?: boolean } = {}): string {
+export function wecomEchoQuery(
+  keys: WecomCallbackKeys,
+  plain: string,
+  opts: { receiveId?: string; timestampS?: number; badSignature?: boolean } = {},
+): string {
   const echostr = encrypt(keys.encodingAesKey, plain, opts.receiveId ?? keys.corpId);
   return wecomQuery(keys, echostr, { ...opts, extra: { echostr } });
 }
@@ -82,7 +91,8 @@ export function wecomCardEvent(
   click: { fromUser: string; eventKey: string; taskId: string; responseCode?: string; createTime?: number },
   opts: { timestampS?: number; badSignature?: boolean; receiveId?: string } = {},
 ): { query: string; body: string } {
-  const inner = `<xml><ToUserName><![CDATA[${keys.corpId}]]></ToUserName><FromUserName><![CDATA[${click.fromUser}]]></FromUserName>` +
+  const inner =
+    `<xml><ToUserName><![CDATA[${keys.corpId}]]></ToUserName><FromUserName><![CDATA[${click.fromUser}]]></FromUserName>` +
     `<CreateTime>${click.createTime ?? Math.floor(Date.now() / 1000)}</CreateTime><MsgType><![CDATA[event]]></MsgType>` +
     `<Event><![CDATA[template_card_event]]></Event><EventKey><![CDATA[${click.eventKey}]]></EventKey>` +
     `<TaskId><![CDATA[${click.taskId}]]></TaskId><CardType><![CDATA[button_interaction]]></CardType>` +

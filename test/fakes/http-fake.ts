@@ -35,12 +35,25 @@ export async function startHttpFake(handler: FakeHandler): Promise<HttpFake> {
     const rawBody = Buffer.concat(chunks).toString('utf8');
     let body: unknown = rawBody;
     if ((req.headers['content-type'] ?? '').includes('json')) {
-      try { body = JSON.parse(rawBody); } catch { /* leave raw */ }
+      try {
+        body = JSON.parse(rawBody);
+      } catch {
+        /* leave raw */
+      }
     } else if ((req.headers['content-type'] ?? '').includes('x-www-form-urlencoded')) {
       body = Object.fromEntries(new URLSearchParams(rawBody));
     }
     const u = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const rec: RecordedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', path: u.pathname, query: u.searchParams, headers: req.headers, rawBody, body, at: Date.now() };
+    const rec: RecordedRequest = {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      path: u.pathname,
+      query: u.searchParams,
+      headers: req.headers,
+      rawBody,
+      body,
+      at: Date.now(),
+    };
     requests.push(rec);
     try {
       const out = await current(rec, res);
@@ -54,7 +67,10 @@ export async function startHttpFake(handler: FakeHandler): Promise<HttpFake> {
     }
   });
   const sockets = new Set<import('node:net').Socket>();
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return {
@@ -62,6 +78,10 @@ export async function startHttpFake(handler: FakeHandler): Promise<HttpFake> {
     port,
     requests,
     setHandler: (h) => (current = h),
-    close: () => new Promise((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -6,7 +6,11 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { z } from 'zod';
 
-export interface ShopCall { tool: string; args: Record<string, unknown>; authorization?: string }
+export interface ShopCall {
+  tool: string;
+  args: Record<string, unknown>;
+  authorization?: string;
+}
 
 export interface McpShopServer {
   /** The streamable HTTP endpoint. */
@@ -36,19 +40,35 @@ export async function startMcpShopServer(opts: { token: string }): Promise<McpSh
 
   const build = () => {
     const server = new McpServer({ name: 'shop', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
-    server.registerTool('pay', {
-      description: 'Pay an invoice', inputSchema: { invoice: z.string(), amount: z.number() },
-      annotations: { readOnlyHint: false, destructiveHint: true },
-    }, async (args) => {
-      calls.push({ tool: 'pay', args, authorization: currentAuth });
-      return { content: [{ type: 'text', text: `paid ${args.invoice}: ${args.amount}` }], structuredContent: { paid: true } };
-    });
-    server.registerTool('lookup', {
-      description: 'Look up an invoice', inputSchema: { invoice: z.string() }, annotations: { readOnlyHint: true },
-    }, async (args) => {
-      calls.push({ tool: 'lookup', args, authorization: currentAuth });
-      return { content: [{ type: 'text', text: `invoice ${args.invoice}: open, 60000` }, { type: 'image', data: 'aGVsbG8=', mimeType: 'image/png' }] };
-    });
+    server.registerTool(
+      'pay',
+      {
+        description: 'Pay an invoice',
+        inputSchema: { invoice: z.string(), amount: z.number() },
+        annotations: { readOnlyHint: false, destructiveHint: true },
+      },
+      async (args) => {
+        calls.push({ tool: 'pay', args, authorization: currentAuth });
+        return { content: [{ type: 'text', text: `paid ${args.invoice}: ${args.amount}` }], structuredContent: { paid: true } };
+      },
+    );
+    server.registerTool(
+      'lookup',
+      {
+        description: 'Look up an invoice',
+        inputSchema: { invoice: z.string() },
+        annotations: { readOnlyHint: true },
+      },
+      async (args) => {
+        calls.push({ tool: 'lookup', args, authorization: currentAuth });
+        return {
+          content: [
+            { type: 'text', text: `invoice ${args.invoice}: open, 60000` },
+            { type: 'image', data: 'aGVsbG8=', mimeType: 'image/png' },
+          ],
+        };
+      },
+    );
     for (const t of extraTools) register(server, t);
     servers.push(server);
     return server;
@@ -70,17 +90,25 @@ export async function startMcpShopServer(opts: { token: string }): Promise<McpSh
     let transport = sessionId ? transports.get(sessionId) : undefined;
     if (!transport) {
       if (!(req.method === 'POST' && isInitializeRequest(body))) {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'no valid session' }, id: null }));
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'no valid session' }, id: null }));
         return;
       }
-      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, created) });
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void transports.set(id, created),
+      });
       transport = created;
       await build().connect(created);
     }
     await transport.handleRequest(req, res, body);
   });
   const sockets = new Set<Socket>();
-  http.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  http.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address() as { port: number };
   return {

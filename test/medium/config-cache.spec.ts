@@ -38,17 +38,32 @@ describe('ConfigCache (medium)', () => {
 
   it('a change of connector actions (no org column) drops every org', async () => {
     await cache.get(db.orgId, 'connector_tools', async () => 'old');
-    const [{ id }] = await db.dataSource.query(`INSERT INTO connectors (org_id, name, base_url) VALUES ($1, 'c', 'http://x') RETURNING id`, [db.orgId]);
-    await until('the connector insert to reach the cache', async () => (await cache.get(db.orgId, 'connector_tools', async () => 'new')) === 'new');
+    const [{ id }] = await db.dataSource.query(
+      `INSERT INTO connectors (org_id, name, base_url) VALUES ($1, 'c', 'http://x') RETURNING id`,
+      [db.orgId],
+    );
+    await until(
+      'the connector insert to reach the cache',
+      async () => (await cache.get(db.orgId, 'connector_tools', async () => 'new')) === 'new',
+    );
     await cache.get(db.orgId, 'connector_tools', async () => 'newer');
-    await db.dataSource.query(`INSERT INTO connector_actions (connector_id, position, name, method, path, write) VALUES ($1, 0, 'a', 'GET', '/', false)`, [id]);
-    await until('the action insert to reach the cache', async () => (await cache.get(db.orgId, 'connector_tools', async () => 'newest')) === 'newest');
+    await db.dataSource.query(
+      `INSERT INTO connector_actions (connector_id, position, name, method, path, write) VALUES ($1, 0, 'a', 'GET', '/', false)`,
+      [id],
+    );
+    await until(
+      'the action insert to reach the cache',
+      async () => (await cache.get(db.orgId, 'connector_tools', async () => 'newest')) === 'newest',
+    );
   });
 
   it('a load that was under way when a change was announced is not kept', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const slow = cache.get(db.orgId, 'agent:x', async () => { await gate; return 'stale'; });
+    const slow = cache.get(db.orgId, 'agent:x', async () => {
+      await gate;
+      return 'stale';
+    });
     cache.invalidate(db.orgId);
     release();
     expect(await slow).toBe('stale'); // its caller asked before the change

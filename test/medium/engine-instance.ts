@@ -25,8 +25,15 @@ export async function startEngine(databaseUrl: string, env: EnvironmentInput = {
   const module = await Test.createTestingModule({
     imports: [
       AppConfigModule.forRoot({
-        NODE_ENV: 'test', LOG_LEVEL: 'error', DATABASE_URL: databaseUrl, DB_SKIP_MIGRATIONS: '1', DB_POOL_SIZE: '4', SEED_DEMO: 'false',
-        APP_ENCRYPTION_KEY: 'medium-encryption-key-0123456789abcdef', EGRESS_ALLOW: '127.0.0.1/32', RUN_RECOVERY_MS: '3600000',
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'error',
+        DATABASE_URL: databaseUrl,
+        DB_SKIP_MIGRATIONS: '1',
+        DB_POOL_SIZE: '4',
+        SEED_DEMO: 'false',
+        APP_ENCRYPTION_KEY: 'medium-encryption-key-0123456789abcdef',
+        EGRESS_ALLOW: '127.0.0.1/32',
+        RUN_RECOVERY_MS: '3600000',
         ...env,
       }),
       TelemetryModule,

@@ -50,7 +50,7 @@ describe('EventLog (medium)', () => {
     expect(reads.length).toBeLessThanOrEqual(2); // the opening read (+1 if the first append raced it)
   });
 
-  it('delivers a transaction\'s events once it commits, in order with the others', async () => {
+  it("delivers a transaction's events once it commits, in order with the others", async () => {
     const run = await db.newRun();
     const c = collector();
     const following = log.follow(run, 0, c.deliver, (e) => e.type === 'done', stop.signal);
@@ -85,8 +85,11 @@ describe('EventLog (medium)', () => {
     // An event written with no NOTIFY at all (as if the notification was lost).
     const sql = new pg.Client({ connectionString: db.url });
     await sql.connect();
-    await sql.query(`WITH n AS (UPDATE agent_runs SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq)
-                     INSERT INTO run_events (run_id, seq, type, data) SELECT $1, event_seq, 'silent', '{}' FROM n`, [runs[7]]);
+    await sql.query(
+      `WITH n AS (UPDATE agent_runs SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq)
+                     INSERT INTO run_events (run_id, seq, type, data) SELECT $1, event_seq, 'silent', '{}' FROM n`,
+      [runs[7]],
+    );
     await sql.end();
     db.resetCount();
     await log.sweep();
@@ -121,9 +124,13 @@ describe('EventLog (medium)', () => {
     const touched = await born();
     const other = new pg.Client({ connectionString: db.url });
     await other.connect();
-    const [row] = (await other.query(
-      `WITH next AS (UPDATE agent_runs SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq)
-       INSERT INTO run_events (run_id, seq, type, data) SELECT $1, event_seq, 'remote', '{}' FROM next RETURNING seq`, [touched])).rows;
+    const [row] = (
+      await other.query(
+        `WITH next AS (UPDATE agent_runs SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq)
+       INSERT INTO run_events (run_id, seq, type, data) SELECT $1, event_seq, 'remote', '{}' FROM next RETURNING seq`,
+        [touched],
+      )
+    ).rows;
     await other.query(`SELECT pg_notify('run_events', $1)`, [`${touched}:${row.seq}`]);
     await other.end();
     const seen = collector();

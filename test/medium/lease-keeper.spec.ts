@@ -6,8 +6,12 @@ import { mediumDb, type MediumDb } from './medium-db.js';
 /** Lease renewal on a real database, without the app: one statement for all runs, and lost leases reported once. */
 describe('LeaseKeeper (medium)', () => {
   let db: MediumDb;
-  beforeAll(async () => { db = await mediumDb(); });
-  afterAll(async () => { await db.close(); });
+  beforeAll(async () => {
+    db = await mediumDb();
+  });
+  afterAll(async () => {
+    await db.close();
+  });
 
   it('renews 200 leases in one statement and reports each lost lease once, with why', async () => {
     const keeper = new LeaseKeeper(db.dataSource, 'agent_runs', 60_000);
@@ -25,7 +29,9 @@ describe('LeaseKeeper (medium)', () => {
     expect(db.statements).toHaveLength(2);
     expect(Object.fromEntries(lost)).toEqual({ [takenOver]: ['taken over by other'], [ended]: ['the run ended completed elsewhere'] });
     const [{ renewed }] = await db.dataSource.query(
-      `SELECT count(*)::int AS renewed FROM agent_runs WHERE id = ANY($1) AND lease_until > now() + interval '30 seconds'`, [runs.slice(2)]);
+      `SELECT count(*)::int AS renewed FROM agent_runs WHERE id = ANY($1) AND lease_until > now() + interval '30 seconds'`,
+      [runs.slice(2)],
+    );
     expect(renewed).toBe(198);
   });
 });
@@ -33,8 +39,12 @@ describe('LeaseKeeper (medium)', () => {
 /** A process paused inside a run's transaction (SIGSTOP, VM freeze) must not keep its runs from being taken over. */
 describe('a paused transaction holding a run (medium)', () => {
   let db: MediumDb;
-  beforeAll(async () => { db = await mediumDb(); });
-  afterAll(async () => { await db.close(); });
+  beforeAll(async () => {
+    db = await mediumDb();
+  });
+  afterAll(async () => {
+    await db.close();
+  });
 
   it('the server ends the idle transaction, and another instance claims the run', async () => {
     const paused = new DataSource({ ...buildDataSourceOptions({ url: db.url, embedded: false, close: async () => undefined }, 2, 300) });
@@ -45,10 +55,21 @@ describe('a paused transaction holding a run (medium)', () => {
     await q.startTransaction();
     await q.query(`UPDATE agent_runs SET event_seq = event_seq + 1 WHERE id = $1`, [run]); // the row lock a run's write holds
     // ... and the process stops here. Another instance's recovery skips locked rows until the server ends that session.
-    const claimed = await until('the run claimed by another instance', async () => {
-      const ids = await claimExpiredLeases(db.dataSource, { table: 'agent_runs', instanceId: 'other', leaseMs: 60_000, exclude: [], limit: 10 });
-      return ids.includes(run) ? ids : undefined;
-    }, 10_000, 50);
+    const claimed = await until(
+      'the run claimed by another instance',
+      async () => {
+        const ids = await claimExpiredLeases(db.dataSource, {
+          table: 'agent_runs',
+          instanceId: 'other',
+          leaseMs: 60_000,
+          exclude: [],
+          limit: 10,
+        });
+        return ids.includes(run) ? ids : undefined;
+      },
+      10_000,
+      50,
+    );
     expect(claimed).toContain(run);
     await q.release().catch(() => undefined);
     await paused.destroy().catch(() => undefined);

@@ -25,7 +25,13 @@ quietLogger.warn = () => undefined;
 /** `entities`: for services that read through repositories (e.g. RunStore.get). */
 export async function mediumDb(opts: { entities?: DataSourceOptions['entities'] } = {}): Promise<MediumDb> {
   const db = await createTestDatabase();
-  const dataSource = new DataSource({ type: 'postgres', url: db.url, extra: { max: 4 }, entities: opts.entities ?? [], namingStrategy: new SnakeNamingStrategy() });
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: db.url,
+    extra: { max: 4 },
+    entities: opts.entities ?? [],
+    namingStrategy: new SnakeNamingStrategy(),
+  });
   await dataSource.initialize();
   const statements: string[] = [];
   const query = dataSource.query.bind(dataSource);

@@ -37,16 +37,34 @@ describe('run driver (medium)', () => {
     // Pays, then answers with what the connector said.
     llm = await startFakeOpenAI((body) => {
       const tool = body.messages.find((m) => m.role === 'tool');
-      return tool ? { content: `Paid: ${tool.content}` } : { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 100 } }] };
+      return tool
+        ? { content: `Paid: ${tool.content}` }
+        : { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 100 } }] };
     });
     oa = await startHttpFake(() => ({ ok: true }));
     [a, b] = await Promise.all([startEngine(db.url, { ...env, INSTANCE_ID: 'a' }), startEngine(db.url, { ...env, INSTANCE_ID: 'b' })]);
     ({ userId } = await a.module.get(ProvisioningService).principalFor({ sub: 'alice', orgExternalId: 'medium', roles: ['admin'] }));
-    await a.module.get(ConnectorsService).create(db.orgId, { name: 'oa', base_url: oa.url, actions: [{
-      name: 'purchase_pay', method: 'POST', path: '/purchases/{id}/pay', write: true,
-      parameters: { type: 'object', properties: { id: { type: 'string' }, amount: { type: 'number' } }, required: ['id', 'amount'] } }] });
-    const agent = await a.module.get(AgentsService).create(db.orgId, userId, { name: 'payer', instructions: 'Pay what you are asked to.', model_config_json: {
-      model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake', api_key_env: 'WARDEN_LLM_KEY_FAKE' }, tools: ['oa__*'] } });
+    await a.module.get(ConnectorsService).create(db.orgId, {
+      name: 'oa',
+      base_url: oa.url,
+      actions: [
+        {
+          name: 'purchase_pay',
+          method: 'POST',
+          path: '/purchases/{id}/pay',
+          write: true,
+          parameters: { type: 'object', properties: { id: { type: 'string' }, amount: { type: 'number' } }, required: ['id', 'amount'] },
+        },
+      ],
+    });
+    const agent = await a.module.get(AgentsService).create(db.orgId, userId, {
+      name: 'payer',
+      instructions: 'Pay what you are asked to.',
+      model_config_json: {
+        model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake', api_key_env: 'WARDEN_LLM_KEY_FAKE' },
+        tools: ['oa__*'],
+      },
+    });
     agentId = agent.id;
   });
   afterAll(async () => {
@@ -59,11 +77,16 @@ describe('run driver (medium)', () => {
     oa.setHandler(() => ({ ok: true }));
   });
 
-  const startChat = (engine: EngineInstance) => engine.executor.start({ orgId: db.orgId, userId, agentId, message: 'Pay PO-1', surface: 'chat' });
+  const startChat = (engine: EngineInstance) =>
+    engine.executor.start({ orgId: db.orgId, userId, agentId, message: 'Pay PO-1', surface: 'chat' });
   const eventsOf = (runId: string): Promise<StoredRunEvent[]> => a.module.get(RunEventsService).list(runId);
-  const toolCallsOf = (runId: string) => db.dataSource.query(`SELECT call_id, tool, executed_args, status, result, error FROM tool_calls WHERE run_id = $1`, [runId]);
-  const auditRowsOf = (runId: string) => db.dataSource.query(
-    `SELECT call_id, tool, connector_name, method, status, success, outcome FROM connector_call_logs WHERE run_id = $1`, [runId]);
+  const toolCallsOf = (runId: string) =>
+    db.dataSource.query(`SELECT call_id, tool, executed_args, status, result, error FROM tool_calls WHERE run_id = $1`, [runId]);
+  const auditRowsOf = (runId: string) =>
+    db.dataSource.query(
+      `SELECT call_id, tool, connector_name, method, status, success, outcome FROM connector_call_logs WHERE run_id = $1`,
+      [runId],
+    );
 
   it('drives a chat run: model -> one connector call -> answer, told in order, with its call and audit rows', async () => {
     const started = await startChat(a);
@@ -72,10 +95,19 @@ describe('run driver (medium)', () => {
     const events = await eventsOf(started.runId);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     // Hook outcomes are told between the call and its observation; the rest of the story in this order.
-    expect(events.filter((e) => e.type !== 'hook').map((e) => e.type)).toEqual(['run', 'tool_call', 'observation', 'answer_delta', 'answer', 'done']);
+    expect(events.filter((e) => e.type !== 'hook').map((e) => e.type)).toEqual([
+      'run',
+      'tool_call',
+      'observation',
+      'answer_delta',
+      'answer',
+      'done',
+    ]);
     const types = events.map((e) => e.type);
     const hooks = events.filter((e) => e.type === 'hook');
-    expect(hooks.map((e) => `${e.data.point} ${e.data.hook}`)).toEqual(expect.arrayContaining(['PreToolUse read_only_guard', 'PostToolUse audit_log']));
+    expect(hooks.map((e) => `${e.data.point} ${e.data.hook}`)).toEqual(
+      expect.arrayContaining(['PreToolUse read_only_guard', 'PostToolUse audit_log']),
+    );
     for (const h of hooks) expect(h.seq).toBeGreaterThan(events[types.indexOf('tool_call')].seq);
     for (const h of hooks) expect(h.seq).toBeLessThan(events[types.indexOf('observation')].seq);
     const callId = (events[types.indexOf('tool_call')].data as { call_id: string }).call_id;
@@ -85,7 +117,14 @@ describe('run driver (medium)', () => {
     expect(oa.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /purchases/PO-1/pay']);
     expect(oa.requests[0].headers['idempotency-key']).toBe(callId);
     expect(await toolCallsOf(started.runId)).toEqual([
-      { call_id: callId, tool: 'oa__purchase_pay', executed_args: { id: 'PO-1', amount: 100 }, status: 'done', result: '{"ok":true}', error: null },
+      {
+        call_id: callId,
+        tool: 'oa__purchase_pay',
+        executed_args: { id: 'PO-1', amount: 100 },
+        status: 'done',
+        result: '{"ok":true}',
+        error: null,
+      },
     ]);
     expect(await auditRowsOf(started.runId)).toEqual([
       { call_id: callId, tool: 'oa__purchase_pay', connector_name: 'oa', method: 'POST', status: 200, success: true, outcome: 'completed' },
@@ -99,7 +138,9 @@ describe('run driver (medium)', () => {
     const started = await startChat(a);
     expect((await started.completion).status).toBe('completed');
     const spent = a.transactions() - before;
-    console.log(`transactions for one chat run (model -> one connector call -> answer): ${spent} (guard <= ${MAX_TRANSACTIONS_PER_RUN}; target <= 8)`);
+    console.log(
+      `transactions for one chat run (model -> one connector call -> answer): ${spent} (guard <= ${MAX_TRANSACTIONS_PER_RUN}; target <= 8)`,
+    );
     expect(spent).toBeLessThanOrEqual(MAX_TRANSACTIONS_PER_RUN);
   });
 
@@ -117,7 +158,9 @@ describe('run driver (medium)', () => {
     expect((await b.executor.resume(started.runId)).status).toBe('running');
     // What B's recovery claim does once A's lease has run out (A paused past it): a new holder, a new fencing epoch.
     await db.dataSource.query(
-      `UPDATE agent_runs SET locked_by = 'b', lease_epoch = lease_epoch + 1, lease_until = now() + interval '1 minute' WHERE id = $1`, [started.runId]);
+      `UPDATE agent_runs SET locked_by = 'b', lease_epoch = lease_epoch + 1, lease_until = now() + interval '1 minute' WHERE id = $1`,
+      [started.runId],
+    );
     const byB = await b.executor.resume(started.runId);
     expect(byB.status).toBe('completed');
     const afterB = await eventsOf(started.runId);
@@ -130,7 +173,9 @@ describe('run driver (medium)', () => {
     expect(call).toMatchObject({ status: 'failed', error: 'interrupted' });
     expect(await eventsOf(started.runId)).toEqual(afterB);
     expect(afterB.filter((e) => e.type === 'done')).toHaveLength(1);
-    expect(afterB.filter((e) => e.type === 'observation').map((e) => e.data)).toEqual([expect.objectContaining({ call_id: call.call_id, interrupted: true })]);
+    expect(afterB.filter((e) => e.type === 'observation').map((e) => e.data)).toEqual([
+      expect.objectContaining({ call_id: call.call_id, interrupted: true }),
+    ]);
     expect(JSON.stringify(afterB)).not.toContain('late');
     expect(await auditRowsOf(started.runId)).toEqual([expect.objectContaining({ call_id: call.call_id, outcome: 'interrupted' })]);
   });

@@ -23,23 +23,36 @@ interface StoreInstance {
 
 async function storeInstance(db: MediumDb, instanceId: string): Promise<StoreInstance> {
   const module = await Test.createTestingModule({
-    imports: [AppConfigModule.forRoot({ NODE_ENV: 'test', DATABASE_URL: db.url, INSTANCE_ID: instanceId, RUN_LEASE_MS: '60000' }), EventEmitterModule.forRoot()],
+    imports: [
+      AppConfigModule.forRoot({ NODE_ENV: 'test', DATABASE_URL: db.url, INSTANCE_ID: instanceId, RUN_LEASE_MS: '60000' }),
+      EventEmitterModule.forRoot(),
+    ],
     providers: [
-      RunStore, RunEventsService,
+      RunStore,
+      RunEventsService,
       { provide: DataSource, useValue: db.dataSource },
       { provide: DATABASE_TARGET, useValue: { url: db.url, embedded: false, close: async () => undefined } },
     ],
   }).compile();
   await module.init();
   const finished: StoreInstance['finished'] = [];
-  module.get(EventEmitter2).on(RUN_FINISHED, (e: { runId: string; status: RunStatus }) => finished.push({ runId: e.runId, status: e.status }));
+  module
+    .get(EventEmitter2)
+    .on(RUN_FINISHED, (e: { runId: string; status: RunStatus }) => finished.push({ runId: e.runId, status: e.status }));
   return { store: module.get(RunStore), finished, module };
 }
 
 /** What a driver holds in memory for the store's fenced writes: the run as read, and the epoch it claimed it at. */
 async function driving(store: RunStore, runId: string, epoch: number): Promise<LiveRun> {
   const run = await store.get(runId);
-  const live: Partial<LiveRun> = { run, epoch, ancestors: await store.ancestorsOf(run), deferred: [], observed: new Map(), abort: new AbortController() };
+  const live: Partial<LiveRun> = {
+    run,
+    epoch,
+    ancestors: await store.ancestorsOf(run),
+    deferred: [],
+    observed: new Map(),
+    abort: new AbortController(),
+  };
   return live as LiveRun;
 }
 
@@ -60,19 +73,24 @@ describe('RunStore (medium)', () => {
     await db?.close();
   });
 
-  const row = async (id: string) => (await db.dataSource.query(
-    `SELECT status, state, answer, error, locked_by, lease_epoch, event_seq FROM agent_runs WHERE id = $1`, [id]))[0];
+  const row = async (id: string) =>
+    (
+      await db.dataSource.query(`SELECT status, state, answer, error, locked_by, lease_epoch, event_seq FROM agent_runs WHERE id = $1`, [
+        id,
+      ])
+    )[0];
   const events = (id: string): Promise<Array<{ seq: number; type: string; data: Record<string, unknown>; created_at: Date }>> =>
     db.dataSource.query(`SELECT seq, type, data, created_at FROM run_events WHERE run_id = $1 ORDER BY seq`, [id]);
   /** The run's holder stopped renewing (crashed, paused): its lease ran out. */
-  const expireLease = (id: string) => db.dataSource.query(`UPDATE agent_runs SET lease_until = now() - interval '1 second' WHERE id = $1`, [id]);
+  const expireLease = (id: string) =>
+    db.dataSource.query(`UPDATE agent_runs SET lease_until = now() - interval '1 second' WHERE id = $1`, [id]);
 
   it('of two instances claiming a free run at once, exactly one wins; the other cannot claim it while the lease lives', async () => {
     const id = await db.newRun({ lockedBy: 'crashed', epoch: 1 });
     await expireLease(id);
     const epochs = await Promise.all([a.store.acquire(id), b.store.acquire(id)]);
     expect(epochs.filter((e) => e !== null)).toEqual([2]);
-    const [winner, loser] = epochs[0] !== null ? ['a', b] as const : ['b', a] as const;
+    const [winner, loser] = epochs[0] !== null ? (['a', b] as const) : (['b', a] as const);
     expect(await loser.store.acquire(id)).toBeNull();
     expect(await row(id)).toMatchObject({ locked_by: winner, lease_epoch: 2 });
 
@@ -81,7 +99,7 @@ describe('RunStore (medium)', () => {
     expect(await a.store.acquire(ended)).toBeNull();
   });
 
-  it('after another instance took the run over, the old holder\'s writes are refused and change nothing', async () => {
+  it("after another instance took the run over, the old holder's writes are refused and change nothing", async () => {
     const id = await db.newRun({ lockedBy: 'a', epoch: 1 });
     const old = await driving(a.store, id, 1);
     expect(await a.store.saveState(old, state(1))).toBe(true);
@@ -91,11 +109,16 @@ describe('RunStore (medium)', () => {
     const before = await row(id);
 
     expect(await a.store.saveState(old, state(2))).toBe(false);
-    await expect(a.store.appendToStreams(old, 'model_retry', { attempt: 1, message: 'retry', retry_in_ms: 0 })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(a.store.appendToStreams(old, 'model_retry', { attempt: 1, message: 'retry', retry_in_ms: 0 })).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
     expect(old.abort.signal.aborted).toBe(true); // the old driver's model or tool call in progress is aborted
     // A write whose events are refused is rolled back whole, its own SQL included.
-    await expect(a.store.write(old, (tx) => tx.m.query(`UPDATE agent_runs SET answer = 'stale' WHERE id = $1`, [id]), [{ type: 'observation', data: { call_id: 'c0', tool: 't', args: {}, content: '0', blocked: false } }]))
-      .rejects.toBeInstanceOf(LeaseLostError);
+    await expect(
+      a.store.write(old, (tx) => tx.m.query(`UPDATE agent_runs SET answer = 'stale' WHERE id = $1`, [id]), [
+        { type: 'observation', data: { call_id: 'c0', tool: 't', args: {}, content: '0', blocked: false } },
+      ]),
+    ).rejects.toBeInstanceOf(LeaseLostError);
     await a.store.setWaiting(old, true);
     expect(await a.store.finishLive(old, 'completed', { answer: 'stale' })).toBe(false);
     expect(old.outcome).toBeUndefined();
@@ -143,23 +166,36 @@ describe('RunStore (medium)', () => {
     const id = await db.newRun({ lockedBy: 'a', epoch: 1 });
     const live = await driving(a.store, id, 1);
     live.deferred.push({ type: 'hook', data: { point: 'PreToolUse', hook: 'first', outcome: 'allow', side_effects: [], duration_ms: 0 } });
-    const result = await a.store.write(live, async (tx) => {
-      await tx.m.query(`UPDATE agent_runs SET answer = 'written', updated_at = now() WHERE id = $1`, [id]);
-      return 'the result';
-    }, [{ type: 'observation', data: { call_id: 'c1', tool: 't', args: {}, content: '1', blocked: false } }]);
+    const result = await a.store.write(
+      live,
+      async (tx) => {
+        await tx.m.query(`UPDATE agent_runs SET answer = 'written', updated_at = now() WHERE id = $1`, [id]);
+        return 'the result';
+      },
+      [{ type: 'observation', data: { call_id: 'c1', tool: 't', args: {}, content: '1', blocked: false } }],
+    );
     expect(result).toBe('the result');
     expect(live.deferred).toEqual([]);
     const stored = await events(id);
-    expect(stored.map((e) => [e.seq, e.type])).toEqual([[1, 'hook'], [2, 'observation']]);
+    expect(stored.map((e) => [e.seq, e.type])).toEqual([
+      [1, 'hook'],
+      [2, 'observation'],
+    ]);
     // now() is the transaction's start: the write and both events share it only inside one transaction.
     const [{ updated_at }] = await db.dataSource.query(`SELECT updated_at FROM agent_runs WHERE id = $1`, [id]);
     expect(stored.map((e) => e.created_at.getTime())).toEqual([updated_at.getTime(), updated_at.getTime()]);
 
     live.deferred.push({ type: 'hook', data: { point: 'PreToolUse', hook: 'second', outcome: 'allow', side_effects: [], duration_ms: 0 } });
-    await expect(a.store.write(live, async (tx) => {
-      await tx.m.query(`UPDATE agent_runs SET answer = 'half-written' WHERE id = $1`, [id]);
-      throw new Error('the write failed');
-    }, [{ type: 'observation', data: { call_id: 'c2', tool: 't', args: {}, content: '2', blocked: false } }])).rejects.toThrow('the write failed');
+    await expect(
+      a.store.write(
+        live,
+        async (tx) => {
+          await tx.m.query(`UPDATE agent_runs SET answer = 'half-written' WHERE id = $1`, [id]);
+          throw new Error('the write failed');
+        },
+        [{ type: 'observation', data: { call_id: 'c2', tool: 't', args: {}, content: '2', blocked: false } }],
+      ),
+    ).rejects.toThrow('the write failed');
     expect(await events(id)).toEqual(stored);
     expect(await row(id)).toMatchObject({ answer: 'written', event_seq: 2 });
   });

@@ -63,7 +63,9 @@ describe('entities and migrations (medium)', () => {
     const { upQueries } = await dataSource.driver.createSchemaBuilder().log();
     const statements = upQueries.map((q) => `${q.query}${q.parameters?.length ? `  -- ${JSON.stringify(q.parameters)}` : ''};`);
     if (statements.length > 0) {
-      throw new Error(`The entities disagree with the migrated schema; TypeORM would generate ${statements.length} statement(s):\n${statements.join('\n')}`);
+      throw new Error(
+        `The entities disagree with the migrated schema; TypeORM would generate ${statements.length} statement(s):\n${statements.join('\n')}`,
+      );
     }
   });
 
@@ -94,7 +96,10 @@ describe('entities and migrations (medium)', () => {
       const [migrated, fromEntities] = [await catalogOf(dataSource), await catalogOf(built)];
       const onlyMigrated = migrated.filter((x) => !fromEntities.includes(x));
       const onlyEntities = fromEntities.filter((x) => !migrated.includes(x));
-      expect({ onlyInTheMigratedDatabase: onlyMigrated, onlyInTheEntities: onlyEntities }).toEqual({ onlyInTheMigratedDatabase: [], onlyInTheEntities: [] });
+      expect({ onlyInTheMigratedDatabase: onlyMigrated, onlyInTheEntities: onlyEntities }).toEqual({
+        onlyInTheMigratedDatabase: [],
+        onlyInTheEntities: [],
+      });
     } finally {
       await built.destroy().catch(() => undefined);
       await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${fresh} WITH (FORCE)`));

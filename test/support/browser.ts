@@ -15,8 +15,13 @@ export const TEST_OUTPUT = path.resolve(import.meta.dirname, '../../test-output/
  * launch a fresh temporary --user-data-dir of its own (it refuses one passed as an argument), so runs share no state.
  */
 const ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 export async function launchBrowser(): Promise<Browser> {
@@ -25,7 +30,11 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** A separate browser profile (cookies, storage) — one person at one laptop. */
-export async function newPerson(browser: Browser, baseURL: string, viewport = { width: 1280, height: 860 }): Promise<{ context: BrowserContext; page: Page }> {
+export async function newPerson(
+  browser: Browser,
+  baseURL: string,
+  viewport = { width: 1280, height: 860 },
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ baseURL, viewport });
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
@@ -61,13 +70,20 @@ export async function startConsole(): Promise<{ server: ServerProcess; browser: 
   const db = await createTestDatabase();
   const [server, browser] = await Promise.all([
     startServerProcess({
-      DATABASE_URL: db.url, DB_SKIP_MIGRATIONS: '1', SEED_DEMO: 'true', NODE_ENV: 'development', AUTH_MODE: 'dev',
-      AUTH_DEV_SECRET: 'browser-dev-secret-0123456789', APP_ENCRYPTION_KEY: 'browser-encryption-key-0123456789', CONFIRMATION_POLL_MS: '200',
+      DATABASE_URL: db.url,
+      DB_SKIP_MIGRATIONS: '1',
+      SEED_DEMO: 'true',
+      NODE_ENV: 'development',
+      AUTH_MODE: 'dev',
+      AUTH_DEV_SECRET: 'browser-dev-secret-0123456789',
+      APP_ENCRYPTION_KEY: 'browser-encryption-key-0123456789',
+      CONFIRMATION_POLL_MS: '200',
     }),
     launchBrowser(),
   ]);
   return {
-    server, browser,
+    server,
+    browser,
     async close() {
       await browser.close();
       await server.stop();
@@ -78,7 +94,11 @@ export async function startConsole(): Promise<{ server: ServerProcess; browser: 
 
 /** A dev token for API calls made by the test itself (setup, or checking what the console saved). */
 export async function apiToken(baseUrl: string, who: { sub: string; org: string; roles: string[] }): Promise<string> {
-  const res = await fetch(`${baseUrl}/api/dev/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(who) });
+  const res = await fetch(`${baseUrl}/api/dev/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(who),
+  });
   return ((await res.json()) as { token: string }).token;
 }
 

@@ -16,7 +16,10 @@ function newestMtime(dir: string): number {
 
 /** Builds dist/ (server and console) when it is missing or older than the sources, so process tests run the current code. */
 export function ensureBuilt(): void {
-  const stale = !existsSync(MAIN) || !existsSync(path.join(ROOT, 'dist/console/index.html')) || statSync(MAIN).mtimeMs < Math.max(newestMtime(path.join(ROOT, 'apps')), newestMtime(path.join(ROOT, 'libs')));
+  const stale =
+    !existsSync(MAIN) ||
+    !existsSync(path.join(ROOT, 'dist/console/index.html')) ||
+    statSync(MAIN).mtimeMs < Math.max(newestMtime(path.join(ROOT, 'apps')), newestMtime(path.join(ROOT, 'libs')));
   if (stale) execSync('npm run build', { cwd: ROOT, stdio: 'ignore' });
 }
 
@@ -46,7 +49,10 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts `node dist/apps/api/src/main.js` as a real child process and waits for /api/health. */
-export async function startServerProcess(env: Record<string, string>, opts: { timeoutMs?: number; nodeArgs?: string[] } = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  opts: { timeoutMs?: number; nodeArgs?: string[] } = {},
+): Promise<ServerProcess> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnce(env, opts);
@@ -66,8 +72,14 @@ async function startOnce(env: Record<string, string>, opts: { timeoutMs?: number
     // The production build as deployed, except for two explicit test allowances: dev tokens (the tests pass a
     // 32+ char AUTH_DEV_SECRET) and loopback egress (the fakes listen on 127.0.0.1).
     env: {
-      PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1',
-      AUTH_ALLOW_DEV_IN_PRODUCTION: '1', EGRESS_ALLOW: '127.0.0.1/32', ...env, PORT: port,
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      AUTH_ALLOW_DEV_IN_PRODUCTION: '1',
+      EGRESS_ALLOW: '127.0.0.1/32',
+      ...env,
+      PORT: port,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -81,7 +93,9 @@ async function startOnce(env: Record<string, string>, opts: { timeoutMs?: number
     try {
       const res = await fetch(`${url}/api/health`);
       if (res.ok) break;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`server did not become healthy:\n${out}`);
@@ -103,7 +117,11 @@ async function startOnce(env: Record<string, string>, opts: { timeoutMs?: number
 /** Runs the server entry point expecting it to fail at boot; returns its exit code and output. */
 export async function bootExpectingFailure(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   ensureBuilt();
-  const child = spawn(process.execPath, [MAIN], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));

@@ -14,7 +14,11 @@ export interface TestApp {
   databaseUrl: string;
   token(sub: string, org: string, roles?: string[], extra?: { name?: string; email?: string }): Promise<string>;
   /** fetch against the app with an optional bearer token; JSON bodies are encoded. */
-  request(method: string, path: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; text: string; headers: Headers }>;
+  request(
+    method: string,
+    path: string,
+    opts?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; text: string; headers: Headers }>;
   close(): Promise<void>;
 }
 
@@ -23,24 +27,30 @@ export interface TestApp {
  * `opts.imports` adds modules to the real app (e.g. a module providing test-only @Hook classes);
  * `opts.databaseUrl` shares a database between two app instances.
  */
-export async function startTestApp(env: EnvironmentInput = {}, opts: { databaseUrl?: string; imports?: Array<Type | DynamicModule> } = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: EnvironmentInput = {},
+  opts: { databaseUrl?: string; imports?: Array<Type | DynamicModule> } = {},
+): Promise<TestApp> {
   const db = opts.databaseUrl ? undefined : await createTestDatabase();
   const databaseUrl = opts.databaseUrl ?? db!.url;
-  const app = await createApp({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'error',
-    AUTH_MODE: 'dev',
-    AUTH_DEV_SECRET: TEST_DEV_SECRET,
-    DATABASE_URL: databaseUrl,
-    DB_SKIP_MIGRATIONS: '1',
-    SEED_DEMO: 'false',
-    CONFIRMATION_POLL_MS: '200',
-    CONFIRMATION_ESCALATION_POLL_MS: '200',
-    APP_ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdef',
-    // The fakes listen on loopback, which the egress policy refuses unless allow-listed.
-    EGRESS_ALLOW: '127.0.0.1/32',
-    ...env,
-  }, opts.imports ?? []);
+  const app = await createApp(
+    {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'error',
+      AUTH_MODE: 'dev',
+      AUTH_DEV_SECRET: TEST_DEV_SECRET,
+      DATABASE_URL: databaseUrl,
+      DB_SKIP_MIGRATIONS: '1',
+      SEED_DEMO: 'false',
+      CONFIRMATION_POLL_MS: '200',
+      CONFIRMATION_ESCALATION_POLL_MS: '200',
+      APP_ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdef',
+      // The fakes listen on loopback, which the egress policy refuses unless allow-listed.
+      EGRESS_ALLOW: '127.0.0.1/32',
+      ...env,
+    },
+    opts.imports ?? [],
+  );
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${port}`;
@@ -60,7 +70,11 @@ export async function startTestApp(env: EnvironmentInput = {}, opts: { databaseU
       const res = await fetch(url + path, { method, headers, body });
       const text = await res.text();
       let parsed: unknown = text;
-      try { parsed = JSON.parse(text); } catch { /* not JSON */ }
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* not JSON */
+      }
       return { status: res.status, body: parsed, text, headers: res.headers };
     },
     async close() {

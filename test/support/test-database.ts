@@ -21,6 +21,9 @@ export async function createTestDatabase(): Promise<{ name: string; url: string;
   return {
     name,
     url: urlFor(name),
-    drop: () => withAdmin(async (c) => { await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`); }),
+    drop: () =>
+      withAdmin(async (c) => {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }),
   };
 }

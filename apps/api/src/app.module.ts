@@ -7,7 +7,15 @@ import { ValidationPipe } from '@nestjs/common';
 import { AgentsModule } from '@warden/agents';
 import { AuthModule } from '@warden/auth';
 import { ChannelsModule } from '@warden/channels';
-import { AllExceptionsFilter, AppConfig, AppConfigModule, AuditTrailModule, InputLimitsInterceptor, TelemetryModule, type EnvironmentInput } from '@warden/common';
+import {
+  AllExceptionsFilter,
+  AppConfig,
+  AppConfigModule,
+  AuditTrailModule,
+  InputLimitsInterceptor,
+  TelemetryModule,
+  type EnvironmentInput,
+} from '@warden/common';
 import { ConfirmationsModule } from '@warden/confirmations';
 import { DatabaseModule } from '@warden/database';
 import { EvalsModule } from '@warden/evals';
@@ -27,9 +35,12 @@ import { consoleStaticOptions } from './console-static.js';
  * so that the start banner printed after boot stays the last thing on the screen.
  */
 function withPrettyStream<T>(config: AppConfig, options: T): [T, DestinationStream] {
-  return [options, config.prettyLogs
-    ? pretty({ sync: true, colorize: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss' })
-    : destination({ dest: 1, sync: true })];
+  return [
+    options,
+    config.prettyLogs
+      ? pretty({ sync: true, colorize: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss' })
+      : destination({ dest: 1, sync: true }),
+  ];
 }
 
 /** Wires the libraries together; holds no business logic. */

@@ -8,7 +8,10 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 
 /** Builds the configured HTTP application; used by main.ts and by e2e tests (with env overrides). */
-export async function createApp(overrides: EnvironmentInput = {}, extraImports: Array<Type | DynamicModule> = []): Promise<NestExpressApplication> {
+export async function createApp(
+  overrides: EnvironmentInput = {},
+  extraImports: Array<Type | DynamicModule> = [],
+): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(overrides, extraImports), {
     // Chat-app callbacks are verified over the exact bytes received.
     rawBody: true,
@@ -32,6 +35,11 @@ export async function createApp(overrides: EnvironmentInput = {}, extraImports: 
 export function openApiDocument(app: INestApplication): OpenAPIObject {
   return SwaggerModule.createDocument(
     app,
-    new DocumentBuilder().setTitle('Warden').setDescription('Enterprise agent platform: hooks around the LLM loop').setVersion('0.1').addBearerAuth().build(),
+    new DocumentBuilder()
+      .setTitle('Warden')
+      .setDescription('Enterprise agent platform: hooks around the LLM loop')
+      .setVersion('0.1')
+      .addBearerAuth()
+      .build(),
   );
 }

@@ -9,12 +9,14 @@ const SERVER_PATHS = /^\/(api|metrics|demo-oa)(\/|$)/;
  * that client-side routes survive a reload. Hashed assets are cached for good; index.html is always revalidated.
  */
 export function consoleStaticOptions(config: AppConfig): ServeStaticModuleOptions[] {
-  return [{
-    rootPath: config.consoleDir,
-    exclude: SERVER_PATHS,
-    serveStaticOptions: {
-      setHeaders: (res: { setHeader(name: string, value: string): void }, file: string) =>
-        res.setHeader('cache-control', /[\\/]assets[\\/]/.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache'),
+  return [
+    {
+      rootPath: config.consoleDir,
+      exclude: SERVER_PATHS,
+      serveStaticOptions: {
+        setHeaders: (res: { setHeader(name: string, value: string): void }, file: string) =>
+          res.setHeader('cache-control', /[\\/]assets[\\/]/.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache'),
+      },
     },
-  }];
+  ];
 }

@@ -33,7 +33,19 @@ function Shell() {
   );
 }
 
-function SignedIn({ opened, toggle, close, pathname, signOut }: { opened: boolean; toggle(): void; close(): void; pathname: string; signOut(): void }) {
+function SignedIn({
+  opened,
+  toggle,
+  close,
+  pathname,
+  signOut,
+}: {
+  opened: boolean;
+  toggle(): void;
+  close(): void;
+  pathname: string;
+  signOut(): void;
+}) {
   const { session } = useSession();
   const { forMe } = usePendingForMe();
   if (!session) return null;
@@ -42,13 +54,15 @@ function SignedIn({ opened, toggle, close, pathname, signOut }: { opened: boolea
     { to: '/portal', label: 'Portal' },
     { to: '/approvals', label: 'Approvals', badge: forMe.length },
     { to: '/workflows', label: 'Workflows' },
-    ...(isAdmin(session) ? [
-      { to: '/admin/agents', label: 'Agents' },
-      { to: '/admin/connectors', label: 'Connectors' },
-      { to: '/admin/channels', label: 'Channels' },
-      { to: '/admin/audit', label: 'Audit log' },
-      { to: '/admin/org', label: 'Organisation' },
-    ] : []),
+    ...(isAdmin(session)
+      ? [
+          { to: '/admin/agents', label: 'Agents' },
+          { to: '/admin/connectors', label: 'Connectors' },
+          { to: '/admin/channels', label: 'Channels' },
+          { to: '/admin/audit', label: 'Audit log' },
+          { to: '/admin/org', label: 'Organisation' },
+        ]
+      : []),
   ];
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
@@ -59,17 +73,34 @@ function SignedIn({ opened, toggle, close, pathname, signOut }: { opened: boolea
             <Title order={3}>Warden</Title>
           </Group>
           <Group gap="xs">
-            <Text size="sm" data-testid="whoami">{session.sub} · {session.org}{isAdmin(session) ? ' · admin' : ''}</Text>
-            <Button variant="subtle" size="xs" onClick={signOut}>Sign out</Button>
+            <Text size="sm" data-testid="whoami">
+              {session.sub} · {session.org}
+              {isAdmin(session) ? ' · admin' : ''}
+            </Text>
+            <Button variant="subtle" size="xs" onClick={signOut}>
+              Sign out
+            </Button>
           </Group>
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" component="nav" aria-label="Main">
         <ScrollArea>
           {nav.map((n) => (
-            <NavLink key={n.to} component={Link} to={n.to} label={n.label} onClick={close}
+            <NavLink
+              key={n.to}
+              component={Link}
+              to={n.to}
+              label={n.label}
+              onClick={close}
               active={pathname.startsWith(n.to)}
-              rightSection={n.badge ? <Badge size="sm" color="orange" aria-label={`${n.badge} pending`}>{n.badge}</Badge> : undefined} />
+              rightSection={
+                n.badge ? (
+                  <Badge size="sm" color="orange" aria-label={`${n.badge} pending`}>
+                    {n.badge}
+                  </Badge>
+                ) : undefined
+              }
+            />
           ))}
         </ScrollArea>
       </AppShell.Navbar>

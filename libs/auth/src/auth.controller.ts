@@ -14,7 +14,12 @@ const identitiesView = (m: MemberView) => ({
   wecom_user_id: m.identities.wecom ?? null,
 });
 const memberView = (m: MemberView) => ({
-  user_id: m.userId, sub: m.sub, email: m.email, name: m.name, roles: m.roles, identities: identitiesView(m),
+  user_id: m.userId,
+  sub: m.sub,
+  email: m.email,
+  name: m.name,
+  roles: m.roles,
+  identities: identitiesView(m),
 });
 
 @ApiTags('auth')
@@ -30,7 +35,16 @@ export class AuthController {
   @ApiOkResponse({ type: MeResponse })
   async me(@CurrentPrincipal() p: Principal) {
     const m = await this.users.memberBySub(p.orgId, p.sub);
-    return { user_id: p.userId, sub: p.sub, org_id: p.orgId, org: p.orgExternalId, roles: p.roles, email: m.email, name: m.name, identities: identitiesView(m) };
+    return {
+      user_id: p.userId,
+      sub: p.sub,
+      org_id: p.orgId,
+      org: p.orgExternalId,
+      roles: p.roles,
+      email: m.email,
+      name: m.name,
+      identities: identitiesView(m),
+    };
   }
 
   @Get('users')

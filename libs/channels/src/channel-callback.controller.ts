@@ -58,7 +58,11 @@ export class ChannelCallbackController {
     try {
       const record = await this.channels.recordForCallback(channelId);
       outcome = await sink.decideFromChannel({
-        channel: record, confirmationId: click.confirmationId, decision: click.decision, actor: click.actor, all: click.all,
+        channel: record,
+        confirmationId: click.confirmationId,
+        decision: click.decision,
+        actor: click.actor,
+        all: click.all,
       });
     } catch (err) {
       this.logger.error(`decision from channel ${channelId} failed: ${(err as Error).message}`);

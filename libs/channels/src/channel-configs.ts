@@ -52,7 +52,9 @@ export class ChannelConfigs {
   requireSecretsOnRebind(impl: Channel, row: ChannelEntity, change: Record<string, unknown>): void {
     const rebound = REBIND_KEYS.filter((k) => k in change && change[k] !== (row.config[k] ?? undefined));
     if (rebound.length === 0 || !row.secretsEnc) return;
-    const missing = Object.keys(this.secrets.open(row.secretsEnc)).filter((k) => impl.secretKeys.includes(k) && (change[k] === undefined || change[k] === null));
+    const missing = Object.keys(this.secrets.open(row.secretsEnc)).filter(
+      (k) => impl.secretKeys.includes(k) && (change[k] === undefined || change[k] === null),
+    );
     if (missing.length === 0) return;
     const problem = `changing ${rebound.join(', ')} requires re-entering the stored secrets: ${missing.sort().join(', ')}`;
     throw new BadInputError(`invalid ${impl.type} channel config: ${problem}`, [problem]);

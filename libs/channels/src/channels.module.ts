@@ -19,7 +19,17 @@ import { WecomChannel } from './wecom/wecom.channel.js';
 @Module({
   imports: [TypeOrmModule.forFeature([ChannelEntity, ChannelEventEntity, NotificationEntity])],
   controllers: [ChannelsController, ChannelCallbackController, NotificationsController, IdentityLinksController],
-  providers: [ChannelsService, ChannelConfigs, IdentityLinksService, ChannelRegistry, NotificationsService, FeishuChannel, SlackChannel, WecomChannel, InboxChannel],
+  providers: [
+    ChannelsService,
+    ChannelConfigs,
+    IdentityLinksService,
+    ChannelRegistry,
+    NotificationsService,
+    FeishuChannel,
+    SlackChannel,
+    WecomChannel,
+    InboxChannel,
+  ],
   exports: [ChannelsService, ChannelRegistry, NotificationsService],
 })
 export class ChannelsModule {}

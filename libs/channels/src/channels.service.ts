@@ -39,15 +39,29 @@ export class ChannelsService {
     return this.sink;
   }
 
-  async create(orgId: string, input: { type: ChannelType; name: string; config?: Record<string, unknown>; isDefault?: boolean }, actor: string | null = null): Promise<ChannelView> {
+  async create(
+    orgId: string,
+    input: { type: ChannelType; name: string; config?: Record<string, unknown>; isDefault?: boolean },
+    actor: string | null = null,
+  ): Promise<ChannelView> {
     const impl = this.registry.get(input.type);
     const config = input.config ?? {};
     this.configs.validate(impl, config);
     await this.configs.checkEgress(impl, config);
-    const row = await this.channels.save(this.channels.create({ orgId, type: input.type, name: input.name, ...this.configs.seal(impl, config) }));
+    const row = await this.channels.save(
+      this.channels.create({ orgId, type: input.type, name: input.name, ...this.configs.seal(impl, config) }),
+    );
     if (input.isDefault) await this.orgs.setDefaultChannel(orgId, row.id);
     const created = this.configs.view(row, input.isDefault ? row.id : (await this.orgs.get(orgId)).defaultChannelId);
-    await this.audit.configChange({ orgId, actor, entityType: 'channel', entityId: row.id, change: 'created', before: null, after: auditedChannel(created) });
+    await this.audit.configChange({
+      orgId,
+      actor,
+      entityType: 'channel',
+      entityId: row.id,
+      change: 'created',
+      before: null,
+      after: auditedChannel(created),
+    });
     return created;
   }
 
@@ -61,7 +75,12 @@ export class ChannelsService {
     return this.configs.view(row, (await this.orgs.get(orgId)).defaultChannelId);
   }
 
-  async update(orgId: string, id: string, input: { name?: string; config?: Record<string, unknown>; isDefault?: boolean }, actor: string | null = null): Promise<ChannelView> {
+  async update(
+    orgId: string,
+    id: string,
+    input: { name?: string; config?: Record<string, unknown>; isDefault?: boolean },
+    actor: string | null = null,
+  ): Promise<ChannelView> {
     const row = await this.row(orgId, id);
     const before = this.configs.view(row, (await this.orgs.get(orgId)).defaultChannelId);
     const secretsBefore = this.configs.secretsOf(row);
@@ -84,7 +103,13 @@ export class ChannelsService {
     if (defaultId !== org.defaultChannelId) await this.orgs.setDefaultChannel(orgId, defaultId);
     const after = this.configs.view(row, defaultId);
     await this.audit.configChange({
-      orgId, actor, entityType: 'channel', entityId: id, change: 'updated', before: auditedChannel(before), after: auditedChannel(after),
+      orgId,
+      actor,
+      entityType: 'channel',
+      entityId: id,
+      change: 'updated',
+      before: auditedChannel(before),
+      after: auditedChannel(after),
       secretsChanged: changedSecrets(secretsBefore, this.configs.secretsOf(row)),
     });
     return after;
@@ -95,7 +120,15 @@ export class ChannelsService {
     const org = await this.orgs.get(orgId);
     if (org.defaultChannelId === row.id) await this.orgs.setDefaultChannel(orgId, null);
     await this.channels.delete({ id: row.id, orgId });
-    await this.audit.configChange({ orgId, actor, entityType: 'channel', entityId: id, change: 'deleted', before: auditedChannel(this.configs.view(row, org.defaultChannelId)), after: null });
+    await this.audit.configChange({
+      orgId,
+      actor,
+      entityType: 'channel',
+      entityId: id,
+      change: 'deleted',
+      before: auditedChannel(this.configs.view(row, org.defaultChannelId)),
+      after: null,
+    });
   }
 
   /** The channel with its secrets decrypted, for the implementations. `inbox` is the built-in inbox. */
@@ -140,17 +173,26 @@ export class ChannelsService {
    * confirmation id belongs to no request, so a click on it answers "not found" and decides nothing. The inbox has no
    * card to send; it gets a test notification instead.
    */
-  async sendTest(orgId: string, id: string, requester: { userId: string; name?: string | null }): Promise<{ ok: boolean; message_id?: string; error?: string }> {
+  async sendTest(
+    orgId: string,
+    id: string,
+    requester: { userId: string; name?: string | null },
+  ): Promise<{ ok: boolean; message_id?: string; error?: string }> {
     const record = await this.getRecord(orgId, id);
     const impl = this.registry.get(record.type);
     try {
-      const sent = record.type === 'inbox'
-        ? await impl.sendNotification(record, `**Warden test message** — channel "${record.name}" can deliver messages.`)
-        : await impl.sendApprovalCard(record, {
-          confirmationId: randomUUID(), agentName: 'Warden channel test', tool: 'example__test_card',
-          args: { note: 'This is a test card from Warden; its buttons decide nothing.' },
-          requestedBy: requester, expiresAt: new Date(Date.now() + 10 * 60_000), approverScope: 'org_admins',
-        });
+      const sent =
+        record.type === 'inbox'
+          ? await impl.sendNotification(record, `**Warden test message** — channel "${record.name}" can deliver messages.`)
+          : await impl.sendApprovalCard(record, {
+              confirmationId: randomUUID(),
+              agentName: 'Warden channel test',
+              tool: 'example__test_card',
+              args: { note: 'This is a test card from Warden; its buttons decide nothing.' },
+              requestedBy: requester,
+              expiresAt: new Date(Date.now() + 10 * 60_000),
+              approverScope: 'org_admins',
+            });
       return { ok: true, message_id: sent.platformMessageId };
     } catch (err) {
       return { ok: false, error: (err as Error).message };

@@ -11,7 +11,7 @@ export async function approvalCardOf(row: ConfirmationRequest, users: UsersServi
     agentName: row.agentName ?? 'agent',
     tool: row.tool,
     args: row.args,
-    requestedBy: { userId: row.requestedBy ?? '', name: requester ? requester.name ?? requester.sub : null },
+    requestedBy: { userId: row.requestedBy ?? '', name: requester ? (requester.name ?? requester.sub) : null },
     expiresAt: row.expiresAt,
     approverScope: approversOf(row).join(', '),
     decisiveFields: row.decisiveFields ?? [],

@@ -24,7 +24,8 @@ const WORDS: Record<string, string> = {
 };
 
 const describe = (entry: string): string =>
-  WORDS[entry] ?? (entry.startsWith('role:') ? `users with the role "${entry.slice(5)}"` : `the users ${entry.slice(6).split(',').join(', ')}`);
+  WORDS[entry] ??
+  (entry.startsWith('role:') ? `users with the role "${entry.slice(5)}"` : `the users ${entry.slice(6).split(',').join(', ')}`);
 
 /** The approver list that binds this request: the one stored with it, or (older rows) its scope. */
 export const approversOf = (row: ConfirmationRequest): string[] => row.approvers ?? [row.approverScope];
@@ -57,7 +58,8 @@ function satisfies(entry: string, row: ConfirmationRequest, d: ResolvedDecider, 
 export function refusalFor(row: ConfirmationRequest, d: ResolvedDecider, decision: Decision, list: ChannelList): string | null {
   const approvers = approversOf(row);
   if (!approvers.some((entry) => satisfies(entry, row, d, list))) {
-    if (approvers.length === 1 && approvers[0] === 'channel' && d.via) return `${d.via.platform} user ${d.via.externalId} is not in this channel's approver list`;
+    if (approvers.length === 1 && approvers[0] === 'channel' && d.via)
+      return `${d.via.platform} user ${d.via.externalId} is not in this channel's approver list`;
     return `only ${approvers.map(describe).join(' or ')} may decide this request`;
   }
   if (decision === 'approve' && row.forbidSelfApproval && row.requestedBy !== null && d.member.userId === row.requestedBy) {

@@ -90,13 +90,28 @@ export class ConfirmationDecisionService {
     const { member, via } = decider;
     const name = member.name ?? member.sub;
     // Checked before the vote is recorded: an edit that breaks the schema decides nothing.
-    const edit = approvalEdit(row, input.decision, answeredArgs(row, input.decision, input.answer, input.args), { userId: member.userId, name });
+    const edit = approvalEdit(row, input.decision, answeredArgs(row, input.decision, input.answer, input.args), {
+      userId: member.userId,
+      name,
+    });
     checkStandingGrant(row, input.decision, input.standing, edit?.args ?? row.args);
     const counted = await this.votes.record({
-      confirmationId: row.id, userId: member.userId, userName: name, decision: input.decision,
-      platform: via?.platform ?? null, externalId: via?.externalId ?? null, approvers: approversOf(row), tier: row.tier,
+      confirmationId: row.id,
+      userId: member.userId,
+      userName: name,
+      decision: input.decision,
+      platform: via?.platform ?? null,
+      externalId: via?.externalId ?? null,
+      approvers: approversOf(row),
+      tier: row.tier,
     });
-    const decidedBy = { userId: member.userId, name, platform: via?.platform ?? null, externalId: via?.externalId ?? null, reason: input.reason?.trim() || null };
+    const decidedBy = {
+      userId: member.userId,
+      name,
+      platform: via?.platform ?? null,
+      externalId: via?.externalId ?? null,
+      reason: input.reason?.trim() || null,
+    };
     const deciding: Deciding = { row, input, decider, name, edit, decidedBy };
     if (!counted) return this.uncounted(deciding);
     if (input.decision === 'approve' && counted.approvalsGiven < counted.approvalsRequired) {
@@ -141,8 +156,11 @@ export class ConfirmationDecisionService {
       const member = await this.users.memberByIdentity(row.orgId, actor.platform, actor.externalId);
       if (!member) {
         const listed = list.ids && (list.ids.includes('*') || list.ids.includes(actor.externalId));
-        if (list.ids && !listed && approversOf(row).includes('channel')) throw new ForbiddenError(`${who} is not in this channel's approver list`);
-        throw new ForbiddenError(`${who} is not linked to a Warden user, so Warden cannot tell who is deciding: link the account first (POST /api/me/identities/link)`);
+        if (list.ids && !listed && approversOf(row).includes('channel'))
+          throw new ForbiddenError(`${who} is not in this channel's approver list`);
+        throw new ForbiddenError(
+          `${who} is not linked to a Warden user, so Warden cannot tell who is deciding: link the account first (POST /api/me/identities/link)`,
+        );
       }
       decider = { member, via: { platform: actor.platform, externalId: actor.externalId } };
     }
@@ -196,7 +214,9 @@ export class ConfirmationDecisionService {
     ]);
     // After the decision: a grant that failed to record only means later calls ask again (fail closed).
     if (input.standing && decision === input.decision && settled.status === ConfirmationStatus.Approved) {
-      await this.standing.grant(settled, input.standing).catch((err: unknown) => this.logger.error(`standing approval of ${row.id} not recorded: ${(err as Error).message}`));
+      await this.standing
+        .grant(settled, input.standing)
+        .catch((err: unknown) => this.logger.error(`standing approval of ${row.id} not recorded: ${(err as Error).message}`));
     }
     return settled;
   }
@@ -205,7 +225,8 @@ export class ConfirmationDecisionService {
   private async lostRace(row: ConfirmationRequest): Promise<never> {
     const now = (await this.store.findById(row.id)) ?? row;
     if (now.status === ConfirmationStatus.Pending) {
-      const closed = (await this.expire(row.id, 'timeout', 'no decision before the deadline')) ?? (await this.store.findById(row.id)) ?? now;
+      const closed =
+        (await this.expire(row.id, 'timeout', 'no decision before the deadline')) ?? (await this.store.findById(row.id)) ?? now;
       throw this.alreadyDecided(closed);
     }
     throw this.alreadyDecided(now);

@@ -1,7 +1,17 @@
 import { Logger } from '@nestjs/common';
 import { inSpan } from '@warden/common';
 import { isDroppedDatabaseConnection } from '@warden/database';
-import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, CONFIRMATION_GATE, Hook, isRunInterruption, PreToolUseHook, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
+import {
+  actionDigest,
+  ARGS_CHANGED_AFTER_APPROVAL,
+  CONFIRMATION_GATE,
+  Hook,
+  isRunInterruption,
+  PreToolUseHook,
+  type AgentHookSettings,
+  type HookContext,
+  type HookResult,
+} from '@warden/hooks';
 import { ConfirmationDecisionService } from './confirmation-decision.service.js';
 import { ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
 import { ConfirmationWaiter, WaiterClosedError } from './confirmation-waiter.js';
@@ -95,7 +105,8 @@ export class ConfirmationGateHook extends PreToolUseHook {
       return verdictOf(final, ctx.metadata);
     } catch (err) {
       // Shutdown or lost lease: this driver stops, the request stays pending for the run's next driver.
-      if (err instanceof WaiterClosedError || isRunInterruption(err) || isRunInterruption(ctx.signal?.reason)) return { suspend: message(err) };
+      if (err instanceof WaiterClosedError || isRunInterruption(err) || isRunInterruption(ctx.signal?.reason))
+        return { suspend: message(err) };
       if (isDroppedDatabaseConnection(err)) throw err;
       this.logger.error(`run ${ctx.runId} call ${ctx.callId}: approval gate failed: ${message(err)}`);
       await this.decisions.expire(row.id, 'system', `approval gate failed: ${message(err)}`).catch(() => undefined);
@@ -104,7 +115,12 @@ export class ConfirmationGateHook extends PreToolUseHook {
   }
 
   /** Announces the request and sends its card if that has not happened yet; the block if the card could not go out. */
-  private async announce(ctx: HookContext, row: ConfirmationRequest, created: boolean, channel?: DeliveryTarget): Promise<HookResult | undefined> {
+  private async announce(
+    ctx: HookContext,
+    row: ConfirmationRequest,
+    created: boolean,
+    channel?: DeliveryTarget,
+  ): Promise<HookResult | undefined> {
     // A new row, or one whose card never went out: the previous attempt died before announcing it, or right after.
     if (created || (row.status === ConfirmationStatus.Pending && !row.sentCard)) {
       await ctx.emit('confirmation_pending', {
@@ -123,12 +139,20 @@ export class ConfirmationGateHook extends PreToolUseHook {
 
   /** Waits for the decision inside an `approval wait` span (who decided, how long it took). */
   private waitTraced(ctx: HookContext, row: ConfirmationRequest): Promise<ConfirmationRequest> {
-    return inSpan('approval wait', { 'warden.confirmation_id': row.id, 'warden.call_id': ctx.callId ?? '', 'warden.tool': row.tool }, async (span) => {
-      const started = Date.now();
-      const final = await this.waiter.wait(row.id, row.expiresAt, ctx.signal);
-      span?.setAttributes({ 'warden.approval.status': final.status, 'warden.approval.decided_by': final.respondedByName ?? '', 'warden.approval.wait_ms': Date.now() - started });
-      return final;
-    });
+    return inSpan(
+      'approval wait',
+      { 'warden.confirmation_id': row.id, 'warden.call_id': ctx.callId ?? '', 'warden.tool': row.tool },
+      async (span) => {
+        const started = Date.now();
+        const final = await this.waiter.wait(row.id, row.expiresAt, ctx.signal);
+        span?.setAttributes({
+          'warden.approval.status': final.status,
+          'warden.approval.decided_by': final.respondedByName ?? '',
+          'warden.approval.wait_ms': Date.now() - started,
+        });
+        return final;
+      },
+    );
   }
 
   /** The row does not cover this tool + args: block (a pending row is expired so no click can approve it). */

@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource } from 'typeorm';
-import { CONFIRMATION_NOTIFY_CHANNEL, CONFIRMATION_VOTED, rowToConfirmation, type ConfirmationRequest, type ConfirmationRow } from './confirmation.types.js';
+import {
+  CONFIRMATION_NOTIFY_CHANNEL,
+  CONFIRMATION_VOTED,
+  rowToConfirmation,
+  type ConfirmationRequest,
+  type ConfirmationRow,
+} from './confirmation.types.js';
 
 export interface Vote {
   confirmationId: string;
@@ -67,7 +73,9 @@ export class ConfirmationVotesStore {
   /** This person's recorded vote on the request, if any. */
   async voteOf(confirmationId: string, userId: string): Promise<'approve' | 'reject' | null> {
     const rows: Array<{ decision: 'approve' | 'reject' }> = await this.dataSource.query(
-      `SELECT decision FROM confirmation_votes WHERE confirmation_id = $1 AND user_id = $2`, [confirmationId, userId]);
+      `SELECT decision FROM confirmation_votes WHERE confirmation_id = $1 AND user_id = $2`,
+      [confirmationId, userId],
+    );
     return rows[0]?.decision ?? null;
   }
 
@@ -77,8 +85,14 @@ export class ConfirmationVotesStore {
       [confirmationId],
     );
     return rows.map((r) => ({
-      user_id: r.user_id, name: r.user_name, decision: r.decision, platform: r.platform, external_id: r.external_id,
-      approvers: r.approvers, tier: r.tier, at: new Date(r.created_at).toISOString(),
+      user_id: r.user_id,
+      name: r.user_name,
+      decision: r.decision,
+      platform: r.platform,
+      external_id: r.external_id,
+      approvers: r.approvers,
+      tier: r.tier,
+      at: new Date(r.created_at).toISOString(),
     }));
   }
 }

@@ -4,12 +4,7 @@ import { AppConfig, Metrics } from '@warden/common';
 import { isRunInterruption } from '@warden/hooks';
 import { DATABASE_TARGET, PgNotificationListener, type DatabaseTarget } from '@warden/database';
 import { ConfirmationStore } from './confirmation.store.js';
-import {
-  CONFIRMATION_NOTIFY_CHANNEL,
-  CONFIRMATION_SETTLED,
-  ConfirmationStatus,
-  type ConfirmationRequest,
-} from './confirmation.types.js';
+import { CONFIRMATION_NOTIFY_CHANNEL, CONFIRMATION_SETTLED, ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
 
 /** The instance is shutting down: the request stays pending, and the run is resumed from its checkpoint. */
 export class WaiterClosedError extends Error {
@@ -64,15 +59,20 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
     @Inject(DATABASE_TARGET) target: DatabaseTarget,
     @Optional() private readonly metrics?: Metrics,
   ) {
-    this.listener = target.embedded ? null : new PgNotificationListener({
-      url: target.url, channel: CONFIRMATION_NOTIFY_CHANNEL, applicationName: 'warden-confirmation-waiter', logger: this.logger,
-      onNotification: (payload) => {
-        this.scheduleWake(payload);
-        for (const observe of this.observers) observe(payload);
-      },
-      // Decisions taken while the connection was down were not notified to us.
-      onConnected: () => void this.poll(true),
-    });
+    this.listener = target.embedded
+      ? null
+      : new PgNotificationListener({
+          url: target.url,
+          channel: CONFIRMATION_NOTIFY_CHANNEL,
+          applicationName: 'warden-confirmation-waiter',
+          logger: this.logger,
+          onNotification: (payload) => {
+            this.scheduleWake(payload);
+            for (const observe of this.observers) observe(payload);
+          },
+          // Decisions taken while the connection was down were not notified to us.
+          onConnected: () => void this.poll(true),
+        });
   }
 
   async onModuleInit(): Promise<void> {
@@ -124,7 +124,10 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
       }
       // A cancel expires the request; an interruption (lease lost, shutdown) only ends this wait: the request stays
       // pending for the run's next driver, and nobody decided anything.
-      const onAbort = () => (isRunInterruption(signal?.reason) ? this.dropListener(id, listener, signal.reason) : void this.expire(id, 'system', 'the run was cancelled'));
+      const onAbort = () =>
+        isRunInterruption(signal?.reason)
+          ? this.dropListener(id, listener, signal.reason)
+          : void this.expire(id, 'system', 'the run was cancelled');
       const listener: Listener = {
         resolve: (row) => {
           signal?.removeEventListener('abort', onAbort);
@@ -136,7 +139,10 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
         },
       };
       waiting.listeners.add(listener);
-      if (signal?.aborted) { onAbort(); return; }
+      if (signal?.aborted) {
+        onAbort();
+        return;
+      }
       signal?.addEventListener('abort', onAbort, { once: true });
       // A decision may have committed before this waiter existed (its notification found nobody): look once.
       this.scheduleWake(id);
@@ -178,14 +184,17 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
 
   private armDeadline(id: string, expiresAt: Date): NodeJS.Timeout {
     const ms = Math.max(0, expiresAt.getTime() - Date.now());
-    const timer = setTimeout(() => {
-      if (Date.now() < expiresAt.getTime()) {
-        const waiting = this.waiting.get(id);
-        if (waiting) waiting.deadline = this.armDeadline(id, expiresAt);
-        return;
-      }
-      void this.expire(id, 'timeout', 'no decision before the deadline');
-    }, Math.min(ms, MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        if (Date.now() < expiresAt.getTime()) {
+          const waiting = this.waiting.get(id);
+          if (waiting) waiting.deadline = this.armDeadline(id, expiresAt);
+          return;
+        }
+        void this.expire(id, 'timeout', 'no decision before the deadline');
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
     return timer;
   }
 

@@ -1,4 +1,15 @@
-import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  ForeignKey,
+  Index,
+  PrimaryColumn,
+  PrimaryGeneratedColumn,
+  Unique,
+  UpdateDateColumn,
+} from 'typeorm';
 
 /**
  * The schema of `confirmation_requests` and `confirmation_votes`, so the entities describe every table
@@ -15,7 +26,9 @@ import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColu
 @Check('confirmation_requests_approvals_required_check', 'approvals_required BETWEEN 1 AND 5')
 /** What the reminder and escalation timer claims: due steps of pending requests. */
 @Index('confirmation_requests_remind_idx', ['remindAt'], { where: "status = 'pending' AND reminded_at IS NULL AND remind_at IS NOT NULL" })
-@Index('confirmation_requests_escalate_idx', ['escalateAt'], { where: "status = 'pending' AND escalated_at IS NULL AND escalate_at IS NOT NULL" })
+@Index('confirmation_requests_escalate_idx', ['escalateAt'], {
+  where: "status = 'pending' AND escalated_at IS NULL AND escalate_at IS NOT NULL",
+})
 @Index('confirmation_requests_batch_idx', ['batchKey'], { where: 'batch_key IS NOT NULL' })
 export class ConfirmationRequestEntity {
   @PrimaryGeneratedColumn('uuid') id: string;

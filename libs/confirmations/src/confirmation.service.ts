@@ -1,5 +1,12 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { ChannelsService, type ApprovalDecisionSink, type ChannelRecord, type ChatPlatform, type Decision, type DecisionOutcome } from '@warden/channels';
+import {
+  ChannelsService,
+  type ApprovalDecisionSink,
+  type ChannelRecord,
+  type ChatPlatform,
+  type Decision,
+  type DecisionOutcome,
+} from '@warden/channels';
 import { ConflictError, DomainException } from '@warden/common';
 import type { ResolvedDecider } from './approver-check.js';
 import { decideAllOnCard } from './batch/decide-all.js';
@@ -70,7 +77,11 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       if (row.status === ConfirmationStatus.Pending) return { ok: true, message: `Approval recorded: ${approvalsProgress(row)}` };
       const verb = row.status === ConfirmationStatus.Approved ? 'Approved' : 'Rejected';
       // A turn's card lists other calls too: it is re-rendered from the rows (markCardDecided), not replaced by this one.
-      return { ok: true, message: `${verb} by ${row.respondedByName}`, ...(row.batchKey ? { settled: true } : { decided: toDecidedCard(row) }) };
+      return {
+        ok: true,
+        message: `${verb} by ${row.respondedByName}`,
+        ...(row.batchKey ? { settled: true } : { decided: toDecidedCard(row) }),
+      };
     } catch (err) {
       if (err instanceof ConflictError) {
         const row = await this.store.findInOrg(channel.orgId, input.confirmationId).catch(() => null);

@@ -56,7 +56,10 @@ export interface ListFilter {
 }
 
 /** Approver entries a member with these roles could satisfy by role alone. */
-const candidateEntries = (roles: string[]): string[] => [...roles.map((r) => `role:${r}`), ...(roles.includes('admin') ? ['org_admins'] : [])];
+const candidateEntries = (roles: string[]): string[] => [
+  ...roles.map((r) => `role:${r}`),
+  ...(roles.includes('admin') ? ['org_admins'] : []),
+];
 
 /** Who moved a row out of `pending`, and why. */
 export interface Settlement {
@@ -69,7 +72,6 @@ export interface Settlement {
   /** Approve with changes: the edited args and their digest replace `args` / `args_digest` in the same statement. */
   edit?: { args: Record<string, unknown>; argsDigest: string; byUserId: string | null; byName: string };
 }
-
 
 /**
  * The SQL of `confirmation_requests`. Every state change is one conditional statement (`WHERE status =
@@ -90,7 +92,9 @@ export class ConfirmationStore implements OnModuleInit {
 
   onModuleInit(): void {
     this.metrics?.gauge('warden_approvals_pending', 'Approval requests waiting for a decision (all orgs)', async () => {
-      const [row]: Array<{ n: number }> = await this.dataSource.query(`SELECT count(*)::int AS n FROM confirmation_requests WHERE status = 'pending'`);
+      const [row]: Array<{ n: number }> = await this.dataSource.query(
+        `SELECT count(*)::int AS n FROM confirmation_requests WHERE status = 'pending'`,
+      );
       return row?.n ?? 0;
     });
   }
@@ -126,13 +130,32 @@ export class ConfirmationStore implements OnModuleInit {
        RETURNING *)
        SELECT inserted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'requested:' || inserted.id::text) AS notified FROM inserted`,
       [
-        input.orgId, input.agentId, input.agentName, input.runId, input.callId, input.tool, JSON.stringify(input.args),
-        input.requestedBy, input.approverScope, input.agentOwnerId, input.forbidSelfApproval, input.channelId,
-        input.channelType, input.timeoutS,
-        JSON.stringify(input.approvers), input.tier, input.approvalsRequired, JSON.stringify(input.decisiveFields), input.argsDigest,
-        input.argsSchema ? JSON.stringify(input.argsSchema) : null, input.askReason ?? null,
-        input.remindAfterS ?? null, input.escalateAfterS ?? null, input.escalateTo ? JSON.stringify(input.escalateTo) : null,
-        input.batch?.key ?? null, input.batch?.position ?? null,
+        input.orgId,
+        input.agentId,
+        input.agentName,
+        input.runId,
+        input.callId,
+        input.tool,
+        JSON.stringify(input.args),
+        input.requestedBy,
+        input.approverScope,
+        input.agentOwnerId,
+        input.forbidSelfApproval,
+        input.channelId,
+        input.channelType,
+        input.timeoutS,
+        JSON.stringify(input.approvers),
+        input.tier,
+        input.approvalsRequired,
+        JSON.stringify(input.decisiveFields),
+        input.argsDigest,
+        input.argsSchema ? JSON.stringify(input.argsSchema) : null,
+        input.askReason ?? null,
+        input.remindAfterS ?? null,
+        input.escalateAfterS ?? null,
+        input.escalateTo ? JSON.stringify(input.escalateTo) : null,
+        input.batch?.key ?? null,
+        input.batch?.position ?? null,
       ],
     );
     if (inserted) {
@@ -175,9 +198,7 @@ export class ConfirmationStore implements OnModuleInit {
                  WHERE entry IN ('org_members', 'channel') OR entry LIKE 'users:%' OR entry = ANY($6::text[])
                     OR (entry = 'agent_owner' AND agent_owner_id = $5)))
         ORDER BY created_at DESC, id DESC LIMIT $3`,
-      [
-        orgId, filter.status ?? null, filter.limit, filter.afterId ?? null, c?.userId ?? null, candidateEntries(c?.roles ?? []),
-      ],
+      [orgId, filter.status ?? null, filter.limit, filter.afterId ?? null, c?.userId ?? null, candidateEntries(c?.roles ?? [])],
     );
   }
 
@@ -199,9 +220,7 @@ export class ConfirmationStore implements OnModuleInit {
     const beforeDeadline = s.status === ConfirmationStatus.Expired ? '' : 'AND expires_at > now()';
     // An edit rebinds the approval to the edited args in the statement that decides it: never one without the other.
     const edit = s.edit && s.status === ConfirmationStatus.Approved ? s.edit : undefined;
-    const editSet = edit
-      ? `, original_args = args, args = $8::jsonb, args_digest = $9, edited_by_user_id = $10, edited_by_name = $11`
-      : '';
+    const editSet = edit ? `, original_args = args, args = $8::jsonb, args_digest = $9, edited_by_user_id = $10, edited_by_name = $11` : '';
     const editParams = edit ? [JSON.stringify(edit.args), edit.argsDigest, edit.byUserId, edit.byName] : [];
     const [row] = await this.rows(
       'transition',
@@ -212,18 +231,32 @@ export class ConfirmationStore implements OnModuleInit {
           WHERE id = $1 AND status = 'pending' ${beforeDeadline}
           RETURNING *)
        SELECT settled.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', settled.id::text) AS notified FROM settled`,
-      [id, s.status, s.respondedByUserId ?? null, s.respondedByOpenId ?? null, s.respondedByPlatform ?? null, s.respondedByName, s.reason ?? null, ...editParams],
+      [
+        id,
+        s.status,
+        s.respondedByUserId ?? null,
+        s.respondedByOpenId ?? null,
+        s.respondedByPlatform ?? null,
+        s.respondedByName,
+        s.reason ?? null,
+        ...editParams,
+      ],
     );
     if (!row) return null;
     if (row.respondedAt && s.status !== ConfirmationStatus.Expired) {
-      this.metrics?.approvalDecision.labels(row.channelType ?? 'none', row.status).observe((row.respondedAt.getTime() - row.createdAt.getTime()) / 1000);
+      this.metrics?.approvalDecision
+        .labels(row.channelType ?? 'none', row.status)
+        .observe((row.respondedAt.getTime() - row.createdAt.getTime()) / 1000);
     }
     this.events.emit(CONFIRMATION_SETTLED, row);
     return row;
   }
 
   /** Remembers where the card went so it can be replaced by the decided version later. */
-  async recordDelivery(id: string, sent: { platformMessageId?: string; extra?: Record<string, unknown> }): Promise<ConfirmationRequest | null> {
+  async recordDelivery(
+    id: string,
+    sent: { platformMessageId?: string; extra?: Record<string, unknown> },
+  ): Promise<ConfirmationRequest | null> {
     const [row] = await this.rows(
       'other',
       `UPDATE confirmation_requests SET platform_message_id = $2, sent_card = $3::jsonb, updated_at = now()

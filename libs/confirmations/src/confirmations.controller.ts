@@ -34,7 +34,13 @@ export class ConfirmationsController {
   @ApiOkResponse({ type: ConfirmationResponse })
   @HttpCode(200)
   async reassign(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: ReassignBody): Promise<Record<string, unknown>> {
-    const row = await this.reassignment.reassign({ orgId: p.orgId, confirmationId: id, actorUserId: p.userId, toSub: body.to, reason: body.reason });
+    const row = await this.reassignment.reassign({
+      orgId: p.orgId,
+      confirmationId: id,
+      actorUserId: p.userId,
+      toSub: body.to,
+      reason: body.reason,
+    });
     return confirmationView(row);
   }
 
@@ -73,24 +79,37 @@ export class ConfirmationsController {
     const row = await this.visibility.get(p, id);
     // Each person's decision: resolved user, the chat identity used, the policy and tier that applied.
     const standing = await this.standing.byConfirmation(row.id);
-    const history = (await this.escalations.history(row.id)).map((e) => ({ kind: e.kind, detail: e.detail, by: e.byName, by_user_id: e.byUserId, at: e.at.toISOString() }));
-    return { ...confirmationView(row), votes: await this.votes.list(row.id), standing_approval: standing ? standingApprovalView(standing) : null, history };
+    const history = (await this.escalations.history(row.id)).map((e) => ({
+      kind: e.kind,
+      detail: e.detail,
+      by: e.byName,
+      by_user_id: e.byUserId,
+      at: e.at.toISOString(),
+    }));
+    return {
+      ...confirmationView(row),
+      votes: await this.votes.list(row.id),
+      standing_approval: standing ? standingApprovalView(standing) : null,
+      history,
+    };
   }
 
   @Post(':id/decision')
   @ApiOkResponse({ type: ConfirmationResponse })
   @HttpCode(200)
   async decide(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: DecisionBody): Promise<Record<string, unknown>> {
-    const row = await this.confirmations.decide({
-      orgId: p.orgId,
-      confirmationId: id,
-      decision: body.decision,
-      reason: body.reason,
-      args: body.args,
-      answer: body.answer,
-      standing: body.standing && { when: body.standing.when, maxCalls: body.standing.max_calls, minutes: body.standing.minutes },
-      actor: { userId: p.userId },
-    }).catch((err: unknown) => this.failClosed(err, p.orgId, id));
+    const row = await this.confirmations
+      .decide({
+        orgId: p.orgId,
+        confirmationId: id,
+        decision: body.decision,
+        reason: body.reason,
+        args: body.args,
+        answer: body.answer,
+        standing: body.standing && { when: body.standing.when, maxCalls: body.standing.max_calls, minutes: body.standing.minutes },
+        actor: { userId: p.userId },
+      })
+      .catch((err: unknown) => this.failClosed(err, p.orgId, id));
     const standing = body.standing ? await this.standing.byConfirmation(row.id) : null;
     return { ...confirmationView(row), standing_approval: standing ? standingApprovalView(standing) : null };
   }
@@ -103,7 +122,10 @@ export class ConfirmationsController {
   private async failClosed(err: unknown, orgId: string, id: string): Promise<never> {
     if (!isDroppedDatabaseConnection(err)) throw err;
     const now = await this.confirmations.get(orgId, id).catch(() => null);
-    if (now && now.status !== ConfirmationStatus.Pending) throw new ConflictError(`confirmation ${id} is already ${now.status}`, { status: now.status });
-    throw new ServiceUnavailableError('the database connection dropped while recording the decision; nothing was decided: please try again');
+    if (now && now.status !== ConfirmationStatus.Pending)
+      throw new ConflictError(`confirmation ${id} is already ${now.status}`, { status: now.status });
+    throw new ServiceUnavailableError(
+      'the database connection dropped while recording the decision; nothing was decided: please try again',
+    );
   }
 }

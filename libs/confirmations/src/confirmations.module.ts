@@ -23,8 +23,26 @@ import { StandingApprovals } from './standing/standing-approvals.js';
 @Module({
   imports: [ChannelsModule],
   controllers: [ConfirmationsController],
-  providers: [ConfirmationStore, ConfirmationVotesStore, ConfirmationWaiter, ConfirmationCards, ConfirmationDecisionService, ConfirmationService, ConfirmationVisibility, ApprovalRequestOpener, ApprovalCardDelivery, ConfirmationGateHook, ConfirmationInboxStream,
-    StandingApprovalStore, StandingApprovals, EscalationStore, ConfirmationEscalator, ConfirmationReassignment, BatchStore, BatchCards],
+  providers: [
+    ConfirmationStore,
+    ConfirmationVotesStore,
+    ConfirmationWaiter,
+    ConfirmationCards,
+    ConfirmationDecisionService,
+    ConfirmationService,
+    ConfirmationVisibility,
+    ApprovalRequestOpener,
+    ApprovalCardDelivery,
+    ConfirmationGateHook,
+    ConfirmationInboxStream,
+    StandingApprovalStore,
+    StandingApprovals,
+    EscalationStore,
+    ConfirmationEscalator,
+    ConfirmationReassignment,
+    BatchStore,
+    BatchCards,
+  ],
   exports: [ConfirmationService, ConfirmationWaiter, ConfirmationGateHook, ConfirmationInboxStream, ConfirmationEscalator],
 })
 export class ConfirmationsModule {}

@@ -8,7 +8,10 @@ export const CONFIG_CHANGED_CHANNEL = 'warden_config';
 /** The longest an entry is used without a notification: the bound on staleness should a LISTEN connection hang silently. */
 const MAX_AGE_MS = 60_000;
 
-interface Entry { value: Promise<unknown>; at: number }
+interface Entry {
+  value: Promise<unknown>;
+  at: number;
+}
 
 /**
  * The org configuration every run reads (its agent, the org's hooks, connector catalog, MCP servers, read-only flag),
@@ -28,12 +31,17 @@ export class ConfigCache implements OnModuleInit, OnModuleDestroy {
   loads = 0;
 
   constructor(@Inject(DATABASE_TARGET) target: DatabaseTarget) {
-    this.listener = target.embedded ? null : new PgNotificationListener({
-      url: target.url, channel: CONFIG_CHANGED_CHANNEL, applicationName: `warden-${CONFIG_CHANGED_CHANNEL}`, logger: new Logger(ConfigCache.name),
-      onNotification: (orgId) => this.invalidate(orgId),
-      // Changes made while the connection was down were not announced to us.
-      onConnected: () => this.invalidate('*'),
-    });
+    this.listener = target.embedded
+      ? null
+      : new PgNotificationListener({
+          url: target.url,
+          channel: CONFIG_CHANGED_CHANNEL,
+          applicationName: `warden-${CONFIG_CHANGED_CHANNEL}`,
+          logger: new Logger(ConfigCache.name),
+          onNotification: (orgId) => this.invalidate(orgId),
+          // Changes made while the connection was down were not announced to us.
+          onConnected: () => this.invalidate('*'),
+        });
   }
 
   onModuleInit(): Promise<void> {
@@ -61,7 +69,9 @@ export class ConfigCache implements OnModuleInit, OnModuleDestroy {
     entries.set(key, entry);
     this.entries.set(orgId, entries);
     value.then(
-      () => { if (this.generationOf(orgId) !== generation) this.drop(orgId, key, entry); },
+      () => {
+        if (this.generationOf(orgId) !== generation) this.drop(orgId, key, entry);
+      },
       () => this.drop(orgId, key, entry),
     );
     return value;

@@ -36,7 +36,8 @@ import { TransactionRunner } from './transaction-runner.js';
       useFactory: async (config: AppConfig, dataSource: DataSource) => {
         if (config.skipMigrations) return false;
         const applied = await dataSource.runMigrations({ transaction: 'each' });
-        if (applied.length > 0) new Logger('Database').log(`Applied ${applied.length} migration(s): ${applied.map((m) => m.name).join(', ')}`);
+        if (applied.length > 0)
+          new Logger('Database').log(`Applied ${applied.length} migration(s): ${applied.map((m) => m.name).join(', ')}`);
         return true;
       },
     },

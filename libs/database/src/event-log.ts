@@ -13,7 +13,13 @@ export * from './event-log.types.js';
  * One stream following an owner's log: the last event it delivered, the highest event number it was told of, and
  * whether it was told of events without their number (a transaction committed, a reconnect): then it reads the table.
  */
-interface Follower { last: number; told: number; mustRead: boolean; dirty: boolean; wake?: () => void }
+interface Follower {
+  last: number;
+  told: number;
+  mustRead: boolean;
+  dirty: boolean;
+  wake?: () => void;
+}
 
 /**
  * An append-only, numbered event log per run that can be replayed and followed live. An event is written (numbered
@@ -44,23 +50,29 @@ export class EventLog<M = AnyEventMap, E = unknown> {
     private readonly logger: Logger,
     private readonly sweepMs = 5_000,
   ) {
-    this.listener = target.embedded ? null : new PgNotificationListener({
-      url: target.url, channel: tables.channel, applicationName: `warden-${tables.channel}`, logger,
-      // The payload is `<owner id>:<event number>`: a follower already past that number does not read again.
-      onNotification: (payload) => {
-        const at = payload.lastIndexOf(':');
-        const ownerId = at < 0 ? payload : payload.slice(0, at);
-        // One of our own appends not yet returned may be what this tells of: memory gets it then (a gap reads).
-        if (!this.followed.has(ownerId) && !this.appending.has(ownerId)) this.recent.noticed(ownerId, at < 0 ? undefined : Number(payload.slice(at + 1)));
-        if (at < 0) this.wakeups.emit(payload);
-        else this.wakeups.emit(ownerId, Number(payload.slice(at + 1)));
-      },
-      // Events appended elsewhere while the connection was down were not notified to us: wake every follower.
-      onConnected: () => {
-        this.recent.noneComplete();
-        for (const ownerId of this.wakeups.eventNames()) this.wakeups.emit(ownerId);
-      },
-    });
+    this.listener = target.embedded
+      ? null
+      : new PgNotificationListener({
+          url: target.url,
+          channel: tables.channel,
+          applicationName: `warden-${tables.channel}`,
+          logger,
+          // The payload is `<owner id>:<event number>`: a follower already past that number does not read again.
+          onNotification: (payload) => {
+            const at = payload.lastIndexOf(':');
+            const ownerId = at < 0 ? payload : payload.slice(0, at);
+            // One of our own appends not yet returned may be what this tells of: memory gets it then (a gap reads).
+            if (!this.followed.has(ownerId) && !this.appending.has(ownerId))
+              this.recent.noticed(ownerId, at < 0 ? undefined : Number(payload.slice(at + 1)));
+            if (at < 0) this.wakeups.emit(payload);
+            else this.wakeups.emit(ownerId, Number(payload.slice(at + 1)));
+          },
+          // Events appended elsewhere while the connection was down were not notified to us: wake every follower.
+          onConnected: () => {
+            this.recent.noneComplete();
+            for (const ownerId of this.wakeups.eventNames()) this.wakeups.emit(ownerId);
+          },
+        });
   }
 
   start(): Promise<void> {
@@ -152,7 +164,11 @@ export class EventLog<M = AnyEventMap, E = unknown> {
     this.wakeups.emit(ownerId);
   }
 
-  async list<K extends keyof M & string = keyof M & string>(ownerId: string, afterSeq = 0, types?: K[]): Promise<Array<StoredEvent<M, K, E>>> {
+  async list<K extends keyof M & string = keyof M & string>(
+    ownerId: string,
+    afterSeq = 0,
+    types?: K[],
+  ): Promise<Array<StoredEvent<M, K, E>>> {
     return this.dataSource.query(
       `SELECT seq, type, data, created_at FROM ${this.tables.events} WHERE run_id = $1 AND seq > $2 ${types ? 'AND type = ANY($3)' : ''} ORDER BY seq`,
       types ? [ownerId, afterSeq, types] : [ownerId, afterSeq],
@@ -163,7 +179,13 @@ export class EventLog<M = AnyEventMap, E = unknown> {
    * Delivers the events after `afterSeq` in order, then live ones, until `isLast(event)` (returns true) or until
    * `signal` aborts (returns false).
    */
-  async follow(ownerId: string, afterSeq: number, deliver: (event: StoredEvent<M, keyof M & string, E>) => void, isLast: (event: StoredEvent<M, keyof M & string, E>) => boolean, signal: AbortSignal): Promise<boolean> {
+  async follow(
+    ownerId: string,
+    afterSeq: number,
+    deliver: (event: StoredEvent<M, keyof M & string, E>) => void,
+    isLast: (event: StoredEvent<M, keyof M & string, E>) => boolean,
+    signal: AbortSignal,
+  ): Promise<boolean> {
     // An owner born here whose whole log is in memory needs no first read.
     const known = this.recent.completeThrough(ownerId);
     const me: Follower = { last: afterSeq, told: Math.max(afterSeq, known ?? 0), mustRead: known === null, dirty: true };
@@ -192,7 +214,7 @@ export class EventLog<M = AnyEventMap, E = unknown> {
         const remembered = mustRead ? null : this.recent.between(ownerId, me.last, me.told);
         // Told by a NOTIFY that raced our own append's result: that result brings the event to memory and wakes us.
         if (!remembered && !mustRead && this.appending.has(ownerId)) continue;
-        const events = (remembered ?? await this.read(ownerId, me.last)) as Array<StoredEvent<M, keyof M & string, E>>;
+        const events = (remembered ?? (await this.read(ownerId, me.last))) as Array<StoredEvent<M, keyof M & string, E>>;
         for (const event of events) {
           if (event.seq !== me.last + 1) break; // a gap closes when the earlier writer commits (and wakes us)
           me.last = event.seq;
@@ -244,7 +266,9 @@ export class EventLog<M = AnyEventMap, E = unknown> {
     this.sweeping = true;
     try {
       const rows: Array<{ id: string; event_seq: number }> = await this.dataSource.query(
-        `SELECT id, event_seq FROM ${this.tables.owners} WHERE id = ANY($1::uuid[])`, [[...this.followed.keys()]]);
+        `SELECT id, event_seq FROM ${this.tables.owners} WHERE id = ANY($1::uuid[])`,
+        [[...this.followed.keys()]],
+      );
       for (const row of rows) {
         const behind = [...(this.followed.get(row.id) ?? [])].some((f) => f.last < row.event_seq);
         if (behind) this.wakeups.emit(row.id, row.event_seq);

@@ -21,7 +21,12 @@ export interface AppendOptions {
 }
 
 /** An event as the log keeps it in memory, whatever its map (readers get it typed as `StoredEvent<M>`). */
-export interface LoggedEvent { seq: number; type: string; data: unknown; created_at: Date }
+export interface LoggedEvent {
+  seq: number;
+  type: string;
+  data: unknown;
+  created_at: Date;
+}
 
 /** Events appended inside one transaction, published to this process's followers once it committed. */
 export class EventBatch {

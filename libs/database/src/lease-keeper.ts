@@ -63,7 +63,9 @@ export class LeaseKeeper {
         if (!lease) continue;
         this.held.delete(row.id);
         const active = row.status === 'running' || row.status === 'waiting';
-        lease.onLost(active ? `taken over by ${row.locked_by ?? 'recovery'}` : `the run ended ${row.status ?? 'and was deleted'} elsewhere`);
+        lease.onLost(
+          active ? `taken over by ${row.locked_by ?? 'recovery'}` : `the run ended ${row.status ?? 'and was deleted'} elsewhere`,
+        );
       }
     } catch (err) {
       // A failed renewal is retried next tick; a lease that lapses meanwhile is detected by the fenced writes.

@@ -62,7 +62,9 @@ export class PgNotificationListener {
       client.removeAllListeners('notification');
       client.end().catch(() => undefined);
       if (this.closed) return;
-      this.opts.logger.warn(`LISTEN ${this.opts.channel} connection lost (${err?.message ?? 'closed'}); reconnecting in ${this.reconnectDelay} ms`);
+      this.opts.logger.warn(
+        `LISTEN ${this.opts.channel} connection lost (${err?.message ?? 'closed'}); reconnecting in ${this.reconnectDelay} ms`,
+      );
       this.reconnectTimer = setTimeout(() => void this.connect(), this.reconnectDelay);
       this.reconnectTimer.unref();
       this.reconnectDelay = Math.min(this.reconnectDelay * 2, RECONNECT_MAX_MS);

@@ -13,16 +13,23 @@ export function containsSubset(actual: unknown, subset: unknown): boolean {
 }
 
 /** Every expectation of a case the run did not meet, one readable line each; empty when the case passed. */
-export function unmetExpectations(c: EvalCase, outcome: { status: string; answer: string | null; error: string | null }, calls: EvalToolCall[]): string[] {
+export function unmetExpectations(
+  c: EvalCase,
+  outcome: { status: string; answer: string | null; error: string | null },
+  calls: EvalToolCall[],
+): string[] {
   const failures: string[] = [];
   if (outcome.status !== 'completed') failures.push(`the run ended ${outcome.status}${outcome.error ? `: ${outcome.error}` : ''}`);
-  if (c.expect_contains && !(outcome.answer ?? '').includes(c.expect_contains)) failures.push(`the answer does not contain "${c.expect_contains}"`);
+  if (c.expect_contains && !(outcome.answer ?? '').includes(c.expect_contains))
+    failures.push(`the answer does not contain "${c.expect_contains}"`);
   for (const expected of c.expect_tool_calls ?? []) {
     const matched = calls.some((call) => call.tool === expected.tool && containsSubset(call.args, expected.args_subset ?? {}));
     if (!matched) {
       const made = calls.filter((call) => call.tool === expected.tool).map((call) => JSON.stringify(call.args));
-      failures.push(`no call of ${expected.tool}${expected.args_subset ? ` with args containing ${JSON.stringify(expected.args_subset)}` : ''}` +
-        (made.length ? ` (made: ${made.join(', ')})` : ''));
+      failures.push(
+        `no call of ${expected.tool}${expected.args_subset ? ` with args containing ${JSON.stringify(expected.args_subset)}` : ''}` +
+          (made.length ? ` (made: ${made.join(', ')})` : ''),
+      );
     }
   }
   return failures;

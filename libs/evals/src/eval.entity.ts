@@ -1,7 +1,10 @@
 import { Check, Column, CreateDateColumn, Entity, ForeignKey, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 /** A call the agent is expected to make: this tool, with args that contain `args_subset` (deeply). */
-export interface ExpectedToolCall { tool: string; args_subset?: Record<string, unknown> }
+export interface ExpectedToolCall {
+  tool: string;
+  args_subset?: Record<string, unknown>;
+}
 
 export interface EvalCase {
   input: string;
@@ -12,7 +15,12 @@ export interface EvalCase {
 }
 
 /** One call the agent made in a case: what was sent (or simulated) and how it ended. */
-export interface EvalToolCall { tool: string; args: Record<string, unknown>; simulated: boolean; status: string }
+export interface EvalToolCall {
+  tool: string;
+  args: Record<string, unknown>;
+  simulated: boolean;
+  status: string;
+}
 
 export interface EvalCaseResult {
   input: string;

@@ -7,8 +7,16 @@ import { EvalsService } from './evals.service.js';
 import { EvalResponse, EvalStartedResponse } from './dto/eval.response.js';
 
 const view = (e: EvalRun) => ({
-  id: e.id, agent_id: e.agentId, status: e.status, hooks: e.hooks, reads: e.reads, results: e.results, error: e.error,
-  passed: e.results.filter((r) => r.passed).length, total: e.cases.length, created_at: e.createdAt,
+  id: e.id,
+  agent_id: e.agentId,
+  status: e.status,
+  hooks: e.hooks,
+  reads: e.reads,
+  results: e.results,
+  error: e.error,
+  passed: e.results.filter((r) => r.passed).length,
+  total: e.cases.length,
+  created_at: e.createdAt,
 });
 
 @ApiTags('evals')

@@ -26,15 +26,30 @@ export class EvalsService {
 
   async create(orgId: string, userId: string, dto: CreateEvalDto): Promise<EvalRun> {
     await this.agents.findWithConfig(orgId, dto.agent_id);
-    const row = await this.evals.save(this.evals.create({
-      orgId, userId, agentId: dto.agent_id, status: 'running', hooks: 'bypassed', reads: dto.reads ?? 'live', results: [],
-      cases: dto.cases.map((c): EvalCase => ({
-        input: c.input,
-        ...(c.expect_contains ? { expect_contains: c.expect_contains } : {}),
-        ...(c.expect_tool_calls ? { expect_tool_calls: c.expect_tool_calls.map((e) => ({ tool: e.tool, ...(e.args_subset ? { args_subset: e.args_subset } : {}) })) } : {}),
-        ...(c.fixtures ? { fixtures: c.fixtures } : {}),
-      })),
-    }));
+    const row = await this.evals.save(
+      this.evals.create({
+        orgId,
+        userId,
+        agentId: dto.agent_id,
+        status: 'running',
+        hooks: 'bypassed',
+        reads: dto.reads ?? 'live',
+        results: [],
+        cases: dto.cases.map((c): EvalCase => ({
+          input: c.input,
+          ...(c.expect_contains ? { expect_contains: c.expect_contains } : {}),
+          ...(c.expect_tool_calls
+            ? {
+                expect_tool_calls: c.expect_tool_calls.map((e) => ({
+                  tool: e.tool,
+                  ...(e.args_subset ? { args_subset: e.args_subset } : {}),
+                })),
+              }
+            : {}),
+          ...(c.fixtures ? { fixtures: c.fixtures } : {}),
+        })),
+      }),
+    );
     void this.execute(row).catch((err: unknown) => this.logger.error({ err, evalId: row.id }, 'eval failed'));
     return row;
   }
@@ -51,15 +66,29 @@ export class EvalsService {
     try {
       for (const c of row.cases) {
         const started = await this.executor.start({
-          orgId: row.orgId, userId: row.userId, agentId: row.agentId, message: c.input, surface: 'eval',
+          orgId: row.orgId,
+          userId: row.userId,
+          agentId: row.agentId,
+          message: c.input,
+          surface: 'eval',
           eval: { reads: row.reads, ...(c.fixtures ? { fixtures: c.fixtures } : {}) },
         });
         const outcome = await started.completion;
-        const toolCalls = (await this.toolCalls.listForRun(started.runId)).map((t) => ({ tool: t.tool, args: t.args, simulated: t.simulated, status: t.status }));
+        const toolCalls = (await this.toolCalls.listForRun(started.runId)).map((t) => ({
+          tool: t.tool,
+          args: t.args,
+          simulated: t.simulated,
+          status: t.status,
+        }));
         const failures = unmetExpectations(c, outcome, toolCalls);
         results.push({
-          input: c.input, output: outcome.answer, passed: failures.length === 0, ...(failures.length ? { failures } : {}),
-          tool_calls: toolCalls, run_id: started.runId, ...(outcome.error ? { error: outcome.error } : {}),
+          input: c.input,
+          output: outcome.answer,
+          passed: failures.length === 0,
+          ...(failures.length ? { failures } : {}),
+          tool_calls: toolCalls,
+          run_id: started.runId,
+          ...(outcome.error ? { error: outcome.error } : {}),
         });
         await this.record(row.id, 'running', results, null);
       }
@@ -70,6 +99,11 @@ export class EvalsService {
   }
 
   private async record(id: string, status: EvalRun['status'], results: EvalCaseResult[], error: string | null): Promise<void> {
-    await this.evals.query(`UPDATE evals SET status = $2, results = $3, error = $4, updated_at = now() WHERE id = $1`, [id, status, JSON.stringify(results), error]);
+    await this.evals.query(`UPDATE evals SET status = $2, results = $3, error = $4, updated_at = now() WHERE id = $1`, [
+      id,
+      status,
+      JSON.stringify(results),
+      error,
+    ]);
   }
 }

@@ -94,7 +94,8 @@ function parseTier(t: unknown, at: string, base: string[], forbidSelf: boolean, 
     return [];
   }
   const before = problems.length;
-  if (typeof t.when !== 'string' || t.when.trim() === '') problems.push(`${at}.when must be a CEL condition on args, e.g. "args.amount > 500000"`);
+  if (typeof t.when !== 'string' || t.when.trim() === '')
+    problems.push(`${at}.when must be a CEL condition on args, e.g. "args.amount > 500000"`);
   else {
     const problem = checkTierCondition(t.when);
     if (problem) problems.push(`${at}.when "${t.when}" is not a valid CEL condition: ${problem}`);
@@ -107,7 +108,9 @@ function parseTier(t: unknown, at: string, base: string[], forbidSelf: boolean, 
   if (problems.length > before) return [];
   const list = own ?? base;
   if (headcount(list, forbidSelf) < (approvals as number)) {
-    problems.push(`${at} needs ${approvals} distinct approvers but ${JSON.stringify(list)} can name at most ${headcount(list, forbidSelf)}: nobody could satisfy it`);
+    problems.push(
+      `${at} needs ${approvals} distinct approvers but ${JSON.stringify(list)} can name at most ${headcount(list, forbidSelf)}: nobody could satisfy it`,
+    );
     return [];
   }
   return [{ when: t.when as string, approvals: approvals as number, ...(own ? { approvers: own } : {}) }];

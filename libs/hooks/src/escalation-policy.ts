@@ -30,13 +30,21 @@ export function parseEscalationPolicy(c: Record<string, unknown>, at: string): {
     if (!isObject(to) || (to.approvers === undefined && to.channel_id === undefined)) {
       problems.push(`${at}.escalate_to must be an object with approvers and/or channel_id`);
     } else {
-      const parsed = parseApproverPolicy({ approvers: to.approvers }, { at: `${at}.escalate_to`, legacyScope: 'org_admins', forbidSelfApproval: false });
+      const parsed = parseApproverPolicy(
+        { approvers: to.approvers },
+        { at: `${at}.escalate_to`, legacyScope: 'org_admins', forbidSelfApproval: false },
+      );
       problems.push(...parsed.problems);
       if (to.channel_id !== undefined && typeof to.channel_id !== 'string') problems.push(`${at}.escalate_to.channel_id must be a string`);
-      escalation.escalateTo = { approvers: parsed.policy.approvers, channelId: typeof to.channel_id === 'string' ? to.channel_id : undefined };
+      escalation.escalateTo = {
+        approvers: parsed.policy.approvers,
+        channelId: typeof to.channel_id === 'string' ? to.channel_id : undefined,
+      };
     }
   }
-  if (escalation.escalateAfterS !== undefined && !escalation.escalateTo) problems.push(`${at}.escalate_after_s needs escalate_to (whom to escalate to)`);
-  if (escalation.escalateTo && escalation.escalateAfterS === undefined) problems.push(`${at}.escalate_to needs escalate_after_s (when to escalate)`);
+  if (escalation.escalateAfterS !== undefined && !escalation.escalateTo)
+    problems.push(`${at}.escalate_after_s needs escalate_to (whom to escalate to)`);
+  if (escalation.escalateTo && escalation.escalateAfterS === undefined)
+    problems.push(`${at}.escalate_to needs escalate_after_s (when to escalate)`);
   return { escalation, problems };
 }

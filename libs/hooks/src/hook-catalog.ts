@@ -47,6 +47,11 @@ export class HookCatalog {
 }
 
 /** The order hooks of one point run in: `runsLast` hooks after all others, then ascending priority, ties by name. */
-export function byRunOrder(a: { priority: number; name: string; runsLast?: boolean }, b: { priority: number; name: string; runsLast?: boolean }): number {
-  return Number(a.runsLast ?? false) - Number(b.runsLast ?? false) || a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+export function byRunOrder(
+  a: { priority: number; name: string; runsLast?: boolean },
+  b: { priority: number; name: string; runsLast?: boolean },
+): number {
+  return (
+    Number(a.runsLast ?? false) - Number(b.runsLast ?? false) || a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  );
 }

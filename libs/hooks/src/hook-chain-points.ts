@@ -2,7 +2,15 @@ import { isDroppedDatabaseConnection } from '@warden/database';
 import { noteAsk } from './hook-ask.js';
 import type { HookChainPoint, HookChainRun, RegisteredHook } from './hook-chain.js';
 import type { HookInvocation } from './hook-invocation.js';
-import { BLOCKING_POINTS, HookPoint, type HookOutcome, type HookOutcomeKind, type HookResult, type PostToolUseHook, type ToolArgs } from './hook.types.js';
+import {
+  BLOCKING_POINTS,
+  HookPoint,
+  type HookOutcome,
+  type HookOutcomeKind,
+  type HookResult,
+  type PostToolUseHook,
+  type ToolArgs,
+} from './hook.types.js';
 
 /**
  * What each hook point does with its hooks' results (DESIGN.md "The hook contract"); HookChain runs them all the
@@ -49,7 +57,10 @@ export const PRE_TOOL_USE: HookChainPoint<PreToolUseVerdict> = {
   keepsSideEffectsOfInvalidResult: false,
   call: callExecute,
   apply(result, entry, run, ctx) {
-    if (result.modifiedArgs !== undefined && (typeof result.modifiedArgs !== 'object' || result.modifiedArgs === null || Array.isArray(result.modifiedArgs))) {
+    if (
+      result.modifiedArgs !== undefined &&
+      (typeof result.modifiedArgs !== 'object' || result.modifiedArgs === null || Array.isArray(result.modifiedArgs))
+    ) {
       throw new Error('modifiedArgs must be an object');
     }
     if (result.suspend !== undefined) {
@@ -59,7 +70,10 @@ export const PRE_TOOL_USE: HookChainPoint<PreToolUseVerdict> = {
     if (result.allow === false) return 'block';
     let kind: HookOutcomeKind = 'allow';
     if (result.ask !== undefined) kind = noteAsk(ctx.metadata, entry.name, result.ask);
-    if (result.wouldRequireConfirmation) { kind = 'would_require_confirmation'; run.wouldRequireConfirmation = true; }
+    if (result.wouldRequireConfirmation) {
+      kind = 'would_require_confirmation';
+      run.wouldRequireConfirmation = true;
+    }
     if (result.approval && entry.runsLast) run.approval = result.approval;
     if (result.modifiedArgs !== undefined) {
       run.args = result.modifiedArgs;
@@ -73,12 +87,24 @@ export const PRE_TOOL_USE: HookChainPoint<PreToolUseVerdict> = {
     return entry.onError !== 'allow';
   },
   finish(run) {
-    const verdict: PreToolUseVerdict = { allow: true, args: run.args, wouldRequireConfirmation: run.wouldRequireConfirmation, outcomes: run.outcomes };
+    const verdict: PreToolUseVerdict = {
+      allow: true,
+      args: run.args,
+      wouldRequireConfirmation: run.wouldRequireConfirmation,
+      outcomes: run.outcomes,
+    };
     if (run.approval) verdict.approval = run.approval;
     return verdict;
   },
   stopped(run, entry, error) {
-    const verdict: PreToolUseVerdict = { allow: false, args: run.args, blockedBy: entry.name, error, wouldRequireConfirmation: run.wouldRequireConfirmation, outcomes: run.outcomes };
+    const verdict: PreToolUseVerdict = {
+      allow: false,
+      args: run.args,
+      blockedBy: entry.name,
+      error,
+      wouldRequireConfirmation: run.wouldRequireConfirmation,
+      outcomes: run.outcomes,
+    };
     if (run.suspended !== undefined) verdict.suspended = run.suspended;
     return verdict;
   },
@@ -155,8 +181,14 @@ function makeTextPoint(point: HookPoint): HookChainPoint<TextHookVerdict> {
       checkTextResult(point, result);
       if (result.allow === false) return 'block';
       let kind: HookOutcomeKind = 'allow';
-      if (result.modifiedResult !== undefined) { run.text = result.modifiedResult; kind = 'rewrite'; }
-      if (result.modifiedModel !== undefined) { run.model = result.modifiedModel; kind = 'rewrite'; }
+      if (result.modifiedResult !== undefined) {
+        run.text = result.modifiedResult;
+        kind = 'rewrite';
+      }
+      if (result.modifiedModel !== undefined) {
+        run.model = result.modifiedModel;
+        kind = 'rewrite';
+      }
       if (result.additionalContext) run.additionalContext.push(result.additionalContext);
       return kind;
     },
@@ -177,9 +209,13 @@ function checkTextResult(point: HookPoint, result: HookResult): void {
     if (typeof result.modifiedResult !== 'string') throw new Error('modifiedResult must be a string');
     if (point === HookPoint.PreModelCall) throw new Error('a PreModelCall hook rewrites the model (modifiedModel), not a text');
   }
-  if (result.modifiedModel !== undefined && (point !== HookPoint.PreModelCall || typeof result.modifiedModel !== 'string' || result.modifiedModel === '')) {
+  if (
+    result.modifiedModel !== undefined &&
+    (point !== HookPoint.PreModelCall || typeof result.modifiedModel !== 'string' || result.modifiedModel === '')
+  ) {
     throw new Error('modifiedModel must be a model name, and only from a PreModelCall hook');
   }
-  if (result.additionalContext !== undefined && typeof result.additionalContext !== 'string') throw new Error('additionalContext must be a string');
+  if (result.additionalContext !== undefined && typeof result.additionalContext !== 'string')
+    throw new Error('additionalContext must be a string');
   if (result.modifiedArgs !== undefined) throw new Error(`modifiedArgs is only valid for PreToolUse, not ${point}`);
 }

@@ -78,7 +78,9 @@ export class HookTimeoutError extends Error {
 }
 
 class RunCancelledError extends Error {
-  constructor() { super('the run was cancelled'); }
+  constructor() {
+    super('the run was cancelled');
+  }
 }
 
 /** `performance` is a lazy accessor on globalThis: reading it once here keeps a getter call off every clock read. */
@@ -96,7 +98,10 @@ const NO_SIDE_EFFECTS: string[] = Object.freeze([]) as unknown as string[];
 export class HookChain<R> {
   readonly hooks: readonly RegisteredHook[];
 
-  constructor(hooks: readonly RegisteredHook[], readonly spec: HookChainPoint<R>) {
+  constructor(
+    hooks: readonly RegisteredHook[],
+    readonly spec: HookChainPoint<R>,
+  ) {
     this.hooks = [...hooks].sort(byRunOrder);
   }
 
@@ -111,7 +116,10 @@ export class HookChain<R> {
     let started = clock.now();
     for (let i = 0; i < hooks.length; i++) {
       const entry = hooks[i]!;
-      if (inv.reusable) { inv.toolArgs = run.args; inv.toolResult = run.text; } else inv = new HookInvocation(ctx, spec.point, run.args, run.text);
+      if (inv.reusable) {
+        inv.toolArgs = run.args;
+        inv.toolResult = run.text;
+      } else inv = new HookInvocation(ctx, spec.point, run.args, run.text);
       if (!triggers(entry, inv)) continue;
       let kind: HookOutcomeKind;
       let detail: string | undefined;
@@ -136,8 +144,12 @@ export class HookChain<R> {
       }
       const finished = clock.now();
       const pending = record(ctx, run.outcomes, entry, kind, sideEffects, finished - started, detail);
-      if (pending) { await pending; started = clock.now(); } else started = finished;
-      if (stops) return kind === 'error' ? spec.stopped(run, entry, `hook failed: ${detail}`, true) : spec.stopped(run, entry, detail!, false);
+      if (pending) {
+        await pending;
+        started = clock.now();
+      } else started = finished;
+      if (stops)
+        return kind === 'error' ? spec.stopped(run, entry, `hook failed: ${detail}`, true) : spec.stopped(run, entry, detail!, false);
     }
     return spec.finish(run);
   }
@@ -155,19 +167,33 @@ function triggers(entry: RegisteredHook, inv: HookInvocation): boolean {
 /** Races a hook's promise against its timeout and the run's cancellation, aborting the hook's signal on either. */
 function settle<T>(pending: PromiseLike<T>, entry: RegisteredHook, inv: HookInvocation, runSignal: AbortSignal | undefined): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const fail = (err: Error) => { cleanup(); inv.abort(err); reject(err); };
+    const fail = (err: Error) => {
+      cleanup();
+      inv.abort(err);
+      reject(err);
+    };
     // An interruption (lease lost, shutdown) keeps its reason: the hook must not take it for a cancel.
     const onCancel = () => fail(isRunInterruption(runSignal?.reason) ? runSignal.reason : new RunCancelledError());
-    const timer = Number.isFinite(entry.timeoutMs) && entry.timeoutMs > 0
-      ? setTimeout(() => fail(new HookTimeoutError(entry.name, entry.timeoutMs)), entry.timeoutMs)
-      : undefined;
+    const timer =
+      Number.isFinite(entry.timeoutMs) && entry.timeoutMs > 0
+        ? setTimeout(() => fail(new HookTimeoutError(entry.name, entry.timeoutMs)), entry.timeoutMs)
+        : undefined;
     const cleanup = () => {
       if (timer) clearTimeout(timer);
       runSignal?.removeEventListener('abort', onCancel);
     };
     if (runSignal?.aborted) return onCancel();
     runSignal?.addEventListener('abort', onCancel, { once: true });
-    pending.then((value) => { cleanup(); resolve(value); }, (err: unknown) => { cleanup(); reject(err); });
+    pending.then(
+      (value) => {
+        cleanup();
+        resolve(value);
+      },
+      (err: unknown) => {
+        cleanup();
+        reject(err);
+      },
+    );
   });
 }
 
@@ -177,20 +203,51 @@ function settle<T>(pending: PromiseLike<T>, entry: RegisteredHook, inv: HookInvo
  * first); a synchronous emitter costs no promise and no microtask.
  */
 function record(
-  ctx: ToolCallContext, outcomes: HookOutcome[], entry: RegisteredHook, kind: HookOutcomeKind,
-  sideEffects: string[], durationMs: number, detail: string | undefined,
+  ctx: ToolCallContext,
+  outcomes: HookOutcome[],
+  entry: RegisteredHook,
+  kind: HookOutcomeKind,
+  sideEffects: string[],
+  durationMs: number,
+  detail: string | undefined,
 ): PromiseLike<void> | undefined {
   const duration = Math.round(durationMs * 1000) / 1000;
-  const outcome: HookOutcome = { hook: entry.name, point: entry.point, callId: ctx.callId, outcome: kind, sideEffects, durationMs: duration };
-  const event: RunEventMap['hook'] = {
-    call_id: ctx.callId, point: entry.point, hook: entry.name, outcome: kind, side_effects: sideEffects, duration_ms: duration,
+  const outcome: HookOutcome = {
+    hook: entry.name,
+    point: entry.point,
+    callId: ctx.callId,
+    outcome: kind,
+    sideEffects,
+    durationMs: duration,
   };
-  if (detail !== undefined) { outcome.detail = detail; event.detail = detail; }
+  const event: RunEventMap['hook'] = {
+    call_id: ctx.callId,
+    point: entry.point,
+    hook: entry.name,
+    outcome: kind,
+    side_effects: sideEffects,
+    duration_ms: duration,
+  };
+  if (detail !== undefined) {
+    outcome.detail = detail;
+    event.detail = detail;
+  }
   outcomes.push(outcome);
   entry.stats?.record(kind, durationMs / 1000);
   if (tracingEnabled()) {
-    const attributes = { 'warden.hook': entry.name, 'warden.hook.point': entry.point, 'warden.hook.outcome': kind, 'warden.hook.duration_ms': duration, 'warden.call_id': ctx.callId ?? '' };
-    recordSpan(`hook ${entry.name}`, detail === undefined ? attributes : { ...attributes, 'warden.hook.detail': detail }, durationMs, kind === 'error' ? detail : undefined);
+    const attributes = {
+      'warden.hook': entry.name,
+      'warden.hook.point': entry.point,
+      'warden.hook.outcome': kind,
+      'warden.hook.duration_ms': duration,
+      'warden.call_id': ctx.callId ?? '',
+    };
+    recordSpan(
+      `hook ${entry.name}`,
+      detail === undefined ? attributes : { ...attributes, 'warden.hook.detail': detail },
+      durationMs,
+      kind === 'error' ? detail : undefined,
+    );
   }
   const emitted = ctx.emit('hook', event) as PromiseLike<void> | undefined;
   return isThenable(emitted) ? emitted : undefined;

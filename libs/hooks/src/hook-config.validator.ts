@@ -8,17 +8,22 @@ export interface ConfigCheck {
 
 type PropertySchema = NonNullable<HookConfigSchema['properties']>[string];
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function typeProblem(expected: PropertySchema['type'], value: unknown): string | undefined {
   switch (expected) {
-    case 'string': return typeof value === 'string' ? undefined : 'must be a string';
-    case 'boolean': return typeof value === 'boolean' ? undefined : 'must be a boolean';
-    case 'number': return typeof value === 'number' && Number.isFinite(value) ? undefined : 'must be a number';
-    case 'integer': return Number.isInteger(value) ? undefined : 'must be an integer';
-    case 'array': return Array.isArray(value) ? undefined : 'must be a list';
-    case 'object': return isPlainObject(value) ? undefined : 'must be an object';
+    case 'string':
+      return typeof value === 'string' ? undefined : 'must be a string';
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : 'must be a boolean';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? undefined : 'must be a number';
+    case 'integer':
+      return Number.isInteger(value) ? undefined : 'must be an integer';
+    case 'array':
+      return Array.isArray(value) ? undefined : 'must be a list';
+    case 'object':
+      return isPlainObject(value) ? undefined : 'must be an object';
   }
 }
 
@@ -51,14 +56,23 @@ export function checkHookConfig(schema: HookConfigSchema | undefined, raw: unkno
       continue;
     }
     const problem = typeProblem(property.type, value);
-    if (problem) { problems.push(`${at}.${key}: ${problem}`); continue; }
+    if (problem) {
+      problems.push(`${at}.${key}: ${problem}`);
+      continue;
+    }
     if (property.enum && !property.enum.some((allowed) => allowed === value)) {
       problems.push(`${at}.${key}: must be one of ${property.enum.map((v) => JSON.stringify(v)).join(', ')}`);
       continue;
     }
     if (typeof value === 'number') {
-      if (property.minimum !== undefined && value < property.minimum) { problems.push(`${at}.${key}: must be at least ${property.minimum}`); continue; }
-      if (property.maximum !== undefined && value > property.maximum) { problems.push(`${at}.${key}: must be at most ${property.maximum}`); continue; }
+      if (property.minimum !== undefined && value < property.minimum) {
+        problems.push(`${at}.${key}: must be at least ${property.minimum}`);
+        continue;
+      }
+      if (property.maximum !== undefined && value > property.maximum) {
+        problems.push(`${at}.${key}: must be at most ${property.maximum}`);
+        continue;
+      }
     }
     config[key] = value;
   }

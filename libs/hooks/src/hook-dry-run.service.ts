@@ -29,7 +29,10 @@ export class HookDryRunService {
     @Optional() private readonly lookup?: AgentConfigLookup,
   ) {}
 
-  async dryRun(principal: Principal, body: { agent_id?: string; model_config_json?: Record<string, unknown>; tool?: string; args?: ToolArgs; point?: string; text?: string }): Promise<DryRunVerdict[]> {
+  async dryRun(
+    principal: Principal,
+    body: { agent_id?: string; model_config_json?: Record<string, unknown>; tool?: string; args?: ToolArgs; point?: string; text?: string },
+  ): Promise<DryRunVerdict[]> {
     if ((body.agent_id === undefined) === (body.model_config_json === undefined)) {
       throw new BadInputError('give exactly one of agent_id or model_config_json');
     }
@@ -56,10 +59,23 @@ export class HookDryRunService {
     if (point !== HookPoint.PreToolUse) {
       const text = body.text ?? '';
       const model = point === HookPoint.PreModelCall ? { provider: 'openai', model: text, turn: 0, messages: 0 } : undefined;
-      const verdict = await runTextHooks(registry, point, {
-        toolName: tool, toolArgs: args, agentId: agent.id, userId: principal.userId, orgId: principal.orgId, runId: randomUUID(), callId: randomUUID(),
-        surface: 'api', metadata: { ...metadata, agent, dryRun: true, ...(model ? { model } : {}) }, emit: async () => undefined,
-      }, point === HookPoint.PreModelCall ? '' : text);
+      const verdict = await runTextHooks(
+        registry,
+        point,
+        {
+          toolName: tool,
+          toolArgs: args,
+          agentId: agent.id,
+          userId: principal.userId,
+          orgId: principal.orgId,
+          runId: randomUUID(),
+          callId: randomUUID(),
+          surface: 'api',
+          metadata: { ...metadata, agent, dryRun: true, ...(model ? { model } : {}) },
+          emit: async () => undefined,
+        },
+        point === HookPoint.PreModelCall ? '' : text,
+      );
       return verdict.outcomes.map((o) => toVerdict(o, !verdict.allow && verdict.blockedBy === o.hook));
     }
     const verdict = await registry.runPreToolUse({

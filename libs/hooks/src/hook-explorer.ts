@@ -31,11 +31,15 @@ export class HookExplorer implements OnModuleInit {
       if (!options) continue;
       const className = metatype.name;
       if (!wrapper.isDependencyTreeStatic()) {
-        throw new Error(`Hook "${options.name}" (${className}) must be a singleton provider: hooks are resolved once per run, not per request`);
+        throw new Error(
+          `Hook "${options.name}" (${className}) must be a singleton provider: hooks are resolved once per run, not per request`,
+        );
       }
       const instance = wrapper.instance as unknown;
       if (!(instance instanceof BaseHook) || !POINTS.has(instance.point)) {
-        throw new Error(`@Hook "${options.name}" (${className}) must extend the base class of a hook point (PreToolUseHook, PostToolUseHook, SessionStartHook, UserPromptSubmitHook, ...)`);
+        throw new Error(
+          `@Hook "${options.name}" (${className}) must extend the base class of a hook point (PreToolUseHook, PostToolUseHook, SessionStartHook, UserPromptSubmitHook, ...)`,
+        );
       }
       if (!HOOK_NAME.test(options.name)) {
         throw new Error(`Hook name "${options.name}" (${className}) must be lower-case letters, digits, "_" or "-"`);
@@ -56,6 +60,13 @@ export class HookExplorer implements OnModuleInit {
         className,
       });
     }
-    this.logger.log(`Discovered ${this.catalog.list().length} hook(s): ${this.catalog.list().map((e) => e.name).join(', ') || 'none'}`);
+    this.logger.log(
+      `Discovered ${this.catalog.list().length} hook(s): ${
+        this.catalog
+          .list()
+          .map((e) => e.name)
+          .join(', ') || 'none'
+      }`,
+    );
   }
 }

@@ -1,36 +1,87 @@
 import type { RunEventMap } from '@warden/common';
 import { blockedObservation, HookRegistry, type RegisteredHook, type ToolCallContext } from './hook-registry.js';
 import {
-  HookPoint, PostToolUseHook, PreToolUseHook, SessionStartHook,
-  type HookContext, type HookErrorPolicy, type HookResult,
+  HookPoint,
+  PostToolUseHook,
+  PreToolUseHook,
+  SessionStartHook,
+  type HookContext,
+  type HookErrorPolicy,
+  type HookResult,
 } from './hook.types.js';
 
 type Fn = (ctx: HookContext) => HookResult | Promise<HookResult>;
 
-class Pre extends PreToolUseHook { constructor(private readonly fn: Fn) { super(); } execute(ctx: HookContext) { return this.fn(ctx); } }
-class Post extends PostToolUseHook { constructor(private readonly fn: Fn) { super(); } execute(ctx: HookContext) { return this.fn(ctx); } }
-class Start extends SessionStartHook { constructor(private readonly fn: Fn) { super(); } execute(ctx: HookContext) { return this.fn(ctx); } }
+class Pre extends PreToolUseHook {
+  constructor(private readonly fn: Fn) {
+    super();
+  }
+  execute(ctx: HookContext) {
+    return this.fn(ctx);
+  }
+}
+class Post extends PostToolUseHook {
+  constructor(private readonly fn: Fn) {
+    super();
+  }
+  execute(ctx: HookContext) {
+    return this.fn(ctx);
+  }
+}
+class Start extends SessionStartHook {
+  constructor(private readonly fn: Fn) {
+    super();
+  }
+  execute(ctx: HookContext) {
+    return this.fn(ctx);
+  }
+}
 
-function hook(name: string, priority: number, h: PreToolUseHook | PostToolUseHook | SessionStartHook, extra: { timeoutMs?: number; onError?: HookErrorPolicy } = {}): RegisteredHook {
+function hook(
+  name: string,
+  priority: number,
+  h: PreToolUseHook | PostToolUseHook | SessionStartHook,
+  extra: { timeoutMs?: number; onError?: HookErrorPolicy } = {},
+): RegisteredHook {
   return {
-    name, point: h.point, priority, timeoutMs: extra.timeoutMs ?? 5000,
+    name,
+    point: h.point,
+    priority,
+    timeoutMs: extra.timeoutMs ?? 5000,
     onError: extra.onError ?? (h.point === HookPoint.PreToolUse ? 'block' : 'allow'),
-    hook: h, config: {}, source: 'class', autoAttached: false,
+    hook: h,
+    config: {},
+    source: 'class',
+    autoAttached: false,
   };
 }
 
 function context(events: Array<[string, Record<string, unknown>]> = []): ToolCallContext {
   return {
-    toolName: 'oa__purchase_pay', toolArgs: { id: 'PO-1' }, agentId: 'agent-1', userId: 'user-1', orgId: 'org-1',
-    runId: 'run-1', callId: 'call-1', surface: 'chat', metadata: {},
-    emit: async (type, data) => { events.push([type, data]); },
+    toolName: 'oa__purchase_pay',
+    toolArgs: { id: 'PO-1' },
+    agentId: 'agent-1',
+    userId: 'user-1',
+    orgId: 'org-1',
+    runId: 'run-1',
+    callId: 'call-1',
+    surface: 'chat',
+    metadata: {},
+    emit: async (type, data) => {
+      events.push([type, data]);
+    },
   };
 }
 
 describe('HookRegistry', () => {
   it('runs hooks by ascending priority, ties by name, and chains arg rewrites to the tool', async () => {
     const seen: string[] = [];
-    const tag = (label: string): Fn => (ctx) => { seen.push(label); return { modifiedArgs: { ...ctx.toolArgs, trail: `${ctx.toolArgs.trail ?? ''}${label}` } }; };
+    const tag =
+      (label: string): Fn =>
+      (ctx) => {
+        seen.push(label);
+        return { modifiedArgs: { ...ctx.toolArgs, trail: `${ctx.toolArgs.trail ?? ''}${label}` } };
+      };
     const registry = new HookRegistry([
       hook('zeta', 20, new Pre(tag('z'))),
       hook('beta', 10, new Pre(tag('b'))),
@@ -39,11 +90,17 @@ describe('HookRegistry', () => {
     const verdict = await registry.runPreToolUse(context());
     expect(seen).toEqual(['a', 'b', 'z']);
     expect(verdict).toMatchObject({ allow: true, args: { id: 'PO-1', trail: 'abz' } });
-    expect(verdict.outcomes.map((o) => [o.hook, o.outcome])).toEqual([['alpha', 'rewrite'], ['beta', 'rewrite'], ['zeta', 'rewrite']]);
+    expect(verdict.outcomes.map((o) => [o.hook, o.outcome])).toEqual([
+      ['alpha', 'rewrite'],
+      ['beta', 'rewrite'],
+      ['zeta', 'rewrite'],
+    ]);
   });
 
   it('chains result rewrites: [B][A]data[/A][/B]', async () => {
-    const wrap = (tag: string): Fn => (ctx) => ({ modifiedResult: `[${tag}]${ctx.toolResult}[/${tag}]` });
+    const wrap =
+      (tag: string): Fn =>
+      (ctx) => ({ modifiedResult: `[${tag}]${ctx.toolResult}[/${tag}]` });
     const registry = new HookRegistry([hook('b', 2, new Post(wrap('B'))), hook('a', 1, new Post(wrap('A')))]);
     const { result } = await registry.runPostToolUse({ ...context(), toolResult: 'data' });
     expect(result).toBe('[B][A]data[/A][/B]');
@@ -55,13 +112,23 @@ describe('HookRegistry', () => {
     const registry = new HookRegistry([
       hook('first', 1, new Pre(() => ({ sideEffects: ['looked'] }))),
       hook('guard', 2, new Pre(() => ({ allow: false, error: 'amount over limit' }))),
-      hook('later', 3, new Pre(() => { laterRan = true; return {}; })),
+      hook(
+        'later',
+        3,
+        new Pre(() => {
+          laterRan = true;
+          return {};
+        }),
+      ),
     ]);
     const verdict = await registry.runPreToolUse(context(events));
     expect(laterRan).toBe(false);
     expect(verdict).toMatchObject({ allow: false, blockedBy: 'guard', error: 'amount over limit' });
     expect(blockedObservation(verdict.blockedBy!, verdict.error!)).toBe('Tool call blocked by guard: amount over limit');
-    expect(events.map(([type, data]) => [type, data.hook, data.outcome])).toEqual([['hook', 'first', 'allow'], ['hook', 'guard', 'block']]);
+    expect(events.map(([type, data]) => [type, data.hook, data.outcome])).toEqual([
+      ['hook', 'first', 'allow'],
+      ['hook', 'guard', 'block'],
+    ]);
     expect(events[0][1]).toMatchObject({ call_id: 'call-1', point: 'PreToolUse', side_effects: ['looked'] });
     expect(typeof events[0][1].duration_ms).toBe('number');
   });
@@ -72,7 +139,16 @@ describe('HookRegistry', () => {
   });
 
   it('fails closed: a throwing PreToolUse hook blocks and records the error', async () => {
-    const registry = new HookRegistry([hook('broken', 1, new Pre(() => { throw new Error('db down'); })), hook('after', 2, new Pre(() => ({})))]);
+    const registry = new HookRegistry([
+      hook(
+        'broken',
+        1,
+        new Pre(() => {
+          throw new Error('db down');
+        }),
+      ),
+      hook('after', 2, new Pre(() => ({}))),
+    ]);
     const verdict = await registry.runPreToolUse(context());
     expect(verdict).toMatchObject({ allow: false, blockedBy: 'broken' });
     expect(verdict.error).toContain('db down');
@@ -81,7 +157,14 @@ describe('HookRegistry', () => {
 
   it("with onError 'allow' a throwing hook is recorded and the chain goes on", async () => {
     const registry = new HookRegistry([
-      hook('lenient', 1, new Pre(async () => { throw new Error('flaky'); }), { onError: 'allow' }),
+      hook(
+        'lenient',
+        1,
+        new Pre(async () => {
+          throw new Error('flaky');
+        }),
+        { onError: 'allow' },
+      ),
       hook('after', 2, new Pre(() => ({ modifiedArgs: { id: 'PO-2' } }))),
     ]);
     const verdict = await registry.runPreToolUse(context());
@@ -91,10 +174,15 @@ describe('HookRegistry', () => {
 
   it('blocks a hook past its timeout and aborts its signal', async () => {
     let aborted = false;
-    const slow = new Pre((ctx) => new Promise<HookResult>((resolve) => {
-      ctx.signal.addEventListener('abort', () => { aborted = true; });
-      setTimeout(() => resolve({}), 2000);
-    }));
+    const slow = new Pre(
+      (ctx) =>
+        new Promise<HookResult>((resolve) => {
+          ctx.signal.addEventListener('abort', () => {
+            aborted = true;
+          });
+          setTimeout(() => resolve({}), 2000);
+        }),
+    );
     const registry = new HookRegistry([hook('slow', 1, slow, { timeoutMs: 50 })]);
     const started = Date.now();
     const verdict = await registry.runPreToolUse(context());
@@ -107,18 +195,34 @@ describe('HookRegistry', () => {
   it('leaves the observation unchanged when a PostToolUse hook throws, and records it', async () => {
     const registry = new HookRegistry([
       hook('a', 1, new Post((ctx) => ({ modifiedResult: `${ctx.toolResult}!` }))),
-      hook('boom', 2, new Post(() => { throw new Error('parser crashed'); })),
+      hook(
+        'boom',
+        2,
+        new Post(() => {
+          throw new Error('parser crashed');
+        }),
+      ),
       hook('c', 3, new Post((ctx) => ({ modifiedResult: `${ctx.toolResult}?` }))),
     ]);
     const { result, outcomes } = await registry.runPostToolUse({ ...context(), toolResult: 'ok' });
     expect(result).toBe('ok!?');
-    expect(outcomes.map((o) => [o.hook, o.outcome, o.detail])).toEqual([['a', 'rewrite', undefined], ['boom', 'error', 'parser crashed'], ['c', 'rewrite', undefined]]);
+    expect(outcomes.map((o) => [o.hook, o.outcome, o.detail])).toEqual([
+      ['a', 'rewrite', undefined],
+      ['boom', 'error', 'parser crashed'],
+      ['c', 'rewrite', undefined],
+    ]);
   });
 
   it('collects SessionStart context and records a failing SessionStart hook without stopping', async () => {
     const registry = new HookRegistry([
       hook('policy', 1, new Start(() => ({ additionalContext: 'Payments over 10k need a PO.' }))),
-      hook('broken', 2, new Start(() => { throw new Error('no calendar'); })),
+      hook(
+        'broken',
+        2,
+        new Start(() => {
+          throw new Error('no calendar');
+        }),
+      ),
       hook('team', 3, new Start(async () => ({ additionalContext: 'You work for finance.' }))),
     ]);
     const { additionalContext, outcomes } = await registry.runSessionStart({ ...context(), toolName: '', toolArgs: {} });
@@ -128,8 +232,12 @@ describe('HookRegistry', () => {
 
   it('skips hooks whose shouldTrigger is false, recording nothing for them', async () => {
     class OnlyDeletes extends PreToolUseHook {
-      override shouldTrigger(ctx: HookContext) { return ctx.toolName.includes('delete'); }
-      execute(): HookResult { return { allow: false }; }
+      override shouldTrigger(ctx: HookContext) {
+        return ctx.toolName.includes('delete');
+      }
+      execute(): HookResult {
+        return { allow: false };
+      }
     }
     const registry = new HookRegistry([hook('deletes', 1, new OnlyDeletes())]);
     const verdict = await registry.runPreToolUse(context());
@@ -139,10 +247,27 @@ describe('HookRegistry', () => {
   it('emits each hook event before the next hook starts', async () => {
     const order: string[] = [];
     const ctx = context();
-    ctx.emit = async (_type, data) => { await new Promise((r) => setTimeout(r, 5)); order.push(`event:${(data as RunEventMap['hook']).hook}`); };
+    ctx.emit = async (_type, data) => {
+      await new Promise((r) => setTimeout(r, 5));
+      order.push(`event:${(data as RunEventMap['hook']).hook}`);
+    };
     const registry = new HookRegistry([
-      hook('one', 1, new Pre(() => { order.push('run:one'); return {}; })),
-      hook('two', 2, new Pre(() => { order.push('run:two'); return {}; })),
+      hook(
+        'one',
+        1,
+        new Pre(() => {
+          order.push('run:one');
+          return {};
+        }),
+      ),
+      hook(
+        'two',
+        2,
+        new Pre(() => {
+          order.push('run:two');
+          return {};
+        }),
+      ),
     ]);
     await registry.runPreToolUse(ctx);
     expect(order).toEqual(['run:one', 'event:one', 'run:two', 'event:two']);
@@ -151,8 +276,12 @@ describe('HookRegistry', () => {
   it('tells PostToolUse hooks with onBlocked about a blocked call', async () => {
     const blockedCalls: string[] = [];
     class Audit extends PostToolUseHook {
-      execute(): HookResult { return {}; }
-      onBlocked(_ctx: HookContext, blocked: { blockedBy: string; error: string }) { blockedCalls.push(`${blocked.blockedBy}: ${blocked.error}`); }
+      execute(): HookResult {
+        return {};
+      }
+      onBlocked(_ctx: HookContext, blocked: { blockedBy: string; error: string }) {
+        blockedCalls.push(`${blocked.blockedBy}: ${blocked.error}`);
+      }
     }
     const registry = new HookRegistry([hook('audit', 1000, new Audit()), hook('plain', 1, new Post(() => ({})))]);
     const outcomes = await registry.runBlocked(context(), { blockedBy: 'guard', error: 'no' });

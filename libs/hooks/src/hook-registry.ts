@@ -1,5 +1,13 @@
 import { HookChain, HookChainRun, type RegisteredHook } from './hook-chain.js';
-import { BLOCKED_CALL, POST_TOOL_USE, PRE_TOOL_USE, SESSION_START, textPoint, type PreToolUseVerdict, type TextHookVerdict } from './hook-chain-points.js';
+import {
+  BLOCKED_CALL,
+  POST_TOOL_USE,
+  PRE_TOOL_USE,
+  SESSION_START,
+  textPoint,
+  type PreToolUseVerdict,
+  type TextHookVerdict,
+} from './hook-chain-points.js';
 import type { ToolCallContext } from './hook-invocation.js';
 import { HookPoint, type AgentHookSettings, type HookOutcome, type PostToolUseHook } from './hook.types.js';
 
@@ -33,12 +41,18 @@ export class HookRegistry {
   private readonly blockedListeners: HookChain<HookOutcome[]>;
   private readonly text = new Map<HookPoint, HookChain<TextHookVerdict>>();
 
-  constructor(private readonly hooks: RegisteredHook[], readonly agent?: AgentHookSettings) {
+  constructor(
+    private readonly hooks: RegisteredHook[],
+    readonly agent?: AgentHookSettings,
+  ) {
     const at = (point: HookPoint) => hooks.filter((h) => h.point === point);
     this.pre = new HookChain(at(HookPoint.PreToolUse), PRE_TOOL_USE);
     this.post = new HookChain(at(HookPoint.PostToolUse), POST_TOOL_USE);
     this.sessionStart = new HookChain(at(HookPoint.SessionStart), SESSION_START);
-    this.blockedListeners = new HookChain(this.post.hooks.filter((h) => typeof (h.hook as PostToolUseHook).onBlocked === 'function'), BLOCKED_CALL);
+    this.blockedListeners = new HookChain(
+      this.post.hooks.filter((h) => typeof (h.hook as PostToolUseHook).onBlocked === 'function'),
+      BLOCKED_CALL,
+    );
     for (const point of TEXT_POINTS) this.text.set(point, new HookChain(at(point), textPoint(point)));
   }
 
@@ -50,16 +64,24 @@ export class HookRegistry {
   /** The hooks of one point in run order. */
   hooksAt(point: HookPoint): readonly RegisteredHook[] {
     switch (point) {
-      case HookPoint.PreToolUse: return this.pre.hooks;
-      case HookPoint.PostToolUse: return this.post.hooks;
-      case HookPoint.SessionStart: return this.sessionStart.hooks;
-      default: return this.text.get(point)?.hooks ?? NO_HOOKS;
+      case HookPoint.PreToolUse:
+        return this.pre.hooks;
+      case HookPoint.PostToolUse:
+        return this.post.hooks;
+      case HookPoint.SessionStart:
+        return this.sessionStart.hooks;
+      default:
+        return this.text.get(point)?.hooks ?? NO_HOOKS;
     }
   }
 
   entries(): Array<{ name: string; point: HookPoint; priority: number; source: 'class' | 'yaml'; autoAttached: boolean }> {
     return [...this.sessionStart.hooks, ...this.pre.hooks, ...this.post.hooks].map((h) => ({
-      name: h.name, point: h.point, priority: h.priority, source: h.source, autoAttached: h.autoAttached,
+      name: h.name,
+      point: h.point,
+      priority: h.priority,
+      source: h.source,
+      autoAttached: h.autoAttached,
     }));
   }
 
@@ -69,7 +91,8 @@ export class HookRegistry {
   }
 
   runPreToolUse(ctx: ToolCallContext): Promise<PreToolUseVerdict> {
-    if (this.pre.hooks.length === 0) return Promise.resolve({ allow: true, args: ctx.toolArgs, wouldRequireConfirmation: false, outcomes: [] });
+    if (this.pre.hooks.length === 0)
+      return Promise.resolve({ allow: true, args: ctx.toolArgs, wouldRequireConfirmation: false, outcomes: [] });
     this.attachAgent(ctx);
     return this.pre.run(ctx, new HookChainRun(ctx.toolArgs, undefined));
   }
@@ -96,7 +119,14 @@ export class HookRegistry {
    */
   runText(point: HookPoint, ctx: ToolCallContext, text: string): Promise<TextHookVerdict> {
     let chain = this.text.get(point);
-    if (!chain) this.text.set(point, (chain = new HookChain(this.hooks.filter((h) => h.point === point), textPoint(point))));
+    if (!chain)
+      this.text.set(
+        point,
+        (chain = new HookChain(
+          this.hooks.filter((h) => h.point === point),
+          textPoint(point),
+        )),
+      );
     if (chain.hooks.length === 0) return Promise.resolve({ allow: true, text, additionalContext: [], outcomes: [] });
     this.attachAgent(ctx);
     return chain.run(ctx, new HookChainRun(ctx.toolArgs, text, []));

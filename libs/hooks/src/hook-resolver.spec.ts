@@ -13,20 +13,36 @@ import { PostToolUseHook, PreToolUseHook, type HookContext, type HookResult } fr
 const HOOKS_DIR = path.resolve('test/fixtures/hooks');
 
 @Hook({ name: 'audit_log', priority: 1000, description: 'records every call', autoAttach: true })
-class AuditHook extends PostToolUseHook { execute(): HookResult { return { sideEffects: ['logged'] }; } }
+class AuditHook extends PostToolUseHook {
+  execute(): HookResult {
+    return { sideEffects: ['logged'] };
+  }
+}
 
 @Hook({
-  name: 'result_truncate', priority: 900, description: 'truncates long results',
+  name: 'result_truncate',
+  priority: 900,
+  description: 'truncates long results',
   configSchema: {
     type: 'object',
-    properties: { max_chars: { type: 'integer', minimum: 100, maximum: 100000, default: 8000 }, marker: { type: 'string', enum: ['[truncated]', '…'] } },
+    properties: {
+      max_chars: { type: 'integer', minimum: 100, maximum: 100000, default: 8000 },
+      marker: { type: 'string', enum: ['[truncated]', '…'] },
+    },
   },
 })
 class TruncateHook extends PostToolUseHook<{ max_chars: number }> {
-  execute(ctx: HookContext, config: { max_chars: number }): HookResult { return { modifiedResult: ctx.toolResult!.slice(0, config.max_chars) }; }
+  execute(ctx: HookContext, config: { max_chars: number }): HookResult {
+    return { modifiedResult: ctx.toolResult!.slice(0, config.max_chars) };
+  }
 }
 
-@Hook({ name: 'amount_limit', priority: 20, description: 'blocks big payments', configSchema: { type: 'object', properties: { limit: { type: 'number' } }, required: ['limit'] } })
+@Hook({
+  name: 'amount_limit',
+  priority: 20,
+  description: 'blocks big payments',
+  configSchema: { type: 'object', properties: { limit: { type: 'number' } }, required: ['limit'] },
+})
 class AmountLimitHook extends PreToolUseHook<{ limit: number }> {
   execute(ctx: HookContext, config: { limit: number }): HookResult {
     return Number(ctx.toolArgs.amount) > config.limit ? { allow: false, error: `amount over ${config.limit}` } : {};
@@ -46,8 +62,16 @@ async function boot(...modules: Array<new () => unknown>) {
 }
 
 const ctx = (toolArgs: Record<string, unknown> = {}) => ({
-  toolName: 'oa__purchase_pay', toolArgs, agentId: 'a', userId: 'u', orgId: 'o', runId: 'r', callId: 'c', surface: 'chat' as const,
-  metadata: {}, emit: async () => undefined,
+  toolName: 'oa__purchase_pay',
+  toolArgs,
+  agentId: 'a',
+  userId: 'u',
+  orgId: 'o',
+  runId: 'r',
+  callId: 'c',
+  surface: 'chat' as const,
+  metadata: {},
+  emit: async () => undefined,
 });
 
 describe('HookExplorer + HookResolver', () => {
@@ -61,13 +85,19 @@ describe('HookExplorer + HookResolver', () => {
 
   it('discovers @Hook providers of any module into the catalog, sorted by priority', () => {
     expect(catalog.list().map((e) => [e.name, e.point, e.autoAttach])).toEqual([
-      ['amount_limit', 'PreToolUse', false], ['result_truncate', 'PostToolUse', false], ['audit_log', 'PostToolUse', true],
+      ['amount_limit', 'PreToolUse', false],
+      ['result_truncate', 'PostToolUse', false],
+      ['audit_log', 'PostToolUse', true],
     ]);
   });
 
   it('fails the boot on duplicate hook names', async () => {
     @Hook({ name: 'audit_log', priority: 1, description: 'an impostor' })
-    class OtherAudit extends PostToolUseHook { execute(): HookResult { return {}; } }
+    class OtherAudit extends PostToolUseHook {
+      execute(): HookResult {
+        return {};
+      }
+    }
     @Module({ providers: [OtherAudit] })
     class ImpostorModule {}
     await expect(boot(TestHooksModule, ImpostorModule)).rejects.toThrow(/Duplicate hook name "audit_log": declared by both/);
@@ -75,16 +105,26 @@ describe('HookExplorer + HookResolver', () => {
 
   it('fails the boot for a @Hook class that is not a hook', async () => {
     @Hook({ name: 'not_a_hook', priority: 1, description: 'plain class' })
-    class NotAHook { execute() { return {}; } }
+    class NotAHook {
+      execute() {
+        return {};
+      }
+    }
     @Module({ providers: [NotAHook] })
     class BadModule {}
-    await expect(boot(BadModule)).rejects.toThrow(/must extend the base class of a hook point \(PreToolUseHook, PostToolUseHook, SessionStartHook/);
+    await expect(boot(BadModule)).rejects.toThrow(
+      /must extend the base class of a hook point \(PreToolUseHook, PostToolUseHook, SessionStartHook/,
+    );
   });
 
   it('builds a registry from names and { name, config } objects, applying defaults, always adding auto-attached hooks', async () => {
-    const registry = await resolver.resolve({ hooksConfig: { class_hooks: [{ name: 'amount_limit', config: { limit: 100 } }, 'result_truncate'] } });
+    const registry = await resolver.resolve({
+      hooksConfig: { class_hooks: [{ name: 'amount_limit', config: { limit: 100 } }, 'result_truncate'] },
+    });
     expect(registry.entries().map((e) => [e.name, e.autoAttached])).toEqual([
-      ['amount_limit', false], ['result_truncate', false], ['audit_log', true],
+      ['amount_limit', false],
+      ['result_truncate', false],
+      ['audit_log', true],
     ]);
     const blocked = await registry.runPreToolUse(ctx({ amount: 500 }));
     expect(blocked).toMatchObject({ allow: false, blockedBy: 'amount_limit', error: 'amount over 100' });
@@ -96,16 +136,55 @@ describe('HookExplorer + HookResolver', () => {
   });
 
   it.each([
-    ['a string instead of a list', { class_hooks: 'audit_log' }, ['hooks.class_hooks: must be a list of hook names or { "name", "config" } objects']],
-    ['an unknown name', { class_hooks: ['audit_log', 'result_truncate', 'audti_log'] }, ['hooks.class_hooks[2]: unknown hook "audti_log" (did you mean "audit_log"?)']],
-    ['a non-string entry', { class_hooks: [42, null] }, ['hooks.class_hooks[0]: must be a hook name or { "name", "config" }, not number', 'hooks.class_hooks[1]: must be a hook name or { "name", "config" }, not null']],
-    ['a duplicate name', { class_hooks: ['result_truncate', { name: 'result_truncate' }] }, ['hooks.class_hooks[1]: duplicate hook "result_truncate" (also hooks.class_hooks[0])']],
-    ['a config of the wrong type', { class_hooks: [{ name: 'result_truncate', config: { max_chars: 'lots' } }] }, ['hooks.class_hooks[0].config.max_chars: must be an integer']],
-    ['a config out of range', { class_hooks: [{ name: 'result_truncate', config: { max_chars: 5 } }] }, ['hooks.class_hooks[0].config.max_chars: must be at least 100']],
-    ['a config value not in the enum', { class_hooks: [{ name: 'result_truncate', config: { marker: '...' } }] }, ['hooks.class_hooks[0].config.marker: must be one of "[truncated]", "…"']],
-    ['an unknown config key', { class_hooks: [{ name: 'result_truncate', config: { max_char: 500 } }] }, ['hooks.class_hooks[0].config.max_char: unknown setting (expected one of max_chars, marker)']],
+    [
+      'a string instead of a list',
+      { class_hooks: 'audit_log' },
+      ['hooks.class_hooks: must be a list of hook names or { "name", "config" } objects'],
+    ],
+    [
+      'an unknown name',
+      { class_hooks: ['audit_log', 'result_truncate', 'audti_log'] },
+      ['hooks.class_hooks[2]: unknown hook "audti_log" (did you mean "audit_log"?)'],
+    ],
+    [
+      'a non-string entry',
+      { class_hooks: [42, null] },
+      [
+        'hooks.class_hooks[0]: must be a hook name or { "name", "config" }, not number',
+        'hooks.class_hooks[1]: must be a hook name or { "name", "config" }, not null',
+      ],
+    ],
+    [
+      'a duplicate name',
+      { class_hooks: ['result_truncate', { name: 'result_truncate' }] },
+      ['hooks.class_hooks[1]: duplicate hook "result_truncate" (also hooks.class_hooks[0])'],
+    ],
+    [
+      'a config of the wrong type',
+      { class_hooks: [{ name: 'result_truncate', config: { max_chars: 'lots' } }] },
+      ['hooks.class_hooks[0].config.max_chars: must be an integer'],
+    ],
+    [
+      'a config out of range',
+      { class_hooks: [{ name: 'result_truncate', config: { max_chars: 5 } }] },
+      ['hooks.class_hooks[0].config.max_chars: must be at least 100'],
+    ],
+    [
+      'a config value not in the enum',
+      { class_hooks: [{ name: 'result_truncate', config: { marker: '...' } }] },
+      ['hooks.class_hooks[0].config.marker: must be one of "[truncated]", "…"'],
+    ],
+    [
+      'an unknown config key',
+      { class_hooks: [{ name: 'result_truncate', config: { max_char: 500 } }] },
+      ['hooks.class_hooks[0].config.max_char: unknown setting (expected one of max_chars, marker)'],
+    ],
     ['a missing required config', { class_hooks: ['amount_limit'] }, ['hooks.class_hooks[0].config.limit: is required']],
-    ['config for a hook without a schema', { class_hooks: [{ name: 'audit_log', config: { x: 1 } }] }, ['hooks.class_hooks[0].config: this hook takes no config (got "x")']],
+    [
+      'config for a hook without a schema',
+      { class_hooks: [{ name: 'audit_log', config: { x: 1 } }] },
+      ['hooks.class_hooks[0].config: this hook takes no config (got "x")'],
+    ],
     ['hooks that are not an object', ['audit_log'], ['hooks: must be an object with "class_hooks" and/or "yaml"']],
     ['an unknown key', { class_hook: ['audit_log'] }, ['hooks.class_hook: unknown key (expected class_hooks, yaml)']],
   ])('validate() names the problem: %s', async (_, hooksConfig, problems) => {
@@ -117,7 +196,9 @@ describe('HookExplorer + HookResolver', () => {
     await expect(attempt).rejects.toBeInstanceOf(HookBuildError);
     const err = (await attempt.catch((e: unknown) => e)) as HookBuildError;
     expect(err.kind).toBe(DomainErrorKind.RunRefused);
-    expect(err.problems).toEqual(['hooks.class_hooks[0]: unknown hook "pii_redactor" (known hooks: amount_limit, result_truncate, audit_log)']);
+    expect(err.problems).toEqual([
+      'hooks.class_hooks[0]: unknown hook "pii_redactor" (known hooks: amount_limit, result_truncate, audit_log)',
+    ]);
     expect(err.message).toContain('unknown hook "pii_redactor"');
   });
 

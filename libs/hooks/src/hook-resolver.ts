@@ -72,7 +72,11 @@ export class HookResolver {
     if (plan.yaml !== undefined) {
       const parsed = parseYamlHooks(plan.yaml, `${at}.yaml`);
       plan.problems.push(...parsed.problems);
-      const built = await buildYamlHooks(parsed.specs, this.config.hooksDir, { fetch: this.egress?.fetch, allow: this.config.hookHttpAllow, secret: this.config.hookHttpSecret });
+      const built = await buildYamlHooks(parsed.specs, this.config.hooksDir, {
+        fetch: this.egress?.fetch,
+        allow: this.config.hookHttpAllow,
+        secret: this.config.hookHttpSecret,
+      });
       plan.problems.push(...built.problems);
       hooks.push(...built.hooks);
     }
@@ -91,7 +95,15 @@ export class HookResolver {
    * policy hook, only the auto-attached hooks that declare `keepWhenBypassed` — the audit log.
    */
   resolveBypassed(agent?: AgentHookSettings): HookRegistry {
-    return new HookRegistry(this.counted(this.catalog.autoAttached().filter((e) => e.keepWhenBypassed).map((e) => registered(e, {}))), agent);
+    return new HookRegistry(
+      this.counted(
+        this.catalog
+          .autoAttached()
+          .filter((e) => e.keepWhenBypassed)
+          .map((e) => registered(e, {})),
+      ),
+      agent,
+    );
   }
 
   /** Every problem of a hooks config, each naming its entry; empty when the config is good. */
@@ -196,7 +208,11 @@ export class HookResolver {
   private suggest(name: string): string {
     const known = this.catalog.list().map((e) => e.name);
     const close = known.filter((k) => editDistance(k, name) <= 2);
-    return close.length ? ` (did you mean ${close.map((k) => `"${k}"`).join(' or ')}?)` : known.length ? ` (known hooks: ${known.join(', ')})` : ' (no hooks are installed)';
+    return close.length
+      ? ` (did you mean ${close.map((k) => `"${k}"`).join(' or ')}?)`
+      : known.length
+        ? ` (known hooks: ${known.join(', ')})`
+        : ' (no hooks are installed)';
   }
 }
 

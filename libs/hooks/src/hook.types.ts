@@ -19,7 +19,12 @@ export enum HookPoint {
 }
 
 /** Points whose hooks may block, and whose failing hooks block by default (fail closed). */
-export const BLOCKING_POINTS: ReadonlySet<HookPoint> = new Set([HookPoint.PreToolUse, HookPoint.UserPromptSubmit, HookPoint.PreModelCall, HookPoint.Stop]);
+export const BLOCKING_POINTS: ReadonlySet<HookPoint> = new Set([
+  HookPoint.PreToolUse,
+  HookPoint.UserPromptSubmit,
+  HookPoint.PreModelCall,
+  HookPoint.Stop,
+]);
 
 /** Where a run was started. Eval runs bypass hooks on purpose (and say so). */
 export type Surface = 'chat' | 'api' | 'dag' | 'delegate' | 'workflow' | 'eval';
@@ -186,7 +191,17 @@ export type HookErrorPolicy = 'block' | 'allow';
 /** A JSON-schema-like description of a hook's config (validated when an agent is saved and when a run starts). */
 export interface HookConfigSchema {
   type: 'object';
-  properties?: Record<string, { type: 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array'; description?: string; minimum?: number; maximum?: number; enum?: unknown[]; default?: unknown }>;
+  properties?: Record<
+    string,
+    {
+      type: 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array';
+      description?: string;
+      minimum?: number;
+      maximum?: number;
+      enum?: unknown[];
+      default?: unknown;
+    }
+  >;
   required?: string[];
   additionalProperties?: boolean;
 }

@@ -78,12 +78,14 @@ export function validateWorkflowDefinition(def: unknown): string[] {
     }
     if (n.type === 'connector') {
       if (typeof n.tool !== 'string' || n.tool === '') problems.push(`${where} (${n.id}): connector node needs a tool`);
-      if (n.args !== undefined && (typeof n.args !== 'object' || Array.isArray(n.args))) problems.push(`${where} (${n.id}): args must be an object`);
+      if (n.args !== undefined && (typeof n.args !== 'object' || Array.isArray(n.args)))
+        problems.push(`${where} (${n.id}): args must be an object`);
       if (n.confirmation !== undefined) problems.push(...confirmationProblems(n.confirmation, `${where} (${n.id}).confirmation`));
     }
     if (n.type === 'human') {
       if (typeof n.question !== 'string' || n.question.trim() === '') problems.push(`${where} (${n.id}): human node needs a question`);
-      if (n.form !== undefined && (typeof n.form !== 'object' || n.form === null || Array.isArray(n.form))) problems.push(`${where} (${n.id}): form must be a JSON schema object`);
+      if (n.form !== undefined && (typeof n.form !== 'object' || n.form === null || Array.isArray(n.form)))
+        problems.push(`${where} (${n.id}): form must be a JSON schema object`);
       if (n.confirmation !== undefined) problems.push(...confirmationProblems(n.confirmation, `${where} (${n.id}).confirmation`));
     }
     if (n.type === 'condition') {
@@ -138,7 +140,8 @@ export function renderArgs(args: Record<string, unknown>, scope: Record<string, 
       const whole = /^\{\{\s*([\w.-]+)\s*\}\}$/.exec(v);
       if (whole) {
         let value: unknown = scope;
-        for (const key of whole[1].split('.')) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+        for (const key of whole[1].split('.'))
+          value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
         return value;
       }
       return renderTemplate(v, scope);
@@ -157,13 +160,17 @@ function confirmationProblems(c: unknown, at: string): string[] {
   if (!c || typeof c !== 'object' || Array.isArray(c)) return [`${at} must be an object`];
   const conf = c as Record<string, unknown>;
   const problems: string[] = [];
-  if (conf.approver_scope !== undefined && !SCOPES.includes(conf.approver_scope as string)) problems.push(`${at}.approver_scope must be one of ${SCOPES.join(', ')}`);
-  if (conf.forbid_self_approval !== undefined && typeof conf.forbid_self_approval !== 'boolean') problems.push(`${at}.forbid_self_approval must be true or false`);
-  if (conf.timeout_s !== undefined && (typeof conf.timeout_s !== 'number' || conf.timeout_s <= 0)) problems.push(`${at}.timeout_s must be a positive number`);
+  if (conf.approver_scope !== undefined && !SCOPES.includes(conf.approver_scope as string))
+    problems.push(`${at}.approver_scope must be one of ${SCOPES.join(', ')}`);
+  if (conf.forbid_self_approval !== undefined && typeof conf.forbid_self_approval !== 'boolean')
+    problems.push(`${at}.forbid_self_approval must be true or false`);
+  if (conf.timeout_s !== undefined && (typeof conf.timeout_s !== 'number' || conf.timeout_s <= 0))
+    problems.push(`${at}.timeout_s must be a positive number`);
   if (conf.channel_id !== undefined && typeof conf.channel_id !== 'string') problems.push(`${at}.channel_id must be a string`);
   const forbidSelf = conf.forbid_self_approval === true;
   const scope = typeof conf.approver_scope === 'string' ? conf.approver_scope : 'initiator';
-  if (forbidSelf && conf.approvers === undefined && scope === 'initiator') problems.push(`${at}: forbid_self_approval with approver_scope "initiator": nobody could approve`);
+  if (forbidSelf && conf.approvers === undefined && scope === 'initiator')
+    problems.push(`${at}: forbid_self_approval with approver_scope "initiator": nobody could approve`);
   problems.push(...parseApproverPolicy(conf, { at, legacyScope: scope, forbidSelfApproval: forbidSelf }).problems);
   problems.push(...parseEscalationPolicy(conf, at).problems);
   return problems;

@@ -11,9 +11,22 @@ import type { Workflow, WorkflowRun } from './workflow.entity.js';
 import { WorkflowsService } from './workflows.service.js';
 import { WorkflowResponse, WorkflowRunResponse, WorkflowRunStartedResponse } from './dto/workflow.response.js';
 
-const workflowView = (w: Workflow) => ({ id: w.id, name: w.name, definition: w.definition, created_at: w.createdAt, updated_at: w.updatedAt });
+const workflowView = (w: Workflow) => ({
+  id: w.id,
+  name: w.name,
+  definition: w.definition,
+  created_at: w.createdAt,
+  updated_at: w.updatedAt,
+});
 const runView = (r: WorkflowRun) => ({
-  id: r.id, workflow_id: r.workflowId, status: r.status, inputs: r.inputs, nodes: r.nodes, error: r.error, created_at: r.createdAt, updated_at: r.updatedAt,
+  id: r.id,
+  workflow_id: r.workflowId,
+  status: r.status,
+  inputs: r.inputs,
+  nodes: r.nodes,
+  error: r.error,
+  created_at: r.createdAt,
+  updated_at: r.updatedAt,
 });
 
 @ApiTags('workflows')
@@ -87,8 +100,11 @@ export class WorkflowsController {
   @Get('workflow-runs/:id/events')
   @ApiOkResponse(SSE_RESPONSE)
   async events(
-    @CurrentPrincipal() p: Principal, @Param('id') id: string, @Res() res: Response,
-    @Headers('last-event-id') lastEventId?: string, @Query('last_event_id') lastEventIdQuery?: string,
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Res() res: Response,
+    @Headers('last-event-id') lastEventId?: string,
+    @Query('last_event_id') lastEventIdQuery?: string,
   ): Promise<void> {
     const after = parseLastEventId(lastEventId, lastEventIdQuery);
     const run = await this.runner.getVisible(p, id);

@@ -24,7 +24,12 @@ export class WorkflowsService {
       const def = definition as WorkflowDefinition;
       for (const node of def.nodes) {
         if (node.type === 'agent') {
-          const exists = isUuid(node.agent_id!) && (await this.agents.findWithConfig(orgId, node.agent_id).then(() => true, () => false));
+          const exists =
+            isUuid(node.agent_id!) &&
+            (await this.agents.findWithConfig(orgId, node.agent_id).then(
+              () => true,
+              () => false,
+            ));
           if (!exists) problems.push(`node ${node.id}: unknown agent "${node.agent_id}"`);
         }
         if (node.type === 'connector') {
@@ -43,7 +48,10 @@ export class WorkflowsService {
     if (await this.workflows.existsBy({ orgId, name })) throw new ConflictError(`a workflow named "${name}" already exists`);
     return this.workflows.manager.transaction(async (m) => {
       const saved = await m.save(Workflow, m.create(Workflow, { orgId, name, definition: def, createdBy: userId }));
-      await this.audit.configChange({ orgId, actor: userId, entityType: 'workflow', entityId: saved.id, change: 'created', before: null, after: audited(saved) }, m);
+      await this.audit.configChange(
+        { orgId, actor: userId, entityType: 'workflow', entityId: saved.id, change: 'created', before: null, after: audited(saved) },
+        m,
+      );
       return saved;
     });
   }
@@ -55,7 +63,10 @@ export class WorkflowsService {
     if (patch.name !== undefined) wf.name = patch.name;
     return this.workflows.manager.transaction(async (m) => {
       const saved = await m.save(Workflow, wf);
-      await this.audit.configChange({ orgId, actor, entityType: 'workflow', entityId: id, change: 'updated', before, after: audited(saved) }, m);
+      await this.audit.configChange(
+        { orgId, actor, entityType: 'workflow', entityId: id, change: 'updated', before, after: audited(saved) },
+        m,
+      );
       return saved;
     });
   }
@@ -74,7 +85,10 @@ export class WorkflowsService {
     const wf = await this.get(orgId, id);
     await this.workflows.manager.transaction(async (m) => {
       await m.delete(Workflow, { id: wf.id });
-      await this.audit.configChange({ orgId, actor, entityType: 'workflow', entityId: id, change: 'deleted', before: audited(wf), after: null }, m);
+      await this.audit.configChange(
+        { orgId, actor, entityType: 'workflow', entityId: id, change: 'deleted', before: audited(wf), after: null },
+        m,
+      );
     });
   }
 }

@@ -1,4 +1,16 @@
-import { Body, Controller, Get, Headers, HttpCode, Injectable, NotFoundException, Param, Post, UseGuards, type CanActivate } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Injectable,
+  NotFoundException,
+  Param,
+  Post,
+  UseGuards,
+  type CanActivate,
+} from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '@warden/auth';
 import { AppConfig } from '@warden/common';
@@ -13,7 +25,13 @@ class DemoOaEnabledGuard implements CanActivate {
   }
 }
 
-interface Purchase { id: string; vendor: string; amount: number; status: 'open' | 'paid'; paid_with_key?: string }
+interface Purchase {
+  id: string;
+  vendor: string;
+  amount: number;
+  status: 'open' | 'paid';
+  paid_with_key?: string;
+}
 
 /**
  * A tiny OA (office automation) API served by Warden itself so the seeded demo connector works with no other

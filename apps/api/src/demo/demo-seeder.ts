@@ -32,42 +32,58 @@ export class DemoSeeder {
         actions: [
           { name: 'list_purchases', method: 'GET', path: '/purchases', description: 'List purchase orders' },
           {
-            name: 'get_purchase', method: 'GET', path: '/purchases/{id}', description: 'Get one purchase order',
+            name: 'get_purchase',
+            method: 'GET',
+            path: '/purchases/{id}',
+            description: 'Get one purchase order',
             parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
           },
           {
-            name: 'purchase_pay', method: 'POST', path: '/purchases/{id}/pay', description: 'Pay a purchase order',
+            name: 'purchase_pay',
+            method: 'POST',
+            path: '/purchases/{id}/pay',
+            description: 'Pay a purchase order',
             parameters: { type: 'object', properties: { id: { type: 'string' }, amount: { type: 'number' } }, required: ['id', 'amount'] },
             requires_confirmation_when: 'args.amount > 50000',
           },
         ],
       });
     }
-    const agentId = (await this.agents.list(admin.orgId)).find((a) => a.name === DEMO_AGENT)?.id
-      ?? (await this.agents.create(admin.orgId, admin.userId, {
-        name: DEMO_AGENT,
-        instructions: 'You pay approved purchase orders.',
-        model_config_json: {
-          model: {
-            provider: 'scripted',
-            // Two payments in one turn: ¥1,200 runs at once, ¥68,000 waits for a human in the inbox.
-            script: [
-              { tool_calls: [
-                { name: 'oa__purchase_pay', args: { id: 'PO-1001', amount: 1200 } },
-                { name: 'oa__purchase_pay', args: { id: 'PO-1002', amount: 68000 } },
-              ] },
-              { content: 'Both payment requests are handled; the observations say what happened to each.' },
-            ],
+    const agentId =
+      (await this.agents.list(admin.orgId)).find((a) => a.name === DEMO_AGENT)?.id ??
+      (
+        await this.agents.create(admin.orgId, admin.userId, {
+          name: DEMO_AGENT,
+          instructions: 'You pay approved purchase orders.',
+          model_config_json: {
+            model: {
+              provider: 'scripted',
+              // Two payments in one turn: ¥1,200 runs at once, ¥68,000 waits for a human in the inbox.
+              script: [
+                {
+                  tool_calls: [
+                    { name: 'oa__purchase_pay', args: { id: 'PO-1001', amount: 1200 } },
+                    { name: 'oa__purchase_pay', args: { id: 'PO-1002', amount: 68000 } },
+                  ],
+                },
+                { content: 'Both payment requests are handled; the observations say what happened to each.' },
+              ],
+            },
+            tools: ['oa__*'],
+            max_iterations: 5,
+            // A member asks, an admin decides (in the console's approvals inbox, or with the curl below).
+            confirmation: { approver_scope: 'org_admins' },
           },
-          tools: ['oa__*'],
-          max_iterations: 5,
-          // A member asks, an admin decides (in the console's approvals inbox, or with the curl below).
-          confirmation: { approver_scope: 'org_admins' },
-        },
-      })).id;
+        })
+      ).id;
     const token = await mintDevToken(this.config.devSecret, {
-      sub: DEMO_ADMIN, org: DEMO_ORG, roles: ['admin'], name: 'Demo Admin', expiresIn: '30d',
-      orgClaim: this.config.orgClaim, rolesClaim: this.config.rolesClaim,
+      sub: DEMO_ADMIN,
+      org: DEMO_ORG,
+      roles: ['admin'],
+      name: 'Demo Admin',
+      expiresIn: '30d',
+      orgClaim: this.config.orgClaim,
+      rolesClaim: this.config.rolesClaim,
     });
     return { token, agentId };
   }

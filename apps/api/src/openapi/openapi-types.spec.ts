@@ -21,7 +21,9 @@ describe('the OpenAPI document and the console client generated from it', () => 
     let documented = 0;
     for (const [route, item] of Object.entries(doc.paths)) {
       if (/\/callback$|^\/demo-oa|^\/api\/health$/.test(route)) continue;
-      for (const [method, op] of Object.entries(item as Record<string, { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }>)) {
+      for (const [method, op] of Object.entries(
+        item as Record<string, { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }>,
+      )) {
         const ok = Object.entries(op.responses ?? {}).filter(([code]) => code.startsWith('2'));
         if (ok.some(([code]) => code === '204')) continue;
         const content = ok.flatMap(([, r]) => Object.entries(r.content ?? {}));

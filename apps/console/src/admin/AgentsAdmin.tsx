@@ -9,21 +9,36 @@ import { DryRunPanel } from './DryRunPanel';
 import { HooksEditor, normaliseHooks, type HooksValue } from './HooksEditor';
 import { ErrorAlert } from '../ui/ErrorAlert';
 
-
-const NEW_CONFIG = { model: { provider: 'openai', base_url: 'http://llm.internal/v1', model: 'qwen-max', api_key_env: 'LLM_API_KEY' }, tools: [], max_iterations: 10 };
+const NEW_CONFIG = {
+  model: { provider: 'openai', base_url: 'http://llm.internal/v1', model: 'qwen-max', api_key_env: 'LLM_API_KEY' },
+  tools: [],
+  max_iterations: 10,
+};
 
 export function AgentsAdmin() {
   const agents = useQuery({ queryKey: ['agents'], queryFn: () => data(http.GET('/api/agents')) });
   return (
     <Stack maw={900}>
-      <Group justify="space-between"><Title order={2}>Agents</Title><Button component={Link} to="/admin/agents/new">New agent</Button></Group>
+      <Group justify="space-between">
+        <Title order={2}>Agents</Title>
+        <Button component={Link} to="/admin/agents/new">
+          New agent
+        </Button>
+      </Group>
       <ErrorAlert error={agents.error} what="Agents could not be loaded" />
       {agents.data?.length === 0 && <Text c="dimmed">No agents yet: create one.</Text>}
       <Table aria-label="Agents">
         <Table.Tbody>
           {agents.data?.map((a) => (
-            <Table.Tr key={a.id}><Table.Td fw={600}>{a.name}</Table.Td><Table.Td>{String((a.model_config_json.model as { model?: string })?.model ?? '')}</Table.Td>
-              <Table.Td><Button size="xs" variant="light" component={Link} to={`/admin/agents/${a.id}`} aria-label={`Edit ${a.name}`}>Edit</Button></Table.Td></Table.Tr>
+            <Table.Tr key={a.id}>
+              <Table.Td fw={600}>{a.name}</Table.Td>
+              <Table.Td>{String((a.model_config_json.model as { model?: string })?.model ?? '')}</Table.Td>
+              <Table.Td>
+                <Button size="xs" variant="light" component={Link} to={`/admin/agents/${a.id}`} aria-label={`Edit ${a.name}`}>
+                  Edit
+                </Button>
+              </Table.Td>
+            </Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
@@ -37,7 +52,11 @@ export function AgentEditor() {
   const isNew = agentId === 'new';
   const navigate = useNavigate();
   const queries = useQueryClient();
-  const agent = useQuery({ queryKey: ['agent', agentId], queryFn: () => data(http.GET('/api/agents/{id}', { params: { path: { id: agentId } } })), enabled: !isNew });
+  const agent = useQuery({
+    queryKey: ['agent', agentId],
+    queryFn: () => data(http.GET('/api/agents/{id}', { params: { path: { id: agentId } } })),
+    enabled: !isNew,
+  });
   const [name, setName] = useState('');
   const [instructions, setInstructions] = useState('');
   const [configText, setConfigText] = useState(JSON.stringify(NEW_CONFIG, null, 2));
@@ -54,11 +73,17 @@ export function AgentEditor() {
   }, [agent.data]);
 
   let config: Record<string, unknown> | null = null;
-  try { config = JSON.parse(configText); } catch { config = null; }
+  try {
+    config = JSON.parse(configText);
+  } catch {
+    config = null;
+  }
   const save = useMutation({
     mutationFn: () => {
       const body = { name, instructions, model_config_json: { ...config, hooks } };
-      return isNew ? data(http.POST('/api/agents', { body })) : data(http.PUT('/api/agents/{id}', { params: { path: { id: agentId } }, body }));
+      return isNew
+        ? data(http.POST('/api/agents', { body }))
+        : data(http.PUT('/api/agents/{id}', { params: { path: { id: agentId } }, body }));
     },
     onSuccess: (a) => {
       setProblems([]);
@@ -67,7 +92,7 @@ export function AgentEditor() {
       void queries.invalidateQueries({ queryKey: ['agent', a.id] });
       if (isNew) navigate(`/admin/agents/${a.id}`, { replace: true });
     },
-    onError: (err) => setProblems(err instanceof ApiError && err.problems.length ? err.problems : [(err).message]),
+    onError: (err) => setProblems(err instanceof ApiError && err.problems.length ? err.problems : [err.message]),
   });
 
   return (
@@ -77,17 +102,38 @@ export function AgentEditor() {
         <Grid.Col span={{ base: 12, md: 7 }}>
           <Stack>
             <TextInput label="Name" value={name} onChange={(e) => setName(e.currentTarget.value)} required />
-            <Textarea label="Instructions" autosize minRows={2} value={instructions} onChange={(e) => setInstructions(e.currentTarget.value)} />
-            <Textarea label="Model settings and tools (JSON)" description="model, tools, delegates, max_iterations, confirmation, …"
-              autosize minRows={6} styles={{ input: { fontFamily: 'monospace' } }} value={configText}
-              onChange={(e) => setConfigText(e.currentTarget.value)} error={config ? undefined : 'Not valid JSON'} />
+            <Textarea
+              label="Instructions"
+              autosize
+              minRows={2}
+              value={instructions}
+              onChange={(e) => setInstructions(e.currentTarget.value)}
+            />
+            <Textarea
+              label="Model settings and tools (JSON)"
+              description="model, tools, delegates, max_iterations, confirmation, …"
+              autosize
+              minRows={6}
+              styles={{ input: { fontFamily: 'monospace' } }}
+              value={configText}
+              onChange={(e) => setConfigText(e.currentTarget.value)}
+              error={config ? undefined : 'Not valid JSON'}
+            />
             <HooksEditor value={hooks} onChange={setHooks} />
             {problems.length > 0 && (
               <Alert color="red" role="alert" title="Not saved">
-                <List size="sm">{problems.map((p) => <List.Item key={p}>{p}</List.Item>)}</List>
+                <List size="sm">
+                  {problems.map((p) => (
+                    <List.Item key={p}>{p}</List.Item>
+                  ))}
+                </List>
               </Alert>
             )}
-            <Group><Button onClick={() => save.mutate()} disabled={!config || !name} loading={save.isPending}>Save agent</Button></Group>
+            <Group>
+              <Button onClick={() => save.mutate()} disabled={!config || !name} loading={save.isPending}>
+                Save agent
+              </Button>
+            </Group>
           </Stack>
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 5 }}>

@@ -6,7 +6,6 @@ import { data, http, type Schemas } from '../api/typed';
 import { toastError } from '../ui/errors';
 import { ErrorAlert } from '../ui/ErrorAlert';
 
-
 const TEMPLATES: Record<string, Record<string, string>> = {
   inbox: {},
   feishu: { app_id: '', app_secret: '', chat_id: '', verification_token: '', encrypt_key: '' },
@@ -22,11 +21,19 @@ export function ChannelsAdmin() {
   const [name, setName] = useState('');
   const [configText, setConfigText] = useState(JSON.stringify(TEMPLATES.feishu, null, 2));
   let config: Record<string, unknown> | null = null;
-  try { config = JSON.parse(configText); } catch { config = null; }
+  try {
+    config = JSON.parse(configText);
+  } catch {
+    config = null;
+  }
   const create = useMutation({
-    mutationFn: () => data(http.POST('/api/channels', { body: { type: type as Schemas['CreateChannelDto']['type'], name, config: config ?? {} } })),
+    mutationFn: () =>
+      data(http.POST('/api/channels', { body: { type: type as Schemas['CreateChannelDto']['type'], name, config: config ?? {} } })),
     onSuccess: (c) => {
-      notifications.show({ color: 'green', message: `Channel ${c.name} created${c.callback_url ? `; callback URL ${c.callback_url}` : ''}` });
+      notifications.show({
+        color: 'green',
+        message: `Channel ${c.name} created${c.callback_url ? `; callback URL ${c.callback_url}` : ''}`,
+      });
       setConfigText(JSON.stringify(TEMPLATES[type], null, 2));
       void queries.invalidateQueries({ queryKey: ['channels'] });
     },
@@ -34,9 +41,14 @@ export function ChannelsAdmin() {
   });
   const test = useMutation({
     mutationFn: (id: string) => data(http.POST('/api/channels/{id}/test', { params: { path: { id } } })),
-    onSuccess: (r) => (r.ok
-      ? notifications.show({ color: 'green', message: 'Test card sent: look for it in the chat (its buttons decide nothing).' })
-      : notifications.show({ color: 'red', title: 'The test card was not delivered', message: `${r.error ?? 'the platform refused it'}. Check the channel's credentials and chat id, then create the channel again with the right ones.` })),
+    onSuccess: (r) =>
+      r.ok
+        ? notifications.show({ color: 'green', message: 'Test card sent: look for it in the chat (its buttons decide nothing).' })
+        : notifications.show({
+            color: 'red',
+            title: 'The test card was not delivered',
+            message: `${r.error ?? 'the platform refused it'}. Check the channel's credentials and chat id, then create the channel again with the right ones.`,
+          }),
     onError: (err) => toastError('The test card was not delivered', err),
   });
   return (
@@ -46,20 +58,58 @@ export function ChannelsAdmin() {
       <Table aria-label="Channels">
         <Table.Tbody>
           {list.data?.map((c) => (
-            <Table.Tr key={c.id}><Table.Td fw={600}>{c.name}</Table.Td><Table.Td>{c.type}</Table.Td><Table.Td><Text size="xs" ff="monospace">{c.callback_url ?? ''}</Text></Table.Td>
-              <Table.Td><Button size="xs" variant="light" aria-label={`Send a test card to ${c.name}`} loading={test.isPending && test.variables === c.id} onClick={() => test.mutate(c.id)}>Send test card</Button></Table.Td></Table.Tr>
+            <Table.Tr key={c.id}>
+              <Table.Td fw={600}>{c.name}</Table.Td>
+              <Table.Td>{c.type}</Table.Td>
+              <Table.Td>
+                <Text size="xs" ff="monospace">
+                  {c.callback_url ?? ''}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Button
+                  size="xs"
+                  variant="light"
+                  aria-label={`Send a test card to ${c.name}`}
+                  loading={test.isPending && test.variables === c.id}
+                  onClick={() => test.mutate(c.id)}
+                >
+                  Send test card
+                </Button>
+              </Table.Td>
+            </Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
       <Title order={3}>New channel</Title>
       <Group grow>
-        <Select label="Type" data={Object.keys(TEMPLATES)} value={type} allowDeselect={false}
-          onChange={(v) => { setType(v ?? 'inbox'); setConfigText(JSON.stringify(TEMPLATES[v ?? 'inbox'], null, 2)); }} />
+        <Select
+          label="Type"
+          data={Object.keys(TEMPLATES)}
+          value={type}
+          allowDeselect={false}
+          onChange={(v) => {
+            setType(v ?? 'inbox');
+            setConfigText(JSON.stringify(TEMPLATES[v ?? 'inbox'], null, 2));
+          }}
+        />
         <TextInput label="Channel name" value={name} onChange={(e) => setName(e.currentTarget.value)} required />
       </Group>
-      <Textarea label="Config (JSON)" description="Secrets are stored encrypted and never shown again." autosize minRows={4}
-        styles={{ input: { fontFamily: 'monospace' } }} value={configText} onChange={(e) => setConfigText(e.currentTarget.value)} error={config ? undefined : 'Not valid JSON'} />
-      <Group><Button onClick={() => create.mutate()} disabled={!config || !name} loading={create.isPending}>Create channel</Button></Group>
+      <Textarea
+        label="Config (JSON)"
+        description="Secrets are stored encrypted and never shown again."
+        autosize
+        minRows={4}
+        styles={{ input: { fontFamily: 'monospace' } }}
+        value={configText}
+        onChange={(e) => setConfigText(e.currentTarget.value)}
+        error={config ? undefined : 'Not valid JSON'}
+      />
+      <Group>
+        <Button onClick={() => create.mutate()} disabled={!config || !name} loading={create.isPending}>
+          Create channel
+        </Button>
+      </Group>
       <ErrorAlert error={create.error} what="The channel was not created" />
     </Stack>
   );

@@ -13,9 +13,14 @@ export function DryRunPanel({ modelConfig, hooks }: { modelConfig: Record<string
   const [tool, setTool] = useState('oa__purchase_pay');
   const [argsText, setArgsText] = useState('{ "id": "PO-1002", "amount": 68000 }');
   let args: Record<string, unknown> | null = null;
-  try { args = JSON.parse(argsText); } catch { args = null; }
+  try {
+    args = JSON.parse(argsText);
+  } catch {
+    args = null;
+  }
   const run = useMutation({
-    mutationFn: () => data(http.POST('/api/hooks/dry-run', { body: { model_config_json: { ...modelConfig, hooks }, tool, args: args ?? {} } })),
+    mutationFn: () =>
+      data(http.POST('/api/hooks/dry-run', { body: { model_config_json: { ...modelConfig, hooks }, tool, args: args ?? {} } })),
   });
   const after = hooks.class_hooks.filter((h) => catalog.data?.find((c) => c.name === h.name)?.point === 'PostToolUse');
   return (
@@ -23,31 +28,72 @@ export function DryRunPanel({ modelConfig, hooks }: { modelConfig: Record<string
       <Stack gap="xs">
         <Title order={4}>Dry run</Title>
         <TextInput label="Tool" value={tool} onChange={(e) => setTool(e.currentTarget.value)} />
-        <Textarea label="Arguments (JSON)" autosize minRows={2} styles={{ input: { fontFamily: 'monospace' } }}
-          value={argsText} onChange={(e) => setArgsText(e.currentTarget.value)} error={args ? undefined : 'Not valid JSON'} />
-        <Button onClick={() => run.mutate()} disabled={!args || !modelConfig} loading={run.isPending}>Dry run</Button>
+        <Textarea
+          label="Arguments (JSON)"
+          autosize
+          minRows={2}
+          styles={{ input: { fontFamily: 'monospace' } }}
+          value={argsText}
+          onChange={(e) => setArgsText(e.currentTarget.value)}
+          error={args ? undefined : 'Not valid JSON'}
+        />
+        <Button onClick={() => run.mutate()} disabled={!args || !modelConfig} loading={run.isPending}>
+          Dry run
+        </Button>
         <ErrorAlert error={run.error} what="The dry run failed" />
         {run.data && (
           <Table aria-label="Dry-run verdicts" layout="fixed">
-            <Table.Thead><Table.Tr><Table.Th w="40%">Hook</Table.Th><Table.Th>Outcome</Table.Th></Table.Tr></Table.Thead>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th w="40%">Hook</Table.Th>
+                <Table.Th>Outcome</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
             <Table.Tbody>
               {run.data.map((v, i) => (
                 <Table.Tr key={i}>
-                  <Table.Td><Text size="sm" ff="monospace">{v.hook}</Text><Text size="xs" c="dimmed">{v.point}</Text></Table.Td>
-                  <Table.Td><Text size="sm" fw={600} c={COLORS[v.outcome] ?? 'gray'}>{v.outcome.replace(/_/g, ' ')}</Text>{v.detail && <Text size="xs">{v.detail}</Text>}</Table.Td>
+                  <Table.Td>
+                    <Text size="sm" ff="monospace">
+                      {v.hook}
+                    </Text>
+                    <Text size="xs" c="dimmed">
+                      {v.point}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm" fw={600} c={COLORS[v.outcome] ?? 'gray'}>
+                      {v.outcome.replace(/_/g, ' ')}
+                    </Text>
+                    {v.detail && <Text size="xs">{v.detail}</Text>}
+                  </Table.Td>
                 </Table.Tr>
               ))}
               {after.map((h) => (
                 <Table.Tr key={h.name}>
-                  <Table.Td><Text size="sm" ff="monospace">{h.name}</Text><Text size="xs" c="dimmed">PostToolUse</Text></Table.Td>
-                  <Table.Td><Text size="sm" fw={600} c="gray">after the tool</Text>
-                    <Text size="xs">runs on the observation{h.config ? ` with ${JSON.stringify(h.config)}` : ''}</Text></Table.Td>
+                  <Table.Td>
+                    <Text size="sm" ff="monospace">
+                      {h.name}
+                    </Text>
+                    <Text size="xs" c="dimmed">
+                      PostToolUse
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm" fw={600} c="gray">
+                      after the tool
+                    </Text>
+                    <Text size="xs">runs on the observation{h.config ? ` with ${JSON.stringify(h.config)}` : ''}</Text>
+                  </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>
           </Table>
         )}
-        {run.data && <Text size="xs" c="dimmed">PreToolUse hooks were run on the sample call; PostToolUse hooks run only on a real observation.</Text>}
+        {run.data && (
+          <Text size="xs" c="dimmed">
+            PreToolUse hooks were run on the sample call; PostToolUse hooks run only on a real observation.
+          </Text>
+        )}
       </Stack>
     </Card>
   );

@@ -5,9 +5,22 @@ import { data, http } from '../api/typed';
 import { SchemaForm, type JsonSchema } from '../ui/SchemaForm';
 import { ErrorAlert } from '../ui/ErrorAlert';
 
-export interface HookInfo { name: string; point: string; priority: number; description: string; config_schema: JsonSchema | null; auto_attached: boolean }
-export interface ClassHook { name: string; config?: Record<string, unknown> }
-export interface HooksValue { class_hooks: ClassHook[]; yaml?: string }
+export interface HookInfo {
+  name: string;
+  point: string;
+  priority: number;
+  description: string;
+  config_schema: JsonSchema | null;
+  auto_attached: boolean;
+}
+export interface ClassHook {
+  name: string;
+  config?: Record<string, unknown>;
+}
+export interface HooksValue {
+  class_hooks: ClassHook[];
+  yaml?: string;
+}
 
 export const useHookCatalog = () => useQuery({ queryKey: ['hooks'], queryFn: () => data(http.GET('/api/hooks')), staleTime: 60_000 });
 
@@ -31,7 +44,10 @@ export function HooksEditor({ value, onChange }: { value: HooksValue; onChange(v
   const toggle = (name: string, on: boolean) =>
     onChange({ ...value, class_hooks: on ? [...value.class_hooks, { name }] : value.class_hooks.filter((h) => h.name !== name) });
   const setConfig = (name: string, config: Record<string, unknown>) =>
-    onChange({ ...value, class_hooks: value.class_hooks.map((h) => (h.name === name ? { name, ...(Object.keys(config).length ? { config } : {}) } : h)) });
+    onChange({
+      ...value,
+      class_hooks: value.class_hooks.map((h) => (h.name === name ? { name, ...(Object.keys(config).length ? { config } : {}) } : h)),
+    });
   const problems = yamlProblems(value.yaml);
   return (
     <Stack>
@@ -40,23 +56,53 @@ export function HooksEditor({ value, onChange }: { value: HooksValue; onChange(v
       {catalog.data?.map((h) => (
         <Card key={h.name} withBorder padding="sm" data-testid={`hook-${h.name}`}>
           <Group justify="space-between" wrap="nowrap">
-            {h.auto_attached
-              ? <Text fw={600} ff="monospace">{h.name}</Text>
-              : <Checkbox label={<Text fw={600} ff="monospace" span>{h.name}</Text>} aria-label={`Attach ${h.name}`}
-                  checked={!!attached(h.name)} onChange={(e) => toggle(h.name, e.currentTarget.checked)} />}
-            <Group gap={4}><Badge variant="light">{h.point}</Badge><Badge variant="outline">priority {h.priority}</Badge>{h.auto_attached && <Badge color="gray">always on</Badge>}</Group>
+            {h.auto_attached ? (
+              <Text fw={600} ff="monospace">
+                {h.name}
+              </Text>
+            ) : (
+              <Checkbox
+                label={
+                  <Text fw={600} ff="monospace" span>
+                    {h.name}
+                  </Text>
+                }
+                aria-label={`Attach ${h.name}`}
+                checked={!!attached(h.name)}
+                onChange={(e) => toggle(h.name, e.currentTarget.checked)}
+              />
+            )}
+            <Group gap={4}>
+              <Badge variant="light">{h.point}</Badge>
+              <Badge variant="outline">priority {h.priority}</Badge>
+              {h.auto_attached && <Badge color="gray">always on</Badge>}
+            </Group>
           </Group>
-          <Text size="sm" c="dimmed" mt={4}>{h.description}</Text>
+          <Text size="sm" c="dimmed" mt={4}>
+            {h.description}
+          </Text>
           {attached(h.name) && h.config_schema && (
             <Card mt="xs" padding="xs" bg="gray.0">
-              <SchemaForm idPrefix={h.name} schema={h.config_schema} value={attached(h.name)!.config ?? {}} onChange={(c) => setConfig(h.name, c)} />
+              <SchemaForm
+                idPrefix={h.name}
+                schema={h.config_schema}
+                value={attached(h.name)!.config ?? {}}
+                onChange={(c) => setConfig(h.name, c)}
+              />
             </Card>
           )}
         </Card>
       ))}
-      <Textarea label="YAML hooks" description="Command hooks: event, matcher, run (see README › Hooks)" autosize minRows={3}
-        styles={{ input: { fontFamily: 'monospace' } }} value={value.yaml ?? ''} error={problems.length ? problems.join('\n') : undefined}
-        onChange={(e) => onChange({ ...value, yaml: e.currentTarget.value || undefined })} />
+      <Textarea
+        label="YAML hooks"
+        description="Command hooks: event, matcher, run (see README › Hooks)"
+        autosize
+        minRows={3}
+        styles={{ input: { fontFamily: 'monospace' } }}
+        value={value.yaml ?? ''}
+        error={problems.length ? problems.join('\n') : undefined}
+        onChange={(e) => onChange({ ...value, yaml: e.currentTarget.value || undefined })}
+      />
     </Stack>
   );
 }

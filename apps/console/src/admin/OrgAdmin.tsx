@@ -4,7 +4,6 @@ import { data, http } from '../api/typed';
 import { toastError } from '../ui/errors';
 import { ErrorAlert } from '../ui/ErrorAlert';
 
-
 /** Org settings: the read-only switch that makes read_only_guard block every write tool. */
 export function OrgAdmin() {
   const queries = useQueryClient();
@@ -19,9 +18,18 @@ export function OrgAdmin() {
       <Title order={2}>Organisation {org.data?.name ?? org.data?.external_id ?? ''}</Title>
       <ErrorAlert error={org.error} what="The organisation could not be loaded" />
       <Card withBorder>
-        <Switch label="Read-only mode" description="While on, every write tool (POST/PUT/PATCH/DELETE connector actions) is blocked by read_only_guard; reads still run."
-          checked={org.data?.read_only ?? false} disabled={!org.data || set.isPending} onChange={(e) => set.mutate(e.currentTarget.checked)} />
-        {org.data?.read_only && <Text mt="xs" c="orange" role="status">The organisation is read-only: agents cannot change anything.</Text>}
+        <Switch
+          label="Read-only mode"
+          description="While on, every write tool (POST/PUT/PATCH/DELETE connector actions) is blocked by read_only_guard; reads still run."
+          checked={org.data?.read_only ?? false}
+          disabled={!org.data || set.isPending}
+          onChange={(e) => set.mutate(e.currentTarget.checked)}
+        />
+        {org.data?.read_only && (
+          <Text mt="xs" c="orange" role="status">
+            The organisation is read-only: agents cannot change anything.
+          </Text>
+        )}
       </Card>
     </Stack>
   );

@@ -2,7 +2,11 @@ import { loadSession } from '../auth/session';
 
 /** An API error with the server's message, which is written for a person to act on. */
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string, readonly problems: string[] = []) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly problems: string[] = [],
+  ) {
     super(message);
   }
 }
@@ -28,20 +32,29 @@ async function fail(res: Response): Promise<never> {
   let problems: string[] = [];
   try {
     const body = JSON.parse(text) as { message?: string | string[]; details?: { problems?: string[] }; problems?: string[] };
-    message = Array.isArray(body.message) ? body.message.join('; ') : body.message ?? message;
+    message = Array.isArray(body.message) ? body.message.join('; ') : (body.message ?? message);
     problems = body.details?.problems ?? body.problems ?? (Array.isArray(body.message) ? body.message : []);
-  } catch { /* not JSON */ }
+  } catch {
+    /* not JSON */
+  }
   if (res.status === 401) onUnauthorized();
   throw new ApiError(res.status, message, problems);
 }
 
 /** Opens a streaming request (SSE over fetch, so the bearer token and Last-Event-ID can be sent). */
-export async function openStream(method: string, path: string, opts: { body?: unknown; lastEventId?: number; signal?: AbortSignal }): Promise<Response> {
+export async function openStream(
+  method: string,
+  path: string,
+  opts: { body?: unknown; lastEventId?: number; signal?: AbortSignal },
+): Promise<Response> {
   const headers: Record<string, string> = { accept: 'text/event-stream', ...authHeaders() };
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   if (opts.lastEventId) headers['last-event-id'] = String(opts.lastEventId);
   const res = await fetch(`/api${path}`, {
-    method, headers, signal: opts.signal, body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    method,
+    headers,
+    signal: opts.signal,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
   });
   if (!res.ok) return fail(res);
   return res;

@@ -16,8 +16,18 @@ function ArgsTable({ args }: { args: Record<string, unknown> }) {
     <Table withRowBorders={false} verticalSpacing={2} aria-label="Arguments">
       <Table.Tbody>
         {decisiveFirst(args).map(([k, v]) => (
-          <Table.Tr key={k}><Table.Td w={140}><Text size="sm" c="dimmed">{k}</Text></Table.Td>
-            <Table.Td><Text size="sm" ff="monospace">{typeof v === 'string' ? v : JSON.stringify(v)}</Text></Table.Td></Table.Tr>
+          <Table.Tr key={k}>
+            <Table.Td w={140}>
+              <Text size="sm" c="dimmed">
+                {k}
+              </Text>
+            </Table.Td>
+            <Table.Td>
+              <Text size="sm" ff="monospace">
+                {typeof v === 'string' ? v : JSON.stringify(v)}
+              </Text>
+            </Table.Td>
+          </Table.Tr>
         ))}
       </Table.Tbody>
     </Table>
@@ -35,10 +45,24 @@ function parseEdit(text: string): Record<string, unknown> {
 function answerTemplate(row: ConfirmationRow): string {
   const form = (row.args_schema?.properties as Record<string, any> | undefined)?.answer;
   const props = (form?.properties ?? {}) as Record<string, { enum?: unknown[]; type?: string }>;
-  return JSON.stringify(Object.fromEntries(Object.entries(props).map(([k, p]) => [k, p.enum?.[0] ?? (p.type === 'number' ? 0 : '')])), null, 2);
+  return JSON.stringify(
+    Object.fromEntries(Object.entries(props).map(([k, p]) => [k, p.enum?.[0] ?? (p.type === 'number' ? 0 : '')])),
+    null,
+    2,
+  );
 }
 
-function PendingCard({ row, nameOf, focused, turn }: { row: ConfirmationRow; nameOf: (id: string | null) => string; focused: boolean; turn: ConfirmationRow[] }) {
+function PendingCard({
+  row,
+  nameOf,
+  focused,
+  turn,
+}: {
+  row: ConfirmationRow;
+  nameOf: (id: string | null) => string;
+  focused: boolean;
+  turn: ConfirmationRow[];
+}) {
   const question = row.args_schema?.['x-warden-human-task'] === true;
   const [reason, setReason] = useState('');
   // Approve for this run: a CEL bound (prefilled from a numeric amount) and at most this many calls.
@@ -51,50 +75,127 @@ function PendingCard({ row, nameOf, focused, turn }: { row: ConfirmationRow; nam
       const edit = decision === 'approve' && edited !== null ? parseEdit(edited) : undefined;
       const change = edit ? (question ? { answer: edit } : { args: edit }) : {};
       const grant = decision === 'approve' && standing ? { standing: { when: standing.when, max_calls: standing.max } } : {};
-      return data(http.POST('/api/confirmations/{id}/decision', { params: { path: { id: row.id } }, body: { decision, ...(reason ? { reason } : {}), ...change, ...grant } }));
+      return data(
+        http.POST('/api/confirmations/{id}/decision', {
+          params: { path: { id: row.id } },
+          body: { decision, ...(reason ? { reason } : {}), ...change, ...grant },
+        }),
+      );
     },
     onSuccess: (_, decision) => {
-      notifications.show({ color: 'green', message: `${decision === 'approve' ? (edited !== null ? 'Approved with changes' : 'Approved') : 'Rejected'}: ${row.tool}` });
+      notifications.show({
+        color: 'green',
+        message: `${decision === 'approve' ? (edited !== null ? 'Approved with changes' : 'Approved') : 'Rejected'}: ${row.tool}`,
+      });
       void queries.invalidateQueries({ queryKey: ['confirmations'] });
     },
     onError: (err) => toastError('The decision was not recorded', err),
   });
   const label = `${row.tool} ${String(row.args.id ?? '')}`.trim();
   return (
-    <Card withBorder data-testid="pending-confirmation" aria-label={`Approval request ${label}`} bd={focused ? '2px solid var(--mantine-color-blue-5)' : undefined}>
+    <Card
+      withBorder
+      data-testid="pending-confirmation"
+      aria-label={`Approval request ${label}`}
+      bd={focused ? '2px solid var(--mantine-color-blue-5)' : undefined}
+    >
       <Stack gap="xs">
         <Group justify="space-between">
-          <Text fw={600} ff="monospace">{row.tool}</Text>
-          <Text size="xs" c="dimmed">expires {new Date(row.expires_at).toLocaleTimeString()}</Text>
+          <Text fw={600} ff="monospace">
+            {row.tool}
+          </Text>
+          <Text size="xs" c="dimmed">
+            expires {new Date(row.expires_at).toLocaleTimeString()}
+          </Text>
         </Group>
-        <Text size="sm">Agent <b>{row.agent_name ?? row.agent_id}</b> · requested by {nameOf(row.requested_by)} · {new Date(row.created_at).toLocaleString()}</Text>
-        {row.approvals_required > 1 && <Text size="sm" c="orange">{row.approvals_progress}: {row.approvals_required} distinct approvers needed</Text>}
-        {row.ask_reason && <Alert color="yellow" title="Why a hook asks">{row.ask_reason}</Alert>}
-        {turn.length > 1 && <Badge variant="light">call {turn.indexOf(row) + 1} of {turn.length} in one model turn</Badge>}
+        <Text size="sm">
+          Agent <b>{row.agent_name ?? row.agent_id}</b> · requested by {nameOf(row.requested_by)} ·{' '}
+          {new Date(row.created_at).toLocaleString()}
+        </Text>
+        {row.approvals_required > 1 && (
+          <Text size="sm" c="orange">
+            {row.approvals_progress}: {row.approvals_required} distinct approvers needed
+          </Text>
+        )}
+        {row.ask_reason && (
+          <Alert color="yellow" title="Why a hook asks">
+            {row.ask_reason}
+          </Alert>
+        )}
+        {turn.length > 1 && (
+          <Badge variant="light">
+            call {turn.indexOf(row) + 1} of {turn.length} in one model turn
+          </Badge>
+        )}
         {question && <Text fw={600}>{String(row.args.question ?? '')}</Text>}
         {edited === null || question ? <ArgsTable args={row.args} /> : null}
         {edited !== null && (
-          <Textarea label={question ? 'Answer (JSON)' : 'Arguments to run with (JSON)'} aria-label={question ? 'Answer' : 'Edited arguments'} value={edited} onChange={(e) => setEdited(e.currentTarget.value)} autosize minRows={3} ff="monospace" />
+          <Textarea
+            label={question ? 'Answer (JSON)' : 'Arguments to run with (JSON)'}
+            aria-label={question ? 'Answer' : 'Edited arguments'}
+            value={edited}
+            onChange={(e) => setEdited(e.currentTarget.value)}
+            autosize
+            minRows={3}
+            ff="monospace"
+          />
         )}
         <Textarea label="Reason (optional)" value={reason} onChange={(e) => setReason(e.currentTarget.value)} autosize minRows={1} />
         {!question && row.approvals_required === 1 && (
-          <Switch label="Also approve similar calls in this run" checked={standing !== null}
-            onChange={(e) => setStanding(e.currentTarget.checked ? { when: amount !== null ? `args.amount <= ${amount}` : 'true', max: 3 } : null)} />
+          <Switch
+            label="Also approve similar calls in this run"
+            checked={standing !== null}
+            onChange={(e) =>
+              setStanding(e.currentTarget.checked ? { when: amount !== null ? `args.amount <= ${amount}` : 'true', max: 3 } : null)
+            }
+          />
         )}
         {standing && (
           <Group align="flex-end">
-            <TextInput label="Calls of this tool whose args satisfy (CEL)" value={standing.when} onChange={(e) => setStanding({ ...standing, when: e.currentTarget.value })} w={320} ff="monospace" />
-            <TextInput label="At most (calls, this one included)" type="number" value={String(standing.max)} onChange={(e) => setStanding({ ...standing, max: Number(e.currentTarget.value) })} w={200} />
+            <TextInput
+              label="Calls of this tool whose args satisfy (CEL)"
+              value={standing.when}
+              onChange={(e) => setStanding({ ...standing, when: e.currentTarget.value })}
+              w={320}
+              ff="monospace"
+            />
+            <TextInput
+              label="At most (calls, this one included)"
+              type="number"
+              value={String(standing.max)}
+              onChange={(e) => setStanding({ ...standing, max: Number(e.currentTarget.value) })}
+              w={200}
+            />
           </Group>
         )}
         <Group>
-          <Button color="green" loading={decide.isPending} onClick={() => decide.mutate('approve')}>{question ? 'Answer' : edited === null ? 'Approve' : 'Approve with changes'}</Button>
-          <Button color="red" variant="light" loading={decide.isPending} onClick={() => decide.mutate('reject')}>Reject</Button>
+          <Button color="green" loading={decide.isPending} onClick={() => decide.mutate('approve')}>
+            {question ? 'Answer' : edited === null ? 'Approve' : 'Approve with changes'}
+          </Button>
+          <Button color="red" variant="light" loading={decide.isPending} onClick={() => decide.mutate('reject')}>
+            Reject
+          </Button>
           {turn.length > 1 && turn[0] === row && (
-            <Button variant="light" loading={decide.isPending} onClick={() => void Promise.all(turn.map((r) => data(http.POST('/api/confirmations/{id}/decision', { params: { path: { id: r.id } }, body: { decision: 'approve' } })).catch((err: unknown) => toastError(`${r.tool} was not approved`, err)))).then(() => queries.invalidateQueries({ queryKey: ['confirmations'] }))}>Approve all {turn.length}</Button>
+            <Button
+              variant="light"
+              loading={decide.isPending}
+              onClick={() =>
+                void Promise.all(
+                  turn.map((r) =>
+                    data(
+                      http.POST('/api/confirmations/{id}/decision', { params: { path: { id: r.id } }, body: { decision: 'approve' } }),
+                    ).catch((err: unknown) => toastError(`${r.tool} was not approved`, err)),
+                  ),
+                ).then(() => queries.invalidateQueries({ queryKey: ['confirmations'] }))
+              }
+            >
+              Approve all {turn.length}
+            </Button>
           )}
           {!question && row.args_schema && row.approvals_required === 1 && (
-            <Button variant="subtle" onClick={() => setEdited(edited === null ? JSON.stringify(row.args, null, 2) : null)}>{edited === null ? 'Edit arguments' : 'Cancel edit'}</Button>
+            <Button variant="subtle" onClick={() => setEdited(edited === null ? JSON.stringify(row.args, null, 2) : null)}>
+              {edited === null ? 'Edit arguments' : 'Cancel edit'}
+            </Button>
           )}
         </Group>
       </Stack>
@@ -107,17 +208,37 @@ function History({ rows, nameOf }: { rows: ConfirmationRow[]; nameOf: (id: strin
   return (
     <Table.ScrollContainer minWidth={700}>
       <Table striped aria-label="Decided requests">
-        <Table.Thead><Table.Tr><Table.Th>Tool</Table.Th><Table.Th>Agent</Table.Th><Table.Th>Requested by</Table.Th><Table.Th>Status</Table.Th><Table.Th>By</Table.Th><Table.Th>When</Table.Th><Table.Th>Reason</Table.Th></Table.Tr></Table.Thead>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Tool</Table.Th>
+            <Table.Th>Agent</Table.Th>
+            <Table.Th>Requested by</Table.Th>
+            <Table.Th>Status</Table.Th>
+            <Table.Th>By</Table.Th>
+            <Table.Th>When</Table.Th>
+            <Table.Th>Reason</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
         <Table.Tbody>
           {rows.map((r) => (
             <Table.Tr key={r.id}>
-              <Table.Td ff="monospace">{r.tool} {String(r.args.id ?? '')}</Table.Td>
+              <Table.Td ff="monospace">
+                {r.tool} {String(r.args.id ?? '')}
+              </Table.Td>
               <Table.Td>{r.agent_name}</Table.Td>
               <Table.Td>{nameOf(r.requested_by)}</Table.Td>
-              <Table.Td><Badge color={r.status === 'approved' ? 'green' : r.status === 'rejected' ? 'red' : 'gray'}>{r.status}</Badge></Table.Td>
-              <Table.Td>{r.responded_by ?? '—'}{r.responded_at ? ` via ${r.responded_by_platform ?? 'console / API'}` : ''}</Table.Td>
+              <Table.Td>
+                <Badge color={r.status === 'approved' ? 'green' : r.status === 'rejected' ? 'red' : 'gray'}>{r.status}</Badge>
+              </Table.Td>
+              <Table.Td>
+                {r.responded_by ?? '—'}
+                {r.responded_at ? ` via ${r.responded_by_platform ?? 'console / API'}` : ''}
+              </Table.Td>
               <Table.Td>{r.responded_at ? new Date(r.responded_at).toLocaleString() : '—'}</Table.Td>
-              <Table.Td>{r.reason ?? ''}{r.original_args ? ` (approved with changes; proposed ${JSON.stringify(r.original_args)})` : ''}</Table.Td>
+              <Table.Td>
+                {r.reason ?? ''}
+                {r.original_args ? ` (approved with changes; proposed ${JSON.stringify(r.original_args)})` : ''}
+              </Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
@@ -135,30 +256,60 @@ export function Approvals() {
   const nameOf = useMemberNames();
   // Both lists are refetched when the inbox stream reports a change (PendingStream), not on a timer.
   const pending = useQuery({
-    queryKey: ['confirmations', 'pending'], enabled: everyone,
+    queryKey: ['confirmations', 'pending'],
+    enabled: everyone,
     queryFn: () => data(http.GET('/api/confirmations', { params: { query: { status: 'pending' } } })),
   });
   const all = useQuery({ queryKey: ['confirmations', 'all'], queryFn: () => data(http.GET('/api/confirmations')) });
-  const match = (r: ConfirmationRow) => !filter || `${r.tool} ${r.agent_name} ${r.requested_by} ${JSON.stringify(r.args)}`.toLowerCase().includes(filter.toLowerCase());
-  const pendingRows = (everyone ? pending.data ?? [] : forMe).filter(match);
+  const match = (r: ConfirmationRow) =>
+    !filter || `${r.tool} ${r.agent_name} ${r.requested_by} ${JSON.stringify(r.args)}`.toLowerCase().includes(filter.toLowerCase());
+  const pendingRows = (everyone ? (pending.data ?? []) : forMe).filter(match);
   return (
     <Stack maw={1000}>
       <Title order={2}>Approvals</Title>
       <Group align="flex-end">
-        <TextInput label="Filter" placeholder="agent, tool, requester or an argument" value={filter} onChange={(e) => setFilter(e.currentTarget.value)} w={{ base: '100%', sm: 360 }} />
+        <TextInput
+          label="Filter"
+          placeholder="agent, tool, requester or an argument"
+          value={filter}
+          onChange={(e) => setFilter(e.currentTarget.value)}
+          w={{ base: '100%', sm: 360 }}
+        />
         <Switch label="Also show requests others decide" checked={everyone} onChange={(e) => setEveryone(e.currentTarget.checked)} />
       </Group>
-      {pending.error && <Alert color="red" role="alert">Approvals could not be loaded: {pending.error.message}. Reload the page to try again.</Alert>}
-      {!live && <Text size="sm" c="dimmed" role="status">Connecting to live updates…</Text>}
+      {pending.error && (
+        <Alert color="red" role="alert">
+          Approvals could not be loaded: {pending.error.message}. Reload the page to try again.
+        </Alert>
+      )}
+      {!live && (
+        <Text size="sm" c="dimmed" role="status">
+          Connecting to live updates…
+        </Text>
+      )}
       <Tabs defaultValue="pending">
         <Tabs.List>
-          <Tabs.Tab value="pending">{everyone ? 'All pending' : 'Pending for me'} ({pendingRows.length})</Tabs.Tab>
+          <Tabs.Tab value="pending">
+            {everyone ? 'All pending' : 'Pending for me'} ({pendingRows.length})
+          </Tabs.Tab>
           <Tabs.Tab value="history">Decided</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="pending" pt="md">
           <Stack>
-            {pendingRows.length === 0 && <Text c="dimmed" data-testid="inbox-empty">Nothing waiting for you. New requests appear here on their own.</Text>}
-            {pendingRows.map((r) => <PendingCard key={r.id} row={r} nameOf={nameOf} focused={r.id === focusedId} turn={r.batch_key ? pendingRows.filter((x) => x.batch_key === r.batch_key) : [r]} />)}
+            {pendingRows.length === 0 && (
+              <Text c="dimmed" data-testid="inbox-empty">
+                Nothing waiting for you. New requests appear here on their own.
+              </Text>
+            )}
+            {pendingRows.map((r) => (
+              <PendingCard
+                key={r.id}
+                row={r}
+                nameOf={nameOf}
+                focused={r.id === focusedId}
+                turn={r.batch_key ? pendingRows.filter((x) => x.batch_key === r.batch_key) : [r]}
+              />
+            ))}
           </Stack>
         </Tabs.Panel>
         <Tabs.Panel value="history" pt="md">

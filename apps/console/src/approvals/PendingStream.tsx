@@ -47,7 +47,9 @@ export function PendingProvider({ children }: { children: ReactNode }) {
             }
             setState({ forMe: newestFirst(rows), live: true });
           });
-        } catch { /* reconnect below */ }
+        } catch {
+          /* reconnect below */
+        }
         if (ctl.signal.aborted) return;
         setState((s) => ({ ...s, live: false }));
         await new Promise((r) => setTimeout(r, retryMs));

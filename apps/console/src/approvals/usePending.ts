@@ -10,6 +10,6 @@ export function useMemberNames(): (userId: string | null) => string {
   const members = useQuery({ queryKey: ['users'], queryFn: () => data(http.GET('/api/users')), staleTime: 30_000 });
   return (id) => {
     const m = members.data?.find((x) => x.user_id === id);
-    return m ? m.name ?? m.sub : id ?? 'unknown';
+    return m ? (m.name ?? m.sub) : (id ?? 'unknown');
   };
 }

@@ -25,8 +25,15 @@ export function OidcCallback() {
   return (
     <Center mih="100vh">
       {error ? (
-        <Stack><Alert color="red" role="alert" title="Sign-in failed">{error}</Alert><Anchor href="/">Back to sign-in</Anchor></Stack>
-      ) : <Loader aria-label="Signing in" />}
+        <Stack>
+          <Alert color="red" role="alert" title="Sign-in failed">
+            {error}
+          </Alert>
+          <Anchor href="/">Back to sign-in</Anchor>
+        </Stack>
+      ) : (
+        <Loader aria-label="Signing in" />
+      )}
     </Center>
   );
 }

@@ -14,8 +14,19 @@ const Ctx = createContext<SessionState>({ session: null, signIn: () => undefined
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [session, setSession] = useState<Session | null>(loadSession);
   const queries = useQueryClient();
-  const signIn = useCallback((s: Session) => { saveSession(s); queries.clear(); setSession(s); }, [queries]);
-  const signOut = useCallback(() => { saveSession(null); queries.clear(); setSession(null); }, [queries]);
+  const signIn = useCallback(
+    (s: Session) => {
+      saveSession(s);
+      queries.clear();
+      setSession(s);
+    },
+    [queries],
+  );
+  const signOut = useCallback(() => {
+    saveSession(null);
+    queries.clear();
+    setSession(null);
+  }, [queries]);
   useEffect(() => setUnauthorizedHandler(signOut), [signOut]);
   return <Ctx.Provider value={{ session, signIn, signOut }}>{children}</Ctx.Provider>;
 }

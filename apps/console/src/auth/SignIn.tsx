@@ -6,7 +6,6 @@ import { data, http } from '../api/typed';
 import { startSignIn } from './oidc';
 import { useSession } from './SessionContext';
 
-
 /** Dev mode: pick any user, org and roles (the server mints the token). OIDC: sign in at the organisation's SSO. */
 export function SignIn() {
   const { signIn } = useSession();
@@ -45,33 +44,55 @@ export function SignIn() {
   return (
     <Center mih="100vh" p="md">
       <Paper withBorder shadow="sm" p="xl" w="100%" maw={420}>
-        <Title order={2} mb="xs">Warden</Title>
+        <Title order={2} mb="xs">
+          Warden
+        </Title>
         {config.data?.oidc_issuer && config.data.oidc_client_id && (
           <Stack>
-            <Text size="sm" c="dimmed">Sign in with your organisation's account ({config.data.oidc_issuer}).</Text>
-            {error && <Alert color="red" role="alert">{error}</Alert>}
-            <Button loading={busy} onClick={() => sso(config.data.oidc_issuer!, config.data.oidc_client_id!)}>Sign in with SSO</Button>
+            <Text size="sm" c="dimmed">
+              Sign in with your organisation's account ({config.data.oidc_issuer}).
+            </Text>
+            {error && (
+              <Alert color="red" role="alert">
+                {error}
+              </Alert>
+            )}
+            <Button loading={busy} onClick={() => sso(config.data.oidc_issuer!, config.data.oidc_client_id!)}>
+              Sign in with SSO
+            </Button>
           </Stack>
         )}
         {config.data && !config.data.dev_sign_in && !(config.data.oidc_issuer && config.data.oidc_client_id) && (
           <Alert color="orange" title="Sign-in is not configured">
-            The server verifies SSO tokens but has no console client: an operator sets OIDC_CLIENT_ID (a public client
-            with {window.location.origin}/auth/callback as its redirect URI).
+            The server verifies SSO tokens but has no console client: an operator sets OIDC_CLIENT_ID (a public client with{' '}
+            {window.location.origin}/auth/callback as its redirect URI).
           </Alert>
         )}
         {config.data?.dev_sign_in && (
           <form onSubmit={submit} aria-label="Dev sign-in">
             <Stack>
-              <Text size="sm" c="dimmed">Dev sign-in: choose who you are. Only available in dev auth mode, never in production.</Text>
+              <Text size="sm" c="dimmed">
+                Dev sign-in: choose who you are. Only available in dev auth mode, never in production.
+              </Text>
               <TextInput label="User (sub)" value={sub} onChange={(e) => setSub(e.currentTarget.value)} required />
               <TextInput label="Organisation" value={org} onChange={(e) => setOrg(e.currentTarget.value)} required />
               <TagsInput label="Roles" value={roles} onChange={setRoles} placeholder="admin (press Enter)" />
-              {error && <Alert color="red" role="alert">{error}</Alert>}
-              <Button type="submit" loading={busy}>Sign in</Button>
+              {error && (
+                <Alert color="red" role="alert">
+                  {error}
+                </Alert>
+              )}
+              <Button type="submit" loading={busy}>
+                Sign in
+              </Button>
             </Stack>
           </form>
         )}
-        {config.error && <Alert color="red" role="alert">The server cannot be reached: {String(config.error.message)}</Alert>}
+        {config.error && (
+          <Alert color="red" role="alert">
+            The server cannot be reached: {String(config.error.message)}
+          </Alert>
+        )}
       </Paper>
     </Center>
   );

@@ -18,8 +18,14 @@ export function AgentsList() {
         {agents.data?.map((a) => (
           <Card key={a.id} withBorder>
             <Text fw={600}>{a.name}</Text>
-            <Text size="sm" c="dimmed" lineClamp={3}>{a.instructions ?? ''}</Text>
-            <Group mt="sm"><Button component={Link} to={`/portal/chat/${a.id}`} aria-label={`Chat with ${a.name}`}>Chat</Button></Group>
+            <Text size="sm" c="dimmed" lineClamp={3}>
+              {a.instructions ?? ''}
+            </Text>
+            <Group mt="sm">
+              <Button component={Link} to={`/portal/chat/${a.id}`} aria-label={`Chat with ${a.name}`}>
+                Chat
+              </Button>
+            </Group>
           </Card>
         ))}
       </SimpleGrid>

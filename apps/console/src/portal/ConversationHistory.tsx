@@ -16,14 +16,35 @@ export function ConversationHistory({ agentId, activeId, refreshKey }: { agentId
   return (
     <Stack gap={4} component="nav" aria-label="Past conversations">
       <Title order={4}>Past conversations</Title>
-      {list.error && <Text size="sm" c="red" role="alert">History could not be loaded: {list.error.message}. Reload the page to try again.</Text>}
-      {list.data?.length === 0 && <Text size="sm" c="dimmed" data-testid="history-empty">No past conversations with this agent yet. Send a message to start one.</Text>}
+      {list.error && (
+        <Text size="sm" c="red" role="alert">
+          History could not be loaded: {list.error.message}. Reload the page to try again.
+        </Text>
+      )}
+      {list.data?.length === 0 && (
+        <Text size="sm" c="dimmed" data-testid="history-empty">
+          No past conversations with this agent yet. Send a message to start one.
+        </Text>
+      )}
       {list.data?.map((c) => (
-        <NavLink key={c.id} component={Link} to={`/portal/chat/${agentId}/${c.id}`} active={c.id === activeId}
+        <NavLink
+          key={c.id}
+          component={Link}
+          to={`/portal/chat/${agentId}/${c.id}`}
+          active={c.id === activeId}
           aria-current={c.id === activeId ? 'page' : undefined}
-          label={<Text size="sm" lineClamp={1}>{c.title}</Text>}
+          label={
+            <Text size="sm" lineClamp={1}>
+              {c.title}
+            </Text>
+          }
           description={`${new Date(c.last_activity_at).toLocaleString()} · ${c.run_count} message${c.run_count === 1 ? '' : 's'}`}
-          rightSection={<Badge size="xs" variant="light" color={STATUS_COLOR[label(c.last_status)] ?? 'red'}>{label(c.last_status)}</Badge>} />
+          rightSection={
+            <Badge size="xs" variant="light" color={STATUS_COLOR[label(c.last_status)] ?? 'red'}>
+              {label(c.last_status)}
+            </Badge>
+          }
+        />
       ))}
     </Stack>
   );

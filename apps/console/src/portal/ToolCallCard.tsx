@@ -6,17 +6,36 @@ import { JsonBlock } from '../ui/JsonBlock';
 import type { HookView, ToolCallView } from './run-model';
 
 const SCOPES: Record<string, string> = {
-  initiator: 'you (the requester)', agent_owner: "the agent's owner", org_members: 'any member', org_admins: 'an org admin',
+  initiator: 'you (the requester)',
+  agent_owner: "the agent's owner",
+  org_members: 'any member',
+  org_admins: 'an org admin',
 };
 
 export function HookLine({ h }: { h: HookView }) {
   const color = h.outcome === 'block' || h.outcome === 'error' ? 'red' : h.outcome === 'rewrite' ? 'yellow' : 'green';
-  const label = h.outcome === 'block' ? `blocked by ${h.hook}` : h.outcome === 'rewrite' ? `rewritten by ${h.hook}` : h.outcome === 'allow' ? 'allowed' : h.outcome;
+  const label =
+    h.outcome === 'block'
+      ? `blocked by ${h.hook}`
+      : h.outcome === 'rewrite'
+        ? `rewritten by ${h.hook}`
+        : h.outcome === 'allow'
+          ? 'allowed'
+          : h.outcome;
   return (
     <Group gap={6} wrap="wrap">
-      <Badge size="xs" color={color} variant="light">{label}</Badge>
-      <Text size="xs">{h.hook} · {h.point}{h.durationMs !== undefined ? ` · ${h.durationMs} ms` : ''}</Text>
-      {h.sideEffects.length > 0 && <Text size="xs" c="dimmed">— {h.sideEffects.join('; ')}</Text>}
+      <Badge size="xs" color={color} variant="light">
+        {label}
+      </Badge>
+      <Text size="xs">
+        {h.hook} · {h.point}
+        {h.durationMs !== undefined ? ` · ${h.durationMs} ms` : ''}
+      </Text>
+      {h.sideEffects.length > 0 && (
+        <Text size="xs" c="dimmed">
+          — {h.sideEffects.join('; ')}
+        </Text>
+      )}
     </Group>
   );
 }
@@ -38,9 +57,17 @@ function Waiting({ call }: { call: ToolCallView }) {
     queryFn: () => data(http.GET('/api/confirmations/{id}', { params: { path: { id: call.pending!.confirmationId } } })),
   });
   const left = useCountdown(call.pending!.expiresAt);
-  const who = row.data ? SCOPES[row.data.approver_scope] ?? row.data.approver_scope : 'an approver';
-  const where = call.pending!.channel?.type && call.pending!.channel.type !== 'inbox' ? ` in ${call.pending!.channel.name ?? call.pending!.channel.type}` : '';
-  return <Text size="sm" c="orange" role="status">Waiting for approval by {who}{where}, expires in {left}</Text>;
+  const who = row.data ? (SCOPES[row.data.approver_scope] ?? row.data.approver_scope) : 'an approver';
+  const where =
+    call.pending!.channel?.type && call.pending!.channel.type !== 'inbox'
+      ? ` in ${call.pending!.channel.name ?? call.pending!.channel.type}`
+      : '';
+  return (
+    <Text size="sm" c="orange" role="status">
+      Waiting for approval by {who}
+      {where}, expires in {left}
+    </Text>
+  );
 }
 
 function status(call: ToolCallView): [string, string] {
@@ -59,17 +86,36 @@ export function ToolCallCard({ call }: { call: ToolCallView }) {
     <Card withBorder padding="sm" data-testid="tool-call" aria-label={`Tool call ${argsLabel}`}>
       <Stack gap={6}>
         <Group justify="space-between">
-          <Text fw={600} ff="monospace">{call.tool}</Text>
+          <Text fw={600} ff="monospace">
+            {call.tool}
+          </Text>
           <Badge color={color}>{label}</Badge>
         </Group>
         <JsonBlock value={call.args} label="Arguments" />
-        {call.hooks.length > 0 && <List size="xs" listStyleType="none">{call.hooks.map((h, i) => <List.Item key={i}><HookLine h={h} /></List.Item>)}</List>}
+        {call.hooks.length > 0 && (
+          <List size="xs" listStyleType="none">
+            {call.hooks.map((h, i) => (
+              <List.Item key={i}>
+                <HookLine h={h} />
+              </List.Item>
+            ))}
+          </List>
+        )}
         {call.pending && !call.resolved && <Waiting call={call} />}
-        {call.resolved && <Text size="sm">Approval {call.resolved.status}{call.resolved.respondedBy ? ` by ${call.resolved.respondedBy}` : ''}</Text>}
+        {call.resolved && (
+          <Text size="sm">
+            Approval {call.resolved.status}
+            {call.resolved.respondedBy ? ` by ${call.resolved.respondedBy}` : ''}
+          </Text>
+        )}
         {call.observation && (
           <Stack gap={2}>
-            <Text size="xs" c="dimmed">Observation</Text>
-            <Text size="sm" ff="monospace" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }} data-testid="observation">{call.observation.content}</Text>
+            <Text size="xs" c="dimmed">
+              Observation
+            </Text>
+            <Text size="sm" ff="monospace" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }} data-testid="observation">
+              {call.observation.content}
+            </Text>
           </Stack>
         )}
       </Stack>

@@ -1,7 +1,13 @@
 import type { RunEventData } from '../../../../libs/common/src/run-events/run-event-map';
 import type { RunStreamEvent } from '../api/sse';
 
-export interface HookView { hook: string; point: string; outcome: string; durationMs?: number; sideEffects: string[] }
+export interface HookView {
+  hook: string;
+  point: string;
+  outcome: string;
+  durationMs?: number;
+  sideEffects: string[];
+}
 export interface ToolCallView {
   callId: string;
   tool: string;
@@ -22,7 +28,11 @@ export interface RunView {
 }
 
 const hookView = (d: RunEventData<'hook'>): HookView => ({
-  hook: d.hook, point: d.point, outcome: d.outcome, durationMs: d.duration_ms, sideEffects: d.side_effects ?? [],
+  hook: d.hook,
+  point: d.point,
+  outcome: d.outcome,
+  durationMs: d.duration_ms,
+  sideEffects: d.side_effects ?? [],
 });
 
 /** Folds a run's event stream (API.md "Chat (SSE)") into what the chat shows. Pure, so a replay renders the same. */
@@ -52,13 +62,22 @@ export function foldRun(events: RunStreamEvent[]): RunView {
         else view.sessionHooks.push(hookView(data));
         break;
       case 'confirmation_pending':
-        call(data.call_id ?? '', data.tool).pending = { confirmationId: data.confirmation_id, expiresAt: data.expires_at, channel: data.channel };
+        call(data.call_id ?? '', data.tool).pending = {
+          confirmationId: data.confirmation_id,
+          expiresAt: data.expires_at,
+          channel: data.channel,
+        };
         break;
       case 'confirmation_resolved':
         call(data.call_id ?? '').resolved = { status: data.status, respondedBy: data.responded_by };
         break;
       case 'observation':
-        call(data.call_id, data.tool).observation = { content: String(data.content ?? ''), blocked: !!data.blocked, blockedBy: data.blocked_by, args: data.args };
+        call(data.call_id, data.tool).observation = {
+          content: String(data.content ?? ''),
+          blocked: !!data.blocked,
+          blockedBy: data.blocked_by,
+          args: data.args,
+        };
         break;
       case 'answer_delta':
         view.answer += data.content ?? '';

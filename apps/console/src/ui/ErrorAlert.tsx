@@ -6,5 +6,11 @@ import { whatToDo } from './what-to-do';
 export function ErrorAlert({ error, what }: { error: Error | null; what?: string }) {
   if (!error) return null;
   const hint = whatToDo(error instanceof ApiError ? error.status : undefined, error);
-  return <Alert color="red" role="alert">{what ? `${what}: ` : ''}{error.message}{hint ? `. ${hint}` : ''}</Alert>;
+  return (
+    <Alert color="red" role="alert">
+      {what ? `${what}: ` : ''}
+      {error.message}
+      {hint ? `. ${hint}` : ''}
+    </Alert>
+  );
 }

@@ -1,7 +1,11 @@
 import { Code } from '@mantine/core';
 
 export function JsonBlock({ value, label }: { value: unknown; label?: string }) {
-  return <Code block aria-label={label} style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{JSON.stringify(value, null, 2)}</Code>;
+  return (
+    <Code block aria-label={label} style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
+      {JSON.stringify(value, null, 2)}
+    </Code>
+  );
 }
 
 /** Args with the fields a decider looks at first (amounts, ids) on top. */

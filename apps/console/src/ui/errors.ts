@@ -6,5 +6,9 @@ import { whatToDo } from './what-to-do';
 export function toastError(title: string, err: unknown): void {
   const e = err instanceof ApiError ? err : null;
   const hint = whatToDo(e?.status, err);
-  notifications.show({ color: 'red', title, message: `${e ? e.message : String((err as Error)?.message ?? err)}${hint ? `. ${hint}` : ''}` });
+  notifications.show({
+    color: 'red',
+    title,
+    message: `${e ? e.message : String((err as Error)?.message ?? err)}${hint ? `. ${hint}` : ''}`,
+  });
 }

@@ -1,7 +1,22 @@
-export interface WfNode { id: string; type: string; [k: string]: unknown }
-export interface WfEdge { from: string; to: string; when?: string }
-export interface WfDefinition { nodes: WfNode[]; edges: WfEdge[] }
-export interface Placed { node: WfNode; x: number; y: number }
+export interface WfNode {
+  id: string;
+  type: string;
+  [k: string]: unknown;
+}
+export interface WfEdge {
+  from: string;
+  to: string;
+  when?: string;
+}
+export interface WfDefinition {
+  nodes: WfNode[];
+  edges: WfEdge[];
+}
+export interface Placed {
+  node: WfNode;
+  x: number;
+  y: number;
+}
 
 export const NODE_W = 150;
 export const NODE_H = 54;

@@ -6,12 +6,23 @@
 const KNOWN: Record<string, readonly string[]> = {
   '': ['model', 'tools', 'delegates', 'max_iterations', 'require_confirmation_for_all', 'confirmation', 'hooks', 'script'],
   model: ['provider', 'base_url', 'model', 'api_key_env', 'api_key_credential_id', 'temperature', 'stream', 'script'],
-  confirmation: ['channel_id', 'timeout_s', 'approver_scope', 'forbid_self_approval', 'approvers', 'tiers', 'remind_after_s', 'escalate_after_s', 'escalate_to'],
+  confirmation: [
+    'channel_id',
+    'timeout_s',
+    'approver_scope',
+    'forbid_self_approval',
+    'approvers',
+    'tiers',
+    'remind_after_s',
+    'escalate_after_s',
+    'escalate_to',
+  ],
 };
 
 /** The original system's names (and common slips), with where the setting lives in Warden. */
 const HINTS: Record<string, string> = {
-  confirmation_mode: 'Warden has no confirmation_mode: the card goes to confirmation.channel_id, else the org default channel, else the inbox',
+  confirmation_mode:
+    'Warden has no confirmation_mode: the card goes to confirmation.channel_id, else the org default channel, else the inbox',
   approval_channel_id: 'use confirmation.channel_id',
   confirmation_approver_scope: 'use confirmation.approver_scope',
   confirmation_channel_id: 'use confirmation.channel_id',
@@ -24,7 +35,8 @@ const HINTS: Record<string, string> = {
   provider: 'use model.provider',
   base_url: 'use model.base_url',
   api_key_env: 'use model.api_key_env',
-  api_key: 'keys are never stored in the config: store it with POST /api/llm-credentials and name its id in model.api_key_credential_id (or name a server variable matching LLM_KEY_ENV_ALLOW in model.api_key_env)',
+  api_key:
+    'keys are never stored in the config: store it with POST /api/llm-credentials and name its id in model.api_key_credential_id (or name a server variable matching LLM_KEY_ENV_ALLOW in model.api_key_env)',
   api_key_credential_id: 'use model.api_key_credential_id',
   temperature: 'use model.temperature',
   stream: 'use model.stream',

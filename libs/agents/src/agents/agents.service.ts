@@ -11,7 +11,6 @@ import { parseAgentConfig, type AgentConfig } from './agent-config.js';
 import { Agent } from './agent.entity.js';
 import type { AgentDto } from './dto/agent.dto.js';
 
-
 export interface AgentView {
   id: string;
   name: string;
@@ -63,10 +62,20 @@ export class AgentsService {
     await this.validate(orgId, dto);
     // The change and its audit event commit together.
     const saved = await this.agents.manager.transaction(async (m) => {
-      const row = await m.save(Agent, m.create(Agent, {
-        orgId, ownerUserId, name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json,
-      }));
-      await this.audit.configChange({ orgId, actor: ownerUserId, entityType: 'agent', entityId: row.id, change: 'created', before: null, after: audited(row) }, m);
+      const row = await m.save(
+        Agent,
+        m.create(Agent, {
+          orgId,
+          ownerUserId,
+          name: dto.name,
+          instructions: dto.instructions ?? '',
+          modelConfigJson: dto.model_config_json,
+        }),
+      );
+      await this.audit.configChange(
+        { orgId, actor: ownerUserId, entityType: 'agent', entityId: row.id, change: 'created', before: null, after: audited(row) },
+        m,
+      );
       return row;
     });
     this.cache.invalidate(orgId);
@@ -79,7 +88,12 @@ export class AgentsService {
     await this.validate(orgId, dto, id);
     const before = audited(existing);
     const saved = await this.agents.manager.transaction(async (m) => {
-      const row = await m.save(Agent, { ...existing, name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json });
+      const row = await m.save(Agent, {
+        ...existing,
+        name: dto.name,
+        instructions: dto.instructions ?? '',
+        modelConfigJson: dto.model_config_json,
+      });
       await this.audit.configChange({ orgId, actor, entityType: 'agent', entityId: id, change: 'updated', before, after: audited(row) }, m);
       return row;
     });
@@ -91,7 +105,10 @@ export class AgentsService {
     const existing = await this.find(orgId, id);
     await this.agents.manager.transaction(async (m) => {
       await m.delete(Agent, { id, orgId });
-      await this.audit.configChange({ orgId, actor, entityType: 'agent', entityId: id, change: 'deleted', before: audited(existing), after: null }, m);
+      await this.audit.configChange(
+        { orgId, actor, entityType: 'agent', entityId: id, change: 'deleted', before: audited(existing), after: null },
+        m,
+      );
     });
     this.cache.invalidate(orgId);
   }
@@ -110,7 +127,9 @@ export class AgentsService {
     problems.unshift(...unknownConfigKeys(dto.model_config_json));
     const keyEnv = config.model.apiKeyEnv;
     if (keyEnv !== undefined && !this.config.llmKeyEnvAllowed(keyEnv)) {
-      problems.push(`model_config_json.model.api_key_env "${keyEnv}" is not an allowed key variable: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`);
+      problems.push(
+        `model_config_json.model.api_key_env "${keyEnv}" is not an allowed key variable: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`,
+      );
     }
     if (config.model.provider === 'openai' && config.model.baseUrl) {
       const egress = await this.egress.savedUrlProblem('model_config_json.model.base_url', config.model.baseUrl);
@@ -118,7 +137,9 @@ export class AgentsService {
     }
     const credentialId = config.model.apiKeyCredentialId;
     if (credentialId !== undefined && !(await this.credentials.exists(orgId, credentialId))) {
-      problems.push(`model_config_json.model.api_key_credential_id "${credentialId}" is not an LLM credential of this organisation (GET /api/llm-credentials)`);
+      problems.push(
+        `model_config_json.model.api_key_credential_id "${credentialId}" is not an LLM credential of this organisation (GET /api/llm-credentials)`,
+      );
     }
     for (const pattern of await this.tools.unknownPatterns(orgId, config.tools)) {
       problems.push(`unknown tool "${pattern}": no connector action or built-in tool matches it`);
@@ -130,7 +151,11 @@ export class AgentsService {
       else if (!found.has(d)) problems.push(`unknown delegate "${d}": no agent with this id in the org`);
     }
     if (selfId && config.delegates.some((d) => found.has(d))) {
-      const cycle = await this.delegationCycle(orgId, selfId, config.delegates.filter((d) => found.has(d)));
+      const cycle = await this.delegationCycle(
+        orgId,
+        selfId,
+        config.delegates.filter((d) => found.has(d)),
+      );
       if (cycle) problems.push(`delegates form a cycle: ${cycle.join(' -> ')}`);
     }
     if (config.hooks !== undefined) problems.push(...(await this.hooks.validate(config.hooks)));
@@ -145,7 +170,12 @@ function audited(a: Agent): Record<string, unknown> {
 
 function view(a: Agent): AgentView {
   return {
-    id: a.id, name: a.name, instructions: a.instructions, model_config_json: a.modelConfigJson,
-    owner_user_id: a.ownerUserId, created_at: a.createdAt, updated_at: a.updatedAt,
+    id: a.id,
+    name: a.name,
+    instructions: a.instructions,
+    model_config_json: a.modelConfigJson,
+    owner_user_id: a.ownerUserId,
+    created_at: a.createdAt,
+    updated_at: a.updatedAt,
   };
 }

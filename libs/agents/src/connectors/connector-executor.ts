@@ -31,7 +31,10 @@ export function buildConnectorRequest(connector: Connector, action: ConnectorAct
   const path = action.path.replace(PATH_PARAM, (_, name: string) => {
     const value = args[name];
     delete rest[name];
-    if (value === undefined || value === null || value === '') { missing.push(name); return ''; }
+    if (value === undefined || value === null || value === '') {
+      missing.push(name);
+      return '';
+    }
     const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
     // "." and ".." survive encoding and would be resolved away by the URL parser (`/purchases/../pay` -> `/pay`).
     if (text === '.' || text === '..') dotted.push(name);
@@ -56,12 +59,24 @@ function cap(text: string, max: number): string {
 /** Calls connector actions over HTTP with fetch: one request per call, keyed by the call id. */
 @Injectable()
 export class ConnectorExecutor {
-  constructor(private readonly config: AppConfig, private readonly egress: EgressPolicy) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly egress: EgressPolicy,
+  ) {}
 
-  async execute(connector: Connector, action: ConnectorAction, args: Record<string, unknown>, callId: string, signal?: AbortSignal): Promise<ConnectorResponse> {
+  async execute(
+    connector: Connector,
+    action: ConnectorAction,
+    args: Record<string, unknown>,
+    callId: string,
+    signal?: AbortSignal,
+  ): Promise<ConnectorResponse> {
     const started = Date.now();
     const failed = (error: string, status?: number, text = ''): ConnectorResponse => ({
-      ok: false, status, error, durationMs: Date.now() - started,
+      ok: false,
+      status,
+      error,
+      durationMs: Date.now() - started,
       content: cap(`Error: ${error}${text ? `\n${text}` : ''}`, OBSERVATION_MAX_CHARS),
       fullContent: cap(text, FULL_RESULT_MAX_CHARS),
     });
@@ -87,13 +102,21 @@ export class ConnectorExecutor {
       });
       const text = await res.text();
       if (!res.ok) return failed(`HTTP ${res.status} from ${action.method} ${action.path}`, res.status, text);
-      return { ok: true, status: res.status, content: cap(text, OBSERVATION_MAX_CHARS), fullContent: cap(text, FULL_RESULT_MAX_CHARS), durationMs: Date.now() - started };
+      return {
+        ok: true,
+        status: res.status,
+        content: cap(text, OBSERVATION_MAX_CHARS),
+        fullContent: cap(text, FULL_RESULT_MAX_CHARS),
+        durationMs: Date.now() - started,
+      };
     } catch (err) {
       if (timeout.aborted) return failed(`${action.method} ${action.path} timed out after ${this.config.connectorTimeoutMs} ms`);
       // The run stopped (shutdown, lease lost, cancel) with the request possibly out: not an outcome of the call.
       // The caller leaves it in flight, and the run's next driver settles it (interrupted, never retried).
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('the run was stopped');
-      return failed(`${action.method} ${action.path} failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
+      return failed(
+        `${action.method} ${action.path} failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`,
+      );
     }
   }
 }

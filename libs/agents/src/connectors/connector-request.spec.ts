@@ -8,10 +8,14 @@ const action = (method: string, path: string) => ({ method, path }) as Connector
 
 describe('connector requests', () => {
   it('fills path params from args and sends the rest as JSON body (query for GET)', () => {
-    expect(buildConnectorRequest(connector, action('POST', '/purchases/{id}/pay'), { id: 'PO 1', amount: 5 }))
-      .toEqual({ method: 'POST', url: 'http://oa.internal/api/purchases/PO%201/pay', body: '{"amount":5}' });
-    expect(buildConnectorRequest(connector, action('GET', '/purchases'), { status: 'open', tags: ['a'] }).url)
-      .toBe('http://oa.internal/api/purchases?status=open&tags=%5B%22a%22%5D');
+    expect(buildConnectorRequest(connector, action('POST', '/purchases/{id}/pay'), { id: 'PO 1', amount: 5 })).toEqual({
+      method: 'POST',
+      url: 'http://oa.internal/api/purchases/PO%201/pay',
+      body: '{"amount":5}',
+    });
+    expect(buildConnectorRequest(connector, action('GET', '/purchases'), { status: 'open', tags: ['a'] }).url).toBe(
+      'http://oa.internal/api/purchases?status=open&tags=%5B%22a%22%5D',
+    );
     expect(() => buildConnectorRequest(connector, action('GET', '/purchases/{id}'), {})).toThrow('missing path argument: id');
   });
 

@@ -29,8 +29,15 @@ export interface ConnectorView {
   header_keys: string[];
   tools: string[];
   actions: Array<{
-    name: string; tool: string; method: HttpMethod; path: string; description: string; parameters: Record<string, unknown>;
-    requires_confirmation: boolean; requires_confirmation_when: string | null; write: boolean;
+    name: string;
+    tool: string;
+    method: HttpMethod;
+    path: string;
+    description: string;
+    parameters: Record<string, unknown>;
+    requires_confirmation: boolean;
+    requires_confirmation_when: string | null;
+    write: boolean;
   }>;
   created_at: Date;
   updated_at: Date;
@@ -62,15 +69,32 @@ export class ConnectorsService {
     await this.checkEgress(dto.base_url);
     await this.assertNameFree(orgId, dto.name);
     const id = await this.tx.run(async ({ manager }) => {
-      const c = await manager.save(Connector, manager.create(Connector, {
-        orgId, name: dto.name, baseUrl: dto.base_url.replace(/\/+$/, ''), headers: dto.headers ?? {},
-      }));
-      await manager.save(ConnectorAction, actions.map((a) => manager.create(ConnectorAction, { ...a, connectorId: c.id })));
+      const c = await manager.save(
+        Connector,
+        manager.create(Connector, {
+          orgId,
+          name: dto.name,
+          baseUrl: dto.base_url.replace(/\/+$/, ''),
+          headers: dto.headers ?? {},
+        }),
+      );
+      await manager.save(
+        ConnectorAction,
+        actions.map((a) => manager.create(ConnectorAction, { ...a, connectorId: c.id })),
+      );
       return c.id;
     });
     this.cache.invalidate(orgId);
     const after = await this.get(orgId, id);
-    await this.audit.configChange({ orgId, actor, entityType: 'connector', entityId: id, change: 'created', before: null, after: audited(after) });
+    await this.audit.configChange({
+      orgId,
+      actor,
+      entityType: 'connector',
+      entityId: id,
+      change: 'created',
+      before: null,
+      after: audited(after),
+    });
     return after;
   }
 
@@ -82,19 +106,38 @@ export class ConnectorsService {
     await this.checkEgress(dto.base_url);
     if (toolNameOf(dto.name, '') !== toolNameOf(existing.name, '')) await this.assertNameFree(orgId, dto.name, id);
     await this.tx.run(async ({ manager }) => {
-      await manager.update(Connector, { id }, {
-        name: dto.name, baseUrl: dto.base_url.replace(/\/+$/, ''), headers: dto.headers ?? existing.headers,
-      });
+      await manager.update(
+        Connector,
+        { id },
+        {
+          name: dto.name,
+          baseUrl: dto.base_url.replace(/\/+$/, ''),
+          headers: dto.headers ?? existing.headers,
+        },
+      );
       await manager.delete(ConnectorAction, { connectorId: id });
-      await manager.save(ConnectorAction, actions.map((a) => manager.create(ConnectorAction, { ...a, connectorId: id })));
+      await manager.save(
+        ConnectorAction,
+        actions.map((a) => manager.create(ConnectorAction, { ...a, connectorId: id })),
+      );
     });
     this.cache.invalidate(orgId);
     const after = await this.get(orgId, id);
     // Header values are secrets: the audit says which changed, never what they are.
     const headers = dto.headers ?? existing.headers;
     const secretsChanged = [...new Set([...Object.keys(existing.headers ?? {}), ...Object.keys(headers ?? {})])]
-      .filter((k) => existing.headers?.[k] !== headers?.[k]).map((k) => `headers.${k}`);
-    await this.audit.configChange({ orgId, actor, entityType: 'connector', entityId: id, change: 'updated', before: audited(before), after: audited(after), secretsChanged });
+      .filter((k) => existing.headers?.[k] !== headers?.[k])
+      .map((k) => `headers.${k}`);
+    await this.audit.configChange({
+      orgId,
+      actor,
+      entityType: 'connector',
+      entityId: id,
+      change: 'updated',
+      before: audited(before),
+      after: audited(after),
+      secretsChanged,
+    });
     return after;
   }
 
@@ -102,7 +145,15 @@ export class ConnectorsService {
     const before = await this.get(orgId, id);
     await this.connectors.delete({ id, orgId });
     this.cache.invalidate(orgId);
-    await this.audit.configChange({ orgId, actor, entityType: 'connector', entityId: id, change: 'deleted', before: audited(before), after: null });
+    await this.audit.configChange({
+      orgId,
+      actor,
+      entityType: 'connector',
+      entityId: id,
+      change: 'deleted',
+      before: audited(before),
+      after: null,
+    });
   }
 
   /** Every connector tool of the org (one query: actions joined with their connectors; cached until a change). */
@@ -111,15 +162,24 @@ export class ConnectorsService {
   }
 
   private async loadTools(orgId: string): Promise<ConnectorTool[]> {
-    const rows = await this.actions.createQueryBuilder('a')
+    const rows = (await this.actions
+      .createQueryBuilder('a')
       .innerJoinAndMapOne('a.owner', Connector, 'c', 'c.id = a.connector_id')
       .where('c.org_id = :orgId', { orgId })
-      .orderBy('a.position', 'ASC').addOrderBy('c.name', 'ASC').getMany() as Array<ConnectorAction & { owner: Connector }>;
+      .orderBy('a.position', 'ASC')
+      .addOrderBy('c.name', 'ASC')
+      .getMany()) as Array<ConnectorAction & { owner: Connector }>;
     const byId = new Map<string, Connector>();
     return rows.map(({ owner, ...fields }) => {
       const connector = byId.get(owner.id) ?? byId.set(owner.id, owner).get(owner.id)!;
       const action = Object.assign(new ConnectorAction(), fields);
-      return { name: toolNameOf(connector.name, action.name), description: action.description || `${action.method} ${action.path}`, parameters: action.parameters, connector, action };
+      return {
+        name: toolNameOf(connector.name, action.name),
+        description: action.description || `${action.method} ${action.path}`,
+        parameters: action.parameters,
+        connector,
+        action,
+      };
     });
   }
 
@@ -144,16 +204,23 @@ export class ConnectorsService {
   }
 
   private async assertNameFree(orgId: string, name: string, exceptId?: string): Promise<void> {
-    const clash = (await this.connectors.findBy({ orgId })).find((c) => c.id !== exceptId && toolNameOf(c.name, '') === toolNameOf(name, ''));
+    const clash = (await this.connectors.findBy({ orgId })).find(
+      (c) => c.id !== exceptId && toolNameOf(c.name, '') === toolNameOf(name, ''),
+    );
     if (clash) throw new ConflictError(`a connector named "${clash.name}" already exists (tool names would collide)`);
   }
 
   /** Every problem at once, each naming the field or action; nothing is saved when there is one. */
   private validate(dto: ConnectorDto): Array<Omit<ConnectorAction, 'id' | 'connectorId'>> {
     const problems: string[] = [];
-    if (!NAME.test(dto.name)) problems.push(`name "${dto.name}" must start with a letter and contain only letters, digits, "_" or "-" (max 64)`);
+    if (!NAME.test(dto.name))
+      problems.push(`name "${dto.name}" must start with a letter and contain only letters, digits, "_" or "-" (max 64)`);
     let url: URL | undefined;
-    try { url = new URL(dto.base_url); } catch { /* reported below */ }
+    try {
+      url = new URL(dto.base_url);
+    } catch {
+      /* reported below */
+    }
     if (!url || !['http:', 'https:'].includes(url.protocol)) problems.push(`base_url "${dto.base_url}" must be an absolute http(s) URL`);
     for (const [key, value] of Object.entries(dto.headers ?? {})) {
       if (!HEADER_NAME.test(key)) problems.push(`headers: "${key}" is not a valid header name`);
@@ -163,7 +230,8 @@ export class ConnectorsService {
     const seen = new Set<string>();
     const actions = dto.actions.map((a: ConnectorActionDto, position) => {
       const where = `action "${a.name}"`;
-      if (!NAME.test(a.name)) problems.push(`${where}: name must start with a letter and contain only letters, digits, "_" or "-" (max 64)`);
+      if (!NAME.test(a.name))
+        problems.push(`${where}: name must start with a letter and contain only letters, digits, "_" or "-" (max 64)`);
       const tool = toolNameOf(dto.name, a.name);
       if (seen.has(tool)) problems.push(`${where}: duplicate action (tool ${tool})`);
       seen.add(tool);
@@ -171,18 +239,27 @@ export class ConnectorsService {
       if (!HTTP_METHODS.includes(method)) problems.push(`${where}: method "${a.method}" must be one of ${HTTP_METHODS.join(', ')}`);
       const parameters = a.parameters ?? { type: 'object', properties: {} };
       problems.push(...this.schemaProblems(where, parameters));
-      if (!a.path.startsWith('/') || /\s/.test(a.path)) problems.push(`${where}: path "${a.path}" must start with "/" and contain no spaces`);
+      if (!a.path.startsWith('/') || /\s/.test(a.path))
+        problems.push(`${where}: path "${a.path}" must start with "/" and contain no spaces`);
       const declared = (parameters.properties ?? {}) as Record<string, unknown>;
       for (const [, param] of a.path.matchAll(PATH_PARAM)) {
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(param)) problems.push(`${where}: path parameter "{${param}}" is not a valid name`);
-        else if (a.parameters && !(param in declared)) problems.push(`${where}: path parameter "${param}" is not declared in parameters.properties`);
+        else if (a.parameters && !(param in declared))
+          problems.push(`${where}: path parameter "${param}" is not declared in parameters.properties`);
       }
       if (a.requires_confirmation_when !== undefined) {
-        const problem = a.requires_confirmation_when.trim() === '' ? 'must not be empty' : checkConfirmationCondition(a.requires_confirmation_when);
-        if (problem) problems.push(`${where}: requires_confirmation_when "${a.requires_confirmation_when}" is not a valid CEL condition: ${problem}`);
+        const problem =
+          a.requires_confirmation_when.trim() === '' ? 'must not be empty' : checkConfirmationCondition(a.requires_confirmation_when);
+        if (problem)
+          problems.push(`${where}: requires_confirmation_when "${a.requires_confirmation_when}" is not a valid CEL condition: ${problem}`);
       }
       return {
-        position, name: a.name, method, path: a.path, description: a.description ?? '', parameters,
+        position,
+        name: a.name,
+        method,
+        path: a.path,
+        description: a.description ?? '',
+        parameters,
         requiresConfirmation: a.requires_confirmation ?? false,
         requiresConfirmationWhen: a.requires_confirmation_when ?? null,
         write: a.write ?? method !== 'GET',
@@ -201,27 +278,42 @@ export class ConnectorsService {
       problems.push(`${where}: parameters.properties must be an object`);
     } else {
       for (const [key, prop] of Object.entries((props ?? {}) as Record<string, unknown>)) {
-        if (typeof prop !== 'object' || prop === null || Array.isArray(prop)) problems.push(`${where}: parameters.properties.${key} must be a schema object`);
+        if (typeof prop !== 'object' || prop === null || Array.isArray(prop))
+          problems.push(`${where}: parameters.properties.${key} must be a schema object`);
       }
     }
     const required = schema.required;
     if (required !== undefined) {
-      if (!Array.isArray(required) || required.some((r) => typeof r !== 'string')) problems.push(`${where}: parameters.required must be an array of property names`);
+      if (!Array.isArray(required) || required.some((r) => typeof r !== 'string'))
+        problems.push(`${where}: parameters.required must be an array of property names`);
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- `in` needs an object type (TS2638)
-      else for (const r of required as string[]) if (props && !(r in (props as object))) problems.push(`${where}: parameters.required names "${r}", which is not in properties`);
+      else
+        for (const r of required as string[])
+          if (props && !(r in (props as object))) problems.push(`${where}: parameters.required names "${r}", which is not in properties`);
     }
     return problems;
   }
 
   private view(c: Connector, actions: ConnectorAction[]): ConnectorView {
     return {
-      id: c.id, name: c.name, base_url: c.baseUrl, header_keys: Object.keys(c.headers ?? {}),
+      id: c.id,
+      name: c.name,
+      base_url: c.baseUrl,
+      header_keys: Object.keys(c.headers ?? {}),
       tools: actions.map((a) => toolNameOf(c.name, a.name)),
       actions: actions.map((a) => ({
-        name: a.name, tool: toolNameOf(c.name, a.name), method: a.method, path: a.path, description: a.description,
-        parameters: a.parameters, requires_confirmation: a.requiresConfirmation, requires_confirmation_when: a.requiresConfirmationWhen, write: a.write,
+        name: a.name,
+        tool: toolNameOf(c.name, a.name),
+        method: a.method,
+        path: a.path,
+        description: a.description,
+        parameters: a.parameters,
+        requires_confirmation: a.requiresConfirmation,
+        requires_confirmation_when: a.requiresConfirmationWhen,
+        write: a.write,
       })),
-      created_at: c.createdAt, updated_at: c.updatedAt,
+      created_at: c.createdAt,
+      updated_at: c.updatedAt,
     };
   }
 }

@@ -7,6 +7,9 @@ export function toolNameOf(connector: string, action: string): string {
 /** `*` matches any run of characters, `?` one character; everything else literally. */
 export function globMatches(pattern: string, name: string): boolean {
   if (!/[*?]/.test(pattern)) return pattern === name;
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const source = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${source}$`).test(name);
 }

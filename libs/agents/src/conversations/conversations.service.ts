@@ -17,8 +17,14 @@ export class ConversationsService {
   ) {}
 
   async list(p: Principal, q: { agentId?: string; scope?: 'mine' | 'org'; limit?: number }): Promise<ConversationSummaryResponse[]> {
-    if (q.scope === 'org' && !isAdmin(p)) throw new ForbiddenError('only admins of the organisation may list everyone\'s conversations (scope=org)');
-    return this.store.list({ orgId: p.orgId, userId: q.scope === 'org' ? null : p.userId, agentId: q.agentId ?? null, limit: q.limit ?? 50 });
+    if (q.scope === 'org' && !isAdmin(p))
+      throw new ForbiddenError("only admins of the organisation may list everyone's conversations (scope=org)");
+    return this.store.list({
+      orgId: p.orgId,
+      userId: q.scope === 'org' ? null : p.userId,
+      agentId: q.agentId ?? null,
+      limit: q.limit ?? 50,
+    });
   }
 
   /** The conversation with each run's stored events, so a client renders it exactly as the live streams did. */
@@ -27,12 +33,18 @@ export class ConversationsService {
     if (!conv || (conv.user_id !== p.userId && !isAdmin(p))) throw new NotFoundError('conversation', id);
     const runs = await this.store.runs(conv.id);
     return {
-      id: conv.id, agent_id: conv.agent_id, agent_name: conv.agent_name, user_id: conv.user_id, created_at: conv.created_at,
+      id: conv.id,
+      agent_id: conv.agent_id,
+      agent_name: conv.agent_name,
+      user_id: conv.user_id,
+      created_at: conv.created_at,
       can_continue: conv.user_id === p.userId,
-      runs: await Promise.all(runs.map(async (r) => ({
-        ...r,
-        events: (await this.events.list(r.id)).map((e) => ({ id: e.seq, event: e.type, data: e.data })),
-      }))),
+      runs: await Promise.all(
+        runs.map(async (r) => ({
+          ...r,
+          events: (await this.events.list(r.id)).map((e) => ({ id: e.seq, event: e.type, data: e.data })),
+        })),
+      ),
     };
   }
 }

@@ -15,7 +15,13 @@ export interface ConversationSummaryRow extends ConversationRow {
   last_status: string;
   last_activity_at: Date;
 }
-export interface ConversationRunRow { id: string; status: string; message: string; answer: string | null; created_at: Date }
+export interface ConversationRunRow {
+  id: string;
+  status: string;
+  message: string;
+  answer: string | null;
+  created_at: Date;
+}
 
 const BASE = `SELECT c.id, c.agent_id, a.name AS agent_name, c.user_id, u.sub AS user_sub, c.created_at
   FROM conversations c LEFT JOIN agents a ON a.id = c.agent_id LEFT JOIN users u ON u.id = c.user_id`;

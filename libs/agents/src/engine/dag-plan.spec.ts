@@ -2,10 +2,15 @@ import { parsePlan } from './dag-plan.js';
 
 describe('parsePlan', () => {
   it('accepts a plan with independent and dependent steps (also inside a code fence)', () => {
-    const plan = '```json\n{"steps":[{"id":"a","task":"A"},{"id":"b","task":"B","depends_on":[]},{"id":"c","task":"C","depends_on":["a","b"]}]}\n```';
+    const plan =
+      '```json\n{"steps":[{"id":"a","task":"A"},{"id":"b","task":"B","depends_on":[]},{"id":"c","task":"C","depends_on":["a","b"]}]}\n```';
     const { steps, problems } = parsePlan(plan);
     expect(problems).toEqual([]);
-    expect(steps!.map((s) => [s.id, s.depends_on])).toEqual([['a', []], ['b', []], ['c', ['a', 'b']]]);
+    expect(steps!.map((s) => [s.id, s.depends_on])).toEqual([
+      ['a', []],
+      ['b', []],
+      ['c', ['a', 'b']],
+    ]);
   });
 
   it.each([

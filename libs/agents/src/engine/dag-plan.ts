@@ -10,7 +10,10 @@ export const PLANNING_PROMPT = [
 
 /** Parses and validates the model's plan: JSON shape, unique ids, known dependencies, no cycles. */
 export function parsePlan(content: string): { steps?: PlanStep[]; problems: string[] } {
-  const text = content.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  const text = content
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -23,10 +26,14 @@ export function parsePlan(content: string): { steps?: PlanStep[]; problems: stri
   const steps: PlanStep[] = [];
   raw.forEach((s, i) => {
     const step = s as Partial<PlanStep> | null;
-    if (!step || typeof step.id !== 'string' || step.id === '') { problems.push(`step ${i + 1} has no string "id"`); return; }
+    if (!step || typeof step.id !== 'string' || step.id === '') {
+      problems.push(`step ${i + 1} has no string "id"`);
+      return;
+    }
     if (typeof step.task !== 'string' || step.task.trim() === '') problems.push(`step "${step.id}" has no "task"`);
     const deps = step.depends_on ?? [];
-    if (!Array.isArray(deps) || deps.some((d) => typeof d !== 'string')) problems.push(`step "${step.id}": "depends_on" must be a list of step ids`);
+    if (!Array.isArray(deps) || deps.some((d) => typeof d !== 'string'))
+      problems.push(`step "${step.id}": "depends_on" must be a list of step ids`);
     if (steps.some((x) => x.id === step.id)) problems.push(`step id "${step.id}" is used twice`);
     steps.push({ id: step.id, task: String(step.task ?? ''), depends_on: Array.isArray(deps) ? deps.map(String) : [] });
   });

@@ -44,14 +44,23 @@ export class DagSteps {
       }
       await live.emit('plan_rejected', { problems });
       return {
-        ...state, turns: state.turns + 1, plan_attempts: attempts,
-        messages: [...state.messages, { role: 'assistant', content: turn.content },
-          { role: 'user', content: `Your plan cannot be used: ${problems.join('; ')}. Reply with a corrected plan, as JSON only.` }],
+        ...state,
+        turns: state.turns + 1,
+        plan_attempts: attempts,
+        messages: [
+          ...state.messages,
+          { role: 'assistant', content: turn.content },
+          { role: 'user', content: `Your plan cannot be used: ${problems.join('; ')}. Reply with a corrected plan, as JSON only.` },
+        ],
       };
     }
     await live.emit('plan', { steps });
     return {
-      ...state, phase: 'steps', turns: state.turns + 1, plan_attempts: attempts, plan: steps,
+      ...state,
+      phase: 'steps',
+      turns: state.turns + 1,
+      plan_attempts: attempts,
+      plan: steps,
       messages: [...state.messages, { role: 'assistant', content: turn.content }],
       steps: Object.fromEntries(steps.map((s) => [s.id, { status: 'pending' as const }])),
     };
@@ -69,28 +78,39 @@ export class DagSteps {
     }
     if (plan.every((s) => steps[s.id]?.status === 'completed')) return { ...state, phase: 'synthesis' };
     const ready = plan.filter((s) => steps[s.id]?.status === 'pending' && s.depends_on.every((d) => steps[d]?.status === 'completed'));
-    const started = await Promise.all(ready.map(async (step) => {
-      const context = step.depends_on.map((d) => `Result of step "${d}": ${steps[d].answer ?? ''}`).join('\n');
-      const message = `${step.task}${context ? `\n\n${context}` : ''}\n\n(This is one step of a larger request: ${run.message})`;
-      try {
-        const child = await children.start({
-          orgId: run.orgId, userId: run.userId, agentId: run.agentId, message, surface: 'dag', mode: 'react',
-          parentRunId: run.id, parentCallId: `step:${step.id}`,
-          ...(run.hooks === 'bypassed' ? { eval: run.state.eval ?? { reads: 'live' } } : {}),
-        });
-        return [step.id, { status: 'running' as const, run_id: child.runId }] as const;
-      } catch (err) {
-        return [step.id, { status: 'failed' as const, error: (err as Error).message }] as const;
-      }
-    }));
+    const started = await Promise.all(
+      ready.map(async (step) => {
+        const context = step.depends_on.map((d) => `Result of step "${d}": ${steps[d].answer ?? ''}`).join('\n');
+        const message = `${step.task}${context ? `\n\n${context}` : ''}\n\n(This is one step of a larger request: ${run.message})`;
+        try {
+          const child = await children.start({
+            orgId: run.orgId,
+            userId: run.userId,
+            agentId: run.agentId,
+            message,
+            surface: 'dag',
+            mode: 'react',
+            parentRunId: run.id,
+            parentCallId: `step:${step.id}`,
+            ...(run.hooks === 'bypassed' ? { eval: run.state.eval ?? { reads: 'live' } } : {}),
+          });
+          return [step.id, { status: 'running' as const, run_id: child.runId }] as const;
+        } catch (err) {
+          return [step.id, { status: 'failed' as const, error: (err as Error).message }] as const;
+        }
+      }),
+    );
     for (const [id, progress] of started) steps[id] = progress;
     if (started.length > 0 && !(await this.store.saveState(live, { ...state, steps }))) return 'finished';
     const running = plan.filter((s) => steps[s.id]?.status === 'running');
     if (running.length === 0) return { ...state, steps };
-    const outcome = await Promise.race(running.map((s) => children.waitForRun(steps[s.id].run_id!, live.abort.signal).then((o) => ({ id: s.id, o }))));
-    steps[outcome.id] = outcome.o.status === 'completed'
-      ? { status: 'completed', run_id: outcome.o.runId, answer: outcome.o.answer ?? '' }
-      : { status: 'failed', run_id: outcome.o.runId, error: outcome.o.error ?? `ended ${outcome.o.status}` };
+    const outcome = await Promise.race(
+      running.map((s) => children.waitForRun(steps[s.id].run_id!, live.abort.signal).then((o) => ({ id: s.id, o }))),
+    );
+    steps[outcome.id] =
+      outcome.o.status === 'completed'
+        ? { status: 'completed', run_id: outcome.o.runId, answer: outcome.o.answer ?? '' }
+        : { status: 'failed', run_id: outcome.o.runId, error: outcome.o.error ?? `ended ${outcome.o.status}` };
     return { ...state, steps };
   }
 
@@ -99,9 +119,18 @@ export class DagSteps {
     const results = (state.plan ?? []).map((s) => `- ${s.id} (${s.task}): ${state.steps?.[s.id]?.answer ?? ''}`).join('\n');
     const messages: ChatMessage[] = [
       state.messages[0],
-      { role: 'user', content: `${run.message}\n\nThe plan's steps are done. Their results:\n${results}\n\nWrite the final answer to the request.` },
+      {
+        role: 'user',
+        content: `${run.message}\n\nThe plan's steps are done. Their results:\n${results}\n\nWrite the final answer to the request.`,
+      },
     ];
-    const turn = await this.react.completeWithRetry(live, { runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal });
+    const turn = await this.react.completeWithRetry(live, {
+      runId: run.id,
+      turn: state.turns,
+      messages,
+      tools: [],
+      signal: live.abort.signal,
+    });
     // Stop hooks rewrite (or withhold) the synthesized answer; there is no turn to continue here, so a block keeps it.
     const stop = await stopWith(live, { ...state, stop_continuations: MAX_STOP_CONTINUATIONS }, turn.content);
     if ('failed' in stop) {

@@ -16,9 +16,21 @@ export const MAX_STOP_CONTINUATIONS = 3;
 function runContext(live: LiveRun, extra: Partial<ToolCallContext['metadata']> = {}): ToolCallContext {
   const { run } = live;
   return {
-    toolName: '', toolArgs: {}, agentId: run.agentId, userId: run.userId, orgId: run.orgId, runId: run.id, surface: run.surface,
-    metadata: { agent: live.settings, conversationId: run.conversationId ?? undefined, parentRunId: run.parentRunId ?? undefined, ...extra },
-    emit: live.emit, signal: live.abort.signal,
+    toolName: '',
+    toolArgs: {},
+    agentId: run.agentId,
+    userId: run.userId,
+    orgId: run.orgId,
+    runId: run.id,
+    surface: run.surface,
+    metadata: {
+      agent: live.settings,
+      conversationId: run.conversationId ?? undefined,
+      parentRunId: run.parentRunId ?? undefined,
+      ...extra,
+    },
+    emit: live.emit,
+    signal: live.abort.signal,
   };
 }
 
@@ -27,7 +39,11 @@ function runContext(live: LiveRun, extra: Partial<ToolCallContext['metadata']> =
  * (plus their context), or why it was blocked — then the model is never called. A rewritten prompt also replaces the
  * run's stored message, so the conversation keeps the redacted text only.
  */
-export async function submitPrompt(live: LiveRun, messages: ChatMessage[], db: DataSource): Promise<{ messages: ChatMessage[] } | { blocked: string }> {
+export async function submitPrompt(
+  live: LiveRun,
+  messages: ChatMessage[],
+  db: DataSource,
+): Promise<{ messages: ChatMessage[] } | { blocked: string }> {
   const index = messages.map((m) => m.role).lastIndexOf('user');
   if (index < 0 || live.registry.hooksAt(HookPoint.UserPromptSubmit).length === 0) return { messages };
   const prompt = messages[index].content!;
@@ -45,7 +61,12 @@ export async function submitPrompt(live: LiveRun, messages: ChatMessage[], db: D
 /** PreModelCall before a model call: the provider to call (another model when a hook chose one); a block fails the run. */
 export async function beforeModelCall(live: LiveRun, request: LlmRequest, llm: LlmProviderFactory): Promise<LlmProvider> {
   if (live.registry.hooksAt(HookPoint.PreModelCall).length === 0) return live.provider;
-  const model = { provider: live.config.model.provider, model: live.config.model.model, turn: request.turn, messages: request.messages.length };
+  const model = {
+    provider: live.config.model.provider,
+    model: live.config.model.model,
+    turn: request.turn,
+    messages: request.messages.length,
+  };
   const verdict = await runTextHooks(live.registry, HookPoint.PreModelCall, runContext(live, { model }), '');
   if (!verdict.allow) throw new LlmError(`the model call was blocked by ${verdict.blockedBy}: ${verdict.error}`);
   return verdict.model ? llm.create({ ...live.config.model, model: verdict.model }, live.run.orgId) : live.provider;
@@ -61,7 +82,11 @@ export function answerStreams(live: LiveRun): boolean {
  * blocked; at most MAX_STOP_CONTINUATIONS times per run), or a failure (a hook with on_error: block failed: the
  * answer is withheld).
  */
-export async function stopWith(live: LiveRun, state: RunState, answer: string): Promise<{ answer: string } | { continueWith: string } | { failed: string }> {
+export async function stopWith(
+  live: LiveRun,
+  state: RunState,
+  answer: string,
+): Promise<{ answer: string } | { continueWith: string } | { failed: string }> {
   if (live.registry.hooksAt(HookPoint.Stop).length === 0) return { answer };
   const continued = state.stop_continuations ?? 0;
   const verdict = await runTextHooks(live.registry, HookPoint.Stop, runContext(live, { stopHookActive: continued > 0 }), answer);

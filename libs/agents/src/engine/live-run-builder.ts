@@ -19,12 +19,21 @@ export class LiveRunBuilder {
   ) {}
 
   async build(run: AgentRun, epoch: number, isStopping: () => boolean, prepared?: PreparedRun): Promise<LiveRun> {
-    const base = prepared ?? await this.factory.prepare(run);
+    const base = prepared ?? (await this.factory.prepare(run));
     const ancestors = await this.store.ancestorsOf(run);
     annotateSpan({ 'warden.surface': run.surface, 'warden.agent_id': run.agentId, 'warden.org_id': run.orgId, 'warden.mode': run.mode });
     const live: LiveRun = {
-      ...base, run, epoch, ancestors, isStopping, abort: new AbortController(), deferred: [], fresh: new Set(), observed: new Map(),
-      provider: this.llm.create(base.config.model, run.orgId), emit: async () => undefined,
+      ...base,
+      run,
+      epoch,
+      ancestors,
+      isStopping,
+      abort: new AbortController(),
+      deferred: [],
+      fresh: new Set(),
+      observed: new Map(),
+      provider: this.llm.create(base.config.model, run.orgId),
+      emit: async () => undefined,
     };
     live.emit = (type, data) => this.emit(live, type, data);
     return live;

@@ -33,9 +33,16 @@ export class ReactSteps {
   async sessionStart(live: LiveRun, state: RunState): Promise<StepOutcome> {
     const { run } = live;
     const { additionalContext } = await live.registry.runSessionStart({
-      toolName: '', toolArgs: {}, agentId: run.agentId, userId: run.userId, orgId: run.orgId, runId: run.id, surface: run.surface,
+      toolName: '',
+      toolArgs: {},
+      agentId: run.agentId,
+      userId: run.userId,
+      orgId: run.orgId,
+      runId: run.id,
+      surface: run.surface,
       metadata: { agent: live.settings, conversationId: run.conversationId ?? undefined, parentRunId: run.parentRunId ?? undefined },
-      emit: live.emit, signal: live.abort.signal,
+      emit: live.emit,
+      signal: live.abort.signal,
     });
     const messages = [...state.messages];
     if (additionalContext.length > 0 && messages[0]?.role === 'system') {
@@ -53,24 +60,40 @@ export class ReactSteps {
   async modelTurn(live: LiveRun, state: RunState): Promise<StepOutcome> {
     const { run, config } = live;
     if (state.turns >= config.maxIterations) {
-      await this.store.finishLive(live, 'failed', { error: `the agent reached max_iterations (${config.maxIterations}) without a final answer` });
+      await this.store.finishLive(live, 'failed', {
+        error: `the agent reached max_iterations (${config.maxIterations}) without a final answer`,
+      });
       return 'finished';
     }
     const tools = await this.tools.forAgent(run.orgId, config.tools);
     live.catalog = tools; // the same catalog serves this turn's tool calls: built once per turn
-    const turn = await this.completeWithRetry(live, { runId: run.id, turn: state.turns, messages: state.messages, tools: tools.map((t) => t.spec), signal: live.abort.signal });
+    const turn = await this.completeWithRetry(live, {
+      runId: run.id,
+      turn: state.turns,
+      messages: state.messages,
+      tools: tools.map((t) => t.spec),
+      signal: live.abort.signal,
+    });
     if (turn.toolCalls.length === 0) {
       const stop = await stopWith(live, state, turn.content);
       if ('continueWith' in stop) {
-        return { ...state, turns: state.turns + 1, stop_continuations: (state.stop_continuations ?? 0) + 1,
-          messages: [...state.messages, { role: 'assistant', content: turn.content }, { role: 'user', content: stop.continueWith }] };
+        return {
+          ...state,
+          turns: state.turns + 1,
+          stop_continuations: (state.stop_continuations ?? 0) + 1,
+          messages: [...state.messages, { role: 'assistant', content: turn.content }, { role: 'user', content: stop.continueWith }],
+        };
       }
       if ('failed' in stop) {
         await this.store.finishLive(live, 'failed', { error: stop.failed });
         return 'finished';
       }
       // The answer and the run's end commit together: a crash cannot leave an answered run in its model phase.
-      const answered: RunState = { ...state, turns: state.turns + 1, messages: [...state.messages, { role: 'assistant', content: stop.answer }] };
+      const answered: RunState = {
+        ...state,
+        turns: state.turns + 1,
+        messages: [...state.messages, { role: 'assistant', content: stop.answer }],
+      };
       await this.store.finishLive(live, 'completed', { answer: stop.answer }, answered);
       return 'finished';
     }
@@ -80,43 +103,72 @@ export class ReactSteps {
       ...state,
       phase: 'tools',
       turns: state.turns + 1,
-      messages: [...state.messages, {
-        role: 'assistant', content: turn.content || null,
-        tool_calls: calls.map((c) => ({ id: c.call_id, type: 'function' as const, function: { name: c.tool, arguments: c.raw || '{}' } })),
-      }],
+      messages: [
+        ...state.messages,
+        {
+          role: 'assistant',
+          content: turn.content || null,
+          tool_calls: calls.map((c) => ({
+            id: c.call_id,
+            type: 'function' as const,
+            function: { name: c.tool, arguments: c.raw || '{}' },
+          })),
+        },
+      ],
       pending_calls: calls.map(({ call_id, tool, args }) => ({ call_id, tool, args })),
     };
     // The turn's output (assistant message, call rows, tool_call events) commits in one transaction before any tool
     // runs: a resumed run continues with these calls and never asks the model again for this turn.
-    const stored = await this.store.transaction(async (tx) => {
-      if (!(await this.store.saveState(live, next, tx))) return false;
-      await this.toolCalls.record(run.id, next.pending_calls, tx.m);
-      for (const c of next.pending_calls) await this.store.appendToStreams(live, 'tool_call', { call_id: c.call_id, tool: c.tool, args: c.args }, tx);
-      return true;
-    }, { redoable: true });
+    const stored = await this.store.transaction(
+      async (tx) => {
+        if (!(await this.store.saveState(live, next, tx))) return false;
+        await this.toolCalls.record(run.id, next.pending_calls, tx.m);
+        for (const c of next.pending_calls)
+          await this.store.appendToStreams(live, 'tool_call', { call_id: c.call_id, tool: c.tool, args: c.args }, tx);
+        return true;
+      },
+      { redoable: true },
+    );
     if (!stored) return 'finished';
     for (const c of next.pending_calls) live.fresh.add(c.call_id);
     return { saved: next };
   }
 
   async toolTurn(live: LiveRun, state: RunState): Promise<StepOutcome> {
-    const tools = live.catalog ?? await this.tools.forAgent(live.run.orgId, live.config.tools);
+    const tools = live.catalog ?? (await this.tools.forAgent(live.run.orgId, live.config.tools));
     live.catalog = undefined;
-    await Promise.all(state.pending_calls.map((call) =>
-      inSpan(`tool ${call.tool}`, { 'warden.tool': call.tool, 'warden.call_id': call.call_id }, () => this.toolCalls.run(live, call, tools, state.pending_calls))));
-    const observations = await this.toolCalls.observations(live, state.pending_calls.map((c) => c.call_id));
+    await Promise.all(
+      state.pending_calls.map((call) =>
+        inSpan(`tool ${call.tool}`, { 'warden.tool': call.tool, 'warden.call_id': call.call_id }, () =>
+          this.toolCalls.run(live, call, tools, state.pending_calls),
+        ),
+      ),
+    );
+    const observations = await this.toolCalls.observations(
+      live,
+      state.pending_calls.map((c) => c.call_id),
+    );
     live.observed.clear();
     if (state.tool_run) {
       await this.store.finishLive(live, 'completed', { answer: observations.get(state.pending_calls[0].call_id) ?? '' });
       return 'finished';
     }
     // Carried to the model turn, which saves it with its output: redoing this step finds every call settled.
-    return { carry: {
-      ...state,
-      phase: 'llm',
-      pending_calls: [],
-      messages: [...state.messages, ...state.pending_calls.map((c): ChatMessage => ({ role: 'tool', tool_call_id: c.call_id, content: observations.get(c.call_id) ?? '' }))],
-    } };
+    return {
+      carry: {
+        ...state,
+        phase: 'llm',
+        pending_calls: [],
+        messages: [
+          ...state.messages,
+          ...state.pending_calls.map((c): ChatMessage => ({
+            role: 'tool',
+            tool_call_id: c.call_id,
+            content: observations.get(c.call_id) ?? '',
+          })),
+        ],
+      },
+    };
   }
 
   /**
@@ -143,11 +195,18 @@ export class ReactSteps {
     const deltas = new AnswerDeltaStream(live.emit, (content) => live.deferred.push({ type: 'answer_delta', data: { content } }));
     try {
       const model = live.config.model as { provider?: string; model?: string };
-      return await inSpan('model call', { 'warden.run_id': request.runId, 'warden.model.provider': model.provider ?? '', 'warden.model': model.model ?? '', 'warden.turn': request.turn },
-        () => provider.complete({ ...request, onContent: answerStreams(live) ? deltas.push : undefined }));
+      return await inSpan(
+        'model call',
+        {
+          'warden.run_id': request.runId,
+          'warden.model.provider': model.provider ?? '',
+          'warden.model': model.model ?? '',
+          'warden.turn': request.turn,
+        },
+        () => provider.complete({ ...request, onContent: answerStreams(live) ? deltas.push : undefined }),
+      );
     } finally {
       await deltas.close();
     }
   }
-
 }

@@ -7,7 +7,16 @@ import { LlmError } from '../llm/llm-provider.js';
 import { ACTIVE_RUN_STATUSES, AgentRun, type RunState } from '../runs/run.entity.js';
 import { DagSteps } from './dag-steps.js';
 import { LiveRunBuilder } from './live-run-builder.js';
-import { RUN_CANCELLED, RunSuspendedError, type LiveRun, type PreparedRun, type RunOutcome, type StartedRun, type StartRunOptions, type StepOutcome } from './live-run.js';
+import {
+  RUN_CANCELLED,
+  RunSuspendedError,
+  type LiveRun,
+  type PreparedRun,
+  type RunOutcome,
+  type StartedRun,
+  type StartRunOptions,
+  type StepOutcome,
+} from './live-run.js';
 import { ReactSteps } from './react-steps.js';
 import { RunFactory, type ToolRunOptions } from './run-factory.js';
 import { LeaseLostError } from './run-fence.js';
@@ -47,8 +56,9 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     private readonly react: ReactSteps,
     private readonly dag: DagSteps,
   ) {
-    this.leases = new LeaseKeeper(store.dataSource, 'agent_runs', config.runLeaseMs,
-      (err) => this.logger.warn(`run lease renewal failed (the next tick retries): ${err.message}`));
+    this.leases = new LeaseKeeper(store.dataSource, 'agent_runs', config.runLeaseMs, (err) =>
+      this.logger.warn(`run lease renewal failed (the next tick retries): ${err.message}`),
+    );
   }
 
   /**
@@ -149,7 +159,10 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     // One `run` span per drive; a child run started inside a tool call nests under that call's span.
     const traced = inSpan('run', { 'warden.run_id': runId }, (span) => {
       if (span) void this.store.recordTraceId(runId, activeTraceId());
-      return this.execute(runId, prepared, created).then((o) => { span?.setAttribute('warden.run.status', o.status); return o; });
+      return this.execute(runId, prepared, created).then((o) => {
+        span?.setAttribute('warden.run.status', o.status);
+        return o;
+      });
     });
     const completion = traced
       .catch((err: unknown): RunOutcome => {
@@ -174,7 +187,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     this.leases.hold(runId, epoch, (detail) => this.leaseLost(live, runId, detail));
     let release = false;
     try {
-      live = await this.lives.build(created ?? await this.store.get(runId), epoch, () => this.stopping, prepared);
+      live = await this.lives.build(created ?? (await this.store.get(runId)), epoch, () => this.stopping, prepared);
       this.live.set(runId, live);
       if (!prepared) await this.toolCalls.settleInterrupted(live);
       let state = live.run.state;
@@ -219,9 +232,10 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     }
     if (err instanceof LlmError) this.logger.warn({ runId, reason }, 'run failed: model error');
     else this.logger.error({ err, runId }, 'run failed unexpectedly');
-    const run = live?.run ?? await this.store.get(runId);
-    await this.store.finish(run, 'failed', { error: reason }, { epoch, live }).catch((e: Error) =>
-      this.logger.warn({ runId, reason: e.message }, 'could not record the failure; the run is left for recovery'));
+    const run = live?.run ?? (await this.store.get(runId));
+    await this.store
+      .finish(run, 'failed', { error: reason }, { epoch, live })
+      .catch((e: Error) => this.logger.warn({ runId, reason: e.message }, 'could not record the failure; the run is left for recovery'));
     return false;
   }
 
@@ -238,12 +252,18 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   /** One step of the state machine; returns the next state, or 'finished' once the run has its final status. */
   private async step(live: LiveRun, state: RunState): Promise<StepOutcome> {
     switch (state.phase) {
-      case 'start': return this.react.sessionStart(live, state);
-      case 'llm': return this.react.modelTurn(live, state);
-      case 'tools': return this.react.toolTurn(live, state);
-      case 'plan': return this.dag.plan(live, state);
-      case 'steps': return this.dag.runSteps(live, state, this);
-      case 'synthesis': return this.dag.synthesize(live, state);
+      case 'start':
+        return this.react.sessionStart(live, state);
+      case 'llm':
+        return this.react.modelTurn(live, state);
+      case 'tools':
+        return this.react.toolTurn(live, state);
+      case 'plan':
+        return this.dag.plan(live, state);
+      case 'steps':
+        return this.dag.runSteps(live, state, this);
+      case 'synthesis':
+        return this.dag.synthesize(live, state);
     }
   }
 }

@@ -16,8 +16,16 @@ const DEFAULT_INSTRUCTIONS = 'You are a helpful assistant.';
 const newCallId = () => `call_${randomBytes(12).toString('hex')}`;
 
 export interface ToolRunOptions {
-  orgId: string; userId: string; ownerId: string; ownerUserId: string | null; name: string; surface: Surface;
-  tool: string; args: Record<string, unknown>; hooksConfig?: unknown; confirmation?: Record<string, unknown>;
+  orgId: string;
+  userId: string;
+  ownerId: string;
+  ownerUserId: string | null;
+  name: string;
+  surface: Surface;
+  tool: string;
+  args: Record<string, unknown>;
+  hooksConfig?: unknown;
+  confirmation?: Record<string, unknown>;
 }
 
 /** A run just recorded (leased to this instance at epoch 1) and what it needs in memory to be driven. */
@@ -44,26 +52,42 @@ export class RunFactory {
   async createAgentRun(opts: StartRunOptions): Promise<CreatedRun> {
     const { agent, config } = await this.agents.findWithConfig(opts.orgId, opts.agentId);
     const mode = opts.mode ?? 'react';
-    const run = await this.store.transaction(async (tx) => {
-      const conversation = await this.conversationFor(opts, tx.m);
-      const messages: ChatMessage[] = [
-        { role: 'system', content: agent.instructions || DEFAULT_INSTRUCTIONS },
-        ...(conversation?.messages ?? []),
-        { role: 'user', content: opts.message },
-      ];
-      const state: RunState = {
-        phase: 'start', messages, turns: 0, pending_calls: [], ...(opts.eval ? { eval: opts.eval } : {}),
-        ...(opts.confirmationOverride ? { confirmation_override: opts.confirmationOverride } : {}),
-      };
-      return this.insert(tx, {
-        orgId: opts.orgId, agentId: agent.id, userId: opts.userId, conversationId: conversation?.id ?? null,
-        parentRunId: opts.parentRunId ?? null, parentCallId: opts.parentCallId ?? null, surface: opts.surface, mode,
-        hooks: opts.eval ? 'bypassed' : 'active', message: opts.message, state,
-      });
-    }, { redoable: true });
+    const run = await this.store.transaction(
+      async (tx) => {
+        const conversation = await this.conversationFor(opts, tx.m);
+        const messages: ChatMessage[] = [
+          { role: 'system', content: agent.instructions || DEFAULT_INSTRUCTIONS },
+          ...(conversation?.messages ?? []),
+          { role: 'user', content: opts.message },
+        ];
+        const state: RunState = {
+          phase: 'start',
+          messages,
+          turns: 0,
+          pending_calls: [],
+          ...(opts.eval ? { eval: opts.eval } : {}),
+          ...(opts.confirmationOverride ? { confirmation_override: opts.confirmationOverride } : {}),
+        };
+        return this.insert(tx, {
+          orgId: opts.orgId,
+          agentId: agent.id,
+          userId: opts.userId,
+          conversationId: conversation?.id ?? null,
+          parentRunId: opts.parentRunId ?? null,
+          parentCallId: opts.parentCallId ?? null,
+          surface: opts.surface,
+          mode,
+          hooks: opts.eval ? 'bypassed' : 'active',
+          message: opts.message,
+          state,
+        });
+      },
+      { redoable: true },
+    );
     const settings = withConfirmationOverride(hookSettingsOf(agent, config), opts.confirmationOverride);
     const registry = await this.refuseUnlessBuilt(run, `the agent's hooks cannot be built`, async () =>
-      opts.eval ? this.hooks.resolveBypassed(settings) : this.hooks.resolve({ hooksConfig: config.hooks, agent: settings }));
+      opts.eval ? this.hooks.resolveBypassed(settings) : this.hooks.resolve({ hooksConfig: config.hooks, agent: settings }),
+    );
     return { run, prepared: { agent, config, settings, registry } };
   }
 
@@ -74,16 +98,34 @@ export class RunFactory {
    */
   async createToolRun(opts: ToolRunOptions): Promise<CreatedRun> {
     const spec: ToolRunSpec = {
-      owner_id: opts.ownerId, name: opts.name, owner_user_id: opts.ownerUserId, org_id: opts.orgId,
-      model_config_json: { model: { provider: 'scripted', script: [{ content: '' }] }, tools: [opts.tool], max_iterations: 1,
-        ...(opts.hooksConfig ? { hooks: opts.hooksConfig } : {}), ...(opts.confirmation ? { confirmation: opts.confirmation } : {}) },
+      owner_id: opts.ownerId,
+      name: opts.name,
+      owner_user_id: opts.ownerUserId,
+      org_id: opts.orgId,
+      model_config_json: {
+        model: { provider: 'scripted', script: [{ content: '' }] },
+        tools: [opts.tool],
+        max_iterations: 1,
+        ...(opts.hooksConfig ? { hooks: opts.hooksConfig } : {}),
+        ...(opts.confirmation ? { confirmation: opts.confirmation } : {}),
+      },
     };
     const call = { call_id: newCallId(), tool: opts.tool, args: opts.args };
-    const run = await this.store.transaction((tx) => this.insert(tx, {
-      orgId: opts.orgId, agentId: opts.ownerId, userId: opts.userId, conversationId: null, parentRunId: null, parentCallId: null,
-      surface: opts.surface, mode: 'react', hooks: 'active', message: `${opts.tool} ${JSON.stringify(opts.args)}`,
-      state: { phase: 'tools', messages: [], turns: 0, pending_calls: [call], tool_run: spec },
-    }));
+    const run = await this.store.transaction((tx) =>
+      this.insert(tx, {
+        orgId: opts.orgId,
+        agentId: opts.ownerId,
+        userId: opts.userId,
+        conversationId: null,
+        parentRunId: null,
+        parentCallId: null,
+        surface: opts.surface,
+        mode: 'react',
+        hooks: 'active',
+        message: `${opts.tool} ${JSON.stringify(opts.args)}`,
+        state: { phase: 'tools', messages: [], turns: 0, pending_calls: [call], tool_run: spec },
+      }),
+    );
     const prepared = await this.refuseUnlessBuilt(run, 'the hooks cannot be built', () => this.prepareToolRun(spec));
     await this.store.transaction(async (tx) => {
       await this.toolCalls.record(run.id, [call], tx.m);
@@ -97,7 +139,10 @@ export class RunFactory {
     if (run.state.tool_run) return this.prepareToolRun(run.state.tool_run);
     const { agent, config } = await this.agents.findWithConfig(run.orgId, run.agentId);
     const settings = withConfirmationOverride(hookSettingsOf(agent, config), run.state.confirmation_override);
-    const registry = run.hooks === 'bypassed' ? this.hooks.resolveBypassed(settings) : await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings });
+    const registry =
+      run.hooks === 'bypassed'
+        ? this.hooks.resolveBypassed(settings)
+        : await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings });
     return { agent, config, settings, registry };
   }
 
@@ -109,16 +154,49 @@ export class RunFactory {
   }
 
   /** The run row (leased to this instance from birth, epoch 1) and its `run` event, in `tx`. */
-  private async insert(tx: RunTx, fields: Pick<AgentRun, 'orgId' | 'agentId' | 'userId' | 'conversationId' | 'parentRunId' | 'parentCallId' | 'surface' | 'mode' | 'hooks' | 'message' | 'state'>): Promise<AgentRun> {
+  private async insert(
+    tx: RunTx,
+    fields: Pick<
+      AgentRun,
+      | 'orgId'
+      | 'agentId'
+      | 'userId'
+      | 'conversationId'
+      | 'parentRunId'
+      | 'parentCallId'
+      | 'surface'
+      | 'mode'
+      | 'hooks'
+      | 'message'
+      | 'state'
+    >,
+  ): Promise<AgentRun> {
     const run = await tx.m.getRepository(AgentRun).save({
-      ...fields, status: 'running' as const, answer: null, error: null, eventSeq: 0, finishedAt: null,
-      lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs), leaseEpoch: 1,
+      ...fields,
+      status: 'running' as const,
+      answer: null,
+      error: null,
+      eventSeq: 0,
+      finishedAt: null,
+      lockedBy: this.config.instanceId,
+      leaseUntil: new Date(Date.now() + this.config.runLeaseMs),
+      leaseEpoch: 1,
     });
     tx.batch.born.add(run.id);
-    await this.store.appendEvent(run, 'run', {
-      agent_id: run.agentId, conversation_id: run.conversationId, surface: run.surface, mode: run.mode,
-      hooks: run.hooks, parent_run_id: run.parentRunId, parent_call_id: run.parentCallId,
-    }, tx);
+    await this.store.appendEvent(
+      run,
+      'run',
+      {
+        agent_id: run.agentId,
+        conversation_id: run.conversationId,
+        surface: run.surface,
+        mode: run.mode,
+        hooks: run.hooks,
+        parent_run_id: run.parentRunId,
+        parent_call_id: run.parentCallId,
+      },
+      tx,
+    );
     return run;
   }
 

@@ -58,7 +58,11 @@ export class RunRecovery implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async claim(): Promise<string[]> {
     const claimed = await claimExpiredLeases(this.dataSource, {
-      table: 'agent_runs', instanceId: this.config.instanceId, leaseMs: this.config.runLeaseMs, exclude: this.executor.drivingIds(), limit: CLAIM_BATCH,
+      table: 'agent_runs',
+      instanceId: this.config.instanceId,
+      leaseMs: this.config.runLeaseMs,
+      exclude: this.executor.drivingIds(),
+      limit: CLAIM_BATCH,
     });
     if (claimed.length) this.metrics?.leaseTakeovers.labels('run').inc(claimed.length);
     return claimed;

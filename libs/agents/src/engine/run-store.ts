@@ -76,13 +76,16 @@ export class RunStore {
   /** Hands the lease back now (another driver may continue at once). */
   async releaseLease(runId: string, epoch: number): Promise<void> {
     await this.dataSource.query(
-      `UPDATE agent_runs SET lease_until = now() WHERE id = $1 AND lease_epoch = $2 AND status IN ('running', 'waiting')`, [runId, epoch]);
+      `UPDATE agent_runs SET lease_until = now() WHERE id = $1 AND lease_epoch = $2 AND status IN ('running', 'waiting')`,
+      [runId, epoch],
+    );
   }
 
   /** At shutdown: every lease this instance holds ends now. */
   async releaseAllLeases(): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE agent_runs SET lease_until = now() WHERE locked_by = $1 AND status IN ('running', 'waiting')`, [this.config.instanceId]);
+    await this.dataSource.query(`UPDATE agent_runs SET lease_until = now() WHERE locked_by = $1 AND status IN ('running', 'waiting')`, [
+      this.config.instanceId,
+    ]);
   }
 
   /**
@@ -107,10 +110,12 @@ export class RunStore {
    * passes its `epoch` and wins only while it still holds the run.
    */
   async finish(
-    run: AgentRun, status: FinalRunStatus, result: { answer?: string; error?: string },
+    run: AgentRun,
+    status: FinalRunStatus,
+    result: { answer?: string; error?: string },
     fence: { epoch?: number; state?: RunState; live?: LiveRun } = {},
   ): Promise<boolean> {
-    const ancestors = fence.live?.ancestors ?? await this.ancestorsOf(run);
+    const ancestors = fence.live?.ancestors ?? (await this.ancestorsOf(run));
     const won = await this.transaction(async (tx) => {
       // The driver's deferred hook events go first, while the run is still active (their writes are fenced).
       if (fence.live) await this.flushDeferred(fence.live, tx).catch(() => undefined);
@@ -118,16 +123,27 @@ export class RunStore {
         `UPDATE agent_runs SET status = $2, answer = $3, error = $4, finished_at = now(), updated_at = now(), locked_by = NULL, lease_until = NULL,
            state = COALESCE($6::jsonb, state)
          WHERE id = $1 AND status = ANY($7) AND ($5::int IS NULL OR lease_epoch = $5) RETURNING id`,
-        [run.id, status, result.answer ?? null, result.error ?? null, fence.epoch ?? null, fence.state ? JSON.stringify(fence.state) : null, FINAL_FROM[status]],
+        [
+          run.id,
+          status,
+          result.answer ?? null,
+          result.error ?? null,
+          fence.epoch ?? null,
+          fence.state ? JSON.stringify(fence.state) : null,
+          FINAL_FROM[status],
+        ],
       );
       if (rows.length === 0) return false;
       if (status === 'cancelled') await expirePendingConfirmations(tx.m, run.id);
       // The conversation has the exchange before the client hears `done`: its next message must see this one.
       if (status === 'completed' && run.conversationId) {
-        await tx.m.query(
-          `UPDATE conversations SET messages = messages || $2::jsonb, updated_at = now() WHERE id = $1`,
-          [run.conversationId, JSON.stringify([{ role: 'user', content: run.message }, { role: 'assistant', content: result.answer ?? '' }])],
-        );
+        await tx.m.query(`UPDATE conversations SET messages = messages || $2::jsonb, updated_at = now() WHERE id = $1`, [
+          run.conversationId,
+          JSON.stringify([
+            { role: 'user', content: run.message },
+            { role: 'assistant', content: result.answer ?? '' },
+          ]),
+        ]);
       }
       const append = <K extends RunEventType>(type: K, data: RunEventMap[K]) => this.appendClosing(run, ancestors, type, data, tx);
       if (result.error && status !== 'cancelled') await append('error', { message: result.error });
@@ -202,16 +218,28 @@ export class RunStore {
     const [from, to] = waiting ? ['running', 'waiting'] : ['waiting', 'running'];
     await (tx?.m ?? this.dataSource).query(
       `UPDATE agent_runs SET status = $2, updated_at = now() WHERE id = ANY($1) AND status = $3 AND (id <> $4 OR lease_epoch = $5)`,
-      [[live.run.id, ...live.ancestors.map((a) => a.id)], to, from, live.run.id, live.epoch]);
+      [[live.run.id, ...live.ancestors.map((a) => a.id)], to, from, live.run.id, live.epoch],
+    );
   }
 
   /** A closing event (written by whoever ends the run, in its transaction) on the run and its ancestors. */
-  private async appendClosing<K extends RunEventType>(run: AgentRun, ancestors: Array<{ id: string }>, type: K, data: RunEventMap[K], tx: RunTx): Promise<void> {
+  private async appendClosing<K extends RunEventType>(
+    run: AgentRun,
+    ancestors: Array<{ id: string }>,
+    type: K,
+    data: RunEventMap[K],
+    tx: RunTx,
+  ): Promise<void> {
     const payload: RunEventData<K> = { run_id: run.id, surface: run.surface, ...data };
     await this.events.appendIf(run.id, type, payload, { runner: tx.m, batch: tx.batch });
     if (type === 'done') return;
     for (const a of ancestors) {
-      await this.events.appendIf(a.id, type, { ...payload, parent_call_id: payload.parent_call_id ?? run.parentCallId }, { runner: tx.m, batch: tx.batch });
+      await this.events.appendIf(
+        a.id,
+        type,
+        { ...payload, parent_call_id: payload.parent_call_id ?? run.parentCallId },
+        { runner: tx.m, batch: tx.batch },
+      );
     }
   }
 

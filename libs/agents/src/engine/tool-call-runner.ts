@@ -1,6 +1,13 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { annotateSpan, Metrics, type RunEventMap } from '@warden/common';
-import { actionDigest, ARGS_CHANGED_AFTER_APPROVAL, blockedObservation, CONFIRMATION_GATE, type PreToolUseVerdict, type ToolCallMetadata } from '@warden/hooks';
+import {
+  actionDigest,
+  ARGS_CHANGED_AFTER_APPROVAL,
+  blockedObservation,
+  CONFIRMATION_GATE,
+  type PreToolUseVerdict,
+  type ToolCallMetadata,
+} from '@warden/hooks';
 import { isTransientDatabaseError } from '@warden/database';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PendingToolCall, ToolCallStatus } from '../runs/run.entity.js';
@@ -14,8 +21,10 @@ import { ToolExecution } from './tool-execution.js';
 
 /** What the model and the stream are told about a call that was executing when its server stopped. */
 export function interruptedObservation(callId: string): string {
-  return `Error: the server stopped while this call was in flight; it was not retried, so it may or may not have taken effect — ` +
-    `check the target system (Idempotency-Key ${callId}) before trying again.`;
+  return (
+    `Error: the server stopped while this call was in flight; it was not retried, so it may or may not have taken effect — ` +
+    `check the target system (Idempotency-Key ${callId}) before trying again.`
+  );
 }
 
 /**
@@ -55,9 +64,12 @@ export class ToolCallRunner {
     const runId = live.run.id;
     await this.dataSource.query(
       `UPDATE tool_calls SET status = 'pending', started_at = NULL WHERE run_id = $1 AND status = 'running' AND executed_args IS NULL AND ${holdsRun(2)}`,
-      [runId, live.epoch]);
+      [runId, live.epoch],
+    );
     const interrupted: Array<{ call_id: string; tool: string; executed_args: Record<string, unknown> }> = await this.dataSource.query(
-      `SELECT call_id, tool, executed_args FROM tool_calls WHERE run_id = $1 AND status = 'running' ORDER BY position`, [runId]);
+      `SELECT call_id, tool, executed_args FROM tool_calls WHERE run_id = $1 AND status = 'running' ORDER BY position`,
+      [runId],
+    );
     for (const call of interrupted) {
       const content = interruptedObservation(call.call_id);
       const [, affected] = await this.dataSource.query(
@@ -69,10 +81,28 @@ export class ToolCallRunner {
         await this.assertHeld(live);
         continue;
       }
-      this.logger.warn({ runId, callId: call.call_id, tool: call.tool }, 'tool call was in flight when its server stopped; marked failed, not retried');
+      this.logger.warn(
+        { runId, callId: call.call_id, tool: call.tool },
+        'tool call was in flight when its server stopped; marked failed, not retried',
+      );
       await markAuditInterrupted(this.dataSource, runId, call.call_id);
-      await live.emit('tool_interrupted', { call_id: call.call_id, tool: call.tool, args: call.executed_args, idempotency_key: call.call_id, retried: false, message: content });
-      await live.emit('observation', { call_id: call.call_id, tool: call.tool, args: call.executed_args, content, blocked: false, ok: false, interrupted: true });
+      await live.emit('tool_interrupted', {
+        call_id: call.call_id,
+        tool: call.tool,
+        args: call.executed_args,
+        idempotency_key: call.call_id,
+        retried: false,
+        message: content,
+      });
+      await live.emit('observation', {
+        call_id: call.call_id,
+        tool: call.tool,
+        args: call.executed_args,
+        content,
+        blocked: false,
+        ok: false,
+        interrupted: true,
+      });
     }
   }
 
@@ -81,7 +111,9 @@ export class ToolCallRunner {
     if (callIds.every((id) => live.observed.has(id))) return new Map(callIds.map((id) => [id, live.observed.get(id)!]));
     const runId = live.run.id;
     const rows: Array<{ call_id: string; status: ToolCallStatus; result: string | null }> = await this.dataSource.query(
-      `SELECT call_id, status, result FROM tool_calls WHERE run_id = $1 AND call_id = ANY($2)`, [runId, callIds]);
+      `SELECT call_id, status, result FROM tool_calls WHERE run_id = $1 AND call_id = ANY($2)`,
+      [runId, callIds],
+    );
     return new Map(rows.map((r) => [r.call_id, r.result ?? `Error: the outcome of this call is unknown (status ${r.status})`]));
   }
 
@@ -105,8 +137,17 @@ export class ToolCallRunner {
       turnCallIds: turn?.map((c) => c.call_id),
     };
     const ctx = {
-      toolName: call.tool, toolArgs: call.args, agentId: run.agentId, userId: run.userId, orgId: run.orgId, runId: run.id,
-      callId: call.call_id, surface: run.surface, metadata, emit: live.emit, signal: live.abort.signal,
+      toolName: call.tool,
+      toolArgs: call.args,
+      agentId: run.agentId,
+      userId: run.userId,
+      orgId: run.orgId,
+      runId: run.id,
+      callId: call.call_id,
+      surface: run.surface,
+      metadata,
+      emit: live.emit,
+      signal: live.abort.signal,
     };
     try {
       const verdict = await live.registry.runPreToolUse(ctx);
@@ -117,7 +158,8 @@ export class ToolCallRunner {
         // nothing is recorded as blocked. The hooks run again when the run is resumed (the gate reuses its row).
         await this.dataSource.query(
           `UPDATE tool_calls SET status = 'pending', started_at = NULL WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(3)}`,
-          [run.id, call.call_id, live.epoch]);
+          [run.id, call.call_id, live.epoch],
+        );
         throw new RunSuspendedError(`call ${call.call_id} was left undecided by ${verdict.blockedBy ?? 'a hook'}: ${verdict.suspended}`);
       }
       // What will be sent, frozen here: nothing a hook still holds can change it after the check below.
@@ -131,15 +173,23 @@ export class ToolCallRunner {
         const error = verdict.error ?? 'blocked';
         await live.registry.runBlocked({ ...ctx, toolArgs: verdict.args }, { blockedBy, error });
         const content = blockedObservation(blockedBy, error);
-        await this.store(live, call.call_id, { status: 'blocked', args: verdict.args, result: content, blockedBy, error, tool: call.tool },
-          { call_id: call.call_id, tool: call.tool, args: verdict.args, content, blocked: true, blocked_by: blockedBy });
+        await this.store(
+          live,
+          call.call_id,
+          { status: 'blocked', args: verdict.args, result: content, blockedBy, error, tool: call.tool },
+          { call_id: call.call_id, tool: call.tool, args: verdict.args, content, blocked: true, blocked_by: blockedBy },
+        );
         return;
       }
       if (!tool) {
         const known = available.map((t) => t.spec.name).join(', ') || 'none';
         const content = `Error: unknown tool "${call.tool}". Tools you can call: ${known}.`;
-        await this.store(live, call.call_id, { status: 'failed', args, result: content, error: 'unknown tool', tool: call.tool },
-          { call_id: call.call_id, tool: call.tool, args, content, blocked: false, ok: false });
+        await this.store(
+          live,
+          call.call_id,
+          { status: 'failed', args, result: content, error: 'unknown tool', tool: call.tool },
+          { call_id: call.call_id, tool: call.tool, args, content, blocked: false, ok: false },
+        );
         return;
       }
       const executedMeta: ToolCallMetadata = { ...metadata, ...this.tools.metadataFor(tool, args) };
@@ -152,30 +202,72 @@ export class ToolCallRunner {
       const outcome = await this.execution.execute(live, call.call_id, tool, args);
       const durationMs = Date.now() - started;
       const postCtx = {
-        ...ctx, toolArgs: args,
-        metadata: { ...executedMeta, simulated: outcome.simulated, execution: { status: outcome.status, durationMs, success: outcome.ok, error: outcome.error } },
+        ...ctx,
+        toolArgs: args,
+        metadata: {
+          ...executedMeta,
+          simulated: outcome.simulated,
+          execution: { status: outcome.status, durationMs, success: outcome.ok, error: outcome.error },
+        },
       };
       const observed = outcome.ok ? outcome.content : await toolFailureObservation(live, postCtx, outcome.content);
       const post = await live.registry.runPostToolUse({ ...postCtx, toolResult: observed });
       // Approved with changes: the model reads that the approver changed its call (and to what) with the result.
       if (verdict.approval?.note) post.result = `${verdict.approval.note}\n${post.result}`;
-      await this.store(live, call.call_id, {
-        status: outcome.ok ? 'done' : 'failed', args, result: post.result, fullResult: outcome.full, error: outcome.error, simulated: outcome.simulated, tool: call.tool,
-        http: { status: outcome.status ?? null, durationMs },
-      }, { call_id: call.call_id, tool: call.tool, args, content: post.result, blocked: false, ok: outcome.ok, ...(outcome.simulated ? { simulated: true } : {}) });
+      await this.store(
+        live,
+        call.call_id,
+        {
+          status: outcome.ok ? 'done' : 'failed',
+          args,
+          result: post.result,
+          fullResult: outcome.full,
+          error: outcome.error,
+          simulated: outcome.simulated,
+          tool: call.tool,
+          http: { status: outcome.status ?? null, durationMs },
+        },
+        {
+          call_id: call.call_id,
+          tool: call.tool,
+          args,
+          content: post.result,
+          blocked: false,
+          ok: outcome.ok,
+          ...(outcome.simulated ? { simulated: true } : {}),
+        },
+      );
     } catch (err) {
       // Not the call's outcome: the run stops here (shutdown, lease lost, cancel, database blip) and its next
       // driver settles the call (in-flight rule).
-      if (live.abort.signal.aborted || err instanceof RunSuspendedError || err instanceof LeaseLostError || isTransientDatabaseError(err)) throw err;
+      if (live.abort.signal.aborted || err instanceof RunSuspendedError || err instanceof LeaseLostError || isTransientDatabaseError(err))
+        throw err;
       this.logger.error({ err, runId: run.id, callId: call.call_id }, 'tool call failed unexpectedly');
       const content = `Error: the tool call failed: ${(err as Error).message}`;
-      await this.store(live, call.call_id, { status: 'failed', args: call.args, result: content, error: (err as Error).message, tool: call.tool },
-        { call_id: call.call_id, tool: call.tool, args: call.args, content, blocked: false, ok: false });
+      await this.store(
+        live,
+        call.call_id,
+        { status: 'failed', args: call.args, result: content, error: (err as Error).message, tool: call.tool },
+        { call_id: call.call_id, tool: call.tool, args: call.args, content, blocked: false, ok: false },
+      );
     }
   }
 
   /** Stores the call's outcome while this driver holds the run; a driver that lost it writes nothing and stops. */
-  private async store(live: LiveRun, callId: string, r: { status: ToolCallStatus; args: Record<string, unknown>; result: string; fullResult?: string; blockedBy?: string; error?: string; simulated?: boolean; tool?: string; http?: { status: number | null; durationMs: number } },
+  private async store(
+    live: LiveRun,
+    callId: string,
+    r: {
+      status: ToolCallStatus;
+      args: Record<string, unknown>;
+      result: string;
+      fullResult?: string;
+      blockedBy?: string;
+      error?: string;
+      simulated?: boolean;
+      tool?: string;
+      http?: { status: number | null; durationMs: number };
+    },
     observation: RunEventMap['observation'],
   ): Promise<void> {
     const outcome = r.simulated ? 'simulated' : r.status;
@@ -185,7 +277,7 @@ export class ToolCallRunner {
     // duration included, so a crash before the audit batch lands leaves a completed row) and the `observation` event.
     const stored = await this.runs.write(live, async (tx) => {
       const [row]: Array<{ stored: number }> = await tx.m.query(
-      `WITH done AS (
+        `WITH done AS (
          UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, simulated = $10,
                 started_at = COALESCE(started_at, now()), finished_at = now()
           WHERE run_id = $1 AND call_id = $2 AND status IN ('pending', 'running') AND ${holdsRun(9)} RETURNING call_id),
@@ -194,7 +286,20 @@ export class ToolCallRunner {
                 duration_ms = COALESCE($12::int, duration_ms)
           WHERE run_id = $1::text AND call_id = $2 AND outcome = 'in_flight' AND EXISTS (SELECT 1 FROM done))
        SELECT count(*)::int AS stored FROM done`,
-      [live.run.id, callId, r.status, JSON.stringify(r.args), r.result, r.fullResult ?? r.result, r.blockedBy ?? null, r.error ?? null, live.epoch, r.simulated ?? false, r.http?.status ?? null, r.http ? Math.round(r.http.durationMs) : null],
+        [
+          live.run.id,
+          callId,
+          r.status,
+          JSON.stringify(r.args),
+          r.result,
+          r.fullResult ?? r.result,
+          r.blockedBy ?? null,
+          r.error ?? null,
+          live.epoch,
+          r.simulated ?? false,
+          r.http?.status ?? null,
+          r.http ? Math.round(r.http.durationMs) : null,
+        ],
       );
       if (row.stored > 0) await this.runs.appendToStreams(live, 'observation', observation, tx);
       return row.stored;
@@ -206,7 +311,9 @@ export class ToolCallRunner {
   /** Throws LeaseLostError (stopping the drive) unless this driver still holds the run at its epoch. */
   private async assertHeld(live: LiveRun): Promise<void> {
     const [row]: Array<{ held: boolean }> = await this.dataSource.query(
-      `SELECT (lease_epoch = $2 AND status IN ('running', 'waiting')) AS held FROM agent_runs WHERE id = $1`, [live.run.id, live.epoch]);
+      `SELECT (lease_epoch = $2 AND status IN ('running', 'waiting')) AS held FROM agent_runs WHERE id = $1`,
+      [live.run.id, live.epoch],
+    );
     if (row?.held) return;
     const err = new LeaseLostError(live.run.id, 'a fenced tool-call write was refused');
     live.abort.abort(err);
@@ -220,10 +327,23 @@ export class ToolCallRunner {
   }
 
   /** The calls of a run in the order they were made, with what was sent (or simulated) and what came back. */
-  async listForRun(runId: string): Promise<Array<{ call_id: string; tool: string; args: Record<string, unknown>; status: ToolCallStatus; simulated: boolean; result: string | null }>> {
+  async listForRun(
+    runId: string,
+  ): Promise<
+    Array<{
+      call_id: string;
+      tool: string;
+      args: Record<string, unknown>;
+      status: ToolCallStatus;
+      simulated: boolean;
+      result: string | null;
+    }>
+  > {
     return this.dataSource.query(
       `SELECT call_id, tool, COALESCE(executed_args, args) AS args, status, simulated, result FROM tool_calls
-        WHERE run_id = $1 ORDER BY created_at, position`, [runId]);
+        WHERE run_id = $1 ORDER BY created_at, position`,
+      [runId],
+    );
   }
 }
 

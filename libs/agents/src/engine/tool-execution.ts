@@ -70,8 +70,15 @@ export class ToolExecution {
     if (tool.kind === 'mcp') return this.mcp.execute(tool.mcp, args, live.abort.signal);
     try {
       const text = await tool.builtin.execute(args, {
-        orgId: run.orgId, userId: run.userId, agentId: run.agentId, runId: run.id, callId,
-        surface: run.surface, emit: live.emit, signal: live.abort.signal, eval: evalOptions,
+        orgId: run.orgId,
+        userId: run.userId,
+        agentId: run.agentId,
+        runId: run.id,
+        callId,
+        surface: run.surface,
+        emit: live.emit,
+        signal: live.abort.signal,
+        eval: evalOptions,
       });
       return { ok: true, content: text.slice(0, OBSERVATION_MAX_CHARS), full: text, simulated: false };
     } catch (err) {

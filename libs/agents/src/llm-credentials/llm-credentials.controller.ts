@@ -6,7 +6,12 @@ import { LlmCredentialResponse } from './dto/llm-credential.response.js';
 import { LlmCredentialsService } from './llm-credentials.service.js';
 import type { LlmCredentialRow } from './llm-credentials.store.js';
 
-const view = (c: LlmCredentialRow): LlmCredentialResponse => ({ id: c.id, name: c.name, created_at: c.createdAt.toISOString(), created_by: c.createdBy });
+const view = (c: LlmCredentialRow): LlmCredentialResponse => ({
+  id: c.id,
+  name: c.name,
+  created_at: c.createdAt.toISOString(),
+  created_by: c.createdBy,
+});
 
 /** Model API keys of the org (admin): stored encrypted, write-only, named by agents through their id. */
 @ApiTags('llm-credentials')

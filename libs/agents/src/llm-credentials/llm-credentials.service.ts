@@ -9,7 +9,10 @@ import { LlmCredentialsStore, type LlmCredentialRow } from './llm-credentials.st
  */
 @Injectable()
 export class LlmCredentialsService {
-  constructor(private readonly store: LlmCredentialsStore, private readonly box: SecretBox) {}
+  constructor(
+    private readonly store: LlmCredentialsStore,
+    private readonly box: SecretBox,
+  ) {}
 
   async create(orgId: string, userId: string, input: { name: string; apiKey: string }): Promise<LlmCredentialRow> {
     const row = await this.store.insert(orgId, input.name, this.box.seal({ api_key: input.apiKey }), userId);
@@ -28,13 +31,17 @@ export class LlmCredentialsService {
   async remove(orgId: string, id: string): Promise<void> {
     const outcome = await this.store.delete(orgId, id);
     if (outcome === 'missing') throw new NotFoundError('LLM credential', id);
-    if (outcome !== 'deleted') throw new ConflictError(`LLM credential ${id} is used by agent(s) ${outcome.join(', ')}: point them at another key first`);
+    if (outcome !== 'deleted')
+      throw new ConflictError(`LLM credential ${id} is used by agent(s) ${outcome.join(', ')}: point them at another key first`);
   }
 
   /** The key, for the model call only. */
   async apiKey(orgId: string, id: string): Promise<string> {
     const sealed = await this.store.sealedSecret(orgId, id);
-    if (!sealed) throw new LlmError(`the agent's LLM credential ${id} no longer exists: store a key with POST /api/llm-credentials and name it in model.api_key_credential_id`);
+    if (!sealed)
+      throw new LlmError(
+        `the agent's LLM credential ${id} no longer exists: store a key with POST /api/llm-credentials and name it in model.api_key_credential_id`,
+      );
     return String(this.box.open(sealed).api_key);
   }
 }

@@ -11,7 +11,12 @@ export interface LlmCredentialRow {
   createdBy: string | null;
 }
 
-const toRow = (r: Record<string, any>): LlmCredentialRow => ({ id: r.id, name: r.name, createdAt: new Date(r.created_at), createdBy: r.created_by_sub ?? null });
+const toRow = (r: Record<string, any>): LlmCredentialRow => ({
+  id: r.id,
+  name: r.name,
+  createdAt: new Date(r.created_at),
+  createdBy: r.created_by_sub ?? null,
+});
 
 /** The SQL of `llm_credentials`; every statement is scoped to one org. */
 @Injectable()

@@ -10,7 +10,11 @@ const MAX_PROVIDERS = 500;
 
 @Injectable()
 export class LlmProviderFactory {
-  constructor(private readonly config: AppConfig, private readonly egress: EgressPolicy, private readonly credentials: LlmCredentialsService) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly egress: EgressPolicy,
+    private readonly credentials: LlmCredentialsService,
+  ) {}
 
   /** Providers hold no per-run state: one per org and model settings serves every run (an SDK client is costly to build). */
   private readonly providers = new Map<string, LlmProvider>();
@@ -33,7 +37,9 @@ export class LlmProviderFactory {
     if (credentialId) apiKey = () => this.credentials.apiKey(orgId, credentialId);
     else if (settings.apiKeyEnv) {
       if (!this.config.llmKeyEnvAllowed(settings.apiKeyEnv)) {
-        throw new LlmError(`the model's API key variable ${settings.apiKeyEnv} is not allowed: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`);
+        throw new LlmError(
+          `the model's API key variable ${settings.apiKeyEnv} is not allowed: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`,
+        );
       }
       const secret = this.config.llmKeyFromEnv(settings.apiKeyEnv);
       if (!secret) throw new LlmError(`the model's API key variable ${settings.apiKeyEnv} is not set on the server`);

@@ -4,7 +4,11 @@ import type { ToolSpec } from '../tools/tool-registry.js';
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> }
+  | {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+    }
   | { role: 'tool'; tool_call_id: string; content: string };
 
 export interface LlmToolCall {
@@ -36,7 +40,10 @@ export interface LlmRequest {
  * its end (a truncated or empty stream), so asking again may well succeed.
  */
 export class LlmError extends Error {
-  constructor(message: string, readonly retryable = false) {
+  constructor(
+    message: string,
+    readonly retryable = false,
+  ) {
     super(message);
   }
 }

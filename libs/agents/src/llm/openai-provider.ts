@@ -8,7 +8,12 @@ import { LlmError, LlmProvider, parseToolArguments, type LlmRequest, type LlmToo
 export class OpenAiProvider extends LlmProvider {
   private readonly client: OpenAI;
 
-  constructor(private readonly settings: ModelSettings, apiKey: string | (() => Promise<string>), private readonly timeoutMs: number, egressFetch?: typeof fetch) {
+  constructor(
+    private readonly settings: ModelSettings,
+    apiKey: string | (() => Promise<string>),
+    private readonly timeoutMs: number,
+    egressFetch?: typeof fetch,
+  ) {
     super();
     // egressFetch dials through the egress policy (checked on the address actually dialled).
     this.client = new OpenAI({ apiKey, baseURL: settings.baseUrl, maxRetries: 0, timeout: timeoutMs, fetch: egressFetch });
@@ -23,7 +28,12 @@ export class OpenAiProvider extends LlmProvider {
       messages: request.messages,
       ...(this.settings.temperature !== undefined ? { temperature: this.settings.temperature } : {}),
       ...(request.tools.length > 0
-        ? { tools: request.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
+        ? {
+            tools: request.tools.map((t) => ({
+              type: 'function' as const,
+              function: { name: t.name, description: t.description, parameters: t.parameters },
+            })),
+          }
         : {}),
     };
     try {
@@ -35,9 +45,11 @@ export class OpenAiProvider extends LlmProvider {
       if (err instanceof LlmError) throw err;
       // The SDK wraps what the key function threw (e.g. a deleted credential): that reason is the one to report.
       if ((err as Error).cause instanceof LlmError) throw (err as Error).cause;
-      if (deadline.aborted || err instanceof APIConnectionTimeoutError) throw new LlmError(`the model did not answer within ${this.timeoutMs} ms`);
+      if (deadline.aborted || err instanceof APIConnectionTimeoutError)
+        throw new LlmError(`the model did not answer within ${this.timeoutMs} ms`);
       if (request.signal.aborted || err instanceof APIUserAbortError) throw new LlmError('the model call was cancelled');
-      if (err instanceof APIError && err.status !== undefined) throw new LlmError(`the model server answered HTTP ${err.status}: ${err.message}`);
+      if (err instanceof APIError && err.status !== undefined)
+        throw new LlmError(`the model server answered HTTP ${err.status}: ${err.message}`);
       throw new LlmError(`the model server could not be reached: ${(egressRefusalIn(err) ?? (err as Error)).message}`);
     }
   }
@@ -47,12 +59,26 @@ export class OpenAiProvider extends LlmProvider {
     const message = completion.choices[0]?.message;
     if (!message) throw new LlmError('the model returned no choices');
     const toolCalls: LlmToolCall[] = (message.tool_calls ?? []).flatMap((c) =>
-      c.type === 'function' ? [{ id: c.id, name: c.function.name, rawArguments: c.function.arguments, args: parseToolArguments(c.function.name, c.function.arguments) }] : []);
+      c.type === 'function'
+        ? [
+            {
+              id: c.id,
+              name: c.function.name,
+              rawArguments: c.function.arguments,
+              args: parseToolArguments(c.function.name, c.function.arguments),
+            },
+          ]
+        : [],
+    );
     return { content: message.content ?? '', toolCalls };
   }
 
   /** Accumulates content and tool-call deltas (`index`-keyed, arguments arriving in pieces). */
-  private async streamed(params: ChatCompletionCreateParamsBase, signal: AbortSignal, onContent?: (delta: string) => void): Promise<LlmTurn> {
+  private async streamed(
+    params: ChatCompletionCreateParamsBase,
+    signal: AbortSignal,
+    onContent?: (delta: string) => void,
+  ): Promise<LlmTurn> {
     const stream = await this.client.chat.completions.create({ ...params, stream: true }, { signal });
     let content = '';
     let finishReason: string | null = null;
@@ -77,10 +103,12 @@ export class OpenAiProvider extends LlmProvider {
     // The SDK ends a stream cut off by the server (or an empty one) quietly: without a finish reason the turn is
     // unfinished, its text truncated and its tool calls possibly partial, so none of it may be used.
     if (!finishReason) throw new LlmError('the model stream ended before the turn finished (no finish_reason)', true);
-    const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([index, c]): LlmToolCall => {
-      if (!c.name) throw new LlmError(`the model streamed tool call #${index} without a function name`);
-      return { id: c.id || `call_${index}`, name: c.name, rawArguments: c.arguments, args: parseToolArguments(c.name, c.arguments) };
-    });
+    const toolCalls = [...calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, c]): LlmToolCall => {
+        if (!c.name) throw new LlmError(`the model streamed tool call #${index} without a function name`);
+        return { id: c.id || `call_${index}`, name: c.name, rawArguments: c.arguments, args: parseToolArguments(c.name, c.arguments) };
+      });
     return { content, toolCalls };
   }
 }

@@ -12,7 +12,12 @@ export class ScriptedProvider extends LlmProvider {
     if (!turn) throw new LlmError(`the scripted model has no turn ${request.turn + 1} (its script has ${this.script.length})`);
     // Ids derive from the run and turn, so a resumed run replays the same ids (and Idempotency-Keys).
     const prefix = `call_${request.runId.replace(/-/g, '').slice(0, 12)}_${request.turn}`;
-    const toolCalls = (turn.tool_calls ?? []).map((c, i) => ({ id: `${prefix}_${i}`, name: c.name, args: c.args, rawArguments: JSON.stringify(c.args) }));
+    const toolCalls = (turn.tool_calls ?? []).map((c, i) => ({
+      id: `${prefix}_${i}`,
+      name: c.name,
+      args: c.args,
+      rawArguments: JSON.stringify(c.args),
+    }));
     return { content: turn.content ?? '', toolCalls };
   }
 }

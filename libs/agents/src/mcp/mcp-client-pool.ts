@@ -73,28 +73,34 @@ export class McpClientPool implements OnModuleDestroy {
     if (existing) this.drop(server.id, existing);
     const connection: Connection = { updatedAt: server.updatedAt.getTime(), tools: [], client: undefined as unknown as Promise<Client> };
     connection.client = this.connect(server, connection);
-    connection.client.then(() => this.failures.delete(server.id), (err: unknown) => {
-      const error = egressRefusalIn(err) ?? (err as Error);
-      this.logger.warn({ server: server.name, reason: error.message }, 'MCP server unreachable');
-      this.failures.set(server.id, { at: Date.now(), updatedAt: server.updatedAt.getTime(), error });
-      this.drop(server.id, connection);
-    });
+    connection.client.then(
+      () => this.failures.delete(server.id),
+      (err: unknown) => {
+        const error = egressRefusalIn(err) ?? (err as Error);
+        this.logger.warn({ server: server.name, reason: error.message }, 'MCP server unreachable');
+        this.failures.set(server.id, { at: Date.now(), updatedAt: server.updatedAt.getTime(), error });
+        this.drop(server.id, connection);
+      },
+    );
     this.connections.set(server.id, connection);
     return connection;
   }
 
   private async connect(server: McpServerRecord, connection: Connection): Promise<Client> {
-    const client = new Client({ name: 'warden', version: '1.0.0' }, {
-      listChanged: {
-        tools: {
-          debounceMs: 0,
-          onChanged: (err, tools) => {
-            if (err) this.logger.warn({ server: server.name, reason: err.message }, 'MCP tool list refresh failed');
-            else if (tools) connection.tools = tools;
+    const client = new Client(
+      { name: 'warden', version: '1.0.0' },
+      {
+        listChanged: {
+          tools: {
+            debounceMs: 0,
+            onChanged: (err, tools) => {
+              if (err) this.logger.warn({ server: server.name, reason: err.message }, 'MCP tool list refresh failed');
+              else if (tools) connection.tools = tools;
+            },
           },
         },
       },
-    });
+    );
     const headers = this.secrets.open(server.sealedHeaders) as Record<string, string>;
     const transport = new StreamableHTTPClientTransport(new URL(server.url), { fetch: this.egress.fetch, requestInit: { headers } });
     const timeout = Math.min(this.config.connectorTimeoutMs, CONNECT_TIMEOUT_MS);
@@ -105,7 +111,12 @@ export class McpClientPool implements OnModuleDestroy {
 
   private drop(serverId: string, connection: Connection): void {
     if (this.connections.get(serverId) === connection) this.connections.delete(serverId);
-    connection.client.then((c) => c.close(), () => undefined).catch(() => undefined);
+    connection.client
+      .then(
+        (c) => c.close(),
+        () => undefined,
+      )
+      .catch(() => undefined);
   }
 }
 

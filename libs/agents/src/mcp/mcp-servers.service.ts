@@ -35,13 +35,15 @@ export class McpServersService {
   /** The tools of every reachable server of the org; an unreachable server offers none (and is logged). */
   async tools(orgId: string): Promise<Array<McpTool & { record: McpServerRecord }>> {
     const servers = await this.cache.get(orgId, 'mcp_servers', () => this.store.list(orgId));
-    const lists = await Promise.all(servers.map(async (s) => {
-      try {
-        return (await this.pool.tools(s)).map((t) => ({ ...toMcpTool(s, t), record: s }));
-      } catch {
-        return [];
-      }
-    }));
+    const lists = await Promise.all(
+      servers.map(async (s) => {
+        try {
+          return (await this.pool.tools(s)).map((t) => ({ ...toMcpTool(s, t), record: s }));
+        } catch {
+          return [];
+        }
+      }),
+    );
     return lists.flat();
   }
 
@@ -86,10 +88,16 @@ export class McpServersService {
   /** Every problem at once (400, nothing saved); headers are sealed like channel secrets. */
   private async checked(orgId: string, input: McpServerInput, existing: McpServerRecord | undefined): Promise<McpServerWrite> {
     const problems: string[] = [];
-    if (!NAME.test(input.name)) problems.push(`name "${input.name}" must start with a letter and contain only letters, digits, "_" or "-" (max 64)`);
+    if (!NAME.test(input.name))
+      problems.push(`name "${input.name}" must start with a letter and contain only letters, digits, "_" or "-" (max 64)`);
     let url: URL | undefined;
-    try { url = new URL(input.url); } catch { /* reported below */ }
-    if (!url || !['http:', 'https:'].includes(url.protocol)) problems.push(`url "${input.url}" must be an absolute http(s) URL (streamable HTTP endpoint)`);
+    try {
+      url = new URL(input.url);
+    } catch {
+      /* reported below */
+    }
+    if (!url || !['http:', 'https:'].includes(url.protocol))
+      problems.push(`url "${input.url}" must be an absolute http(s) URL (streamable HTTP endpoint)`);
     else if (url.username || url.password) problems.push('url must not carry credentials (use headers)');
     for (const [key, value] of Object.entries(input.headers ?? {})) {
       if (!HEADER_NAME.test(key) || typeof value !== 'string') problems.push(`headers.${key} must be a string under a valid header name`);
@@ -101,7 +109,13 @@ export class McpServersService {
     const others = (await this.store.list(orgId)).find((s) => s.id !== existing?.id && s.name === input.name);
     if (others) throw new ConflictError(`an MCP server named "${input.name}" already exists`);
     const headers = input.headers ?? (existing ? (this.secrets.open(existing.sealedHeaders) as Record<string, string>) : {});
-    return { name: input.name, url: url!.toString(), sealedHeaders: this.secrets.seal(headers), headerKeys: Object.keys(headers).sort(), toolOverrides: input.tool_overrides ?? {} };
+    return {
+      name: input.name,
+      url: url!.toString(),
+      sealedHeaders: this.secrets.seal(headers),
+      headerKeys: Object.keys(headers).sort(),
+      toolOverrides: input.tool_overrides ?? {},
+    };
   }
 
   /** Header values are secrets: only their names are shown. Tools are listed live (connecting when needed). */
@@ -114,14 +128,26 @@ export class McpServersService {
       error = (egressRefusalIn(err) ?? (err as Error)).message;
     }
     return {
-      id: s.id, name: s.name, url: s.url, header_keys: s.headerKeys, tool_overrides: s.toolOverrides,
-      status: error === null ? 'connected' : 'unreachable', error,
+      id: s.id,
+      name: s.name,
+      url: s.url,
+      header_keys: s.headerKeys,
+      tool_overrides: s.toolOverrides,
+      status: error === null ? 'connected' : 'unreachable',
+      error,
       tools: tools.map((t) => ({
-        name: t.name, tool: t.tool, description: t.description, parameters: t.parameters, write: t.write,
-        requires_confirmation: t.requiresConfirmation, requires_confirmation_when: t.requiresConfirmationWhen,
-        read_only_hint: t.annotations.readOnlyHint ?? null, destructive_hint: t.annotations.destructiveHint ?? null,
+        name: t.name,
+        tool: t.tool,
+        description: t.description,
+        parameters: t.parameters,
+        write: t.write,
+        requires_confirmation: t.requiresConfirmation,
+        requires_confirmation_when: t.requiresConfirmationWhen,
+        read_only_hint: t.annotations.readOnlyHint ?? null,
+        destructive_hint: t.annotations.destructiveHint ?? null,
       })),
-      created_at: s.createdAt.toISOString(), updated_at: s.updatedAt.toISOString(),
+      created_at: s.createdAt.toISOString(),
+      updated_at: s.updatedAt.toISOString(),
     };
   }
 }

@@ -3,13 +3,27 @@ import { DataSource } from 'typeorm';
 import type { McpServerRecord, McpToolOverride } from './mcp-server.types.js';
 
 interface Row {
-  id: string; org_id: string; name: string; url: string; sealed_headers: string; header_keys: string[];
-  tool_overrides: Record<string, McpToolOverride>; created_at: Date; updated_at: Date;
+  id: string;
+  org_id: string;
+  name: string;
+  url: string;
+  sealed_headers: string;
+  header_keys: string[];
+  tool_overrides: Record<string, McpToolOverride>;
+  created_at: Date;
+  updated_at: Date;
 }
 
 const toRecord = (r: Row): McpServerRecord => ({
-  id: r.id, orgId: r.org_id, name: r.name, url: r.url, sealedHeaders: r.sealed_headers, headerKeys: r.header_keys,
-  toolOverrides: r.tool_overrides, createdAt: r.created_at, updatedAt: r.updated_at,
+  id: r.id,
+  orgId: r.org_id,
+  name: r.name,
+  url: r.url,
+  sealedHeaders: r.sealed_headers,
+  headerKeys: r.header_keys,
+  toolOverrides: r.tool_overrides,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
 });
 
 export type McpServerWrite = Pick<McpServerRecord, 'name' | 'url' | 'sealedHeaders' | 'headerKeys' | 'toolOverrides'>;
@@ -49,7 +63,10 @@ export class McpServersStore {
   }
 
   async remove(orgId: string, id: string): Promise<boolean> {
-    const [, affected]: [unknown, number] = await this.dataSource.query(`DELETE FROM mcp_servers WHERE org_id = $1 AND id = $2`, [orgId, id]);
+    const [, affected]: [unknown, number] = await this.dataSource.query(`DELETE FROM mcp_servers WHERE org_id = $1 AND id = $2`, [
+      orgId,
+      id,
+    ]);
     return affected > 0;
   }
 }

@@ -26,7 +26,13 @@ export class McpToolExecutor {
     const text = mcpResultText(result as { content?: unknown; structuredContent?: unknown });
     if (result.isError === true) {
       const error = text || `${tool.tool} reported an error`;
-      return { ok: false, content: `Error: ${error}`.slice(0, OBSERVATION_MAX_CHARS), full: text.slice(0, FULL_RESULT_MAX_CHARS), error, simulated: false };
+      return {
+        ok: false,
+        content: `Error: ${error}`.slice(0, OBSERVATION_MAX_CHARS),
+        full: text.slice(0, FULL_RESULT_MAX_CHARS),
+        error,
+        simulated: false,
+      };
     }
     return { ok: true, content: text.slice(0, OBSERVATION_MAX_CHARS), full: text.slice(0, FULL_RESULT_MAX_CHARS), simulated: false };
   }

@@ -20,7 +20,7 @@ export function toMcpTool(server: McpServerRecord, tool: Tool): McpTool {
     name: toolNameOf(server.name, tool.name),
     tool: tool.name,
     description: tool.description ?? tool.title ?? tool.name,
-    parameters: (tool.inputSchema) ?? { type: 'object', properties: {} },
+    parameters: tool.inputSchema ?? { type: 'object', properties: {} },
     server: { id: server.id, name: server.name, url: server.url },
     write,
     requiresConfirmation: hasOverride ? override.requires_confirmation === true : write && annotations.destructiveHint === true,
@@ -36,9 +36,14 @@ export function toolOverrideProblems(raw: unknown): string[] {
   const problems: string[] = [];
   for (const [tool, override] of Object.entries(raw)) {
     const at = `tool_overrides.${tool}`;
-    if (!isObject(override)) { problems.push(`${at} must be an object`); continue; }
-    for (const key of Object.keys(override)) if (!OVERRIDE_KEYS.includes(key)) problems.push(`${at}.${key}: unknown key (expected ${OVERRIDE_KEYS.join(', ')})`);
-    if (override.requires_confirmation !== undefined && typeof override.requires_confirmation !== 'boolean') problems.push(`${at}.requires_confirmation must be true or false`);
+    if (!isObject(override)) {
+      problems.push(`${at} must be an object`);
+      continue;
+    }
+    for (const key of Object.keys(override))
+      if (!OVERRIDE_KEYS.includes(key)) problems.push(`${at}.${key}: unknown key (expected ${OVERRIDE_KEYS.join(', ')})`);
+    if (override.requires_confirmation !== undefined && typeof override.requires_confirmation !== 'boolean')
+      problems.push(`${at}.requires_confirmation must be true or false`);
     if (override.write !== undefined && typeof override.write !== 'boolean') problems.push(`${at}.write must be true or false`);
     const when = override.requires_confirmation_when;
     if (when !== undefined) {

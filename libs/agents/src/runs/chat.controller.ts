@@ -24,8 +24,13 @@ export class ChatController {
   @ApiOkResponse(SSE_RESPONSE)
   async chat(@CurrentPrincipal() p: Principal, @Body() dto: ChatDto, @Res() res: Response): Promise<void> {
     const started = await this.executor.start({
-      orgId: p.orgId, userId: p.userId, agentId: dto.agent_id, message: dto.message, conversationId: dto.conversation_id,
-      mode: dto.mode ?? 'react', surface: dto.surface ?? 'chat',
+      orgId: p.orgId,
+      userId: p.userId,
+      agentId: dto.agent_id,
+      message: dto.message,
+      conversationId: dto.conversation_id,
+      mode: dto.mode ?? 'react',
+      surface: dto.surface ?? 'chat',
     });
     await this.runs.stream(started.runId, 0, res);
   }

@@ -18,7 +18,12 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
   private readonly log: EventLog<RunEventMap, RunEventEnvelope>;
 
   constructor(dataSource: DataSource, @Inject(DATABASE_TARGET) target: DatabaseTarget) {
-    this.log = new EventLog(dataSource, target, { events: 'run_events', owners: 'agent_runs', channel: RUN_EVENTS_NOTIFY_CHANNEL }, new Logger(RunEventsService.name));
+    this.log = new EventLog(
+      dataSource,
+      target,
+      { events: 'run_events', owners: 'agent_runs', channel: RUN_EVENTS_NOTIFY_CHANNEL },
+      new Logger(RunEventsService.name),
+    );
   }
 
   onModuleInit(): Promise<void> {

@@ -15,11 +15,17 @@ export class RunMetrics implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.metrics.gauge('warden_runs_active', 'Runs not finished yet, by status (running, waiting), all instances', async () => {
-      const rows: Array<{ status: string; n: number }> = await this.dataSource.query(
-        `SELECT status, count(*)::int AS n FROM agent_runs WHERE status IN ('running', 'waiting') GROUP BY status`);
-      return ['running', 'waiting'].map((status) => ({ labels: { status }, value: rows.find((r) => r.status === status)?.n ?? 0 }));
-    }, ['status']);
+    this.metrics.gauge(
+      'warden_runs_active',
+      'Runs not finished yet, by status (running, waiting), all instances',
+      async () => {
+        const rows: Array<{ status: string; n: number }> = await this.dataSource.query(
+          `SELECT status, count(*)::int AS n FROM agent_runs WHERE status IN ('running', 'waiting') GROUP BY status`,
+        );
+        return ['running', 'waiting'].map((status) => ({ labels: { status }, value: rows.find((r) => r.status === status)?.n ?? 0 }));
+      },
+      ['status'],
+    );
     this.metrics.gauge('warden_event_log_followers', 'Run event streams this instance is following', async () => this.events.followers);
   }
 

@@ -1,5 +1,16 @@
 import type { Surface } from '@warden/hooks';
-import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  ForeignKey,
+  Index,
+  PrimaryColumn,
+  PrimaryGeneratedColumn,
+  Unique,
+  UpdateDateColumn,
+} from 'typeorm';
 import type { ChatMessage } from '../llm/llm-provider.js';
 
 export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'refused' | 'cancelled';
@@ -7,17 +18,33 @@ export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting'];
 export type RunMode = 'react' | 'dag';
 export type ToolCallStatus = 'pending' | 'running' | 'done' | 'failed' | 'blocked';
 
-export interface PendingToolCall { call_id: string; tool: string; args: Record<string, unknown> }
+export interface PendingToolCall {
+  call_id: string;
+  tool: string;
+  args: Record<string, unknown>;
+}
 
 /**
  * How an eval run (hooks bypassed) treats tool calls: writes are always simulated — answered from `fixtures`
  * (`{ "<tool>": <response or list of successive responses> }`) or a synthetic observation — and reads run live
  * unless `reads` is `simulated`. Child runs (DAG steps, delegates) inherit it.
  */
-export interface EvalRunOptions { reads: 'live' | 'simulated'; fixtures?: Record<string, unknown> }
+export interface EvalRunOptions {
+  reads: 'live' | 'simulated';
+  fixtures?: Record<string, unknown>;
+}
 
-export interface PlanStep { id: string; task: string; depends_on: string[] }
-export interface StepProgress { status: 'pending' | 'running' | 'completed' | 'failed'; run_id?: string; answer?: string; error?: string }
+export interface PlanStep {
+  id: string;
+  task: string;
+  depends_on: string[];
+}
+export interface StepProgress {
+  status: 'pending' | 'running' | 'completed' | 'failed';
+  run_id?: string;
+  answer?: string;
+  error?: string;
+}
 
 /**
  * Everything a run needs to continue, persisted after every step so that any instance can pick it up:

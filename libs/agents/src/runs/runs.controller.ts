@@ -22,8 +22,11 @@ export class RunsController {
   @Get(':id/events')
   @ApiOkResponse(SSE_RESPONSE)
   async events(
-    @CurrentPrincipal() p: Principal, @Param('id') id: string, @Res() res: Response,
-    @Headers('last-event-id') lastEventId?: string, @Query('last_event_id') lastEventIdQuery?: string,
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Res() res: Response,
+    @Headers('last-event-id') lastEventId?: string,
+    @Query('last_event_id') lastEventIdQuery?: string,
   ): Promise<void> {
     const after = parseLastEventId(lastEventId, lastEventIdQuery);
     const run = await this.runs.findVisible(p, id);

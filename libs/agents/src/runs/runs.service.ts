@@ -10,7 +10,16 @@ import { ACTIVE_RUN_STATUSES, AgentRun } from './run.entity.js';
 import { openEventStream } from '@warden/common';
 
 /** The event types that make up a run's trace (what the hooks and tools did). */
-const TRACE_TYPES: RunEventType[] = ['tool_call', 'hook', 'confirmation_pending', 'confirmation_resolved', 'observation', 'plan', 'plan_rejected', 'error'];
+const TRACE_TYPES: RunEventType[] = [
+  'tool_call',
+  'hook',
+  'confirmation_pending',
+  'confirmation_resolved',
+  'observation',
+  'plan',
+  'plan_rejected',
+  'error',
+];
 
 @Injectable()
 export class RunsService {
@@ -41,10 +50,23 @@ export class RunsService {
     const run = await this.findVisible(p, id);
     const trace = (await this.events.list(run.id, 0, TRACE_TYPES)).map((e) => ({ seq: e.seq, type: e.type, ...e.data, at: e.created_at }));
     return {
-      id: run.id, status: run.status, surface: run.surface, mode: run.mode, hooks: run.hooks, agent_id: run.agentId,
-      user_id: run.userId, conversation_id: run.conversationId, parent_run_id: run.parentRunId, parent_call_id: run.parentCallId,
-      message: run.message, answer: run.answer, error: run.error, created_at: run.createdAt, finished_at: run.finishedAt,
-      trace_id: run.traceId, trace,
+      id: run.id,
+      status: run.status,
+      surface: run.surface,
+      mode: run.mode,
+      hooks: run.hooks,
+      agent_id: run.agentId,
+      user_id: run.userId,
+      conversation_id: run.conversationId,
+      parent_run_id: run.parentRunId,
+      parent_call_id: run.parentCallId,
+      message: run.message,
+      answer: run.answer,
+      error: run.error,
+      created_at: run.createdAt,
+      finished_at: run.finishedAt,
+      trace_id: run.traceId,
+      trace,
     };
   }
 

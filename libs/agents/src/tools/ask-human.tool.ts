@@ -14,12 +14,17 @@ export const DEFAULT_HUMAN_FORM = { type: 'object', properties: { text: { type: 
 @Injectable()
 export class AskHumanTool extends BuiltinTool {
   readonly name = 'ask_human';
-  readonly description = 'Ask a person a question and wait for the answer. Give a form (JSON schema of the answer) to ask for a choice (enum), a number or text.';
+  readonly description =
+    'Ask a person a question and wait for the answer. Give a form (JSON schema of the answer) to ask for a choice (enum), a number or text.';
   readonly parameters = {
     type: 'object',
     properties: {
       question: { type: 'string', description: 'the question, as the person will read it' },
-      form: { type: 'object', description: 'JSON schema of the answer, e.g. {"type":"object","properties":{"choice":{"enum":["ship","hold"]}},"required":["choice"]}' },
+      form: {
+        type: 'object',
+        description:
+          'JSON schema of the answer, e.g. {"type":"object","properties":{"choice":{"enum":["ship","hold"]}},"required":["choice"]}',
+      },
       answer: { description: 'filled in by the person who answers; leave it out' },
     },
     required: ['question'],

@@ -49,12 +49,19 @@ export class CallAgentTool extends BuiltinTool {
     if (depth > MAX_DELEGATION_DEPTH) throw new Error(`delegation depth limit (${MAX_DELEGATION_DEPTH}) reached`);
     // A delegate whose hooks cannot be built refuses: start() throws and the caller sees the error observation.
     const child = await this.executor.start({
-      orgId: ctx.orgId, userId: ctx.userId, agentId, message: task, surface: 'delegate', parentRunId: ctx.runId, parentCallId: ctx.callId,
+      orgId: ctx.orgId,
+      userId: ctx.userId,
+      agentId,
+      message: task,
+      surface: 'delegate',
+      parentRunId: ctx.runId,
+      parentCallId: ctx.callId,
       // A delegate of an eval run is an eval run too: its writes are simulated, never sent.
       ...(ctx.eval ? { eval: ctx.eval } : {}),
     });
     const outcome = await child.completion;
-    if (outcome.status !== 'completed') throw new Error(`delegate run ${outcome.runId} ended ${outcome.status}: ${outcome.error ?? 'no answer'}`);
+    if (outcome.status !== 'completed')
+      throw new Error(`delegate run ${outcome.runId} ended ${outcome.status}: ${outcome.error ?? 'no answer'}`);
     return outcome.answer ?? '';
   }
 

@@ -12,7 +12,8 @@ const MAX_TEXT = 4_000;
 @Injectable()
 export class ChannelNotifyTool extends BuiltinTool {
   readonly name = 'channel_notify';
-  readonly description = 'Send a notification (markdown allowed) to a chat channel of the organisation; without channel_id the org default (or the inbox).';
+  readonly description =
+    'Send a notification (markdown allowed) to a chat channel of the organisation; without channel_id the org default (or the inbox).';
   readonly parameters = {
     type: 'object',
     properties: {
@@ -23,9 +24,7 @@ export class ChannelNotifyTool extends BuiltinTool {
   };
   readonly write = true;
 
-  constructor(
-    private readonly channels: ChannelsService,
-  ) {
+  constructor(private readonly channels: ChannelsService) {
     super();
   }
 

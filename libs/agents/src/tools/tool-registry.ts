@@ -52,13 +52,19 @@ export class ToolRegistry implements OnModuleInit {
 
   async all(orgId: string): Promise<ResolvedTool[]> {
     const connectorTools = (await this.connectors.tools(orgId)).map((c): ResolvedTool => ({
-      kind: 'connector', connector: c, spec: { name: c.name, description: c.description, parameters: c.parameters },
+      kind: 'connector',
+      connector: c,
+      spec: { name: c.name, description: c.description, parameters: c.parameters },
     }));
     const builtins = [...this.builtins.values()].map((b): ResolvedTool => ({
-      kind: 'builtin', builtin: b, spec: { name: b.name, description: b.description, parameters: b.parameters },
+      kind: 'builtin',
+      builtin: b,
+      spec: { name: b.name, description: b.description, parameters: b.parameters },
     }));
     const mcpTools = (await this.mcp.tools(orgId)).map((m): ResolvedTool => ({
-      kind: 'mcp', mcp: m, spec: { name: m.name, description: m.description, parameters: m.parameters },
+      kind: 'mcp',
+      mcp: m,
+      spec: { name: m.name, description: m.description, parameters: m.parameters },
     }));
     return [...connectorTools, ...mcpTools, ...builtins];
   }
@@ -82,19 +88,34 @@ export class ToolRegistry implements OnModuleInit {
     if (!tool) return { requiresConfirmation: false, write: false };
     const confirmationRequiredFor = (a: Record<string, unknown>) => confirmationRequired(tool, a);
     const argsSchema = tool.spec.parameters;
-    if (tool.kind === 'builtin') return { requiresConfirmation: confirmationRequiredFor(args), confirmationRequiredFor, write: tool.builtin.write, argsSchema, humanTask: tool.builtin.humanTask };
+    if (tool.kind === 'builtin')
+      return {
+        requiresConfirmation: confirmationRequiredFor(args),
+        confirmationRequiredFor,
+        write: tool.builtin.write,
+        argsSchema,
+        humanTask: tool.builtin.humanTask,
+      };
     if (tool.kind === 'mcp') {
       // The server stands where a connector would: audit rows, rate limits and approval cards name it.
       const { server } = tool.mcp;
       return {
-        requiresConfirmation: confirmationRequiredFor(args), confirmationRequiredFor, write: tool.mcp.write, confirmationWhen: tool.mcp.requiresConfirmationWhen, argsSchema,
+        requiresConfirmation: confirmationRequiredFor(args),
+        confirmationRequiredFor,
+        write: tool.mcp.write,
+        confirmationWhen: tool.mcp.requiresConfirmationWhen,
+        argsSchema,
         connector: { id: server.id, name: server.name, action: tool.mcp.tool, method: 'MCP', url: server.url },
         mcp: { server: server.name, tool: tool.mcp.tool },
       };
     }
     const { connector, action } = tool.connector;
     let url = connector.baseUrl + action.path;
-    try { url = buildConnectorRequest(connector, action, args).url; } catch { /* path args missing: the call fails later */ }
+    try {
+      url = buildConnectorRequest(connector, action, args).url;
+    } catch {
+      /* path args missing: the call fails later */
+    }
     return {
       requiresConfirmation: confirmationRequiredFor(args),
       confirmationRequiredFor,
@@ -110,5 +131,8 @@ export class ToolRegistry implements OnModuleInit {
 export function confirmationRequired(tool: ResolvedTool, args: Record<string, unknown>): boolean {
   if (tool.kind === 'builtin') return tool.builtin.requiresConfirmation(args);
   const action = tool.kind === 'mcp' ? tool.mcp : tool.connector.action;
-  return action.requiresConfirmation || (action.requiresConfirmationWhen !== null && evaluateConfirmationCondition(action.requiresConfirmationWhen, args));
+  return (
+    action.requiresConfirmation ||
+    (action.requiresConfirmationWhen !== null && evaluateConfirmationCondition(action.requiresConfirmationWhen, args))
+  );
 }

@@ -22,9 +22,10 @@ export class DevSignInController {
   @ApiOkResponse({ type: AuthConfigResponse })
   authConfig(): AuthConfigResponse {
     return {
-      mode: this.config.authMode, dev_sign_in: this.config.devSignIn,
-      oidc_issuer: this.config.authMode === 'oidc' ? this.config.oidcIssuer ?? null : null,
-      oidc_client_id: this.config.authMode === 'oidc' ? this.config.oidcClientId ?? null : null,
+      mode: this.config.authMode,
+      dev_sign_in: this.config.devSignIn,
+      oidc_issuer: this.config.authMode === 'oidc' ? (this.config.oidcIssuer ?? null) : null,
+      oidc_client_id: this.config.authMode === 'oidc' ? (this.config.oidcClientId ?? null) : null,
     };
   }
 
@@ -35,8 +36,13 @@ export class DevSignInController {
   async signIn(@Body() body: DevSignInDto): Promise<DevSignInResponse> {
     if (!this.config.devSignIn) throw new NotFoundException('Cannot POST /api/dev/sign-in');
     const token = await mintDevToken(this.config.devSecret, {
-      sub: body.sub, org: body.org, roles: body.roles ?? [], name: body.name, expiresIn: `${TOKEN_HOURS}h`,
-      orgClaim: this.config.orgClaim, rolesClaim: this.config.rolesClaim,
+      sub: body.sub,
+      org: body.org,
+      roles: body.roles ?? [],
+      name: body.name,
+      expiresIn: `${TOKEN_HOURS}h`,
+      orgClaim: this.config.orgClaim,
+      rolesClaim: this.config.rolesClaim,
     });
     return { token, expires_at: new Date(Date.now() + TOKEN_HOURS * 3600_000).toISOString() };
   }

@@ -36,9 +36,18 @@ export class OrgsService {
     const before = await this.get(orgId);
     await this.orgs.manager.transaction(async (m) => {
       await m.update(Org, { id: orgId }, { readOnly });
-      await this.audit.configChange({
-        orgId, actor, entityType: 'org', entityId: orgId, change: 'updated', before: { read_only: before.readOnly }, after: { read_only: readOnly },
-      }, m);
+      await this.audit.configChange(
+        {
+          orgId,
+          actor,
+          entityType: 'org',
+          entityId: orgId,
+          change: 'updated',
+          before: { read_only: before.readOnly },
+          after: { read_only: readOnly },
+        },
+        m,
+      );
     });
     this.cache.invalidate(orgId);
     this.events.emit(ORG_READ_ONLY_CHANGED, { orgId, readOnly });

@@ -36,7 +36,10 @@ export class TokenVerifier implements OnModuleInit {
     let payload: JWTPayload;
     try {
       if (this.config.authMode === 'dev') {
-        ({ payload } = await jwtVerify(token, new TextEncoder().encode(this.config.devSecret), { algorithms: ['HS256'], requiredClaims: ['exp'] }));
+        ({ payload } = await jwtVerify(token, new TextEncoder().encode(this.config.devSecret), {
+          algorithms: ['HS256'],
+          requiredClaims: ['exp'],
+        }));
       } else {
         ({ payload } = await jwtVerify(token, await this.keySet(), {
           algorithms: ['RS256', 'ES256', 'PS256', 'EdDSA'],
@@ -55,7 +58,7 @@ export class TokenVerifier implements OnModuleInit {
   /** A token that never expires (or lives longer than allowed) is a permanent key if it leaks. */
   private checkLifetime(payload: JWTPayload): void {
     const start = typeof payload.iat === 'number' ? Math.min(payload.iat, Date.now() / 1000) : Date.now() / 1000;
-    const lifetime = (payload.exp!) - start;
+    const lifetime = payload.exp! - start;
     if (lifetime > this.config.tokenMaxLifetimeS) {
       throw new InvalidTokenError(`token lifetime exceeds the allowed ${this.config.tokenMaxLifetimeS} s (AUTH_TOKEN_MAX_LIFETIME_S)`);
     }
@@ -78,7 +81,7 @@ export class TokenVerifier implements OnModuleInit {
       identities: Object.fromEntries(
         this.config.identityClaims
           .map(([platform, claim]) => [platform, payload[claim]])
-          .filter(([, v]) => typeof v === 'string' && v !== '' && (v).length <= 200),
+          .filter(([, v]) => typeof v === 'string' && v !== '' && v.length <= 200),
       ),
     };
   }
@@ -110,7 +113,8 @@ export class TokenVerifier implements OnModuleInit {
 
 function describeJoseError(err: unknown): string {
   if (err instanceof joseErrors.JWTExpired) return 'token expired';
-  if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'exp' && err.reason === 'missing') return 'token has no exp claim: tokens must expire';
+  if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'exp' && err.reason === 'missing')
+    return 'token has no exp claim: tokens must expire';
   if (err instanceof joseErrors.JWTClaimValidationFailed) return `token claim "${err.claim}" is invalid: ${err.reason}`;
   if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'token signature is invalid';
   if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'token algorithm is not accepted in this auth mode';

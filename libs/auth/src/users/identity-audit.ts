@@ -21,9 +21,22 @@ export async function recordIdentityChange(tx: Queryable, c: IdentityChange): Pr
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
     [c.orgId, c.userId, c.platform, c.externalId, c.previousExternalId, c.action, c.method, c.byUserId],
   );
-  await appendAuditEvents(tx, [{
-    orgId: c.orgId, kind: 'identity', action: `identity.${c.action}`, entityType: 'identity', entityId: c.userId, actor: c.byUserId,
-    occurredAt: new Date(),
-    payload: { user_id: c.userId, platform: c.platform, external_id: c.externalId, previous_external_id: c.previousExternalId, method: c.method },
-  }]);
+  await appendAuditEvents(tx, [
+    {
+      orgId: c.orgId,
+      kind: 'identity',
+      action: `identity.${c.action}`,
+      entityType: 'identity',
+      entityId: c.userId,
+      actor: c.byUserId,
+      occurredAt: new Date(),
+      payload: {
+        user_id: c.userId,
+        platform: c.platform,
+        external_id: c.externalId,
+        previous_external_id: c.previousExternalId,
+        method: c.method,
+      },
+    },
+  ]);
 }

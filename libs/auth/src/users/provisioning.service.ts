@@ -64,21 +64,45 @@ export class ProvisioningService {
  * every change in `identity_audit` as method `sso`. Nothing is written when the link is already so.
  */
 async function linkFromSso(m: EntityManager, i: { orgId: string; userId: string; platform: string; externalId: string }): Promise<void> {
-  const [current] = await m.query(`SELECT user_id, external_id FROM identities WHERE org_id = $1 AND user_id = $2 AND platform = $3`, [i.orgId, i.userId, i.platform]);
+  const [current] = await m.query(`SELECT user_id, external_id FROM identities WHERE org_id = $1 AND user_id = $2 AND platform = $3`, [
+    i.orgId,
+    i.userId,
+    i.platform,
+  ]);
   if (current?.external_id === i.externalId) return;
   const deleted: unknown[] = await m.query(
-    `DELETE FROM identities WHERE org_id = $1 AND platform = $2 AND external_id = $3 RETURNING user_id`, [i.orgId, i.platform, i.externalId]);
+    `DELETE FROM identities WHERE org_id = $1 AND platform = $2 AND external_id = $3 RETURNING user_id`,
+    [i.orgId, i.platform, i.externalId],
+  );
   // TypeORM answers a DELETE ... RETURNING with [rows, rowCount].
   const taken = (Array.isArray(deleted[0]) ? deleted[0] : deleted) as Array<{ user_id: string }>;
   for (const t of taken) {
     await recordIdentityChange(m, {
-      orgId: i.orgId, userId: t.user_id, platform: i.platform, externalId: null, previousExternalId: i.externalId, action: 'unlink', method: 'sso', byUserId: i.userId,
+      orgId: i.orgId,
+      userId: t.user_id,
+      platform: i.platform,
+      externalId: null,
+      previousExternalId: i.externalId,
+      action: 'unlink',
+      method: 'sso',
+      byUserId: i.userId,
     });
   }
   await m.query(`DELETE FROM identities WHERE org_id = $1 AND user_id = $2 AND platform = $3`, [i.orgId, i.userId, i.platform]);
-  await m.query(`INSERT INTO identities (org_id, user_id, platform, external_id) VALUES ($1, $2, $3, $4)`, [i.orgId, i.userId, i.platform, i.externalId]);
+  await m.query(`INSERT INTO identities (org_id, user_id, platform, external_id) VALUES ($1, $2, $3, $4)`, [
+    i.orgId,
+    i.userId,
+    i.platform,
+    i.externalId,
+  ]);
   await recordIdentityChange(m, {
-    orgId: i.orgId, userId: i.userId, platform: i.platform, externalId: i.externalId, previousExternalId: current?.external_id ?? null,
-    action: current ? 'relink' : 'link', method: 'sso', byUserId: i.userId,
+    orgId: i.orgId,
+    userId: i.userId,
+    platform: i.platform,
+    externalId: i.externalId,
+    previousExternalId: current?.external_id ?? null,
+    action: current ? 'relink' : 'link',
+    method: 'sso',
+    byUserId: i.userId,
   });
 }

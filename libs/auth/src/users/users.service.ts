@@ -18,8 +18,15 @@ export interface MemberView {
 export type IdentityChangeMethod = 'admin' | 'proof' | 'self' | 'sso';
 
 export interface IdentityAuditRow {
-  id: string; sub: string; platform: ChatPlatform; external_id: string | null; previous_external_id: string | null;
-  action: 'link' | 'unlink' | 'relink'; method: IdentityChangeMethod; by_sub: string | null; created_at: Date;
+  id: string;
+  sub: string;
+  platform: ChatPlatform;
+  external_id: string | null;
+  previous_external_id: string | null;
+  action: 'link' | 'unlink' | 'relink';
+  method: IdentityChangeMethod;
+  by_sub: string | null;
+  created_at: Date;
 }
 
 export const IDENTITY_FIELDS: Record<string, ChatPlatform> = {
@@ -46,7 +53,11 @@ export class UsersService {
     );
     const ids = await this.identities.findBy({ orgId });
     return rows.map((r: { id: string; sub: string; email: string | null; name: string | null; roles: string[] }) => ({
-      userId: r.id, sub: r.sub, email: r.email, name: r.name, roles: r.roles,
+      userId: r.id,
+      sub: r.sub,
+      email: r.email,
+      name: r.name,
+      roles: r.roles,
       identities: Object.fromEntries(ids.filter((i) => i.userId === r.id).map((i) => [i.platform, i.externalId])),
     }));
   }
@@ -63,7 +74,11 @@ export class UsersService {
     const user = await this.users.findOneByOrFail({ id: userId });
     const ids = await this.identities.findBy({ orgId, userId });
     return {
-      userId, sub: user.sub, email: user.email, name: user.name, roles: m.roles,
+      userId,
+      sub: user.sub,
+      email: user.email,
+      name: user.name,
+      roles: m.roles,
       identities: Object.fromEntries(ids.map((i) => [i.platform, i.externalId])),
     };
   }
@@ -98,7 +113,14 @@ export class UsersService {
         }
         const action = !externalId ? 'unlink' : previous ? 'relink' : 'link';
         await recordIdentityChange(m, {
-          orgId, userId: member.userId, platform, externalId: externalId ?? null, previousExternalId: previous, action, method: audit.method, byUserId: audit.byUserId,
+          orgId,
+          userId: member.userId,
+          platform,
+          externalId: externalId ?? null,
+          previousExternalId: previous,
+          action,
+          method: audit.method,
+          byUserId: audit.byUserId,
         });
       }
     });

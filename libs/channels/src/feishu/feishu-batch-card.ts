@@ -2,7 +2,10 @@ import type { BatchCard } from '../channel.js';
 import { cardArgs, isoMinute, oneLine, STATUS_WORDS } from '../shared/card-text.js';
 
 const escapeMd = (s: string): string =>
-  oneLine(s).replace(/([\\`*_~[\]()#|{}!-])/g, '\\$1').replace(/</g, '&#60;').replace(/>/g, '&#62;');
+  oneLine(s)
+    .replace(/([\\`*_~[\]()#|{}!-])/g, '\\$1')
+    .replace(/</g, '&#60;')
+    .replace(/>/g, '&#62;');
 const codeBlock = (s: string): string => '```json\n' + s.replace(/```/g, '`\u200b``') + '\n```';
 
 const button = (confirmationId: string, decision: 'approve' | 'reject', label: string, all = false) => ({
@@ -20,16 +23,22 @@ const button = (confirmationId: string, decision: 'approve' | 'reject', label: s
  */
 export function feishuBatchCard(card: BatchCard): Record<string, unknown> {
   const pending = card.items.filter((i) => i.status === 'pending');
-  const elements: Array<Record<string, unknown>> = [{
-    tag: 'markdown',
-    content: [`**Agent:** ${escapeMd(card.agentName)}`, `**Requested by:** ${escapeMd(card.requestedBy.name || card.requestedBy.userId)}`,
-      `**Expires:** ${isoMinute(card.expiresAt)}`].join('\n'),
-  }];
+  const elements: Array<Record<string, unknown>> = [
+    {
+      tag: 'markdown',
+      content: [
+        `**Agent:** ${escapeMd(card.agentName)}`,
+        `**Requested by:** ${escapeMd(card.requestedBy.name || card.requestedBy.userId)}`,
+        `**Expires:** ${isoMinute(card.expiresAt)}`,
+      ].join('\n'),
+    },
+  ];
   card.items.forEach((item, i) => {
     const args = cardArgs(item.args, item.decisiveFields);
-    const outcome = item.status === 'pending'
-      ? 'pending'
-      : `${STATUS_WORDS[item.status]} by ${escapeMd(item.decidedBy ?? 'unknown')}${item.reason ? ` (${escapeMd(item.reason)})` : ''}`;
+    const outcome =
+      item.status === 'pending'
+        ? 'pending'
+        : `${STATUS_WORDS[item.status]} by ${escapeMd(item.decidedBy ?? 'unknown')}${item.reason ? ` (${escapeMd(item.reason)})` : ''}`;
     elements.push({ tag: 'hr' });
     elements.push({
       tag: 'markdown',
@@ -41,13 +50,20 @@ export function feishuBatchCard(card: BatchCard): Record<string, unknown> {
       ].join('\n'),
     });
     if (args.rest) elements.push({ tag: 'markdown', content: codeBlock(args.rest) });
-    if (item.status === 'pending') elements.push(button(item.confirmationId, 'approve', 'Approve'), button(item.confirmationId, 'reject', 'Reject'));
+    if (item.status === 'pending')
+      elements.push(button(item.confirmationId, 'approve', 'Approve'), button(item.confirmationId, 'reject', 'Reject'));
   });
   if (pending.length > 1) {
-    elements.push({ tag: 'hr' }, button(pending[0].confirmationId, 'approve', 'Approve all', true), button(pending[0].confirmationId, 'reject', 'Reject all', true));
+    elements.push(
+      { tag: 'hr' },
+      button(pending[0].confirmationId, 'approve', 'Approve all', true),
+      button(pending[0].confirmationId, 'reject', 'Reject all', true),
+    );
   }
   if (card.link) elements.push({ tag: 'markdown', content: `Edit in Warden: ${card.link}` });
-  const title = pending.length ? `Approval needed: ${card.items.length} calls (${pending.length} pending)` : `Decided: ${card.items.length} calls`;
+  const title = pending.length
+    ? `Approval needed: ${card.items.length} calls (${pending.length} pending)`
+    : `Decided: ${card.items.length} calls`;
   return {
     schema: '2.0',
     config: { update_multi: true },

@@ -27,7 +27,8 @@ export function parseFeishuCallback(cfg: FeishuConfig, req: CallbackRequest): Pa
 
   // url_verification comes without signature headers: the verification token inside is the proof.
   if (payload.type === 'url_verification') {
-    if (typeof payload.token !== 'string' || !safeEqual(payload.token, cfg.verificationToken)) return rejected(401, 'wrong verification token');
+    if (typeof payload.token !== 'string' || !safeEqual(payload.token, cfg.verificationToken))
+      return rejected(401, 'wrong verification token');
     if (typeof payload.challenge !== 'string') return rejected(400, 'url_verification without a challenge');
     return { kind: 'reply', reply: { status: 200, body: { challenge: payload.challenge } } };
   }
@@ -102,8 +103,10 @@ function readCardAction(cfg: FeishuConfig, payload: Json, signed: boolean): Card
   if (payload.schema === '2.0') {
     const header = payload.header;
     if (!isObject(header)) return { done: rejected(400, 'schema 2.0 event without a header') };
-    if (typeof header.token !== 'string' || !safeEqual(header.token, cfg.verificationToken)) return { done: rejected(401, 'wrong verification token') };
-    if (!isFresh(Number(header.create_time) / 1000)) return { done: rejected(401, 'stale event: header.create_time is outside the 5-minute window') };
+    if (typeof header.token !== 'string' || !safeEqual(header.token, cfg.verificationToken))
+      return { done: rejected(401, 'wrong verification token') };
+    if (!isFresh(Number(header.create_time) / 1000))
+      return { done: rejected(401, 'stale event: header.create_time is outside the 5-minute window') };
     if (header.event_type !== 'card.action.trigger') return { done: { kind: 'reply', reply: { status: 200, body: {} } } };
     const event = isObject(payload.event) ? payload.event : {};
     return {

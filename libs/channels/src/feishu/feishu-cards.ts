@@ -6,7 +6,10 @@ import { approvalsNote, cardArgs, isoMinute, omittedNote, oneLine, prettyArgs, S
  * string can add a line, a link, a mention (`<at>`) or a button.
  */
 const escapeMd = (s: string): string =>
-  oneLine(s).replace(/([\\`*_~[\]()#|{}!-])/g, '\\$1').replace(/</g, '&#60;').replace(/>/g, '&#62;');
+  oneLine(s)
+    .replace(/([\\`*_~[\]()#|{}!-])/g, '\\$1')
+    .replace(/</g, '&#60;')
+    .replace(/>/g, '&#62;');
 /** A code block must not be closable from inside the args. */
 const codeBlock = (s: string): string => '```json\n' + s.replace(/```/g, '`\u200b``') + '\n```';
 
@@ -53,7 +56,10 @@ export function feishuApprovalCard(card: ApprovalCard): Record<string, unknown> 
   return {
     schema: '2.0',
     config: { update_multi: true },
-    header: { title: { tag: 'plain_text', content: oneLine(`${card.escalated ? 'Escalated: approval' : 'Approval'} needed: ${card.tool}`) }, template: card.escalated ? 'red' : 'orange' },
+    header: {
+      title: { tag: 'plain_text', content: oneLine(`${card.escalated ? 'Escalated: approval' : 'Approval'} needed: ${card.tool}`) },
+      template: card.escalated ? 'red' : 'orange',
+    },
     body: { elements: [...elements, button('approve'), button('reject')] },
   };
 }
@@ -71,7 +77,12 @@ export function feishuDecidedCard(d: DecidedCard): Record<string, unknown> {
     schema: '2.0',
     config: { update_multi: true },
     header: { title: { tag: 'plain_text', content: oneLine(`${STATUS_WORDS[d.status]}: ${d.tool}`) }, template: HEADER_TEMPLATE[d.status] },
-    body: { elements: [{ tag: 'markdown', content: lines.join('\n') }, { tag: 'markdown', content: codeBlock(prettyArgs(d.args)) }] },
+    body: {
+      elements: [
+        { tag: 'markdown', content: lines.join('\n') },
+        { tag: 'markdown', content: codeBlock(prettyArgs(d.args)) },
+      ],
+    },
   };
 }
 

@@ -10,10 +10,18 @@ const TOKEN = 'verif-token-123';
 const KEY = 'encrypt-key-456';
 
 const record = (config: Record<string, unknown> = {}): ChannelRecord => ({
-  id: 'c1', orgId: 'o1', type: 'feishu', name: 'ops',
+  id: 'c1',
+  orgId: 'o1',
+  type: 'feishu',
+  name: 'ops',
   config: { app_id: 'cli_1', app_secret: 's', chat_id: 'oc_1', verification_token: TOKEN, ...config },
 });
-const req = (r: { body: string; headers: Record<string, string> }): CallbackRequest => ({ method: 'POST', rawBody: Buffer.from(r.body), headers: r.headers, query: {} });
+const req = (r: { body: string; headers: Record<string, string> }): CallbackRequest => ({
+  method: 'POST',
+  rawBody: Buffer.from(r.body),
+  headers: r.headers,
+  query: {},
+});
 const click = (extra: Partial<Parameters<typeof feishuCardAction>[0]> = {}) =>
   feishuCardAction({ verificationToken: TOKEN, value: { confirmation_id: ID, decision: 'approve' }, openId: 'ou_alice', ...extra });
 const reason = (p: ParsedCallback) => (p.kind === 'rejected' ? `${p.reply.status} ${p.reason}` : p.kind);
@@ -34,7 +42,13 @@ describe('FeishuChannel.parseCallback', () => {
 
   it('turns a schema 2.0 click with the right verification token into a decision', async () => {
     const p = await feishu.parseCallback(record(), req(feishuRequest(click({ eventId: 'ev_1' }), {})));
-    expect(p).toMatchObject({ kind: 'decision', confirmationId: ID, decision: 'approve', actor: { platform: 'feishu', externalId: 'ou_alice' }, eventId: 'ev_1' });
+    expect(p).toMatchObject({
+      kind: 'decision',
+      confirmationId: ID,
+      decision: 'approve',
+      actor: { platform: 'feishu', externalId: 'ou_alice' },
+      eventId: 'ev_1',
+    });
   });
 
   it.each([
@@ -42,7 +56,11 @@ describe('FeishuChannel.parseCallback', () => {
     ['a stale create_time', () => feishuRequest(click({ createTimeMs: Date.now() - 6 * 60_000 }), {}), /401 stale event/],
     ['malformed JSON', () => ({ body: '{not json', headers: {} }), /400 body is not JSON/],
     ['an unknown payload', () => feishuRequest({ hello: 'world' }, {}), /400 unrecognised/],
-    ['a legacy card action without a signature', () => feishuRequest(feishuLegacyCardAction({ value: { confirmation_id: ID, decision: 'approve' }, openId: 'ou_a' }), {}), /401 legacy/],
+    [
+      'a legacy card action without a signature',
+      () => feishuRequest(feishuLegacyCardAction({ value: { confirmation_id: ID, decision: 'approve' }, openId: 'ou_a' }), {}),
+      /401 legacy/,
+    ],
   ])('rejects %s', async (_, build, expected) => {
     expect(reason(await feishu.parseCallback(record(), req(build())))).toMatch(expected);
   });
@@ -55,16 +73,34 @@ describe('FeishuChannel.parseCallback', () => {
     });
     it.each([
       ['a bad signature', () => feishuRequest(click(), { encryptKey: KEY, encrypt: true, badSignature: true }), /401 bad signature/],
-      ['a stale signed timestamp', () => feishuRequest(click(), { encryptKey: KEY, encrypt: true, timestampS: Math.floor(Date.now() / 1000) - 301 }), /401 stale request/],
-      ['a missing signature', () => feishuRequest(click(), { encryptKey: KEY, encrypt: true, sign: 'none' }), /401 missing X-Lark-Signature/],
-      ['a body encrypted with another key', () => feishuRequest(click(), { encryptKey: 'other', encrypt: true, sign: 'none' }), /400 encrypted body cannot be decrypted/],
+      [
+        'a stale signed timestamp',
+        () => feishuRequest(click(), { encryptKey: KEY, encrypt: true, timestampS: Math.floor(Date.now() / 1000) - 301 }),
+        /401 stale request/,
+      ],
+      [
+        'a missing signature',
+        () => feishuRequest(click(), { encryptKey: KEY, encrypt: true, sign: 'none' }),
+        /401 missing X-Lark-Signature/,
+      ],
+      [
+        'a body encrypted with another key',
+        () => feishuRequest(click(), { encryptKey: 'other', encrypt: true, sign: 'none' }),
+        /400 encrypted body cannot be decrypted/,
+      ],
     ])('rejects %s', async (_, build, expected) => {
       expect(reason(await feishu.parseCallback(rec, req(build())))).toMatch(expected);
     });
     it('answers an encrypted url_verification (no signature headers) after checking the token', async () => {
-      const ok = await feishu.parseCallback(rec, req(feishuRequest({ type: 'url_verification', challenge: 'ch-1', token: TOKEN }, { encryptKey: KEY, encrypt: true, sign: 'none' })));
+      const ok = await feishu.parseCallback(
+        rec,
+        req(feishuRequest({ type: 'url_verification', challenge: 'ch-1', token: TOKEN }, { encryptKey: KEY, encrypt: true, sign: 'none' })),
+      );
       expect(ok).toEqual({ kind: 'reply', reply: { status: 200, body: { challenge: 'ch-1' } } });
-      const bad = await feishu.parseCallback(rec, req(feishuRequest({ type: 'url_verification', challenge: 'ch-1', token: 'x' }, { encryptKey: KEY, encrypt: true, sign: 'none' })));
+      const bad = await feishu.parseCallback(
+        rec,
+        req(feishuRequest({ type: 'url_verification', challenge: 'ch-1', token: 'x' }, { encryptKey: KEY, encrypt: true, sign: 'none' })),
+      );
       expect(reason(bad)).toMatch(/401 wrong verification token/);
     });
   });
@@ -83,7 +119,14 @@ describe('FeishuChannel.parseCallback', () => {
   it('renders the decided card in the reply only when the decision went through', async () => {
     const p = await feishu.parseCallback(record(), req(feishuRequest(click(), {})));
     if (p.kind !== 'decision') throw new Error('expected a decision');
-    const decided = { confirmationId: ID, tool: 'oa__pay', args: {}, status: 'approved' as const, decidedBy: 'alice', decidedAt: new Date() };
+    const decided = {
+      confirmationId: ID,
+      tool: 'oa__pay',
+      args: {},
+      status: 'approved' as const,
+      decidedBy: 'alice',
+      decidedAt: new Date(),
+    };
     const ok = p.respond({ ok: true, message: 'Approved by alice', decided }).body as any;
     expect(ok.toast).toEqual({ type: 'success', content: 'Approved by alice' });
     expect(ok.card.type).toBe('raw');
@@ -95,8 +138,13 @@ describe('FeishuChannel.parseCallback', () => {
 
 describe('Feishu cards', () => {
   const card = {
-    confirmationId: ID, agentName: 'buyer', tool: 'oa__purchase_pay', args: { amount: 60000, note: 'x'.repeat(2000) },
-    requestedBy: { userId: 'u1', name: 'Alice' }, expiresAt: new Date('2026-12-01T10:00:00Z'), approverScope: 'org_admins',
+    confirmationId: ID,
+    agentName: 'buyer',
+    tool: 'oa__purchase_pay',
+    args: { amount: 60000, note: 'x'.repeat(2000) },
+    requestedBy: { userId: 'u1', name: 'Alice' },
+    expiresAt: new Date('2026-12-01T10:00:00Z'),
+    approverScope: 'org_admins',
   };
   it('carries the confirmation id and decision in each named button, and caps the args', () => {
     const json = feishuApprovalCard(card) as any;
@@ -112,7 +160,17 @@ describe('Feishu cards', () => {
     expect(args.length).toBeLessThan(1000);
   });
   it('the decided card has no buttons and says who and when', () => {
-    const json = JSON.stringify(feishuDecidedCard({ confirmationId: ID, tool: 't', args: {}, status: 'rejected', decidedBy: 'bob', decidedAt: new Date('2026-12-01T10:00:00Z'), reason: 'too much' }));
+    const json = JSON.stringify(
+      feishuDecidedCard({
+        confirmationId: ID,
+        tool: 't',
+        args: {},
+        status: 'rejected',
+        decidedBy: 'bob',
+        decidedAt: new Date('2026-12-01T10:00:00Z'),
+        reason: 'too much',
+      }),
+    );
     expect(json).not.toContain('"button"');
     expect(json).toContain('Rejected by:** bob');
     expect(json).toContain('2026-12-01T10:00:00Z');

@@ -22,7 +22,11 @@ import { feishuApprovalCard, feishuDecidedCard, feishuNotificationCard } from '.
 
 /** Only strings from an SDK log call: error objects carry request headers with the tenant token. */
 const plainWords = (msg: unknown[]): string =>
-  msg.flat(2).filter((m): m is string => typeof m === 'string').join(' ').slice(0, 300) || '(details withheld)';
+  msg
+    .flat(2)
+    .filter((m): m is string => typeof m === 'string')
+    .join(' ')
+    .slice(0, 300) || '(details withheld)';
 
 type LarkReply = { code?: number; msg?: string; data?: { message_id?: string } };
 
@@ -58,7 +62,12 @@ export class FeishuChannel extends Channel {
       this.client(cfg).im.message.create({
         params: { receive_id_type: 'chat_id' },
         // uuid makes a resend of the same request idempotent on Feishu's side.
-        data: { receive_id: cfg.chatId, msg_type: 'interactive', content: JSON.stringify(feishuApprovalCard(card)), uuid: card.confirmationId },
+        data: {
+          receive_id: cfg.chatId,
+          msg_type: 'interactive',
+          content: JSON.stringify(feishuApprovalCard(card)),
+          uuid: card.confirmationId,
+        },
       }),
     );
     return { platformMessageId: res.data?.message_id, extra: { chat_id: cfg.chatId } };
@@ -80,7 +89,12 @@ export class FeishuChannel extends Channel {
     const res = await this.call('the notification', () =>
       this.client(cfg).im.message.create({
         params: { receive_id_type: 'chat_id' },
-        data: { receive_id: cfg.chatId, msg_type: 'interactive', content: JSON.stringify(feishuNotificationCard(text)), uuid: randomUUID() },
+        data: {
+          receive_id: cfg.chatId,
+          msg_type: 'interactive',
+          content: JSON.stringify(feishuNotificationCard(text)),
+          uuid: randomUUID(),
+        },
       }),
     );
     return { platformMessageId: res.data?.message_id, extra: { chat_id: cfg.chatId } };
@@ -91,7 +105,12 @@ export class FeishuChannel extends Channel {
     const res = await this.call('the approval card', () =>
       this.client(cfg).im.message.create({
         params: { receive_id_type: 'chat_id' },
-        data: { receive_id: cfg.chatId, msg_type: 'interactive', content: JSON.stringify(feishuBatchCard(card)), uuid: createHash('sha256').update(card.batchKey).digest('hex').slice(0, 36) },
+        data: {
+          receive_id: cfg.chatId,
+          msg_type: 'interactive',
+          content: JSON.stringify(feishuBatchCard(card)),
+          uuid: createHash('sha256').update(card.batchKey).digest('hex').slice(0, 36),
+        },
       }),
     );
     return { platformMessageId: res.data?.message_id, extra: { chat_id: cfg.chatId } };
@@ -101,7 +120,10 @@ export class FeishuChannel extends Channel {
     if (!sent.platformMessageId) return;
     const cfg = feishuConfig(channel);
     await this.call('the card update', () =>
-      this.client(cfg).im.message.patch({ path: { message_id: sent.platformMessageId! }, data: { content: JSON.stringify(feishuBatchCard(card)) } }),
+      this.client(cfg).im.message.patch({
+        path: { message_id: sent.platformMessageId! },
+        data: { content: JSON.stringify(feishuBatchCard(card)) },
+      }),
     );
   }
 
@@ -109,7 +131,10 @@ export class FeishuChannel extends Channel {
     if (!sent.platformMessageId) return;
     const cfg = feishuConfig(channel);
     await this.call('the card update', () =>
-      this.client(cfg).im.message.patch({ path: { message_id: sent.platformMessageId! }, data: { content: JSON.stringify(feishuApprovalCard(card)) } }),
+      this.client(cfg).im.message.patch({
+        path: { message_id: sent.platformMessageId! },
+        data: { content: JSON.stringify(feishuApprovalCard(card)) },
+      }),
     );
   }
 
@@ -153,7 +178,9 @@ export class FeishuChannel extends Channel {
       res = await send();
     } catch (err) {
       const data = (err as { response?: { status?: number; data?: LarkReply } }).response;
-      const detail = data ? `HTTP ${data.status}${data.data?.code !== undefined ? ` code ${data.data.code} ${data.data.msg ?? ''}` : ''}` : (err as Error).message;
+      const detail = data
+        ? `HTTP ${data.status}${data.data?.code !== undefined ? ` code ${data.data.code} ${data.data.msg ?? ''}` : ''}`
+        : (err as Error).message;
       throw new Error(`Feishu did not accept ${what}: ${detail}`.trim());
     }
     if (res?.code !== 0) throw new Error(`Feishu refused ${what}: code ${res?.code} ${res?.msg ?? ''}`.trim());

@@ -44,7 +44,8 @@ export class IdentityLinksService {
   async start(p: Principal, input: { platform: ChatPlatform; externalId: string; channelId?: string }) {
     const channel = await this.channelFor(p.orgId, input.platform, input.channelId);
     const owner = await this.users.memberByIdentity(p.orgId, input.platform, input.externalId);
-    if (owner && owner.userId !== p.userId) throw new ConflictError(`${input.platform} account ${input.externalId} is already linked to another user`);
+    if (owner && owner.userId !== p.userId)
+      throw new ConflictError(`${input.platform} account ${input.externalId} is already linked to another user`);
     if (owner) throw new ConflictError(`${input.platform} account ${input.externalId} is already linked to you`);
     // Each code is a message to someone's chat account: a user cannot make Warden spam one.
     const [{ n }] = await this.dataSource.query<Array<{ n: number }>>(
@@ -63,7 +64,10 @@ export class IdentityLinksService {
        VALUES ($1, $2, $3, $4, $5, 'pending', now() + make_interval(secs => $6)) RETURNING id, expires_at`,
       [p.orgId, p.userId, input.platform, input.externalId, channel.id, CODE_TTL_S],
     );
-    await this.dataSource.query(`UPDATE identity_link_codes SET code_hash = $2 WHERE id = $1`, [row.id, hashOf(row.id, code).toString('hex')]);
+    await this.dataSource.query(`UPDATE identity_link_codes SET code_hash = $2 WHERE id = $1`, [
+      row.id,
+      hashOf(row.id, code).toString('hex'),
+    ]);
     const text =
       `Warden: ${p.name ?? p.sub} (${p.sub}) asked to link this ${input.platform} account to their Warden user. ` +
       `Code: ${code} (valid ${CODE_TTL_S / 60} minutes). If that is not you, ignore this message.`;
@@ -74,15 +78,21 @@ export class IdentityLinksService {
       this.logger.warn(`link code for ${input.platform} ${input.externalId} not sent: ${(err as Error).message}`);
       throw new BadInputError(`the code could not be sent to ${input.platform} account ${input.externalId}: ${(err as Error).message}`);
     }
-    return { link_id: row.id, platform: input.platform, external_id: input.externalId, channel_id: channel.id, expires_at: new Date(row.expires_at).toISOString() };
+    return {
+      link_id: row.id,
+      platform: input.platform,
+      external_id: input.externalId,
+      channel_id: channel.id,
+      expires_at: new Date(row.expires_at).toISOString(),
+    };
   }
 
   async verify(p: Principal, linkId: string, code: string) {
     const [row] = isUuid(linkId)
       ? await this.dataSource.query<[LinkCodeRow?]>(
-        `SELECT *, expires_at <= now() AS expired FROM identity_link_codes WHERE id = $1 AND org_id = $2 AND user_id = $3`,
-        [linkId, p.orgId, p.userId],
-      )
+          `SELECT *, expires_at <= now() AS expired FROM identity_link_codes WHERE id = $1 AND org_id = $2 AND user_id = $3`,
+          [linkId, p.orgId, p.userId],
+        )
       : [];
     if (!row) throw new NotFoundError('identity link', linkId);
     if (row.consumed_at) throw new ConflictError('this code was already used or replaced by a newer one; request a new code');
@@ -99,11 +109,20 @@ export class IdentityLinksService {
       [row.id],
     );
     if (usedCount !== 1) throw new ConflictError('this code was already used; request a new code');
-    const member = await this.users.setIdentities(p.orgId, p.sub, { [row.platform as ChatPlatform]: row.external_id }, { byUserId: p.userId, method: 'proof' });
+    const member = await this.users.setIdentities(
+      p.orgId,
+      p.sub,
+      { [row.platform as ChatPlatform]: row.external_id },
+      { byUserId: p.userId, method: 'proof' },
+    );
     return {
       user_id: member.userId,
       sub: member.sub,
-      identities: { feishu_open_id: member.identities.feishu ?? null, slack_user_id: member.identities.slack ?? null, wecom_user_id: member.identities.wecom ?? null },
+      identities: {
+        feishu_open_id: member.identities.feishu ?? null,
+        slack_user_id: member.identities.slack ?? null,
+        wecom_user_id: member.identities.wecom ?? null,
+      },
     };
   }
 
@@ -114,7 +133,10 @@ export class IdentityLinksService {
       return record;
     }
     const first = (await this.channels.list(orgId)).find((c) => c.type === platform);
-    if (!first) throw new BadInputError(`the organisation has no ${platform} channel to send the code through; an admin must add one (or link the account)`);
+    if (!first)
+      throw new BadInputError(
+        `the organisation has no ${platform} channel to send the code through; an admin must add one (or link the account)`,
+      );
     return this.channels.getRecord(orgId, first.id);
   }
 }

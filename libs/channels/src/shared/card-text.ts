@@ -36,7 +36,9 @@ export function cardArgs(args: Record<string, unknown>, decisiveFields: readonly
   const decisive = present.map((f): [string, string] => [f, oneLine(json(args[f]))]);
   const others = Object.fromEntries(Object.entries(args ?? {}).filter(([k]) => !present.includes(k)));
   const text = Object.keys(others).length ? json(others, 2) : '';
-  return text.length > maxChars ? { decisive, rest: text.slice(0, maxChars), omitted: text.length - maxChars } : { decisive, rest: text, omitted: 0 };
+  return text.length > maxChars
+    ? { decisive, rest: text.slice(0, maxChars), omitted: text.length - maxChars }
+    : { decisive, rest: text, omitted: 0 };
 }
 
 /** The line under capped args: how much is hidden and where to read all of it. */
@@ -71,4 +73,3 @@ export function parseButtonValue(value: unknown): { confirmationId: string; deci
   if (decision !== 'approve' && decision !== 'reject') return null;
   return all === true ? { confirmationId: id, decision, all: true } : { confirmationId: id, decision };
 }
-

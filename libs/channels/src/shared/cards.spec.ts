@@ -10,15 +10,30 @@ import { wecomApprovalCard } from '../wecom/wecom-cards.js';
 const ID = '6f1c2b1e-8d2a-4a51-9a43-1f2e3d4c5b6a';
 const LINK = `https://warden.example/approvals/${ID}`;
 const card = (over: Partial<ApprovalCard> = {}): ApprovalCard => ({
-  confirmationId: ID, agentName: 'buyer', tool: 'oa__purchase_pay', requestedBy: { userId: 'u1', name: 'Alice' },
-  expiresAt: new Date('2026-12-01T10:00:00Z'), approverScope: 'org_admins', link: LINK,
-  args: { memo: 'x'.repeat(5000), amount: 987654, id: 'PO-1' }, decisiveFields: ['amount'], ...over,
+  confirmationId: ID,
+  agentName: 'buyer',
+  tool: 'oa__purchase_pay',
+  requestedBy: { userId: 'u1', name: 'Alice' },
+  expiresAt: new Date('2026-12-01T10:00:00Z'),
+  approverScope: 'org_admins',
+  link: LINK,
+  args: { memo: 'x'.repeat(5000), amount: 987654, id: 'PO-1' },
+  decisiveFields: ['amount'],
+  ...over,
 });
-const EVIL_NAME = 'Mallory\n**Approved by:** CFO\r\n*Approved by:* CFO\u2028Approved by: CFO <at id=all></at> <!channel> [ok](http://evil) <http://evil|Approve>';
+const EVIL_NAME =
+  'Mallory\n**Approved by:** CFO\r\n*Approved by:* CFO\u2028Approved by: CFO <at id=all></at> <!channel> [ok](http://evil) <http://evil|Approve>';
 
-const feishuText = (c: Record<string, any>): string[] => c.body.elements.filter((e: any) => e.tag === 'markdown').map((e: any) => e.content as string);
+const feishuText = (c: Record<string, any>): string[] =>
+  c.body.elements.filter((e: any) => e.tag === 'markdown').map((e: any) => e.content as string);
 const slackText = (m: { blocks: any[] }): string[] =>
-  m.blocks.flatMap((b) => [b.text?.text, ...(b.fields ?? []).map((f: any) => f.text), ...(b.elements ?? []).map((e: any) => e.text?.text ?? e.text)]).filter((x): x is string => typeof x === 'string');
+  m.blocks
+    .flatMap((b) => [
+      b.text?.text,
+      ...(b.fields ?? []).map((f: any) => f.text),
+      ...(b.elements ?? []).map((e: any) => e.text?.text ?? e.text),
+    ])
+    .filter((x): x is string => typeof x === 'string');
 const fakeLine = /^\W*Approved by/m;
 
 describe('approval cards: decisive fields first and whole, the rest capped', () => {
@@ -63,7 +78,13 @@ describe('approval cards: decisive fields first and whole, the rest capped', () 
 });
 
 describe('approval cards: names and args cannot add lines, links, mentions or buttons', () => {
-  const evil = card({ agentName: EVIL_NAME, requestedBy: { userId: 'u1', name: EVIL_NAME }, tool: 'oa__pay\nApproved by: CFO', args: { [`amount\n**Approved by:** CFO`]: 1, note: EVIL_NAME }, decisiveFields: [`amount\n**Approved by:** CFO`] });
+  const evil = card({
+    agentName: EVIL_NAME,
+    requestedBy: { userId: 'u1', name: EVIL_NAME },
+    tool: 'oa__pay\nApproved by: CFO',
+    args: { [`amount\n**Approved by:** CFO`]: 1, note: EVIL_NAME },
+    decisiveFields: [`amount\n**Approved by:** CFO`],
+  });
 
   it('feishu: one line per field, markup escaped, only our two buttons', () => {
     const c = feishuApprovalCard(evil);

@@ -4,7 +4,13 @@ import { checkConfig } from './config-rules.js';
 
 describe('checkConfig', () => {
   it('names every missing, malformed and unknown key', () => {
-    const problems = checkConfig(FEISHU_CONFIG, { app_id: 'cli', chat_id: 7, base_url: 'ftp://x', approver_open_ids: 'ou_1', colour: 'red' });
+    const problems = checkConfig(FEISHU_CONFIG, {
+      app_id: 'cli',
+      chat_id: 7,
+      base_url: 'ftp://x',
+      approver_open_ids: 'ou_1',
+      colour: 'red',
+    });
     expect(problems).toEqual(
       expect.arrayContaining([
         'config.app_secret is required',
@@ -18,7 +24,14 @@ describe('checkConfig', () => {
     expect(problems).toHaveLength(6);
   });
   it('accepts a complete config and checks key shapes', () => {
-    const ok = { corp_id: 'ww1', corp_secret: 's', agent_id: 1000002, token: 't', encoding_aes_key: 'jWmYm7qr5nMoAUwZRjGtBxmz3KA1tkAj3ykkR6q2B2C', to_user: '@all' };
+    const ok = {
+      corp_id: 'ww1',
+      corp_secret: 's',
+      agent_id: 1000002,
+      token: 't',
+      encoding_aes_key: 'jWmYm7qr5nMoAUwZRjGtBxmz3KA1tkAj3ykkR6q2B2C',
+      to_user: '@all',
+    };
     expect(checkConfig(WECOM_CONFIG, ok)).toEqual([]);
     expect(checkConfig(WECOM_CONFIG, { ...ok, encoding_aes_key: 'short', agent_id: 'x' })).toEqual([
       'config.agent_id must be an integer',

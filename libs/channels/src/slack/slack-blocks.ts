@@ -20,11 +20,22 @@ export function slackApprovalMessage(card: ApprovalCard): { text: string; blocks
   });
   const args = cardArgs(card.args, card.decisiveFields);
   const needed = approvalsNote(card.approvalsRequired, card.approvalsGiven);
-  const blocks: SlackBlock[] = [{ type: 'header', text: { type: 'plain_text', text: oneLine(`${card.escalated ? 'Escalated: approval' : 'Approval'} needed: ${card.tool}`).slice(0, 150) } }];
+  const blocks: SlackBlock[] = [
+    {
+      type: 'header',
+      text: {
+        type: 'plain_text',
+        text: oneLine(`${card.escalated ? 'Escalated: approval' : 'Approval'} needed: ${card.tool}`).slice(0, 150),
+      },
+    },
+  ];
   if (card.askReason) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Why:* ${escapeMrkdwn(card.askReason)}` } });
   // The fields that decide come first and whole; the rest is capped, with where to read all of it.
   if (args.decisive.length) {
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: args.decisive.map(([k, v]) => `*${escapeMrkdwn(k)}:* ${escapeMrkdwn(v)}`).join('\n') } });
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: args.decisive.map(([k, v]) => `*${escapeMrkdwn(k)}:* ${escapeMrkdwn(v)}`).join('\n') },
+    });
   }
   blocks.push({
     type: 'section',
@@ -36,10 +47,16 @@ export function slackApprovalMessage(card: ApprovalCard): { text: string; blocks
     ],
   });
   if (args.rest) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: codeBlock(args.rest) } });
-  if (args.omitted) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: escapeText(omittedNote(args.omitted, card.link)) }] });
+  if (args.omitted)
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: escapeText(omittedNote(args.omitted, card.link)) }] });
   blocks.push(
     { type: 'actions', block_id: `confirmation:${card.confirmationId}`, elements: [button('approve'), button('reject')] },
-    { type: 'context', elements: [{ type: 'mrkdwn', text: `Request ${card.confirmationId}${card.link ? ` · Edit in Warden: ${escapeText(card.link)}` : ''}` }] },
+    {
+      type: 'context',
+      elements: [
+        { type: 'mrkdwn', text: `Request ${card.confirmationId}${card.link ? ` · Edit in Warden: ${escapeText(card.link)}` : ''}` },
+      ],
+    },
   );
   return { text: oneLine(`Approval needed: ${card.tool} (requested by ${requester})`), blocks };
 }
@@ -49,7 +66,10 @@ export function slackDecidedMessage(d: DecidedCard): { text: string; blocks: Sla
   const summary = `${STATUS_WORDS[d.status]} by ${d.decidedBy} at ${isoMinute(d.decidedAt)}`;
   const blocks: SlackBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: oneLine(`${STATUS_WORDS[d.status]}: ${d.tool}`).slice(0, 150) } },
-    { type: 'section', text: { type: 'mrkdwn', text: `*${escapeMrkdwn(summary)}*${d.reason ? `\nReason: ${escapeMrkdwn(d.reason)}` : ''}` } },
+    {
+      type: 'section',
+      text: { type: 'mrkdwn', text: `*${escapeMrkdwn(summary)}*${d.reason ? `\nReason: ${escapeMrkdwn(d.reason)}` : ''}` },
+    },
     { type: 'section', text: { type: 'mrkdwn', text: codeBlock(prettyArgs(d.args)) } },
     { type: 'context', elements: [{ type: 'mrkdwn', text: `Request ${d.confirmationId}` }] },
   ];

@@ -59,7 +59,9 @@ export class SlackChannel extends Channel {
 
   async sendApprovalCard(channel: ChannelRecord, card: ApprovalCard): Promise<SentCard> {
     const cfg = slackConfig(channel);
-    const res = await this.call('the approval message', () => this.client(cfg).chat.postMessage({ channel: cfg.channel, ...slackApprovalMessage(card) }));
+    const res = await this.call('the approval message', () =>
+      this.client(cfg).chat.postMessage({ channel: cfg.channel, ...slackApprovalMessage(card) }),
+    );
     return { platformMessageId: res.ts, extra: { channel: res.channel ?? cfg.channel, ts: res.ts } };
   }
 
@@ -100,7 +102,13 @@ export class SlackChannel extends Channel {
     // Bolt's check only refuses old timestamps; a timestamp from the future is just as suspect.
     if (!isFresh(Number(ts))) return rejected(401, 'stale request: X-Slack-Request-Timestamp is outside the 5-minute window');
     const body = req.rawBody.toString('utf8');
-    if (!isValidSlackRequest({ signingSecret: cfg.signingSecret, body, headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': Number(ts) } })) {
+    if (
+      !isValidSlackRequest({
+        signingSecret: cfg.signingSecret,
+        body,
+        headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': Number(ts) },
+      })
+    ) {
       return rejected(401, 'bad signature');
     }
 
@@ -121,7 +129,12 @@ export class SlackChannel extends Channel {
     const responseUrl = this.trustedResponseUrl(payload.response_url, cfg);
     const button = parseButtonValue(isObject(action) ? action.value : undefined);
     if (!button) {
-      if (responseUrl) this.postResponse(responseUrl, { response_type: 'ephemeral', replace_original: false, text: 'This button does not belong to an approval request.' });
+      if (responseUrl)
+        this.postResponse(responseUrl, {
+          response_type: 'ephemeral',
+          replace_original: false,
+          text: 'This button does not belong to an approval request.',
+        });
       return { kind: 'rejected', reason: 'action value does not name a confirmation_id and decision', reply: { status: 200, body: '' } };
     }
     return {
@@ -150,7 +163,13 @@ export class SlackChannel extends Channel {
   }
 
   private postResponse(url: string, message: Json): void {
-    this.egress.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(message), signal: AbortSignal.timeout(10_000) })
+    this.egress
+      .fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(message),
+        signal: AbortSignal.timeout(10_000),
+      })
       .then((res) => {
         if (!res.ok) this.logger.warn(`Slack response_url answered HTTP ${res.status}`);
       })
@@ -162,7 +181,13 @@ export class SlackChannel extends Channel {
     let client = this.clients.get(key);
     if (!client) {
       // A failed card must fail the gate now, not after minutes of retries.
-      client = new WebClient(cfg.botToken, { slackApiUrl: cfg.apiUrl, retryConfig: { retries: 0 }, logLevel: LogLevel.ERROR, timeout: 10_000, fetch: this.egress.fetch });
+      client = new WebClient(cfg.botToken, {
+        slackApiUrl: cfg.apiUrl,
+        retryConfig: { retries: 0 },
+        logLevel: LogLevel.ERROR,
+        timeout: 10_000,
+        fetch: this.egress.fetch,
+      });
       this.clients.set(key, client);
     }
     return client;

@@ -34,7 +34,11 @@ describe('WeCom callback crypto', () => {
     const ts = String(Math.floor(Date.now() / 1000));
     const sign = (enc: string) => ({ msgSignature: getSignature(vector.token, ts, 'n1', enc), timestamp: ts, nonce: 'n1', encrypt: enc });
     const other = encrypt(vector.encodingAesKey, 'hello', 'wx_other_corp');
-    expect(openWecomEnvelope(vector, sign(other))).toEqual({ ok: false, status: 401, reason: 'receiveid does not match the channel corp_id' });
+    expect(openWecomEnvelope(vector, sign(other))).toEqual({
+      ok: false,
+      status: 401,
+      reason: 'receiveid does not match the channel corp_id',
+    });
     const ours = encrypt(vector.encodingAesKey, 'hello', vector.corpId);
     expect(openWecomEnvelope(vector, sign(ours))).toEqual({ ok: true, message: 'hello' });
   });

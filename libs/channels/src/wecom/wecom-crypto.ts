@@ -23,8 +23,10 @@ export function openWecomEnvelope(
   if (!msgSignature || !timestamp || !nonce || !encrypt) {
     return { ok: false, status: 400, reason: 'missing msg_signature, timestamp, nonce or encrypted payload' };
   }
-  if (!isFresh(Number(timestamp), nowMs)) return { ok: false, status: 401, reason: 'stale request: timestamp is outside the 5-minute window' };
-  if (!safeEqual(msgSignature, getSignature(cfg.token, timestamp, nonce, encrypt))) return { ok: false, status: 401, reason: 'bad msg_signature' };
+  if (!isFresh(Number(timestamp), nowMs))
+    return { ok: false, status: 401, reason: 'stale request: timestamp is outside the 5-minute window' };
+  if (!safeEqual(msgSignature, getSignature(cfg.token, timestamp, nonce, encrypt)))
+    return { ok: false, status: 401, reason: 'bad msg_signature' };
   let opened: { message: string; id: string };
   try {
     opened = decrypt(cfg.encodingAesKey, encrypt);

@@ -22,7 +22,13 @@ export const WECOM_CONFIG: readonly ConfigKeyRule[] = [
   { key: 'corp_secret', kind: 'string', required: true, secret: true },
   { key: 'agent_id', kind: 'integer', required: true },
   { key: 'token', kind: 'string', required: true, secret: true },
-  { key: 'encoding_aes_key', kind: 'string', required: true, secret: true, pattern: { test: /^[A-Za-z0-9+/]{43}$/, says: 'the 43-character EncodingAESKey' } },
+  {
+    key: 'encoding_aes_key',
+    kind: 'string',
+    required: true,
+    secret: true,
+    pattern: { test: /^[A-Za-z0-9+/]{43}$/, says: 'the 43-character EncodingAESKey' },
+  },
   { key: 'to_user', kind: 'string', required: true },
   { key: 'base_url', kind: 'url', required: false },
   { key: 'approver_user_ids', kind: 'string_list', required: false },
@@ -54,7 +60,11 @@ const wecomConfig = (channel: ChannelRecord): WecomConfig => {
   };
 };
 
-interface WecomReply { errcode?: number; errmsg?: string; [key: string]: unknown }
+interface WecomReply {
+  errcode?: number;
+  errmsg?: string;
+  [key: string]: unknown;
+}
 
 /** Targets of an update: the same people the card was sent to. */
 const updateTargets = (toUser: string) => (toUser === '@all' ? { atall: 1 } : { userids: toUser.split('|').filter(Boolean) });
@@ -82,7 +92,10 @@ export class WecomChannel extends Channel {
       agentid: cfg.agentId,
       template_card: wecomApprovalCard(card),
     });
-    return { platformMessageId: res.msgid as string | undefined, extra: { response_code: res.response_code, task_id: card.confirmationId } };
+    return {
+      platformMessageId: res.msgid as string | undefined,
+      extra: { response_code: res.response_code, task_id: card.confirmationId },
+    };
   }
 
   async markDecided(channel: ChannelRecord, sent: SentCard, decided: DecidedCard): Promise<void> {
@@ -104,7 +117,12 @@ export class WecomChannel extends Channel {
 
   override async sendDirectMessage(channel: ChannelRecord, userId: string, text: string): Promise<void> {
     const cfg = wecomConfig(channel);
-    await this.api(cfg, 'the direct message', '/cgi-bin/message/send', { touser: userId, msgtype: 'text', agentid: cfg.agentId, text: { content: text } });
+    await this.api(cfg, 'the direct message', '/cgi-bin/message/send', {
+      touser: userId,
+      msgtype: 'text',
+      agentid: cfg.agentId,
+      text: { content: text },
+    });
   }
 
   async parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
@@ -132,7 +150,7 @@ export class WecomChannel extends Channel {
     if (!user) return rejected(400, 'template_card_event without FromUserName');
     const m = /^(approve|reject):(.+)$/.exec(eventKey);
     if (!m || !isUuid(m[2]) || taskId !== m[2]) {
-      return { kind: 'rejected', reason: 'button key does not name this card\'s confirmation and a decision', reply: ack };
+      return { kind: 'rejected', reason: "button key does not name this card's confirmation and a decision", reply: ack };
     }
     return {
       kind: 'decision',
@@ -153,7 +171,12 @@ export class WecomChannel extends Channel {
     const work =
       outcome.ok && outcome.decided && responseCode
         ? this.updateCard(cfg, responseCode, outcome.decided)
-        : this.api(cfg, 'the click answer', '/cgi-bin/message/send', { touser: user, msgtype: 'text', agentid: cfg.agentId, text: { content: outcome.message } });
+        : this.api(cfg, 'the click answer', '/cgi-bin/message/send', {
+            touser: user,
+            msgtype: 'text',
+            agentid: cfg.agentId,
+            text: { content: outcome.message },
+          });
     work.catch((err: unknown) => this.logger.warn(`WeCom click answer failed: ${(err as Error).message}`));
   }
 
@@ -162,7 +185,7 @@ export class WecomChannel extends Channel {
       ...updateTargets(cfg.toUser),
       agentid: cfg.agentId,
       response_code: responseCode,
-      button: { replace_name: `${STATUS_WORDS[decided.status]} by ${decided.decidedBy}`.replace(/\s+/g, " ").slice(0, 40) },
+      button: { replace_name: `${STATUS_WORDS[decided.status]} by ${decided.decidedBy}`.replace(/\s+/g, ' ').slice(0, 40) },
     });
   }
 
@@ -177,7 +200,12 @@ export class WecomChannel extends Channel {
     const url = `${cfg.baseUrl}${path}?access_token=${encodeURIComponent(token)}`;
     let res: Response;
     try {
-      res = await this.egress.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+      res = await this.egress.fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
     } catch (err) {
       throw new Error(`WeCom did not accept ${what}: ${(err as Error).message}`);
     }
@@ -198,7 +226,8 @@ export class WecomChannel extends Channel {
     } catch (err) {
       throw new Error(`WeCom token request failed: ${(err as Error).message}`);
     }
-    if (body.errcode !== 0 || !body.access_token) throw new Error(`WeCom refused the token request: errcode ${body.errcode} ${body.errmsg ?? ''}`.trim());
+    if (body.errcode !== 0 || !body.access_token)
+      throw new Error(`WeCom refused the token request: errcode ${body.errcode} ${body.errmsg ?? ''}`.trim());
     this.tokens.set(key, { token: body.access_token, until: Date.now() + Math.max(60, (body.expires_in ?? 7200) - 300) * 1000 });
     return body.access_token;
   }

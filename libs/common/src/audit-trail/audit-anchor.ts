@@ -13,7 +13,10 @@ export class AuditAnchor implements OnApplicationBootstrap, BeforeApplicationShu
   private timer: NodeJS.Timeout | null = null;
   private since = new Date(0);
 
-  constructor(private readonly dataSource: DataSource, private readonly config: AppConfig) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
 
   onApplicationBootstrap(): void {
     const seconds = this.config.auditAnchorIntervalS;
@@ -29,7 +32,9 @@ export class AuditAnchor implements OnApplicationBootstrap, BeforeApplicationShu
     const now = new Date();
     try {
       const heads: Array<{ org_id: string; seq: string; hash: string }> = await this.dataSource.query(
-        `SELECT org_id::text AS org_id, seq::text AS seq, hash FROM audit_chain_heads WHERE updated_at >= $1 AND seq > 0 ORDER BY org_id`, [this.since]);
+        `SELECT org_id::text AS org_id, seq::text AS seq, hash FROM audit_chain_heads WHERE updated_at >= $1 AND seq > 0 ORDER BY org_id`,
+        [this.since],
+      );
       for (const h of heads) this.logger.log(`audit chain anchor: org ${h.org_id} seq ${h.seq} hash ${h.hash}`);
       this.since = now;
       return heads;

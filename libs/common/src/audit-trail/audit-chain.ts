@@ -33,9 +33,15 @@ export async function appendAuditEvents(tx: Queryable, events: AuditEventInput[]
   const chained = events.map((input) => {
     const head = state.get(input.orgId.toLowerCase())!;
     const body = {
-      org_id: input.orgId.toLowerCase(), seq: head.seq + 1, kind: input.kind, action: input.action,
-      entity_type: input.entityType ?? null, entity_id: input.entityId ?? null, actor: input.actor ?? null,
-      occurred_at: input.occurredAt.toISOString(), payload: input.payload,
+      org_id: input.orgId.toLowerCase(),
+      seq: head.seq + 1,
+      kind: input.kind,
+      action: input.action,
+      entity_type: input.entityType ?? null,
+      entity_id: input.entityId ?? null,
+      actor: input.actor ?? null,
+      occurred_at: input.occurredAt.toISOString(),
+      payload: input.payload,
     };
     // The payload's canonical text is both what the hash covers and what is stored (jsonb reads back the same value).
     const payloadText = canonicalJson(input.payload);
@@ -47,9 +53,20 @@ export async function appendAuditEvents(tx: Queryable, events: AuditEventInput[]
   });
   const col = <K extends keyof ChainedAuditEvent>(k: K) => chained.map((e) => e[k]);
   await tx.query(APPEND_SQL, [
-    col('org_id'), col('seq'), col('kind'), col('action'), col('entity_type'), col('entity_id'), col('actor'),
-    col('occurred_at'), payloadTexts, col('prev_hash'), col('hash'),
-    [...state.keys()], [...state.values()].map((h) => h.seq), [...state.values()].map((h) => h.hash),
+    col('org_id'),
+    col('seq'),
+    col('kind'),
+    col('action'),
+    col('entity_type'),
+    col('entity_id'),
+    col('actor'),
+    col('occurred_at'),
+    payloadTexts,
+    col('prev_hash'),
+    col('hash'),
+    [...state.keys()],
+    [...state.values()].map((h) => h.seq),
+    [...state.values()].map((h) => h.hash),
   ]);
   return chained;
 }

@@ -5,8 +5,14 @@ import { configDiff } from './config-diff.js';
 
 describe('audit event hashing', () => {
   const event = {
-    org_id: '6f1c1f0e-51c4-4bb8-9b43-1f1c2f0f9a11', seq: 42, kind: 'config', action: 'agent.updated', entity_type: 'agent',
-    entity_id: 'a1', actor: null, occurred_at: '2026-12-01T08:00:00.000Z',
+    org_id: '6f1c1f0e-51c4-4bb8-9b43-1f1c2f0f9a11',
+    seq: 42,
+    kind: 'config',
+    action: 'agent.updated',
+    entity_type: 'agent',
+    entity_id: 'a1',
+    actor: null,
+    occurred_at: '2026-12-01T08:00:00.000Z',
     payload: { z: 1, a: { y: [3, { c: 1, b: 2 }], x: 'é"\n' } },
   };
 
@@ -15,7 +21,9 @@ describe('audit event hashing', () => {
   });
 
   it('hash = sha256(prev_hash || canonical(event)), and any field change changes it', () => {
-    const expected = createHash('sha256').update(GENESIS_HASH + canonicalJson(event)).digest('hex');
+    const expected = createHash('sha256')
+      .update(GENESIS_HASH + canonicalJson(event))
+      .digest('hex');
     expect(chainHash(GENESIS_HASH, event)).toBe(expected);
     expect(chainHash(GENESIS_HASH, { ...event, actor: 'mallory' })).not.toBe(expected);
     expect(chainHash(GENESIS_HASH, { ...event, seq: 43 })).not.toBe(expected);
@@ -26,7 +34,10 @@ describe('audit event hashing', () => {
 describe('configDiff', () => {
   it('walks objects key by key and compares arrays whole', () => {
     const before = { name: 'payer', model_config_json: { hooks: { class_hooks: ['audit_log'] }, max_iterations: 10 } };
-    const after = { name: 'payer', model_config_json: { hooks: { class_hooks: ['audit_log', 'result_truncate'] }, tools: ['oa__*'], max_iterations: 10 } };
+    const after = {
+      name: 'payer',
+      model_config_json: { hooks: { class_hooks: ['audit_log', 'result_truncate'] }, tools: ['oa__*'], max_iterations: 10 },
+    };
     expect(configDiff(before, after)).toEqual([
       { path: 'model_config_json.hooks.class_hooks', before: ['audit_log'], after: ['audit_log', 'result_truncate'] },
       { path: 'model_config_json.tools', before: null, after: ['oa__*'] },

@@ -44,13 +44,22 @@ export const GENESIS_HASH = '0'.repeat(64);
  */
 export function canonicalEvent(e: Omit<ChainedAuditEvent, 'prev_hash' | 'hash' | 'payload'>, payloadText: string): string {
   const head = canonicalJson({
-    action: e.action, actor: e.actor, entity_id: e.entity_id, entity_type: e.entity_type, kind: e.kind,
-    occurred_at: e.occurred_at, org_id: e.org_id,
+    action: e.action,
+    actor: e.actor,
+    entity_id: e.entity_id,
+    entity_type: e.entity_type,
+    kind: e.kind,
+    occurred_at: e.occurred_at,
+    org_id: e.org_id,
   });
   return `${head.slice(0, -1)},"payload":${payloadText},"seq":${e.seq}}`;
 }
 
 /** hash = sha256(prev_hash || canonical(event)), hex. */
-export function chainHash(prevHash: string, e: Omit<ChainedAuditEvent, 'prev_hash' | 'hash'>, payloadText = canonicalJson(e.payload)): string {
+export function chainHash(
+  prevHash: string,
+  e: Omit<ChainedAuditEvent, 'prev_hash' | 'hash'>,
+  payloadText = canonicalJson(e.payload),
+): string {
   return createHash('sha256').update(prevHash).update(canonicalEvent(e, payloadText)).digest('hex');
 }

@@ -29,7 +29,18 @@ export interface AuditEventRow {
   hash: string;
 }
 
-export const AUDIT_EVENT_COLUMNS = ['seq', 'occurred_at', 'kind', 'action', 'entity_type', 'entity_id', 'actor', 'payload', 'prev_hash', 'hash'];
+export const AUDIT_EVENT_COLUMNS = [
+  'seq',
+  'occurred_at',
+  'kind',
+  'action',
+  'entity_type',
+  'entity_id',
+  'actor',
+  'payload',
+  'prev_hash',
+  'hash',
+];
 
 const SELECT = `SELECT seq::text AS id, seq::int8 AS seq, kind, action, entity_type, entity_id, actor, occurred_at, recorded_at, payload,
   prev_hash, hash FROM audit_events`;
@@ -46,7 +57,9 @@ export class AuditEventsQuery {
       where.push(`seq < $${params.length}`);
     }
     const rows: Array<AuditEventRow & { seq: string }> = await this.dataSource.query(
-      `${SELECT} WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ${limit + 1}`, params);
+      `${SELECT} WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ${limit + 1}`,
+      params,
+    );
     const items = rows.slice(0, limit).map((r) => ({ ...r, seq: Number(r.seq) }));
     const last = items[items.length - 1];
     return { items, next_cursor: rows.length > limit && last ? Buffer.from(String(last.seq)).toString('base64url') : null };
@@ -60,7 +73,9 @@ export class AuditEventsQuery {
       params.push(after);
       where.push(`seq > $${params.length}`);
       const rows: Array<AuditEventRow & { seq: string }> = await this.dataSource.query(
-        `${SELECT} WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${pageSize}`, params);
+        `${SELECT} WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${pageSize}`,
+        params,
+      );
       if (rows.length === 0) return;
       const page = rows.map((r) => ({ ...r, seq: Number(r.seq) }));
       after = page[page.length - 1].seq;
@@ -90,6 +105,7 @@ function filters(f: AuditEventFilters): { where: string[]; params: unknown[] } {
 
 function decodeSeqCursor(cursor: string): string {
   const seq = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^\d{1,18}$/.test(seq)) throw new BadInputError('cursor is not one this API returned (pass next_cursor from the previous page unchanged)');
+  if (!/^\d{1,18}$/.test(seq))
+    throw new BadInputError('cursor is not one this API returned (pass next_cursor from the previous page unchanged)');
   return seq;
 }

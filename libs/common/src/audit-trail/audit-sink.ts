@@ -44,11 +44,14 @@ export class AuditSink implements OnApplicationBootstrap, BeforeApplicationShutd
     this.settings = config.auditSink;
     if (metrics) {
       this.deadLetters = new Counter({
-        name: 'warden_audit_sink_dead_letters_total', help: 'Audit events the AUDIT_SINK_URL receiver refused after every retry',
+        name: 'warden_audit_sink_dead_letters_total',
+        help: 'Audit events the AUDIT_SINK_URL receiver refused after every retry',
         registers: [metrics.registry],
       });
       this.delivered = new Counter({
-        name: 'warden_audit_sink_events_total', help: 'Audit events the AUDIT_SINK_URL receiver accepted', registers: [metrics.registry],
+        name: 'warden_audit_sink_events_total',
+        help: 'Audit events the AUDIT_SINK_URL receiver accepted',
+        registers: [metrics.registry],
       });
     }
   }
@@ -88,8 +91,11 @@ export class AuditSink implements OnApplicationBootstrap, BeforeApplicationShutd
     try {
       await this.dataSource.query(
         `INSERT INTO audit_sink_cursors (org_id) SELECT org_id FROM audit_chain_heads h
-          WHERE NOT EXISTS (SELECT 1 FROM audit_sink_cursors c WHERE c.org_id = h.org_id) ON CONFLICT DO NOTHING`);
-      while (!this.stopped && (await this.dataSource.transaction((m) => this.forwardBatch(m)))) { /* next batch */ }
+          WHERE NOT EXISTS (SELECT 1 FROM audit_sink_cursors c WHERE c.org_id = h.org_id) ON CONFLICT DO NOTHING`,
+      );
+      while (!this.stopped && (await this.dataSource.transaction((m) => this.forwardBatch(m)))) {
+        /* next batch */
+      }
     } catch (err) {
       this.logger.error(`audit sink pass failed, will retry: ${(err as Error).message}`);
     }
@@ -102,12 +108,15 @@ export class AuditSink implements OnApplicationBootstrap, BeforeApplicationShutd
     await m.query(`SET LOCAL idle_in_transaction_session_timeout = 0`);
     const [cursor]: Array<{ org_id: string; seq: string }> = await m.query(
       `SELECT c.org_id::text AS org_id, c.seq::text AS seq FROM audit_sink_cursors c JOIN audit_chain_heads h ON h.org_id = c.org_id
-        WHERE h.seq > c.seq ORDER BY c.updated_at LIMIT 1 FOR UPDATE OF c SKIP LOCKED`);
+        WHERE h.seq > c.seq ORDER BY c.updated_at LIMIT 1 FOR UPDATE OF c SKIP LOCKED`,
+    );
     if (!cursor) return false;
     const events: Array<{ seq: string }> = await m.query(
       `SELECT org_id::text AS org_id, seq::text AS seq, kind, action, entity_type, entity_id, actor, occurred_at,
               recorded_at, payload, prev_hash, hash
-         FROM audit_events WHERE org_id = $1 AND seq > $2 ORDER BY audit_events.seq LIMIT ${BATCH}`, [cursor.org_id, cursor.seq]);
+         FROM audit_events WHERE org_id = $1 AND seq > $2 ORDER BY audit_events.seq LIMIT ${BATCH}`,
+      [cursor.org_id, cursor.seq],
+    );
     if (events.length === 0) return false;
     const range = `${events[0].seq}-${events[events.length - 1].seq}`;
     const ok = await this.deliver(events, `${cursor.org_id}:${range}`);
@@ -116,7 +125,10 @@ export class AuditSink implements OnApplicationBootstrap, BeforeApplicationShutd
       this.deadLetters?.inc(events.length);
       this.logger.error(`audit sink: events ${range} of org ${cursor.org_id} dead-lettered after ${this.settings!.maxAttempts} attempts`);
     }
-    await m.query(`UPDATE audit_sink_cursors SET seq = $2, updated_at = now() WHERE org_id = $1`, [cursor.org_id, events[events.length - 1].seq]);
+    await m.query(`UPDATE audit_sink_cursors SET seq = $2, updated_at = now() WHERE org_id = $1`, [
+      cursor.org_id,
+      events[events.length - 1].seq,
+    ]);
     return true;
   }
 

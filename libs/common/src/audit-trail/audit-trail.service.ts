@@ -39,7 +39,10 @@ export class AuditTrail {
   /** Appends inside the caller's transaction (`tx`), so the change and its record commit together; else in its own. */
   async record(events: AuditEventInput | AuditEventInput[], tx?: Queryable): Promise<void> {
     // Stored as jsonb and hashed as read back: what JSON cannot hold (undefined, Date objects) is normalised first.
-    const list = (Array.isArray(events) ? events : [events]).map((e) => ({ ...e, payload: JSON.parse(JSON.stringify(e.payload)) as Record<string, unknown> }));
+    const list = (Array.isArray(events) ? events : [events]).map((e) => ({
+      ...e,
+      payload: JSON.parse(JSON.stringify(e.payload)) as Record<string, unknown>,
+    }));
     const chained = tx ? await appendAuditEvents(tx, list) : await this.dataSource.transaction((m) => appendAuditEvents(m, list));
     if (!tx) this.appended(chained);
   }
@@ -53,9 +56,18 @@ export class AuditTrail {
   async configChange(c: ConfigChangeInput, tx?: Queryable): Promise<void> {
     const changes: ConfigChange[] = c.change === 'updated' ? configDiff(c.before, c.after) : [];
     for (const name of c.secretsChanged ?? []) changes.push({ path: `secrets.${name}`, secret_changed: true });
-    await this.record({
-      orgId: c.orgId, kind: 'config', action: `${c.entityType}.${c.change}`, entityType: c.entityType, entityId: c.entityId,
-      actor: c.actor, occurredAt: new Date(), payload: { before: c.before, after: c.after, changes },
-    }, tx);
+    await this.record(
+      {
+        orgId: c.orgId,
+        kind: 'config',
+        action: `${c.entityType}.${c.change}`,
+        entityType: c.entityType,
+        entityId: c.entityId,
+        actor: c.actor,
+        occurredAt: new Date(),
+        payload: { before: c.before, after: c.after, changes },
+      },
+      tx,
+    );
   }
 }

@@ -58,8 +58,10 @@ export class AuditVerifier {
     if (firstSeq === null) return range.from ? result : this.checkHead(orgId, range, result, null);
     // From the start of the trail, the first event must be seq 1 on the genesis hash; from a later point, it must link
     // to the stored event before it.
-    let expected: { seq: number; prevHash: string } = !range.from || firstSeq === 1
-      ? { seq: 1, prevHash: GENESIS_HASH } : { seq: firstSeq, prevHash: await this.predecessorHash(orgId, firstSeq) };
+    let expected: { seq: number; prevHash: string } =
+      !range.from || firstSeq === 1
+        ? { seq: 1, prevHash: GENESIS_HASH }
+        : { seq: firstSeq, prevHash: await this.predecessorHash(orgId, firstSeq) };
     let after = firstSeq - 1;
     for (;;) {
       const page = await this.page(orgId, after, range.to);
@@ -90,7 +92,14 @@ export class AuditVerifier {
 
   private check(e: StoredEvent, expected: { seq: number; prevHash: string }, sourceProblem?: string): BrokenLink | null {
     const link = (reason: string, expectedHash: string | null): BrokenLink => ({
-      id: e.id, seq: e.seq, kind: e.kind, action: e.action, occurred_at: e.occurred_at, reason, stored_hash: e.hash, expected_hash: expectedHash,
+      id: e.id,
+      seq: e.seq,
+      kind: e.kind,
+      action: e.action,
+      occurred_at: e.occurred_at,
+      reason,
+      stored_hash: e.hash,
+      expected_hash: expectedHash,
     });
     if (e.seq !== expected.seq) return link(`events ${expected.seq}..${e.seq - 1} are missing before this one`, null);
     if (e.prev_hash !== expected.prevHash) {
@@ -104,14 +113,18 @@ export class AuditVerifier {
   private async firstSeqInRange(orgId: string, range: { from?: Date; to?: Date }): Promise<number | null> {
     const [row]: Array<{ seq: string | null }> = await this.dataSource.query(
       `SELECT min(seq)::text AS seq FROM audit_events WHERE org_id = $1 AND ($2::timestamptz IS NULL OR recorded_at >= $2)
-         AND ($3::timestamptz IS NULL OR recorded_at < $3)`, [orgId, range.from ?? null, range.to ?? null]);
+         AND ($3::timestamptz IS NULL OR recorded_at < $3)`,
+      [orgId, range.from ?? null, range.to ?? null],
+    );
     return row.seq === null ? null : Number(row.seq);
   }
 
   /** The stored hash of the event before `seq`; a missing one can match no prev_hash, so the link is reported broken. */
   private async predecessorHash(orgId: string, seq: number): Promise<string> {
-    const [row]: Array<{ hash: string }> = await this.dataSource.query(
-      `SELECT hash FROM audit_events WHERE org_id = $1 AND seq = $2`, [orgId, seq - 1]);
+    const [row]: Array<{ hash: string }> = await this.dataSource.query(`SELECT hash FROM audit_events WHERE org_id = $1 AND seq = $2`, [
+      orgId,
+      seq - 1,
+    ]);
     return row?.hash ?? `(event ${seq - 1} is missing)`;
   }
 
@@ -120,7 +133,9 @@ export class AuditVerifier {
       `SELECT seq::text AS id, org_id::text AS org_id, seq::text AS seq, kind, action, entity_type, entity_id, actor, occurred_at,
               payload, prev_hash, hash
          FROM audit_events WHERE org_id = $1 AND seq > $2 AND ($3::timestamptz IS NULL OR recorded_at < $3)
-        ORDER BY audit_events.seq LIMIT ${PAGE}`, [orgId, afterSeq, to ?? null]);
+        ORDER BY audit_events.seq LIMIT ${PAGE}`,
+      [orgId, afterSeq, to ?? null],
+    );
     return rows.map((r) => ({ ...r, seq: Number(r.seq), occurred_at: new Date(r.occurred_at).toISOString() }));
   }
 
@@ -128,14 +143,22 @@ export class AuditVerifier {
   private async checkHead(orgId: string, range: { to?: Date }, result: VerifyResult, lastSeq: number | null): Promise<VerifyResult> {
     if (range.to || !result.valid) return result;
     const [head]: Array<{ seq: string; hash: string }> = await this.dataSource.query(
-      `SELECT seq::text AS seq, hash FROM audit_chain_heads WHERE org_id = $1`, [orgId]);
+      `SELECT seq::text AS seq, hash FROM audit_chain_heads WHERE org_id = $1`,
+      [orgId],
+    );
     if (!head || Number(head.seq) === 0 || (Number(head.seq) === lastSeq && head.hash === result.last_hash)) return result;
     return {
-      ...result, valid: false,
+      ...result,
+      valid: false,
       first_broken: {
-        id: '', seq: lastSeq === null ? 1 : lastSeq + 1, kind: '', action: '', occurred_at: '',
+        id: '',
+        seq: lastSeq === null ? 1 : lastSeq + 1,
+        kind: '',
+        action: '',
+        occurred_at: '',
         reason: `the chain head is at event ${head.seq} but the trail ends at ${lastSeq ?? 0}: events were removed`,
-        stored_hash: head.hash, expected_hash: result.last_hash,
+        stored_hash: head.hash,
+        expected_hash: result.last_hash,
       },
     };
   }

@@ -7,7 +7,11 @@ function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
     const src = value as Record<string, unknown>;
-    return Object.fromEntries(Object.keys(src).sort().map((k) => [k, sortKeys(src[k])]));
+    return Object.fromEntries(
+      Object.keys(src)
+        .sort()
+        .map((k) => [k, sortKeys(src[k])]),
+    );
   }
   return value;
 }

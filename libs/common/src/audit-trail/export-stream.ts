@@ -21,7 +21,10 @@ function csvField(v: unknown): string {
  * slower than the database, so memory holds one page at most. Stops when the client goes away. Returns rows written.
  */
 export async function writeExport<T extends object>(
-  out: Writable, format: ExportFormat, columns: string[], pages: AsyncIterable<T[]>,
+  out: Writable,
+  format: ExportFormat,
+  columns: string[],
+  pages: AsyncIterable<T[]>,
 ): Promise<number> {
   let rows = 0;
   const write = async (chunk: string) => {
@@ -30,9 +33,10 @@ export async function writeExport<T extends object>(
   if (format === 'csv') await write(`${columns.join(',')}\r\n`);
   for await (const page of pages) {
     if (out.destroyed || out.writableEnded) break;
-    const text = format === 'csv'
-      ? page.map((r) => `${columns.map((c) => csvField((r as Record<string, unknown>)[c])).join(',')}\r\n`).join('')
-      : page.map((r) => `${JSON.stringify(r)}\n`).join('');
+    const text =
+      format === 'csv'
+        ? page.map((r) => `${columns.map((c) => csvField((r as Record<string, unknown>)[c])).join(',')}\r\n`).join('')
+        : page.map((r) => `${JSON.stringify(r)}\n`).join('');
     await write(text);
     rows += page.length;
   }

@@ -14,6 +14,8 @@ export function decodeCursor(cursor: string): { ts: string; id: string } {
   try {
     const [ts, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
     if (typeof ts === 'string' && TIMESTAMP.test(ts) && typeof id === 'string' && /^\d{1,19}$/.test(id)) return { ts, id };
-  } catch { /* reported below */ }
+  } catch {
+    /* reported below */
+  }
   throw new BadInputError('cursor is not one this API returned (pass next_cursor from the previous page unchanged)');
 }

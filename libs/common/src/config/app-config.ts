@@ -16,95 +16,194 @@ export class AppConfig {
     this.instanceId = this.env.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   }
 
-  get port(): number { return this.env.PORT ?? 3000; }
-  get host(): string { return this.env.HOST ?? '0.0.0.0'; }
-  get publicUrl(): string { return (this.env.PUBLIC_URL ?? `http://127.0.0.1:${this.port}`).replace(/\/$/, ''); }
-  get logLevel(): string { return this.env.LOG_LEVEL ?? (this.env.NODE_ENV === 'test' ? 'warn' : 'info'); }
-  get isTest(): boolean { return this.env.NODE_ENV === 'test'; }
-  get isProduction(): boolean { return this.env.NODE_ENV === 'production'; }
+  get port(): number {
+    return this.env.PORT ?? 3000;
+  }
+  get host(): string {
+    return this.env.HOST ?? '0.0.0.0';
+  }
+  get publicUrl(): string {
+    return (this.env.PUBLIC_URL ?? `http://127.0.0.1:${this.port}`).replace(/\/$/, '');
+  }
+  get logLevel(): string {
+    return this.env.LOG_LEVEL ?? (this.env.NODE_ENV === 'test' ? 'warn' : 'info');
+  }
+  get isTest(): boolean {
+    return this.env.NODE_ENV === 'test';
+  }
+  get isProduction(): boolean {
+    return this.env.NODE_ENV === 'production';
+  }
   /** Pretty, human-readable logs for a person at a terminal; JSON lines for machines and production. */
-  get prettyLogs(): boolean { return !this.isProduction && !this.isTest && process.stdout.isTTY; }
+  get prettyLogs(): boolean {
+    return !this.isProduction && !this.isTest && process.stdout.isTTY;
+  }
   /** The built web console (apps/console), served at `/`. */
-  get consoleDir(): string { return path.resolve(this.env.CONSOLE_DIR ?? './dist/console'); }
+  get consoleDir(): string {
+    return path.resolve(this.env.CONSOLE_DIR ?? './dist/console');
+  }
 
-  get databaseUrl(): string | undefined { return this.env.DATABASE_URL; }
-  get usesPglite(): boolean { return !this.env.DATABASE_URL; }
-  get pgliteDir(): string { return path.resolve(this.env.PGLITE_DIR ?? './data/pglite'); }
+  get databaseUrl(): string | undefined {
+    return this.env.DATABASE_URL;
+  }
+  get usesPglite(): boolean {
+    return !this.env.DATABASE_URL;
+  }
+  get pgliteDir(): string {
+    return path.resolve(this.env.PGLITE_DIR ?? './data/pglite');
+  }
   /** Directory for embedded-mode state (PGlite data, generated encryption key). */
-  get dataDir(): string { return path.dirname(this.pgliteDir); }
-  get skipMigrations(): boolean { return this.env.DB_SKIP_MIGRATIONS ?? false; }
-  get dbPoolSize(): number { return this.env.DB_POOL_SIZE ?? 10; }
+  get dataDir(): string {
+    return path.dirname(this.pgliteDir);
+  }
+  get skipMigrations(): boolean {
+    return this.env.DB_SKIP_MIGRATIONS ?? false;
+  }
+  get dbPoolSize(): number {
+    return this.env.DB_POOL_SIZE ?? 10;
+  }
   /** Never in production: the demo seed prints an admin token and points a connector at the demo OA API. */
-  get seedDemo(): boolean { return !this.isProduction && (this.env.SEED_DEMO ?? this.usesPglite); }
-  get demoOaEnabled(): boolean { return !this.isProduction; }
+  get seedDemo(): boolean {
+    return !this.isProduction && (this.env.SEED_DEMO ?? this.usesPglite);
+  }
+  get demoOaEnabled(): boolean {
+    return !this.isProduction;
+  }
 
   get authMode(): 'dev' | 'oidc' {
     return (this.env.AUTH_MODE as 'dev' | 'oidc' | undefined) ?? (this.env.OIDC_ISSUER || this.env.OIDC_JWKS_URL ? 'oidc' : 'dev');
   }
-  get devSecret(): string { return this.env.AUTH_DEV_SECRET ?? DEV_AUTH_SECRET_DEFAULT; }
-  get devSecretIsDefault(): boolean { return !this.env.AUTH_DEV_SECRET; }
+  get devSecret(): string {
+    return this.env.AUTH_DEV_SECRET ?? DEV_AUTH_SECRET_DEFAULT;
+  }
+  get devSecretIsDefault(): boolean {
+    return !this.env.AUTH_DEV_SECRET;
+  }
   /** The console's dev sign-in form mints tokens for anyone: dev auth outside production only. */
-  get devSignIn(): boolean { return this.authMode === 'dev' && !this.isProduction; }
-  get oidcIssuer(): string | undefined { return this.env.OIDC_ISSUER; }
-  get oidcJwksUrl(): string | undefined { return this.env.OIDC_JWKS_URL; }
-  get oidcAudience(): string | undefined { return this.env.OIDC_AUDIENCE; }
+  get devSignIn(): boolean {
+    return this.authMode === 'dev' && !this.isProduction;
+  }
+  get oidcIssuer(): string | undefined {
+    return this.env.OIDC_ISSUER;
+  }
+  get oidcJwksUrl(): string | undefined {
+    return this.env.OIDC_JWKS_URL;
+  }
+  get oidcAudience(): string | undefined {
+    return this.env.OIDC_AUDIENCE;
+  }
   /** Longest accepted token lifetime (exp - iat); a token without exp is refused. */
-  get tokenMaxLifetimeS(): number { return this.env.AUTH_TOKEN_MAX_LIFETIME_S ?? 30 * 24 * 3600; }
+  get tokenMaxLifetimeS(): number {
+    return this.env.AUTH_TOKEN_MAX_LIFETIME_S ?? 30 * 24 * 3600;
+  }
   /** The console's public OIDC client (authorization code + PKCE, no secret). */
-  get oidcClientId(): string | undefined { return this.env.OIDC_CLIENT_ID; }
-  get orgClaim(): string { return this.env.AUTH_ORG_CLAIM ?? 'org_id'; }
-  get rolesClaim(): string { return this.env.AUTH_ROLES_CLAIM ?? 'roles'; }
+  get oidcClientId(): string | undefined {
+    return this.env.OIDC_CLIENT_ID;
+  }
+  get orgClaim(): string {
+    return this.env.AUTH_ORG_CLAIM ?? 'org_id';
+  }
+  get rolesClaim(): string {
+    return this.env.AUTH_ROLES_CLAIM ?? 'roles';
+  }
   /** Token claims that carry chat identities, as [platform, claim] pairs (`AUTH_IDENTITY_CLAIMS`). */
   get identityClaims(): Array<[platform: 'feishu' | 'slack' | 'wecom', claim: string]> {
-    return (this.env.AUTH_IDENTITY_CLAIMS ?? '').split(',').filter(Boolean).map((pair) => pair.split('=') as ['feishu' | 'slack' | 'wecom', string]);
+    return (this.env.AUTH_IDENTITY_CLAIMS ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => pair.split('=') as ['feishu' | 'slack' | 'wecom', string]);
   }
 
-  get encryptionKey(): string | undefined { return this.env.APP_ENCRYPTION_KEY; }
-  get hooksDir(): string { return path.resolve(this.env.HOOKS_DIR ?? './hooks'); }
+  get encryptionKey(): string | undefined {
+    return this.env.APP_ENCRYPTION_KEY;
+  }
+  get hooksDir(): string {
+    return path.resolve(this.env.HOOKS_DIR ?? './hooks');
+  }
   /** Hosts (`host` or `host:port`, lower case) YAML `http` hooks may call. */
-  get hookHttpAllow(): string[] { return (this.env.HOOK_HTTP_ALLOW ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean); }
-  get hookHttpSecret(): string | undefined { return this.env.HOOK_HTTP_SECRET; }
-  get redisUrl(): string | undefined { return this.env.REDIS_URL; }
-  get confirmationPollMs(): number { return this.env.CONFIRMATION_POLL_MS ?? 1500; }
+  get hookHttpAllow(): string[] {
+    return (this.env.HOOK_HTTP_ALLOW ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
+  }
+  get hookHttpSecret(): string | undefined {
+    return this.env.HOOK_HTTP_SECRET;
+  }
+  get redisUrl(): string | undefined {
+    return this.env.REDIS_URL;
+  }
+  get confirmationPollMs(): number {
+    return this.env.CONFIRMATION_POLL_MS ?? 1500;
+  }
   /** How often each instance looks for due reminders and escalations (one statement for all requests). */
-  get confirmationEscalationPollMs(): number { return this.env.CONFIRMATION_ESCALATION_POLL_MS ?? 5000; }
-  get runLeaseMs(): number { return this.env.RUN_LEASE_MS ?? 15000; }
+  get confirmationEscalationPollMs(): number {
+    return this.env.CONFIRMATION_ESCALATION_POLL_MS ?? 5000;
+  }
+  get runLeaseMs(): number {
+    return this.env.RUN_LEASE_MS ?? 15000;
+  }
   /** How often each instance looks for runs whose lease expired (their instance died or stopped). */
-  get runRecoveryMs(): number { return this.env.RUN_RECOVERY_MS ?? 5000; }
+  get runRecoveryMs(): number {
+    return this.env.RUN_RECOVERY_MS ?? 5000;
+  }
   /** Upper bound for one LLM call, streaming included. */
-  get llmTimeoutMs(): number { return this.env.LLM_TIMEOUT_MS ?? 60000; }
+  get llmTimeoutMs(): number {
+    return this.env.LLM_TIMEOUT_MS ?? 60000;
+  }
   /** Upper bound for one connector HTTP request. */
-  get connectorTimeoutMs(): number { return this.env.CONNECTOR_TIMEOUT_MS ?? 30000; }
+  get connectorTimeoutMs(): number {
+    return this.env.CONNECTOR_TIMEOUT_MS ?? 30000;
+  }
 
   /** OTLP/HTTP collector base URL (traces go to `<url>/v1/traces`); tracing is off without it. */
-  get otlpEndpoint(): string | undefined { return this.env.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/$/, ''); }
+  get otlpEndpoint(): string | undefined {
+    return this.env.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/$/, '');
+  }
   /** `key=value,key2=value2` headers for the OTLP exporter (e.g. an API key); never logged. */
   get otlpHeaders(): Record<string, string> {
-    const pairs = (this.env.OTEL_EXPORTER_OTLP_HEADERS ?? '').split(',').map((p) => p.split('=')).filter((kv) => kv.length >= 2 && kv[0].trim());
+    const pairs = (this.env.OTEL_EXPORTER_OTLP_HEADERS ?? '')
+      .split(',')
+      .map((p) => p.split('='))
+      .filter((kv) => kv.length >= 2 && kv[0].trim());
     return Object.fromEntries(pairs.map(([k, ...v]) => [k.trim(), decodeURIComponent(v.join('=').trim())]));
   }
-  get otelServiceName(): string { return this.env.OTEL_SERVICE_NAME ?? 'warden'; }
+  get otelServiceName(): string {
+    return this.env.OTEL_SERVICE_NAME ?? 'warden';
+  }
   /** How long finished spans are batched before export (OTEL_BSP_SCHEDULE_DELAY, ms). */
-  get otelExportDelayMs(): number { return this.env.OTEL_BSP_SCHEDULE_DELAY ?? 5000; }
+  get otelExportDelayMs(): number {
+    return this.env.OTEL_BSP_SCHEDULE_DELAY ?? 5000;
+  }
   /** Bearer token required by GET /metrics when set. */
-  get metricsToken(): string | undefined { return this.env.METRICS_TOKEN; }
+  get metricsToken(): string | undefined {
+    return this.env.METRICS_TOKEN;
+  }
 
   /** Where audit events are forwarded as they are written; none when unset. */
   get auditSink(): { url: string; token?: string; maxAttempts: number; retryMs: number; pollMs: number } | undefined {
     const url = this.env.AUDIT_SINK_URL;
     if (!url) return undefined;
     return {
-      url, token: this.env.AUDIT_SINK_TOKEN, maxAttempts: this.env.AUDIT_SINK_MAX_ATTEMPTS ?? 5,
-      retryMs: this.env.AUDIT_SINK_RETRY_MS ?? 1000, pollMs: this.env.AUDIT_SINK_POLL_MS ?? 2000,
+      url,
+      token: this.env.AUDIT_SINK_TOKEN,
+      maxAttempts: this.env.AUDIT_SINK_MAX_ATTEMPTS ?? 5,
+      retryMs: this.env.AUDIT_SINK_RETRY_MS ?? 1000,
+      pollMs: this.env.AUDIT_SINK_POLL_MS ?? 2000,
     };
   }
 
   /** Seconds between logged chain-head anchors; 0 turns them off. */
-  get auditAnchorIntervalS(): number { return this.env.AUDIT_ANCHOR_INTERVAL_S ?? 3600; }
+  get auditAnchorIntervalS(): number {
+    return this.env.AUDIT_ANCHOR_INTERVAL_S ?? 3600;
+  }
 
   /** The patterns of LLM_KEY_ENV_ALLOW (`NAME` or `PREFIX_*`). */
   get llmKeyEnvAllow(): string[] {
-    return (this.env.LLM_KEY_ENV_ALLOW ?? 'WARDEN_LLM_KEY_*').split(',').map((s) => s.trim()).filter(Boolean);
+    return (this.env.LLM_KEY_ENV_ALLOW ?? 'WARDEN_LLM_KEY_*')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   }
 
   /** Whether an agent's `api_key_env` may name this variable: only allow-listed names, never the server's own settings. */
@@ -123,6 +222,9 @@ export class AppConfig {
    */
   get egressAllow(): string[] {
     const raw = this.env.EGRESS_ALLOW ?? (this.isProduction ? '' : '127.0.0.0/8,::1/128');
-    return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    return raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   }
 }

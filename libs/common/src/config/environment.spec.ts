@@ -20,13 +20,21 @@ describe('validateEnvironment', () => {
   });
 
   it('production refuses the dev default secret and the demo seed', () => {
-    expect(() => validateEnvironment({ NODE_ENV: 'production' })).toThrow(/AUTH_MODE=oidc with OIDC_ISSUER and OIDC_AUDIENCE.*AUTH_ALLOW_DEV_IN_PRODUCTION=1/);
+    expect(() => validateEnvironment({ NODE_ENV: 'production' })).toThrow(
+      /AUTH_MODE=oidc with OIDC_ISSUER and OIDC_AUDIENCE.*AUTH_ALLOW_DEV_IN_PRODUCTION=1/,
+    );
     const secret = 'x'.repeat(32);
     expect(() => validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: secret })).toThrow(/AUTH_ALLOW_DEV_IN_PRODUCTION/);
-    expect(() => validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: 'x'.repeat(20), AUTH_ALLOW_DEV_IN_PRODUCTION: '1' })).toThrow(/32 characters/);
+    expect(() =>
+      validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: 'x'.repeat(20), AUTH_ALLOW_DEV_IN_PRODUCTION: '1' }),
+    ).toThrow(/32 characters/);
     expect(() => validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: secret, AUTH_ALLOW_DEV_IN_PRODUCTION: '1' })).not.toThrow();
-    expect(() => validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: secret, AUTH_ALLOW_DEV_IN_PRODUCTION: '1', SEED_DEMO: '1' })).toThrow(/SEED_DEMO/);
-    expect(() => validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: DEV_AUTH_SECRET_DEFAULT, AUTH_ALLOW_DEV_IN_PRODUCTION: '1' })).toThrow(/published default/);
+    expect(() =>
+      validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: secret, AUTH_ALLOW_DEV_IN_PRODUCTION: '1', SEED_DEMO: '1' }),
+    ).toThrow(/SEED_DEMO/);
+    expect(() =>
+      validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: DEV_AUTH_SECRET_DEFAULT, AUTH_ALLOW_DEV_IN_PRODUCTION: '1' }),
+    ).toThrow(/published default/);
   });
 
   it('rejects an unknown AUTH_MODE and a short dev secret', () => {

@@ -26,11 +26,16 @@ const toInt = ({ value }: { value: unknown }) => (value === undefined || value =
 export class Environment {
   @IsOptional() @IsIn(['development', 'production', 'test']) NODE_ENV?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'PORT must be an integer between 0 and 65535' }) @Min(0) @Max(65535)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'PORT must be an integer between 0 and 65535' })
+  @Min(0)
+  @Max(65535)
   PORT?: number;
 
   @IsOptional() @IsString() HOST?: string;
-  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true }, { message: 'PUBLIC_URL must be an absolute URL' })
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true }, { message: 'PUBLIC_URL must be an absolute URL' })
   PUBLIC_URL?: string;
 
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
@@ -42,7 +47,9 @@ export class Environment {
   @IsOptional() @Transform(toBool) @IsBoolean() SEED_DEMO?: boolean;
 
   @IsOptional() @IsIn(['dev', 'oidc'], { message: 'AUTH_MODE must be "dev" or "oidc"' }) AUTH_MODE?: string;
-  @IsOptional() @IsString() @MinLength(16, { message: 'AUTH_DEV_SECRET must be at least 16 characters' })
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'AUTH_DEV_SECRET must be at least 16 characters' })
   AUTH_DEV_SECRET?: string;
 
   @IsOptional() @Transform(toBool) @IsBoolean() AUTH_ALLOW_DEV_IN_PRODUCTION?: boolean;
@@ -50,12 +57,16 @@ export class Environment {
 
   // A token is only as trustworthy as its issuer and audience: both are pinned whenever OIDC is on.
   @ValidateIf((env: Environment) => oidcOn(env))
-  @IsUrl({ require_tld: false, require_protocol: true }, {
-    message: 'OIDC_ISSUER must be set to the issuer URL when AUTH_MODE=oidc (tokens of any other issuer are refused)',
-  })
+  @IsUrl(
+    { require_tld: false, require_protocol: true },
+    {
+      message: 'OIDC_ISSUER must be set to the issuer URL when AUTH_MODE=oidc (tokens of any other issuer are refused)',
+    },
+  )
   OIDC_ISSUER?: string;
 
-  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true }, { message: 'OIDC_JWKS_URL must be a URL' })
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true }, { message: 'OIDC_JWKS_URL must be a URL' })
   OIDC_JWKS_URL?: string;
   @ValidateIf((env: Environment) => oidcOn(env))
   @Matches(/\S/, { message: 'OIDC_AUDIENCE must be set when AUTH_MODE=oidc (the client id tokens must be issued for)' })
@@ -83,14 +94,16 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) CONNECTOR_TIMEOUT_MS?: number;
 
   /** Tracing is on only when an OTLP endpoint is set (the standard OTEL_* variables). */
-  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true }, { message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be a URL' })
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true }, { message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be a URL' })
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
   @IsOptional() @IsString() OTEL_EXPORTER_OTLP_HEADERS?: string;
   @IsOptional() @IsString() @MinLength(1) OTEL_SERVICE_NAME?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) OTEL_BSP_SCHEDULE_DELAY?: number;
   @IsOptional() @IsString() @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' }) METRICS_TOKEN?: string;
   /** Webhook that receives every audit event as it is written (JSON batches, at-least-once). */
-  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true }, { message: 'AUDIT_SINK_URL must be an absolute URL' })
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true }, { message: 'AUDIT_SINK_URL must be an absolute URL' })
   AUDIT_SINK_URL?: string;
   @IsOptional() @IsString() @MinLength(16, { message: 'AUDIT_SINK_TOKEN must be at least 16 characters' }) AUDIT_SINK_TOKEN?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100) AUDIT_SINK_MAX_ATTEMPTS?: number;
@@ -136,7 +149,9 @@ export type EnvironmentInput = Record<string, string | undefined>;
 export function validateEnvironment(raw: EnvironmentInput): Environment & { raw: EnvironmentInput } {
   const env = plainToInstance(Environment, raw, { enableImplicitConversion: false });
   const errors = validateSync(env, { skipMissingProperties: false, forbidUnknownValues: false });
-  const lines = errors.map((e) => `  - ${e.property}=${JSON.stringify(raw[e.property] ?? null)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+  const lines = errors.map(
+    (e) => `  - ${e.property}=${JSON.stringify(raw[e.property] ?? null)}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+  );
   if (errors.length === 0) lines.push(...productionProblems(env));
   if (lines.length > 0) {
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);

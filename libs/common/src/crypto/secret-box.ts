@@ -38,7 +38,9 @@ export class SecretBox {
   }
 
   private resolveKey(): Buffer {
-    this.key ??= createHash('sha256').update(this.config.encryptionKey ?? this.keyFromFile()).digest();
+    this.key ??= createHash('sha256')
+      .update(this.config.encryptionKey ?? this.keyFromFile())
+      .digest();
     return this.key;
   }
 
@@ -60,7 +62,7 @@ export class SecretBox {
     }
     this.logger.warn(
       `APP_ENCRYPTION_KEY is not set: generated a key for stored secrets in ${file}. ` +
-        'Several instances must share one APP_ENCRYPTION_KEY, or they cannot read each other\'s secrets.',
+        "Several instances must share one APP_ENCRYPTION_KEY, or they cannot read each other's secrets.",
     );
     return generated;
   }

@@ -3,9 +3,17 @@ import type { Request, Response } from 'express';
 import { DOMAIN_ERROR_STATUS, DomainException } from './domain.exception.js';
 
 const STATUS_NAMES: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict',
-  413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 429: 'Too Many Requests',
-  500: 'Internal Server Error', 503: 'Service Unavailable',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 /**
@@ -37,7 +45,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const statusCode = exception.getStatus();
       const response = exception.getResponse();
-      const message = typeof response === 'string' ? response : (response as { message?: unknown }).message ?? exception.message;
+      const message = typeof response === 'string' ? response : ((response as { message?: unknown }).message ?? exception.message);
       if (statusCode >= 500) this.logger.error({ err: exception, reqId: req.id }, 'HTTP 5xx');
       return { statusCode, error: STATUS_NAMES[statusCode] ?? 'Error', message };
     }

@@ -39,7 +39,10 @@ export class NotFoundError extends DomainException {
 }
 
 export class BadInputError extends DomainException {
-  constructor(message: string, readonly problems: string[] = [message]) {
+  constructor(
+    message: string,
+    readonly problems: string[] = [message],
+  ) {
     super(DomainErrorKind.BadInput, message, { problems });
   }
 }

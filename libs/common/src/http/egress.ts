@@ -13,10 +13,22 @@ export class EgressRefusedError extends Error {
 
 /** Ranges no tenant-configured URL may reach unless EGRESS_ALLOW lists them: loopback, private, link-local, metadata. */
 const REFUSED_RANGES: Array<[string, number, 'ipv4' | 'ipv6']> = [
-  ['0.0.0.0', 8, 'ipv4'], ['10.0.0.0', 8, 'ipv4'], ['100.64.0.0', 10, 'ipv4'], ['127.0.0.0', 8, 'ipv4'],
-  ['169.254.0.0', 16, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], ['192.0.0.0', 24, 'ipv4'], ['192.168.0.0', 16, 'ipv4'],
-  ['198.18.0.0', 15, 'ipv4'], ['224.0.0.0', 4, 'ipv4'], ['240.0.0.0', 4, 'ipv4'],
-  ['::', 128, 'ipv6'], ['::1', 128, 'ipv6'], ['fc00::', 7, 'ipv6'], ['fe80::', 10, 'ipv6'], ['ff00::', 8, 'ipv6'],
+  ['0.0.0.0', 8, 'ipv4'],
+  ['10.0.0.0', 8, 'ipv4'],
+  ['100.64.0.0', 10, 'ipv4'],
+  ['127.0.0.0', 8, 'ipv4'],
+  ['169.254.0.0', 16, 'ipv4'],
+  ['172.16.0.0', 12, 'ipv4'],
+  ['192.0.0.0', 24, 'ipv4'],
+  ['192.168.0.0', 16, 'ipv4'],
+  ['198.18.0.0', 15, 'ipv4'],
+  ['224.0.0.0', 4, 'ipv4'],
+  ['240.0.0.0', 4, 'ipv4'],
+  ['::', 128, 'ipv6'],
+  ['::1', 128, 'ipv6'],
+  ['fc00::', 7, 'ipv6'],
+  ['fe80::', 10, 'ipv6'],
+  ['ff00::', 8, 'ipv6'],
 ];
 
 /** How long a save waits for DNS before saving an unresolved name as it is (the dial is checked anyway). */
@@ -24,7 +36,11 @@ const SAVE_LOOKUP_TIMEOUT_MS = 3000;
 
 /** The refusal somewhere in an error's cause chain (checked by code: errors may come from another realm). */
 export function egressRefusalIn(err: unknown): EgressRefusedError | null {
-  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (e instanceof EgressRefusedError) return e;
     // Across realms the error may arrive re-wrapped as a plain Error carrying only its text.
     const text = /egress refused: .*/.exec(String(e.message ?? ''));
@@ -66,7 +82,12 @@ export class EgressPolicy {
     for (const entry of config.egressAllow) {
       const [address, prefix] = entry.split('/');
       const family = isIP(address);
-      if (family) this.allowed.addSubnet(normalize(address).address, prefix ? Number(prefix) : family === 4 ? 32 : 128, family === 4 ? 'ipv4' : 'ipv6');
+      if (family)
+        this.allowed.addSubnet(
+          normalize(address).address,
+          prefix ? Number(prefix) : family === 4 ? 32 : 128,
+          family === 4 ? 'ipv4' : 'ipv6',
+        );
       else this.allowedHosts.add(entry.toLowerCase());
     }
     this.httpAgent = this.guardedAgent(http.Agent);
@@ -90,7 +111,10 @@ export class EgressPolicy {
     return new Agent({
       connect: (opts, callback) => {
         const problem = this.literalProblem(opts.hostname);
-        if (problem) { callback(problem, null); return; }
+        if (problem) {
+          callback(problem, null);
+          return;
+        }
         connect(opts, callback);
       },
     });
@@ -114,7 +138,11 @@ export class EgressPolicy {
    */
   async savedUrlProblem(field: string, url: unknown): Promise<string | null> {
     let host: string;
-    try { host = new URL(String(url)).hostname.replace(/^\[|\]$/g, ''); } catch { return null; } // the URL's shape is checked elsewhere
+    try {
+      host = new URL(String(url)).hostname.replace(/^\[|\]$/g, '');
+    } catch {
+      return null;
+    } // the URL's shape is checked elsewhere
     if (!host || this.allowedHosts.has(host.toLowerCase())) return null;
     const refused = `a private, loopback or link-local address (allow it with EGRESS_ALLOW)`;
     if (isIP(host)) return this.check(host, host) ? `${field} "${String(url)}": ${host} is ${refused}` : null;
@@ -126,7 +154,9 @@ export class EgressPolicy {
   /** All addresses of a name, or none when it does not resolve within a few seconds. */
   private async resolveForSave(host: string): Promise<string[]> {
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<LookupAddress[]>((resolve) => { timer = setTimeout(() => resolve([]), SAVE_LOOKUP_TIMEOUT_MS); });
+    const timeout = new Promise<LookupAddress[]>((resolve) => {
+      timer = setTimeout(() => resolve([]), SAVE_LOOKUP_TIMEOUT_MS);
+    });
     try {
       const found = await Promise.race([dns.promises.lookup(host, { all: true }).catch(() => []), timeout]);
       return found.map((a) => a.address);
@@ -142,11 +172,21 @@ export class EgressPolicy {
   }
 
   /** dns.lookup, refusing when any resolved address is refused (a rebinding name may answer both kinds). */
-  readonly lookup = (hostname: string, options: LookupOptions, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void => {
+  readonly lookup = (
+    hostname: string,
+    options: LookupOptions,
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ): void => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) { callback(err, ''); return; }
+      if (err) {
+        callback(err, '');
+        return;
+      }
       const refused = addresses.map((a) => this.check(hostname, a.address)).find(Boolean);
-      if (refused) { callback(refused, ''); return; }
+      if (refused) {
+        callback(refused, '');
+        return;
+      }
       if (options.all) callback(null, addresses);
       else callback(null, addresses[0].address, addresses[0].family);
     });
@@ -157,7 +197,10 @@ export class EgressPolicy {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- a class can extend only a concrete constructor type, not the generic A
     const AgentClass = Base as typeof http.Agent;
     return new (class extends AgentClass {
-      override createConnection(options: net.NetConnectOpts & { host?: string }, callback?: (err: Error | null, socket: Socket) => void): Socket {
+      override createConnection(
+        options: net.NetConnectOpts & { host?: string },
+        callback?: (err: Error | null, socket: Socket) => void,
+      ): Socket {
         const problem = policy.literalProblem(options.host ?? '');
         if (problem) throw problem;
         return (super.createConnection as (o: unknown, cb?: unknown) => Socket)({ ...options, lookup: policy.lookup }, callback);

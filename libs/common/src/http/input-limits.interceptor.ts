@@ -38,7 +38,8 @@ export function inputProblem(root: string, value: unknown): string | null {
     if (depth >= MAX_INPUT_DEPTH) return `${path} is nested deeper than ${MAX_INPUT_DEPTH} levels`;
     for (const [k, child] of Object.entries(v)) {
       const childPath = Array.isArray(v) ? `${path}[${k}]` : `${path}.${k}`;
-      if (k.includes('\u0000') || LONE_SURROGATE.test(k)) return `${path} has a key containing a NUL character or an unpaired surrogate, which is not allowed`;
+      if (k.includes('\u0000') || LONE_SURROGATE.test(k))
+        return `${path} has a key containing a NUL character or an unpaired surrogate, which is not allowed`;
       stack.push({ v: child, path: childPath, depth: depth + 1 });
     }
   }

@@ -14,7 +14,9 @@ const sources = (readdirSync(LIBS, { recursive: true }) as string[])
 /** The string literals in the event-type position of the emitting calls of `text`. */
 function emittedTypes(text: string, workflow: boolean): string[] {
   const found: string[] = [];
-  const collect = (re: RegExp) => { for (const m of text.matchAll(re)) found.push(m[1]); };
+  const collect = (re: RegExp) => {
+    for (const m of text.matchAll(re)) found.push(m[1]);
+  };
   if (workflow) {
     collect(/\b(?:event|append|appendIf)\(\s*[\w.]+,\s*'(\w+)'/g);
     // setNode(run, id, { ...state }, 'node_x') — the types follow the state object (a ternary may name two).
@@ -46,7 +48,9 @@ describe('run event maps', () => {
     ['workflow run', true, WORKFLOW_RUN_EVENT_TYPES],
   ] as const)('%s events: every emitted type is in the map and every type of the map is emitted', (_name, workflow, mapped) => {
     const emitted = emittedBy(workflow);
-    const unmapped = [...emitted].filter(([type]) => !(mapped as readonly string[]).includes(type)).map(([type, files]) => `${type} (${files.join(', ')})`);
+    const unmapped = [...emitted]
+      .filter(([type]) => !(mapped as readonly string[]).includes(type))
+      .map(([type, files]) => `${type} (${files.join(', ')})`);
     const neverEmitted = mapped.filter((type) => !emitted.has(type));
     expect({ unmapped, neverEmitted }).toEqual({ unmapped: [], neverEmitted: [] });
   });

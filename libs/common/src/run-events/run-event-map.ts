@@ -10,7 +10,7 @@ export type RunEventSurface = 'chat' | 'api' | 'dag' | 'delegate' | 'workflow' |
 
 /** The hook points (the hooks' `HookPoint` values). */
 export type RunEventHookPoint =
-  | 'SessionStart' | 'UserPromptSubmit' | 'PreModelCall' | 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure' | 'Stop';
+  'SessionStart' | 'UserPromptSubmit' | 'PreModelCall' | 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure' | 'Stop';
 
 /** What one hook did (the hooks' `HookOutcomeKind`). */
 export type RunEventHookOutcome = 'allow' | 'block' | 'rewrite' | 'ask' | 'error' | 'would_require_confirmation';
@@ -28,22 +28,36 @@ export type RunEventEnvelope = {
 export interface RunEventMap {
   /** Always first. Emitted by RunFactory when the run row is inserted; read by the console (run and conversation ids). */
   run: {
-    agent_id: string; conversation_id: string | null; surface: RunEventSurface; mode: 'react' | 'dag';
-    hooks: 'active' | 'bypassed'; parent_run_id: string | null; parent_call_id: string | null;
+    agent_id: string;
+    conversation_id: string | null;
+    surface: RunEventSurface;
+    mode: 'react' | 'dag';
+    hooks: 'active' | 'bypassed';
+    parent_run_id: string | null;
+    parent_call_id: string | null;
   };
   /** A call the model proposed. Emitted by ReactSteps (and RunFactory for a tool run); read by the trace and console. */
   tool_call: { call_id: string; tool: string; args: Record<string, unknown> };
   /** One hook's outcome. Emitted by HookRegistry.record (written with the run's next write); read by trace, console. */
   hook: {
-    call_id?: string; point: RunEventHookPoint; hook: string; outcome: RunEventHookOutcome; side_effects: string[];
-    duration_ms: number; detail?: string;
+    call_id?: string;
+    point: RunEventHookPoint;
+    hook: string;
+    outcome: RunEventHookOutcome;
+    side_effects: string[];
+    duration_ms: number;
+    detail?: string;
   };
   /**
    * A call waits for a person. Emitted by the confirmation gate; read by the executor (run `waiting`), workflows,
    * console. `call_id` (here and below) is optional only in the hooks' context type: the gate runs at PreToolUse.
    */
   confirmation_pending: {
-    call_id?: string; confirmation_id: string; tool: string; args: Record<string, unknown>; expires_at: string;
+    call_id?: string;
+    confirmation_id: string;
+    tool: string;
+    args: Record<string, unknown>;
+    expires_at: string;
     channel: { id: string | null; type: string | null; name: string | null };
   };
   /**
@@ -52,23 +66,46 @@ export interface RunEventMap {
    * row's status type has it.
    */
   confirmation_resolved: {
-    call_id?: string; confirmation_id: string; status: 'pending' | 'approved' | 'rejected' | 'expired'; responded_by: string | null;
+    call_id?: string;
+    confirmation_id: string;
+    status: 'pending' | 'approved' | 'rejected' | 'expired';
+    responded_by: string | null;
     /** When the approver edited the call: the args it runs with, the model's args, and who edited them. */
-    args?: Record<string, unknown>; original_args?: Record<string, unknown>; edited_by?: string | null;
+    args?: Record<string, unknown>;
+    original_args?: Record<string, unknown>;
+    edited_by?: string | null;
   };
   /** A standing approval let a call through. Emitted by StandingApprovals; read by the console's trace (as is). */
   standing_approval_used: {
-    call_id?: string; standing_approval_id: string; confirmation_id: string; approved_by: string; when: string;
-    uses: number; max_calls: number; expires_at: string;
+    call_id?: string;
+    standing_approval_id: string;
+    confirmation_id: string;
+    approved_by: string;
+    when: string;
+    uses: number;
+    max_calls: number;
+    expires_at: string;
   };
   /** A call's result as the model reads it. Emitted by ToolCallRunner; read by workflows (node failed?), trace, console. */
   observation: {
-    call_id: string; tool: string; args: Record<string, unknown>; content: string; blocked: boolean; blocked_by?: string;
-    ok?: boolean; simulated?: boolean; interrupted?: boolean;
+    call_id: string;
+    tool: string;
+    args: Record<string, unknown>;
+    content: string;
+    blocked: boolean;
+    blocked_by?: string;
+    ok?: boolean;
+    simulated?: boolean;
+    interrupted?: boolean;
   };
   /** A call found in flight after a crash, not retried. Emitted by ToolCallRunner on resume; read by the console (as is). */
   tool_interrupted: {
-    call_id: string; tool: string; args: Record<string, unknown>; idempotency_key: string; retried: boolean; message: string;
+    call_id: string;
+    tool: string;
+    args: Record<string, unknown>;
+    idempotency_key: string;
+    retried: boolean;
+    message: string;
   };
   /** The model endpoint failed and is tried again. Emitted by ReactSteps; read by the console (as is). */
   model_retry: { attempt: number; message: string; retry_in_ms: number };
@@ -92,15 +129,30 @@ export type RunEventType = keyof RunEventMap;
 export type RunEventData<K extends RunEventType = RunEventType> = RunEventMap[K] & RunEventEnvelope;
 
 /** An event not yet written (a deferred hook event, the events of a write): its type and payload together. */
-export interface PendingRunEvent<K extends RunEventType = RunEventType> { type: K; data: RunEventMap[K] }
+export interface PendingRunEvent<K extends RunEventType = RunEventType> {
+  type: K;
+  data: RunEventMap[K];
+}
 
 /** Puts an event on a run's stream (persisted first, then sent). A wrong type or field is a compile error. */
 export type RunEventEmitter = <K extends RunEventType>(type: K, data: RunEventMap[K]) => Promise<void>;
 
 /** Every type of the map, at run time (the object makes the compiler check the list is complete and exact). */
 const EVERY_RUN_EVENT: Record<RunEventType, true> = {
-  run: true, tool_call: true, hook: true, confirmation_pending: true, confirmation_resolved: true, standing_approval_used: true,
-  observation: true, tool_interrupted: true, model_retry: true, plan: true, plan_rejected: true, answer_delta: true,
-  answer: true, error: true, done: true,
+  run: true,
+  tool_call: true,
+  hook: true,
+  confirmation_pending: true,
+  confirmation_resolved: true,
+  standing_approval_used: true,
+  observation: true,
+  tool_interrupted: true,
+  model_retry: true,
+  plan: true,
+  plan_rejected: true,
+  answer_delta: true,
+  answer: true,
+  error: true,
+  done: true,
 };
 export const RUN_EVENT_TYPES = Object.keys(EVERY_RUN_EVENT) as RunEventType[];

@@ -39,11 +39,21 @@ export interface WorkflowRunEventMap {
 export type WorkflowRunEventType = keyof WorkflowRunEventMap;
 
 /** The node events, for the writer that sets a node's state and tells it in one step. */
-export type WorkflowNodeEventType = { [K in WorkflowRunEventType]: WorkflowRunEventMap[K] extends WorkflowNodeEventData ? K : never }[WorkflowRunEventType];
+export type WorkflowNodeEventType = {
+  [K in WorkflowRunEventType]: WorkflowRunEventMap[K] extends WorkflowNodeEventData ? K : never;
+}[WorkflowRunEventType];
 
 /** Every type of the map, at run time (the object makes the compiler check the list is complete and exact). */
 const EVERY_WORKFLOW_RUN_EVENT: Record<WorkflowRunEventType, true> = {
-  workflow_started: true, workflow_resumed: true, node_started: true, node_agent_started: true, node_waiting: true,
-  node_resumed: true, node_completed: true, node_failed: true, node_skipped: true, done: true,
+  workflow_started: true,
+  workflow_resumed: true,
+  node_started: true,
+  node_agent_started: true,
+  node_waiting: true,
+  node_resumed: true,
+  node_completed: true,
+  node_failed: true,
+  node_skipped: true,
+  done: true,
 };
 export const WORKFLOW_RUN_EVENT_TYPES = Object.keys(EVERY_WORKFLOW_RUN_EVENT) as WorkflowRunEventType[];

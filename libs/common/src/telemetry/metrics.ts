@@ -19,39 +19,61 @@ export class Metrics {
   readonly registry = new Registry();
 
   readonly hookDuration = new Histogram({
-    name: 'warden_hook_duration_seconds', help: 'Time one hook took, by hook and point', labelNames: ['hook', 'point'] as const,
-    buckets: [...FAST_BUCKETS, 30, 300, 3600], registers: [this.registry],
+    name: 'warden_hook_duration_seconds',
+    help: 'Time one hook took, by hook and point',
+    labelNames: ['hook', 'point'] as const,
+    buckets: [...FAST_BUCKETS, 30, 300, 3600],
+    registers: [this.registry],
   });
   readonly hookOutcomes = new Counter({
-    name: 'warden_hook_outcomes_total', help: 'Hook outcomes (allow, block, rewrite, error, ...) by hook and point',
-    labelNames: ['hook', 'point', 'outcome'] as const, registers: [this.registry],
+    name: 'warden_hook_outcomes_total',
+    help: 'Hook outcomes (allow, block, rewrite, error, ...) by hook and point',
+    labelNames: ['hook', 'point', 'outcome'] as const,
+    registers: [this.registry],
   });
   readonly approvalDecision = new Histogram({
-    name: 'warden_approval_decision_seconds', help: 'From the approval request to its decision, by channel type and status',
-    labelNames: ['channel', 'status'] as const, buckets: HUMAN_BUCKETS, registers: [this.registry],
+    name: 'warden_approval_decision_seconds',
+    help: 'From the approval request to its decision, by channel type and status',
+    labelNames: ['channel', 'status'] as const,
+    buckets: HUMAN_BUCKETS,
+    registers: [this.registry],
   });
   readonly approvalWake = new Histogram({
-    name: 'warden_approval_wake_seconds', help: 'From a decision being stored to the waiting run waking up',
-    buckets: FAST_BUCKETS, registers: [this.registry],
+    name: 'warden_approval_wake_seconds',
+    help: 'From a decision being stored to the waiting run waking up',
+    buckets: FAST_BUCKETS,
+    registers: [this.registry],
   });
   readonly runsFinished = new Counter({
-    name: 'warden_runs_finished_total', help: 'Runs that reached a final status, by status and surface',
-    labelNames: ['status', 'surface'] as const, registers: [this.registry],
+    name: 'warden_runs_finished_total',
+    help: 'Runs that reached a final status, by status and surface',
+    labelNames: ['status', 'surface'] as const,
+    registers: [this.registry],
   });
   readonly toolCalls = new Counter({
-    name: 'warden_tool_calls_total', help: 'Tool calls by tool and outcome (done, failed, blocked, simulated)',
-    labelNames: ['tool', 'outcome'] as const, registers: [this.registry],
+    name: 'warden_tool_calls_total',
+    help: 'Tool calls by tool and outcome (done, failed, blocked, simulated)',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [this.registry],
   });
   readonly auditFlush = new Histogram({
-    name: 'warden_audit_flush_seconds', help: 'Time one batched audit insert took', buckets: FAST_BUCKETS, registers: [this.registry],
+    name: 'warden_audit_flush_seconds',
+    help: 'Time one batched audit insert took',
+    buckets: FAST_BUCKETS,
+    registers: [this.registry],
   });
   readonly leaseTakeovers = new Counter({
-    name: 'warden_lease_takeovers_total', help: 'Runs taken over from an instance whose lease expired, by kind',
-    labelNames: ['kind'] as const, registers: [this.registry],
+    name: 'warden_lease_takeovers_total',
+    help: 'Runs taken over from an instance whose lease expired, by kind',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
   });
   readonly httpRequests = new Histogram({
-    name: 'warden_http_request_duration_seconds', help: 'HTTP requests by method, route and status code',
-    labelNames: ['method', 'route', 'status'] as const, buckets: FAST_BUCKETS, registers: [this.registry],
+    name: 'warden_http_request_duration_seconds',
+    help: 'HTTP requests by method, route and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: FAST_BUCKETS,
+    registers: [this.registry],
   });
 
   private readonly hookStats = new Map<string, HookStats>();
@@ -61,10 +83,18 @@ export class Metrics {
   }
 
   /** A gauge whose value is read at scrape time (e.g. a count in the database). Errors leave the gauge unset. */
-  gauge(name: string, help: string, read: () => Promise<number | Array<{ labels: Record<string, string>; value: number }>>, labelNames: string[] = []): void {
+  gauge(
+    name: string,
+    help: string,
+    read: () => Promise<number | Array<{ labels: Record<string, string>; value: number }>>,
+    labelNames: string[] = [],
+  ): void {
     if (this.registry.getSingleMetric(name)) return;
     new Gauge({
-      name, help, labelNames, registers: [this.registry],
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
       async collect() {
         this.reset();
         const value = await read().catch(() => undefined);

@@ -6,7 +6,10 @@ import { approvalCardOf } from '../approval-card.js';
 import { ConfirmationStatus, type ConfirmationRequest } from '../confirmation.types.js';
 import { BatchStore } from './batch.store.js';
 
-interface Target { record: ChannelRecord; impl: Channel }
+interface Target {
+  record: ChannelRecord;
+  impl: Channel;
+}
 const stateOf = (rows: ConfirmationRequest[]): string => rows.map((r) => `${r.id}:${r.status}`).join(',');
 
 /** The key shared by the gated calls of one model turn (only turns with several calls are batched). */
@@ -58,11 +61,15 @@ export class BatchCards {
   /** Re-renders the batch's card from its rows (a call joined, or was decided). Best effort. */
   refresh(batchKey: string, orgId: string): Promise<void> {
     const previous = this.renders.get(batchKey) ?? Promise.resolve();
-    const next = previous.then(() => this.render(batchKey, orgId)).catch((err: unknown) => {
-      this.logger.warn(`could not update the card of batch ${batchKey}: ${(err as Error).message}`);
-    });
+    const next = previous
+      .then(() => this.render(batchKey, orgId))
+      .catch((err: unknown) => {
+        this.logger.warn(`could not update the card of batch ${batchKey}: ${(err as Error).message}`);
+      });
     this.renders.set(batchKey, next);
-    void next.then(() => { if (this.renders.get(batchKey) === next) this.renders.delete(batchKey); });
+    void next.then(() => {
+      if (this.renders.get(batchKey) === next) this.renders.delete(batchKey);
+    });
     return next;
   }
 
@@ -75,8 +82,13 @@ export class BatchCards {
     const only = rows[0];
     if (only.status === ConfirmationStatus.Pending) return impl.updatePendingCard(record, sent, await this.cardOf(only));
     return impl.markDecided(record, sent, {
-      confirmationId: only.id, tool: only.tool, args: only.args, status: only.status,
-      decidedBy: only.respondedByName ?? 'unknown', decidedAt: only.respondedAt ?? only.updatedAt, reason: only.reason,
+      confirmationId: only.id,
+      tool: only.tool,
+      args: only.args,
+      status: only.status,
+      decidedBy: only.respondedByName ?? 'unknown',
+      decidedAt: only.respondedAt ?? only.updatedAt,
+      reason: only.reason,
     });
   }
 
@@ -93,8 +105,14 @@ export class BatchCards {
       expiresAt: first.expiresAt,
       link: `${this.config.publicUrl}/approvals`,
       items: rows.map((r) => ({
-        confirmationId: r.id, tool: r.tool, args: r.args, decisiveFields: r.decisiveFields ?? [], askReason: r.askReason,
-        status: r.status, decidedBy: r.respondedByName, reason: r.reason,
+        confirmationId: r.id,
+        tool: r.tool,
+        args: r.args,
+        decisiveFields: r.decisiveFields ?? [],
+        askReason: r.askReason,
+        status: r.status,
+        decidedBy: r.respondedByName,
+        reason: r.reason,
       })),
     };
   }

@@ -2,7 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { rowToConfirmation, type ConfirmationRequest, type ConfirmationRow } from '../confirmation.types.js';
 
-interface SentCard { platformMessageId?: string; extra?: Record<string, unknown> }
+interface SentCard {
+  platformMessageId?: string;
+  extra?: Record<string, unknown>;
+}
 const RECLAIM_AFTER_S = 15;
 
 /**
@@ -53,7 +56,9 @@ export class BatchStore {
   /** Every request of the batch, in the order of the turn's calls. */
   async rows(batchKey: string): Promise<ConfirmationRequest[]> {
     const rows = await this.dataSource.query<ConfirmationRow[]>(
-      `SELECT * FROM confirmation_requests WHERE batch_key = $1 ORDER BY batch_position, created_at`, [batchKey]);
+      `SELECT * FROM confirmation_requests WHERE batch_key = $1 ORDER BY batch_position, created_at`,
+      [batchKey],
+    );
     return rows.map(rowToConfirmation);
   }
 }

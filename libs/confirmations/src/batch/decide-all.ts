@@ -20,7 +20,12 @@ export async function decideAllOnCard(
   const refusals: string[] = [];
   for (const row of rows.filter((r) => r.status === ConfirmationStatus.Pending)) {
     try {
-      await confirmations.decide({ orgId: row.orgId, confirmationId: row.id, decision: input.decision, actor: { ...input.actor, channelId: input.channel.id } });
+      await confirmations.decide({
+        orgId: row.orgId,
+        confirmationId: row.id,
+        decision: input.decision,
+        actor: { ...input.actor, channelId: input.channel.id },
+      });
       decided++;
     } catch (err) {
       if (!(err instanceof DomainException)) throw err;
@@ -29,5 +34,9 @@ export async function decideAllOnCard(
   }
   const verb = input.decision === 'approve' ? 'Approved' : 'Rejected';
   if (decided === 0) return { ok: false, message: refusals[0] ?? 'Nothing was pending on this card.' };
-  return { ok: true, settled: true, message: `${verb} ${decided} call${decided === 1 ? '' : 's'}${refusals.length ? `; ${refusals.length} not decided: ${refusals[0]}` : ''}` };
+  return {
+    ok: true,
+    settled: true,
+    message: `${verb} ${decided} call${decided === 1 ? '' : 's'}${refusals.length ? `; ${refusals.length} not decided: ${refusals[0]}` : ''}`,
+  };
 }

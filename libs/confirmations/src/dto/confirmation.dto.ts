@@ -50,17 +50,28 @@ export class DecisionBody {
   @MaxLength(2000, { message: 'reason must be at most 2000 characters' })
   reason?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'approve only: the edited args the call runs with (validated against the action\'s parameter schema)' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: "approve only: the edited args the call runs with (validated against the action's parameter schema)",
+  })
   @IsOptional()
   @IsObject({ message: 'args must be a JSON object' })
   args?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'approve a question (ask_human, HUMAN node) with the answer; validated against its form (args_schema.properties.answer)' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'approve a question (ask_human, HUMAN node) with the answer; validated against its form (args_schema.properties.answer)',
+  })
   @IsOptional()
   @Allow()
   answer?: unknown;
 
-  @ApiPropertyOptional({ type: StandingGrantBody, description: 'approve only: also approve later calls of this tool in this run within the bound' })
+  @ApiPropertyOptional({
+    type: StandingGrantBody,
+    description: 'approve only: also approve later calls of this tool in this run within the bound',
+  })
   @IsOptional()
   @IsObject({ message: 'standing must be an object { when, max_calls?, minutes? }' })
   @ValidateNested()

@@ -35,7 +35,8 @@ export class ConfirmationResponse {
   @ApiProperty({ enum: ['initiator', 'agent_owner', 'org_members', 'org_admins'] }) approver_scope: string;
   @ApiProperty() forbid_self_approval: boolean;
   @NullableString('digest of tool + args: what an approval binds to') args_digest: string | null;
-  @ApiProperty({ type: [String], description: 'the approver policy copied into the request (README "Who may approve")' }) approvers: string[];
+  @ApiProperty({ type: [String], description: 'the approver policy copied into the request (README "Who may approve")' })
+  approvers: string[];
   @ApiProperty({ type: Number, nullable: true, description: 'index of the tier that applied' }) tier: number | null;
   @ApiProperty() approvals_required: number;
   @ApiProperty() approvals_given: number;
@@ -50,17 +51,35 @@ export class ConfirmationResponse {
   @NullableString('feishu | slack | wecom, or null for the inbox/API') responded_by_platform: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) responded_at: string | null;
   @NullableString() reason: string | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: "The action's parameter schema (what an edit must satisfy)" }) args_schema: Record<string, unknown> | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'Approved with changes: the args as proposed (args holds the edit)' }) original_args: Record<string, unknown> | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: "The action's parameter schema (what an edit must satisfy)",
+  })
+  args_schema: Record<string, unknown> | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'Approved with changes: the args as proposed (args holds the edit)',
+  })
+  original_args: Record<string, unknown> | null;
   @NullableString('Who approved with changes') edited_by: string | null;
   @NullableString() edited_by_user_id: string | null;
   @NullableString('A hook asked for this approval: its reason') ask_reason: string | null;
-  @ApiPropertyOptional({ type: [ConfirmationEventResponse], description: 'GET one only: reminders, escalations, reassignments' }) history?: ConfirmationEventResponse[];
+  @ApiPropertyOptional({ type: [ConfirmationEventResponse], description: 'GET one only: reminders, escalations, reassignments' })
+  history?: ConfirmationEventResponse[];
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) remind_at: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) reminded_at: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) escalate_at: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) escalated_at: string | null;
   @NullableString('The channel the escalation card went to') escalation_channel_id: string | null;
   @NullableString('Shared by the gated calls of one model turn (one card)') batch_key: string | null;
-  @ApiPropertyOptional({ type: StandingApprovalResponse, nullable: true, description: 'GET one / decision only: the standing approval it granted' }) standing_approval?: StandingApprovalResponse | null;
+  @ApiPropertyOptional({
+    type: StandingApprovalResponse,
+    nullable: true,
+    description: 'GET one / decision only: the standing approval it granted',
+  })
+  standing_approval?: StandingApprovalResponse | null;
 }

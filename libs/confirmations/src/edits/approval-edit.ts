@@ -22,9 +22,12 @@ export function approvalEdit(
   if (decision !== 'approve') throw new BadInputError('args can only be given with decision "approve"');
   if (!isObject(args)) throw new BadInputError('args must be a JSON object');
   if (row.approvalsRequired > 1) {
-    throw new BadInputError(`confirmation ${row.id} needs ${row.approvalsRequired} distinct approvals, so it cannot be approved with changes; reject it or approve it as it is`);
+    throw new BadInputError(
+      `confirmation ${row.id} needs ${row.approvalsRequired} distinct approvals, so it cannot be approved with changes; reject it or approve it as it is`,
+    );
   }
-  if (!row.argsSchema) throw new BadInputError(`${row.tool} has no parameter schema to check edited args against, so it cannot be approved with changes`);
+  if (!row.argsSchema)
+    throw new BadInputError(`${row.tool} has no parameter schema to check edited args against, so it cannot be approved with changes`);
   const problems = schemaProblems(row.argsSchema, args);
   if (problems.length) throw new BadInputError(`the edited args do not fit ${row.tool}'s parameters: ${problems.join('; ')}`);
   if (canonicalJson(args) === canonicalJson(row.args)) return undefined;
@@ -37,7 +40,10 @@ export function editNote(row: Pick<ConfirmationRequest, 'args' | 'originalArgs' 
   const keys = [...new Set([...Object.keys(before), ...Object.keys(row.args)])].sort();
   const changes = keys
     .filter((k) => canonicalJson(before[k]) !== canonicalJson(row.args[k]))
-    .map((k) => `${k}: ${before[k] === undefined ? '(none)' : JSON.stringify(before[k])} -> ${row.args[k] === undefined ? '(removed)' : JSON.stringify(row.args[k])}`);
+    .map(
+      (k) =>
+        `${k}: ${before[k] === undefined ? '(none)' : JSON.stringify(before[k])} -> ${row.args[k] === undefined ? '(removed)' : JSON.stringify(row.args[k])}`,
+    );
   return `Note: ${row.editedByName ?? 'the approver'} approved this call with changes (${changes.join(', ')}); it ran with ${JSON.stringify(row.args)}.`;
 }
 

@@ -26,12 +26,19 @@ export function humanTaskSchema(params: Record<string, unknown> | undefined, arg
 export const isHumanTask = (row: Pick<ConfirmationRequest, 'argsSchema'>): boolean => row.argsSchema?.[HUMAN_TASK_MARK] === true;
 
 /** The args a decision on a human task runs with: the question's args plus the answer (required to approve). */
-export function answeredArgs(row: ConfirmationRequest, decision: 'approve' | 'reject', answer: unknown, args: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+export function answeredArgs(
+  row: ConfirmationRequest,
+  decision: 'approve' | 'reject',
+  answer: unknown,
+  args: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
   if (!isHumanTask(row)) {
-    if (answer !== undefined) throw new BadInputError(`confirmation ${row.id} is not a question; answer is only for ask_human and HUMAN nodes`);
+    if (answer !== undefined)
+      throw new BadInputError(`confirmation ${row.id} is not a question; answer is only for ask_human and HUMAN nodes`);
     return args;
   }
   if (decision === 'reject') return args;
-  if (answer === undefined && args?.answer === undefined) throw new BadInputError(`confirmation ${row.id} is a question: approve it with an answer (the form is args_schema.properties.answer)`);
+  if (answer === undefined && args?.answer === undefined)
+    throw new BadInputError(`confirmation ${row.id} is a question: approve it with an answer (the form is args_schema.properties.answer)`);
   return { ...row.args, ...(args ?? {}), ...(answer !== undefined ? { answer } : {}) };
 }

@@ -57,8 +57,10 @@ export class ConfirmationEscalator implements OnModuleInit, OnModuleDestroy {
     try {
       const { record, impl } = await this.channels.resolveForDelivery(row.orgId, row.channelId ?? undefined);
       const waited = Math.max(1, Math.round((Date.now() - row.createdAt.getTime()) / 1000));
-      const text = oneLine(`Reminder: approval still needed for ${row.tool} (agent ${row.agentName ?? 'agent'}), waiting ${waited} s, ` +
-        `expires ${row.expiresAt.toISOString()} — request ${row.id}: ${this.config.publicUrl}/approvals/${row.id}`);
+      const text = oneLine(
+        `Reminder: approval still needed for ${row.tool} (agent ${row.agentName ?? 'agent'}), waiting ${waited} s, ` +
+          `expires ${row.expiresAt.toISOString()} — request ${row.id}: ${this.config.publicUrl}/approvals/${row.id}`,
+      );
       await impl.sendNotification(record, text, { agentId: row.agentId, runId: row.runId });
     } catch (err) {
       this.logger.warn(`reminder for confirmation ${row.id} not delivered: ${(err as Error).message}`);

@@ -22,10 +22,17 @@ export class ConfirmationReassignment {
     private readonly channels: ChannelsService,
   ) {}
 
-  async reassign(input: { orgId: string; confirmationId: string; actorUserId: string; toSub: string; reason?: string }): Promise<ConfirmationRequest> {
+  async reassign(input: {
+    orgId: string;
+    confirmationId: string;
+    actorUserId: string;
+    toSub: string;
+    reason?: string;
+  }): Promise<ConfirmationRequest> {
     const row = await this.confirmations.get(input.orgId, input.confirmationId);
     const { member } = await this.confirmations.authorize(row, 'approve', { userId: input.actorUserId });
-    if (row.status !== ConfirmationStatus.Pending) throw new ConflictError(`confirmation ${row.id} is already ${row.status}`, { status: row.status });
+    if (row.status !== ConfirmationStatus.Pending)
+      throw new ConflictError(`confirmation ${row.id} is already ${row.status}`, { status: row.status });
     const target = await this.users.memberBySub(input.orgId, input.toSub).catch(() => null);
     if (!target) throw new NotFoundError('user', input.toSub);
     if (row.forbidSelfApproval && target.userId === row.requestedBy) {

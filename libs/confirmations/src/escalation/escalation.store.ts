@@ -58,7 +58,12 @@ export class EscalationStore {
   }
 
   /** Hands a pending request to one named user: the only approver from now on; written with its history row. */
-  async reassign(id: string, toSub: string, by: { userId: string; name: string }, reason: string | null): Promise<ConfirmationRequest | null> {
+  async reassign(
+    id: string,
+    toSub: string,
+    by: { userId: string; name: string },
+    reason: string | null,
+  ): Promise<ConfirmationRequest | null> {
     const [row] = await this.dataSource.query(
       `WITH moved AS (
          UPDATE confirmation_requests c SET approvers = jsonb_build_array('users:' || $2::text), updated_at = now()

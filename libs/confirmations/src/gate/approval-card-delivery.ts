@@ -63,7 +63,8 @@ export class ApprovalCardDelivery {
     this.logger.warn(`confirmation ${row.id}: ${reason}`);
     const closed = await this.decisions.expire(row.id, 'system', reason);
     // The turn's other calls wait on the same card: none of them can be approved through it now.
-    if (row.batchKey) await this.batches.expireBatch(row.batchKey, (id) => this.decisions.expire(id, 'system', reason)).catch(() => undefined);
+    if (row.batchKey)
+      await this.batches.expireBatch(row.batchKey, (id) => this.decisions.expire(id, 'system', reason)).catch(() => undefined);
     if (closed) {
       await ctx
         .emit('confirmation_resolved', { call_id: ctx.callId, confirmation_id: row.id, status: closed.status, responded_by: 'system' })

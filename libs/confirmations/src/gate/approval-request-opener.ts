@@ -30,7 +30,12 @@ export class ApprovalRequestOpener {
     private readonly standing: StandingApprovals,
   ) {}
 
-  async open(ctx: HookContext, callId: string, policy: AgentHookSettings['confirmation'], digest: string): Promise<OpenedRequest | HookResult> {
+  async open(
+    ctx: HookContext,
+    callId: string,
+    policy: AgentHookSettings['confirmation'],
+    digest: string,
+  ): Promise<OpenedRequest | HookResult> {
     try {
       const existing = await this.store.findByRunCall(ctx.runId, callId);
       if (existing) return { row: existing, created: false };
@@ -68,7 +73,7 @@ export class ApprovalRequestOpener {
       channelId: target.record.id,
       channelType: target.record.type,
       timeoutS: policy.timeoutS,
-      argsSchema: ctx.metadata.humanTask ? humanTaskSchema(ctx.metadata.argsSchema, ctx.toolArgs) : ctx.metadata.argsSchema ?? null,
+      argsSchema: ctx.metadata.humanTask ? humanTaskSchema(ctx.metadata.argsSchema, ctx.toolArgs) : (ctx.metadata.argsSchema ?? null),
       askReason: askReasonOf(ctx.metadata),
       remindAfterS: policy.remindAfterS,
       escalateAfterS: policy.escalateAfterS,

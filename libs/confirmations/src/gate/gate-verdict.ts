@@ -22,9 +22,15 @@ export function verdictOf(row: ConfirmationRequest, metadata: HookContext['metad
       metadata.approvedBy = `${row.respondedByName} (confirmation ${row.id})`;
       if (!row.originalArgs) return { allow: true, sideEffects: [`approved by ${row.respondedByName}`], approval };
       // A question: the answer is the change, and the observation itself (no note).
-      if (isHumanTask(row)) return { allow: true, modifiedArgs: structuredClone(row.args), sideEffects: [`answered by ${row.respondedByName}`], approval };
+      if (isHumanTask(row))
+        return { allow: true, modifiedArgs: structuredClone(row.args), sideEffects: [`answered by ${row.respondedByName}`], approval };
       // Approved with changes: the call runs with exactly the approver's args, and the model is told so.
-      return { allow: true, modifiedArgs: structuredClone(row.args), sideEffects: [`approved with changes by ${row.editedByName ?? row.respondedByName}`], approval: { ...approval, note: editNote(row) } };
+      return {
+        allow: true,
+        modifiedArgs: structuredClone(row.args),
+        sideEffects: [`approved with changes by ${row.editedByName ?? row.respondedByName}`],
+        approval: { ...approval, note: editNote(row) },
+      };
     }
     case ConfirmationStatus.Rejected:
       return block(`rejected by ${row.respondedByName}${row.reason ? `: ${row.reason}` : ''}`);

@@ -36,15 +36,32 @@ interface StandingApprovalRow {
 }
 
 const toApproval = (r: StandingApprovalRow): StandingApproval => ({
-  id: r.id, orgId: r.org_id, runId: r.run_id, tool: r.tool, condition: r.condition, maxCalls: r.max_calls, uses: r.uses,
-  expiresAt: new Date(r.expires_at), confirmationId: r.confirmation_id, grantedByUserId: r.granted_by_user_id,
-  grantedByName: r.granted_by_name, createdAt: new Date(r.created_at),
+  id: r.id,
+  orgId: r.org_id,
+  runId: r.run_id,
+  tool: r.tool,
+  condition: r.condition,
+  maxCalls: r.max_calls,
+  uses: r.uses,
+  expiresAt: new Date(r.expires_at),
+  confirmationId: r.confirmation_id,
+  grantedByUserId: r.granted_by_user_id,
+  grantedByName: r.granted_by_name,
+  createdAt: new Date(r.created_at),
 });
 
 export function standingApprovalView(s: StandingApproval): Record<string, unknown> {
   return {
-    id: s.id, run_id: s.runId, tool: s.tool, when: s.condition, max_calls: s.maxCalls, uses: s.uses,
-    expires_at: s.expiresAt.toISOString(), confirmation_id: s.confirmationId, granted_by: s.grantedByName, created_at: s.createdAt.toISOString(),
+    id: s.id,
+    run_id: s.runId,
+    tool: s.tool,
+    when: s.condition,
+    max_calls: s.maxCalls,
+    uses: s.uses,
+    expires_at: s.expiresAt.toISOString(),
+    confirmation_id: s.confirmationId,
+    granted_by: s.grantedByName,
+    created_at: s.createdAt.toISOString(),
   };
 }
 
@@ -54,8 +71,17 @@ export class StandingApprovalStore {
   constructor(private readonly dataSource: DataSource) {}
 
   async create(input: {
-    orgId: string; runId: string; tool: string; condition: string; maxCalls: number; minutes: number;
-    confirmationId: string; callId: string; argsDigest: string; grantedByUserId: string | null; grantedByName: string;
+    orgId: string;
+    runId: string;
+    tool: string;
+    condition: string;
+    maxCalls: number;
+    minutes: number;
+    confirmationId: string;
+    callId: string;
+    argsDigest: string;
+    grantedByUserId: string | null;
+    grantedByName: string;
   }): Promise<StandingApproval> {
     // The approved call is its first use: a resumed run finds it by its call id like any other use.
     const [row] = await this.dataSource.query<[StandingApprovalRow?]>(
@@ -67,14 +93,27 @@ export class StandingApprovalStore {
          INSERT INTO standing_approval_uses (standing_approval_id, run_id, call_id, args_digest)
          SELECT id, run_id, $10, $11 FROM made ON CONFLICT DO NOTHING)
        SELECT * FROM made`,
-      [input.orgId, input.runId, input.tool, input.condition, input.maxCalls, input.minutes, input.confirmationId,
-        input.grantedByUserId, input.grantedByName, input.callId, input.argsDigest],
+      [
+        input.orgId,
+        input.runId,
+        input.tool,
+        input.condition,
+        input.maxCalls,
+        input.minutes,
+        input.confirmationId,
+        input.grantedByUserId,
+        input.grantedByName,
+        input.callId,
+        input.argsDigest,
+      ],
     );
     return row ? toApproval(row) : (await this.byConfirmation(input.confirmationId))!;
   }
 
   async byConfirmation(confirmationId: string): Promise<StandingApproval | null> {
-    const [row] = await this.dataSource.query<[StandingApprovalRow?]>(`SELECT * FROM standing_approvals WHERE confirmation_id = $1`, [confirmationId]);
+    const [row] = await this.dataSource.query<[StandingApprovalRow?]>(`SELECT * FROM standing_approvals WHERE confirmation_id = $1`, [
+      confirmationId,
+    ]);
     return row ? toApproval(row) : null;
   }
 

@@ -21,13 +21,20 @@ const DEFAULT_MINUTES = 60;
  * Checks a grant before anything is recorded (400 naming the problem): approve only, one-approval requests only (a
  * quorum cannot be extended by one person), CEL that type-checks and holds on the call being approved.
  */
-export function checkStandingGrant(row: ConfirmationRequest, decision: 'approve' | 'reject', grant: StandingGrant | undefined, args: Record<string, unknown>): void {
+export function checkStandingGrant(
+  row: ConfirmationRequest,
+  decision: 'approve' | 'reject',
+  grant: StandingGrant | undefined,
+  args: Record<string, unknown>,
+): void {
   if (!grant) return;
   if (decision !== 'approve') throw new BadInputError('standing can only be given with decision "approve"');
-  if (row.approvalsRequired > 1) throw new BadInputError(`confirmation ${row.id} needs ${row.approvalsRequired} distinct approvals, so it cannot approve later calls`);
+  if (row.approvalsRequired > 1)
+    throw new BadInputError(`confirmation ${row.id} needs ${row.approvalsRequired} distinct approvals, so it cannot approve later calls`);
   const problem = checkConfirmationCondition(grant.when);
   if (problem) throw new BadInputError(`standing.when is not valid CEL over args: ${problem}`);
-  if (!argsWithinBound(grant.when, args)) throw new BadInputError(`standing.when (${grant.when}) does not hold for the call being approved`);
+  if (!argsWithinBound(grant.when, args))
+    throw new BadInputError(`standing.when (${grant.when}) does not hold for the call being approved`);
 }
 
 /**
@@ -42,10 +49,17 @@ export class StandingApprovals {
   async grant(row: ConfirmationRequest, grant: StandingGrant): Promise<StandingApproval> {
     const proposed = row.originalArgs ?? row.args;
     return this.store.create({
-      orgId: row.orgId, runId: row.runId, tool: row.tool, condition: grant.when,
-      maxCalls: grant.maxCalls ?? DEFAULT_MAX_CALLS, minutes: grant.minutes ?? DEFAULT_MINUTES,
-      confirmationId: row.id, callId: row.callId, argsDigest: actionDigest(row.tool, proposed),
-      grantedByUserId: row.respondedByUserId, grantedByName: row.respondedByName ?? 'unknown',
+      orgId: row.orgId,
+      runId: row.runId,
+      tool: row.tool,
+      condition: grant.when,
+      maxCalls: grant.maxCalls ?? DEFAULT_MAX_CALLS,
+      minutes: grant.minutes ?? DEFAULT_MINUTES,
+      confirmationId: row.id,
+      callId: row.callId,
+      argsDigest: actionDigest(row.tool, proposed),
+      grantedByUserId: row.respondedByUserId,
+      grantedByName: row.respondedByName ?? 'unknown',
     });
   }
 
@@ -73,8 +87,14 @@ export class StandingApprovals {
     const by = `${s.grantedByName} (standing approval #${s.id})`;
     ctx.metadata.approvedBy = by;
     await ctx.emit('standing_approval_used', {
-      call_id: ctx.callId, standing_approval_id: s.id, confirmation_id: s.confirmationId, approved_by: s.grantedByName,
-      when: s.condition, uses: s.uses, max_calls: s.maxCalls, expires_at: s.expiresAt.toISOString(),
+      call_id: ctx.callId,
+      standing_approval_id: s.id,
+      confirmation_id: s.confirmationId,
+      approved_by: s.grantedByName,
+      when: s.condition,
+      uses: s.uses,
+      max_calls: s.maxCalls,
+      expires_at: s.expiresAt.toISOString(),
     });
     return { allow: true, sideEffects: [`approved by ${by}`], approval: { confirmationId: s.confirmationId, argsDigest: digest } };
   }

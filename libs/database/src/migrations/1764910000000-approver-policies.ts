@@ -63,6 +63,8 @@ export class ApproverPolicies1764910000000 implements MigrationInterface {
     await q.query(`DROP TABLE identity_audit`);
     await q.query(`DROP TABLE identity_link_codes`);
     await q.query(`DROP TABLE confirmation_votes`);
-    await q.query(`ALTER TABLE confirmation_requests DROP COLUMN decisive_fields, DROP COLUMN approvals_given, DROP COLUMN approvals_required, DROP COLUMN tier, DROP COLUMN approvers`);
+    await q.query(
+      `ALTER TABLE confirmation_requests DROP COLUMN decisive_fields, DROP COLUMN approvals_given, DROP COLUMN approvals_required, DROP COLUMN tier, DROP COLUMN approvers`,
+    );
   }
 }

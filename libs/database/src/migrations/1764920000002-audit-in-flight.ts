@@ -12,7 +12,9 @@ export class AuditInFlight1764920000002 implements MigrationInterface {
     await q.query(`ALTER TABLE connector_call_logs ADD COLUMN outcome text NOT NULL DEFAULT 'completed'
       CHECK (outcome IN ('in_flight', 'completed', 'interrupted'))`);
     // Rows recorded before their request left (no duration yet) are looked up by call to be completed: a small index.
-    await q.query(`CREATE INDEX connector_call_logs_unfinished_idx ON connector_call_logs (run_id, call_id) WHERE duration_ms IS NULL AND blocked_by IS NULL`);
+    await q.query(
+      `CREATE INDEX connector_call_logs_unfinished_idx ON connector_call_logs (run_id, call_id) WHERE duration_ms IS NULL AND blocked_by IS NULL`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -15,7 +15,9 @@ export class AuditCallIndex1765000100000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE INDEX connector_call_logs_unfinished_idx ON connector_call_logs (run_id, call_id) WHERE duration_ms IS NULL AND blocked_by IS NULL`);
+    await q.query(
+      `CREATE INDEX connector_call_logs_unfinished_idx ON connector_call_logs (run_id, call_id) WHERE duration_ms IS NULL AND blocked_by IS NULL`,
+    );
     await q.query(`DROP INDEX connector_call_logs_call_idx`);
   }
 }

@@ -49,7 +49,9 @@ export class AuditChain1765000400000 implements MigrationInterface {
     await q.query(`DROP TABLE audit_sink_cursors`);
     await q.query(`DROP INDEX connector_call_logs_pending_idx`);
     await q.query(`ALTER TABLE connector_call_logs DROP COLUMN audit_pending`);
-    await q.query(`CREATE INDEX connector_call_logs_unfinished_idx ON connector_call_logs (run_id, call_id) WHERE duration_ms IS NULL AND blocked_by IS NULL`);
+    await q.query(
+      `CREATE INDEX connector_call_logs_unfinished_idx ON connector_call_logs (run_id, call_id) WHERE duration_ms IS NULL AND blocked_by IS NULL`,
+    );
     await q.query(`DROP TABLE audit_chain_heads`);
     await q.query(`DROP TABLE audit_events`);
   }

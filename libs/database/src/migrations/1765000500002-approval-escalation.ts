@@ -18,8 +18,12 @@ export class ApprovalEscalation1765000500002 implements MigrationInterface {
       ADD COLUMN escalate_to jsonb NULL,
       ADD COLUMN escalation_channel_id text NULL,
       ADD COLUMN escalation_card jsonb NULL`);
-    await q.query(`CREATE INDEX confirmation_requests_remind_idx ON confirmation_requests (remind_at) WHERE status = 'pending' AND reminded_at IS NULL AND remind_at IS NOT NULL`);
-    await q.query(`CREATE INDEX confirmation_requests_escalate_idx ON confirmation_requests (escalate_at) WHERE status = 'pending' AND escalated_at IS NULL AND escalate_at IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX confirmation_requests_remind_idx ON confirmation_requests (remind_at) WHERE status = 'pending' AND reminded_at IS NULL AND remind_at IS NOT NULL`,
+    );
+    await q.query(
+      `CREATE INDEX confirmation_requests_escalate_idx ON confirmation_requests (escalate_at) WHERE status = 'pending' AND escalated_at IS NULL AND escalate_at IS NOT NULL`,
+    );
     await q.query(`CREATE TABLE confirmation_events (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
       confirmation_id uuid NOT NULL REFERENCES confirmation_requests(id) ON DELETE CASCADE,

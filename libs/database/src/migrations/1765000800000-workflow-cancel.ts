@@ -6,11 +6,15 @@ export class WorkflowCancel1765000800000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE workflow_runs DROP CONSTRAINT workflow_runs_status_check`);
-    await q.query(`ALTER TABLE workflow_runs ADD CONSTRAINT workflow_runs_status_check CHECK (status IN ('running', 'waiting', 'completed', 'failed', 'cancelled'))`);
+    await q.query(
+      `ALTER TABLE workflow_runs ADD CONSTRAINT workflow_runs_status_check CHECK (status IN ('running', 'waiting', 'completed', 'failed', 'cancelled'))`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE workflow_runs DROP CONSTRAINT workflow_runs_status_check`);
-    await q.query(`ALTER TABLE workflow_runs ADD CONSTRAINT workflow_runs_status_check CHECK (status IN ('running', 'waiting', 'completed', 'failed'))`);
+    await q.query(
+      `ALTER TABLE workflow_runs ADD CONSTRAINT workflow_runs_status_check CHECK (status IN ('running', 'waiting', 'completed', 'failed'))`,
+    );
   }
 }

@@ -2,7 +2,12 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The tables whose rows every run reads, and the column naming their org (`*`: notify every org). */
 const WATCHED: Array<[table: string, orgColumn: string]> = [
-  ['orgs', 'id'], ['agents', 'org_id'], ['org_hooks', 'org_id'], ['connectors', 'org_id'], ['connector_actions', '*'], ['mcp_servers', 'org_id'],
+  ['orgs', 'id'],
+  ['agents', 'org_id'],
+  ['org_hooks', 'org_id'],
+  ['connectors', 'org_id'],
+  ['connector_actions', '*'],
+  ['mcp_servers', 'org_id'],
 ];
 
 /**

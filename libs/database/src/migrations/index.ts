@@ -26,4 +26,28 @@ import { ConfigChangeNotify1766000000000 } from './1766000000000-config-change-n
  * Every migration, in order. Listed explicitly (not globbed) so that the app, the TypeORM CLI and the
  * test runner load exactly the same classes. A new migration is a new file plus one line here.
  */
-export const MIGRATIONS = [Foundation1764460800000, AgentRuntime1764460801000, Channels1764460802000, Confirmations1764460803000, BuiltinHooks1764460804000, WorkflowsEvals1764460806000, GateBinding1764900000000, Observability1764900001000, ApproverPolicies1764910000000, RunFencing1764920000001, AuditInFlight1764920000002, AuditCallIndex1765000100000, LlmCredentials1765000200000, ConversationHistory1765000300000, AuditChain1765000400000, ApprovalEdits1765000500000, StandingApprovals1765000500001, ApprovalEscalation1765000500002, ConfirmationBatches1765000500003, OrgHooks1765000600000, McpServers1765000600001, WorkflowCancel1765000800000, ConfigChangeNotify1766000000000];
+export const MIGRATIONS = [
+  Foundation1764460800000,
+  AgentRuntime1764460801000,
+  Channels1764460802000,
+  Confirmations1764460803000,
+  BuiltinHooks1764460804000,
+  WorkflowsEvals1764460806000,
+  GateBinding1764900000000,
+  Observability1764900001000,
+  ApproverPolicies1764910000000,
+  RunFencing1764920000001,
+  AuditInFlight1764920000002,
+  AuditCallIndex1765000100000,
+  LlmCredentials1765000200000,
+  ConversationHistory1765000300000,
+  AuditChain1765000400000,
+  ApprovalEdits1765000500000,
+  StandingApprovals1765000500001,
+  ApprovalEscalation1765000500002,
+  ConfirmationBatches1765000500003,
+  OrgHooks1765000600000,
+  McpServers1765000600001,
+  WorkflowCancel1765000800000,
+  ConfigChangeNotify1766000000000,
+];

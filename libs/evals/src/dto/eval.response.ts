@@ -9,7 +9,11 @@ export class EvalStartedResponse {
 
 export class EvalResponse extends EvalStartedResponse {
   @ApiProperty() agent_id: string;
-  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: '{ input, output, passed, tool_calls }' })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: '{ input, output, passed, tool_calls }',
+  })
   results: Array<Record<string, unknown>>;
   @NullableString() error: string | null;
   @ApiProperty() passed: number;

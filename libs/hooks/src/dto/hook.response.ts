@@ -7,7 +7,7 @@ export class HookInfoResponse {
   @ApiProperty({ enum: Object.values(HookPoint) }) point: string;
   @ApiProperty() priority: number;
   @ApiProperty() description: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'JSON Schema of the hook\'s config' })
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: "JSON Schema of the hook's config" })
   config_schema: Record<string, unknown> | null;
   @ApiProperty({ description: 'Attached to every agent whether declared or not' }) auto_attached: boolean;
 }

@@ -4,11 +4,20 @@ import { IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
 
 /** The same schema as `model_config_json.hooks`; entries are checked by the hook resolver (400 naming each problem). */
 export class OrgHooksDto {
-  @ApiPropertyOptional({ type: 'array', items: {}, example: ['audit_log', { name: 'connector_rate_limit', config: { points: 10, duration_s: 60 } }] })
-  @IsOptional() @IsArray() class_hooks?: unknown[];
+  @ApiPropertyOptional({
+    type: 'array',
+    items: {},
+    example: ['audit_log', { name: 'connector_rate_limit', config: { points: 10, duration_s: 60 } }],
+  })
+  @IsOptional()
+  @IsArray()
+  class_hooks?: unknown[];
 
   @ApiPropertyOptional({ description: 'YAML hooks (command, module or http), as in model_config_json.hooks.yaml' })
-  @IsOptional() @IsString() @MaxLength(200_000) yaml?: string;
+  @IsOptional()
+  @IsString()
+  @MaxLength(200_000)
+  yaml?: string;
 }
 
 export class OrgHooksResponse {
@@ -22,7 +31,7 @@ export class EffectiveHookResponse {
   @ApiProperty() name: string;
   @ApiProperty({ enum: Object.values(HookPoint) }) point: string;
   @ApiProperty() priority: number;
-  @ApiProperty({ enum: ['auto', 'org', 'agent'], description: 'auto-attached, the org policy, or the agent\'s own config' }) origin: string;
+  @ApiProperty({ enum: ['auto', 'org', 'agent'], description: "auto-attached, the org policy, or the agent's own config" }) origin: string;
   @ApiProperty({ enum: ['class', 'yaml'] }) source: string;
   @ApiProperty({ description: 'Runs after every other hook of its point (the confirmation gate)' }) runs_last: boolean;
 }

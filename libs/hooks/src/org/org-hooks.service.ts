@@ -37,7 +37,14 @@ export class OrgHooksService {
     const hooks = [...chain.hooks].sort((a, b) => POINT_ORDER.indexOf(a.point) - POINT_ORDER.indexOf(b.point) || byRunOrder(a, b));
     return {
       agent_id: agentId,
-      hooks: hooks.map((h) => ({ name: h.name, point: h.point, priority: h.priority, origin: h.origin, source: h.source, runs_last: h.runsLast ?? false })),
+      hooks: hooks.map((h) => ({
+        name: h.name,
+        point: h.point,
+        priority: h.priority,
+        origin: h.origin,
+        source: h.source,
+        runs_last: h.runsLast ?? false,
+      })),
       overridden: chain.overridden,
     };
   }

@@ -23,7 +23,9 @@ export class OrgHooksStore {
 
   private async load(orgId: string): Promise<OrgHooksRecord | null> {
     const [row]: Array<{ hooks: Record<string, unknown>; updated_by: string | null; updated_at: Date }> = await this.dataSource.query(
-      `SELECT hooks, updated_by, updated_at FROM org_hooks WHERE org_id = $1`, [orgId]);
+      `SELECT hooks, updated_by, updated_at FROM org_hooks WHERE org_id = $1`,
+      [orgId],
+    );
     return row ? { hooks: row.hooks, updatedBy: row.updated_by, updatedAt: row.updated_at } : null;
   }
 

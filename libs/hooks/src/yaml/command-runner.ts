@@ -27,7 +27,10 @@ export interface CommandExit {
  */
 export function runCommand(run: CommandRun): Promise<CommandExit> {
   return new Promise<CommandExit>((resolve, reject) => {
-    if (run.signal.aborted) { reject(run.signal.reason); return; }
+    if (run.signal.aborted) {
+      reject(run.signal.reason);
+      return;
+    }
     const child = spawn(run.file, run.args, {
       cwd: run.cwd,
       env: run.env,
@@ -60,7 +63,10 @@ export function runCommand(run: CommandRun): Promise<CommandExit> {
 
     child.stdout.on('data', (chunk: Buffer) => {
       stdoutBytes += chunk.length;
-      if (stdoutBytes > run.maxStdoutBytes) { fail(new Error(`stdout exceeded ${run.maxStdoutBytes} bytes`)); return; }
+      if (stdoutBytes > run.maxStdoutBytes) {
+        fail(new Error(`stdout exceeded ${run.maxStdoutBytes} bytes`));
+        return;
+      }
       stdout.push(chunk);
     });
     child.stderr.on('data', (chunk: Buffer) => {
@@ -84,7 +90,10 @@ export function runCommand(run: CommandRun): Promise<CommandExit> {
     child.on('close', (code, signal) => {
       run.signal.removeEventListener('abort', onAbort);
       if (!exited) killGroup();
-      if (failure) { reject(failure); return; }
+      if (failure) {
+        reject(failure);
+        return;
+      }
       resolve({
         code,
         signal,

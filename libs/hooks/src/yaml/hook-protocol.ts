@@ -85,9 +85,20 @@ const CONTEXT_POINTS = new Set([HookPoint.SessionStart, HookPoint.UserPromptSubm
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const KNOWN_KEYS = new Set([
-  'decision', 'reason', 'updated_input', 'updated_output', 'additional_context', 'system_message', 'side_effects', 'hookSpecificOutput',
-  'updated_prompt', 'updated_model',
-  'allow', 'error', 'modified_args', 'modified_result',
+  'decision',
+  'reason',
+  'updated_input',
+  'updated_output',
+  'additional_context',
+  'system_message',
+  'side_effects',
+  'hookSpecificOutput',
+  'updated_prompt',
+  'updated_model',
+  'allow',
+  'error',
+  'modified_args',
+  'modified_result',
 ]);
 
 /**
@@ -158,7 +169,8 @@ export function protocolResult(point: HookPoint, output: unknown, hookName: stri
   }
   const context = output.additional_context ?? s.additionalContext;
   if (context !== undefined) {
-    if (!CONTEXT_POINTS.has(point)) throw new Error('additional_context is only valid for SessionStart, UserPromptSubmit and PostToolUseFailure');
+    if (!CONTEXT_POINTS.has(point))
+      throw new Error('additional_context is only valid for SessionStart, UserPromptSubmit and PostToolUseFailure');
     result.additionalContext = stringField(context, 'additional_context');
   }
   return result;

@@ -18,7 +18,15 @@ export interface HttpHookEnvironment {
 }
 
 export const MAX_HTTP_RESPONSE_BYTES = 1024 * 1024;
-const FORBIDDEN_HEADERS = new Set(['host', 'content-length', 'content-type', 'x-warden-signature', 'x-warden-timestamp', 'transfer-encoding', 'connection']);
+const FORBIDDEN_HEADERS = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'x-warden-signature',
+  'x-warden-timestamp',
+  'transfer-encoding',
+  'connection',
+]);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Reads the `url`, `headers` and `format` of a YAML `http` hook; every problem is pushed with the entry's prefix. */
@@ -26,18 +34,25 @@ export function parseHttpHook(raw: Record<string, unknown>, where: string, probl
   let url: URL | undefined;
   if (typeof raw.url !== 'string') problems.push(`${where}.url: must be an http(s) URL`);
   else {
-    try { url = new URL(raw.url); } catch { problems.push(`${where}.url: must be an http(s) URL`); }
-    if (url && url.protocol !== 'http:' && url.protocol !== 'https:') problems.push(`${where}.url: must be an http(s) URL, not ${url.protocol}`);
+    try {
+      url = new URL(raw.url);
+    } catch {
+      problems.push(`${where}.url: must be an http(s) URL`);
+    }
+    if (url && url.protocol !== 'http:' && url.protocol !== 'https:')
+      problems.push(`${where}.url: must be an http(s) URL, not ${url.protocol}`);
     if (url && (url.username || url.password)) problems.push(`${where}.url: must not carry credentials (use headers)`);
   }
   const headers: Record<string, string> = {};
   if (raw.headers !== undefined) {
     if (!isObject(raw.headers)) problems.push(`${where}.headers: must be a mapping of header names to strings`);
-    else for (const [name, value] of Object.entries(raw.headers)) {
-      if (typeof value !== 'string' || !/^[A-Za-z0-9-]{1,64}$/.test(name)) problems.push(`${where}.headers.${name}: must be a string under a plain header name`);
-      else if (FORBIDDEN_HEADERS.has(name.toLowerCase())) problems.push(`${where}.headers.${name}: is set by Warden`);
-      else headers[name] = value;
-    }
+    else
+      for (const [name, value] of Object.entries(raw.headers)) {
+        if (typeof value !== 'string' || !/^[A-Za-z0-9-]{1,64}$/.test(name))
+          problems.push(`${where}.headers.${name}: must be a string under a plain header name`);
+        else if (FORBIDDEN_HEADERS.has(name.toLowerCase())) problems.push(`${where}.headers.${name}: is set by Warden`);
+        else headers[name] = value;
+      }
   }
   const format = raw.format ?? 'warden';
   if (format !== 'warden' && format !== 'opa') problems.push(`${where}.format: must be "warden" or "opa"`);
@@ -57,7 +72,12 @@ export function httpHookHostProblem(spec: HttpHookSpec, env: HttpHookEnvironment
  * POSTs the hook input as JSON (OPA: wrapped as `{ "input": ... }`) and returns the hook's answer for
  * protocolResult. Anything but a 2xx JSON answer throws: the registry then applies on_error (PreToolUse: block).
  */
-export async function callHttpHook(spec: HttpHookSpec, env: HttpHookEnvironment, input: HookProtocolInput, signal: AbortSignal): Promise<unknown> {
+export async function callHttpHook(
+  spec: HttpHookSpec,
+  env: HttpHookEnvironment,
+  input: HookProtocolInput,
+  signal: AbortSignal,
+): Promise<unknown> {
   if (!env.fetch) throw new Error('HTTP hooks need the egress policy');
   const body = JSON.stringify(spec.format === 'opa' ? { input } : input);
   const headers: Record<string, string> = { ...spec.headers, 'content-type': 'application/json', accept: 'application/json' };
@@ -73,7 +93,11 @@ export async function callHttpHook(spec: HttpHookSpec, env: HttpHookEnvironment,
   if (!res.ok) throw new Error(`policy server answered HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
   if (text.trim() === '') return undefined;
   let parsed: unknown;
-  try { parsed = JSON.parse(text); } catch { throw new Error(`policy server answer is not JSON: ${JSON.stringify(text.slice(0, 80))}`); }
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error(`policy server answer is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
+  }
   return spec.format === 'opa' ? fromOpa(parsed) : parsed;
 }
 
@@ -83,7 +107,8 @@ export async function callHttpHook(spec: HttpHookSpec, env: HttpHookEnvironment,
  * an error (fail closed), never an allow.
  */
 function fromOpa(answer: unknown): unknown {
-  if (!isObject(answer) || !('result' in answer)) throw new Error('OPA returned no result (is the policy path right and the rule defined?)');
+  if (!isObject(answer) || !('result' in answer))
+    throw new Error('OPA returned no result (is the policy path right and the rule defined?)');
   const result = answer.result;
   if (result === true) return {};
   if (result === false) return { allow: false, reason: 'denied by policy' };

@@ -7,7 +7,10 @@ const matchAll: ToolMatcher = () => true;
 const RE2_FLAGS: Record<string, number> = { i: RE2JS.CASE_INSENSITIVE, s: RE2JS.DOTALL, m: RE2JS.MULTILINE };
 
 function globToRegExp(glob: string): RegExp {
-  const body = glob.split('').map((ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[\\^$.+()[\]{}|/]/g, '\\$&'))).join('');
+  const body = glob
+    .split('')
+    .map((ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[\\^$.+()[\]{}|/]/g, '\\$&')))
+    .join('');
   return new RegExp(`^${body}$`);
 }
 
@@ -26,12 +29,21 @@ export function compileToolMatcher(matcher: string | undefined): ToolMatcher {
     if (unknownFlag) throw new Error(`invalid regular expression ${matcher}: flag "${unknownFlag}" is not supported (use i, s or m)`);
     let re: RE2JS;
     try {
-      re = RE2JS.compile(RE2JS.translateRegExp(regexForm[1]), [...regexForm[2]].reduce((acc, f) => acc | RE2_FLAGS[f], 0));
+      re = RE2JS.compile(
+        RE2JS.translateRegExp(regexForm[1]),
+        [...regexForm[2]].reduce((acc, f) => acc | RE2_FLAGS[f], 0),
+      );
     } catch (err) {
-      throw new Error(`invalid regular expression ${matcher}: ${(err as Error).message} (matchers use RE2 syntax: no backreferences or lookaround)`);
+      throw new Error(
+        `invalid regular expression ${matcher}: ${(err as Error).message} (matchers use RE2 syntax: no backreferences or lookaround)`,
+      );
     }
     return (tool) => re.test(tool);
   }
-  const globs = matcher.split('|').map((g) => g.trim()).filter(Boolean).map(globToRegExp);
+  const globs = matcher
+    .split('|')
+    .map((g) => g.trim())
+    .filter(Boolean)
+    .map(globToRegExp);
   return (tool) => globs.some((re) => re.test(tool));
 }

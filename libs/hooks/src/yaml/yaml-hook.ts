@@ -73,7 +73,8 @@ export class YamlHook extends BaseHook<unknown> {
     });
     const stderr = exit.stderr.trim().slice(0, MAX_REASON_CHARS);
     if (exit.code === 2) {
-      if (!BLOCKING_POINTS.has(this.point)) throw new Error(`exit 2 (block) is not possible for ${this.point}${stderr ? `: ${stderr}` : ''}`);
+      if (!BLOCKING_POINTS.has(this.point))
+        throw new Error(`exit 2 (block) is not possible for ${this.point}${stderr ? `: ${stderr}` : ''}`);
       return { allow: false, error: stderr || `Blocked by hook '${this.name}'` };
     }
     if (exit.code !== 0) {

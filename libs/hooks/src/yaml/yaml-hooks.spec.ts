@@ -10,13 +10,24 @@ import type { ToolCallContext } from '../hook-registry.js';
 
 const HOOKS_DIR = path.resolve('test/fixtures/hooks');
 
-class Recorder extends PreToolUseHook { execute(): HookResult { return { sideEffects: ['class hook ran'] }; } }
+class Recorder extends PreToolUseHook {
+  execute(): HookResult {
+    return { sideEffects: ['class hook ran'] };
+  }
+}
 
 function resolverWithClassHook(): HookResolver {
   const catalog = new HookCatalog();
   catalog.register({
-    name: 'recorder', point: HookPoint.PreToolUse, priority: 10, description: 'records', timeoutMs: 5000, onError: 'block',
-    autoAttach: false, instance: new Recorder(), className: 'Recorder',
+    name: 'recorder',
+    point: HookPoint.PreToolUse,
+    priority: 10,
+    description: 'records',
+    timeoutMs: 5000,
+    onError: 'block',
+    autoAttach: false,
+    instance: new Recorder(),
+    className: 'Recorder',
   });
   return new HookResolver(catalog, { hooksDir: HOOKS_DIR } as AppConfig);
 }
@@ -24,8 +35,16 @@ function resolverWithClassHook(): HookResolver {
 const resolver = resolverWithClassHook();
 
 const call = (toolName: string, toolArgs: Record<string, unknown>): ToolCallContext => ({
-  toolName, toolArgs, agentId: 'agent-1', userId: 'user-1', orgId: 'org-1', runId: 'run-1', callId: 'call-1', surface: 'chat',
-  metadata: {}, emit: async () => undefined,
+  toolName,
+  toolArgs,
+  agentId: 'agent-1',
+  userId: 'user-1',
+  orgId: 'org-1',
+  runId: 'run-1',
+  callId: 'call-1',
+  surface: 'chat',
+  metadata: {},
+  emit: async () => undefined,
 });
 
 const registryFor = (yaml: string, classHooks: string[] = []) => resolver.resolve({ hooksConfig: { class_hooks: classHooks, yaml } });
@@ -82,9 +101,15 @@ hooks:
 
     it('joins class hooks in one ordering by priority', async () => {
       const registry = await registryFor(denyProdDeletes.replace('priority: 5', 'priority: 20'), ['recorder']);
-      expect(registry.entries().map((e) => [e.name, e.source])).toEqual([['recorder', 'class'], ['deny-prod-deletes', 'yaml']]);
+      expect(registry.entries().map((e) => [e.name, e.source])).toEqual([
+        ['recorder', 'class'],
+        ['deny-prod-deletes', 'yaml'],
+      ]);
       const verdict = await registry.runPreToolUse(call('oa__delete_order', { env: 'prod' }));
-      expect(verdict.outcomes.map((o) => [o.hook, o.outcome])).toEqual([['recorder', 'allow'], ['deny-prod-deletes', 'block']]);
+      expect(verdict.outcomes.map((o) => [o.hook, o.outcome])).toEqual([
+        ['recorder', 'allow'],
+        ['deny-prod-deletes', 'block'],
+      ]);
     });
 
     it('passes a model-controlled "; rm -rf /" only as JSON data on stdin, with fixed argv and a minimal environment', async () => {
@@ -101,7 +126,14 @@ hooks:
       const [argv, stdin, envKeys] = verdict.outcomes[0].sideEffects;
       expect(JSON.parse(argv)).toEqual(['--strict']);
       const input = JSON.parse(stdin);
-      expect(input).toMatchObject({ hook_event_name: 'PreToolUse', tool_name: 'oa__note', tool_input: { text: hostile }, agent_id: 'agent-1', call_id: 'call-1', surface: 'chat' });
+      expect(input).toMatchObject({
+        hook_event_name: 'PreToolUse',
+        tool_name: 'oa__note',
+        tool_input: { text: hostile },
+        agent_id: 'agent-1',
+        call_id: 'call-1',
+        surface: 'chat',
+      });
       expect(JSON.parse(envKeys)).toEqual(['HOME', 'LANG', 'PATH', 'WARDEN_HOOK_EVENT']);
       expect(existsSync(canary)).toBe(false);
     });
@@ -173,26 +205,69 @@ hooks:
       const pre = await registry.runPreToolUse(call('shop__pay', { amount: 12, card_number: '4111111111111111' }));
       expect(pre).toMatchObject({ allow: true, args: { amount: 12, card_number: '****1111' } });
       expect(pre.outcomes[0]).toMatchObject({ hook: 'redact-card', outcome: 'rewrite', sideEffects: ['card_number redacted'] });
-      const post = await registry.runPostToolUse({ ...call('crm__find', {}), toolResult: 'owner: ana.li@example.com, cc bob@corp.example.org' });
+      const post = await registry.runPostToolUse({
+        ...call('crm__find', {}),
+        toolResult: 'owner: ana.li@example.com, cc bob@corp.example.org',
+      });
       expect(post.result).toBe('owner: <email>, cc <email>');
     });
   });
 
   describe('validation (on save) and refusal (at run time)', () => {
     it.each([
-      ['a YAML error, with line and column', 'hooks:\n  - event: PreToolUse\n    event: PostToolUse\n', /^hooks\.yaml: line 3, column 5: Map keys must be unique$/],
-      ['a missing command', 'hooks:\n  - event: PreToolUse\n    run: ./nope.sh\n', /^hooks\.yaml: hooks\[0\] \(line 2\): command "\.\/nope\.sh" not found in HOOKS_DIR$/],
-      ['a command that is not executable', 'hooks:\n  - event: PreToolUse\n    run: ./not-executable.sh\n', /command "\.\/not-executable\.sh" is not executable/],
-      ['a command outside HOOKS_DIR', 'hooks:\n  - event: PreToolUse\n    run: ../../../package.json\n', /command "\.\.\/\.\.\/\.\.\/package\.json" is outside HOOKS_DIR/],
+      [
+        'a YAML error, with line and column',
+        'hooks:\n  - event: PreToolUse\n    event: PostToolUse\n',
+        /^hooks\.yaml: line 3, column 5: Map keys must be unique$/,
+      ],
+      [
+        'a missing command',
+        'hooks:\n  - event: PreToolUse\n    run: ./nope.sh\n',
+        /^hooks\.yaml: hooks\[0\] \(line 2\): command "\.\/nope\.sh" not found in HOOKS_DIR$/,
+      ],
+      [
+        'a command that is not executable',
+        'hooks:\n  - event: PreToolUse\n    run: ./not-executable.sh\n',
+        /command "\.\/not-executable\.sh" is not executable/,
+      ],
+      [
+        'a command outside HOOKS_DIR',
+        'hooks:\n  - event: PreToolUse\n    run: ../../../package.json\n',
+        /command "\.\.\/\.\.\/\.\.\/package\.json" is outside HOOKS_DIR/,
+      ],
       ['a missing module', 'hooks:\n  - event: PostToolUse\n    module: ./gone.mjs\n', /module "\.\/gone\.mjs" not found in HOOKS_DIR/],
-      ['a module without a default function', 'hooks:\n  - event: PostToolUse\n    module: ./no-default.mjs\n', /module "\.\/no-default\.mjs" must export a default function/],
-      ['a bad CEL condition', 'hooks:\n  - event: PreToolUse\n    if: "args.amount >"\n    run: ./crash.sh\n', /hooks\[0\] \(line 2\)\.if: invalid CEL: Unexpected token: EOF/],
-      ['an unknown CEL variable', 'hooks:\n  - event: PreToolUse\n    if: "request.amount > 5"\n    run: ./crash.sh\n', /\.if: invalid CEL: Unknown variable: request/],
-      ['a bad regex matcher', 'hooks:\n  - event: PreToolUse\n    matcher: "/oa__(/"\n    run: ./crash.sh\n', /\.matcher: invalid regular expression/],
-      ['a bad event', 'hooks:\n  - event: BeforeTool\n    run: ./crash.sh\n', /\.event: must be one of SessionStart, UserPromptSubmit, PreModelCall, PreToolUse, PostToolUse, PostToolUseFailure, Stop \(got "BeforeTool"\)/],
+      [
+        'a module without a default function',
+        'hooks:\n  - event: PostToolUse\n    module: ./no-default.mjs\n',
+        /module "\.\/no-default\.mjs" must export a default function/,
+      ],
+      [
+        'a bad CEL condition',
+        'hooks:\n  - event: PreToolUse\n    if: "args.amount >"\n    run: ./crash.sh\n',
+        /hooks\[0\] \(line 2\)\.if: invalid CEL: Unexpected token: EOF/,
+      ],
+      [
+        'an unknown CEL variable',
+        'hooks:\n  - event: PreToolUse\n    if: "request.amount > 5"\n    run: ./crash.sh\n',
+        /\.if: invalid CEL: Unknown variable: request/,
+      ],
+      [
+        'a bad regex matcher',
+        'hooks:\n  - event: PreToolUse\n    matcher: "/oa__(/"\n    run: ./crash.sh\n',
+        /\.matcher: invalid regular expression/,
+      ],
+      [
+        'a bad event',
+        'hooks:\n  - event: BeforeTool\n    run: ./crash.sh\n',
+        /\.event: must be one of SessionStart, UserPromptSubmit, PreModelCall, PreToolUse, PostToolUse, PostToolUseFailure, Stop \(got "BeforeTool"\)/,
+      ],
       ['neither run nor module', 'hooks:\n  - event: PreToolUse\n', /needs "run" \(a command\), "module" or "url" \(an http hook\)/],
       ['an unknown key', 'hooks:\n  - event: PreToolUse\n    run: ./crash.sh\n    timeout: 5\n', /unknown key "timeout"/],
-      ['on_error block on a PostToolUse hook', 'hooks:\n  - event: PostToolUse\n    run: ./crash.sh\n    on_error: block\n', /"block" only applies to PreToolUse/],
+      [
+        'on_error block on a PostToolUse hook',
+        'hooks:\n  - event: PostToolUse\n    run: ./crash.sh\n    on_error: block\n',
+        /"block" only applies to PreToolUse/,
+      ],
       ['hooks that are not a list', 'hooks: ./crash.sh\n', /^hooks\.yaml: hooks must be a list$/],
     ])('validate() reports %s', async (_, yaml, problem) => {
       const problems = await resolver.validate({ yaml });
@@ -201,7 +276,10 @@ hooks:
     });
 
     it('a YAML name clashing with a class hook, and duplicate YAML names, are problems', async () => {
-      const problems = await resolver.validate({ class_hooks: ['recorder'], yaml: 'hooks:\n  - name: recorder\n    event: PreToolUse\n    run: ./crash.sh\n  - name: x\n    event: PreToolUse\n    run: ./crash.sh\n  - name: x\n    event: PreToolUse\n    run: ./crash.sh\n' });
+      const problems = await resolver.validate({
+        class_hooks: ['recorder'],
+        yaml: 'hooks:\n  - name: recorder\n    event: PreToolUse\n    run: ./crash.sh\n  - name: x\n    event: PreToolUse\n    run: ./crash.sh\n  - name: x\n    event: PreToolUse\n    run: ./crash.sh\n',
+      });
       expect(problems).toEqual([
         'hooks.yaml: hooks[2] (line 8): duplicate name "x" (also hooks[1])',
         'hooks.yaml: hook name "recorder" is already used by a class hook',

@@ -98,7 +98,9 @@ function parseEntry(raw: unknown, index: number, where: string, problems: string
 
   const event = raw.event;
   if (typeof event !== 'string' || !EVENTS.has(event)) {
-    problems.push(`${where}.event: must be one of ${[...EVENTS].join(', ')}${event === undefined ? '' : ` (got ${JSON.stringify(event)})`}`);
+    problems.push(
+      `${where}.event: must be one of ${[...EVENTS].join(', ')}${event === undefined ? '' : ` (got ${JSON.stringify(event)})`}`,
+    );
   }
   const point = event as HookPoint;
 
@@ -107,7 +109,11 @@ function parseEntry(raw: unknown, index: number, where: string, problems: string
     if (typeof raw.matcher !== 'string') problems.push(`${where}.matcher: must be a string`);
     else if (!TOOL_POINTS.has(point)) problems.push(`${where}.matcher: ${point} hooks have no tool to match`);
     else {
-      try { matcher = compileToolMatcher(raw.matcher); } catch (err) { problems.push(`${where}.matcher: ${(err as Error).message}`); }
+      try {
+        matcher = compileToolMatcher(raw.matcher);
+      } catch (err) {
+        problems.push(`${where}.matcher: ${(err as Error).message}`);
+      }
     }
   }
 
@@ -115,7 +121,11 @@ function parseEntry(raw: unknown, index: number, where: string, problems: string
   if (raw.if !== undefined) {
     if (typeof raw.if !== 'string' || raw.if.trim() === '') problems.push(`${where}.if: must be a CEL expression string`);
     else {
-      try { condition = compileCondition(raw.if); } catch (err) { problems.push(`${where}.if: ${(err as Error).message}`); }
+      try {
+        condition = compileCondition(raw.if);
+      } catch (err) {
+        problems.push(`${where}.if: ${(err as Error).message}`);
+      }
     }
   }
 
@@ -134,8 +144,15 @@ function parseEntry(raw: unknown, index: number, where: string, problems: string
   }
 
   return {
-    name: name as string, point, priority: priority as number, timeoutMs: timeoutMs as number, onError: onError as HookErrorPolicy,
-    matcher, condition, ...target, at: where,
+    name: name as string,
+    point,
+    priority: priority as number,
+    timeoutMs: timeoutMs as number,
+    onError: onError as HookErrorPolicy,
+    matcher,
+    condition,
+    ...target,
+    at: where,
   };
 }
 
@@ -147,7 +164,8 @@ function parseTarget(raw: Record<string, unknown>, where: string, problems: stri
   if (given.length > 1) problems.push(`${where}: has ${given.map((k) => `"${k}"`).join(' and ')}; choose one`);
   const expected = { command: 'run', module: 'module', http: 'url' }[raw.type as string];
   if (expected && given.length === 1 && given[0] !== expected) problems.push(`${where}: type ${String(raw.type)} needs "${expected}"`);
-  if (raw.url === undefined && (raw.headers !== undefined || raw.format !== undefined)) problems.push(`${where}: "headers" and "format" are for http hooks (with "url")`);
+  if (raw.url === undefined && (raw.headers !== undefined || raw.format !== undefined))
+    problems.push(`${where}: "headers" and "format" are for http hooks (with "url")`);
   const target: Pick<YamlHookSpec, 'run' | 'module' | 'http'> = {};
   if (raw.run !== undefined) {
     const parts = typeof raw.run === 'string' ? [raw.run] : raw.run;
@@ -169,7 +187,9 @@ function parseTarget(raw: Record<string, unknown>, where: string, problems: stri
  * rather than the gate silently skipped.
  */
 export async function buildYamlHooks(
-  specs: YamlHookSpec[], hooksDir: string, http: HttpHookEnvironment = { allow: [] },
+  specs: YamlHookSpec[],
+  hooksDir: string,
+  http: HttpHookEnvironment = { allow: [] },
 ): Promise<{ hooks: RegisteredHook[]; problems: string[] }> {
   const problems: string[] = [];
   const hooks: RegisteredHook[] = [];

@@ -5,7 +5,10 @@ const JSON_OBJECT = { type: 'object', additionalProperties: true } as const;
 
 export class CreateWorkflowDto {
   @ApiProperty() @IsString() @Length(1, 200) name: string;
-  @ApiProperty({ ...JSON_OBJECT, description: '{ nodes: [...], edges: [...] } — see API.md "Workflows"' }) @IsObject() definition: Record<string, unknown>;
+  @ApiProperty({ ...JSON_OBJECT, description: '{ nodes: [...], edges: [...] } — see API.md "Workflows"' }) @IsObject() definition: Record<
+    string,
+    unknown
+  >;
 }
 
 export class UpdateWorkflowDto {

@@ -4,7 +4,10 @@ import { JsonObject, NullableString } from '@warden/common';
 export class WorkflowResponse {
   @ApiProperty() id: string;
   @ApiProperty() name: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: '{ nodes: [...], edges: [...] }' }) definition: Record<string, unknown>;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: '{ nodes: [...], edges: [...] }' }) definition: Record<
+    string,
+    unknown
+  >;
   @ApiProperty({ type: String, format: 'date-time' }) created_at: Date;
   @ApiProperty({ type: String, format: 'date-time' }) updated_at: Date;
 }
@@ -16,7 +19,16 @@ export class WorkflowRunStartedResponse {
 
 export class WorkflowNodeStateResponse {
   @ApiProperty({ enum: ['pending', 'running', 'waiting', 'completed', 'failed', 'skipped'] }) status: string;
-  @ApiPropertyOptional({ description: 'The node\'s output (any JSON)', oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object', additionalProperties: true }, { type: 'array', items: {} }] })
+  @ApiPropertyOptional({
+    description: "The node's output (any JSON)",
+    oneOf: [
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'object', additionalProperties: true },
+      { type: 'array', items: {} },
+    ],
+  })
   output?: unknown;
   @ApiPropertyOptional() agent_run_id?: string;
 }

@@ -29,8 +29,12 @@ export class WorkflowCancel {
     const won = await this.dataSource.transaction(async (m) => {
       const [rows]: [unknown[], number] = await m.query(
         `UPDATE workflow_runs SET status = 'cancelled', error = $2, locked_by = NULL, lease_until = NULL, updated_at = now()
-         WHERE id = $1 AND status IN ('running', 'waiting') RETURNING id`, [run.id, REASON]);
-      return rows.length > 0 && this.runEvents.appendIf(run.id, 'done', { run_id: run.id, status: 'cancelled', error: REASON }, { runner: m });
+         WHERE id = $1 AND status IN ('running', 'waiting') RETURNING id`,
+        [run.id, REASON],
+      );
+      return (
+        rows.length > 0 && this.runEvents.appendIf(run.id, 'done', { run_id: run.id, status: 'cancelled', error: REASON }, { runner: m })
+      );
     });
     if (!won) {
       const now = await this.runner.get(p.orgId, id);

@@ -28,7 +28,12 @@ export class WorkflowNodeRunner {
           return await this.leases.setNode(run, node.id, { status: 'completed', output: null }, 'node_completed');
         case 'condition': {
           const value = evaluateCel(node.expression!, scope);
-          return await this.leases.setNode(run, node.id, { status: 'completed', output: typeof value === 'bigint' ? Number(value) : value }, 'node_completed');
+          return await this.leases.setNode(
+            run,
+            node.id,
+            { status: 'completed', output: typeof value === 'bigint' ? Number(value) : value },
+            'node_completed',
+          );
         }
         case 'agent':
         case 'connector':
@@ -53,20 +58,36 @@ export class WorkflowNodeRunner {
       completion = this.executor.waitForRun(agentRunId, this.leases.signalOf(run.id));
     } else {
       await this.leases.setNode(run, node.id, { status: 'running' }, 'node_started');
-      const started = node.type === 'agent'
-        ? await this.executor.start({
-          orgId: run.orgId, userId: run.userId, agentId: node.agent_id!, message: renderTemplate(node.prompt!, scope), surface: 'workflow',
-          confirmationOverride: node.confirmation,
-        })
-        : await this.executor.startToolRun({
-          orgId: run.orgId, userId: run.userId, ownerId: run.workflowId, ownerUserId: run.userId, name: `workflow node ${node.id}`,
-          surface: 'workflow', ...toolCallOf(node, scope), hooksConfig: node.hooks, confirmation: node.confirmation,
-        });
+      const started =
+        node.type === 'agent'
+          ? await this.executor.start({
+              orgId: run.orgId,
+              userId: run.userId,
+              agentId: node.agent_id!,
+              message: renderTemplate(node.prompt!, scope),
+              surface: 'workflow',
+              confirmationOverride: node.confirmation,
+            })
+          : await this.executor.startToolRun({
+              orgId: run.orgId,
+              userId: run.userId,
+              ownerId: run.workflowId,
+              ownerUserId: run.userId,
+              name: `workflow node ${node.id}`,
+              surface: 'workflow',
+              ...toolCallOf(node, scope),
+              hooksConfig: node.hooks,
+              confirmation: node.confirmation,
+            });
       agentRunId = started.runId;
       completion = started.completion;
       // Not recorded (the workflow run was cancelled or taken over meanwhile): the run just started is nobody's.
-      await this.leases.setNode(run, node.id, { status: 'running', agent_run_id: agentRunId }, 'node_agent_started')
-        .catch(async (err: unknown) => { await this.executor.cancel(started.runId).catch(() => undefined); throw err; });
+      await this.leases
+        .setNode(run, node.id, { status: 'running', agent_run_id: agentRunId }, 'node_agent_started')
+        .catch(async (err: unknown) => {
+          await this.executor.cancel(started.runId).catch(() => undefined);
+          throw err;
+        });
     }
     const outcome = await this.watchAgentRun(run, node.id, agentRunId, completion);
     if (this.leases.signalOf(run.id).aborted) return;
@@ -83,20 +104,28 @@ export class WorkflowNodeRunner {
     const mirror = (waiting: boolean) => {
       const status = waiting ? 'waiting' : 'running';
       mirrored = mirrored.then(async () => {
-        if (run.nodes[nodeId].status !== status) await this.leases.setNode(run, nodeId, { ...run.nodes[nodeId], status }, waiting ? 'node_waiting' : 'node_resumed');
+        if (run.nodes[nodeId].status !== status)
+          await this.leases.setNode(run, nodeId, { ...run.nodes[nodeId], status }, waiting ? 'node_waiting' : 'node_resumed');
       });
     };
-    await this.agentRunEvents.follow(agentRunId, 0, (event) => {
-      if (event.type === 'confirmation_pending') pending.add(event.data.confirmation_id);
-      else if (event.type === 'confirmation_resolved') pending.delete(event.data.confirmation_id);
-      else return;
-      mirror(pending.size > 0);
-    }, this.leases.signalOf(run.id));
+    await this.agentRunEvents.follow(
+      agentRunId,
+      0,
+      (event) => {
+        if (event.type === 'confirmation_pending') pending.add(event.data.confirmation_id);
+        else if (event.type === 'confirmation_resolved') pending.delete(event.data.confirmation_id);
+        else return;
+        mirror(pending.size > 0);
+      },
+      this.leases.signalOf(run.id),
+    );
     await mirrored;
     // A local drive that stopped without ending the run (lease lost, database blip) settles with an active status:
     // the run goes on elsewhere, so its end is read from its row.
     const outcome = await completion;
-    return outcome.status === 'running' || outcome.status === 'waiting' ? this.executor.waitForRun(agentRunId, this.leases.signalOf(run.id)) : outcome;
+    return outcome.status === 'running' || outcome.status === 'waiting'
+      ? this.executor.waitForRun(agentRunId, this.leases.signalOf(run.id))
+      : outcome;
   }
 
   /**
@@ -106,12 +135,24 @@ export class WorkflowNodeRunner {
   private async settleFromRun(run: WorkflowRun, node: WorkflowNode, agentRunId: string, outcome: RunOutcome): Promise<void> {
     const nodeId = node.id;
     if (outcome.status !== 'completed') {
-      return this.leases.setNode(run, nodeId, { status: 'failed', agent_run_id: agentRunId, error: outcome.error ?? `run ${outcome.status}` }, 'node_failed');
+      return this.leases.setNode(
+        run,
+        nodeId,
+        { status: 'failed', agent_run_id: agentRunId, error: outcome.error ?? `run ${outcome.status}` },
+        'node_failed',
+      );
     }
     const observations = (await this.agentRunEvents.list(agentRunId, 0, ['observation'])).filter((e) => e.data.run_id === agentRunId);
-    const failed = observations.find((e) => e.data.blocked === true) ?? (node.type === 'connector' ? observations.find((e) => e.data.ok === false) : undefined);
+    const failed =
+      observations.find((e) => e.data.blocked === true) ??
+      (node.type === 'connector' ? observations.find((e) => e.data.ok === false) : undefined);
     if (failed) {
-      return this.leases.setNode(run, nodeId, { status: 'failed', agent_run_id: agentRunId, output: outcome.answer, error: String(failed.data.content) }, 'node_failed');
+      return this.leases.setNode(
+        run,
+        nodeId,
+        { status: 'failed', agent_run_id: agentRunId, output: outcome.answer, error: String(failed.data.content) },
+        'node_failed',
+      );
     }
     const output = node.type === 'agent' ? outcome.answer : parseJsonOrText(outcome.answer);
     await this.leases.setNode(run, nodeId, { status: 'completed', agent_run_id: agentRunId, output }, 'node_completed');

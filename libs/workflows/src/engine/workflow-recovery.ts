@@ -36,7 +36,11 @@ export class WorkflowRecovery implements OnApplicationBootstrap, OnModuleDestroy
     this.ticking = true;
     try {
       const claimed = await claimExpiredLeases(this.dataSource, {
-        table: 'workflow_runs', instanceId: this.config.instanceId, leaseMs: this.config.runLeaseMs, exclude: this.runner.drivingIds(), limit: 50,
+        table: 'workflow_runs',
+        instanceId: this.config.instanceId,
+        leaseMs: this.config.runLeaseMs,
+        exclude: this.runner.drivingIds(),
+        limit: 50,
       });
       if (claimed.length) this.metrics?.leaseTakeovers.labels('workflow').inc(claimed.length);
       for (const id of claimed) {

@@ -12,7 +12,12 @@ export class WorkflowRunEvents implements OnModuleInit, OnModuleDestroy {
   private readonly log: EventLog<WorkflowRunEventMap>;
 
   constructor(dataSource: DataSource, @Inject(DATABASE_TARGET) target: DatabaseTarget) {
-    this.log = new EventLog(dataSource, target, { events: 'workflow_run_events', owners: 'workflow_runs', channel: 'workflow_run_events' }, new Logger(WorkflowRunEvents.name));
+    this.log = new EventLog(
+      dataSource,
+      target,
+      { events: 'workflow_run_events', owners: 'workflow_runs', channel: 'workflow_run_events' },
+      new Logger(WorkflowRunEvents.name),
+    );
   }
 
   onModuleInit(): Promise<void> {
@@ -28,7 +33,12 @@ export class WorkflowRunEvents implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Appends only while the run is active at `opts.epoch` (false otherwise), and/or in `opts.runner`'s transaction. */
-  async appendIf<K extends WorkflowRunEventType>(runId: string, type: K, data: WorkflowRunEventMap[K], opts: AppendOptions): Promise<boolean> {
+  async appendIf<K extends WorkflowRunEventType>(
+    runId: string,
+    type: K,
+    data: WorkflowRunEventMap[K],
+    opts: AppendOptions,
+  ): Promise<boolean> {
     return (await this.log.append(runId, type, data, opts)) !== null;
   }
 

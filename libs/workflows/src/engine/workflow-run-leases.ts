@@ -26,8 +26,9 @@ export class WorkflowRunLeases {
     private readonly runEvents: WorkflowRunEvents,
     private readonly config: AppConfig,
   ) {
-    this.leases = new LeaseKeeper(dataSource, 'workflow_runs', config.runLeaseMs,
-      (err) => this.logger.warn(`workflow run lease renewal failed (the next tick retries): ${err.message}`));
+    this.leases = new LeaseKeeper(dataSource, 'workflow_runs', config.runLeaseMs, (err) =>
+      this.logger.warn(`workflow run lease renewal failed (the next tick retries): ${err.message}`),
+    );
   }
 
   /** Writes for this run from here on are fenced by the epoch it was read with (the claim just set it). */
@@ -75,7 +76,8 @@ export class WorkflowRunLeases {
     const ids = this.drivingIds();
     await Promise.allSettled([...this.driving.values()]);
     if (ids.length > 0) {
-      await this.dataSource.query(`UPDATE workflow_runs SET lease_until = now() WHERE id = ANY($1::uuid[]) AND locked_by = $2`, [ids, this.config.instanceId])
+      await this.dataSource
+        .query(`UPDATE workflow_runs SET lease_until = now() WHERE id = ANY($1::uuid[]) AND locked_by = $2`, [ids, this.config.instanceId])
         .catch(() => undefined);
     }
   }

@@ -32,10 +32,20 @@ export class WorkflowRunner implements OnApplicationShutdown {
   async start(orgId: string, userId: string, workflowId: string, inputs: Record<string, unknown>): Promise<WorkflowRun> {
     const wf = await this.workflows.get(orgId, workflowId);
     const nodes: Record<string, NodeState> = Object.fromEntries(wf.definition.nodes.map((n) => [n.id, { status: 'pending' as const }]));
-    const run = await this.runs.save(this.runs.create({
-      orgId, userId, workflowId, status: 'running', inputs, nodes, error: null,
-      lockedBy: this.config.instanceId, leaseUntil: new Date(Date.now() + this.config.runLeaseMs), leaseEpoch: 1,
-    }));
+    const run = await this.runs.save(
+      this.runs.create({
+        orgId,
+        userId,
+        workflowId,
+        status: 'running',
+        inputs,
+        nodes,
+        error: null,
+        lockedBy: this.config.instanceId,
+        leaseUntil: new Date(Date.now() + this.config.runLeaseMs),
+        leaseEpoch: 1,
+      }),
+    );
     this.leases.fence(run);
     await this.leases.event(run.id, 'workflow_started', { run_id: run.id, workflow_id: wf.id, inputs });
     this.launch(run, wf.definition);
@@ -86,21 +96,32 @@ export class WorkflowRunner implements OnApplicationShutdown {
   }
 
   private launch(run: WorkflowRun, def: WorkflowDefinition): void {
-    this.leases.launch(run, () => this.drive(run, def).catch(async (err) => {
-      if (this.leases.signalOf(run.id).aborted) return;
-      this.logger.error({ err, runId: run.id }, 'workflow run failed unexpectedly');
-      await this.leases.finish(run, 'failed', `internal error: ${(err as Error).message}`)
-        .catch((e: Error) => this.logger.warn({ runId: run.id, reason: e.message }, 'could not record the failure; the run is left for recovery'));
-    }));
+    this.leases.launch(run, () =>
+      this.drive(run, def).catch(async (err) => {
+        if (this.leases.signalOf(run.id).aborted) return;
+        this.logger.error({ err, runId: run.id }, 'workflow run failed unexpectedly');
+        await this.leases
+          .finish(run, 'failed', `internal error: ${(err as Error).message}`)
+          .catch((e: Error) =>
+            this.logger.warn({ runId: run.id, reason: e.message }, 'could not record the failure; the run is left for recovery'),
+          );
+      }),
+    );
   }
 
   private async drive(run: WorkflowRun, def: WorkflowDefinition): Promise<void> {
-    const scope = () => ({ inputs: run.inputs, nodes: Object.fromEntries(Object.entries(run.nodes).map(([id, s]) => [id, { output: s.output ?? null, status: s.status }])) });
+    const scope = () => ({
+      inputs: run.inputs,
+      nodes: Object.fromEntries(Object.entries(run.nodes).map(([id, s]) => [id, { output: s.output ?? null, status: s.status }])),
+    });
     const inFlight = new Map<string, Promise<void>>();
     // After a restart, nodes that were under way are continued first (agent nodes re-attach to their agent run).
     for (const node of def.nodes) {
       if (['running', 'waiting'].includes(run.nodes[node.id].status)) {
-        inFlight.set(node.id, this.nodes.run(run, node, scope()).finally(() => inFlight.delete(node.id)));
+        inFlight.set(
+          node.id,
+          this.nodes.run(run, node, scope()).finally(() => inFlight.delete(node.id)),
+        );
       }
     }
     for (;;) {
@@ -118,13 +139,17 @@ export class WorkflowRunner implements OnApplicationShutdown {
         if (run.nodes[node.id].status !== 'pending' || inFlight.has(node.id)) continue;
         const incoming = def.edges.filter((e) => e.to === node.id);
         if (incoming.some((e) => !['completed', 'skipped'].includes(run.nodes[e.from].status))) continue;
-        const active = node.type === 'start' || incoming.some((e) => run.nodes[e.from].status === 'completed' && this.edgeOpen(e.when, scope()));
+        const active =
+          node.type === 'start' || incoming.some((e) => run.nodes[e.from].status === 'completed' && this.edgeOpen(e.when, scope()));
         progressed = true;
         if (!active) {
           await this.leases.setNode(run, node.id, { status: 'skipped' }, 'node_skipped');
           continue;
         }
-        inFlight.set(node.id, this.nodes.run(run, node, scope()).finally(() => inFlight.delete(node.id)));
+        inFlight.set(
+          node.id,
+          this.nodes.run(run, node, scope()).finally(() => inFlight.delete(node.id)),
+        );
       }
       if (inFlight.size === 0 && !progressed) {
         return this.leases.finish(run, 'failed', 'no end node was reached (every remaining branch was skipped)');

@@ -17,6 +17,14 @@ export class ConnectorActionDto {
 export class ConnectorDto {
   @ApiProperty() @IsString() name: string;
   @ApiProperty() @IsString() base_url: string;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } }) @IsOptional() @IsObject() headers?: Record<string, string>;
-  @ApiProperty({ type: [ConnectorActionDto] }) @IsArray() @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => ConnectorActionDto) actions: ConnectorActionDto[];
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } }) @IsOptional() @IsObject() headers?: Record<
+    string,
+    string
+  >;
+  @ApiProperty({ type: [ConnectorActionDto] })
+  @IsArray()
+  @IsObject({ each: true })
+  @ValidateNested({ each: true })
+  @Type(() => ConnectorActionDto)
+  actions: ConnectorActionDto[];
 }

@@ -6,12 +6,27 @@ import type { McpToolOverride } from '../mcp-server.types.js';
 /** Field-level shape only; the name, URL, headers and overrides (CEL) are checked by McpServersService. */
 export class McpServerDto {
   @ApiProperty({ example: 'shop' }) @IsString() @MaxLength(64) name: string;
-  @ApiProperty({ example: 'https://mcp.example.com/mcp', description: 'Streamable HTTP endpoint' }) @IsString() @MaxLength(2000) url: string;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'Sent on every request (e.g. Authorization: Bearer …); stored encrypted, never returned' })
-  @IsOptional() @IsObject() headers?: Record<string, string>;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { pay: { requires_confirmation_when: 'args.amount > 50000' } },
-    description: 'Per tool (its name on the server): requires_confirmation, requires_confirmation_when (CEL over args), write' })
-  @IsOptional() @IsObject() tool_overrides?: Record<string, McpToolOverride>;
+  @ApiProperty({ example: 'https://mcp.example.com/mcp', description: 'Streamable HTTP endpoint' })
+  @IsString()
+  @MaxLength(2000)
+  url: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: 'Sent on every request (e.g. Authorization: Bearer …); stored encrypted, never returned',
+  })
+  @IsOptional()
+  @IsObject()
+  headers?: Record<string, string>;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { pay: { requires_confirmation_when: 'args.amount > 50000' } },
+    description: 'Per tool (its name on the server): requires_confirmation, requires_confirmation_when (CEL over args), write',
+  })
+  @IsOptional()
+  @IsObject()
+  tool_overrides?: Record<string, McpToolOverride>;
 }
 
 export class McpToolResponse {

@@ -18,8 +18,9 @@ export class RunResponse {
   @ApiProperty({ type: String, format: 'date-time' }) created_at: Date;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) finished_at: Date | null;
   @ApiProperty({
-    description: 'The run\'s events that say what hooks and tools did: { seq, type, ...data, at }',
-    type: 'array', items: { type: 'object', additionalProperties: true },
+    description: "The run's events that say what hooks and tools did: { seq, type, ...data, at }",
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
   })
   trace: Array<Record<string, unknown>>;
 }

@@ -20,7 +20,8 @@ export const AUDIT_LOG_HOOK = 'audit_log';
   priority: 1000,
   autoAttach: true,
   keepWhenBypassed: true,
-  description: 'Writes one connector_call_logs row per connector call (executed or blocked): who, what, digest of the args, status, duration.',
+  description:
+    'Writes one connector_call_logs row per connector call (executed or blocked): who, what, digest of the args, status, duration.',
   configSchema: {
     type: 'object',
     properties: {
@@ -56,9 +57,16 @@ export class AuditLogHook extends PostToolUseHook<AuditLogConfig> {
 
   async onBlocked(ctx: HookContext, blocked: { blockedBy: string; error: string }, config: AuditLogConfig): Promise<void> {
     if (ctx.metadata.dryRun || !ctx.metadata.connector) return;
-    await this.writer.record(this.row(ctx, config, {
-      status: null, durationMs: null, success: false, error: blocked.error, blockedBy: blocked.blockedBy, simulated: false,
-    }));
+    await this.writer.record(
+      this.row(ctx, config, {
+        status: null,
+        durationMs: null,
+        success: false,
+        error: blocked.error,
+        blockedBy: blocked.blockedBy,
+        simulated: false,
+      }),
+    );
   }
 
   private row(

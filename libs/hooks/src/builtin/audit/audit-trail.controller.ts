@@ -18,7 +18,10 @@ function filters(orgId: string, q: ListAuditEventsQuery): AuditEventFilters {
 @Roles('admin')
 @Controller('audit')
 export class AuditTrailController {
-  constructor(private readonly verifier: AuditVerifier, private readonly events: AuditEventsQuery) {}
+  constructor(
+    private readonly verifier: AuditVerifier,
+    private readonly events: AuditEventsQuery,
+  ) {}
 
   /** Recomputes the org's chain (events recorded in [from, to)) and reports the first link that does not hold. */
   @Get('verify')

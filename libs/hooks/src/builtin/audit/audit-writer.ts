@@ -1,11 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  Optional,
-  type BeforeApplicationShutdown,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { appendAuditEvents, AuditTrail, isUuid, Metrics } from '@warden/common';
 import { CONNECTOR_CALL_DIGEST_SQL, connectorCallEvent, logRowsInOrder, type WrittenLogRow } from './connector-call-event.js';
@@ -205,7 +198,9 @@ export class AuditWriter implements BeforeApplicationShutdown, OnApplicationShut
         await this.insert([row]);
       } catch (err) {
         this.stats.rowsDropped++;
-        this.logger.error(`audit row for ${row.tool} (run ${row.runId}, call ${row.callId}) rejected by the database: ${(err as Error).message}`);
+        this.logger.error(
+          `audit row for ${row.tool} (run ${row.runId}, call ${row.callId}) rejected by the database: ${(err as Error).message}`,
+        );
       }
     }
   }
@@ -216,16 +211,34 @@ export class AuditWriter implements BeforeApplicationShutdown, OnApplicationShut
     const stopTimer = this.metrics?.auditFlush.startTimer();
     const chained = await this.dataSource.transaction(async (m) => {
       const written: WrittenLogRow[] = await m.query(INSERT_SQL, [
-        col('orgId'), col('agentId'), col('userId'), col('runId'), col('callId'), col('surface'), col('tool'),
-        col('connectorId'), col('connectorName'), col('action'), col('method'), col('url'), col('argsDigest'),
+        col('orgId'),
+        col('agentId'),
+        col('userId'),
+        col('runId'),
+        col('callId'),
+        col('surface'),
+        col('tool'),
+        col('connectorId'),
+        col('connectorName'),
+        col('action'),
+        col('method'),
+        col('url'),
+        col('argsDigest'),
         rows.map((r) => (r.args === null ? null : JSON.stringify(r.args))),
-        col('status'), col('durationMs'), col('success'), col('error'), col('blockedBy'),
+        col('status'),
+        col('durationMs'),
+        col('success'),
+        col('error'),
+        col('blockedBy'),
         rows.map((r) => r.createdAt.toISOString()),
         col('simulated'),
         rows.map((r) => r.approvedBy ?? null),
       ]);
       const logRows = logRowsInOrder(rows, written);
-      return appendAuditEvents(m, rows.map((r, i) => connectorCallEvent(r, logRows[i])));
+      return appendAuditEvents(
+        m,
+        rows.map((r, i) => connectorCallEvent(r, logRows[i])),
+      );
     });
     this.trail?.appended(chained);
     stopTimer?.();

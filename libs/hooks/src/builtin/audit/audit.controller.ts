@@ -5,7 +5,12 @@ import { BadInputError, EXPORT_CONTENT_TYPES, writeExport, type ExportFormat } f
 import type { Response } from 'express';
 import { CONNECTOR_CALL_COLUMNS, ConnectorCallQuery, type ConnectorCallFilters } from './connector-call-query.js';
 import { ConnectorCallResponse } from './dto/connector-call.response.js';
-import { ExportFormatQuery, ListConnectorCallsQuery, type AuditRangeQuery, type ConnectorCallFilterQuery } from './dto/list-connector-calls.dto.js';
+import {
+  ExportFormatQuery,
+  ListConnectorCallsQuery,
+  type AuditRangeQuery,
+  type ConnectorCallFilterQuery,
+} from './dto/list-connector-calls.dto.js';
 
 /** A query's from/to as dates; from must come before to. */
 export function parseRange(q: AuditRangeQuery): { from?: Date; to?: Date } {
@@ -17,12 +22,25 @@ export function parseRange(q: AuditRangeQuery): { from?: Date; to?: Date } {
 
 function filters(orgId: string, q: ConnectorCallFilterQuery): ConnectorCallFilters {
   return {
-    orgId, agentId: q.agent_id, runId: q.run_id, userId: q.user_id, tool: q.tool, surface: q.surface, outcome: q.outcome, ...parseRange(q),
+    orgId,
+    agentId: q.agent_id,
+    runId: q.run_id,
+    userId: q.user_id,
+    tool: q.tool,
+    surface: q.surface,
+    outcome: q.outcome,
+    ...parseRange(q),
   };
 }
 
 /** Sends an export as a download, streamed page by page. */
-export async function sendExport<T extends object>(res: Response, format: ExportFormat, name: string, columns: string[], pages: AsyncIterable<T[]>): Promise<void> {
+export async function sendExport<T extends object>(
+  res: Response,
+  format: ExportFormat,
+  name: string,
+  columns: string[],
+  pages: AsyncIterable<T[]>,
+): Promise<void> {
   res.status(200);
   res.setHeader('content-type', EXPORT_CONTENT_TYPES[format]);
   res.setHeader('content-disposition', `attachment; filename="${name}.${format}"`);
@@ -43,7 +61,10 @@ export class AuditController {
    * With `format=csv|jsonl` (or `Accept: text/csv`) the whole filtered log streams instead, as /export does.
    */
   @Get('connector-calls')
-  @ApiOkResponse({ type: [ConnectorCallResponse], headers: { 'x-next-cursor': { description: 'cursor of the next page (absent on the last)' } } })
+  @ApiOkResponse({
+    type: [ConnectorCallResponse],
+    headers: { 'x-next-cursor': { description: 'cursor of the next page (absent on the last)' } },
+  })
   async connectorCalls(@CurrentPrincipal() p: Principal, @Query() q: ListConnectorCallsQuery, @Res() res: Response): Promise<void> {
     const format = q.format ?? (res.req.headers.accept?.includes('text/csv') ? 'csv' : undefined);
     if (format) return sendExport(res, format, 'connector-calls', CONNECTOR_CALL_COLUMNS, this.calls.pages(filters(p.orgId, q)));

@@ -30,11 +30,24 @@ export interface WrittenLogRow {
  */
 export function connectorCallEvent(r: AuditRow, log: WrittenLogRow | null): AuditEventInput {
   return {
-    orgId: r.orgId, kind: 'connector_call', action: r.blockedBy ? 'connector_call.blocked' : 'connector_call.completed',
-    entityType: 'run', entityId: r.runId, actor: r.userId, occurredAt: r.createdAt,
+    orgId: r.orgId,
+    kind: 'connector_call',
+    action: r.blockedBy ? 'connector_call.blocked' : 'connector_call.completed',
+    entityType: 'run',
+    entityId: r.runId,
+    actor: r.userId,
+    occurredAt: r.createdAt,
     payload: {
-      log_id: log?.id ?? null, row_sha256: log?.row_sha256 ?? null, run_id: r.runId, call_id: r.callId, agent_id: r.agentId,
-      tool: r.tool, status: r.status, success: r.success, blocked_by: r.blockedBy, simulated: r.simulated,
+      log_id: log?.id ?? null,
+      row_sha256: log?.row_sha256 ?? null,
+      run_id: r.runId,
+      call_id: r.callId,
+      agent_id: r.agentId,
+      tool: r.tool,
+      status: r.status,
+      success: r.success,
+      blocked_by: r.blockedBy,
+      simulated: r.simulated,
     },
   };
 }
@@ -60,7 +73,9 @@ export function connectorCallLogCheck(dataSource: DataSource): AuditSourceCheck 
     const broken = new Map<string, string>();
     if (ids.length === 0) return broken;
     const rows: Array<{ id: string; row_sha256: string }> = await dataSource.query(
-      `SELECT id::text AS id, ${CONNECTOR_CALL_DIGEST_SQL} AS row_sha256 FROM connector_call_logs WHERE id = ANY($1::bigint[])`, [ids]);
+      `SELECT id::text AS id, ${CONNECTOR_CALL_DIGEST_SQL} AS row_sha256 FROM connector_call_logs WHERE id = ANY($1::bigint[])`,
+      [ids],
+    );
     const digests = new Map(rows.map((r) => [r.id, r.row_sha256]));
     for (const e of events) {
       const logId = e.payload.log_id;

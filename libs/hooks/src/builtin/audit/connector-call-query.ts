@@ -18,8 +18,30 @@ export interface ConnectorCallFilters {
 
 /** The columns of a row as the API and the exports show it, in export order. */
 export const CONNECTOR_CALL_COLUMNS = [
-  'id', 'created_at', 'org_id', 'agent_id', 'user_id', 'run_id', 'call_id', 'surface', 'tool', 'connector_id', 'connector',
-  'action', 'method', 'url', 'args_digest', 'args', 'status', 'duration_ms', 'success', 'error', 'blocked_by', 'simulated', 'outcome', 'approved_by',
+  'id',
+  'created_at',
+  'org_id',
+  'agent_id',
+  'user_id',
+  'run_id',
+  'call_id',
+  'surface',
+  'tool',
+  'connector_id',
+  'connector',
+  'action',
+  'method',
+  'url',
+  'args_digest',
+  'args',
+  'status',
+  'duration_ms',
+  'success',
+  'error',
+  'blocked_by',
+  'simulated',
+  'outcome',
+  'approved_by',
 ];
 
 const SELECT = `SELECT id::text AS id, created_at, org_id::text AS org_id, agent_id, user_id, run_id, call_id, surface, tool,
@@ -50,7 +72,9 @@ export class ConnectorCallQuery {
       where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::bigint)`);
     }
     const rows: Array<ConnectorCallRow & { sort_ts: string }> = await this.dataSource.query(
-      `${SELECT} WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`, params);
+      `${SELECT} WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`,
+      params,
+    );
     const items = rows.slice(0, limit);
     const last = items[items.length - 1];
     return { items: items.map(strip), next_cursor: rows.length > limit && last ? encodeCursor(last.sort_ts, last.id) : null };
@@ -66,7 +90,9 @@ export class ConnectorCallQuery {
         where.push(`(created_at, id) > ($${params.length - 1}::timestamptz, $${params.length}::bigint)`);
       }
       const rows: Array<ConnectorCallRow & { sort_ts: string }> = await this.dataSource.query(
-        `${SELECT} WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT ${pageSize}`, params);
+        `${SELECT} WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT ${pageSize}`,
+        params,
+      );
       if (rows.length === 0) return;
       const last = rows[rows.length - 1];
       after = { ts: last.sort_ts, id: last.id };
@@ -88,8 +114,14 @@ export class ConnectorCallQuery {
     eq('user_id', f.userId);
     eq('tool', f.tool);
     eq('surface', f.surface);
-    if (f.from) { params.push(f.from); where.push(`created_at >= $${params.length}`); }
-    if (f.to) { params.push(f.to); where.push(`created_at < $${params.length}`); }
+    if (f.from) {
+      params.push(f.from);
+      where.push(`created_at >= $${params.length}`);
+    }
+    if (f.to) {
+      params.push(f.to);
+      where.push(`created_at < $${params.length}`);
+    }
     if (f.outcome) where.push(OUTCOME_SQL[f.outcome]);
     return { where, params };
   }

@@ -26,7 +26,8 @@ const isPositiveInt = (v: unknown): v is number => Number.isInteger(v) && (v as 
 @Hook({
   name: CONNECTOR_RATE_LIMIT_HOOK,
   priority: 8,
-  description: 'Limits connector calls per connector per user (points per duration_s; optional per-action overrides); the block says when to retry.',
+  description:
+    'Limits connector calls per connector per user (points per duration_s; optional per-action overrides); the block says when to retry.',
   configSchema: {
     type: 'object',
     properties: {
@@ -94,8 +95,13 @@ function checkedLimits(config: ConnectorRateLimitConfig): { connector: Limit; ac
   const actions = new Map<string, Limit>();
   for (const [action, value] of Object.entries(config.actions ?? {})) {
     const o = value as Partial<Limit> | null;
-    if (typeof o !== 'object' || o === null || !isPositiveInt(o.points) || !isPositiveInt(o.duration_s)
-      || Object.keys(o).some((k) => k !== 'points' && k !== 'duration_s')) {
+    if (
+      typeof o !== 'object' ||
+      o === null ||
+      !isPositiveInt(o.points) ||
+      !isPositiveInt(o.duration_s) ||
+      Object.keys(o).some((k) => k !== 'points' && k !== 'duration_s')
+    ) {
       throw new Error(`connector_rate_limit config actions.${action} must be { "points": integer >= 1, "duration_s": integer >= 1 }`);
     }
     actions.set(action, { points: o.points, duration_s: o.duration_s });

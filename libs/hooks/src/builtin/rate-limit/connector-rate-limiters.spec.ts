@@ -12,8 +12,16 @@ const limitersFor = (redisUrl: string | undefined, target: DatabaseTarget) =>
   new ConnectorRateLimiters({ redisUrl } as AppConfig, target, {} as DataSource);
 
 const call = (userId: string, connectorId: string): HookContext => ({
-  point: HookPoint.PreToolUse, toolName: 'oa__purchase_pay', toolArgs: {}, agentId: 'agent', userId, orgId: 'org', runId: 'run',
-  surface: 'chat', emit: async () => undefined, signal: new AbortController().signal,
+  point: HookPoint.PreToolUse,
+  toolName: 'oa__purchase_pay',
+  toolArgs: {},
+  agentId: 'agent',
+  userId,
+  orgId: 'org',
+  runId: 'run',
+  surface: 'chat',
+  emit: async () => undefined,
+  signal: new AbortController().signal,
   metadata: { connector: { id: connectorId, name: 'oa', action: 'purchase_pay', method: 'POST', url: 'http://oa/pay' } },
 });
 
@@ -24,7 +32,9 @@ describe('connector_rate_limit stores', () => {
     const hook = new ConnectorRateLimitHook(limiters);
     const connector = randomUUID();
     expect((await hook.execute(call('u1', connector), { points: 1, duration_s: 30 })).allow).not.toBe(false);
-    expect((await hook.execute(call('u1', connector), { points: 1, duration_s: 30 })).error).toMatch(/^rate limit 1 per 30 s for oa reached; retry in (29|30) s$/);
+    expect((await hook.execute(call('u1', connector), { points: 1, duration_s: 30 })).error).toMatch(
+      /^rate limit 1 per 30 s for oa reached; retry in (29|30) s$/,
+    );
   });
 
   describe('Redis (REDIS_URL set)', () => {

@@ -46,9 +46,15 @@ export class ConnectorRateLimiters implements OnModuleInit, OnApplicationShutdow
     redis.on('error', (err: Error) => this.logger.warn(`Redis (rate limits): ${err.message}`));
     const ready = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS).unref();
-      redis.once('ready', () => { clearTimeout(timer); resolve(true); });
+      redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
     });
-    if (!ready) this.logger.error(`Redis at REDIS_URL not reachable within ${READY_TIMEOUT_MS} ms: connector calls under connector_rate_limit are refused until it is`);
+    if (!ready)
+      this.logger.error(
+        `Redis at REDIS_URL not reachable within ${READY_TIMEOUT_MS} ms: connector calls under connector_rate_limit are refused until it is`,
+      );
   }
 
   limiter(points: number, durationS: number): RateLimiterAbstract {
@@ -70,14 +76,23 @@ export class ConnectorRateLimiters implements OnModuleInit, OnApplicationShutdow
         if (!this.redis) throw new Error('the Redis rate-limit store is not initialised');
         return new RateLimiterRedis({ ...common, storeClient: this.redis, rejectIfRedisNotReady: true });
       case 'postgres':
-        return new RateLimiterPostgres({ ...common, storeClient: this.dataSource, storeType: 'typeorm', tableName: TABLE, tableCreated: true });
+        return new RateLimiterPostgres({
+          ...common,
+          storeClient: this.dataSource,
+          storeType: 'typeorm',
+          tableName: TABLE,
+          tableCreated: true,
+        });
     }
   }
 
   async onApplicationShutdown(): Promise<void> {
     if (!this.redis) return;
     this.redis.removeAllListeners('error');
-    if (this.redis.status !== 'ready') { this.redis.disconnect(); return; }
+    if (this.redis.status !== 'ready') {
+      this.redis.disconnect();
+      return;
+    }
     await this.redis.quit().catch((err: unknown) => this.logger.warn(`closing the Redis connection failed: ${(err as Error).message}`));
   }
 }

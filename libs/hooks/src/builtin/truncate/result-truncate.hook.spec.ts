@@ -2,8 +2,18 @@ import { HookPoint, type HookContext } from '../../hook.types.js';
 import { ResultTruncateHook, truncateObservation } from './result-truncate.hook.js';
 
 const ctx = (toolResult: string): HookContext => ({
-  point: HookPoint.PostToolUse, toolName: 'oa__report', toolArgs: {}, toolResult, agentId: 'a', userId: 'u', orgId: 'o',
-  runId: 'r', surface: 'chat', metadata: {}, emit: async () => undefined, signal: new AbortController().signal,
+  point: HookPoint.PostToolUse,
+  toolName: 'oa__report',
+  toolArgs: {},
+  toolResult,
+  agentId: 'a',
+  userId: 'u',
+  orgId: 'o',
+  runId: 'r',
+  surface: 'chat',
+  metadata: {},
+  emit: async () => undefined,
+  signal: new AbortController().signal,
 });
 
 describe('result_truncate', () => {

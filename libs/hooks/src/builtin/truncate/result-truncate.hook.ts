@@ -28,7 +28,13 @@ export function truncateObservation(text: string, maxChars: number): { text: str
   configSchema: {
     type: 'object',
     properties: {
-      max_chars: { type: 'integer', minimum: 100, maximum: 1_000_000, default: DEFAULT_MAX_CHARS, description: 'Longest observation the model receives' },
+      max_chars: {
+        type: 'integer',
+        minimum: 100,
+        maximum: 1_000_000,
+        default: DEFAULT_MAX_CHARS,
+        description: 'Longest observation the model receives',
+      },
     },
     additionalProperties: false,
   },

@@ -8,30 +8,51 @@ const ENTITY_TYPES = ['agent', 'connector', 'channel', 'org', 'workflow', 'ident
 
 export class AuditEventFilterQuery extends AuditRangeQuery {
   @ApiPropertyOptional({ description: 'e.g. agent.updated, channel.deleted, connector_call.blocked, confirmation.approved' })
-  @IsOptional() @IsString() @MaxLength(100) action?: string;
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  action?: string;
 
   @ApiPropertyOptional({ enum: ENTITY_TYPES })
-  @IsOptional() @IsIn(ENTITY_TYPES, { message: `entity_type must be one of ${ENTITY_TYPES.join(', ')}` }) entity_type?: string;
+  @IsOptional()
+  @IsIn(ENTITY_TYPES, { message: `entity_type must be one of ${ENTITY_TYPES.join(', ')}` })
+  entity_type?: string;
 
   @ApiPropertyOptional({ description: 'The id of the agent, connector, channel ... the event is about' })
-  @IsOptional() @IsString() @MaxLength(200) entity_id?: string;
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  entity_id?: string;
 
   @ApiPropertyOptional({ description: 'The user id who caused the event' })
-  @IsOptional() @IsString() @MaxLength(200) actor?: string;
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  actor?: string;
 
   @ApiPropertyOptional({ description: `Events to return, newest first (1-${MAX_AUDIT_ROWS}, default 100)` })
-  @IsOptional() @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer' }) @Min(1, { message: 'limit must be at least 1' }) @Max(MAX_AUDIT_ROWS, { message: `limit must be at most ${MAX_AUDIT_ROWS}` })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'limit must be an integer' })
+  @Min(1, { message: 'limit must be at least 1' })
+  @Max(MAX_AUDIT_ROWS, { message: `limit must be at most ${MAX_AUDIT_ROWS}` })
   limit?: number;
 
   @ApiPropertyOptional({ description: 'next_cursor of the previous page' })
-  @IsOptional() @IsString() @MaxLength(200) cursor?: string;
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
 }
 
 export class ListAuditEventsQuery extends AuditEventFilterQuery {
   @ApiPropertyOptional({ enum: KINDS })
-  @IsOptional() @IsIn(KINDS, { message: `kind must be one of ${KINDS.join(', ')}` }) kind?: (typeof KINDS)[number];
+  @IsOptional()
+  @IsIn(KINDS, { message: `kind must be one of ${KINDS.join(', ')}` })
+  kind?: (typeof KINDS)[number];
 
   @ApiPropertyOptional({ enum: ['csv', 'jsonl'], description: 'Only for /export (default jsonl)' })
-  @IsOptional() @IsIn(['csv', 'jsonl'], { message: 'format must be csv or jsonl' }) format?: 'csv' | 'jsonl';
+  @IsOptional()
+  @IsIn(['csv', 'jsonl'], { message: 'format must be csv or jsonl' })
+  format?: 'csv' | 'jsonl';
 }

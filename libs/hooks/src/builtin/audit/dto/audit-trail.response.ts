@@ -7,7 +7,8 @@ export class BrokenLinkResponse {
   @ApiProperty() kind: string;
   @ApiProperty() action: string;
   @ApiProperty() occurred_at: string;
-  @ApiProperty({ description: 'What does not hold: edited event, changed or deleted log row, missing events, broken prev_hash' }) reason: string;
+  @ApiProperty({ description: 'What does not hold: edited event, changed or deleted log row, missing events, broken prev_hash' })
+  reason: string;
   @ApiProperty() stored_hash: string;
   @NullableString('The hash the stored content gives') expected_hash: string | null;
 }

@@ -41,10 +41,10 @@ function SignedIn({
   signOut,
 }: {
   opened: boolean;
-  toggle(): void;
-  close(): void;
+  toggle: () => void;
+  close: () => void;
   pathname: string;
-  signOut(): void;
+  signOut: () => void;
 }) {
   const { session } = useSession();
   const { forMe } = usePendingForMe();

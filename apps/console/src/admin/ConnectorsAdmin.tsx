@@ -26,7 +26,7 @@ const blankAction = (): Action => ({
   requires_confirmation_when: '',
 });
 
-function ActionForm({ a, i, onChange, onRemove }: { a: Action; i: number; onChange(a: Action): void; onRemove(): void }) {
+function ActionForm({ a, i, onChange, onRemove }: { a: Action; i: number; onChange: (a: Action) => void; onRemove: () => void }) {
   const cel = celProblem(a.requires_confirmation_when);
   let paramsError: string | undefined;
   if (a.parameters.trim()) {

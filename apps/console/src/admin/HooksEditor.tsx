@@ -38,7 +38,7 @@ export function yamlProblems(text: string | undefined): string[] {
 }
 
 /** The agent's hooks: the catalog from GET /api/hooks, a generated settings form per attached hook, YAML hooks. */
-export function HooksEditor({ value, onChange }: { value: HooksValue; onChange(v: HooksValue): void }) {
+export function HooksEditor({ value, onChange }: { value: HooksValue; onChange: (v: HooksValue) => void }) {
   const catalog = useHookCatalog();
   const attached = (name: string) => value.class_hooks.find((h) => h.name === name);
   const toggle = (name: string, on: boolean) =>

@@ -3,7 +3,8 @@ import type { RunEventData, RunEventType } from '../../../../libs/common/src/run
 export interface StreamEvent {
   id: number;
   event: string;
-  data: any;
+  /** The parsed JSON, or the raw text when it is not JSON: a stream's reader narrows it (see RunStreamEvent). */
+  data: unknown;
 }
 
 /**
@@ -14,7 +15,8 @@ export type RunStreamEvent = { [K in RunEventType]: { id: number; event: K; data
 
 /** Reads a text/event-stream body, calling `onEvent` for each event as it arrives; resolves when the stream ends. */
 export async function readEvents(res: Response, onEvent: (e: StreamEvent) => void): Promise<void> {
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  if (!res.body) throw new Error('the event stream has no body');
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   for (;;) {
     const { value, done } = await reader.read();
@@ -44,7 +46,7 @@ function parseBlock(block: string): StreamEvent | null {
   }
   if (data.length === 0) return null;
   try {
-    return { id, event, data: JSON.parse(data.join('\n')) };
+    return { id, event, data: JSON.parse(data.join('\n')) as unknown };
   } catch {
     return { id, event, data: data.join('\n') };
   }

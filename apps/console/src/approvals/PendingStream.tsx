@@ -29,14 +29,16 @@ export function PendingProvider({ children }: { children: ReactNode }) {
     const ctl = new AbortController();
     let retryMs = 1000;
     const rows = new Map<string, ConfirmationRow>();
+    // A function, not the property: the signal is aborted from outside while this loop awaits.
+    const aborted = () => ctl.signal.aborted;
     const run = async () => {
-      while (!ctl.signal.aborted) {
+      while (!aborted()) {
         try {
           const res = await openStream('GET', '/confirmations/stream', { signal: ctl.signal });
           await readEvents(res, (e) => {
             if (e.event === 'snapshot') {
               rows.clear();
-              for (const r of e.data.rows as ConfirmationRow[]) rows.set(r.id, r);
+              for (const r of (e.data as { rows: ConfirmationRow[] }).rows) rows.set(r.id, r);
               retryMs = 1000;
             } else if (e.event === 'confirmation') {
               const row = e.data as ConfirmationRow;
@@ -50,7 +52,7 @@ export function PendingProvider({ children }: { children: ReactNode }) {
         } catch {
           /* reconnect below */
         }
-        if (ctl.signal.aborted) return;
+        if (aborted()) return;
         setState((s) => ({ ...s, live: false }));
         await new Promise((r) => setTimeout(r, retryMs));
         retryMs = Math.min(retryMs * 2, 15_000);

@@ -5,8 +5,8 @@ import { loadSession, saveSession, type Session } from './session';
 
 interface SessionState {
   session: Session | null;
-  signIn(s: Session): void;
-  signOut(): void;
+  signIn: (s: Session) => void;
+  signOut: () => void;
 }
 
 const Ctx = createContext<SessionState>({ session: null, signIn: () => undefined, signOut: () => undefined });

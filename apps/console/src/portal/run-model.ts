@@ -27,12 +27,18 @@ export interface RunView {
   errors: string[];
 }
 
+/**
+ * Events are stored and replayed: one written by an older server may lack a field the map now requires, so the fold
+ * reads such fields through this view and keeps its fallbacks.
+ */
+const stored = <T extends object>(d: T): Partial<T> => d;
+
 const hookView = (d: RunEventData<'hook'>): HookView => ({
   hook: d.hook,
   point: d.point,
   outcome: d.outcome,
   durationMs: d.duration_ms,
-  sideEffects: d.side_effects ?? [],
+  sideEffects: stored(d).side_effects ?? [],
 });
 
 /** Folds a run's event stream (API.md "Chat (SSE)") into what the chat shows. Pure, so a replay renders the same. */
@@ -55,7 +61,7 @@ export function foldRun(events: RunStreamEvent[]): RunView {
         view.conversationId ??= data.conversation_id;
         break;
       case 'tool_call':
-        Object.assign(call(data.call_id, data.tool), { tool: data.tool, args: data.args ?? {} });
+        Object.assign(call(data.call_id, data.tool), { tool: data.tool, args: stored(data).args ?? {} });
         break;
       case 'hook':
         if (data.call_id) call(data.call_id).hooks.push(hookView(data));
@@ -73,23 +79,24 @@ export function foldRun(events: RunStreamEvent[]): RunView {
         break;
       case 'observation':
         call(data.call_id, data.tool).observation = {
-          content: String(data.content ?? ''),
-          blocked: !!data.blocked,
+          content: stored(data).content ?? '',
+          blocked: stored(data).blocked ?? false,
           blockedBy: data.blocked_by,
           args: data.args,
         };
         break;
       case 'answer_delta':
-        view.answer += data.content ?? '';
+        view.answer += stored(data).content ?? '';
         break;
       case 'answer':
-        view.answer = data.content ?? view.answer;
+        view.answer = stored(data).content ?? view.answer;
         break;
       case 'done':
         if (!data.run_id || data.run_id === view.runId) view.status = data.status;
         break;
       case 'error':
-        view.errors.push(data.message ?? String(data));
+        // A data line that is not JSON arrives as its text (readEvents).
+        view.errors.push(stored(data).message ?? String(data as unknown));
         break;
     }
   }
@@ -97,4 +104,5 @@ export function foldRun(events: RunStreamEvent[]): RunView {
 }
 
 export const lastEventId = (events: RunStreamEvent[]) => events.reduce((max, e) => Math.max(max, e.id || 0), 0);
-export const isFinished = (events: RunStreamEvent[]) => events.some((e) => e.event === 'done' && !e.data?.parent_call_id);
+export const isFinished = (events: RunStreamEvent[]) =>
+  events.some((e) => e.event === 'done' && !(e.data as RunEventData<'done'> | null)?.parent_call_id);

@@ -24,7 +24,7 @@ export function SchemaForm({
 }: {
   schema: JsonSchema;
   value: Values;
-  onChange(v: Values): void;
+  onChange: (v: Values) => void;
   idPrefix: string;
 }) {
   const props = Object.entries(schema.properties ?? {});

@@ -32,7 +32,7 @@ export function AgentsAdmin() {
           {agents.data?.map((a) => (
             <Table.Tr key={a.id}>
               <Table.Td fw={600}>{a.name}</Table.Td>
-              <Table.Td>{String((a.model_config_json.model as { model?: string })?.model ?? '')}</Table.Td>
+              <Table.Td>{(a.model_config_json.model as { model?: string } | null | undefined)?.model ?? ''}</Table.Td>
               <Table.Td>
                 <Button size="xs" variant="light" component={Link} to={`/admin/agents/${a.id}`} aria-label={`Edit ${a.name}`}>
                   Edit
@@ -67,14 +67,14 @@ export function AgentEditor() {
     if (!agent.data) return;
     const { hooks: h, ...rest } = agent.data.model_config_json;
     setName(agent.data.name);
-    setInstructions(agent.data.instructions ?? '');
+    setInstructions(agent.data.instructions);
     setConfigText(JSON.stringify(rest, null, 2));
     setHooks(normaliseHooks(h));
   }, [agent.data]);
 
   let config: Record<string, unknown> | null = null;
   try {
-    config = JSON.parse(configText);
+    config = JSON.parse(configText) as Record<string, unknown> | null;
   } catch {
     config = null;
   }
@@ -90,7 +90,7 @@ export function AgentEditor() {
       notifications.show({ color: 'green', message: `Saved ${a.name}` });
       void queries.invalidateQueries({ queryKey: ['agents'] });
       void queries.invalidateQueries({ queryKey: ['agent', a.id] });
-      if (isNew) navigate(`/admin/agents/${a.id}`, { replace: true });
+      if (isNew) void navigate(`/admin/agents/${a.id}`, { replace: true });
     },
     onError: (err) => setProblems(err instanceof ApiError && err.problems.length ? err.problems : [err.message]),
   });

@@ -22,7 +22,7 @@ export function ChannelsAdmin() {
   const [configText, setConfigText] = useState(JSON.stringify(TEMPLATES.feishu, null, 2));
   let config: Record<string, unknown> | null = null;
   try {
-    config = JSON.parse(configText);
+    config = JSON.parse(configText) as Record<string, unknown> | null;
   } catch {
     config = null;
   }
@@ -63,7 +63,7 @@ export function ChannelsAdmin() {
               <Table.Td>{c.type}</Table.Td>
               <Table.Td>
                 <Text size="xs" ff="monospace">
-                  {c.callback_url ?? ''}
+                  {c.callback_url}
                 </Text>
               </Table.Td>
               <Table.Td>

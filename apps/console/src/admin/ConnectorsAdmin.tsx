@@ -98,7 +98,7 @@ function toBody(name: string, baseUrl: string, actions: Action[]) {
       method: a.method,
       path: a.path,
       ...(a.description ? { description: a.description } : {}),
-      ...(a.parameters.trim() ? { parameters: JSON.parse(a.parameters) } : {}),
+      ...(a.parameters.trim() ? { parameters: JSON.parse(a.parameters) as Record<string, unknown> } : {}),
       ...(a.requires_confirmation ? { requires_confirmation: true } : {}),
       ...(a.requires_confirmation_when.trim() ? { requires_confirmation_when: a.requires_confirmation_when } : {}),
     })),
@@ -113,11 +113,11 @@ export function ConnectorsAdmin() {
   const [baseUrl, setBaseUrl] = useState('https://');
   const [actions, setActions] = useState<Action[]>([blankAction()]);
   const [problems, setProblems] = useState<string[]>([]);
-  const invalid = actions.some((a) => celProblem(a.requires_confirmation_when) || !a.name);
+  const invalid = actions.some((a) => celProblem(a.requires_confirmation_when) !== null || !a.name);
   const create = useMutation({
     mutationFn: () => data(http.POST('/api/connectors', { body: toBody(name, baseUrl, actions) })),
     onSuccess: (c) => {
-      notifications.show({ color: 'green', message: `Connector ${c.name} created: ${(c.tools ?? []).join(', ')}` });
+      notifications.show({ color: 'green', message: `Connector ${c.name} created: ${c.tools.join(', ')}` });
       setProblems([]);
       setName('');
       setActions([blankAction()]);
@@ -135,7 +135,7 @@ export function ConnectorsAdmin() {
             <Table.Tr key={c.id}>
               <Table.Td fw={600}>{c.name}</Table.Td>
               <Table.Td>{c.base_url}</Table.Td>
-              <Table.Td>{(c.actions ?? []).map((a) => a.name).join(', ')}</Table.Td>
+              <Table.Td>{c.actions.map((a) => a.name).join(', ')}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>

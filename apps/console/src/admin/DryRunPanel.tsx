@@ -14,7 +14,7 @@ export function DryRunPanel({ modelConfig, hooks }: { modelConfig: Record<string
   const [argsText, setArgsText] = useState('{ "id": "PO-1002", "amount": 68000 }');
   let args: Record<string, unknown> | null = null;
   try {
-    args = JSON.parse(argsText);
+    args = JSON.parse(argsText) as Record<string, unknown> | null;
   } catch {
     args = null;
   }

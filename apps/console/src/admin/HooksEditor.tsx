@@ -86,7 +86,7 @@ export function HooksEditor({ value, onChange }: { value: HooksValue; onChange: 
               <SchemaForm
                 idPrefix={h.name}
                 schema={h.config_schema}
-                value={attached(h.name)!.config ?? {}}
+                value={attached(h.name)?.config ?? {}}
                 onChange={(c) => setConfig(h.name, c)}
               />
             </Card>

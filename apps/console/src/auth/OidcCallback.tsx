@@ -18,9 +18,10 @@ export function OidcCallback() {
       const res = await fetch('/api/me', { headers: { authorization: `Bearer ${accessToken}` } });
       const me = (await res.json()) as { sub?: string; org?: string; roles?: string[]; message?: string };
       if (!res.ok) throw new Error(me.message ?? `the server refused the token (${res.status})`);
-      signIn({ token: accessToken, sub: me.sub!, org: me.org!, roles: me.roles ?? [], expiresAt: new Date(expiresAt).toISOString() });
-      navigate('/', { replace: true });
-    })().catch((err: Error) => setError(err.message));
+      if (!me.sub || !me.org) throw new Error('the server did not say who you are (no sub or org in /api/me)');
+      signIn({ token: accessToken, sub: me.sub, org: me.org, roles: me.roles ?? [], expiresAt: new Date(expiresAt).toISOString() });
+      void navigate('/', { replace: true });
+    })().catch((err: unknown) => setError((err as Error).message));
   }, [navigate, signIn]);
   return (
     <Center mih="100vh">

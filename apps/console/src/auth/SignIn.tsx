@@ -1,6 +1,6 @@
 import { Alert, Button, Center, Paper, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState, type SyntheticEvent } from 'react';
 import { ApiError } from '../api/client';
 import { data, http } from '../api/typed';
 import { startSignIn } from './oidc';
@@ -27,7 +27,7 @@ export function SignIn() {
     }
   }
 
-  async function submit(e: FormEvent) {
+  async function submit(e: SyntheticEvent) {
     e.preventDefault();
     setBusy(true);
     setError(null);
@@ -41,23 +41,25 @@ export function SignIn() {
     }
   }
 
+  const issuer = config.data?.oidc_issuer;
+  const clientId = config.data?.oidc_client_id;
   return (
     <Center mih="100vh" p="md">
       <Paper withBorder shadow="sm" p="xl" w="100%" maw={420}>
         <Title order={2} mb="xs">
           Warden
         </Title>
-        {config.data?.oidc_issuer && config.data.oidc_client_id && (
+        {issuer && clientId && (
           <Stack>
             <Text size="sm" c="dimmed">
-              Sign in with your organisation's account ({config.data.oidc_issuer}).
+              Sign in with your organisation's account ({issuer}).
             </Text>
             {error && (
               <Alert color="red" role="alert">
                 {error}
               </Alert>
             )}
-            <Button loading={busy} onClick={() => sso(config.data.oidc_issuer!, config.data.oidc_client_id!)}>
+            <Button loading={busy} onClick={() => void sso(issuer, clientId)}>
               Sign in with SSO
             </Button>
           </Stack>
@@ -69,7 +71,7 @@ export function SignIn() {
           </Alert>
         )}
         {config.data?.dev_sign_in && (
-          <form onSubmit={submit} aria-label="Dev sign-in">
+          <form onSubmit={(e) => void submit(e)} aria-label="Dev sign-in">
             <Stack>
               <Text size="sm" c="dimmed">
                 Dev sign-in: choose who you are. Only available in dev auth mode, never in production.
@@ -90,7 +92,7 @@ export function SignIn() {
         )}
         {config.error && (
           <Alert color="red" role="alert">
-            The server cannot be reached: {String(config.error.message)}
+            The server cannot be reached: {config.error.message}
           </Alert>
         )}
       </Paper>

@@ -19,7 +19,7 @@ export function AgentsList() {
           <Card key={a.id} withBorder>
             <Text fw={600}>{a.name}</Text>
             <Text size="sm" c="dimmed" lineClamp={3}>
-              {a.instructions ?? ''}
+              {a.instructions}
             </Text>
             <Group mt="sm">
               <Button component={Link} to={`/portal/chat/${a.id}`} aria-label={`Chat with ${a.name}`}>

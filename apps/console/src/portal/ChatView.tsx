@@ -1,6 +1,6 @@
 import { Alert, Anchor, Button, Grid, Group, Loader, Paper, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useCallback, useState, type FormEvent } from 'react';
+import { useCallback, useState, type SyntheticEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { data, http } from '../api/typed';
 import { useSession } from '../auth/SessionContext';
@@ -14,6 +14,7 @@ import { useConversation, type Turn } from './useConversation';
 function TurnView({ turn, onCancel, traceLinks }: { turn: Turn; onCancel: (runId: string) => void; traceLinks: boolean }) {
   const run = foldRun(turn.events);
   const live = !run.status && !turn.failed;
+  const { runId } = run;
   return (
     <Stack gap="xs" data-testid="turn" data-status={run.status ?? 'live'}>
       <Paper p="sm" bg="blue.0" style={{ alignSelf: 'flex-end', maxWidth: '85%' }}>
@@ -53,8 +54,8 @@ function TurnView({ turn, onCancel, traceLinks }: { turn: Turn; onCancel: (runId
             Run {run.status ?? 'interrupted'}
           </Text>
         )}
-        {live && run.runId && (
-          <Button size="compact-xs" variant="subtle" color="red" onClick={() => onCancel(run.runId!)}>
+        {live && runId && (
+          <Button size="compact-xs" variant="subtle" color="red" onClick={() => onCancel(runId)}>
             Cancel run
           </Button>
         )}
@@ -77,13 +78,14 @@ export function ChatView() {
     queryKey: ['agent', agentId],
     queryFn: () => data(http.GET('/api/agents/{id}', { params: { path: { id: agentId } } })),
   });
-  const onStarted = useCallback((id: string) => navigate(`/portal/chat/${agentId}/${id}`, { replace: true }), [agentId, navigate]);
+  const onStarted = useCallback((id: string) => void navigate(`/portal/chat/${agentId}/${id}`, { replace: true }), [agentId, navigate]);
   const { conv, loadError, send, cancel } = useConversation(agentId, conversationId, onStarted);
   const [draft, setDraft] = useState('');
-  const lastRun = conv.turns.length > 0 ? foldRun(conv.turns.at(-1)!.events) : null;
-  const busy = !!lastRun && !lastRun.status && !conv.turns.at(-1)!.failed;
+  const lastTurn = conv.turns.at(-1);
+  const lastRun = lastTurn ? foldRun(lastTurn.events) : null;
+  const busy = !!lastTurn && !!lastRun && !lastRun.status && !lastTurn.failed;
 
-  function submit(e: FormEvent) {
+  function submit(e: SyntheticEvent) {
     e.preventDefault();
     if (!draft.trim() || busy) return;
     void send(draft.trim());
@@ -120,7 +122,7 @@ export function ChatView() {
               key={i}
               turn={t}
               traceLinks={isAdmin(session)}
-              onCancel={(id) => cancel(id).catch((err) => toastError('The run was not cancelled', err))}
+              onCancel={(id) => void cancel(id).catch((err: unknown) => toastError('The run was not cancelled', err))}
             />
           ))}
           {conv.readOnly ? (

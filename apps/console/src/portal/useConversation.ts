@@ -87,7 +87,7 @@ export function useConversation(agentId: string, conversationId: string | undefi
           void stream((signal) => openStream('GET', `/runs/${last.runId}/events`, { lastEventId: lastEventId(last.events), signal }));
         }
       },
-      (err: Error) => !cancelled && setLoadError(err.message),
+      (err: unknown) => !cancelled && setLoadError((err as Error).message),
     );
     return () => {
       cancelled = true;

@@ -9,6 +9,6 @@ export function toastError(title: string, err: unknown): void {
   notifications.show({
     color: 'red',
     title,
-    message: `${e ? e.message : String((err as Error)?.message ?? err)}${hint ? `. ${hint}` : ''}`,
+    message: `${e ? e.message : String((err as { message?: unknown } | null | undefined)?.message ?? err)}${hint ? `. ${hint}` : ''}`,
   });
 }

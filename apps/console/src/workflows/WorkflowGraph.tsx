@@ -1,4 +1,4 @@
-import { layout, NODE_H, NODE_W, type WfDefinition } from './graph';
+import { layout, NODE_H, NODE_W, type WfDraft } from './graph';
 
 const STATUS_COLORS: Record<string, string> = {
   pending: '#f1f3f5',
@@ -10,7 +10,7 @@ const STATUS_COLORS: Record<string, string> = {
 };
 
 /** The definition as a graph (nodes and edges); with a run's node states, each node is coloured and labelled by status. */
-export function WorkflowGraph({ def, states }: { def: WfDefinition; states?: Record<string, { status: string }> }) {
+export function WorkflowGraph({ def, states }: { def: WfDraft; states?: Record<string, { status: string }> }) {
   const { placed, width, height } = layout(def);
   const at = new Map(placed.map((p) => [p.node.id, p]));
   return (
@@ -27,6 +27,7 @@ export function WorkflowGraph({ def, states }: { def: WfDefinition; states?: Rec
         </marker>
       </defs>
       {(def.edges ?? []).map((e, i) => {
+        if (!e) return null;
         const a = at.get(e.from);
         const b = at.get(e.to);
         if (!a || !b) return null;

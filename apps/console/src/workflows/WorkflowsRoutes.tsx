@@ -30,7 +30,7 @@ const SAMPLE: WfDefinition = {
 };
 const parse = (text: string): WfDefinition | null => {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text) as WfDefinition | null;
   } catch {
     return null;
   }
@@ -61,7 +61,7 @@ function WorkflowsList() {
                   {w.name}
                 </Anchor>
               </Table.Td>
-              <Table.Td>{w.definition.nodes?.length ?? 0} nodes</Table.Td>
+              <Table.Td>{w.definition.nodes.length} nodes</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
@@ -103,7 +103,7 @@ function WorkflowEditor() {
       setProblems([]);
       notifications.show({ color: 'green', message: `Saved ${w.name}` });
       void queries.invalidateQueries({ queryKey: ['workflows'] });
-      if (isNew) navigate(`/workflows/${w.id}`, { replace: true });
+      if (isNew) void navigate(`/workflows/${w.id}`, { replace: true });
     },
     onError: (err) => setProblems(problemsOf(err)),
   });

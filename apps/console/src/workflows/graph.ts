@@ -12,6 +12,11 @@ export interface WfDefinition {
   nodes: WfNode[];
   edges: WfEdge[];
 }
+/** A definition as an author is typing it (parsed JSON the server has not checked): any part may be missing or null. */
+export interface WfDraft {
+  nodes?: Array<WfNode | null>;
+  edges?: Array<WfEdge | null>;
+}
 export interface Placed {
   node: WfNode;
   x: number;
@@ -22,16 +27,17 @@ export const NODE_W = 150;
 export const NODE_H = 54;
 
 /** Layered layout of a DAG: a node's column is its longest distance from the start; rows fill in order. */
-export function layout(def: WfDefinition): { placed: Placed[]; width: number; height: number } {
+export function layout(def: WfDraft | null): { placed: Placed[]; width: number; height: number } {
   const depth = new Map<string, number>();
-  const nodes = Array.isArray(def?.nodes) ? def.nodes.filter((n) => n && typeof n.id === 'string') : [];
-  const edges = Array.isArray(def?.edges) ? def.edges.filter((e) => e && typeof e.from === 'string') : [];
+  const nodes = Array.isArray(def?.nodes) ? def.nodes.filter((n): n is WfNode => !!n && typeof n.id === 'string') : [];
+  const edges = Array.isArray(def?.edges) ? def.edges.filter((e): e is WfEdge => !!e && typeof e.from === 'string') : [];
   for (const n of nodes) depth.set(n.id, 0);
   // Bellman-Ford style relaxation, bounded by the node count, so a cycle (which the server refuses) cannot hang us.
-  for (let i = 0; i < nodes.length; i++) {
+  for (const _round of nodes) {
     for (const e of edges) {
       const d = (depth.get(e.from) ?? 0) + 1;
-      if (depth.has(e.to) && d > depth.get(e.to)! && d < nodes.length) depth.set(e.to, d);
+      const current = depth.get(e.to);
+      if (current !== undefined && d > current && d < nodes.length) depth.set(e.to, d);
     }
   }
   const rows = new Map<number, number>();

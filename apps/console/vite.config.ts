@@ -14,9 +14,9 @@ export default defineConfig({
     emptyOutDir: true,
     chunkSizeWarningLimit: 2000,
     // Mantine marks its modules "use client" (for React Server Components); meaningless in a client-only bundle.
-    rollupOptions: {
-      onwarn: (w, warn) => {
-        if (w.code !== 'MODULE_LEVEL_DIRECTIVE') warn(w);
+    rolldownOptions: {
+      onLog: (level, log, handle) => {
+        if (log.code !== 'MODULE_LEVEL_DIRECTIVE') handle(level, log);
       },
     },
   },

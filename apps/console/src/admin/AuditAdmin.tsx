@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { data, http, type Schemas } from '../api/typed';
 import { ErrorAlert } from '../ui/ErrorAlert';
+import { asText } from '../ui/as-text';
 
 type AuditRow = Schemas['ConnectorCallResponse'];
 const COLUMNS: Array<keyof AuditRow> = [
@@ -23,7 +24,7 @@ const COLUMNS: Array<keyof AuditRow> = [
 const PAGE = 25;
 
 const csvCell = (v: unknown) => {
-  const s = v === null || v === undefined ? '' : String(v);
+  const s = asText(v ?? '');
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 export const toCsv = (rows: AuditRow[]) =>

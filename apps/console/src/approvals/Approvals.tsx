@@ -8,6 +8,7 @@ import { toastError } from '../ui/errors';
 import { decisiveFirst } from '../ui/JsonBlock';
 import { usePendingForMe } from './PendingStream';
 import { useMemberNames } from './usePending';
+import { asText } from '../ui/as-text';
 
 export type ConfirmationRow = Schemas['ConfirmationResponse'];
 
@@ -43,7 +44,7 @@ function parseEdit(text: string): Record<string, unknown> {
 
 /** A question (ask_human, HUMAN node): a starting answer from its form (the first choice of each enum). */
 function answerTemplate(row: ConfirmationRow): string {
-  const form = (row.args_schema?.properties as Record<string, any> | undefined)?.answer;
+  const form = (row.args_schema?.properties as Record<string, { properties?: unknown } | undefined> | undefined)?.answer;
   const props = (form?.properties ?? {}) as Record<string, { enum?: unknown[]; type?: string }>;
   return JSON.stringify(
     Object.fromEntries(Object.entries(props).map(([k, p]) => [k, p.enum?.[0] ?? (p.type === 'number' ? 0 : '')])),
@@ -91,7 +92,7 @@ function PendingCard({
     },
     onError: (err) => toastError('The decision was not recorded', err),
   });
-  const label = `${row.tool} ${String(row.args.id ?? '')}`.trim();
+  const label = `${row.tool} ${asText(row.args.id ?? '')}`.trim();
   return (
     <Card
       withBorder
@@ -127,7 +128,7 @@ function PendingCard({
             call {turn.indexOf(row) + 1} of {turn.length} in one model turn
           </Badge>
         )}
-        {question && <Text fw={600}>{String(row.args.question ?? '')}</Text>}
+        {question && <Text fw={600}>{asText(row.args.question ?? '')}</Text>}
         {edited === null || question ? <ArgsTable args={row.args} /> : null}
         {edited !== null && (
           <Textarea
@@ -223,7 +224,7 @@ function History({ rows, nameOf }: { rows: ConfirmationRow[]; nameOf: (id: strin
           {rows.map((r) => (
             <Table.Tr key={r.id}>
               <Table.Td ff="monospace">
-                {r.tool} {String(r.args.id ?? '')}
+                {r.tool} {asText(r.args.id ?? '')}
               </Table.Td>
               <Table.Td>{r.agent_name}</Table.Td>
               <Table.Td>{nameOf(r.requested_by)}</Table.Td>

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { data, http } from '../api/typed';
 import { JsonBlock } from '../ui/JsonBlock';
 import type { HookView, ToolCallView } from './run-model';
+import { asText } from '../ui/as-text';
 
 const SCOPES: Record<string, string> = {
   initiator: 'you (the requester)',
@@ -51,17 +52,14 @@ function useCountdown(expiresAt: string | undefined): string {
   return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}`;
 }
 
-function Waiting({ call }: { call: ToolCallView }) {
+function Waiting({ pending }: { pending: NonNullable<ToolCallView['pending']> }) {
   const row = useQuery({
-    queryKey: ['confirmation', call.pending!.confirmationId],
-    queryFn: () => data(http.GET('/api/confirmations/{id}', { params: { path: { id: call.pending!.confirmationId } } })),
+    queryKey: ['confirmation', pending.confirmationId],
+    queryFn: () => data(http.GET('/api/confirmations/{id}', { params: { path: { id: pending.confirmationId } } })),
   });
-  const left = useCountdown(call.pending!.expiresAt);
+  const left = useCountdown(pending.expiresAt);
   const who = row.data ? (SCOPES[row.data.approver_scope] ?? row.data.approver_scope) : 'an approver';
-  const where =
-    call.pending!.channel?.type && call.pending!.channel.type !== 'inbox'
-      ? ` in ${call.pending!.channel.name ?? call.pending!.channel.type}`
-      : '';
+  const where = pending.channel?.type && pending.channel.type !== 'inbox' ? ` in ${pending.channel.name ?? pending.channel.type}` : '';
   return (
     <Text size="sm" c="orange" role="status">
       Waiting for approval by {who}
@@ -81,7 +79,7 @@ function status(call: ToolCallView): [string, string] {
 /** One tool call as it happened: the proposed args, each hook's outcome with its duration, approval, observation. */
 export function ToolCallCard({ call }: { call: ToolCallView }) {
   const [label, color] = status(call);
-  const argsLabel = `${call.tool} ${String(call.args.id ?? '')}`.trim();
+  const argsLabel = `${call.tool} ${asText(call.args.id ?? '')}`.trim();
   return (
     <Card withBorder padding="sm" data-testid="tool-call" aria-label={`Tool call ${argsLabel}`}>
       <Stack gap={6}>
@@ -101,7 +99,7 @@ export function ToolCallCard({ call }: { call: ToolCallView }) {
             ))}
           </List>
         )}
-        {call.pending && !call.resolved && <Waiting call={call} />}
+        {call.pending && !call.resolved && <Waiting pending={call.pending} />}
         {call.resolved && (
           <Text size="sm">
             Approval {call.resolved.status}

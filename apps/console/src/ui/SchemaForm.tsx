@@ -1,4 +1,5 @@
 import { NumberInput, Select, Stack, Switch, TagsInput, Text, TextInput } from '@mantine/core';
+import { asText } from './as-text';
 
 /** The subset of JSON Schema that hook config schemas use. */
 export interface JsonSchema {
@@ -35,10 +36,8 @@ export function SchemaForm({
       </Text>
     );
   const set = (k: string, v: unknown) => {
-    const next = { ...value };
-    if (v === undefined || v === '' || (Array.isArray(v) && v.length === 0)) delete next[k];
-    else next[k] = v;
-    onChange(next);
+    const { [k]: _previous, ...without } = value;
+    onChange(v === undefined || v === '' || (Array.isArray(v) && v.length === 0) ? without : { ...value, [k]: v });
   };
   return (
     <Stack gap="xs">
@@ -57,7 +56,7 @@ export function SchemaForm({
             <Select
               {...common}
               data={p.enum.map(String)}
-              value={value[key] === undefined ? null : String(value[key])}
+              value={value[key] === undefined ? null : asText(value[key])}
               onChange={(v) => set(key, v ?? undefined)}
               clearable
               placeholder={placeholder}

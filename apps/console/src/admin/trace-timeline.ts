@@ -1,3 +1,5 @@
+import type { RunEventMap, RunEventType } from '../../../../libs/common/src/run-events/run-event-map';
+
 /** One line of a run's timeline, in the order things happened. */
 export interface TimelineStep {
   kind: 'model turn' | 'tool call' | 'hook' | 'approval' | 'observation' | 'plan' | 'error';
@@ -6,8 +8,6 @@ export interface TimelineStep {
   durationMs?: number;
   detail?: string;
 }
-
-import type { RunEventMap, RunEventType } from '../../../../libs/common/src/run-events/run-event-map';
 
 /**
  * A trace entry (`{ seq, type, ...data, at }`), typed by the run event map. Entries are stored JSON and may be older

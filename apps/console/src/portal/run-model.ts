@@ -1,5 +1,6 @@
 import type { RunEventData } from '../../../../libs/common/src/run-events/run-event-map';
 import type { RunStreamEvent } from '../api/sse';
+import { asText } from '../ui/as-text';
 
 export interface HookView {
   hook: string;
@@ -96,7 +97,7 @@ export function foldRun(events: RunStreamEvent[]): RunView {
         break;
       case 'error':
         // A data line that is not JSON arrives as its text (readEvents).
-        view.errors.push(stored(data).message ?? String(data as unknown));
+        view.errors.push(stored(data).message ?? asText(data));
         break;
     }
   }

@@ -60,7 +60,7 @@ function countTransactions(dataSource: DataSource): () => number {
   let count = 0;
   const create = dataSource.createQueryRunner.bind(dataSource);
   dataSource.createQueryRunner = ((...args: Parameters<DataSource['createQueryRunner']>) => {
-    const runner: QueryRunner = create(...args);
+    const runner = create(...args);
     const query = runner.query.bind(runner);
     runner.query = ((sql: string, ...rest: unknown[]) => {
       if (/^(COMMIT|ROLLBACK)$/i.test(sql.trim()) || !runner.isTransactionActive) count++;

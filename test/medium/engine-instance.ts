@@ -59,14 +59,14 @@ export async function startEngine(databaseUrl: string, env: EnvironmentInput = {
 function countTransactions(dataSource: DataSource): () => number {
   let count = 0;
   const create = dataSource.createQueryRunner.bind(dataSource);
-  dataSource.createQueryRunner = ((...args: Parameters<DataSource['createQueryRunner']>) => {
-    const runner = create(...args);
+  dataSource.createQueryRunner = (...args: Parameters<DataSource['createQueryRunner']>) => {
+    const runner: QueryRunner = create(...args);
     const query = runner.query.bind(runner);
     runner.query = ((sql: string, ...rest: unknown[]) => {
       if (/^(COMMIT|ROLLBACK)$/i.test(sql.trim()) || !runner.isTransactionActive) count++;
       return (query as (...a: unknown[]) => Promise<unknown>)(sql, ...rest);
     }) as QueryRunner['query'];
     return runner;
-  }) as DataSource['createQueryRunner'];
+  };
   return () => count;
 }

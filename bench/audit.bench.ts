@@ -18,7 +18,7 @@ const CALLS = Number(process.env.BENCH_AUDIT_CALLS ?? 100_000);
 const db = await createBenchDatabase('audit');
 let failed = false;
 try {
-  const dataSource = createDataSource({ url: db.url, embedded: false, close: async () => undefined }, 10);
+  const dataSource = createDataSource({ url: db.url, embedded: false, close: () => Promise.resolve() }, 10);
   await dataSource.initialize();
   await dataSource.runMigrations({ transaction: 'each' });
 
@@ -29,7 +29,7 @@ try {
   const agentId = randomUUID();
   const runId = randomUUID();
   const signal = new AbortController().signal;
-  const emit = async () => undefined;
+  const emit = () => Promise.resolve();
   const call = (i: number): HookContext => ({
     point: HookPoint.PostToolUse,
     toolName: 'oa__purchase_pay',
@@ -59,7 +59,9 @@ try {
   await writer.drain();
   const totalMs = Number(process.hrtime.bigint() - started) / 1e6;
 
-  const [{ n }] = await dataSource.query('SELECT count(*)::int AS n FROM connector_call_logs WHERE run_id = $1', [runId]);
+  const [{ n }] = await dataSource.query<Array<{ n: number }>>('SELECT count(*)::int AS n FROM connector_call_logs WHERE run_id = $1', [
+    runId,
+  ]);
   await dataSource.destroy();
 
   const perS = Math.round(CALLS / (totalMs / 1000));

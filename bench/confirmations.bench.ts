@@ -36,7 +36,7 @@ const gc = runInNewContext('gc') as () => void;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const db = await createBenchDatabase('conf');
-const target: DatabaseTarget = { url: db.url, embedded: false, close: async () => undefined };
+const target: DatabaseTarget = { url: db.url, embedded: false, close: () => Promise.resolve() };
 const config = { confirmationPollMs: POLL_MS } as AppConfig;
 
 /** One "instance": its own pool, store and (for the waiting side) waiter with its LISTEN connection. */
@@ -48,10 +48,11 @@ async function instance(): Promise<{ ds: DataSource; store: ConfirmationStore; e
 }
 
 async function seed(ds: DataSource, count: number, timeoutS: number): Promise<Array<{ id: string; expires_at: Date }>> {
-  const [{ org }] = await ds.query(`INSERT INTO orgs (external_id, name) VALUES ($1, 'bench') RETURNING id AS org`, [
-    `bench-${randomUUID()}`,
-  ]);
-  return ds.query(
+  const [{ org }] = await ds.query<Array<{ org: string }>>(
+    `INSERT INTO orgs (external_id, name) VALUES ($1, 'bench') RETURNING id AS org`,
+    [`bench-${randomUUID()}`],
+  );
+  return ds.query<Array<{ id: string; expires_at: Date }>>(
     `INSERT INTO confirmation_requests (org_id, run_id, call_id, tool, args, approver_scope, channel_id, channel_type, expires_at)
      SELECT $1, gen_random_uuid(), 'call_' || g, 'oa__purchase_pay', jsonb_build_object('amount', 60000 + g), 'org_members',
             'inbox', 'inbox', now() + make_interval(secs => $3)
@@ -66,7 +67,10 @@ const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 
 async function xactCommits(): Promise<number> {
   return withAdmin(async (c) =>
-    Number((await c.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, [db.name])).rows[0].xact_commit),
+    Number(
+      (await c.query<{ xact_commit: string }>(`SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, [db.name])).rows[0]
+        .xact_commit,
+    ),
   );
 }
 
@@ -77,7 +81,7 @@ try {
   const b = await instance();
   const waiter = new ConfirmationWaiter(a.store, config, target);
   // What Nest's @OnEvent wiring does in the app: this instance's own decisions wake its waiters in-process.
-  a.events.on('confirmation.settled', (row) => waiter.onSettled(row));
+  a.events.on('confirmation.settled', (row: Parameters<ConfirmationWaiter['onSettled']>[0]) => waiter.onSettled(row));
   await waiter.onModuleInit();
   if (!waiter.isListening) throw new Error('the waiter did not start listening');
 

@@ -25,7 +25,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const db = await createBenchDatabase('engine');
 const commits = () =>
   withAdmin(async (c) =>
-    Number((await c.query(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1`, [db.name])).rows[0].n),
+    Number(
+      (await c.query<{ n: string }>(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1`, [db.name])).rows[0]
+        .n,
+    ),
   );
 // The model pays the amount named in the message, then answers.
 const llm = await startFakeOpenAI((body) => {
@@ -50,15 +53,16 @@ try {
     },
     { timeoutMs: 120_000 },
   );
+  const { url } = server;
   const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
-  const api = async (method: string, path: string, body?: unknown): Promise<any> => {
-    const res = await fetch(`${server!.url}${path}`, {
+  const api = async <T = unknown>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(`${url}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${await res.text()}`);
-    return res.json();
+    return res.json() as Promise<T>;
   };
   await api('POST', '/api/connectors', {
     name: 'oa',
@@ -74,7 +78,7 @@ try {
       },
     ],
   });
-  const agent = await api('POST', '/api/agents', {
+  const agent = await api<{ id: string }>('POST', '/api/agents', {
     name: 'bench',
     instructions: 'pay',
     model_config_json: {
@@ -85,13 +89,14 @@ try {
   });
   /** Opens a chat stream; resolves once `until` is seen (the stream stays open until `abort`). */
   const chat = async (message: string, until: string, abort = new AbortController()) => {
-    const res = await fetch(`${server!.url}/api/chat`, {
+    const res = await fetch(`${url}/api/chat`, {
       method: 'POST',
       signal: abort.signal,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ agent_id: agent.id, message }),
     });
-    const reader = res.body!.getReader();
+    if (!res.body) throw new Error('the chat answered without a body');
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     let text = '';
     while (!text.includes(`event: ${until}`)) {
       const { value, done } = await reader.read();

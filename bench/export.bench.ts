@@ -37,7 +37,7 @@ try {
   const token = await mintDevToken(SECRET, { sub: 'auditor', org: 'acme', roles: ['admin'] });
   const me = (await (await fetch(`${url}/api/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { org_id: string };
 
-  const seed = createDataSource({ url: db.url, embedded: false, close: async () => undefined }, 1);
+  const seed = createDataSource({ url: db.url, embedded: false, close: () => Promise.resolve() }, 1);
   await seed.initialize();
   await seed.query(
     `INSERT INTO connector_call_logs (org_id, agent_id, user_id, run_id, call_id, surface, tool, connector_name, action, method, url,
@@ -48,9 +48,10 @@ try {
      FROM generate_series(1, $5) g`,
     [me.org_id, randomUUID(), randomUUID(), randomUUID(), ROWS],
   );
-  const [{ n, idsum }] = await seed.query(`SELECT count(*)::int AS n, sum(id)::text AS idsum FROM connector_call_logs WHERE org_id = $1`, [
-    me.org_id,
-  ]);
+  const [{ n, idsum }] = await seed.query<Array<{ n: number; idsum: string }>>(
+    `SELECT count(*)::int AS n, sum(id)::text AS idsum FROM connector_call_logs WHERE org_id = $1`,
+    [me.org_id],
+  );
   await seed.destroy();
 
   global.gc?.();
@@ -70,7 +71,7 @@ try {
     bytes += chunk.byteLength;
     const text = rest + decoder.decode(chunk, { stream: true });
     const parts = text.split('\r\n');
-    rest = parts.pop()!;
+    rest = parts.pop() ?? ''; // split yields at least one part
     for (const line of parts) {
       if (lines++ > 0) exportedIdSum += BigInt(line.slice(0, line.indexOf(',')));
     }

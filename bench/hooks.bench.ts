@@ -38,7 +38,7 @@ class RewritePre extends PreToolUseHook {
 }
 class RewritePost extends PostToolUseHook {
   execute(ctx: HookContext): HookResult {
-    return { modifiedResult: `[x]${ctx.toolResult!.length}` };
+    return { modifiedResult: `[x]${(ctx.toolResult ?? '').length}` };
   }
 }
 
@@ -137,12 +137,15 @@ async function main(): Promise<void> {
     figures.set(label, [sync.cpu, async.cpu]);
     console.log(`  ${label.padEnd(30)} ${fmt(sync).padStart(26)} ${fmt(async).padStart(27)}`);
   }
-  const headline = registries.find(([label]) => label === '10 pre + 10 post no-op')![1];
+  const headline = registries.find(([label]) => label === '10 pre + 10 post no-op')?.[1];
+  if (!headline) throw new Error('the headline registry is missing');
   const rounds: number[] = [];
   for (let i = 0; i < ROUNDS; i++) rounds.push((await perCall(headline, iterations, context(syncEmit))).cpu);
   rounds.sort((a, b) => a - b);
-  const median = rounds[ROUNDS >> 1]!;
-  const async = figures.get('10 pre + 10 post no-op')![1];
+  const median = rounds[ROUNDS >> 1];
+  const headlineFigures = figures.get('10 pre + 10 post no-op');
+  if (!headlineFigures) throw new Error('the headline figures are missing');
+  const async = headlineFigures[1];
   const verdict = (us: number) =>
     `${us.toFixed(3)} µs CPU (${us <= TARGET_US ? 'meets' : 'misses'} the ${TARGET_US} µs target; FIM One baseline ${BASELINE_US} µs, ${(BASELINE_US / us).toFixed(1)}x less)`;
   const load = loadavg()
@@ -150,7 +153,7 @@ async function main(): Promise<void> {
     .join(' ');
   console.log(`10 pre + 10 post no-op, sync emitter:  ${verdict(median)}`);
   console.log(
-    `  median of ${ROUNDS} rounds (min ${rounds[0]!.toFixed(3)}, max ${rounds[ROUNDS - 1]!.toFixed(3)} µs); load average ${load} on ${cpus().length} CPUs`,
+    `  median of ${ROUNDS} rounds (min ${rounds[0].toFixed(3)}, max ${rounds[ROUNDS - 1].toFixed(3)} µs); load average ${load} on ${cpus().length} CPUs`,
   );
   console.log(`10 pre + 10 post no-op, async emitter: ${verdict(async)} — includes 20 awaited hook events`);
 }

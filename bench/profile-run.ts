@@ -38,14 +38,14 @@ const server = await startServerProcess(
 );
 try {
   const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
-  const api = async (method: string, path: string, body?: unknown): Promise<any> => {
+  const api = async <T = unknown>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(`${server.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${await res.text()}`);
-    return res.json();
+    return res.json() as Promise<T>;
   };
   await api('POST', '/api/connectors', {
     name: 'oa',
@@ -60,7 +60,7 @@ try {
       },
     ],
   });
-  const agent = await api('POST', '/api/agents', {
+  const agent = await api<{ id: string }>('POST', '/api/agents', {
     name: 'profile',
     instructions: 'pay',
     model_config_json: {
@@ -87,7 +87,8 @@ try {
 const file = readdirSync(DIR)
   .filter((f) => f.endsWith('.cpuprofile'))
   .sort()
-  .at(-1)!;
+  .at(-1);
+if (!file) throw new Error(`no .cpuprofile written to ${DIR}`);
 const profile = JSON.parse(readFileSync(`${DIR}/${file}`, 'utf8')) as {
   nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount: number }>;
   samples: number[];

@@ -38,15 +38,16 @@ try {
     },
     { timeoutMs: 120_000 },
   );
+  const { url } = server;
   const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
-  const api = async (method: string, path: string, body?: unknown): Promise<any> => {
-    const res = await fetch(`${server!.url}${path}`, {
+  const api = async <T = unknown>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(`${url}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${await res.text()}`);
-    return res.json();
+    return res.json() as Promise<T>;
   };
   await api('POST', '/api/connectors', {
     name: 'oa',
@@ -62,7 +63,7 @@ try {
       },
     ],
   });
-  const agent = await api('POST', '/api/agents', {
+  const agent = await api<{ id: string }>('POST', '/api/agents', {
     name: 'trace',
     instructions: 'pay',
     model_config_json: {
@@ -72,12 +73,13 @@ try {
     },
   });
   const chat = async (message: string, until: string) => {
-    const res = await fetch(`${server!.url}/api/chat`, {
+    const res = await fetch(`${url}/api/chat`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ agent_id: agent.id, message }),
     });
-    const reader = res.body!.getReader();
+    if (!res.body) throw new Error('the chat answered without a body');
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     let text = '';
     while (!text.includes(`event: ${until}`)) {
       const { value, done } = await reader.read();
@@ -100,7 +102,7 @@ try {
     const idle = readFileSync(LOG, 'utf8')
       .slice(at)
       .split('\n')
-      .filter((l) => l.includes(`@${db.name} `) && / LOG: /.test(l));
+      .filter((l) => l.includes(`@${db.name} `) && l.includes(' LOG: '));
     const byKind = new Map<string, number>();
     for (const l of idle) {
       const sql = /(?:statement|execute [^:]*):\s*(.*)$/.exec(l)?.[1]?.replace(/\s+/g, ' ').slice(0, 90) ?? '?';

@@ -91,9 +91,10 @@ describe('channel_notify through chat (every channel type, read-only guard)', ()
 
   /** Where each platform's fake shows a notification text (undefined: not there). */
   const arrived: Record<string, (text: string) => Promise<unknown>> = {
-    feishu: async (text) => feishu.sent.find((m) => m.chatId === 'oc_news' && JSON.stringify(m.content).includes(text)),
-    slack: async (text) => slack.posted.find((m) => m.channel === 'C-NEWS' && m.text === text),
-    wecom: async (text) => wecom.sent.find((m) => m.touser === 'bob.wx' && m.msgtype === 'markdown' && m.markdown.content === text),
+    feishu: (text) => Promise.resolve(feishu.sent.find((m) => m.chatId === 'oc_news' && JSON.stringify(m.content).includes(text))),
+    slack: (text) => Promise.resolve(slack.posted.find((m) => m.channel === 'C-NEWS' && m.text === text)),
+    wecom: (text) =>
+      Promise.resolve(wecom.sent.find((m) => m.touser === 'bob.wx' && m.msgtype === 'markdown' && m.markdown.content === text)),
     inbox: async (text) =>
       (await t.request('GET', '/api/notifications', { token: admin })).body.find((n: { text: string }) => n.text === text),
   };

@@ -78,7 +78,7 @@ export function runGate(
     callId: `call_${randomUUID().slice(0, 8)}`,
     surface: 'chat',
     metadata: { requiresConfirmation: true, agent, confirmationWhen },
-    emit: async (type, data) => void events.push({ type, data }),
+    emit: (type, data) => Promise.resolve(void events.push({ type, data })),
     signal: new AbortController().signal,
   };
   const result = Promise.resolve(t.app.get(ConfirmationGateHook).execute(ctx));

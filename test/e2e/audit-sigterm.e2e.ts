@@ -25,7 +25,7 @@ describe('audit log on SIGTERM (server process, PostgreSQL)', () => {
     });
   });
   afterAll(async () => {
-    if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
+    if (server?.child.exitCode === null) server.child.kill('SIGKILL');
     await oa?.close();
     await drop?.().catch(() => undefined);
   });

@@ -27,7 +27,7 @@ describe('audit_log at shutdown', () => {
         runId,
         callId: `c${i}`,
         surface: 'chat',
-        emit: async () => undefined,
+        emit: () => Promise.resolve(),
         signal: new AbortController().signal,
         metadata: {
           connector: { id: 'oa-id', name: 'oa', action: 'purchase_pay', method: 'POST', url: 'http://oa.internal/pay' },

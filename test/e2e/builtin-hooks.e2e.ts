@@ -34,7 +34,7 @@ function context(who: Member, over: Partial<Omit<HookContext, 'metadata'>> & { m
     runId: randomUUID(),
     callId: `call_${randomUUID().slice(0, 8)}`,
     surface: 'chat',
-    emit: async () => undefined,
+    emit: () => Promise.resolve(),
     signal: new AbortController().signal,
     ...over,
     metadata: over.metadata ?? {},
@@ -61,7 +61,7 @@ describe('built-in hooks (real PostgreSQL)', () => {
   }
 
   const auditRows = async (where: string, params: unknown[]) =>
-    db.query(`SELECT * FROM connector_call_logs WHERE ${where} ORDER BY id`, params) as Promise<Array<Record<string, any>>>;
+    db.query<Array<Record<string, any>>>(`SELECT * FROM connector_call_logs WHERE ${where} ORDER BY id`, params);
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -252,16 +252,14 @@ describe('built-in hooks (real PostgreSQL)', () => {
 
       it('is for admins of the same org only', async () => {
         const agentId = randomUUID();
-        await t.app
-          .get(AuditLogHook)
-          .execute(
-            context(admin, {
-              point: HookPoint.PostToolUse,
-              agentId,
-              metadata: { connector: OA, execution: { durationMs: 5, success: true } },
-            }),
-            {},
-          );
+        await t.app.get(AuditLogHook).execute(
+          context(admin, {
+            point: HookPoint.PostToolUse,
+            agentId,
+            metadata: { connector: OA, execution: { durationMs: 5, success: true } },
+          }),
+          {},
+        );
         await t.app.get(AuditWriter).flush();
 
         expect((await t.request('GET', '/api/audit/connector-calls', { token: member.token })).status).toBe(403);
@@ -473,7 +471,7 @@ describe('built-in hooks (real PostgreSQL)', () => {
         runId,
         callId,
         surface: 'chat' as const,
-        emit: async () => undefined,
+        emit: () => Promise.resolve(),
         metadata,
       });
       const connector = { ...OA, id: randomUUID() };
@@ -524,7 +522,7 @@ describe('built-in hooks (real PostgreSQL)', () => {
         runId,
         callId: `get${i}`,
         surface: 'chat' as const,
-        emit: async () => undefined,
+        emit: () => Promise.resolve(),
         metadata: { connector, write: false },
       });
       for (let i = 1; i <= 3; i++) expect((await registry.runPreToolUse(call(i))).allow).toBe(true);

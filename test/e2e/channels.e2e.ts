@@ -46,9 +46,10 @@ class RecordingSink implements ApprovalDecisionSink {
       decidedAt: new Date(),
     },
   });
-  async decideFromChannel(input: Parameters<ApprovalDecisionSink['decideFromChannel']>[0]): Promise<DecisionOutcome> {
+  decideFromChannel(input: Parameters<ApprovalDecisionSink['decideFromChannel']>[0]): Promise<DecisionOutcome> {
     this.calls.push(input);
-    return this.answer(input);
+    // A throwing answer becomes a rejected promise, as from the real (async) service.
+    return new Promise((resolve) => resolve(this.answer(input)));
   }
 }
 

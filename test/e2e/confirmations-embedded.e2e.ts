@@ -66,7 +66,7 @@ describe('confirmations on the embedded PGlite database', () => {
       callId: 'call_1',
       surface: 'chat',
       metadata: { requiresConfirmation: true },
-      emit: async (type, data) => void events.push({ type, data }),
+      emit: (type, data) => Promise.resolve(void events.push({ type, data })),
       signal: new AbortController().signal,
     };
     const result: Promise<HookResult> = Promise.resolve(app.get(ConfirmationGateHook).execute(ctx));

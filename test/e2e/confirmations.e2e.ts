@@ -60,7 +60,7 @@ function runGate(
     callId,
     surface: 'chat',
     metadata: { requiresConfirmation: true, agent: settings, dryRun: opts.dryRun },
-    emit: async (type, data) => void events.push({ type, data }),
+    emit: (type, data) => Promise.resolve(void events.push({ type, data })),
     signal: abort.signal,
   };
   const gate = t.app.get(ConfirmationGateHook);

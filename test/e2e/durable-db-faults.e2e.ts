@@ -42,7 +42,7 @@ describe('database faults (server process, PostgreSQL)', () => {
     await Promise.all(pos.map((po) => harness.chatUntil(a, `Pay ${po} amount 100`, (e) => e.event === 'run')));
     let kills = 0;
     for (let i = 0; i < 24; i++) {
-      const { rows } = await harness.sql.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+      const { rows } = await harness.sql.query<{ n: number }>(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
         WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`);
       kills += rows[0].n;
       await sleep(250);
@@ -52,7 +52,7 @@ describe('database faults (server process, PostgreSQL)', () => {
       async () =>
         (await harness.sql.query(`SELECT count(*)::int AS n FROM agent_runs WHERE status IN ('running', 'waiting')`)).rows[0].n === 0,
       60_000,
-    ).catch(async (err) => {
+    ).catch(async (err: unknown) => {
       const stuck = await harness.sql.query(
         `SELECT status, locked_by, lease_until, lease_epoch, state->>'phase' AS phase FROM agent_runs WHERE status IN ('running', 'waiting') LIMIT 5`,
       );

@@ -44,7 +44,7 @@ function faultDriver(harness: Harness, random: () => number) {
   };
   const live = () => slots.filter((s): s is ServerProcess => s !== null && s.child.exitCode === null && s.child.signalCode === null);
   const ready = () => live().filter((s) => !paused.has(s));
-  const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)];
+  const pick = <T>(items: T[]): T | undefined => items[Math.floor(random() * items.length)];
 
   return {
     counts,

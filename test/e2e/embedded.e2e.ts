@@ -7,8 +7,8 @@ import { until } from '../support/eventually.js';
 import { bootExpectingFailure, startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 async function printedToken(server: ServerProcess): Promise<string> {
-  return until('the printed token', () => /export TOKEN=(\S+)/.exec(server.output())?.[1], 10_000, 100).catch((err: Error) => {
-    throw new Error(`${err.message}:\n${server.output()}`);
+  return until('the printed token', () => /export TOKEN=(\S+)/.exec(server.output())?.[1], 10_000, 100).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message}:\n${server.output()}`);
   });
 }
 

@@ -91,7 +91,11 @@ describe('fuzz: every route, generated input', () => {
     routes = Object.entries(doc.paths).flatMap(([p, ops]) =>
       Object.entries(ops).map(([method, op]) => {
         const ref = op.requestBody?.content?.['application/json']?.schema?.$ref?.split('/').pop();
-        return { method: method.toUpperCase(), path: p, bodyKeys: Object.keys((ref && doc.components.schemas[ref]?.properties) || {}) };
+        return {
+          method: method.toUpperCase(),
+          path: p,
+          bodyKeys: Object.keys((ref ? doc.components.schemas[ref]?.properties : undefined) ?? {}),
+        };
       }),
     );
     routes.push({ method: 'POST', path: '/api/channels/{id}/callback', bodyKeys: ['challenge', 'type', 'token', 'payload'] });
@@ -235,8 +239,7 @@ describe('fuzz: every route, generated input', () => {
       }),
       {
         numRuns: 100_000,
-        interruptAfterTimeLimit: BUDGET_MS,
-        markInterruptAsFailure: false,
+        plugins: [fc.interruptAfterTimeLimit(BUDGET_MS, { failOnInterrupt: false })],
         seed: Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31),
       },
     );

@@ -207,8 +207,8 @@ describe('production defaults', () => {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, NODE_ENV: 'production', PGLITE_DIR: path.join(dir, 'p2') },
     });
     let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).not.toBe(0);
     expect(output).toMatch(/set AUTH_MODE=oidc with OIDC_ISSUER and OIDC_AUDIENCE/);

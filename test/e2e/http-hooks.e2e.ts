@@ -84,7 +84,9 @@ describe('HTTP policy hooks', () => {
       tool_input: { id: 'PO-H1', amount: 60_000 },
       surface: 'chat',
     });
-    const expected = createHmac('sha256', SECRET).update(`${asked.headers['x-warden-timestamp']}.${asked.rawBody}`).digest('hex');
+    const expected = createHmac('sha256', SECRET)
+      .update(`${String(asked.headers['x-warden-timestamp'])}.${asked.rawBody}`)
+      .digest('hex');
     expect(asked.headers['x-warden-signature']).toBe(`sha256=${expected}`);
   });
 

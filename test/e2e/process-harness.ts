@@ -24,8 +24,8 @@ export interface ProcessHarness {
   env: Record<string, string>;
   token: string;
   sql: pg.Client;
-  start(extra?: Record<string, string>): Promise<ServerProcess>;
-  api(server: ServerProcess, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  start: (extra?: Record<string, string>) => Promise<ServerProcess>;
+  api: (server: ServerProcess, method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
   /** Kills every process started here and drops the database. */
   close(): Promise<void>;
 }

@@ -66,7 +66,7 @@ it('on a terminal (a pty from script(1)) the logs are pretty, not JSON, and the 
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout.on('data', (d) => (out += d));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise((resolve) => child.on('exit', resolve));
   try {
     await until('the start banner on a terminal', () => out.includes('Dev sign-in:'), 30_000);

@@ -30,7 +30,7 @@ export async function startFakeFeishu(app: { appId: string; appSecret: string })
   const tokenRequests: RecordedRequest[] = [];
   const issued = new Set<string>();
   let failure: { code: number; msg: string } | null = null;
-  const authorised = (req: RecordedRequest) => issued.has(String(req.headers.authorization ?? '').replace(/^Bearer /, ''));
+  const authorised = (req: RecordedRequest) => issued.has((req.headers.authorization ?? '').replace(/^Bearer /, ''));
 
   const fake = await startHttpFake((req) => {
     if (req.method === 'POST' && req.path === '/open-apis/auth/v3/tenant_access_token/internal') {
@@ -142,10 +142,10 @@ export function feishuRequest(
     const signature =
       sign === 'encrypt_key'
         ? createHash('sha256')
-            .update(ts + nonce + opts.encryptKey + body)
+            .update(ts + nonce + String(opts.encryptKey) + body)
             .digest('hex')
         : createHash('sha1')
-            .update(ts + nonce + opts.verificationToken + body)
+            .update(ts + nonce + String(opts.verificationToken) + body)
             .digest('hex');
     Object.assign(headers, {
       'x-lark-request-timestamp': ts,

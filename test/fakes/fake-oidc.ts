@@ -82,13 +82,12 @@ export async function startFakeOidc(opts: { clientId: string; audience: string; 
       const grant = codes.get(body.code);
       codes.delete(body.code);
       const verified =
-        grant &&
         b64url(
           createHash('sha256')
             .update(body.code_verifier ?? '')
             .digest(),
-        ) === grant.challenge;
-      if (!grant || grant.redirectUri !== body.redirect_uri || !verified) {
+        ) === grant?.challenge;
+      if (grant?.redirectUri !== body.redirect_uri || !verified) {
         if (grant && !verified) fake.pkceFailures++;
         res.writeHead(400, { 'content-type': 'application/json' });
         return void res.end(JSON.stringify({ error: 'invalid_grant' }));

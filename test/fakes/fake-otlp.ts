@@ -41,6 +41,7 @@ export async function startFakeOtlp(): Promise<FakeOtlp> {
           spans.push({
             traceId: s.traceId,
             spanId: s.spanId,
+            // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing -- a root span's '' means none
             parentSpanId: s.parentSpanId || undefined,
             name: s.name,
             status: s.status,

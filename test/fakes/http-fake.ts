@@ -11,7 +11,7 @@ export interface RecordedRequest {
   at: number;
 }
 
-export type FakeHandler = (req: RecordedRequest, res: ServerResponse) => unknown | Promise<unknown>;
+export type FakeHandler = (req: RecordedRequest, res: ServerResponse) => unknown;
 
 export interface HttpFake {
   url: string;
@@ -29,7 +29,7 @@ export interface HttpFake {
 export async function startHttpFake(handler: FakeHandler): Promise<HttpFake> {
   let current = handler;
   const requests: RecordedRequest[] = [];
-  const server = createServer(async (req, res) => {
+  const respond = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const rawBody = Buffer.concat(chunks).toString('utf8');
@@ -65,7 +65,8 @@ export async function startHttpFake(handler: FakeHandler): Promise<HttpFake> {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: String(err) }));
     }
-  });
+  };
+  const server = createServer((req, res) => void respond(req, res));
   const sockets = new Set<import('node:net').Socket>();
   server.on('connection', (s) => {
     sockets.add(s);

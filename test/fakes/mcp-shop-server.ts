@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { z } from 'zod';
 
@@ -33,7 +33,7 @@ export async function startMcpShopServer(opts: { token: string }): Promise<McpSh
   let currentAuth: string | undefined;
 
   const register = (server: McpServer, tool: { name: string; description: string; answer: string }) =>
-    server.registerTool(tool.name, { description: tool.description, inputSchema: {}, annotations: { readOnlyHint: true } }, async () => {
+    server.registerTool(tool.name, { description: tool.description, inputSchema: {}, annotations: { readOnlyHint: true } }, () => {
       calls.push({ tool: tool.name, args: {}, authorization: currentAuth });
       return { content: [{ type: 'text', text: tool.answer }] };
     });
@@ -47,7 +47,7 @@ export async function startMcpShopServer(opts: { token: string }): Promise<McpSh
         inputSchema: { invoice: z.string(), amount: z.number() },
         annotations: { readOnlyHint: false, destructiveHint: true },
       },
-      async (args) => {
+      (args) => {
         calls.push({ tool: 'pay', args, authorization: currentAuth });
         return { content: [{ type: 'text', text: `paid ${args.invoice}: ${args.amount}` }], structuredContent: { paid: true } };
       },
@@ -59,7 +59,7 @@ export async function startMcpShopServer(opts: { token: string }): Promise<McpSh
         inputSchema: { invoice: z.string() },
         annotations: { readOnlyHint: true },
       },
-      async (args) => {
+      (args) => {
         calls.push({ tool: 'lookup', args, authorization: currentAuth });
         return {
           content: [
@@ -74,7 +74,7 @@ export async function startMcpShopServer(opts: { token: string }): Promise<McpSh
     return server;
   };
 
-  const http = createServer(async (req: IncomingMessage, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (req.headers.authorization !== `Bearer ${opts.token}`) {
       res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized' }));
       return;
@@ -103,7 +103,8 @@ export async function startMcpShopServer(opts: { token: string }): Promise<McpSh
       await build().connect(created);
     }
     await transport.handleRequest(req, res, body);
-  });
+  };
+  const http = createServer((req, res) => void handle(req, res));
   const sockets = new Set<Socket>();
   http.on('connection', (s) => {
     sockets.add(s);

@@ -16,7 +16,7 @@ describe('ConfigCache (medium)', () => {
   };
   beforeAll(async () => {
     db = await mediumDb();
-    cache = new ConfigCache({ url: db.url, embedded: false, close: async () => undefined });
+    cache = new ConfigCache({ url: db.url, embedded: false, close: () => Promise.resolve() });
     await cache.onModuleInit();
   });
   afterAll(async () => {
@@ -32,28 +32,28 @@ describe('ConfigCache (medium)', () => {
 
     await db.dataSource.query(`UPDATE orgs SET read_only = true WHERE id = $1`, [db.orgId]);
     // The trigger's NOTIFY arrives at commit; until then the cached value may be served.
-    await until('the change to reach the cache', async () => (await cache.get(db.orgId, 'org', readOnly)) === true);
+    await until('the change to reach the cache', async () => await cache.get(db.orgId, 'org', readOnly));
     expect(cache.loads).toBe(loads + 1);
   });
 
   it('a change of connector actions (no org column) drops every org', async () => {
-    await cache.get(db.orgId, 'connector_tools', async () => 'old');
+    await cache.get(db.orgId, 'connector_tools', () => Promise.resolve('old'));
     const [{ id }] = await db.dataSource.query(
       `INSERT INTO connectors (org_id, name, base_url) VALUES ($1, 'c', 'http://x') RETURNING id`,
       [db.orgId],
     );
     await until(
       'the connector insert to reach the cache',
-      async () => (await cache.get(db.orgId, 'connector_tools', async () => 'new')) === 'new',
+      async () => (await cache.get(db.orgId, 'connector_tools', () => Promise.resolve('new'))) === 'new',
     );
-    await cache.get(db.orgId, 'connector_tools', async () => 'newer');
+    await cache.get(db.orgId, 'connector_tools', () => Promise.resolve('newer'));
     await db.dataSource.query(
       `INSERT INTO connector_actions (connector_id, position, name, method, path, write) VALUES ($1, 0, 'a', 'GET', '/', false)`,
       [id],
     );
     await until(
       'the action insert to reach the cache',
-      async () => (await cache.get(db.orgId, 'connector_tools', async () => 'newest')) === 'newest',
+      async () => (await cache.get(db.orgId, 'connector_tools', () => Promise.resolve('newest'))) === 'newest',
     );
   });
 
@@ -67,7 +67,7 @@ describe('ConfigCache (medium)', () => {
     cache.invalidate(db.orgId);
     release();
     expect(await slow).toBe('stale'); // its caller asked before the change
-    expect(await cache.get(db.orgId, 'agent:x', async () => 'fresh')).toBe('fresh');
+    expect(await cache.get(db.orgId, 'agent:x', () => Promise.resolve('fresh'))).toBe('fresh');
   });
 
   it('caches nothing while it cannot hear about changes', async () => {

@@ -59,7 +59,7 @@ export async function startEngine(databaseUrl: string, env: EnvironmentInput = {
 function countTransactions(dataSource: DataSource): () => number {
   let count = 0;
   const create = dataSource.createQueryRunner.bind(dataSource);
-  dataSource.createQueryRunner = ((...args: Parameters<DataSource['createQueryRunner']>) => {
+  dataSource.createQueryRunner = (...args: Parameters<DataSource['createQueryRunner']>) => {
     const runner: QueryRunner = create(...args);
     const query = runner.query.bind(runner);
     runner.query = ((sql: string, ...rest: unknown[]) => {
@@ -67,6 +67,6 @@ function countTransactions(dataSource: DataSource): () => number {
       return (query as (...a: unknown[]) => Promise<unknown>)(sql, ...rest);
     }) as QueryRunner['query'];
     return runner;
-  }) as DataSource['createQueryRunner'];
+  };
   return () => count;
 }

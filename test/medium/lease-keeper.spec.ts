@@ -47,7 +47,7 @@ describe('a paused transaction holding a run (medium)', () => {
   });
 
   it('the server ends the idle transaction, and another instance claims the run', async () => {
-    const paused = new DataSource({ ...buildDataSourceOptions({ url: db.url, embedded: false, close: async () => undefined }, 2, 300) });
+    const paused = new DataSource({ ...buildDataSourceOptions({ url: db.url, embedded: false, close: () => Promise.resolve() }, 2, 300) });
     await paused.initialize();
     const run = await db.newRun({ lockedBy: 'paused', epoch: 1 });
     await db.dataSource.query(`UPDATE agent_runs SET lease_until = now() - interval '1 second' WHERE id = $1`, [run]);

@@ -31,7 +31,7 @@ async function storeInstance(db: MediumDb, instanceId: string): Promise<StoreIns
       RunStore,
       RunEventsService,
       { provide: DataSource, useValue: db.dataSource },
-      { provide: DATABASE_TARGET, useValue: { url: db.url, embedded: false, close: async () => undefined } },
+      { provide: DATABASE_TARGET, useValue: { url: db.url, embedded: false, close: () => Promise.resolve() } },
     ],
   }).compile();
   await module.init();

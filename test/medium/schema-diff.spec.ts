@@ -49,7 +49,7 @@ describe('entities and migrations (medium)', () => {
     // Every *.entity.ts, found on disk, so an entity added later is checked without touching this test.
     for (const file of sources.filter((f) => f.endsWith('.entity.ts'))) await import(pathToFileURL(path.join(LIBS, file)).href);
     db = await createTestDatabase();
-    const target = { url: db.url, embedded: false, close: async () => undefined };
+    const target = { url: db.url, embedded: false, close: () => Promise.resolve() };
     const entities = getMetadataArgsStorage().tables.map((t) => t.target);
     dataSource = new DataSource({ ...buildDataSourceOptions(target, 2), entities });
     await dataSource.initialize();
@@ -85,14 +85,14 @@ describe('entities and migrations (medium)', () => {
   it('builds, from the entities alone, the same tables the migrations build', async () => {
     const fresh = `${db.name}_e`;
     await withAdmin((c) => c.query(`CREATE DATABASE ${fresh}`));
-    const target = { url: urlFor(fresh), embedded: false, close: async () => undefined };
+    const target = { url: urlFor(fresh), embedded: false, close: () => Promise.resolve() };
     const built = new DataSource({ ...buildDataSourceOptions(target, 2), entities: dataSource.options.entities });
     try {
       await built.initialize();
       await built.synchronize();
       const tables = dataSource.entityMetadatas.map((m) => m.tableName);
       const catalogOf = async (ds: DataSource) =>
-        ((await ds.query(CATALOG, [tables])) as Array<{ table: string; item: string }>).map((r) => `${r.table}: ${r.item}`);
+        (await ds.query<Array<{ table: string; item: string }>>(CATALOG, [tables])).map((r) => `${r.table}: ${r.item}`);
       const [migrated, fromEntities] = [await catalogOf(dataSource), await catalogOf(built)];
       const onlyMigrated = migrated.filter((x) => !fromEntities.includes(x));
       const onlyEntities = fromEntities.filter((x) => !migrated.includes(x));

@@ -66,7 +66,7 @@ export async function devSignIn(page: Page, who: { sub: string; org: string; rol
 }
 
 /** The built server on a fresh database with the demo seed (as `npm start` has it), and a headless browser. */
-export async function startConsole(): Promise<{ server: ServerProcess; browser: Browser; close(): Promise<void> }> {
+export async function startConsole(): Promise<{ server: ServerProcess; browser: Browser; close: () => Promise<void> }> {
   const db = await createTestDatabase();
   const [server, browser] = await Promise.all([
     startServerProcess({

@@ -1,6 +1,7 @@
-import { recordSpan, tracingEnabled, type HookStats, type RunEventMap } from '@warden/common';
+import type { HookStats } from '@warden/common';
 import { byRunOrder } from './hook-catalog.js';
 import { HookInvocation, type ToolCallContext } from './hook-invocation.js';
+import { isThenable, recordHookOutcome } from './hook-outcome-record.js';
 import { isRunInterruption } from './run-interrupted.js';
 import type { BaseHook, HookErrorPolicy, HookOutcome, HookOutcomeKind, HookPoint, HookResult, ToolArgs } from './hook.types.js';
 
@@ -143,7 +144,7 @@ export class HookChain<R> {
         if (result !== undefined && spec.keepsSideEffectsOfInvalidResult) sideEffects = result.sideEffects ?? NO_SIDE_EFFECTS;
       }
       const finished = clock.now();
-      const pending = record(ctx, run.outcomes, entry, kind, sideEffects, finished - started, detail);
+      const pending = recordHookOutcome(ctx, run.outcomes, entry, kind, sideEffects, finished - started, detail);
       if (pending) {
         await pending;
         started = clock.now();
@@ -196,64 +197,5 @@ function settle<T>(pending: PromiseLike<T>, entry: RegisteredHook, inv: HookInvo
     );
   });
 }
-
-/**
- * Records a hook's outcome (outcome list, metrics, trace span) and emits its `hook` event. Returns the emitter's
- * promise, if it gave one, for the runner to await before the next hook runs (so the stream shows this event
- * first); a synchronous emitter costs no promise and no microtask.
- */
-function record(
-  ctx: ToolCallContext,
-  outcomes: HookOutcome[],
-  entry: RegisteredHook,
-  kind: HookOutcomeKind,
-  sideEffects: string[],
-  durationMs: number,
-  detail: string | undefined,
-): PromiseLike<void> | undefined {
-  const duration = Math.round(durationMs * 1000) / 1000;
-  const outcome: HookOutcome = {
-    hook: entry.name,
-    point: entry.point,
-    callId: ctx.callId,
-    outcome: kind,
-    sideEffects,
-    durationMs: duration,
-  };
-  const event: RunEventMap['hook'] = {
-    call_id: ctx.callId,
-    point: entry.point,
-    hook: entry.name,
-    outcome: kind,
-    side_effects: sideEffects,
-    duration_ms: duration,
-  };
-  if (detail !== undefined) {
-    outcome.detail = detail;
-    event.detail = detail;
-  }
-  outcomes.push(outcome);
-  entry.stats?.record(kind, durationMs / 1000);
-  if (tracingEnabled()) {
-    const attributes = {
-      'warden.hook': entry.name,
-      'warden.hook.point': entry.point,
-      'warden.hook.outcome': kind,
-      'warden.hook.duration_ms': duration,
-      'warden.call_id': ctx.callId ?? '',
-    };
-    recordSpan(
-      `hook ${entry.name}`,
-      detail === undefined ? attributes : { ...attributes, 'warden.hook.detail': detail },
-      durationMs,
-      kind === 'error' ? detail : undefined,
-    );
-  }
-  const emitted = ctx.emit('hook', event) as PromiseLike<void> | undefined;
-  return isThenable(emitted) ? emitted : undefined;
-}
-
-const isThenable = <T>(v: T | PromiseLike<T>): v is PromiseLike<T> =>
-  v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -96,12 +96,12 @@ export class EventLog<M = AnyEventMap, E = unknown> {
     if (local) this.startAppend(ownerId);
     let rows: Array<{ seq: number; created_at: Date }> = [];
     try {
-      rows = await (opts.runner ?? this.dataSource).query(
+      rows = (await (opts.runner ?? this.dataSource).query(
         `WITH next AS (UPDATE ${owners} SET event_seq = event_seq + 1 WHERE id = $1 ${fence} RETURNING event_seq),
               inserted AS (INSERT INTO ${events} (run_id, seq, type, data) SELECT $1, event_seq, $2, $3 FROM next RETURNING seq, created_at)
          SELECT seq, created_at${notify} FROM inserted`,
         params,
-      );
+      )) as typeof rows;
     } finally {
       if (local) this.appendDone(ownerId, rows[0] && { seq: rows[0].seq, type, data, created_at: rows[0].created_at });
     }

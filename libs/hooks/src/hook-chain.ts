@@ -13,7 +13,7 @@ export interface RegisteredHook {
   /** <= 0 or Infinity: no timeout (only for hooks that honour ctx.signal themselves). */
   timeoutMs: number;
   onError: HookErrorPolicy;
-  hook: BaseHook<any>;
+  hook: BaseHook<unknown>;
   config: unknown;
   source: 'class' | 'yaml';
   autoAttached: boolean;
@@ -115,8 +115,7 @@ export class HookChain<R> {
     const { hooks, spec } = this;
     let inv = new HookInvocation(ctx, spec.point, run.args, run.text);
     let started = clock.now();
-    for (let i = 0; i < hooks.length; i++) {
-      const entry = hooks[i]!;
+    for (const entry of hooks) {
       if (inv.reusable) {
         inv.toolArgs = run.args;
         inv.toolResult = run.text;
@@ -136,6 +135,7 @@ export class HookChain<R> {
         kind = spec.apply(result, entry, run, ctx);
         sideEffects = result.sideEffects ?? NO_SIDE_EFFECTS;
         stops = kind === 'block';
+        // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing -- `||`: an empty reason gets the default too
         detail = stops ? result.error || `Blocked by hook '${entry.name}'` : run.note;
       } catch (err) {
         stops = spec.stopsOnFailure(err, entry);
@@ -150,7 +150,7 @@ export class HookChain<R> {
         started = clock.now();
       } else started = finished;
       if (stops)
-        return kind === 'error' ? spec.stopped(run, entry, `hook failed: ${detail}`, true) : spec.stopped(run, entry, detail!, false);
+        return kind === 'error' ? spec.stopped(run, entry, `hook failed: ${detail}`, true) : spec.stopped(run, entry, detail ?? '', false);
     }
     return spec.finish(run);
   }
@@ -183,7 +183,10 @@ function settle<T>(pending: PromiseLike<T>, entry: RegisteredHook, inv: HookInvo
       if (timer) clearTimeout(timer);
       runSignal?.removeEventListener('abort', onCancel);
     };
-    if (runSignal?.aborted) return onCancel();
+    if (runSignal?.aborted) {
+      onCancel();
+      return;
+    }
     runSignal?.addEventListener('abort', onCancel, { once: true });
     pending.then(
       (value) => {
@@ -192,6 +195,7 @@ function settle<T>(pending: PromiseLike<T>, entry: RegisteredHook, inv: HookInvo
       },
       (err: unknown) => {
         cleanup();
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the hook's own rejection, passed on as is
         reject(err);
       },
     );

@@ -82,10 +82,11 @@ function schemaProblems(where: string, schema: Record<string, unknown>): string[
   if (required !== undefined) {
     if (!Array.isArray(required) || required.some((r) => typeof r !== 'string'))
       problems.push(`${where}: parameters.required must be an array of property names`);
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- `in` needs an object type (TS2638)
     else
-      for (const r of required as string[])
+      for (const r of required as string[]) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- `in` needs an object type (TS2638)
         if (props && !(r in (props as object))) problems.push(`${where}: parameters.required names "${r}", which is not in properties`);
+      }
   }
   return problems;
 }

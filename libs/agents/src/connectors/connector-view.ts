@@ -29,7 +29,7 @@ export function connectorView(c: Connector, actions: ConnectorAction[]): Connect
     id: c.id,
     name: c.name,
     base_url: c.baseUrl,
-    header_keys: Object.keys(c.headers ?? {}),
+    header_keys: Object.keys(c.headers),
     tools: actions.map((a) => toolNameOf(c.name, a.name)),
     actions: actions.map((a) => ({
       name: a.name,

@@ -102,8 +102,8 @@ export class ConnectorsService {
     const after = await this.get(orgId, id);
     // Header values are secrets: the audit says which changed, never what they are.
     const headers = dto.headers ?? existing.headers;
-    const secretsChanged = [...new Set([...Object.keys(existing.headers ?? {}), ...Object.keys(headers ?? {})])]
-      .filter((k) => existing.headers?.[k] !== headers?.[k])
+    const secretsChanged = [...new Set([...Object.keys(existing.headers), ...Object.keys(headers)])]
+      .filter((k) => existing.headers[k] !== headers[k])
       .map((k) => `headers.${k}`);
     await this.audit.configChange({
       orgId,
@@ -148,7 +148,9 @@ export class ConnectorsService {
       .getMany()) as Array<ConnectorAction & { owner: Connector }>;
     const byId = new Map<string, Connector>();
     return rows.map(({ owner, ...fields }) => {
-      const connector = byId.get(owner.id) ?? byId.set(owner.id, owner).get(owner.id)!;
+      // One Connector object per connector, shared by its tools.
+      let connector = byId.get(owner.id);
+      if (!connector) byId.set(owner.id, (connector = owner));
       const action = Object.assign(new ConnectorAction(), fields);
       return {
         name: toolNameOf(connector.name, action.name),

@@ -145,7 +145,9 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     await Promise.race([settled(), sleep(SHUTDOWN_GRACE_MS)]);
     for (const live of this.live.values()) live.abort.abort(new RunInterruptedError('the server is shutting down'));
     await Promise.race([settled(), sleep(SHUTDOWN_ABORT_WAIT_MS)]);
-    await this.store.releaseAllLeases().catch((err: Error) => this.logger.error(`could not release run leases: ${err.message}`));
+    await this.store
+      .releaseAllLeases()
+      .catch((err: unknown) => this.logger.error(`could not release run leases: ${(err as Error).message}`));
   }
 
   onApplicationShutdown(): void {

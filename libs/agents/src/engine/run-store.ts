@@ -92,7 +92,7 @@ export class RunStore {
   async saveState(live: LiveRun, state: RunState, tx?: RunTx): Promise<boolean> {
     if (!tx && live.deferred.length > 0) return this.transaction((t) => this.saveState(live, state, t));
     if (tx) await this.flushDeferred(live, tx);
-    const [, affected] = await (tx?.m ?? this.dataSource).query(
+    const [, affected] = await (tx?.m ?? this.dataSource).query<[unknown, number]>(
       `UPDATE agent_runs SET state = $2, updated_at = now(), lease_until = now() + make_interval(secs => $4)
        WHERE id = $1 AND status IN ('running', 'waiting') AND lease_epoch = $3`,
       [live.run.id, JSON.stringify(state), live.epoch, this.config.runLeaseMs / 1000],

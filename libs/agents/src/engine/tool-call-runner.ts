@@ -45,9 +45,9 @@ export class ToolCallRunner {
 
   /** The observation text of each finished call (from memory when this driver stored them all). */
   async observations(live: LiveRun, callIds: string[]): Promise<Map<string, string>> {
-    if (callIds.every((id) => live.observed.has(id))) return new Map(callIds.map((id) => [id, live.observed.get(id)!]));
-    const runId = live.run.id;
-    const rows = await this.toolCalls.results(runId, callIds);
+    // `?? ''` never applies: every id was just found in `observed`.
+    if (callIds.every((id) => live.observed.has(id))) return new Map(callIds.map((id) => [id, live.observed.get(id) ?? '']));
+    const rows = await this.toolCalls.results(live.run.id, callIds);
     return new Map(rows.map((r) => [r.call_id, r.result ?? `Error: the outcome of this call is unknown (status ${r.status})`]));
   }
 

@@ -110,7 +110,7 @@ export class ToolCallStore {
    * returns how many calls were stored (0: the run is not held, or the call was settled already).
    */
   async storeOutcome(m: EntityManager, live: LiveRun, callId: string, r: StoredToolCallOutcome): Promise<number> {
-    const [row] = await m.query<Array<{ stored: number }>>(
+    const rows = await m.query<Array<{ stored: number }>>(
       `WITH done AS (
          UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, simulated = $10,
                 started_at = COALESCE(started_at, now()), finished_at = now()
@@ -135,7 +135,7 @@ export class ToolCallStore {
         r.http ? Math.round(r.http.durationMs) : null,
       ],
     );
-    return row?.stored ?? 0;
+    return rows.at(0)?.stored ?? 0;
   }
 
   /** Throws LeaseLostError (stopping the drive) unless this driver still holds the run at its epoch. */

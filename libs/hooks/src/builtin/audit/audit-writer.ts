@@ -46,7 +46,11 @@ export class AuditWriter implements BeforeApplicationShutdown, OnApplicationShut
     @Optional() private readonly trail?: AuditTrail,
   ) {
     this.options = { ...DEFAULTS, ...options };
-    metrics?.gauge('warden_audit_queue_depth', 'Audit rows recorded but not yet written', async () => this.buffer.length);
+    metrics?.gauge('warden_audit_queue_depth', 'Audit rows recorded but not yet written', () => Promise.resolve(this.buffer.length));
+  }
+
+  private get isFlushing(): boolean {
+    return this.flushing !== null;
   }
 
   get pending(): number {
@@ -90,7 +94,8 @@ export class AuditWriter implements BeforeApplicationShutdown, OnApplicationShut
       while (this.flushing) await this.flushing;
       if (this.buffer.length === 0) return;
       await this.flush();
-      if (this.buffer.length === 0 && !this.flushing) return;
+      // Read through a getter: the flush just awaited may have started another one.
+      if (this.buffer.length === 0 && !this.isFlushing) return;
       await new Promise((r) => setTimeout(r, 100 * attempt));
     }
     if (this.buffer.length > 0) {

@@ -21,7 +21,9 @@ import { RunExecutor } from './engine/run-executor.js';
 import { RunStore } from './engine/run-store.js';
 import { RunFactory } from './engine/run-factory.js';
 import { RunRecovery } from './engine/run-recovery.js';
+import { ToolCallRecovery } from './engine/tool-call-recovery.js';
 import { ToolCallRunner } from './engine/tool-call-runner.js';
+import { ToolCallStore } from './engine/tool-call.store.js';
 import { ToolExecution } from './engine/tool-execution.js';
 import { RunMetrics } from './runs/run-metrics.js';
 import { LlmProviderFactory } from './llm/llm-provider.factory.js';
@@ -72,6 +74,8 @@ import { McpToolExecutor } from './mcp/mcp-tool-executor.js';
     RunEventsService,
     RunMetrics,
     ToolCallRunner,
+    ToolCallStore,
+    ToolCallRecovery,
     ToolExecution,
     RunStore,
     RunFactory,

@@ -1,7 +1,6 @@
 import { Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { isUuid, Metrics } from '@warden/common';
-import type { ApproverScope } from '@warden/hooks';
 import { DataSource } from 'typeorm';
 import {
   CONFIRMATION_NOTIFY_CHANNEL,
@@ -12,66 +11,9 @@ import {
   type ConfirmationRow,
   type ConfirmationRequest,
 } from './confirmation.types.js';
+import { candidateEntries, type ListFilter, type NewConfirmation, type Settlement } from './confirmation-store.types.js';
 
-export interface NewConfirmation {
-  orgId: string;
-  agentId: string | null;
-  agentName: string | null;
-  runId: string;
-  callId: string;
-  tool: string;
-  args: Record<string, unknown>;
-  /** actionDigest(tool, args): what an approval of this row binds to. */
-  argsDigest: string;
-  requestedBy: string | null;
-  approverScope: ApproverScope;
-  agentOwnerId: string | null;
-  forbidSelfApproval: boolean;
-  /** The approver policy, tier and approvals count that apply (issue #14). */
-  approvers: string[];
-  tier: number | null;
-  approvalsRequired: number;
-  decisiveFields: string[];
-  channelId: string;
-  channelType: string;
-  timeoutS: number;
-  /** The tool's parameter schema (edits are validated against it); null when the tool has none. */
-  argsSchema?: Record<string, unknown> | null;
-  /** A hook asked for this approval, with this reason. */
-  askReason?: string | null;
-  /** Reminder / escalation delays (seconds after the request) and whom to escalate to. */
-  remindAfterS?: number;
-  escalateAfterS?: number;
-  escalateTo?: { approvers?: string[]; channelId?: string };
-  /** One card per turn: the turn's batch key and this call's position in it. */
-  batch?: { key: string; position: number } | null;
-}
-
-export interface ListFilter {
-  status?: ConfirmationStatus;
-  limit: number;
-  /** Rows older than this one (its created_at, id): the next page. */
-  afterId?: string;
-  candidatesFor?: { userId: string; roles: string[] };
-}
-
-/** Approver entries a member with these roles could satisfy by role alone. */
-const candidateEntries = (roles: string[]): string[] => [
-  ...roles.map((r) => `role:${r}`),
-  ...(roles.includes('admin') ? ['org_admins'] : []),
-];
-
-/** Who moved a row out of `pending`, and why. */
-export interface Settlement {
-  status: Exclude<ConfirmationStatus, ConfirmationStatus.Pending>;
-  respondedByUserId?: string | null;
-  respondedByOpenId?: string | null;
-  respondedByPlatform?: string | null;
-  respondedByName: string;
-  reason?: string | null;
-  /** Approve with changes: the edited args and their digest replace `args` / `args_digest` in the same statement. */
-  edit?: { args: Record<string, unknown>; argsDigest: string; byUserId: string | null; byName: string };
-}
+export type { ListFilter, NewConfirmation, Settlement } from './confirmation-store.types.js';
 
 /**
  * The SQL of `confirmation_requests`. Every state change is one conditional statement (`WHERE status =
@@ -92,10 +34,10 @@ export class ConfirmationStore implements OnModuleInit {
 
   onModuleInit(): void {
     this.metrics?.gauge('warden_approvals_pending', 'Approval requests waiting for a decision (all orgs)', async () => {
-      const [row]: Array<{ n: number }> = await this.dataSource.query(
+      const rows = await this.dataSource.query<Array<{ n: number }>>(
         `SELECT count(*)::int AS n FROM confirmation_requests WHERE status = 'pending'`,
       );
-      return row?.n ?? 0;
+      return rows.at(0)?.n ?? 0;
     });
   }
 
@@ -107,8 +49,17 @@ export class ConfirmationStore implements OnModuleInit {
     return raw.map(rowToConfirmation);
   }
 
+  /** The first row of a statement's answer (none: undefined). */
+  private async row(
+    kind: keyof ConfirmationStore['queryCounts'],
+    sql: string,
+    params: unknown[],
+  ): Promise<ConfirmationRequest | undefined> {
+    return (await this.rows(kind, sql, params)).at(0);
+  }
+
   async findByRunCall(runId: string, callId: string): Promise<ConfirmationRequest | null> {
-    const [row] = await this.rows('other', `SELECT * FROM confirmation_requests WHERE run_id = $1 AND call_id = $2`, [runId, callId]);
+    const row = await this.row('other', `SELECT * FROM confirmation_requests WHERE run_id = $1 AND call_id = $2`, [runId, callId]);
     return row ?? null;
   }
 
@@ -117,7 +68,7 @@ export class ConfirmationStore implements OnModuleInit {
    * `created` is false when another attempt (a re-driven run, another instance) got there first.
    */
   async insertOrGet(input: NewConfirmation): Promise<{ row: ConfirmationRequest; created: boolean }> {
-    const [inserted] = await this.rows(
+    const inserted = await this.row(
       'other',
       `WITH inserted AS (INSERT INTO confirmation_requests
          (org_id, agent_id, agent_name, run_id, call_id, tool, args, requested_by, approver_scope, agent_owner_id,
@@ -173,12 +124,12 @@ export class ConfirmationStore implements OnModuleInit {
 
   async findInOrg(orgId: string, id: string): Promise<ConfirmationRequest | null> {
     if (!isUuid(id)) return null;
-    const [row] = await this.rows('other', `SELECT * FROM confirmation_requests WHERE id = $1 AND org_id = $2`, [id, orgId]);
+    const row = await this.row('other', `SELECT * FROM confirmation_requests WHERE id = $1 AND org_id = $2`, [id, orgId]);
     return row ?? null;
   }
 
   async findById(id: string): Promise<ConfirmationRequest | null> {
-    const [row] = await this.rows('other', `SELECT * FROM confirmation_requests WHERE id = $1`, [id]);
+    const row = await this.row('other', `SELECT * FROM confirmation_requests WHERE id = $1`, [id]);
     return row ?? null;
   }
 
@@ -222,7 +173,7 @@ export class ConfirmationStore implements OnModuleInit {
     const edit = s.edit && s.status === ConfirmationStatus.Approved ? s.edit : undefined;
     const editSet = edit ? `, original_args = args, args = $8::jsonb, args_digest = $9, edited_by_user_id = $10, edited_by_name = $11` : '';
     const editParams = edit ? [JSON.stringify(edit.args), edit.argsDigest, edit.byUserId, edit.byName] : [];
-    const [row] = await this.rows(
+    const row = await this.row(
       'transition',
       `WITH settled AS (
          UPDATE confirmation_requests
@@ -257,7 +208,7 @@ export class ConfirmationStore implements OnModuleInit {
     id: string,
     sent: { platformMessageId?: string; extra?: Record<string, unknown> },
   ): Promise<ConfirmationRequest | null> {
-    const [row] = await this.rows(
+    const row = await this.row(
       'other',
       `UPDATE confirmation_requests SET platform_message_id = $2, sent_card = $3::jsonb, updated_at = now()
         WHERE id = $1 RETURNING *`,

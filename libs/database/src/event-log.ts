@@ -2,24 +2,13 @@ import type { Logger } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import type { DataSource } from 'typeorm';
 import type { DatabaseTarget } from './data-source.js';
+import { EventFollowers, type Follower } from './event-followers.js';
 import { PgNotificationListener } from './pg-notification-listener.js';
 import { RecentEvents } from './recent-events.js';
 import type { AnyEventMap, AppendOptions, EventBatch, EventLogTables, LoggedEvent, StoredEvent } from './event-log.types.js';
 import { isTransientDatabaseError } from './transient-error.js';
 
 export * from './event-log.types.js';
-
-/**
- * One stream following an owner's log: the last event it delivered, the highest event number it was told of, and
- * whether it was told of events without their number (a transaction committed, a reconnect): then it reads the table.
- */
-interface Follower {
-  last: number;
-  told: number;
-  mustRead: boolean;
-  dirty: boolean;
-  wake?: () => void;
-}
 
 /**
  * An append-only, numbered event log per run that can be replayed and followed live. An event is written (numbered
@@ -33,14 +22,10 @@ interface Follower {
  */
 export class EventLog<M = AnyEventMap, E = unknown> {
   private readonly wakeups = new EventEmitter().setMaxListeners(0);
-  private readonly followed = new Map<string, Set<Follower>>();
+  private readonly followed: EventFollowers;
   private readonly recent = new RecentEvents((ownerId) => this.followed.has(ownerId));
   /** Appends of this process not yet returned, per owner: their NOTIFY may arrive before their result does. */
   private readonly appending = new Map<string, number>();
-  private sweepTimer?: NodeJS.Timeout;
-  private sweeping = false;
-  /** Streams following a log right now (a gauge in /metrics). */
-  followers = 0;
   private readonly listener: PgNotificationListener | null;
 
   constructor(
@@ -48,8 +33,16 @@ export class EventLog<M = AnyEventMap, E = unknown> {
     private readonly target: DatabaseTarget,
     private readonly tables: EventLogTables,
     private readonly logger: Logger,
-    private readonly sweepMs = 5_000,
+    sweepMs = 5_000,
   ) {
+    this.followed = new EventFollowers(
+      dataSource,
+      tables.owners,
+      logger,
+      sweepMs,
+      (ownerId) => this.recent.forget(ownerId),
+      (ownerId, seq) => this.wakeups.emit(ownerId, seq),
+    );
     this.listener = target.embedded
       ? null
       : new PgNotificationListener({
@@ -79,9 +72,13 @@ export class EventLog<M = AnyEventMap, E = unknown> {
     return this.listener?.start() ?? Promise.resolve();
   }
 
+  /** Streams following a log right now (a gauge in /metrics). */
+  get followers(): number {
+    return this.followed.count;
+  }
+
   stop(): Promise<void> {
-    clearInterval(this.sweepTimer);
-    this.sweepTimer = undefined;
+    this.followed.stopSweeping();
     return this.listener?.stop() ?? Promise.resolve();
   }
 
@@ -99,12 +96,12 @@ export class EventLog<M = AnyEventMap, E = unknown> {
     if (local) this.startAppend(ownerId);
     let rows: Array<{ seq: number; created_at: Date }> = [];
     try {
-      rows = await (opts.runner ?? this.dataSource).query(
+      rows = (await (opts.runner ?? this.dataSource).query(
         `WITH next AS (UPDATE ${owners} SET event_seq = event_seq + 1 WHERE id = $1 ${fence} RETURNING event_seq),
               inserted AS (INSERT INTO ${events} (run_id, seq, type, data) SELECT $1, event_seq, $2, $3 FROM next RETURNING seq, created_at)
          SELECT seq, created_at${notify} FROM inserted`,
         params,
-      );
+      )) as typeof rows;
     } finally {
       if (local) this.appendDone(ownerId, rows[0] && { seq: rows[0].seq, type, data, created_at: rows[0].created_at });
     }
@@ -197,7 +194,7 @@ export class EventLog<M = AnyEventMap, E = unknown> {
       me.wake?.();
     };
     const onAbort = () => me.wake?.();
-    this.addFollower(ownerId, me);
+    this.followed.add(ownerId, me);
     this.wakeups.on(ownerId, onWake);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
@@ -226,7 +223,7 @@ export class EventLog<M = AnyEventMap, E = unknown> {
     } finally {
       this.wakeups.off(ownerId, onWake);
       signal.removeEventListener('abort', onAbort);
-      this.removeFollower(ownerId, me);
+      this.followed.remove(ownerId, me);
     }
   }
 
@@ -238,45 +235,8 @@ export class EventLog<M = AnyEventMap, E = unknown> {
     });
   }
 
-  private addFollower(ownerId: string, follower: Follower): void {
-    this.followers++;
-    const set = this.followed.get(ownerId) ?? new Set<Follower>();
-    set.add(follower);
-    this.followed.set(ownerId, set);
-    this.sweepTimer ??= setInterval(() => void this.sweep(), this.sweepMs).unref();
-  }
-
-  private removeFollower(ownerId: string, follower: Follower): void {
-    this.followers--;
-    const set = this.followed.get(ownerId);
-    set?.delete(follower);
-    if (set && set.size === 0) {
-      this.followed.delete(ownerId);
-      this.recent.forget(ownerId);
-    }
-    if (this.followed.size === 0) {
-      clearInterval(this.sweepTimer);
-      this.sweepTimer = undefined;
-    }
-  }
-
   /** The safety net for a missed wake-up: one query for every followed log; wakes those with events not yet seen. */
-  async sweep(): Promise<void> {
-    if (this.sweeping || this.followed.size === 0) return;
-    this.sweeping = true;
-    try {
-      const rows: Array<{ id: string; event_seq: number }> = await this.dataSource.query(
-        `SELECT id, event_seq FROM ${this.tables.owners} WHERE id = ANY($1::uuid[])`,
-        [[...this.followed.keys()]],
-      );
-      for (const row of rows) {
-        const behind = [...(this.followed.get(row.id) ?? [])].some((f) => f.last < row.event_seq);
-        if (behind) this.wakeups.emit(row.id, row.event_seq);
-      }
-    } catch (err) {
-      this.logger.warn(`event log sweep failed (the next one retries): ${(err as Error).message}`);
-    } finally {
-      this.sweeping = false;
-    }
+  sweep(): Promise<void> {
+    return this.followed.sweep();
   }
 }

@@ -1,6 +1,7 @@
-import { recordSpan, tracingEnabled, type HookStats, type RunEventMap } from '@warden/common';
+import type { HookStats } from '@warden/common';
 import { byRunOrder } from './hook-catalog.js';
 import { HookInvocation, type ToolCallContext } from './hook-invocation.js';
+import { isThenable, recordHookOutcome } from './hook-outcome-record.js';
 import { isRunInterruption } from './run-interrupted.js';
 import type { BaseHook, HookErrorPolicy, HookOutcome, HookOutcomeKind, HookPoint, HookResult, ToolArgs } from './hook.types.js';
 
@@ -12,7 +13,7 @@ export interface RegisteredHook {
   /** <= 0 or Infinity: no timeout (only for hooks that honour ctx.signal themselves). */
   timeoutMs: number;
   onError: HookErrorPolicy;
-  hook: BaseHook<any>;
+  hook: BaseHook<unknown>;
   config: unknown;
   source: 'class' | 'yaml';
   autoAttached: boolean;
@@ -114,8 +115,7 @@ export class HookChain<R> {
     const { hooks, spec } = this;
     let inv = new HookInvocation(ctx, spec.point, run.args, run.text);
     let started = clock.now();
-    for (let i = 0; i < hooks.length; i++) {
-      const entry = hooks[i]!;
+    for (const entry of hooks) {
       if (inv.reusable) {
         inv.toolArgs = run.args;
         inv.toolResult = run.text;
@@ -135,6 +135,7 @@ export class HookChain<R> {
         kind = spec.apply(result, entry, run, ctx);
         sideEffects = result.sideEffects ?? NO_SIDE_EFFECTS;
         stops = kind === 'block';
+        // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing -- `||`: an empty reason gets the default too
         detail = stops ? result.error || `Blocked by hook '${entry.name}'` : run.note;
       } catch (err) {
         stops = spec.stopsOnFailure(err, entry);
@@ -143,13 +144,13 @@ export class HookChain<R> {
         if (result !== undefined && spec.keepsSideEffectsOfInvalidResult) sideEffects = result.sideEffects ?? NO_SIDE_EFFECTS;
       }
       const finished = clock.now();
-      const pending = record(ctx, run.outcomes, entry, kind, sideEffects, finished - started, detail);
+      const pending = recordHookOutcome(ctx, run.outcomes, entry, kind, sideEffects, finished - started, detail);
       if (pending) {
         await pending;
         started = clock.now();
       } else started = finished;
       if (stops)
-        return kind === 'error' ? spec.stopped(run, entry, `hook failed: ${detail}`, true) : spec.stopped(run, entry, detail!, false);
+        return kind === 'error' ? spec.stopped(run, entry, `hook failed: ${detail}`, true) : spec.stopped(run, entry, detail ?? '', false);
     }
     return spec.finish(run);
   }
@@ -182,7 +183,10 @@ function settle<T>(pending: PromiseLike<T>, entry: RegisteredHook, inv: HookInvo
       if (timer) clearTimeout(timer);
       runSignal?.removeEventListener('abort', onCancel);
     };
-    if (runSignal?.aborted) return onCancel();
+    if (runSignal?.aborted) {
+      onCancel();
+      return;
+    }
     runSignal?.addEventListener('abort', onCancel, { once: true });
     pending.then(
       (value) => {
@@ -191,69 +195,11 @@ function settle<T>(pending: PromiseLike<T>, entry: RegisteredHook, inv: HookInvo
       },
       (err: unknown) => {
         cleanup();
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the hook's own rejection, passed on as is
         reject(err);
       },
     );
   });
 }
-
-/**
- * Records a hook's outcome (outcome list, metrics, trace span) and emits its `hook` event. Returns the emitter's
- * promise, if it gave one, for the runner to await before the next hook runs (so the stream shows this event
- * first); a synchronous emitter costs no promise and no microtask.
- */
-function record(
-  ctx: ToolCallContext,
-  outcomes: HookOutcome[],
-  entry: RegisteredHook,
-  kind: HookOutcomeKind,
-  sideEffects: string[],
-  durationMs: number,
-  detail: string | undefined,
-): PromiseLike<void> | undefined {
-  const duration = Math.round(durationMs * 1000) / 1000;
-  const outcome: HookOutcome = {
-    hook: entry.name,
-    point: entry.point,
-    callId: ctx.callId,
-    outcome: kind,
-    sideEffects,
-    durationMs: duration,
-  };
-  const event: RunEventMap['hook'] = {
-    call_id: ctx.callId,
-    point: entry.point,
-    hook: entry.name,
-    outcome: kind,
-    side_effects: sideEffects,
-    duration_ms: duration,
-  };
-  if (detail !== undefined) {
-    outcome.detail = detail;
-    event.detail = detail;
-  }
-  outcomes.push(outcome);
-  entry.stats?.record(kind, durationMs / 1000);
-  if (tracingEnabled()) {
-    const attributes = {
-      'warden.hook': entry.name,
-      'warden.hook.point': entry.point,
-      'warden.hook.outcome': kind,
-      'warden.hook.duration_ms': duration,
-      'warden.call_id': ctx.callId ?? '',
-    };
-    recordSpan(
-      `hook ${entry.name}`,
-      detail === undefined ? attributes : { ...attributes, 'warden.hook.detail': detail },
-      durationMs,
-      kind === 'error' ? detail : undefined,
-    );
-  }
-  const emitted = ctx.emit('hook', event) as PromiseLike<void> | undefined;
-  return isThenable(emitted) ? emitted : undefined;
-}
-
-const isThenable = <T>(v: T | PromiseLike<T>): v is PromiseLike<T> =>
-  v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -2,10 +2,10 @@ import { Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, t
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { activeTraceId, AppConfig, inSpan } from '@warden/common';
 import { RunInterruptedError } from '@warden/hooks';
-import { isTransientDatabaseError, LeaseKeeper } from '@warden/database';
-import { LlmError } from '../llm/llm-provider.js';
+import { LeaseKeeper } from '@warden/database';
 import { ACTIVE_RUN_STATUSES, AgentRun, type RunState } from '../runs/run.entity.js';
 import { DagSteps } from './dag-steps.js';
+import { abortOnLeaseLost, settleDriveError } from './drive-errors.js';
 import { LiveRunBuilder } from './live-run-builder.js';
 import {
   RUN_CANCELLED,
@@ -19,9 +19,8 @@ import {
 } from './live-run.js';
 import { ReactSteps } from './react-steps.js';
 import { RunFactory, type ToolRunOptions } from './run-factory.js';
-import { LeaseLostError } from './run-fence.js';
 import { RunStore } from './run-store.js';
-import { ToolCallRunner } from './tool-call-runner.js';
+import { ToolCallRecovery } from './tool-call-recovery.js';
 
 export * from './live-run.js';
 
@@ -48,7 +47,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
 
   constructor(
     private readonly lives: LiveRunBuilder,
-    private readonly toolCalls: ToolCallRunner,
+    private readonly toolCalls: ToolCallRecovery,
     private readonly bus: EventEmitter2,
     private readonly config: AppConfig,
     private readonly store: RunStore,
@@ -146,7 +145,9 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     await Promise.race([settled(), sleep(SHUTDOWN_GRACE_MS)]);
     for (const live of this.live.values()) live.abort.abort(new RunInterruptedError('the server is shutting down'));
     await Promise.race([settled(), sleep(SHUTDOWN_ABORT_WAIT_MS)]);
-    await this.store.releaseAllLeases().catch((err: Error) => this.logger.error(`could not release run leases: ${err.message}`));
+    await this.store
+      .releaseAllLeases()
+      .catch((err: unknown) => this.logger.error(`could not release run leases: ${(err as Error).message}`));
   }
 
   onApplicationShutdown(): void {
@@ -184,7 +185,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     // Another instance holds a live lease: it drives the run, not us.
     if (epoch === null) return this.store.outcome(runId);
     let live: LiveRun | undefined;
-    this.leases.hold(runId, epoch, (detail) => this.leaseLost(live, runId, detail));
+    this.leases.hold(runId, epoch, (detail) => abortOnLeaseLost(this.logger, live, runId, detail));
     let release = false;
     try {
       live = await this.lives.build(created ?? (await this.store.get(runId)), epoch, () => this.stopping, prepared);
@@ -205,48 +206,13 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
         live.run.state = state;
       }
     } catch (err) {
-      release = await this.stopOnError(runId, epoch, live, err);
+      const ctx = { logger: this.logger, store: this.store, stopping: this.stopping };
+      release = await settleDriveError(ctx, runId, epoch, live, err);
     } finally {
       this.leases.release(runId);
       if (release) await this.store.releaseLease(runId, epoch).catch(() => undefined);
     }
     return live?.outcome ?? this.store.outcome(runId);
-  }
-
-  /**
-   * What an error ends: a suspension (shutdown: the lease is handed back at once), an interruption (lease lost,
-   * cancelled, a database blip: nothing more is written, the run's holder or recovery goes on), or the run (failed).
-   * Returns whether to release the lease now.
-   */
-  private async stopOnError(runId: string, epoch: number, live: LiveRun | undefined, err: unknown): Promise<boolean> {
-    const reason = err instanceof Error ? err.message : String(err);
-    if (err instanceof RunSuspendedError || this.stopping) {
-      this.logger.log({ runId, reason }, 'run suspended; it continues from its checkpoint');
-      return true;
-    }
-    if (err instanceof LeaseLostError || live?.abort.signal.aborted) return false;
-    if (isTransientDatabaseError(err)) {
-      // The lease runs out and recovery (here or elsewhere) continues from the last committed step.
-      this.logger.warn({ runId, reason }, 'database error during a step; the run is left for recovery');
-      return false;
-    }
-    if (err instanceof LlmError) this.logger.warn({ runId, reason }, 'run failed: model error');
-    else this.logger.error({ err, runId }, 'run failed unexpectedly');
-    const run = live?.run ?? (await this.store.get(runId));
-    await this.store
-      .finish(run, 'failed', { error: reason }, { epoch, live })
-      .catch((e: Error) => this.logger.warn({ runId, reason: e.message }, 'could not record the failure; the run is left for recovery'));
-    return false;
-  }
-
-  /** Stops this process's drive of a run it no longer holds: aborts with an interruption (never a cancel). */
-  private leaseLost(live: LiveRun | undefined, runId: string, detail: string): LeaseLostError {
-    const err = new LeaseLostError(runId, detail);
-    if (live && !live.abort.signal.aborted) {
-      this.logger.warn({ runId, detail }, 'run lease taken over by another instance or the run ended elsewhere; stopping here');
-      live.abort.abort(err);
-    }
-    return err;
   }
 
   /** One step of the state machine; returns the next state, or 'finished' once the run has its final status. */

@@ -2,18 +2,15 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AppConfig, type PendingRunEvent, type RunEventData, type RunEventMap, type RunEventType } from '@warden/common';
 import { EventBatch } from '@warden/database';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { RunEventsService } from '../runs/run-events.service.js';
 import { AgentRun, type RunState } from '../runs/run.entity.js';
 import { RUN_FINISHED, type LiveRun, type RunOutcome } from './live-run.js';
-import { expirePendingConfirmations, LeaseLostError } from './run-fence.js';
-import { FINAL_FROM, type FinalRunStatus } from './run-transitions.js';
+import { ancestorsOf, writeRunEnding, type RunTx } from './run-ending.js';
+import { LeaseLostError } from './run-fence.js';
+import type { FinalRunStatus } from './run-transitions.js';
 
-/** One transaction of a run's writes: its manager, and the events it appended (published to followers at commit). */
-export interface RunTx {
-  m: EntityManager;
-  batch: EventBatch;
-}
+export type { RunTx } from './run-ending.js';
 
 /**
  * The SQL of agent runs (like ConfirmationStore for approvals): claims and leases, fenced state and event writes, and
@@ -95,7 +92,7 @@ export class RunStore {
   async saveState(live: LiveRun, state: RunState, tx?: RunTx): Promise<boolean> {
     if (!tx && live.deferred.length > 0) return this.transaction((t) => this.saveState(live, state, t));
     if (tx) await this.flushDeferred(live, tx);
-    const [, affected] = await (tx?.m ?? this.dataSource).query(
+    const [, affected] = await (tx?.m ?? this.dataSource).query<[unknown, number]>(
       `UPDATE agent_runs SET state = $2, updated_at = now(), lease_until = now() + make_interval(secs => $4)
        WHERE id = $1 AND status IN ('running', 'waiting') AND lease_epoch = $3`,
       [live.run.id, JSON.stringify(state), live.epoch, this.config.runLeaseMs / 1000],
@@ -119,37 +116,7 @@ export class RunStore {
     const won = await this.transaction(async (tx) => {
       // The driver's deferred hook events go first, while the run is still active (their writes are fenced).
       if (fence.live) await this.flushDeferred(fence.live, tx).catch(() => undefined);
-      const [rows]: [unknown[], number] = await tx.m.query(
-        `UPDATE agent_runs SET status = $2, answer = $3, error = $4, finished_at = now(), updated_at = now(), locked_by = NULL, lease_until = NULL,
-           state = COALESCE($6::jsonb, state)
-         WHERE id = $1 AND status = ANY($7) AND ($5::int IS NULL OR lease_epoch = $5) RETURNING id`,
-        [
-          run.id,
-          status,
-          result.answer ?? null,
-          result.error ?? null,
-          fence.epoch ?? null,
-          fence.state ? JSON.stringify(fence.state) : null,
-          FINAL_FROM[status],
-        ],
-      );
-      if (rows.length === 0) return false;
-      if (status === 'cancelled') await expirePendingConfirmations(tx.m, run.id);
-      // The conversation has the exchange before the client hears `done`: its next message must see this one.
-      if (status === 'completed' && run.conversationId) {
-        await tx.m.query(`UPDATE conversations SET messages = messages || $2::jsonb, updated_at = now() WHERE id = $1`, [
-          run.conversationId,
-          JSON.stringify([
-            { role: 'user', content: run.message },
-            { role: 'assistant', content: result.answer ?? '' },
-          ]),
-        ]);
-      }
-      const append = <K extends RunEventType>(type: K, data: RunEventMap[K]) => this.appendClosing(run, ancestors, type, data, tx);
-      if (result.error && status !== 'cancelled') await append('error', { message: result.error });
-      if (status === 'completed') await append('answer', { content: result.answer ?? '' });
-      await append('done', { run_id: run.id, status });
-      return true;
+      return writeRunEnding(tx, this.events, run, { status, result, epoch: fence.epoch, state: fence.state, ancestors });
     });
     if (won) this.bus.emit(RUN_FINISHED, { runId: run.id, orgId: run.orgId, status, surface: run.surface });
     return won;
@@ -222,36 +189,8 @@ export class RunStore {
     );
   }
 
-  /** A closing event (written by whoever ends the run, in its transaction) on the run and its ancestors. */
-  private async appendClosing<K extends RunEventType>(
-    run: AgentRun,
-    ancestors: Array<{ id: string }>,
-    type: K,
-    data: RunEventMap[K],
-    tx: RunTx,
-  ): Promise<void> {
-    const payload: RunEventData<K> = { run_id: run.id, surface: run.surface, ...data };
-    await this.events.appendIf(run.id, type, payload, { runner: tx.m, batch: tx.batch });
-    if (type === 'done') return;
-    for (const a of ancestors) {
-      await this.events.appendIf(
-        a.id,
-        type,
-        { ...payload, parent_call_id: payload.parent_call_id ?? run.parentCallId },
-        { runner: tx.m, batch: tx.batch },
-      );
-    }
-  }
-
   async ancestorsOf(run: AgentRun): Promise<Array<{ id: string }>> {
-    if (!run.parentRunId) return [];
-    return this.dataSource.query(
-      `WITH RECURSIVE chain(id, parent_run_id, depth) AS (
-         SELECT id, parent_run_id, 1 FROM agent_runs WHERE id = $1
-         UNION ALL SELECT r.id, r.parent_run_id, c.depth + 1 FROM agent_runs r JOIN chain c ON r.id = c.parent_run_id WHERE c.depth < 20)
-       SELECT id FROM chain ORDER BY depth`,
-      [run.parentRunId],
-    );
+    return ancestorsOf(this.dataSource, run);
   }
 
   activeChildren(runId: string): Promise<Array<{ id: string }>> {

@@ -9,23 +9,18 @@ import {
   type ToolCallMetadata,
 } from '@warden/hooks';
 import { isTransientDatabaseError } from '@warden/database';
-import { DataSource, type EntityManager } from 'typeorm';
-import type { PendingToolCall, ToolCallStatus } from '../runs/run.entity.js';
+import type { EntityManager } from 'typeorm';
+import type { PendingToolCall } from '../runs/run.entity.js';
 import { ToolRegistry, type ResolvedTool } from '../tools/tool-registry.js';
 import { RunSuspendedError, type LiveRun } from './live-run.js';
-import { markAuditInterrupted, markExecuting } from './in-flight-audit.js';
+import { markExecuting } from './in-flight-audit.js';
 import { toolFailureObservation } from './lifecycle-hooks.js';
-import { holdsRun, LeaseLostError } from './run-fence.js';
+import { LeaseLostError } from './run-fence.js';
 import { RunStore } from './run-store.js';
 import { ToolExecution } from './tool-execution.js';
+import { ToolCallStore, type ListedToolCall, type StoredToolCallOutcome } from './tool-call.store.js';
 
-/** What the model and the stream are told about a call that was executing when its server stopped. */
-export function interruptedObservation(callId: string): string {
-  return (
-    `Error: the server stopped while this call was in flight; it was not retried, so it may or may not have taken effect — ` +
-    `check the target system (Idempotency-Key ${callId}) before trying again.`
-  );
-}
+export { interruptedObservation } from './tool-call-recovery.js';
 
 /**
  * One tool call through the pipeline: claim (atomic update) -> PreToolUse (block / rewrite) -> execute ->
@@ -36,7 +31,7 @@ export class ToolCallRunner {
   private readonly logger = new Logger(ToolCallRunner.name);
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly toolCalls: ToolCallStore,
     private readonly tools: ToolRegistry,
     private readonly execution: ToolExecution,
     private readonly runs: RunStore,
@@ -45,75 +40,14 @@ export class ToolCallRunner {
 
   /** The durable records of a turn's calls, before any of them runs (in the caller's transaction when given). */
   async record(runId: string, calls: PendingToolCall[], m?: EntityManager): Promise<void> {
-    for (const [position, c] of calls.entries()) {
-      await (m ?? this.dataSource).query(
-        `INSERT INTO tool_calls (run_id, call_id, position, tool, args, status) VALUES ($1, $2, $3, $4, $5, 'pending')
-         ON CONFLICT (run_id, call_id) DO NOTHING`,
-        [runId, c.call_id, position, c.tool, JSON.stringify(c.args)],
-      );
-    }
-  }
-
-  /**
-   * Settles the calls a previous process left `running` when this run is resumed. A call still in its PreToolUse
-   * hooks (no `executed_args` yet: nothing was sent) goes back to `pending`, so its hooks run again — the
-   * confirmation gate then reuses its row. A call that had started executing is NOT repeated: the target may or may
-   * not have acted on it, so it is marked `failed` with an observation that names its Idempotency-Key.
-   */
-  async settleInterrupted(live: LiveRun): Promise<void> {
-    const runId = live.run.id;
-    await this.dataSource.query(
-      `UPDATE tool_calls SET status = 'pending', started_at = NULL WHERE run_id = $1 AND status = 'running' AND executed_args IS NULL AND ${holdsRun(2)}`,
-      [runId, live.epoch],
-    );
-    const interrupted: Array<{ call_id: string; tool: string; executed_args: Record<string, unknown> }> = await this.dataSource.query(
-      `SELECT call_id, tool, executed_args FROM tool_calls WHERE run_id = $1 AND status = 'running' ORDER BY position`,
-      [runId],
-    );
-    for (const call of interrupted) {
-      const content = interruptedObservation(call.call_id);
-      const [, affected] = await this.dataSource.query(
-        `UPDATE tool_calls SET status = 'failed', result = $3, full_result = $3, error = 'interrupted', finished_at = now()
-         WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(4)}`,
-        [runId, call.call_id, content, live.epoch],
-      );
-      if (affected === 0) {
-        await this.assertHeld(live);
-        continue;
-      }
-      this.logger.warn(
-        { runId, callId: call.call_id, tool: call.tool },
-        'tool call was in flight when its server stopped; marked failed, not retried',
-      );
-      await markAuditInterrupted(this.dataSource, runId, call.call_id);
-      await live.emit('tool_interrupted', {
-        call_id: call.call_id,
-        tool: call.tool,
-        args: call.executed_args,
-        idempotency_key: call.call_id,
-        retried: false,
-        message: content,
-      });
-      await live.emit('observation', {
-        call_id: call.call_id,
-        tool: call.tool,
-        args: call.executed_args,
-        content,
-        blocked: false,
-        ok: false,
-        interrupted: true,
-      });
-    }
+    await this.toolCalls.record(runId, calls, m);
   }
 
   /** The observation text of each finished call (from memory when this driver stored them all). */
   async observations(live: LiveRun, callIds: string[]): Promise<Map<string, string>> {
-    if (callIds.every((id) => live.observed.has(id))) return new Map(callIds.map((id) => [id, live.observed.get(id)!]));
-    const runId = live.run.id;
-    const rows: Array<{ call_id: string; status: ToolCallStatus; result: string | null }> = await this.dataSource.query(
-      `SELECT call_id, status, result FROM tool_calls WHERE run_id = $1 AND call_id = ANY($2)`,
-      [runId, callIds],
-    );
+    // `?? ''` never applies: every id was just found in `observed`.
+    if (callIds.every((id) => live.observed.has(id))) return new Map(callIds.map((id) => [id, live.observed.get(id) ?? '']));
+    const rows = await this.toolCalls.results(live.run.id, callIds);
     return new Map(rows.map((r) => [r.call_id, r.result ?? `Error: the outcome of this call is unknown (status ${r.status})`]));
   }
 
@@ -122,11 +56,7 @@ export class ToolCallRunner {
     // A call this driver just recorded is pending: its execution mark (or stored outcome) claims it. Any other call
     // is claimed first: one already handled is skipped (a resumed run never runs a call twice).
     if (!live.fresh.delete(call.call_id)) {
-      const [claimed] = await this.dataSource.query(
-        `UPDATE tool_calls SET status = 'running', started_at = now() WHERE run_id = $1 AND call_id = $2 AND status = 'pending' AND ${holdsRun(3)} RETURNING id`,
-        [run.id, call.call_id, live.epoch],
-      );
-      if (claimed.length === 0) return this.assertHeld(live);
+      if (!(await this.toolCalls.claim(live, call.call_id))) return this.toolCalls.assertHeld(live);
     }
     const tool = available.find((t) => t.spec.name === call.tool);
     const metadata: ToolCallMetadata = {
@@ -156,10 +86,7 @@ export class ToolCallRunner {
       if (verdict.suspended !== undefined) {
         // A hook could not decide (the approval wait ended because this instance is stopping): nobody decided, so
         // nothing is recorded as blocked. The hooks run again when the run is resumed (the gate reuses its row).
-        await this.dataSource.query(
-          `UPDATE tool_calls SET status = 'pending', started_at = NULL WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(3)}`,
-          [run.id, call.call_id, live.epoch],
-        );
+        await this.toolCalls.release(live, call.call_id);
         throw new RunSuspendedError(`call ${call.call_id} was left undecided by ${verdict.blockedBy ?? 'a hook'}: ${verdict.suspended}`);
       }
       // What will be sent, frozen here: nothing a hook still holds can change it after the check below.
@@ -193,11 +120,11 @@ export class ToolCallRunner {
         return;
       }
       const executedMeta: ToolCallMetadata = { ...metadata, ...this.tools.metadataFor(tool, args) };
-      // From here on the target may act: a resumed run must not repeat this call (see settleInterrupted).
+      // From here on the target may act: a resumed run must not repeat this call (see ToolCallRecovery).
       // Fenced: a driver that lost the run (or a cancelled run) never sends the request. Audited in flight.
       const simulated = this.execution.simulates(live, tool, args);
       const marked = await this.runs.write(live, (tx) => markExecuting(tx.m, live, call, args, executedMeta, simulated));
-      if (!marked) throw await this.lostOrGone(live, call.call_id);
+      if (!marked) throw await this.toolCalls.lostOrGone(live, call.call_id);
       const started = Date.now();
       const outcome = await this.execution.execute(live, call.call_id, tool, args);
       const durationMs = Date.now() - started;
@@ -254,96 +181,24 @@ export class ToolCallRunner {
   }
 
   /** Stores the call's outcome while this driver holds the run; a driver that lost it writes nothing and stops. */
-  private async store(
-    live: LiveRun,
-    callId: string,
-    r: {
-      status: ToolCallStatus;
-      args: Record<string, unknown>;
-      result: string;
-      fullResult?: string;
-      blockedBy?: string;
-      error?: string;
-      simulated?: boolean;
-      tool?: string;
-      http?: { status: number | null; durationMs: number };
-    },
-    observation: RunEventMap['observation'],
-  ): Promise<void> {
+  private async store(live: LiveRun, callId: string, r: StoredToolCallOutcome, observation: RunEventMap['observation']): Promise<void> {
     const outcome = r.simulated ? 'simulated' : r.status;
     annotateSpan({ 'warden.tool.outcome': outcome, ...(r.blockedBy ? { 'warden.tool.blocked_by': r.blockedBy } : {}) });
     if (r.tool) this.metrics?.toolCalls.labels(r.tool, outcome).inc();
     // One transaction: the deferred hook events, the result, its in-flight audit row (completed with it, status and
     // duration included, so a crash before the audit batch lands leaves a completed row) and the `observation` event.
     const stored = await this.runs.write(live, async (tx) => {
-      const [row]: Array<{ stored: number }> = await tx.m.query(
-        `WITH done AS (
-         UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, simulated = $10,
-                started_at = COALESCE(started_at, now()), finished_at = now()
-          WHERE run_id = $1 AND call_id = $2 AND status IN ('pending', 'running') AND ${holdsRun(9)} RETURNING call_id),
-       audited AS (
-         UPDATE connector_call_logs SET outcome = 'completed', success = ($3 = 'done'), error = $8, status = COALESCE($11::int, status),
-                duration_ms = COALESCE($12::int, duration_ms)
-          WHERE run_id = $1::text AND call_id = $2 AND outcome = 'in_flight' AND EXISTS (SELECT 1 FROM done))
-       SELECT count(*)::int AS stored FROM done`,
-        [
-          live.run.id,
-          callId,
-          r.status,
-          JSON.stringify(r.args),
-          r.result,
-          r.fullResult ?? r.result,
-          r.blockedBy ?? null,
-          r.error ?? null,
-          live.epoch,
-          r.simulated ?? false,
-          r.http?.status ?? null,
-          r.http ? Math.round(r.http.durationMs) : null,
-        ],
-      );
-      if (row.stored > 0) await this.runs.appendToStreams(live, 'observation', observation, tx);
-      return row.stored;
+      const count = await this.toolCalls.storeOutcome(tx.m, live, callId, r);
+      if (count > 0) await this.runs.appendToStreams(live, 'observation', observation, tx);
+      return count;
     });
-    if (stored === 0) throw await this.lostOrGone(live, callId);
+    if (stored === 0) throw await this.toolCalls.lostOrGone(live, callId);
     live.observed.set(callId, r.result);
   }
 
-  /** Throws LeaseLostError (stopping the drive) unless this driver still holds the run at its epoch. */
-  private async assertHeld(live: LiveRun): Promise<void> {
-    const [row]: Array<{ held: boolean }> = await this.dataSource.query(
-      `SELECT (lease_epoch = $2 AND status IN ('running', 'waiting')) AS held FROM agent_runs WHERE id = $1`,
-      [live.run.id, live.epoch],
-    );
-    if (row?.held) return;
-    const err = new LeaseLostError(live.run.id, 'a fenced tool-call write was refused');
-    live.abort.abort(err);
-    throw err;
-  }
-
-  /** The error for a guarded write that changed nothing: the lease is gone, or (held) the call was settled already. */
-  private async lostOrGone(live: LiveRun, callId: string): Promise<Error> {
-    await this.assertHeld(live);
-    return new Error(`tool call ${callId} is no longer running`);
-  }
-
   /** The calls of a run in the order they were made, with what was sent (or simulated) and what came back. */
-  async listForRun(
-    runId: string,
-  ): Promise<
-    Array<{
-      call_id: string;
-      tool: string;
-      args: Record<string, unknown>;
-      status: ToolCallStatus;
-      simulated: boolean;
-      result: string | null;
-    }>
-  > {
-    return this.dataSource.query(
-      `SELECT call_id, tool, COALESCE(executed_args, args) AS args, status, simulated, result FROM tool_calls
-        WHERE run_id = $1 ORDER BY created_at, position`,
-      [runId],
-    );
+  listForRun(runId: string): Promise<ListedToolCall[]> {
+    return this.toolCalls.listForRun(runId);
   }
 }
 

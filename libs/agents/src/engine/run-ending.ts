@@ -1,0 +1,96 @@
+import type { RunEventMap, RunEventType, RunEventData } from '@warden/common';
+import type { EventBatch } from '@warden/database';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { RunEventsService } from '../runs/run-events.service.js';
+import type { AgentRun, RunState } from '../runs/run.entity.js';
+import { expirePendingConfirmations } from './run-fence.js';
+import { FINAL_FROM, type FinalRunStatus } from './run-transitions.js';
+
+/** One transaction of a run's writes: its manager, and the events it appended (published to followers at commit). */
+export interface RunTx {
+  m: EntityManager;
+  batch: EventBatch;
+}
+
+/** How a run ends: its final status, answer or error, and (for a driver) the fence and final state. */
+export interface RunEnding {
+  status: FinalRunStatus;
+  result: { answer?: string; error?: string };
+  epoch?: number;
+  state?: RunState;
+  ancestors: Array<{ id: string }>;
+}
+
+/**
+ * In `tx`: moves an active run to its final status and writes its closing events (`error` / `answer`, then `done`),
+ * with the final `state` when given and, for a cancel, the expiry of its pending confirmations. Returns false (and
+ * writes nothing) when the run already ended or, given an epoch, another driver holds it.
+ */
+export async function writeRunEnding(tx: RunTx, events: RunEventsService, run: AgentRun, ending: RunEnding): Promise<boolean> {
+  const { status, result } = ending;
+  const [rows] = await tx.m.query<[unknown[], number]>(
+    `UPDATE agent_runs SET status = $2, answer = $3, error = $4, finished_at = now(), updated_at = now(), locked_by = NULL, lease_until = NULL,
+       state = COALESCE($6::jsonb, state)
+     WHERE id = $1 AND status = ANY($7) AND ($5::int IS NULL OR lease_epoch = $5) RETURNING id`,
+    [
+      run.id,
+      status,
+      result.answer ?? null,
+      result.error ?? null,
+      ending.epoch ?? null,
+      ending.state ? JSON.stringify(ending.state) : null,
+      FINAL_FROM[status],
+    ],
+  );
+  if (rows.length === 0) return false;
+  if (status === 'cancelled') await expirePendingConfirmations(tx.m, run.id);
+  // The conversation has the exchange before the client hears `done`: its next message must see this one.
+  if (status === 'completed' && run.conversationId) {
+    await tx.m.query(`UPDATE conversations SET messages = messages || $2::jsonb, updated_at = now() WHERE id = $1`, [
+      run.conversationId,
+      JSON.stringify([
+        { role: 'user', content: run.message },
+        { role: 'assistant', content: result.answer ?? '' },
+      ]),
+    ]);
+  }
+  const append = <K extends RunEventType>(type: K, data: RunEventMap[K]) => appendClosing(events, run, ending.ancestors, type, data, tx);
+  if (result.error && status !== 'cancelled') await append('error', { message: result.error });
+  if (status === 'completed') await append('answer', { content: result.answer ?? '' });
+  await append('done', { run_id: run.id, status });
+  return true;
+}
+
+/** A closing event (written by whoever ends the run, in its transaction) on the run and its ancestors. */
+async function appendClosing<K extends RunEventType>(
+  events: RunEventsService,
+  run: AgentRun,
+  ancestors: Array<{ id: string }>,
+  type: K,
+  data: RunEventMap[K],
+  tx: RunTx,
+): Promise<void> {
+  const payload: RunEventData<K> = { run_id: run.id, surface: run.surface, ...data };
+  await events.appendIf(run.id, type, payload, { runner: tx.m, batch: tx.batch });
+  if (type === 'done') return;
+  for (const a of ancestors) {
+    await events.appendIf(
+      a.id,
+      type,
+      { ...payload, parent_call_id: payload.parent_call_id ?? run.parentCallId },
+      { runner: tx.m, batch: tx.batch },
+    );
+  }
+}
+
+/** The run's parent, grandparent, … (nearest first; at most 20), whose streams also carry its events. */
+export async function ancestorsOf(dataSource: DataSource, run: AgentRun): Promise<Array<{ id: string }>> {
+  if (!run.parentRunId) return [];
+  return dataSource.query<Array<{ id: string }>>(
+    `WITH RECURSIVE chain(id, parent_run_id, depth) AS (
+       SELECT id, parent_run_id, 1 FROM agent_runs WHERE id = $1
+       UNION ALL SELECT r.id, r.parent_run_id, c.depth + 1 FROM agent_runs r JOIN chain c ON r.id = c.parent_run_id WHERE c.depth < 20)
+     SELECT id FROM chain ORDER BY depth`,
+    [run.parentRunId],
+  );
+}

@@ -1,0 +1,167 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { PendingToolCall, ToolCallStatus } from '../runs/run.entity.js';
+import type { LiveRun } from './live-run.js';
+import { holdsRun, LeaseLostError } from './run-fence.js';
+
+/** A call's outcome as stored: what was sent, what the model reads, and (for the audit row) how the request went. */
+export interface StoredToolCallOutcome {
+  status: ToolCallStatus;
+  args: Record<string, unknown>;
+  result: string;
+  fullResult?: string;
+  blockedBy?: string;
+  error?: string;
+  simulated?: boolean;
+  tool?: string;
+  http?: { status: number | null; durationMs: number };
+}
+
+/** A call of a run as listed (evals, trace): what was sent (or simulated) and what came back. */
+export interface ListedToolCall {
+  call_id: string;
+  tool: string;
+  args: Record<string, unknown>;
+  status: ToolCallStatus;
+  simulated: boolean;
+  result: string | null;
+}
+
+/** A call a previous process left executing. */
+export interface InterruptedToolCall {
+  call_id: string;
+  tool: string;
+  executed_args: Record<string, unknown>;
+}
+
+/**
+ * The SQL of the `tool_calls` table (as ConfirmationStore is for confirmations). Every write of a running call is
+ * fenced on the run's lease epoch: a driver that lost the run changes nothing.
+ */
+@Injectable()
+export class ToolCallStore {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The durable records of a turn's calls, before any of them runs (in the caller's transaction when given). */
+  async record(runId: string, calls: PendingToolCall[], m?: EntityManager): Promise<void> {
+    for (const [position, c] of calls.entries()) {
+      await (m ?? this.dataSource).query(
+        `INSERT INTO tool_calls (run_id, call_id, position, tool, args, status) VALUES ($1, $2, $3, $4, $5, 'pending')
+         ON CONFLICT (run_id, call_id) DO NOTHING`,
+        [runId, c.call_id, position, c.tool, JSON.stringify(c.args)],
+      );
+    }
+  }
+
+  /** Claims a pending call (pending -> running); false when it was handled already or the run is not held. */
+  async claim(live: LiveRun, callId: string): Promise<boolean> {
+    // An UPDATE answers [rows, rowCount].
+    const [claimed] = await this.dataSource.query<[Array<{ id: string }>, number]>(
+      `UPDATE tool_calls SET status = 'running', started_at = now() WHERE run_id = $1 AND call_id = $2 AND status = 'pending' AND ${holdsRun(3)} RETURNING id`,
+      [live.run.id, callId, live.epoch],
+    );
+    return claimed.length > 0;
+  }
+
+  /** Puts a running call whose hooks did not decide back to pending (its hooks run again on resume). */
+  async release(live: LiveRun, callId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE tool_calls SET status = 'pending', started_at = NULL WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(3)}`,
+      [live.run.id, callId, live.epoch],
+    );
+  }
+
+  /** Puts every running call that was never sent (no `executed_args`) back to pending. */
+  async releaseUnsent(live: LiveRun): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE tool_calls SET status = 'pending', started_at = NULL WHERE run_id = $1 AND status = 'running' AND executed_args IS NULL AND ${holdsRun(2)}`,
+      [live.run.id, live.epoch],
+    );
+  }
+
+  /** The calls of a run still marked running, in turn order. */
+  async running(runId: string): Promise<InterruptedToolCall[]> {
+    return this.dataSource.query<InterruptedToolCall[]>(
+      `SELECT call_id, tool, executed_args FROM tool_calls WHERE run_id = $1 AND status = 'running' ORDER BY position`,
+      [runId],
+    );
+  }
+
+  /** Marks a running call failed as interrupted; false when it was not running or the run is not held. */
+  async markInterrupted(live: LiveRun, callId: string, content: string): Promise<boolean> {
+    const [, affected] = await this.dataSource.query<[unknown, number]>(
+      `UPDATE tool_calls SET status = 'failed', result = $3, full_result = $3, error = 'interrupted', finished_at = now()
+         WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(4)}`,
+      [live.run.id, callId, content, live.epoch],
+    );
+    return affected > 0;
+  }
+
+  /** The stored status and result of the given calls of a run. */
+  async results(runId: string, callIds: string[]): Promise<Array<{ call_id: string; status: ToolCallStatus; result: string | null }>> {
+    return this.dataSource.query(`SELECT call_id, status, result FROM tool_calls WHERE run_id = $1 AND call_id = ANY($2)`, [
+      runId,
+      callIds,
+    ]);
+  }
+
+  /**
+   * Stores a running (or pending) call's outcome and completes its in-flight audit row, in the caller's transaction;
+   * returns how many calls were stored (0: the run is not held, or the call was settled already).
+   */
+  async storeOutcome(m: EntityManager, live: LiveRun, callId: string, r: StoredToolCallOutcome): Promise<number> {
+    const rows = await m.query<Array<{ stored: number }>>(
+      `WITH done AS (
+         UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, simulated = $10,
+                started_at = COALESCE(started_at, now()), finished_at = now()
+          WHERE run_id = $1 AND call_id = $2 AND status IN ('pending', 'running') AND ${holdsRun(9)} RETURNING call_id),
+       audited AS (
+         UPDATE connector_call_logs SET outcome = 'completed', success = ($3 = 'done'), error = $8, status = COALESCE($11::int, status),
+                duration_ms = COALESCE($12::int, duration_ms)
+          WHERE run_id = $1::text AND call_id = $2 AND outcome = 'in_flight' AND EXISTS (SELECT 1 FROM done))
+       SELECT count(*)::int AS stored FROM done`,
+      [
+        live.run.id,
+        callId,
+        r.status,
+        JSON.stringify(r.args),
+        r.result,
+        r.fullResult ?? r.result,
+        r.blockedBy ?? null,
+        r.error ?? null,
+        live.epoch,
+        r.simulated ?? false,
+        r.http?.status ?? null,
+        r.http ? Math.round(r.http.durationMs) : null,
+      ],
+    );
+    return rows.at(0)?.stored ?? 0;
+  }
+
+  /** Throws LeaseLostError (stopping the drive) unless this driver still holds the run at its epoch. */
+  async assertHeld(live: LiveRun): Promise<void> {
+    const [row] = await this.dataSource.query<Array<{ held: boolean } | undefined>>(
+      `SELECT (lease_epoch = $2 AND status IN ('running', 'waiting')) AS held FROM agent_runs WHERE id = $1`,
+      [live.run.id, live.epoch],
+    );
+    if (row?.held) return;
+    const err = new LeaseLostError(live.run.id, 'a fenced tool-call write was refused');
+    live.abort.abort(err);
+    throw err;
+  }
+
+  /** The error for a guarded write that changed nothing: the lease is gone, or (held) the call was settled already. */
+  async lostOrGone(live: LiveRun, callId: string): Promise<Error> {
+    await this.assertHeld(live);
+    return new Error(`tool call ${callId} is no longer running`);
+  }
+
+  /** The calls of a run in the order they were made, with what was sent (or simulated) and what came back. */
+  async listForRun(runId: string): Promise<ListedToolCall[]> {
+    return this.dataSource.query<ListedToolCall[]>(
+      `SELECT call_id, tool, COALESCE(executed_args, args) AS args, status, simulated, result FROM tool_calls
+        WHERE run_id = $1 ORDER BY created_at, position`,
+      [runId],
+    );
+  }
+}

@@ -1,0 +1,69 @@
+import { recordSpan, tracingEnabled, type HookStats, type RunEventMap } from '@warden/common';
+import type { ToolCallContext } from './hook-invocation.js';
+import type { HookOutcome, HookOutcomeKind, HookPoint } from './hook.types.js';
+
+/** What recording an outcome needs of the hook (a RegisteredHook). */
+interface RecordedHook {
+  name: string;
+  point: HookPoint;
+  stats?: HookStats;
+}
+
+/**
+ * Records a hook's outcome (outcome list, metrics, trace span) and emits its `hook` event. Returns the emitter's
+ * promise, if it gave one, for the runner to await before the next hook runs (so the stream shows this event
+ * first); a synchronous emitter costs no promise and no microtask.
+ */
+export function recordHookOutcome(
+  ctx: ToolCallContext,
+  outcomes: HookOutcome[],
+  entry: RecordedHook,
+  kind: HookOutcomeKind,
+  sideEffects: string[],
+  durationMs: number,
+  detail: string | undefined,
+): PromiseLike<void> | undefined {
+  const duration = Math.round(durationMs * 1000) / 1000;
+  const outcome: HookOutcome = {
+    hook: entry.name,
+    point: entry.point,
+    callId: ctx.callId,
+    outcome: kind,
+    sideEffects,
+    durationMs: duration,
+  };
+  const event: RunEventMap['hook'] = {
+    call_id: ctx.callId,
+    point: entry.point,
+    hook: entry.name,
+    outcome: kind,
+    side_effects: sideEffects,
+    duration_ms: duration,
+  };
+  if (detail !== undefined) {
+    outcome.detail = detail;
+    event.detail = detail;
+  }
+  outcomes.push(outcome);
+  entry.stats?.record(kind, durationMs / 1000);
+  if (tracingEnabled()) {
+    const attributes = {
+      'warden.hook': entry.name,
+      'warden.hook.point': entry.point,
+      'warden.hook.outcome': kind,
+      'warden.hook.duration_ms': duration,
+      'warden.call_id': ctx.callId ?? '',
+    };
+    recordSpan(
+      `hook ${entry.name}`,
+      detail === undefined ? attributes : { ...attributes, 'warden.hook.detail': detail },
+      durationMs,
+      kind === 'error' ? detail : undefined,
+    );
+  }
+  const emitted = ctx.emit('hook', event) as PromiseLike<void> | undefined;
+  return isThenable(emitted) ? emitted : undefined;
+}
+
+export const isThenable = <T>(v: T | PromiseLike<T>): v is PromiseLike<T> =>
+  v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';

@@ -48,7 +48,7 @@ export class LiveRunBuilder {
   private async emit<K extends RunEventType>(live: LiveRun, type: K, data: RunEventMap[K]): Promise<void> {
     // A hook's outcome, and a decision on the call (with the run's return from `waiting`), are written with the
     // run's next write — the call's execution mark or its blocked outcome: one transaction instead of one each.
-    if (type === 'hook' || type === 'confirmation_resolved') return void live.deferred.push({ type, data } as PendingRunEvent);
+    if (type === 'hook' || type === 'confirmation_resolved') return void live.deferred.push({ type, data });
     const waiting = type === 'confirmation_pending';
     if (live.deferred.length === 0 && !waiting) return void (await this.store.appendToStreams(live, type, data));
     await this.store.write(live, async (tx) => {

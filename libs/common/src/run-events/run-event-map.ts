@@ -19,11 +19,11 @@ export type RunEventHookOutcome = 'allow' | 'block' | 'rewrite' | 'ask' | 'error
 export type RunEventFinalStatus = 'completed' | 'failed' | 'refused' | 'cancelled';
 
 /** Added by the run store to every stored event; `parent_call_id` on the copies in an ancestor's stream. */
-export type RunEventEnvelope = {
+export interface RunEventEnvelope {
   run_id: string;
   surface: RunEventSurface;
   parent_call_id?: string | null;
-};
+}
 
 export interface RunEventMap {
   /** Always first. Emitted by RunFactory when the run row is inserted; read by the console (run and conversation ids). */

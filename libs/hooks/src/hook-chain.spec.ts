@@ -2,7 +2,7 @@ import type { RunEventMap } from '@warden/common';
 import { HookChain, HookChainRun, type RegisteredHook } from './hook-chain.js';
 import { POST_TOOL_USE, PRE_TOOL_USE } from './hook-chain-points.js';
 import type { ToolCallContext } from './hook-invocation.js';
-import { HookPoint, PostToolUseHook, PreToolUseHook, type HookContext, type HookErrorPolicy, type HookResult } from './hook.types.js';
+import { PostToolUseHook, PreToolUseHook, type HookContext, type HookErrorPolicy, type HookResult } from './hook.types.js';
 
 type Fn = (ctx: HookContext) => HookResult | Promise<HookResult>;
 class Pre extends PreToolUseHook {

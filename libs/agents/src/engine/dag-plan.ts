@@ -20,12 +20,12 @@ export function parsePlan(content: string): { steps?: PlanStep[]; problems: stri
   } catch (err) {
     return { problems: [`the plan is not valid JSON (${(err as Error).message})`] };
   }
-  const raw = (json as { steps?: unknown })?.steps;
+  const raw = (json as { steps?: unknown } | null)?.steps;
   if (!Array.isArray(raw) || raw.length === 0) return { problems: ['the plan needs a non-empty "steps" list'] };
   const problems: string[] = [];
   const steps: PlanStep[] = [];
   raw.forEach((s, i) => {
-    const step = s as Partial<PlanStep> | null;
+    const step = s as { id?: unknown; task?: unknown; depends_on?: unknown } | null;
     if (!step || typeof step.id !== 'string' || step.id === '') {
       problems.push(`step ${i + 1} has no string "id"`);
       return;

@@ -3,7 +3,8 @@ import type { DecidedStatus } from '../channel.js';
 
 const json = (v: unknown, indent?: number): string => {
   try {
-    return JSON.stringify(v ?? {}, null, indent) ?? String(v);
+    // JSON.stringify answers undefined for a function or a symbol, whatever its declared type says.
+    return (JSON.stringify(v ?? {}, null, indent) as string | undefined) ?? String(v);
   } catch {
     return String(v);
   }
@@ -31,9 +32,13 @@ export interface CardArgs {
   omitted: number;
 }
 
-export function cardArgs(args: Record<string, unknown>, decisiveFields: readonly string[] = [], maxChars = 800): CardArgs {
+export function cardArgs(
+  args: Record<string, unknown> | null | undefined,
+  decisiveFields: readonly string[] = [],
+  maxChars = 800,
+): CardArgs {
   const present = decisiveFields.filter((f) => Object.prototype.hasOwnProperty.call(args ?? {}, f));
-  const decisive = present.map((f): [string, string] => [f, oneLine(json(args[f]))]);
+  const decisive = present.map((f): [string, string] => [f, oneLine(json(args?.[f]))]);
   const others = Object.fromEntries(Object.entries(args ?? {}).filter(([k]) => !present.includes(k)));
   const text = Object.keys(others).length ? json(others, 2) : '';
   return text.length > maxChars

@@ -4,7 +4,8 @@ import type { DecidedStatus } from '../channel.js';
 const json = (v: unknown, indent?: number): string => {
   try {
     // JSON.stringify answers undefined for a function or a symbol, whatever its declared type says.
-    return (JSON.stringify(v ?? {}, null, indent) as string | undefined) ?? String(v);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
+    return JSON.stringify(v ?? {}, null, indent) ?? String(v);
   } catch {
     return String(v);
   }
@@ -20,6 +21,7 @@ export function prettyArgs(args: Record<string, unknown>, maxChars = 800): strin
  * One line of user-provided text (a name, a tool, an arg value): line breaks, other control characters and Unicode
  * line separators become spaces, so no string can start a fake "Approved by: CFO" line on a card.
  */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this removes
 export const oneLine = (s: string): string => s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ');
 
 /** What a card shows of the args: the deciding fields in full, then the rest capped, with how much was left out. */

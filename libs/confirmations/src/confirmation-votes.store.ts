@@ -80,7 +80,7 @@ export class ConfirmationVotesStore {
   }
 
   async list(confirmationId: string): Promise<VoteView[]> {
-    const rows: Array<Record<string, any>> = await this.dataSource.query(
+    const rows = await this.dataSource.query<Array<Omit<VoteView, 'name' | 'at'> & { user_name: string; created_at: Date | string }>>(
       `SELECT * FROM confirmation_votes WHERE confirmation_id = $1 ORDER BY created_at, id`,
       [confirmationId],
     );

@@ -30,7 +30,7 @@ async function freePort(): Promise<number> {
  * protocol on a loopback port, so the app and the TypeORM CLI use the same `pg` driver and the same SQL.
  */
 export async function resolveDatabaseTarget(opts: { url?: string; pgliteDir: string }): Promise<DatabaseTarget> {
-  if (opts.url) return { url: opts.url, embedded: false, close: async () => undefined };
+  if (opts.url) return { url: opts.url, embedded: false, close: () => Promise.resolve() };
   mkdirSync(opts.pgliteDir, { recursive: true });
   const db = await PGlite.create(opts.pgliteDir, { extensions: { pgcrypto } });
   const port = await freePort();

@@ -18,7 +18,7 @@ export class RecentEvents {
   born(ownerId: string): void {
     this.complete.add(ownerId);
     if (this.complete.size <= BORN_LIMIT) return;
-    const oldest = this.complete.values().next().value as string;
+    const oldest = this.complete.values().next().value!;
     this.complete.delete(oldest);
     if (!this.isFollowed(oldest)) this.kept.delete(oldest);
   }

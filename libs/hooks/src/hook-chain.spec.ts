@@ -2,7 +2,7 @@ import type { RunEventMap } from '@warden/common';
 import { HookChain, HookChainRun, type RegisteredHook } from './hook-chain.js';
 import { POST_TOOL_USE, PRE_TOOL_USE } from './hook-chain-points.js';
 import type { ToolCallContext } from './hook-invocation.js';
-import { HookPoint, PostToolUseHook, PreToolUseHook, type HookContext, type HookErrorPolicy, type HookResult } from './hook.types.js';
+import { PostToolUseHook, PreToolUseHook, type HookContext, type HookErrorPolicy, type HookResult } from './hook.types.js';
 
 type Fn = (ctx: HookContext) => HookResult | Promise<HookResult>;
 class Pre extends PreToolUseHook {
@@ -42,7 +42,7 @@ function hook(
   };
 }
 
-function context(emit: ToolCallContext['emit'] = async () => undefined): ToolCallContext {
+function context(emit: ToolCallContext['emit'] = () => Promise.resolve()): ToolCallContext {
   return {
     toolName: 'oa__purchase_pay',
     toolArgs: { id: 'PO-1' },
@@ -136,9 +136,10 @@ describe('HookChain (the one loop every hook point runs)', () => {
           }),
         ),
       ],
-      context(async (_type, data) => {
+      context((_type, data) => {
         const d = data as RunEventMap['hook'];
         events.push([d.hook, d.outcome]);
+        return Promise.resolve();
       }),
     );
     expect(laterRan).toBe(false);
@@ -211,7 +212,7 @@ describe('HookChain (the one loop every hook point runs)', () => {
         ),
       ),
     ).toBe(0);
-    const mixed = [...sync, hook('c', 3, new Pre(async () => ({})))];
+    const mixed = [...sync, hook('c', 3, new Pre(() => Promise.resolve({})))];
     expect(
       await timersArmedDuring(() =>
         pre(

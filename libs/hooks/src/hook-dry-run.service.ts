@@ -72,7 +72,7 @@ export class HookDryRunService {
           callId: randomUUID(),
           surface: 'api',
           metadata: { ...metadata, agent, dryRun: true, ...(model ? { model } : {}) },
-          emit: async () => undefined,
+          emit: () => Promise.resolve(),
         },
         point === HookPoint.PreModelCall ? '' : text,
       );
@@ -88,7 +88,7 @@ export class HookDryRunService {
       callId: randomUUID(),
       surface: 'api',
       metadata: { ...metadata, agent, dryRun: true },
-      emit: async () => undefined,
+      emit: () => Promise.resolve(),
     });
     return verdict.outcomes.map((o) => toVerdict(o, !verdict.allow && verdict.blockedBy === o.hook));
   }

@@ -73,8 +73,9 @@ function context(events: Array<Record<string, unknown>> = []): ToolCallContext {
     runId: 'r',
     surface: 'chat',
     metadata: {},
-    emit: async (_type, data) => {
+    emit: (_type, data) => {
       events.push(data);
+      return Promise.resolve();
     },
   };
 }

@@ -67,8 +67,9 @@ function context(events: Array<[string, Record<string, unknown>]> = []): ToolCal
     callId: 'call-1',
     surface: 'chat',
     metadata: {},
-    emit: async (type, data) => {
+    emit: (type, data) => {
       events.push([type, data]);
+      return Promise.resolve();
     },
   };
 }
@@ -80,7 +81,7 @@ describe('HookRegistry', () => {
       (label: string): Fn =>
       (ctx) => {
         seen.push(label);
-        return { modifiedArgs: { ...ctx.toolArgs, trail: `${ctx.toolArgs.trail ?? ''}${label}` } };
+        return { modifiedArgs: { ...ctx.toolArgs, trail: `${(ctx.toolArgs.trail as string | undefined) ?? ''}${label}` } };
       };
     const registry = new HookRegistry([
       hook('zeta', 20, new Pre(tag('z'))),
@@ -157,14 +158,7 @@ describe('HookRegistry', () => {
 
   it("with onError 'allow' a throwing hook is recorded and the chain goes on", async () => {
     const registry = new HookRegistry([
-      hook(
-        'lenient',
-        1,
-        new Pre(async () => {
-          throw new Error('flaky');
-        }),
-        { onError: 'allow' },
-      ),
+      hook('lenient', 1, new Pre(() => Promise.reject(new Error('flaky'))), { onError: 'allow' }),
       hook('after', 2, new Pre(() => ({ modifiedArgs: { id: 'PO-2' } }))),
     ]);
     const verdict = await registry.runPreToolUse(context());
@@ -223,7 +217,7 @@ describe('HookRegistry', () => {
           throw new Error('no calendar');
         }),
       ),
-      hook('team', 3, new Start(async () => ({ additionalContext: 'You work for finance.' }))),
+      hook('team', 3, new Start(() => Promise.resolve({ additionalContext: 'You work for finance.' }))),
     ]);
     const { additionalContext, outcomes } = await registry.runSessionStart({ ...context(), toolName: '', toolArgs: {} });
     expect(additionalContext).toEqual(['Payments over 10k need a PO.', 'You work for finance.']);

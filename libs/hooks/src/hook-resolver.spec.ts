@@ -71,7 +71,7 @@ const ctx = (toolArgs: Record<string, unknown> = {}) => ({
   callId: 'c',
   surface: 'chat' as const,
   metadata: {},
-  emit: async () => undefined,
+  emit: () => Promise.resolve(),
 });
 
 describe('HookExplorer + HookResolver', () => {

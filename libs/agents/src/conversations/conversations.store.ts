@@ -45,7 +45,7 @@ export class ConversationsStore {
   }
 
   async find(orgId: string, id: string): Promise<ConversationRow | null> {
-    const [row] = await this.dataSource.query(`${BASE} WHERE c.org_id = $1 AND c.id = $2`, [orgId, id]);
+    const [row] = await this.dataSource.query<[ConversationRow?]>(`${BASE} WHERE c.org_id = $1 AND c.id = $2`, [orgId, id]);
     return row ?? null;
   }
 

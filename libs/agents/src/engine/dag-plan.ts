@@ -20,12 +20,12 @@ export function parsePlan(content: string): { steps?: PlanStep[]; problems: stri
   } catch (err) {
     return { problems: [`the plan is not valid JSON (${(err as Error).message})`] };
   }
-  const raw = (json as { steps?: unknown })?.steps;
+  const raw = (json as { steps?: unknown } | null)?.steps;
   if (!Array.isArray(raw) || raw.length === 0) return { problems: ['the plan needs a non-empty "steps" list'] };
   const problems: string[] = [];
   const steps: PlanStep[] = [];
   raw.forEach((s, i) => {
-    const step = s as Partial<PlanStep> | null;
+    const step = s as { id?: unknown; task?: unknown; depends_on?: unknown } | null;
     if (!step || typeof step.id !== 'string' || step.id === '') {
       problems.push(`step ${i + 1} has no string "id"`);
       return;
@@ -35,6 +35,8 @@ export function parsePlan(content: string): { steps?: PlanStep[]; problems: stri
     if (!Array.isArray(deps) || deps.some((d) => typeof d !== 'string'))
       problems.push(`step "${step.id}": "depends_on" must be a list of step ids`);
     if (steps.some((x) => x.id === step.id)) problems.push(`step id "${step.id}" is used twice`);
+    // A task that is not a string is reported above; its text here only names the step in further problems.
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
     steps.push({ id: step.id, task: String(step.task ?? ''), depends_on: Array.isArray(deps) ? deps.map(String) : [] });
   });
   const ids = new Set(steps.map((s) => s.id));

@@ -26,7 +26,7 @@ export async function markExecuting(
   const base = [run.id, call.call_id, JSON.stringify(args), live.epoch];
   // A simulated eval call sends nothing: its audit row (simulated: true) is written by the audit_log hook.
   if (!meta.connector || simulated) {
-    const [, affected] = await db.query(mark, base);
+    const [, affected] = await db.query<[unknown, number]>(mark, base);
     return affected > 0;
   }
   const c = meta.connector;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { annotateSpan, type PendingRunEvent, type RunEventMap, type RunEventType } from '@warden/common';
+import { annotateSpan, type RunEventMap, type RunEventType } from '@warden/common';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import type { AgentRun } from '../runs/run.entity.js';
 import type { LiveRun, PreparedRun } from './live-run.js';
@@ -33,7 +33,7 @@ export class LiveRunBuilder {
       fresh: new Set(),
       observed: new Map(),
       provider: this.llm.create(base.config.model, run.orgId),
-      emit: async () => undefined,
+      emit: () => Promise.resolve(),
     };
     live.emit = (type, data) => this.emit(live, type, data);
     return live;
@@ -48,9 +48,12 @@ export class LiveRunBuilder {
   private async emit<K extends RunEventType>(live: LiveRun, type: K, data: RunEventMap[K]): Promise<void> {
     // A hook's outcome, and a decision on the call (with the run's return from `waiting`), are written with the
     // run's next write — the call's execution mark or its blocked outcome: one transaction instead of one each.
-    if (type === 'hook' || type === 'confirmation_resolved') return void live.deferred.push({ type, data } as PendingRunEvent);
+    if (type === 'hook' || type === 'confirmation_resolved') return void live.deferred.push({ type, data });
     const waiting = type === 'confirmation_pending';
-    if (live.deferred.length === 0 && !waiting) return void (await this.store.appendToStreams(live, type, data));
+    if (live.deferred.length === 0 && !waiting) {
+      await this.store.appendToStreams(live, type, data);
+      return;
+    }
     await this.store.write(live, async (tx) => {
       await this.store.appendToStreams(live, type, data, tx);
       if (waiting) await this.store.setWaiting(live, true, tx);

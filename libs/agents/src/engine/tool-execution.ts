@@ -20,7 +20,7 @@ export interface ToolOutcome {
 /** The observation of a simulated call: the case's fixture for the tool (the n-th of a list), else a clear note. */
 export function simulatedObservation(tool: string, fixtures: Record<string, unknown> | undefined, index: number): string {
   const fixture = fixtures?.[tool];
-  const value = Array.isArray(fixture) ? fixture[Math.min(index, fixture.length - 1)] : fixture;
+  const value: unknown = Array.isArray(fixture) ? fixture[Math.min(index, fixture.length - 1)] : fixture;
   if (value === undefined) return `[eval] ${tool} was simulated, not sent`;
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
@@ -89,7 +89,7 @@ export class ToolExecution {
 
   /** How many calls of `tool` this run made before this one (which fixture of a list answers it); stable on resume. */
   private async earlierCallsOf(runId: string, callId: string, tool: string): Promise<number> {
-    const [row]: Array<{ n: number }> = await this.dataSource.query(
+    const [row] = await this.dataSource.query<[{ n: number }?]>(
       `SELECT count(*)::int AS n FROM tool_calls c, tool_calls me
         WHERE me.run_id = $1 AND me.call_id = $2 AND c.run_id = $1 AND c.tool = $3
           AND (c.created_at, c.position) < (me.created_at, me.position)`,

@@ -11,7 +11,15 @@ export interface LlmCredentialRow {
   createdBy: string | null;
 }
 
-const toRow = (r: Record<string, any>): LlmCredentialRow => ({
+/** A row of `llm_credentials` with its creator's sub joined in. */
+interface CredentialDbRow {
+  id: string;
+  name: string;
+  created_at: Date | string;
+  created_by_sub: string | null;
+}
+
+const toRow = (r: CredentialDbRow): LlmCredentialRow => ({
   id: r.id,
   name: r.name,
   createdAt: new Date(r.created_at),
@@ -25,7 +33,7 @@ export class LlmCredentialsStore {
 
   /** Null when the org already has a credential of this name. */
   async insert(orgId: string, name: string, sealed: string, createdBy: string): Promise<LlmCredentialRow | null> {
-    const [row] = await this.dataSource.query(
+    const [row] = await this.dataSource.query<[CredentialDbRow?]>(
       `WITH inserted AS (
          INSERT INTO llm_credentials (org_id, name, secret_enc, created_by) VALUES ($1, $2, $3, $4)
          ON CONFLICT (org_id, name) DO NOTHING RETURNING *)
@@ -36,7 +44,7 @@ export class LlmCredentialsStore {
   }
 
   async list(orgId: string): Promise<LlmCredentialRow[]> {
-    const rows: Array<Record<string, any>> = await this.dataSource.query(
+    const rows = await this.dataSource.query<CredentialDbRow[]>(
       `SELECT c.*, u.sub AS created_by_sub FROM llm_credentials c LEFT JOIN users u ON u.id = c.created_by
         WHERE c.org_id = $1 ORDER BY c.created_at, c.id`,
       [orgId],
@@ -52,7 +60,10 @@ export class LlmCredentialsStore {
 
   async sealedSecret(orgId: string, id: string): Promise<string | null> {
     if (!isUuid(id)) return null;
-    const [row] = await this.dataSource.query(`SELECT secret_enc FROM llm_credentials WHERE id = $1 AND org_id = $2`, [id, orgId]);
+    const [row] = await this.dataSource.query<[{ secret_enc: string }?]>(
+      `SELECT secret_enc FROM llm_credentials WHERE id = $1 AND org_id = $2`,
+      [id, orgId],
+    );
     return row?.secret_enc ?? null;
   }
 

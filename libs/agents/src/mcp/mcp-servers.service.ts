@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { SecretBox } from '@warden/common';
+import { SecretBox, BadInputError, ConflictError, egressRefusalIn, isUuid, NotFoundError } from '@warden/common';
 import { ConfigCache } from '@warden/database';
-import { BadInputError, ConflictError, egressRefusalIn, isUuid, NotFoundError } from '@warden/common';
 import { ConnectorsService } from '../connectors/connectors.service.js';
 import { toolNameOf } from '../connectors/tool-name.js';
 import { McpClientPool } from './mcp-client-pool.js';

@@ -26,7 +26,9 @@ export class RunMetrics implements OnModuleInit {
       },
       ['status'],
     );
-    this.metrics.gauge('warden_event_log_followers', 'Run event streams this instance is following', async () => this.events.followers);
+    this.metrics.gauge('warden_event_log_followers', 'Run event streams this instance is following', () =>
+      Promise.resolve(this.events.followers),
+    );
   }
 
   @OnEvent(RUN_FINISHED)

@@ -25,12 +25,12 @@ export class ProvisioningService {
 
   private async provision(claims: VerifiedClaims): Promise<Principal> {
     return this.dataSource.transaction(async (m) => {
-      const [org] = await m.query(
+      const [org] = await m.query<[{ id: string }]>(
         `INSERT INTO orgs (external_id, name) VALUES ($1, $1)
          ON CONFLICT (external_id) DO UPDATE SET external_id = EXCLUDED.external_id RETURNING id`,
         [claims.orgExternalId],
       );
-      const [user] = await m.query(
+      const [user] = await m.query<[{ id: string; email: string | null; name: string | null }]>(
         `INSERT INTO users (sub, email, name) VALUES ($1, $2, $3)
          ON CONFLICT (sub) DO UPDATE SET email = COALESCE(EXCLUDED.email, users.email),
            name = COALESCE(EXCLUDED.name, users.name), updated_at = now()
@@ -64,11 +64,10 @@ export class ProvisioningService {
  * every change in `identity_audit` as method `sso`. Nothing is written when the link is already so.
  */
 async function linkFromSso(m: EntityManager, i: { orgId: string; userId: string; platform: string; externalId: string }): Promise<void> {
-  const [current] = await m.query(`SELECT user_id, external_id FROM identities WHERE org_id = $1 AND user_id = $2 AND platform = $3`, [
-    i.orgId,
-    i.userId,
-    i.platform,
-  ]);
+  const [current] = await m.query<[{ user_id: string; external_id: string }?]>(
+    `SELECT user_id, external_id FROM identities WHERE org_id = $1 AND user_id = $2 AND platform = $3`,
+    [i.orgId, i.userId, i.platform],
+  );
   if (current?.external_id === i.externalId) return;
   const deleted: unknown[] = await m.query(
     `DELETE FROM identities WHERE org_id = $1 AND platform = $2 AND external_id = $3 RETURNING user_id`,

@@ -46,13 +46,15 @@ export class UsersService {
   ) {}
 
   async listMembers(orgId: string): Promise<MemberView[]> {
-    const rows = await this.dataSource.query(
+    const rows = await this.dataSource.query<
+      Array<{ id: string; sub: string; email: string | null; name: string | null; roles: string[] }>
+    >(
       `SELECT u.id, u.sub, u.email, u.name, m.roles FROM org_members m JOIN users u ON u.id = m.user_id
        WHERE m.org_id = $1 ORDER BY u.sub`,
       [orgId],
     );
     const ids = await this.identities.findBy({ orgId });
-    return rows.map((r: { id: string; sub: string; email: string | null; name: string | null; roles: string[] }) => ({
+    return rows.map((r) => ({
       userId: r.id,
       sub: r.sub,
       email: r.email,

@@ -28,7 +28,9 @@ export const feishuConfig = (channel: ChannelRecord): FeishuConfig => {
     appSecret: c.app_secret!,
     chatId: c.chat_id!,
     verificationToken: c.verification_token!,
+    // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing -- an empty key means none
     encryptKey: c.encrypt_key || undefined,
+    // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing -- an empty URL means the default
     baseUrl: (c.base_url || 'https://open.feishu.cn').replace(/\/$/, ''),
   };
 };

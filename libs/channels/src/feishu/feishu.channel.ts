@@ -28,7 +28,11 @@ const plainWords = (msg: unknown[]): string =>
     .join(' ')
     .slice(0, 300) || '(details withheld)';
 
-type LarkReply = { code?: number; msg?: string; data?: { message_id?: string } };
+interface LarkReply {
+  code?: number;
+  msg?: string;
+  data?: { message_id?: string };
+}
 
 /** Feishu / Lark: interactive cards through the official SDK, callbacks verified over the raw body. */
 @Injectable()

@@ -3,6 +3,8 @@ import type { DecidedStatus } from '../channel.js';
 
 const json = (v: unknown, indent?: number): string => {
   try {
+    // JSON.stringify answers undefined for a function or a symbol, whatever its declared type says.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
     return JSON.stringify(v ?? {}, null, indent) ?? String(v);
   } catch {
     return String(v);
@@ -19,6 +21,7 @@ export function prettyArgs(args: Record<string, unknown>, maxChars = 800): strin
  * One line of user-provided text (a name, a tool, an arg value): line breaks, other control characters and Unicode
  * line separators become spaces, so no string can start a fake "Approved by: CFO" line on a card.
  */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this removes
 export const oneLine = (s: string): string => s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ');
 
 /** What a card shows of the args: the deciding fields in full, then the rest capped, with how much was left out. */
@@ -31,9 +34,13 @@ export interface CardArgs {
   omitted: number;
 }
 
-export function cardArgs(args: Record<string, unknown>, decisiveFields: readonly string[] = [], maxChars = 800): CardArgs {
+export function cardArgs(
+  args: Record<string, unknown> | null | undefined,
+  decisiveFields: readonly string[] = [],
+  maxChars = 800,
+): CardArgs {
   const present = decisiveFields.filter((f) => Object.prototype.hasOwnProperty.call(args ?? {}, f));
-  const decisive = present.map((f): [string, string] => [f, oneLine(json(args[f]))]);
+  const decisive = present.map((f): [string, string] => [f, oneLine(json(args?.[f]))]);
   const others = Object.fromEntries(Object.entries(args ?? {}).filter(([k]) => !present.includes(k)));
   const text = Object.keys(others).length ? json(others, 2) : '';
   return text.length > maxChars

@@ -3,7 +3,7 @@ import { canonicalJson } from './canonical-json.js';
 
 /** Anything that runs SQL: a DataSource, an EntityManager, a QueryRunner. */
 export interface Queryable {
-  query(sql: string, params?: unknown[]): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  query<T = any>(sql: string, params?: unknown[]): Promise<T>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
 // Locks each org's head row (creating it at the genesis hash on first use) and returns its last seq and hash. Orgs
@@ -27,7 +27,7 @@ const APPEND_SQL = `WITH appended AS (
 export async function appendAuditEvents(tx: Queryable, events: AuditEventInput[]): Promise<ChainedAuditEvent[]> {
   if (events.length === 0) return [];
   const orgs = [...new Set(events.map((e) => e.orgId.toLowerCase()))].sort();
-  const heads: Array<{ org_id: string; seq: string; hash: string }> = await tx.query(LOCK_HEADS_SQL, [orgs, GENESIS_HASH]);
+  const heads = await tx.query<Array<{ org_id: string; seq: string; hash: string }>>(LOCK_HEADS_SQL, [orgs, GENESIS_HASH]);
   const state = new Map(heads.map((h) => [h.org_id, { seq: Number(h.seq), hash: h.hash }]));
   const payloadTexts: string[] = [];
   const chained = events.map((input) => {

@@ -19,6 +19,8 @@ export type RunEventHookOutcome = 'allow' | 'block' | 'rewrite' | 'ask' | 'error
 export type RunEventFinalStatus = 'completed' | 'failed' | 'refused' | 'cancelled';
 
 /** Added by the run store to every stored event; `parent_call_id` on the copies in an ancestor's stream. */
+// A type alias, not an interface: stored events are handed out as Record<string, unknown> (interfaces have no index signature).
+// eslint-disable-next-line @typescript-eslint/consistent-type-definitions
 export type RunEventEnvelope = {
   run_id: string;
   surface: RunEventSurface;

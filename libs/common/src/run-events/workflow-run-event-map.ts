@@ -5,13 +5,13 @@
  */
 
 /** A node's state as stored on the run and sent with its events (the workflows' `NodeState`). */
-export type WorkflowNodeEventData = {
+export interface WorkflowNodeEventData {
   node_id: string;
   status: 'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'skipped';
   output?: unknown;
   agent_run_id?: string;
   error?: string;
-};
+}
 
 export interface WorkflowRunEventMap {
   /** The run began with these inputs. */

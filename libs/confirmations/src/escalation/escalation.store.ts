@@ -64,7 +64,7 @@ export class EscalationStore {
     by: { userId: string; name: string },
     reason: string | null,
   ): Promise<ConfirmationRequest | null> {
-    const [row] = await this.dataSource.query(
+    const [row] = await this.dataSource.query<[ConfirmationRow?]>(
       `WITH moved AS (
          UPDATE confirmation_requests c SET approvers = jsonb_build_array('users:' || $2::text), updated_at = now()
           FROM confirmation_requests before
@@ -80,10 +80,17 @@ export class EscalationStore {
   }
 
   async history(confirmationId: string): Promise<ConfirmationEvent[]> {
-    const rows: Array<Record<string, any>> = await this.dataSource.query(
-      `SELECT kind, detail, by_user_id, by_name, created_at FROM confirmation_events WHERE confirmation_id = $1 ORDER BY created_at, id`,
-      [confirmationId],
-    );
+    const rows = await this.dataSource.query<
+      Array<{
+        kind: ConfirmationEventKind;
+        detail: Record<string, unknown>;
+        by_user_id: string | null;
+        by_name: string;
+        created_at: Date | string;
+      }>
+    >(`SELECT kind, detail, by_user_id, by_name, created_at FROM confirmation_events WHERE confirmation_id = $1 ORDER BY created_at, id`, [
+      confirmationId,
+    ]);
     return rows.map((r) => ({ kind: r.kind, detail: r.detail, byUserId: r.by_user_id, byName: r.by_name, at: new Date(r.created_at) }));
   }
 }

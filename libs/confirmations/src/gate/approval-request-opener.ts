@@ -10,10 +10,17 @@ import { requestPolicy } from '../request-policy.js';
 import { StandingApprovals } from '../standing/standing-approvals.js';
 import { block, message } from './gate-verdict.js';
 
-export type DeliveryTarget = { record: ChannelRecord; impl: Channel };
+export interface DeliveryTarget {
+  record: ChannelRecord;
+  impl: Channel;
+}
 
 /** The call's request: `created` when this attempt recorded it; `channel` when it was resolved for it here. */
-export type OpenedRequest = { row: ConfirmationRequest; created: boolean; channel?: DeliveryTarget };
+export interface OpenedRequest {
+  row: ConfirmationRequest;
+  created: boolean;
+  channel?: DeliveryTarget;
+}
 
 /**
  * Finds or records the approval request of one tool call (run + call id): an existing row is reused (a resumed run),

@@ -37,6 +37,6 @@ export class OrgHooksStore {
       [orgId, JSON.stringify(hooks), userId],
     );
     this.cache.invalidate(orgId);
-    return { hooks: row!.hooks, updatedBy: row!.updated_by, updatedAt: row!.updated_at };
+    return { hooks: row.hooks, updatedBy: row.updated_by, updatedAt: row.updated_at };
   }
 }

@@ -44,7 +44,7 @@ const call = (toolName: string, toolArgs: Record<string, unknown>): ToolCallCont
   callId: 'call-1',
   surface: 'chat',
   metadata: {},
-  emit: async () => undefined,
+  emit: () => Promise.resolve(),
 });
 
 const registryFor = (yaml: string, classHooks: string[] = []) => resolver.resolve({ hooksConfig: { class_hooks: classHooks, yaml } });

@@ -22,23 +22,30 @@ export class WorkflowNodeRunner {
   async run(run: WorkflowRun, node: WorkflowNode, scope: Record<string, unknown>): Promise<void> {
     try {
       switch (node.type) {
-        case 'start':
-          return await this.leases.setNode(run, node.id, { status: 'completed', output: run.inputs }, 'node_completed');
-        case 'end':
-          return await this.leases.setNode(run, node.id, { status: 'completed', output: null }, 'node_completed');
+        case 'start': {
+          await this.leases.setNode(run, node.id, { status: 'completed', output: run.inputs }, 'node_completed');
+          return;
+        }
+        case 'end': {
+          await this.leases.setNode(run, node.id, { status: 'completed', output: null }, 'node_completed');
+          return;
+        }
         case 'condition': {
           const value = evaluateCel(node.expression!, scope);
-          return await this.leases.setNode(
+          await this.leases.setNode(
             run,
             node.id,
             { status: 'completed', output: typeof value === 'bigint' ? Number(value) : value },
             'node_completed',
           );
+          return;
         }
         case 'agent':
         case 'connector':
-        case 'human':
-          return await this.runRunNode(run, node, scope);
+        case 'human': {
+          await this.runRunNode(run, node, scope);
+          return;
+        }
       }
     } catch (err) {
       if (this.leases.signalOf(run.id).aborted) return;
@@ -144,8 +151,7 @@ export class WorkflowNodeRunner {
     }
     const observations = (await this.agentRunEvents.list(agentRunId, 0, ['observation'])).filter((e) => e.data.run_id === agentRunId);
     const failed =
-      observations.find((e) => e.data.blocked === true) ??
-      (node.type === 'connector' ? observations.find((e) => e.data.ok === false) : undefined);
+      observations.find((e) => e.data.blocked) ?? (node.type === 'connector' ? observations.find((e) => e.data.ok === false) : undefined);
     if (failed) {
       return this.leases.setNode(
         run,

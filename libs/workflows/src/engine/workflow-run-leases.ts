@@ -87,7 +87,7 @@ export class WorkflowRunLeases {
     run.nodes = { ...run.nodes, [nodeId]: state };
     const waiting = Object.values(run.nodes).some((s) => s.status === 'waiting');
     run.status = waiting ? 'waiting' : 'running';
-    const [, updated] = await this.dataSource.query(
+    const [, updated] = await this.dataSource.query<[unknown, number]>(
       `UPDATE workflow_runs SET nodes = jsonb_set(nodes, $2, $3::jsonb), status = $4, updated_at = now()
        WHERE id = $1 AND status IN ('running', 'waiting') AND lease_epoch = $5`,
       [run.id, [nodeId], JSON.stringify(state), run.status, this.epochOf(run.id)],

@@ -51,8 +51,8 @@ describe('audit hash chain: two instances, one database', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     instances = [
-      createDataSource({ url: db.url, embedded: false, close: async () => undefined }, 5),
-      createDataSource({ url: db.url, embedded: false, close: async () => undefined }, 5),
+      createDataSource({ url: db.url, embedded: false, close: () => Promise.resolve() }, 5),
+      createDataSource({ url: db.url, embedded: false, close: () => Promise.resolve() }, 5),
     ];
     await Promise.all(instances.map((d) => d.initialize()));
     verifier = new AuditVerifier(instances[0]);

@@ -7,7 +7,7 @@ import { ConnectorRateLimitHook } from './connector-rate-limit.hook.js';
 import { ConnectorRateLimiters } from './connector-rate-limiters.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
-const postgresTarget = { url: 'postgres://unused', embedded: false, close: async () => undefined } as DatabaseTarget;
+const postgresTarget = { url: 'postgres://unused', embedded: false, close: () => Promise.resolve() } as DatabaseTarget;
 const limitersFor = (redisUrl: string | undefined, target: DatabaseTarget) =>
   new ConnectorRateLimiters({ redisUrl } as AppConfig, target, {} as DataSource);
 
@@ -20,7 +20,7 @@ const call = (userId: string, connectorId: string): HookContext => ({
   orgId: 'org',
   runId: 'run',
   surface: 'chat',
-  emit: async () => undefined,
+  emit: () => Promise.resolve(),
   signal: new AbortController().signal,
   metadata: { connector: { id: connectorId, name: 'oa', action: 'purchase_pay', method: 'POST', url: 'http://oa/pay' } },
 });

@@ -12,7 +12,7 @@ const ctx = (toolResult: string): HookContext => ({
   runId: 'r',
   surface: 'chat',
   metadata: {},
-  emit: async () => undefined,
+  emit: () => Promise.resolve(),
   signal: new AbortController().signal,
 });
 

@@ -5,84 +5,24 @@
  * self-time functions.
  */
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { mintDevToken } from '../libs/auth/src/tokens/dev-token.js';
-import { startFakeOpenAI } from '../test/fakes/fake-openai.js';
-import { startHttpFake } from '../test/fakes/http-fake.js';
-import { startServerProcess } from '../test/support/server-process.js';
-import { createBenchDatabase } from './bench-database.js';
+import { startPayBenchApp } from './pay-bench-app.js';
 
 const RUNS = Number(process.env.PROFILE_RUNS ?? 300);
 const DIR = process.env.PROFILE_DIR ?? '/tmp/warden-profile';
-const SECRET = 'bench-profile-dev-secret-0123456789abcdef';
 mkdirSync(DIR, { recursive: true });
-const db = await createBenchDatabase('profile');
-const llm = await startFakeOpenAI((body) =>
-  body.messages.some((m) => m.role === 'tool')
-    ? { content: 'Paid.' }
-    : { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 100 } }] },
-);
-const oa = await startHttpFake(() => ({ ok: true }));
-const server = await startServerProcess(
-  {
-    DATABASE_URL: db.url,
-    AUTH_MODE: 'dev',
-    AUTH_DEV_SECRET: SECRET,
-    APP_ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef',
-    NODE_ENV: 'production',
-    AUTH_ALLOW_DEV_IN_PRODUCTION: '1',
-    LOG_LEVEL: 'warn',
-    SEED_DEMO: 'false',
-    WARDEN_LLM_KEY_FAKE: 'sk-fake',
-  },
-  { timeoutMs: 120_000, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${DIR}`] },
-);
+const app = await startPayBenchApp('profile', {
+  env: { NODE_ENV: 'production', AUTH_ALLOW_DEV_IN_PRODUCTION: '1', LOG_LEVEL: 'warn' },
+  nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${DIR}`],
+});
 try {
-  const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
-  const api = async <T = unknown>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${await res.text()}`);
-    return res.json() as Promise<T>;
-  };
-  await api('POST', '/api/connectors', {
-    name: 'oa',
-    base_url: oa.url,
-    actions: [
-      {
-        name: 'purchase_pay',
-        method: 'POST',
-        path: '/purchases/{id}/pay',
-        write: true,
-        parameters: { type: 'object', properties: { id: { type: 'string' }, amount: { type: 'number' } }, required: ['id', 'amount'] },
-      },
-    ],
-  });
-  const agent = await api<{ id: string }>('POST', '/api/agents', {
-    name: 'profile',
-    instructions: 'pay',
-    model_config_json: {
-      model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake', api_key_env: 'WARDEN_LLM_KEY_FAKE' },
-      tools: ['oa__*'],
-    },
-  });
   const started = performance.now();
   for (let i = 0; i < RUNS; i++) {
-    const res = await fetch(`${server.url}/api/chat`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ agent_id: agent.id, message: 'pay' }),
-    });
-    const text = await res.text();
+    const text = await app.chat('pay amount 100', 'done');
     if (!text.includes('event: done')) throw new Error(text.slice(-300));
   }
   console.log(`${RUNS} runs, ${((performance.now() - started) / RUNS).toFixed(1)} ms/run (client side, incl. fakes)`);
 } finally {
-  await server.stop('SIGTERM');
-  await Promise.all([llm.close(), oa.close()]);
-  await db.drop();
+  await app.close('SIGTERM');
 }
 const file = readdirSync(DIR)
   .filter((f) => f.endsWith('.cpuprofile'))

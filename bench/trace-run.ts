@@ -57,9 +57,6 @@ try {
     const m = /\[(\d+)\].*?(?:LOG|ERROR):\s+(?:statement|execute [^:]*):\s*(.*)$/.exec(l);
     if (!m) continue;
     const sql = m[2].replace(/\s+/g, ' ').slice(0, 220);
-    if (/^(COMMIT|ROLLBACK)/i.test(sql) || !/^(BEGIN|START)/i.test(sql)) {
-      /* printed below */
-    }
     if (/^(BEGIN|START TRANSACTION)/i.test(sql)) tx++;
     console.log(`[${m[1]}] ${sql}`);
   }

@@ -1,6 +1,6 @@
 import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { AppConfigModule } from '@warden/common';
+import { AppConfigModule, type PendingRunEvent } from '@warden/common';
 import { DATABASE_TARGET } from '@warden/database';
 import { DataSource } from 'typeorm';
 // Narrow imports (not the libs' indexes): this suite loads the store and what it needs, not the whole app.
@@ -113,12 +113,16 @@ describe('RunStore (medium)', () => {
       LeaseLostError,
     );
     expect(old.abort.signal.aborted).toBe(true); // the old driver's model or tool call in progress is aborted
-    // A write whose events are refused is rolled back whole, its own SQL included.
-    await expect(
-      a.store.write(old, (tx) => tx.m.query(`UPDATE agent_runs SET answer = 'stale' WHERE id = $1`, [id]), [
-        { type: 'observation', data: { call_id: 'c0', tool: 't', args: {}, content: '0', blocked: false } },
-      ]),
-    ).rejects.toBeInstanceOf(LeaseLostError);
+    // A fenced write of the old holder writes nothing: not its events, not the run row, not its other writes.
+    const refused = await a.store.writeRun(
+      old,
+      [{ type: 'observation', data: { call_id: 'c0', tool: 't', args: {}, content: '0', blocked: false } }],
+      {
+        set: [`answer = 'stale'`],
+        ctes: [['stale', `UPDATE agent_runs SET error = 'stale' WHERE id = '${id}' AND EXISTS (SELECT 1 FROM owner) RETURNING id`]],
+      },
+    );
+    expect(refused).toMatchObject({ held: false, seqs: [], counts: { stale: 0 } });
     await a.store.setWaiting(old, true);
     expect(await a.store.finishLive(old, 'completed', { answer: 'stale' })).toBe(false);
     expect(old.outcome).toBeUndefined();
@@ -162,42 +166,66 @@ describe('RunStore (medium)', () => {
     expect([...a.finished, ...b.finished]).toEqual([{ runId: id, status: 'cancelled' }]);
   });
 
-  it('write() stores the deferred hook events, the write and its events in one transaction; a failed write stores none', async () => {
+  it('writeRun stores the deferred events, the run row, other writes and new events in one statement; a failed one stores none', async () => {
     const id = await db.newRun({ lockedBy: 'a', epoch: 1 });
     const live = await driving(a.store, id, 1);
     live.deferred.push({ type: 'hook', data: { point: 'PreToolUse', hook: 'first', outcome: 'allow', side_effects: [], duration_ms: 0 } });
-    const result = await a.store.write(
+    const other = `INSERT INTO tool_calls (run_id, call_id, position, tool, args, status)
+      SELECT '${id}', 'c1', 0, 't', '{}', 'pending' WHERE EXISTS (SELECT 1 FROM owner) RETURNING call_id`;
+    const result = await a.store.writeRun(
       live,
-      async (tx) => {
-        await tx.m.query(`UPDATE agent_runs SET answer = 'written', updated_at = now() WHERE id = $1`, [id]);
-        return 'the result';
-      },
       [{ type: 'observation', data: { call_id: 'c1', tool: 't', args: {}, content: '1', blocked: false } }],
+      { set: [`answer = 'written'`, `updated_at = now()`], ctes: [['calls', other]] },
     );
-    expect(result).toBe('the result');
+    expect(result).toMatchObject({ held: true, seqs: [1, 2], counts: { calls: 1 } });
     expect(live.deferred).toEqual([]);
     const stored = await events(id);
     expect(stored.map((e) => [e.seq, e.type])).toEqual([
       [1, 'hook'],
       [2, 'observation'],
     ]);
-    // now() is the transaction's start: the write and both events share it only inside one transaction.
+    // now() is the transaction's start: the run row and both events share it only when written together.
     const [{ updated_at }] = await db.dataSource.query(`SELECT updated_at FROM agent_runs WHERE id = $1`, [id]);
     expect(stored.map((e) => e.created_at.getTime())).toEqual([updated_at.getTime(), updated_at.getTime()]);
+    expect(await db.dataSource.query(`SELECT call_id FROM tool_calls WHERE run_id = $1`, [id])).toEqual([{ call_id: 'c1' }]);
 
     live.deferred.push({ type: 'hook', data: { point: 'PreToolUse', hook: 'second', outcome: 'allow', side_effects: [], duration_ms: 0 } });
+    const failing = `UPDATE tool_calls SET position = 'not a number' WHERE run_id = '${id}' AND EXISTS (SELECT 1 FROM owner) RETURNING call_id`;
     await expect(
-      a.store.write(
-        live,
-        async (tx) => {
-          await tx.m.query(`UPDATE agent_runs SET answer = 'half-written' WHERE id = $1`, [id]);
-          throw new Error('the write failed');
-        },
-        [{ type: 'observation', data: { call_id: 'c2', tool: 't', args: {}, content: '2', blocked: false } }],
-      ),
-    ).rejects.toThrow('the write failed');
+      a.store.writeRun(live, [{ type: 'observation', data: { call_id: 'c2', tool: 't', args: {}, content: '2', blocked: false } }], {
+        set: [`answer = 'half-written'`],
+        ctes: [['failing', failing]],
+      }),
+    ).rejects.toThrow(/integer/);
     expect(await events(id)).toEqual(stored);
     expect(await row(id)).toMatchObject({ answer: 'written', event_seq: 2 });
+
+    // A precondition that does not hold writes nothing either (e.g. a call settled already).
+    const unmet = await a.store.writeRun(
+      live,
+      [{ type: 'observation', data: { call_id: 'c3', tool: 't', args: {}, content: '3', blocked: false } }],
+      {
+        where: `EXISTS (SELECT 1 FROM tool_calls WHERE run_id = '${id}' AND call_id = 'c3')`,
+      },
+    );
+    expect(unmet.held).toBe(false);
+    expect(await events(id)).toEqual(stored);
+  });
+
+  it('writeRun of a run with ancestors also writes its events to their streams, in one transaction', async () => {
+    const parent = await db.newRun({ lockedBy: 'a', epoch: 1 });
+    const child = await db.newRun({ lockedBy: 'a', epoch: 1 });
+    await db.dataSource.query(`UPDATE agent_runs SET parent_run_id = $2 WHERE id = $1`, [child, parent]);
+    const live = await driving(a.store, child, 1);
+    const pending = {
+      type: 'confirmation_pending',
+      data: { confirmation_id: 'x', call_id: 'c1', tool: 't', args: {}, expires_at: '', channel: { id: null, type: null, name: null } },
+    } as PendingRunEvent;
+    expect((await a.store.writeRun(live, [pending], { set: [`answer = 'asked'`], waiting: true })).held).toBe(true);
+    expect([(await row(child)).status, (await row(parent)).status]).toEqual(['waiting', 'waiting']);
+    expect((await events(child)).map((e) => e.type)).toEqual(['confirmation_pending']);
+    expect((await events(parent)).map((e) => e.type)).toEqual(['confirmation_pending']);
+    expect((await row(child)).answer).toBe('asked');
   });
 
   it('setWaiting moves the run and its ancestors between running and waiting; only its holder moves the run', async () => {

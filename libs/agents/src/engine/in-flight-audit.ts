@@ -1,57 +1,59 @@
 import { appendAuditEvents } from '@warden/common';
 import { argsDigest, CONNECTOR_CALL_DIGEST_SQL, type ToolCallMetadata } from '@warden/hooks';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { SqlParams } from '@warden/database';
+import type { DataSource } from 'typeorm';
 import type { PendingToolCall } from '../runs/run.entity.js';
 import type { LiveRun } from './live-run.js';
-import { holdsRun } from './run-fence.js';
 
 /**
- * The last write before a tool call's request leaves, in one statement: the call is marked executing (`executed_args`:
- * a resumed run never repeats it) while this driver holds the run, and a connector call gets its audit row now, with
- * outcome `in_flight` (the audit_log hook completes it from the result). So a crash at any point leaves one audit row
- * per request that may have reached the target. Returns false when the fence refused the write (nothing is sent).
+ * The last write before a tool call's request leaves, as writes of `RunStore.writeRun` (one fenced statement with the
+ * run's deferred events): the call is marked executing (`executed_args`: a resumed run never repeats it) while this
+ * driver holds the run, and a connector call gets its audit row now, with outcome `in_flight` (the audit_log hook
+ * completes it from the result). So a crash at any point leaves one audit row per request that may have reached the
+ * target. `marked` counts 0 when the call was settled already (nothing is sent).
  */
-export async function markExecuting(
-  db: DataSource | EntityManager,
+export function executionMarkWrites(
+  p: SqlParams,
   live: LiveRun,
   call: PendingToolCall,
   args: Record<string, unknown>,
   meta: ToolCallMetadata,
   simulated = false,
-): Promise<boolean> {
+): Array<[string, string]> {
   const { run } = live;
+  const [runId, callId] = [p.add(run.id), p.add(call.call_id)];
   // Claims a call still `pending` (one its driver just recorded) in the same statement.
-  const mark = `UPDATE tool_calls SET executed_args = $3, status = 'running', started_at = COALESCE(started_at, now())
-    WHERE run_id = $1 AND call_id = $2 AND status IN ('pending', 'running') AND ${holdsRun(4)}`;
-  const base = [run.id, call.call_id, JSON.stringify(args), live.epoch];
+  const marked: [string, string] = [
+    'marked',
+    `UPDATE tool_calls SET executed_args = ${p.add(JSON.stringify(args))}, status = 'running', started_at = COALESCE(started_at, now())
+      WHERE run_id = ${runId}::uuid AND call_id = ${callId} AND status IN ('pending', 'running') AND EXISTS (SELECT 1 FROM owner) RETURNING run_id`,
+  ];
   // A simulated eval call sends nothing: its audit row (simulated: true) is written by the audit_log hook.
-  if (!meta.connector || simulated) {
-    const [, affected] = await db.query<[unknown, number]>(mark, base);
-    return affected > 0;
-  }
+  if (!meta.connector || simulated) return [marked];
   const c = meta.connector;
-  const rows: unknown[] = await db.query(
-    `WITH marked AS (${mark} RETURNING run_id)
-     INSERT INTO connector_call_logs (org_id, agent_id, user_id, run_id, call_id, surface, tool, connector_id, connector_name,
-       action, method, url, args_digest, success, outcome, created_at, approved_by)
-     SELECT $5, $6, $7, $1::text, $2, $8, $9, $10, $11, $12, $13, $14, $15, false, 'in_flight', now(), $16 FROM marked RETURNING id`,
+  const values = [
+    run.orgId,
+    run.agentId || null,
+    run.userId || null,
+    run.surface,
+    call.tool,
+    c.id || null,
+    c.name,
+    c.action,
+    c.method,
+    c.url,
+    argsDigest(args),
+    meta.approvedBy ?? null,
+  ].map((v) => p.add(v));
+  return [
+    marked,
     [
-      ...base,
-      run.orgId,
-      run.agentId || null,
-      run.userId || null,
-      run.surface,
-      call.tool,
-      c.id || null,
-      c.name,
-      c.action,
-      c.method,
-      c.url,
-      argsDigest(args),
-      meta.approvedBy ?? null,
+      'audited',
+      `INSERT INTO connector_call_logs (org_id, agent_id, user_id, surface, tool, connector_id, connector_name,
+         action, method, url, args_digest, approved_by, run_id, call_id, success, outcome, created_at)
+       SELECT ${values.join(', ')}, ${runId}::text, ${callId}, false, 'in_flight', now() FROM marked RETURNING id`,
     ],
-  );
-  return rows.length > 0;
+  ];
 }
 
 /**

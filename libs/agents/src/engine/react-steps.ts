@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { inSpan } from '@warden/common';
+import { SqlParams } from '@warden/database';
 import { randomBytes } from 'node:crypto';
 import { LlmError, type ChatMessage, type LlmRequest, type LlmTurn } from '../llm/llm-provider.js';
 import type { RunState } from '../runs/run.entity.js';
@@ -119,17 +120,14 @@ export class ReactSteps {
     };
     // The turn's output (assistant message, call rows, tool_call events) commits in one transaction before any tool
     // runs: a resumed run continues with these calls and never asks the model again for this turn.
-    const stored = await this.store.transaction(
-      async (tx) => {
-        if (!(await this.store.saveState(live, next, tx))) return false;
-        await this.toolCalls.record(run.id, next.pending_calls, tx.m);
-        for (const c of next.pending_calls)
-          await this.store.appendToStreams(live, 'tool_call', { call_id: c.call_id, tool: c.tool, args: c.args }, tx);
-        return true;
-      },
-      { redoable: true },
+    const p = new SqlParams();
+    const stored = await this.store.writeRun(
+      live,
+      next.pending_calls.map((c) => ({ type: 'tool_call', data: { call_id: c.call_id, tool: c.tool, args: c.args } })),
+      { set: this.store.stateSets(p, next), ctes: [this.toolCalls.recordWrite(p, run.id, next.pending_calls)], redoable: true },
+      p,
     );
-    if (!stored) return 'finished';
+    if (!stored.held) return 'finished';
     for (const c of next.pending_calls) live.fresh.add(c.call_id);
     return { saved: next };
   }

@@ -1,5 +1,5 @@
-import type { RunEventMap, RunEventType, RunEventData } from '@warden/common';
-import type { EventBatch } from '@warden/database';
+import type { PendingRunEvent, RunEventMap, RunEventType, RunEventData } from '@warden/common';
+import type { EventBatch, OwnerWrite, SqlParams } from '@warden/database';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { RunEventsService } from '../runs/run-events.service.js';
 import type { AgentRun, RunState } from '../runs/run.entity.js';
@@ -59,6 +59,45 @@ export async function writeRunEnding(tx: RunTx, events: RunEventsService, run: A
   if (status === 'completed') await append('answer', { content: result.answer ?? '' });
   await append('done', { run_id: run.id, status });
   return true;
+}
+
+/**
+ * The same ending as writes of `RunStore.writeRun` for a driver whose run has no ancestors (one statement): the run
+ * row's final status (allowed from its current one), the conversation, and the closing events.
+ */
+export function runEndingWrite(
+  p: SqlParams,
+  run: AgentRun,
+  ending: Omit<RunEnding, 'ancestors' | 'epoch'>,
+): { events: PendingRunEvent[]; write: Omit<OwnerWrite, 'params'> } {
+  const { status, result } = ending;
+  const set = [
+    `status = ${p.add(status)}`,
+    `answer = ${p.add(result.answer ?? null)}`,
+    `error = ${p.add(result.error ?? null)}`,
+    `finished_at = now()`,
+    `updated_at = now()`,
+    `locked_by = NULL`,
+    `lease_until = NULL`,
+    ...(ending.state ? [`state = ${p.add(JSON.stringify(ending.state))}`] : []),
+  ];
+  const ctes: Array<[string, string]> = [];
+  if (status === 'completed' && run.conversationId) {
+    const exchange = [
+      { role: 'user', content: run.message },
+      { role: 'assistant', content: result.answer ?? '' },
+    ];
+    ctes.push([
+      'conversation',
+      `UPDATE conversations SET messages = messages || ${p.add(JSON.stringify(exchange))}::jsonb, updated_at = now()
+        WHERE id = ${p.add(run.conversationId)}::uuid AND EXISTS (SELECT 1 FROM owner) RETURNING id`,
+    ]);
+  }
+  const events: PendingRunEvent[] = [];
+  if (result.error && status !== 'cancelled') events.push({ type: 'error', data: { message: result.error } });
+  if (status === 'completed') events.push({ type: 'answer', data: { content: result.answer ?? '' } });
+  events.push({ type: 'done', data: { run_id: run.id, status } });
+  return { events, write: { set, where: `status = ANY(${p.add(FINAL_FROM[status])})`, ctes } };
 }
 
 /** A closing event (written by whoever ends the run, in its transaction) on the run and its ancestors. */

@@ -2,14 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig, DomainErrorKind, DomainException, isUuid, NotFoundError } from '@warden/common';
 import { HookBuildError, HookResolver, type Surface } from '@warden/hooks';
 import { randomBytes } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
 import { hookSettingsOf, parseAgentConfig, withConfirmationOverride } from '../agents/agent-config.js';
 import type { Agent } from '../agents/agent.entity.js';
 import { AgentsService } from '../agents/agents.service.js';
 import type { ChatMessage } from '../llm/llm-provider.js';
 import { AgentRun, Conversation, type RunState, type ToolRunSpec } from '../runs/run.entity.js';
 import type { PreparedRun, StartRunOptions } from './live-run.js';
-import { RunStore, type RunTx } from './run-store.js';
+import { RunStore } from './run-store.js';
 import { ToolCallRunner } from './tool-call-runner.js';
 
 const DEFAULT_INSTRUCTIONS = 'You are a helpful assistant.';
@@ -52,37 +51,37 @@ export class RunFactory {
   async createAgentRun(opts: StartRunOptions): Promise<CreatedRun> {
     const { agent, config } = await this.agents.findWithConfig(opts.orgId, opts.agentId);
     const mode = opts.mode ?? 'react';
-    const run = await this.store.transaction(
-      async (tx) => {
-        const conversation = await this.conversationFor(opts, tx.m);
-        const messages: ChatMessage[] = [
-          { role: 'system', content: agent.instructions || DEFAULT_INSTRUCTIONS },
-          ...(conversation?.messages ?? []),
-          { role: 'user', content: opts.message },
-        ];
-        const state: RunState = {
-          phase: 'start',
-          messages,
-          turns: 0,
-          pending_calls: [],
-          ...(opts.eval ? { eval: opts.eval } : {}),
-          ...(opts.confirmationOverride ? { confirmation_override: opts.confirmationOverride } : {}),
-        };
-        return this.insert(tx, {
-          orgId: opts.orgId,
-          agentId: agent.id,
-          userId: opts.userId,
-          conversationId: conversation?.id ?? null,
-          parentRunId: opts.parentRunId ?? null,
-          parentCallId: opts.parentCallId ?? null,
-          surface: opts.surface,
-          mode,
-          hooks: opts.eval ? 'bypassed' : 'active',
-          message: opts.message,
-          state,
-        });
+    const conversation = await this.conversationFor(opts);
+    const messages: ChatMessage[] = [
+      { role: 'system', content: agent.instructions || DEFAULT_INSTRUCTIONS },
+      ...(conversation?.messages ?? []),
+      { role: 'user', content: opts.message },
+    ];
+    const state: RunState = {
+      phase: 'start',
+      messages,
+      turns: 0,
+      pending_calls: [],
+      ...(opts.eval ? { eval: opts.eval } : {}),
+      ...(opts.confirmationOverride ? { confirmation_override: opts.confirmationOverride } : {}),
+    };
+    // A chat or API run without a conversation starts one (recorded with the run).
+    const newConversation = !conversation && (opts.surface === 'chat' || opts.surface === 'api');
+    const run = await this.store.insertRun(
+      {
+        orgId: opts.orgId,
+        agentId: agent.id,
+        userId: opts.userId,
+        conversationId: conversation?.id ?? null,
+        parentRunId: opts.parentRunId ?? null,
+        parentCallId: opts.parentCallId ?? null,
+        surface: opts.surface,
+        mode,
+        hooks: opts.eval ? 'bypassed' : 'active',
+        message: opts.message,
+        state,
       },
-      { redoable: true },
+      { newConversation, redoable: true },
     );
     const settings = withConfirmationOverride(hookSettingsOf(agent, config), opts.confirmationOverride);
     const registry = await this.refuseUnlessBuilt(run, `the agent's hooks cannot be built`, async () =>
@@ -111,8 +110,8 @@ export class RunFactory {
       },
     };
     const call = { call_id: newCallId(), tool: opts.tool, args: opts.args };
-    const run = await this.store.transaction((tx) =>
-      this.insert(tx, {
+    const run = await this.store.insertRun(
+      {
         orgId: opts.orgId,
         agentId: opts.ownerId,
         userId: opts.userId,
@@ -124,7 +123,8 @@ export class RunFactory {
         hooks: 'active',
         message: `${opts.tool} ${JSON.stringify(opts.args)}`,
         state: { phase: 'tools', messages: [], turns: 0, pending_calls: [call], tool_run: spec },
-      }),
+      },
+      { newConversation: false },
     );
     const prepared = await this.refuseUnlessBuilt(run, 'the hooks cannot be built', () => this.prepareToolRun(spec));
     await this.store.transaction(async (tx) => {
@@ -153,53 +153,6 @@ export class RunFactory {
     return { agent, config, settings, registry: await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings }) };
   }
 
-  /** The run row (leased to this instance from birth, epoch 1) and its `run` event, in `tx`. */
-  private async insert(
-    tx: RunTx,
-    fields: Pick<
-      AgentRun,
-      | 'orgId'
-      | 'agentId'
-      | 'userId'
-      | 'conversationId'
-      | 'parentRunId'
-      | 'parentCallId'
-      | 'surface'
-      | 'mode'
-      | 'hooks'
-      | 'message'
-      | 'state'
-    >,
-  ): Promise<AgentRun> {
-    const run = await tx.m.getRepository(AgentRun).save({
-      ...fields,
-      status: 'running' as const,
-      answer: null,
-      error: null,
-      eventSeq: 0,
-      finishedAt: null,
-      lockedBy: this.config.instanceId,
-      leaseUntil: new Date(Date.now() + this.config.runLeaseMs),
-      leaseEpoch: 1,
-    });
-    tx.batch.born.add(run.id);
-    await this.store.appendEvent(
-      run,
-      'run',
-      {
-        agent_id: run.agentId,
-        conversation_id: run.conversationId,
-        surface: run.surface,
-        mode: run.mode,
-        hooks: run.hooks,
-        parent_run_id: run.parentRunId,
-        parent_call_id: run.parentCallId,
-      },
-      tx,
-    );
-    return run;
-  }
-
   private async refuseUnlessBuilt<T>(run: AgentRun, what: string, build: () => Promise<T> | T): Promise<T> {
     try {
       return await build();
@@ -210,16 +163,15 @@ export class RunFactory {
     }
   }
 
-  private async conversationFor(opts: StartRunOptions, m: EntityManager): Promise<Conversation | null> {
-    const repo = m.getRepository(Conversation);
-    if (opts.conversationId) {
-      const found = isUuid(opts.conversationId)
-        ? await repo.findOneBy({ id: opts.conversationId, orgId: opts.orgId, userId: opts.userId, agentId: opts.agentId })
-        : null;
-      if (!found) throw new NotFoundError('conversation', opts.conversationId);
-      return found;
-    }
-    if (opts.surface !== 'chat' && opts.surface !== 'api') return null;
-    return repo.save({ orgId: opts.orgId, agentId: opts.agentId, userId: opts.userId, messages: [] });
+  /** The conversation the run continues (the caller's own, with this agent), or null for a new one. */
+  private async conversationFor(opts: StartRunOptions): Promise<Conversation | null> {
+    if (!opts.conversationId) return null;
+    const found = isUuid(opts.conversationId)
+      ? await this.store.dataSource
+          .getRepository(Conversation)
+          .findOneBy({ id: opts.conversationId, orgId: opts.orgId, userId: opts.userId, agentId: opts.agentId })
+      : null;
+    if (!found) throw new NotFoundError('conversation', opts.conversationId);
+    return found;
   }
 }

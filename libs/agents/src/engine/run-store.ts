@@ -1,16 +1,22 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AppConfig, type PendingRunEvent, type RunEventData, type RunEventMap, type RunEventType } from '@warden/common';
-import { EventBatch } from '@warden/database';
+import { EventBatch, ownerWriteResult, ownerWriteSql, SqlParams, type OwnerWrite, type OwnerWriteResult } from '@warden/database';
 import { DataSource } from 'typeorm';
 import { RunEventsService } from '../runs/run-events.service.js';
 import { AgentRun, type RunState } from '../runs/run.entity.js';
 import { RUN_FINISHED, type LiveRun, type RunOutcome } from './live-run.js';
-import { ancestorsOf, writeRunEnding, type RunTx } from './run-ending.js';
+import { ancestorsOf, runEndingWrite, writeRunEnding, type RunTx } from './run-ending.js';
+import { insertRun, type NewRunFields } from './run-insert.js';
 import { LeaseLostError } from './run-fence.js';
 import type { FinalRunStatus } from './run-transitions.js';
 
 export type { RunTx } from './run-ending.js';
+
+const RUN_TABLES = { events: 'run_events', owners: 'agent_runs', channel: 'run_events' } as const;
+
+/** A write of `RunStore.writeRun`: the run row's assignments, a further condition, other writes; `waiting`: the run waits for a person. */
+export type RunWrite = Omit<OwnerWrite, 'params'> & { waiting?: boolean };
 
 /**
  * The SQL of agent runs (like ConfirmationStore for approvals): claims and leases, fenced state and event writes, and
@@ -29,22 +35,25 @@ export class RunStore {
   ) {}
 
   /** Runs `fn` in one transaction; the events it appended reach this process's followers from memory after the commit. */
-  async transaction<T>(fn: (tx: RunTx) => Promise<T>, opts: { redoable?: boolean } = {}): Promise<T> {
+  async transaction<T>(fn: (tx: RunTx) => Promise<T>): Promise<T> {
     const batch = new EventBatch();
     try {
-      const result = await this.dataSource.transaction(async (m) => {
-        // A step that acted on nothing outside (a run's start, a model turn's output) need not wait for its own disk
-        // flush: the next durable commit — at the latest the execution mark written before any tool call is sent —
-        // flushes it too (the WAL is written in order). A crash before that only loses work the run redoes.
-        if (opts.redoable) await m.query(`SET LOCAL synchronous_commit = off`);
-        return fn({ m, batch });
-      });
+      const result = await this.dataSource.transaction((m) => fn({ m, batch }));
       this.events.publish(batch);
       return result;
     } catch (err) {
       this.events.discard(batch);
       throw err;
     }
+  }
+
+  /**
+   * Records a new run — its conversation when new, its row leased to this instance from birth (epoch 1) and its
+   * `run` event — in one statement; the run is born here (its stream is served from memory from event 1).
+   */
+  insertRun(fields: NewRunFields, opts: { newConversation: boolean; redoable?: boolean }): Promise<AgentRun> {
+    const { instanceId, runLeaseMs: leaseMs } = this.config;
+    return insertRun(this.dataSource, this.events, fields, { instanceId, leaseMs, redoable: !!opts.redoable, ...opts });
   }
 
   get(runId: string): Promise<AgentRun> {
@@ -86,18 +95,21 @@ export class RunStore {
   }
 
   /**
-   * Writes the run's new state (and renews its lease) while this driver holds it at its epoch; false when the run
-   * already ended (e.g. cancelled) or another driver claimed it since (which then owns the state).
+   * Writes the run's new state (and renews its lease) with its deferred events while this driver holds it at its epoch;
+   * false when the run already ended (e.g. cancelled) or another driver claimed it since (which then owns the state).
    */
-  async saveState(live: LiveRun, state: RunState, tx?: RunTx): Promise<boolean> {
-    if (!tx && live.deferred.length > 0) return this.transaction((t) => this.saveState(live, state, t));
-    if (tx) await this.flushDeferred(live, tx);
-    const [, affected] = await (tx?.m ?? this.dataSource).query<[unknown, number]>(
-      `UPDATE agent_runs SET state = $2, updated_at = now(), lease_until = now() + make_interval(secs => $4)
-       WHERE id = $1 AND status IN ('running', 'waiting') AND lease_epoch = $3`,
-      [live.run.id, JSON.stringify(state), live.epoch, this.config.runLeaseMs / 1000],
-    );
-    return affected > 0;
+  async saveState(live: LiveRun, state: RunState): Promise<boolean> {
+    const p = new SqlParams();
+    return (await this.writeRun(live, [], { set: this.stateSets(p, state) }, p)).held;
+  }
+
+  /** The run row's assignments that save `state` and renew the lease (for `writeRun`). */
+  stateSets(p: SqlParams, state: RunState): string[] {
+    return [
+      `state = ${p.add(JSON.stringify(state))}`,
+      `updated_at = now()`,
+      `lease_until = now() + make_interval(secs => ${p.add(this.config.runLeaseMs / 1000)})`,
+    ];
   }
 
   /**
@@ -112,6 +124,15 @@ export class RunStore {
     result: { answer?: string; error?: string },
     fence: { epoch?: number; state?: RunState; live?: LiveRun } = {},
   ): Promise<boolean> {
+    const live = fence.live;
+    if (live && live.ancestors.length === 0 && status !== 'cancelled') {
+      // A driver ending its own run: one statement (its deferred events, the final status, the conversation, the closing events).
+      const p = new SqlParams();
+      const ending = runEndingWrite(p, run, { status, result, state: fence.state });
+      const { held } = await this.writeRun(live, ending.events, ending.write, p);
+      if (held) this.bus.emit(RUN_FINISHED, { runId: run.id, orgId: run.orgId, status, surface: run.surface });
+      return held;
+    }
     const ancestors = fence.live?.ancestors ?? (await this.ancestorsOf(run));
     const won = await this.transaction(async (tx) => {
       // The driver's deferred hook events go first, while the run is still active (their writes are fenced).
@@ -135,20 +156,46 @@ export class RunStore {
   }
 
   /**
-   * Writes the live run's deferred hook events, then `write`, then `events`, in one transaction (one commit, one
-   * NOTIFY per run): how a tool call's marks and results are stored with the events that tell them.
+   * The live run's deferred events, then `events`, with `write` (assignments on the run row, other writes conditioned
+   * on `owner`), fenced by the driver's epoch: one statement — all of it or, fenced off, nothing (`held` false).
+   * A run whose events are copied to its ancestors' streams takes the transaction path (same writes, same order).
    */
-  async write<T>(live: LiveRun, write: (tx: RunTx) => Promise<T>, events: PendingRunEvent[] = []): Promise<T> {
+  async writeRun(live: LiveRun, events: PendingRunEvent[], write: RunWrite, p = new SqlParams()): Promise<OwnerWriteResult> {
+    const all = [...live.deferred.splice(0), ...events];
+    // A pending confirmation makes the run wait; a decision's event (deferred by LiveRunBuilder) returns it to running.
+    const resumes = all.some((e) => e.type === 'confirmation_resolved') && !write.set?.some((a) => a.startsWith('status ='));
+    const moves = write.waiting ? ['running', 'waiting'] : resumes ? ['waiting', 'running'] : null;
+    const status = moves ? [`status = CASE WHEN status = '${moves[0]}' THEN '${moves[1]}' ELSE status END`] : [];
+    const fence = `lease_epoch = ${p.add(live.epoch)} AND status IN ('running', 'waiting')${write.where ? ` AND ${write.where}` : ''}`;
+    const full = { ...write, params: p, set: [...(write.set ?? []), ...status], where: fence };
+    if (live.ancestors.length === 0) {
+      const envelope = { run_id: live.run.id, surface: live.run.surface };
+      return this.events.appendWith(
+        live.run.id,
+        all.map((e) => ({ type: e.type, data: { ...envelope, ...e.data } })),
+        full,
+      );
+    }
     return this.transaction(async (tx) => {
-      await this.flushDeferred(live, tx);
-      const result = await write(tx);
-      for (const e of events) await this.appendToStreams(live, e.type, e.data, tx);
-      return result;
+      for (const e of all) await this.appendToStreams(live, e.type, e.data, tx);
+      if (moves) await this.setWaiting(live, moves[1] === 'waiting', tx);
+      const [row] = await tx.m.query<Array<Record<string, unknown>>>(ownerWriteSql(RUN_TABLES, live.run.id, [], full, false), p.values);
+      return ownerWriteResult(row, 0, write);
     });
   }
 
+  /** A fenced write of the live run was refused: the driver lost the run; it stops (LeaseLostError). */
+  leaseLost(live: LiveRun, why = 'a fenced write was refused'): LeaseLostError {
+    const err = new LeaseLostError(live.run.id, why);
+    if (!live.abort.signal.aborted) {
+      this.logger.warn({ runId: live.run.id }, 'run lease taken over by another instance or the run ended elsewhere; stopping here');
+      live.abort.abort(err);
+    }
+    return err;
+  }
+
   /** The live run's deferred hook events, appended in `tx` in the order they happened. */
-  async flushDeferred(live: LiveRun, tx: RunTx): Promise<void> {
+  private async flushDeferred(live: LiveRun, tx: RunTx): Promise<void> {
     for (const e of live.deferred.splice(0)) {
       await this.appendToStreams(live, e.type, e.data, tx);
       if (e.type === 'confirmation_resolved') await this.setWaiting(live, false, tx);
@@ -159,14 +206,7 @@ export class RunStore {
   async appendOwn<K extends RunEventType>(live: LiveRun, type: K, data: RunEventMap[K], tx?: RunTx): Promise<RunEventData<K>> {
     const payload: RunEventData<K> = { run_id: live.run.id, surface: live.run.surface, ...data };
     const seq = await this.events.appendIf(live.run.id, type, payload, { epoch: live.epoch, runner: tx?.m, batch: tx?.batch });
-    if (seq === null) {
-      const err = new LeaseLostError(live.run.id, 'a fenced write was refused');
-      if (!live.abort.signal.aborted) {
-        this.logger.warn({ runId: live.run.id }, 'run lease taken over by another instance or the run ended elsewhere; stopping here');
-        live.abort.abort(err);
-      }
-      throw err;
-    }
+    if (seq === null) throw this.leaseLost(live);
     return payload;
   }
 

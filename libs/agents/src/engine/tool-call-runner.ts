@@ -8,12 +8,12 @@ import {
   type PreToolUseVerdict,
   type ToolCallMetadata,
 } from '@warden/hooks';
-import { isTransientDatabaseError } from '@warden/database';
+import { isTransientDatabaseError, SqlParams } from '@warden/database';
 import type { EntityManager } from 'typeorm';
 import type { PendingToolCall } from '../runs/run.entity.js';
 import { ToolRegistry, type ResolvedTool } from '../tools/tool-registry.js';
 import { RunSuspendedError, type LiveRun } from './live-run.js';
-import { markExecuting } from './in-flight-audit.js';
+import { executionMarkWrites } from './in-flight-audit.js';
 import { toolFailureObservation } from './lifecycle-hooks.js';
 import { LeaseLostError } from './run-fence.js';
 import { RunStore } from './run-store.js';
@@ -41,6 +41,11 @@ export class ToolCallRunner {
   /** The durable records of a turn's calls, before any of them runs (in the caller's transaction when given). */
   async record(runId: string, calls: PendingToolCall[], m?: EntityManager): Promise<void> {
     await this.toolCalls.record(runId, calls, m);
+  }
+
+  /** The same records as a write of `RunStore.writeRun` (with the turn's state and events, one statement). */
+  recordWrite(p: SqlParams, runId: string, calls: PendingToolCall[]): [string, string] {
+    return this.toolCalls.recordWrite(p, runId, calls);
   }
 
   /** The observation text of each finished call (from memory when this driver stored them all). */
@@ -123,8 +128,10 @@ export class ToolCallRunner {
       // From here on the target may act: a resumed run must not repeat this call (see ToolCallRecovery).
       // Fenced: a driver that lost the run (or a cancelled run) never sends the request. Audited in flight.
       const simulated = this.execution.simulates(live, tool, args);
-      const marked = await this.runs.write(live, (tx) => markExecuting(tx.m, live, call, args, executedMeta, simulated));
-      if (!marked) throw await this.toolCalls.lostOrGone(live, call.call_id);
+      const p = new SqlParams();
+      const marked = await this.runs.writeRun(live, [], { ctes: executionMarkWrites(p, live, call, args, executedMeta, simulated) }, p);
+      if (!marked.held) throw this.runs.leaseLost(live);
+      if (marked.counts.marked === 0) throw await this.toolCalls.lostOrGone(live, call.call_id);
       const started = Date.now();
       const outcome = await this.execution.execute(live, call.call_id, tool, args);
       const durationMs = Date.now() - started;
@@ -187,12 +194,10 @@ export class ToolCallRunner {
     if (r.tool) this.metrics?.toolCalls.labels(r.tool, outcome).inc();
     // One transaction: the deferred hook events, the result, its in-flight audit row (completed with it, status and
     // duration included, so a crash before the audit batch lands leaves a completed row) and the `observation` event.
-    const stored = await this.runs.write(live, async (tx) => {
-      const count = await this.toolCalls.storeOutcome(tx.m, live, callId, r);
-      if (count > 0) await this.runs.appendToStreams(live, 'observation', observation, tx);
-      return count;
-    });
-    if (stored === 0) throw await this.toolCalls.lostOrGone(live, callId);
+    const p = new SqlParams();
+    const { precondition, ctes } = this.toolCalls.outcomeWrites(p, live, callId, r);
+    const stored = await this.runs.writeRun(live, [{ type: 'observation', data: observation }], { where: precondition, ctes }, p);
+    if (!stored.held) throw await this.toolCalls.lostOrGone(live, callId);
     live.observed.set(callId, r.result);
   }
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { SqlParams } from '@warden/database';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PendingToolCall, ToolCallStatus } from '../runs/run.entity.js';
 import type { LiveRun } from './live-run.js';
@@ -51,6 +52,19 @@ export class ToolCallStore {
         [runId, c.call_id, position, c.tool, JSON.stringify(c.args)],
       );
     }
+  }
+
+  /** The records of a turn's calls as a write of `RunStore.writeRun` (conditioned on the fenced run row). */
+  recordWrite(p: SqlParams, runId: string, calls: PendingToolCall[]): [string, string] {
+    return [
+      'recorded',
+      `INSERT INTO tool_calls (run_id, call_id, position, tool, args, status)
+       SELECT ${p.add(runId)}::uuid, c.call_id, c.ord::int - 1, c.tool, c.args, 'pending'
+         FROM unnest(${p.add(calls.map((c) => c.call_id))}::text[], ${p.add(calls.map((c) => c.tool))}::text[],
+                     ${p.add(calls.map((c) => JSON.stringify(c.args)))}::jsonb[]) WITH ORDINALITY AS c(call_id, tool, args, ord)
+        WHERE EXISTS (SELECT 1 FROM owner)
+       ON CONFLICT (run_id, call_id) DO NOTHING RETURNING call_id`,
+    ];
   }
 
   /** Claims a pending call (pending -> running); false when it was handled already or the run is not held. */
@@ -106,36 +120,43 @@ export class ToolCallStore {
   }
 
   /**
-   * Stores a running (or pending) call's outcome and completes its in-flight audit row, in the caller's transaction;
-   * returns how many calls were stored (0: the run is not held, or the call was settled already).
+   * A running (or pending) call's outcome and the completion of its in-flight audit row, as writes of
+   * `RunStore.writeRun`; `precondition` (on the run row) makes the whole statement — its events too — write nothing
+   * when the call was settled already.
    */
-  async storeOutcome(m: EntityManager, live: LiveRun, callId: string, r: StoredToolCallOutcome): Promise<number> {
-    const rows = await m.query<Array<{ stored: number }>>(
-      `WITH done AS (
-         UPDATE tool_calls SET status = $3, executed_args = $4, result = $5, full_result = $6, blocked_by = $7, error = $8, simulated = $10,
-                started_at = COALESCE(started_at, now()), finished_at = now()
-          WHERE run_id = $1 AND call_id = $2 AND status IN ('pending', 'running') AND ${holdsRun(9)} RETURNING call_id),
-       audited AS (
-         UPDATE connector_call_logs SET outcome = 'completed', success = ($3 = 'done'), error = $8, status = COALESCE($11::int, status),
-                duration_ms = COALESCE($12::int, duration_ms)
-          WHERE run_id = $1::text AND call_id = $2 AND outcome = 'in_flight' AND EXISTS (SELECT 1 FROM done))
-       SELECT count(*)::int AS stored FROM done`,
-      [
-        live.run.id,
-        callId,
-        r.status,
-        JSON.stringify(r.args),
-        r.result,
-        r.fullResult ?? r.result,
-        r.blockedBy ?? null,
-        r.error ?? null,
-        live.epoch,
-        r.simulated ?? false,
-        r.http?.status ?? null,
-        r.http ? Math.round(r.http.durationMs) : null,
+  outcomeWrites(
+    p: SqlParams,
+    live: LiveRun,
+    callId: string,
+    r: StoredToolCallOutcome,
+  ): { precondition: string; ctes: Array<[string, string]> } {
+    const [runId, call, status, error] = [p.add(live.run.id), p.add(callId), p.add(r.status), p.add(r.error ?? null)];
+    const open = `run_id = ${runId}::uuid AND call_id = ${call} AND status IN ('pending', 'running')`;
+    const sets = [
+      `status = ${status}`,
+      `executed_args = ${p.add(JSON.stringify(r.args))}`,
+      `result = ${p.add(r.result)}`,
+      `full_result = ${p.add(r.fullResult ?? r.result)}`,
+      `blocked_by = ${p.add(r.blockedBy ?? null)}`,
+      `error = ${error}`,
+      `simulated = ${p.add(r.simulated ?? false)}`,
+    ];
+    return {
+      precondition: `EXISTS (SELECT 1 FROM tool_calls WHERE ${open})`,
+      ctes: [
+        [
+          'done',
+          `UPDATE tool_calls SET ${sets.join(', ')}, started_at = COALESCE(started_at, now()), finished_at = now()
+            WHERE ${open} AND EXISTS (SELECT 1 FROM owner) RETURNING call_id`,
+        ],
+        [
+          'audited',
+          `UPDATE connector_call_logs SET outcome = 'completed', success = (${status}::text = 'done'), error = ${error}::text,
+                  status = COALESCE(${p.add(r.http?.status ?? null)}::int, status), duration_ms = COALESCE(${p.add(r.http ? Math.round(r.http.durationMs) : null)}::int, duration_ms)
+            WHERE run_id = ${runId}::text AND call_id = ${call} AND outcome = 'in_flight' AND EXISTS (SELECT 1 FROM done) RETURNING id`,
+        ],
       ],
-    );
-    return rows.at(0)?.stored ?? 0;
+    };
   }
 
   /** Throws LeaseLostError (stopping the drive) unless this driver still holds the run at its epoch. */

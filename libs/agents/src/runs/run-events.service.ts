@@ -1,6 +1,15 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { RunEventData, RunEventEnvelope, RunEventMap, RunEventType } from '@warden/common';
-import { DATABASE_TARGET, EventLog, type AppendOptions, type EventBatch, type DatabaseTarget, type StoredEvent } from '@warden/database';
+import {
+  DATABASE_TARGET,
+  EventLog,
+  type AppendOptions,
+  type EventBatch,
+  type DatabaseTarget,
+  type OwnerWrite,
+  type OwnerWriteResult,
+  type StoredEvent,
+} from '@warden/database';
 import { DataSource } from 'typeorm';
 
 /** A stored run event (of the types `K`): narrow it by `type` to read its payload. */
@@ -16,8 +25,11 @@ export const RUN_EVENTS_NOTIFY_CHANNEL = 'run_events';
 @Injectable()
 export class RunEventsService implements OnModuleInit, OnModuleDestroy {
   private readonly log: EventLog<RunEventMap, RunEventEnvelope>;
+  /** Whether appends send NOTIFY (PostgreSQL; not the embedded PGlite). */
+  readonly notifies: boolean;
 
   constructor(dataSource: DataSource, @Inject(DATABASE_TARGET) target: DatabaseTarget) {
+    this.notifies = !target.embedded;
     this.log = new EventLog(
       dataSource,
       target,
@@ -43,6 +55,11 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
   /** Appends only while the run is active at `opts.epoch` (null otherwise), and/or inside `opts.runner`'s transaction. */
   appendIf<K extends RunEventType>(runId: string, type: K, data: RunEventData<K>, opts: AppendOptions): Promise<number | null> {
     return this.log.append<K>(runId, type, data, opts);
+  }
+
+  /** The run row's update, its new events and other writes in one statement (see EventLog.appendWith). */
+  appendWith(runId: string, events: Array<{ type: RunEventType; data: RunEventData }>, write: OwnerWrite): Promise<OwnerWriteResult> {
+    return this.log.appendWith(runId, events, write);
   }
 
   /** Hands a committed transaction's events to local followers (no read). */

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@warden/common';
+import { VerifiedTokens } from './verified-tokens.js';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 
 export class InvalidTokenError extends Error {}
@@ -20,6 +21,7 @@ export class TokenVerifier implements OnModuleInit {
   private readonly logger = new Logger(TokenVerifier.name);
   private jwks?: JWTVerifyGetKey;
   private jwksReady?: Promise<JWTVerifyGetKey>;
+  private readonly verified = new VerifiedTokens<VerifiedClaims>();
 
   constructor(private readonly config: AppConfig) {}
 
@@ -33,6 +35,8 @@ export class TokenVerifier implements OnModuleInit {
   }
 
   async verify(token: string): Promise<VerifiedClaims> {
+    const known = this.verified.get(token);
+    if (known) return known;
     let payload: JWTPayload;
     try {
       if (this.config.authMode === 'dev') {
@@ -52,7 +56,9 @@ export class TokenVerifier implements OnModuleInit {
       throw new InvalidTokenError(describeJoseError(err));
     }
     this.checkLifetime(payload);
-    return this.claims(payload);
+    const claims = this.claims(payload);
+    this.verified.set(token, claims, payload.exp!);
+    return claims;
   }
 
   /** A token that never expires (or lives longer than allowed) is a permanent key if it leaks. */

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { BadInputError, ConflictError, NotFoundError } from '@warden/common';
 import { DataSource, Repository } from 'typeorm';
 import { recordIdentityChange } from './identity-audit.js';
-import { Identity, OrgMember, User, type ChatPlatform } from './user.entity.js';
+import { Identity, type ChatPlatform } from './user.entity.js';
 
 export interface MemberView {
   userId: string;
@@ -41,8 +41,6 @@ export class UsersService {
   constructor(
     private readonly dataSource: DataSource,
     @InjectRepository(Identity) private readonly identities: Repository<Identity>,
-    @InjectRepository(OrgMember) private readonly members: Repository<OrgMember>,
-    @InjectRepository(User) private readonly users: Repository<User>,
   ) {}
 
   async listMembers(orgId: string): Promise<MemberView[]> {
@@ -70,19 +68,18 @@ export class UsersService {
     return member;
   }
 
+  /** The member with their chat identities, in one query (decisions and card deliveries ask for it on their path). */
   async memberById(orgId: string, userId: string): Promise<MemberView | null> {
-    const m = await this.members.findOneBy({ orgId, userId });
-    if (!m) return null;
-    const user = await this.users.findOneByOrFail({ id: userId });
-    const ids = await this.identities.findBy({ orgId, userId });
-    return {
-      userId,
-      sub: user.sub,
-      email: user.email,
-      name: user.name,
-      roles: m.roles,
-      identities: Object.fromEntries(ids.map((i) => [i.platform, i.externalId])),
-    };
+    const [row] = await this.dataSource.query<
+      Array<{ sub: string; email: string | null; name: string | null; roles: string[]; identities: MemberView['identities'] | null }>
+    >(
+      `SELECT u.sub, u.email, u.name, m.roles,
+              (SELECT json_object_agg(i.platform, i.external_id) FROM identities i WHERE i.org_id = m.org_id AND i.user_id = m.user_id) AS identities
+         FROM org_members m JOIN users u ON u.id = m.user_id WHERE m.org_id = $1 AND m.user_id = $2`,
+      [orgId, userId],
+    );
+    if (!row) return null;
+    return { userId, sub: row.sub, email: row.email, name: row.name, roles: row.roles, identities: row.identities ?? {} };
   }
 
   /** The org member linked to a chat-app account, or null. */

@@ -116,7 +116,8 @@ export class HookChain<R> {
       }
       return Promise.resolve(spec.finish(run));
     } catch (err) {
-      return Promise.reject(err as Error);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what a hook point or the emitter threw, passed on as is
+      return Promise.reject(err);
     }
   }
 

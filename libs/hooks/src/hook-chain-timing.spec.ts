@@ -97,6 +97,20 @@ describe('HookChain: synchronous hooks, then the first promise', () => {
     expect(laterRan).toBe(false);
   });
 
+  it('rejects on a failure that must decide nothing (a dropped connection), from a sync or an async hook alike', async () => {
+    const dropped = () => Object.assign(new Error('connection terminated'), { code: '08006' });
+    const events: string[] = [];
+    const emit = ((_type: string, data: RunEventMap['hook']) => {
+      events.push(data.hook);
+    }) as ToolCallContext['emit'];
+    const thrower = (): HookResult => {
+      throw dropped();
+    };
+    await expect(run([hook('ok', 1, () => ({})), hook('sync', 2, thrower)], context(emit))).rejects.toThrow('connection terminated');
+    await expect(run([hook('async', 1, () => Promise.reject(dropped()))], context(emit))).rejects.toThrow('connection terminated');
+    expect(events).toEqual(['ok']);
+  });
+
   it("times each hook on its own: not the hooks before it, not an awaited emitter's wait", async () => {
     const spin = (ms: number): HookResult => {
       const end = performance.now() + ms;

@@ -1,9 +1,13 @@
 import type { HookStats } from '@warden/common';
 import { byRunOrder } from './hook-catalog.js';
+import type { HookChainRun } from './hook-chain-run.js';
 import { HookInvocation, type ToolCallContext } from './hook-invocation.js';
 import { isThenable, recordHookOutcome } from './hook-outcome-record.js';
-import { isRunInterruption } from './run-interrupted.js';
-import type { BaseHook, HookErrorPolicy, HookOutcome, HookOutcomeKind, HookPoint, HookResult, ToolArgs } from './hook.types.js';
+import { settle } from './hook-settle.js';
+import type { BaseHook, HookErrorPolicy, HookOutcomeKind, HookPoint, HookResult } from './hook.types.js';
+
+export { HookChainRun } from './hook-chain-run.js';
+export { HookTimeoutError } from './hook-settle.js';
 
 /** One hook as attached to one agent: the instance, its validated config and its execution policy. */
 export interface RegisteredHook {
@@ -22,34 +26,6 @@ export interface RegisteredHook {
   /** Where this hook's outcomes and durations are counted (Prometheus); set by the resolver. */
   stats?: HookStats;
 }
-
-/**
- * What one pass of a chain carries from hook to hook: what the next hook sees (`args`, `text`), what the hooks
- * added, and every outcome. One class for every point, so the runner reads one object shape.
- */
-export class HookChainRun {
-  readonly outcomes: HookOutcome[] = [];
-  wouldRequireConfirmation = false;
-  approval: HookResult['approval'] = undefined;
-  model: string | undefined = undefined;
-  /** The detail of an outcome that is neither a block nor an error (the blocked-call listeners name the block). */
-  note: string | undefined = undefined;
-  /** The call a PreToolUse hook blocked (the blocked-call listeners are told). */
-  blocked: { blockedBy: string; error: string } | undefined = undefined;
-  /** Why a PreToolUse hook could not decide (its `suspend`): the call is left for the run's next driver. */
-  suspended: string | undefined = undefined;
-
-  constructor(
-    /** The tool args the next hook sees (PreToolUse hooks rewrite them). */
-    public args: ToolArgs,
-    /** The text the next hook sees as `toolResult` (rewritten by PostToolUse and the text points). */
-    public text: string | undefined,
-    /** Context the hooks add (SessionStart, the text points); empty and unused elsewhere. */
-    readonly additionalContext: string[] = NO_CONTEXT,
-  ) {}
-}
-
-const NO_CONTEXT: string[] = Object.freeze([]) as unknown as string[];
 
 /**
  * What makes one hook point differ from another; the runner does the rest. Implementations are static objects
@@ -72,22 +48,31 @@ export interface HookChainPoint<R> {
   stopped(run: HookChainRun, entry: RegisteredHook, error: string, failed: boolean): R;
 }
 
-export class HookTimeoutError extends Error {
-  constructor(hook: string, timeoutMs: number) {
-    super(`hook '${hook}' did not finish within ${timeoutMs} ms`);
-  }
-}
-
-class RunCancelledError extends Error {
-  constructor() {
-    super('the run was cancelled');
-  }
-}
-
 /** `performance` is a lazy accessor on globalThis: reading it once here keeps a getter call off every clock read. */
 const clock = performance;
 const NO_RESULT: HookResult = Object.freeze({});
 const NO_SIDE_EFFECTS: string[] = Object.freeze([]) as unknown as string[];
+
+/** A hook that threw (or whose promise rejected or timed out): its failure policy applies. */
+class HookFailure {
+  constructor(readonly error: unknown) {}
+}
+
+/** A hook that returned a promise: the chain goes on once it settles (raced against its timeout). */
+class HookPending {
+  constructor(readonly promise: PromiseLike<HookResult | undefined>) {}
+}
+
+/** The chain's result, once the emitter is done with the stopping hook's event. */
+class ChainStop<R> {
+  constructor(
+    readonly result: R,
+    readonly emitted: PromiseLike<void> | undefined,
+  ) {}
+}
+
+/** What concluding one hook leaves to do: nothing (go on), wait for the emitter then go on, or stop. */
+type Step<R> = undefined | PromiseLike<void> | ChainStop<R>;
 
 /**
  * The hooks of one point in run order (`runsLast` hooks last, then ascending priority, ties by name) and the one
@@ -107,52 +92,147 @@ export class HookChain<R> {
   }
 
   /**
-   * The clock is read once per hook boundary (the end of one hook is the start of the next), and once more only
-   * after an awaited emit, so that the emitter's wait is part of no hook's duration. Nothing is awaited for a hook
-   * that returns synchronously with a synchronous emitter.
+   * Runs the hooks in a plain loop for as long as each returns synchronously and the emitter has nothing to wait
+   * for (no await, no microtask: an await anywhere in the loop would make every hook pay for it); the first promise
+   * hands the rest of the chain to `runAsync`. The clock is read at the start and once per hook boundary (the end
+   * of one hook is the start of the next), and once more only after an awaited emit, so that the emitter's wait is
+   * part of no hook's duration.
    */
-  async run(ctx: ToolCallContext, run: HookChainRun): Promise<R> {
+  run(ctx: ToolCallContext, run: HookChainRun): Promise<R> {
     const { hooks, spec } = this;
-    let inv = new HookInvocation(ctx, spec.point, run.args, run.text);
-    let started = clock.now();
-    for (const entry of hooks) {
-      if (inv.reusable) {
-        inv.toolArgs = run.args;
-        inv.toolResult = run.text;
-      } else inv = new HookInvocation(ctx, spec.point, run.args, run.text);
-      if (!triggers(entry, inv)) continue;
-      let kind: HookOutcomeKind;
-      let detail: string | undefined;
-      let sideEffects = NO_SIDE_EFFECTS;
-      let result: HookResult | undefined;
-      let stops: boolean;
-      try {
-        const returned = spec.call(entry, inv, run) as HookResult | undefined | PromiseLike<HookResult | undefined>;
-        if (isThenable(returned)) {
-          inv.keep();
-          result = (await settle(returned, entry, inv, ctx.signal)) ?? NO_RESULT;
-        } else result = returned ?? NO_RESULT;
-        kind = spec.apply(result, entry, run, ctx);
-        sideEffects = result.sideEffects ?? NO_SIDE_EFFECTS;
-        stops = kind === 'block';
-        // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing -- `||`: an empty reason gets the default too
-        detail = stops ? result.error || `Blocked by hook '${entry.name}'` : run.note;
-      } catch (err) {
-        stops = spec.stopsOnFailure(err, entry);
-        kind = 'error';
-        detail = messageOf(err);
-        if (result !== undefined && spec.keepsSideEffectsOfInvalidResult) sideEffects = result.sideEffects ?? NO_SIDE_EFFECTS;
+    try {
+      let inv = new HookInvocation(ctx, spec.point, run.args, run.text);
+      run.started = clock.now();
+      for (let i = 0; i < hooks.length; i++) {
+        const entry = hooks[i];
+        inv = nextInvocation(inv, ctx, run);
+        if (!triggers(entry, inv)) continue;
+        const returned = callHook(spec, entry, inv, run);
+        if (returned instanceof HookPending) return this.runAsync(i, ctx, run, inv, returned, undefined);
+        const step = this.conclude(entry, ctx, run, returned);
+        if (step === undefined) continue;
+        if (step instanceof ChainStop && step.emitted === undefined) return Promise.resolve(step.result);
+        return this.runAsync(i + 1, ctx, run, inv, undefined, step);
       }
-      const finished = clock.now();
-      const pending = recordHookOutcome(ctx, run.outcomes, entry, kind, sideEffects, finished - started, detail);
-      if (pending) {
-        await pending;
-        started = clock.now();
-      } else started = finished;
-      if (stops)
-        return kind === 'error' ? spec.stopped(run, entry, `hook failed: ${detail}`, true) : spec.stopped(run, entry, detail ?? '', false);
+      return Promise.resolve(spec.finish(run));
+    } catch (err) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what a hook point or the emitter threw, passed on as is
+      return Promise.reject(err);
     }
-    return spec.finish(run);
+  }
+
+  /**
+   * The rest of a chain once something is to be awaited: hook `i`'s promise (`pending`), or the emitter's
+   * promise for the event of the hook before `i` (`emitted`; with the chain's result if that hook stopped it).
+   */
+  private async runAsync(
+    i: number,
+    ctx: ToolCallContext,
+    run: HookChainRun,
+    inv: HookInvocation,
+    pending: HookPending | undefined,
+    emitted: Step<R>,
+  ): Promise<R> {
+    const { hooks, spec } = this;
+    for (;;) {
+      if (emitted instanceof ChainStop) {
+        if (emitted.emitted) await emitted.emitted;
+        return emitted.result;
+      }
+      if (emitted !== undefined) {
+        await emitted;
+        run.started = clock.now();
+      }
+      if (i >= hooks.length) return spec.finish(run);
+      const entry = hooks[i++];
+      let returned: HookPending | HookFailure | HookResult | undefined = pending;
+      pending = undefined;
+      if (returned === undefined) {
+        inv = nextInvocation(inv, ctx, run);
+        if (!triggers(entry, inv)) continue;
+        returned = callHook(spec, entry, inv, run);
+      }
+      if (returned instanceof HookPending) {
+        inv.keep();
+        returned = await settle(returned.promise, entry, inv, ctx.signal).catch((err: unknown) => new HookFailure(err));
+      }
+      emitted = this.conclude(entry, ctx, run, returned);
+    }
+  }
+
+  /**
+   * Applies one hook's result to the run, records its outcome and emits its `hook` event. A throw (the emitter's,
+   * or a failure that must decide nothing) rejects the chain. The rare paths (failure, block) are methods of their
+   * own: the common one stays small enough for V8 to inline into the loop.
+   */
+  private conclude(
+    entry: RegisteredHook,
+    ctx: ToolCallContext,
+    run: HookChainRun,
+    returned: HookResult | HookFailure | undefined,
+  ): Step<R> {
+    if (returned instanceof HookFailure) return this.failed(entry, ctx, run, returned.error, NO_SIDE_EFFECTS);
+    const result = returned ?? NO_RESULT;
+    let kind: HookOutcomeKind;
+    let sideEffects: string[];
+    let reason: string | undefined;
+    try {
+      kind = this.spec.apply(result, entry, run, ctx);
+      sideEffects = result.sideEffects ?? NO_SIDE_EFFECTS;
+      // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing -- `||`: an empty reason gets the default too
+      if (kind === 'block') reason = result.error || `Blocked by hook '${entry.name}'`;
+    } catch (err) {
+      const kept = this.spec.keepsSideEffectsOfInvalidResult ? result.sideEffects : undefined;
+      return this.failed(entry, ctx, run, err, kept ?? NO_SIDE_EFFECTS);
+    }
+    if (reason === undefined) return this.record(entry, ctx, run, kind, sideEffects, run.note);
+    return new ChainStop(this.spec.stopped(run, entry, reason, false), this.record(entry, ctx, run, kind, sideEffects, reason));
+  }
+
+  /** A hook failed (threw, rejected, timed out, or returned an invalid result): its policy says whether the chain stops. */
+  private failed(entry: RegisteredHook, ctx: ToolCallContext, run: HookChainRun, err: unknown, sideEffects: string[]): Step<R> {
+    const stops = this.spec.stopsOnFailure(err, entry);
+    const detail = messageOf(err);
+    const emitted = this.record(entry, ctx, run, 'error', sideEffects, detail);
+    return stops ? new ChainStop(this.spec.stopped(run, entry, `hook failed: ${detail}`, true), emitted) : emitted;
+  }
+
+  /** The hook's duration runs from the last hook boundary to now, which is the next one. */
+  private record(
+    entry: RegisteredHook,
+    ctx: ToolCallContext,
+    run: HookChainRun,
+    kind: HookOutcomeKind,
+    sideEffects: string[],
+    detail: string | undefined,
+  ): PromiseLike<void> | undefined {
+    const finished = clock.now();
+    const emitted = recordHookOutcome(ctx, run.outcomes, entry, kind, sideEffects, finished - run.started, detail);
+    run.started = finished;
+    return emitted;
+  }
+}
+
+/** The invocation for the next hook: the same object while no hook kept it (see HookInvocation), else a new one. */
+function nextInvocation(inv: HookInvocation, ctx: ToolCallContext, run: HookChainRun): HookInvocation {
+  if (!inv.reusable) return new HookInvocation(ctx, inv.point, run.args, run.text);
+  inv.toolArgs = run.args;
+  inv.toolResult = run.text;
+  return inv;
+}
+
+/** Calls one hook; a throw is its failure, a promise (or any thenable) is waited for by the caller. */
+function callHook<R>(
+  spec: HookChainPoint<R>,
+  entry: RegisteredHook,
+  inv: HookInvocation,
+  run: HookChainRun,
+): HookPending | HookFailure | HookResult | undefined {
+  try {
+    const returned = spec.call(entry, inv, run) as HookResult | undefined | PromiseLike<HookResult | undefined>;
+    return isThenable(returned) ? new HookPending(returned) : returned;
+  } catch (err) {
+    return new HookFailure(err);
   }
 }
 
@@ -163,43 +243,6 @@ function triggers(entry: RegisteredHook, inv: HookInvocation): boolean {
   } catch {
     return true;
   }
-}
-
-/** Races a hook's promise against its timeout and the run's cancellation, aborting the hook's signal on either. */
-function settle<T>(pending: PromiseLike<T>, entry: RegisteredHook, inv: HookInvocation, runSignal: AbortSignal | undefined): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const fail = (err: Error) => {
-      cleanup();
-      inv.abort(err);
-      reject(err);
-    };
-    // An interruption (lease lost, shutdown) keeps its reason: the hook must not take it for a cancel.
-    const onCancel = () => fail(isRunInterruption(runSignal?.reason) ? runSignal.reason : new RunCancelledError());
-    const timer =
-      Number.isFinite(entry.timeoutMs) && entry.timeoutMs > 0
-        ? setTimeout(() => fail(new HookTimeoutError(entry.name, entry.timeoutMs)), entry.timeoutMs)
-        : undefined;
-    const cleanup = () => {
-      if (timer) clearTimeout(timer);
-      runSignal?.removeEventListener('abort', onCancel);
-    };
-    if (runSignal?.aborted) {
-      onCancel();
-      return;
-    }
-    runSignal?.addEventListener('abort', onCancel, { once: true });
-    pending.then(
-      (value) => {
-        cleanup();
-        resolve(value);
-      },
-      (err: unknown) => {
-        cleanup();
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the hook's own rejection, passed on as is
-        reject(err);
-      },
-    );
-  });
 }
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

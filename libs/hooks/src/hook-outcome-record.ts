@@ -46,23 +46,33 @@ export function recordHookOutcome(
   }
   outcomes.push(outcome);
   entry.stats?.record(kind, durationMs / 1000);
-  if (tracingEnabled()) {
-    const attributes = {
-      'warden.hook': entry.name,
-      'warden.hook.point': entry.point,
-      'warden.hook.outcome': kind,
-      'warden.hook.duration_ms': duration,
-      'warden.call_id': ctx.callId ?? '',
-    };
-    recordSpan(
-      `hook ${entry.name}`,
-      detail === undefined ? attributes : { ...attributes, 'warden.hook.detail': detail },
-      durationMs,
-      kind === 'error' ? detail : undefined,
-    );
-  }
+  if (tracingEnabled()) traceHookOutcome(entry, kind, duration, durationMs, detail, ctx.callId);
   const emitted = ctx.emit('hook', event) as PromiseLike<void> | undefined;
   return isThenable(emitted) ? emitted : undefined;
+}
+
+/** Out of line: kept apart, the common path stays small enough to be inlined into the chain's loop. */
+function traceHookOutcome(
+  entry: RecordedHook,
+  kind: HookOutcomeKind,
+  duration: number,
+  durationMs: number,
+  detail: string | undefined,
+  callId: string | undefined,
+): void {
+  const attributes = {
+    'warden.hook': entry.name,
+    'warden.hook.point': entry.point,
+    'warden.hook.outcome': kind,
+    'warden.hook.duration_ms': duration,
+    'warden.call_id': callId ?? '',
+  };
+  recordSpan(
+    `hook ${entry.name}`,
+    detail === undefined ? attributes : { ...attributes, 'warden.hook.detail': detail },
+    durationMs,
+    kind === 'error' ? detail : undefined,
+  );
 }
 
 export const isThenable = <T>(v: T | PromiseLike<T>): v is PromiseLike<T> =>

@@ -156,7 +156,8 @@ export class FeishuChannel extends Channel {
   }
 
   parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
-    return Promise.resolve(parseFeishuCallback(feishuConfig(channel), req));
+    // A config that cannot verify anything (missing secret) rejects, as the async method did.
+    return new Promise((resolve) => resolve(parseFeishuCallback(feishuConfig(channel), req)));
   }
 
   private client(cfg: FeishuConfig): lark.Client {

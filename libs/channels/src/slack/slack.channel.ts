@@ -98,7 +98,8 @@ export class SlackChannel extends Channel {
   }
 
   parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
-    return Promise.resolve(this.parse(channel, req));
+    // A config that cannot verify anything (missing secret) rejects, as the async method did.
+    return new Promise((resolve) => resolve(this.parse(channel, req)));
   }
 
   /** Verification is synchronous (the signature / decryption over the raw body); the answer to a click is sent later. */

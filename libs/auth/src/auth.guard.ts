@@ -22,14 +22,16 @@ export class AuthGuard implements CanActivate {
     const header = req.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) throw new UnauthorizedException('missing bearer token (Authorization: Bearer <JWT>)');
+    let principal: Principal;
     try {
-      req.principal = await this.provisioning.principalFor(await this.verifier.verify(match[1]));
+      principal = await this.provisioning.principalFor(await this.verifier.verify(match[1]));
     } catch (err) {
       if (err instanceof InvalidTokenError) throw new UnauthorizedException(err.message);
       throw err;
     }
+    req.principal = principal;
     const required = this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_ROLES, targets);
-    if (required?.length && !required.some((r) => req.principal!.roles.includes(r))) {
+    if (required?.length && !required.some((r) => principal.roles.includes(r))) {
       throw new ForbiddenException(`this action needs the ${required.join(' or ')} role`);
     }
     return true;

@@ -88,8 +88,7 @@ export class ChannelsService {
       const impl = this.registry.get(row.type);
       this.configs.requireSecretsOnRebind(impl, row, input.config);
       // Secrets are write-only, so an update names only what changes; null removes a key.
-      const merged: Record<string, unknown> = { ...this.configs.decrypted(row), ...input.config };
-      for (const [k, v] of Object.entries(merged)) if (v === null) delete merged[k];
+      const merged = Object.fromEntries(Object.entries({ ...this.configs.decrypted(row), ...input.config }).filter(([, v]) => v !== null));
       this.configs.validate(impl, merged);
       if ('base_url' in input.config) await this.configs.checkEgress(impl, merged);
       Object.assign(row, this.configs.seal(impl, merged));

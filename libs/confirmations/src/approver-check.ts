@@ -33,7 +33,7 @@ export const approversOf = (row: ConfirmationRequest): string[] => row.approvers
 /** Does the decider's identity on the channel's platform appear on the channel's list? */
 function onChannelList(d: ResolvedDecider, list: ChannelList): boolean {
   if (!list.ids || !list.type) return false;
-  const id = d.via && d.via.platform === list.type ? d.via.externalId : d.member.identities[list.type as ChatPlatform];
+  const id = d.via?.platform === list.type ? d.via.externalId : d.member.identities[list.type as ChatPlatform];
   if (!id) return false;
   return list.ids.includes('*') || list.ids.includes(id);
 }

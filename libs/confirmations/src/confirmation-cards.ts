@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { UsersService } from '@warden/auth';
-import { ChannelsService, type DecidedCard } from '@warden/channels';
+import { ChannelsService, type DecidedCard, type SentCard } from '@warden/channels';
 import { AppConfig } from '@warden/common';
 import { approvalCardOf } from './approval-card.js';
 import { BatchCards } from './batch/batch-cards.js';
@@ -40,7 +40,8 @@ export class ConfirmationCards {
   /** After any settlement in this process: replace the platform card with its decided version (best effort). */
   @OnEvent(CONFIRMATION_SETTLED, { async: true })
   async markCardDecided(row: ConfirmationRequest): Promise<void> {
-    if (row.escalationChannelId && row.escalationCard) void this.markEscalationCardDecided(row);
+    if (row.escalationChannelId && row.escalationCard)
+      void this.markEscalationCardDecided(row, row.escalationChannelId, row.escalationCard);
     if (row.batchKey) return this.batches.refresh(row.batchKey, row.orgId);
     if (!row.channelId || !row.sentCard) return;
     try {
@@ -79,10 +80,10 @@ export class ConfirmationCards {
     }
   }
 
-  private async markEscalationCardDecided(row: ConfirmationRequest): Promise<void> {
+  private async markEscalationCardDecided(row: ConfirmationRequest, channelId: string, card: SentCard): Promise<void> {
     try {
-      const { record, impl } = await this.channels.resolveForDelivery(row.orgId, row.escalationChannelId!);
-      if (record.id === row.escalationChannelId) await impl.markDecided(record, row.escalationCard!, toDecidedCard(row));
+      const { record, impl } = await this.channels.resolveForDelivery(row.orgId, channelId);
+      if (record.id === channelId) await impl.markDecided(record, card, toDecidedCard(row));
     } catch (err) {
       this.logger.warn(`could not mark the escalation card of confirmation ${row.id} as ${row.status}: ${(err as Error).message}`);
     }

@@ -9,7 +9,7 @@ import { checkStandingGrant, StandingApprovals, type StandingGrant } from './sta
 import { ConfirmationCards } from './confirmation-cards.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationVotesStore } from './confirmation-votes.store.js';
-import { approvalsProgress, ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
+import { approvalsProgress, ConfirmationStatus, reasonOf, type ConfirmationRequest } from './confirmation.types.js';
 import { confirmationEvent } from './confirmation-audit.js';
 
 /** A signed-in user deciding through the API (the inbox). */
@@ -110,7 +110,7 @@ export class ConfirmationDecisionService {
       name,
       platform: via?.platform ?? null,
       externalId: via?.externalId ?? null,
-      reason: input.reason?.trim() || null,
+      reason: reasonOf(input.reason),
     };
     const deciding: Deciding = { row, input, decider, name, edit, decidedBy };
     if (!counted) return this.uncounted(deciding);
@@ -200,7 +200,7 @@ export class ConfirmationDecisionService {
       respondedByOpenId: via?.externalId ?? null,
       respondedByPlatform: via?.platform ?? null,
       respondedByName: d.name,
-      reason: input.reason?.trim() || null,
+      reason: reasonOf(input.reason),
       // A settlement recovered from an earlier vote of another kind carries none of this decision's edit.
       edit: decision === input.decision ? d.edit : undefined,
     });

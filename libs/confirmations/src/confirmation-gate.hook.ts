@@ -70,7 +70,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
     // On the args as the hooks before this one left them: the action that will run, not the model's proposal.
     const needed = confirmationRequiredFor ? confirmationRequiredFor(ctx.toolArgs) : requiresConfirmation;
     // A hook before this one asked for a human (`ask`): handled as if the action required confirmation.
-    return Boolean(needed || agent?.requireConfirmationForAll || ctx.metadata.confirmationAsks?.length);
+    return !!needed || !!agent?.requireConfirmationForAll || !!ctx.metadata.confirmationAsks?.length;
   }
 
   async execute(ctx: HookContext): Promise<HookResult> {
@@ -101,11 +101,11 @@ export class ConfirmationGateHook extends PreToolUseHook {
         ...(final.originalArgs ? { args: final.args, original_args: final.originalArgs, edited_by: final.editedByName } : {}),
       });
       // The row may have been changed while it waited: an approval counts only for the action it names.
-      if (final.status === ConfirmationStatus.Approved && !rowCoversCall(final, digest)) return this.unbound(ctx, final);
+      if (final.status === ConfirmationStatus.Approved && !rowCoversCall(final, digest)) return await this.unbound(ctx, final);
       return verdictOf(final, ctx.metadata);
     } catch (err) {
       // Shutdown or lost lease: this driver stops, the request stays pending for the run's next driver.
-      if (err instanceof WaiterClosedError || isRunInterruption(err) || isRunInterruption(ctx.signal?.reason))
+      if (err instanceof WaiterClosedError || isRunInterruption(err) || isRunInterruption(ctx.signal.reason))
         return { suspend: message(err) };
       if (isDroppedDatabaseConnection(err)) throw err;
       this.logger.error(`run ${ctx.runId} call ${ctx.callId}: approval gate failed: ${message(err)}`);

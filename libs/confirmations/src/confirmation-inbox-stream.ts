@@ -131,7 +131,8 @@ export class ConfirmationInboxStream implements OnModuleInit {
   /** The approver policy of approver-check.ts, the same one a decision is checked against. */
   private async mayApprove(row: ConfirmationRequest, member: MemberView, lists: Map<string, Promise<ChannelList>>): Promise<boolean> {
     const key = `${row.orgId}:${row.channelId}`;
-    if (!lists.has(key)) lists.set(key, this.channels.approverList(row.orgId, row.channelId));
-    return refusalFor(row, { member }, 'approve', await lists.get(key)!) === null;
+    const list = lists.get(key) ?? this.channels.approverList(row.orgId, row.channelId);
+    lists.set(key, list);
+    return refusalFor(row, { member }, 'approve', await list) === null;
   }
 }

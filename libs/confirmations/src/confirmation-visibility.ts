@@ -41,8 +41,9 @@ export class ConfirmationVisibility {
         if (await this.mayRead(row, member, lists)) out.push(row);
         if (out.length === limit) return out;
       }
-      if (page.length < PAGE) return out;
-      afterId = page.at(-1)!.id;
+      const last = page.at(-1);
+      if (!last || page.length < PAGE) return out;
+      afterId = last.id;
     }
   }
 
@@ -51,7 +52,8 @@ export class ConfirmationVisibility {
     if (!member) return false;
     if (row.requestedBy === member.userId) return true;
     const key = row.channelId ?? '';
-    if (!lists.has(key)) lists.set(key, this.channels.approverList(row.orgId, row.channelId));
-    return refusalFor(row, { member }, 'reject', await lists.get(key)!) === null;
+    const list = lists.get(key) ?? this.channels.approverList(row.orgId, row.channelId);
+    lists.set(key, list);
+    return refusalFor(row, { member }, 'reject', await list) === null;
   }
 }

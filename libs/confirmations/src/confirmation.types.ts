@@ -96,7 +96,8 @@ export interface ConfirmationRow {
   tool: string;
   args?: Record<string, unknown> | null;
   args_digest?: string | null;
-  status: string;
+  /** The table's CHECK constraint admits only these values. */
+  status: ConfirmationStatus;
   requested_by: string | null;
   approver_scope: ApproverScope;
   agent_owner_id: string | null;
@@ -147,7 +148,7 @@ export function rowToConfirmation(r: ConfirmationRow): ConfirmationRequest {
     tool: r.tool,
     args: r.args ?? {},
     argsDigest: r.args_digest ?? null,
-    status: r.status as ConfirmationStatus,
+    status: r.status,
     requestedBy: r.requested_by,
     approverScope: r.approver_scope,
     agentOwnerId: r.agent_owner_id,
@@ -234,3 +235,10 @@ export function confirmationView(c: ConfirmationRequest): Record<string, unknown
 /** "1 of 2 approvals", as the inbox and the cards show it. */
 export const approvalsProgress = (c: Pick<ConfirmationRequest, 'approvalsGiven' | 'approvalsRequired'>): string =>
   `${Math.min(c.approvalsGiven, c.approvalsRequired)} of ${c.approvalsRequired} approval${c.approvalsRequired === 1 ? '' : 's'}`;
+
+/** A person's reason as stored: trimmed; a blank one is none. */
+export function reasonOf(text: string | null | undefined): string | null {
+  const trimmed = text?.trim();
+  if (!trimmed) return null;
+  return trimmed;
+}

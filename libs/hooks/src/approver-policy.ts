@@ -101,19 +101,19 @@ function parseTier(t: unknown, at: string, base: string[], forbidSelf: boolean, 
     if (problem) problems.push(`${at}.when "${t.when}" is not a valid CEL condition: ${problem}`);
   }
   const approvals = t.approvals ?? 1;
-  if (typeof approvals !== 'number' || !Number.isInteger(approvals) || approvals < 1 || approvals > MAX_APPROVALS) {
-    problems.push(`${at}.approvals must be an integer between 1 and ${MAX_APPROVALS}`);
-  }
+  const approvalsValid = typeof approvals === 'number' && Number.isInteger(approvals) && approvals >= 1 && approvals <= MAX_APPROVALS;
+  if (!approvalsValid) problems.push(`${at}.approvals must be an integer between 1 and ${MAX_APPROVALS}`);
   const own = parseApproverList(t.approvers, `${at}.approvers`, problems);
-  if (problems.length > before) return [];
+  // The type checks repeat what `problems` already says, for the compiler.
+  if (problems.length > before || !approvalsValid || typeof t.when !== 'string') return [];
   const list = own ?? base;
-  if (headcount(list, forbidSelf) < (approvals as number)) {
+  if (headcount(list, forbidSelf) < approvals) {
     problems.push(
       `${at} needs ${approvals} distinct approvers but ${JSON.stringify(list)} can name at most ${headcount(list, forbidSelf)}: nobody could satisfy it`,
     );
     return [];
   }
-  return [{ when: t.when as string, approvals: approvals as number, ...(own ? { approvers: own } : {}) }];
+  return [{ when: t.when, approvals, ...(own ? { approvers: own } : {}) }];
 }
 
 function checkTierCondition(expression: string): string | null {
@@ -148,7 +148,12 @@ export function matchTier(tiers: ApprovalTier[] | undefined, args: Record<string
 export function argsReadBy(expression: string | null | undefined): string[] {
   if (!expression) return [];
   const names = new Set<string>();
-  for (const m of expression.matchAll(/\bargs\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*["']([^"']+)["']\s*\])/g)) names.add(m[1] ?? m[2]);
+  for (const m of expression.matchAll(/\bargs\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*["']([^"']+)["']\s*\])/g)) {
+    // One of the two groups took part; the other is undefined, whatever RegExpMatchArray's element type says.
+    const groups: ReadonlyArray<string | undefined> = m;
+    const name = groups[1] ?? groups[2];
+    if (name) names.add(name);
+  }
   for (const m of expression.matchAll(/\bhas\(\s*args\.([A-Za-z_][A-Za-z0-9_]*)\s*\)/g)) names.add(m[1]);
   return [...names];
 }

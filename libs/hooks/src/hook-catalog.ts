@@ -13,7 +13,7 @@ export interface CatalogEntry {
   autoAttach: boolean;
   runsLast?: boolean;
   keepWhenBypassed?: boolean;
-  instance: BaseHook<any>;
+  instance: BaseHook<unknown>;
   /** The class name, for error messages. */
   className: string;
 }

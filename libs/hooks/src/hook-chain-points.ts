@@ -48,6 +48,12 @@ export interface TextHookVerdict {
   outcomes: HookOutcome[];
 }
 
+/** PostToolUse and the text points start their run with a text (HookChain's callers give one). */
+const textOf = (run: HookChainRun): string => {
+  if (run.text === undefined) throw new Error('this hook point runs on a text, and its run has none');
+  return run.text;
+};
+
 const callExecute = (entry: RegisteredHook, inv: HookInvocation): unknown => entry.hook.execute(inv, entry.config);
 const neverStops = (): boolean => false;
 
@@ -57,10 +63,9 @@ export const PRE_TOOL_USE: HookChainPoint<PreToolUseVerdict> = {
   keepsSideEffectsOfInvalidResult: false,
   call: callExecute,
   apply(result, entry, run, ctx) {
-    if (
-      result.modifiedArgs !== undefined &&
-      (typeof result.modifiedArgs !== 'object' || result.modifiedArgs === null || Array.isArray(result.modifiedArgs))
-    ) {
+    // Untyped at run time: YAML, module and http hooks return whatever they like.
+    const args: unknown = result.modifiedArgs;
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
       throw new Error('modifiedArgs must be an object');
     }
     if (result.suspend !== undefined) {
@@ -122,8 +127,8 @@ export const POST_TOOL_USE: HookChainPoint<{ result: string; outcomes: HookOutco
     return 'rewrite';
   },
   stopsOnFailure: neverStops,
-  finish: (run) => ({ result: run.text!, outcomes: run.outcomes }),
-  stopped: (run) => ({ result: run.text!, outcomes: run.outcomes }),
+  finish: (run) => ({ result: textOf(run), outcomes: run.outcomes }),
+  stopped: (run) => ({ result: textOf(run), outcomes: run.outcomes }),
 };
 
 /** SessionStart: each hook's additionalContext collected in order; failures are recorded only. */
@@ -147,7 +152,12 @@ export const SESSION_START: HookChainPoint<{ additionalContext: string[]; outcom
 export const BLOCKED_CALL: HookChainPoint<HookOutcome[]> = {
   point: HookPoint.PostToolUse,
   keepsSideEffectsOfInvalidResult: false,
-  call: (entry, inv, run) => (entry.hook as PostToolUseHook).onBlocked!(inv, run.blocked!, entry.config as Record<string, unknown>),
+  call: (entry, inv, run) => {
+    const hook = entry.hook as PostToolUseHook;
+    // HookChain calls only hooks with onBlocked, and only for a blocked call: anything else is recorded as an error.
+    if (!hook.onBlocked || !run.blocked) throw new Error('a blocked-call listener was called without a blocked call');
+    return hook.onBlocked(inv, run.blocked, entry.config as Record<string, unknown>);
+  },
   apply: () => 'allow',
   stopsOnFailure: neverStops,
   finish: (run) => run.outcomes,
@@ -169,7 +179,7 @@ export function textPoint(point: HookPoint): HookChainPoint<TextHookVerdict> {
 
 function makeTextPoint(point: HookPoint): HookChainPoint<TextHookVerdict> {
   const verdict = (run: HookChainRun): TextHookVerdict => {
-    const v: TextHookVerdict = { allow: true, text: run.text!, additionalContext: run.additionalContext, outcomes: run.outcomes };
+    const v: TextHookVerdict = { allow: true, text: textOf(run), additionalContext: run.additionalContext, outcomes: run.outcomes };
     if (run.model !== undefined) v.model = run.model;
     return v;
   };

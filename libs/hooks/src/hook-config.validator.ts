@@ -34,7 +34,7 @@ function typeProblem(expected: PropertySchema['type'], value: unknown): string |
  * `at` prefixes every problem, e.g. `hooks.class_hooks[1].config`.
  */
 export function checkHookConfig(schema: HookConfigSchema | undefined, raw: unknown, at: string): ConfigCheck {
-  if (raw === undefined || raw === null) raw = {};
+  raw ??= {};
   if (!isPlainObject(raw)) return { config: {}, problems: [`${at}: must be an object`] };
   if (!schema) {
     const keys = Object.keys(raw);
@@ -43,10 +43,12 @@ export function checkHookConfig(schema: HookConfigSchema | undefined, raw: unkno
       : { config: {}, problems: [`${at}: this hook takes no config (got ${keys.map((k) => `"${k}"`).join(', ')})`] };
   }
   const properties = schema.properties ?? {};
+  // Partial: a key the schema does not name has no property.
+  const propertyOf: Partial<typeof properties> = properties;
   const problems: string[] = [];
   const config: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
-    const property = properties[key];
+    const property = propertyOf[key];
     if (!property) {
       if (schema.additionalProperties === true) config[key] = value;
       else {

@@ -3,6 +3,7 @@ import type { Principal } from '@warden/auth';
 import { BadInputError, NotFoundError } from '@warden/common';
 import { randomUUID } from 'node:crypto';
 import { AgentConfigLookup } from './agent-config-lookup.js';
+import { DRY_RUN_POINTS } from './dto/dry-run.dto.js';
 import { HookResolver } from './hook-resolver.js';
 import { runTextHooks } from './hook-points.js';
 import { HookPoint, type AgentHookSettings, type ApproverScope, type HookOutcome, type ToolArgs } from './hook.types.js';
@@ -15,6 +16,7 @@ export interface DryRunVerdict {
 }
 
 const APPROVER_SCOPES: ApproverScope[] = ['initiator', 'agent_owner', 'org_members', 'org_admins'];
+const isDryRunPoint = (p: string): p is HookPoint => (DRY_RUN_POINTS as readonly string[]).includes(p);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -45,7 +47,9 @@ export class HookDryRunService {
       if (!setup) throw new NotFoundError('agent', body.agent_id);
       ({ hooksConfig, agent } = setup);
     } else {
-      const json = body.model_config_json!;
+      const json = body.model_config_json;
+      // Checked above: without agent_id, model_config_json is given.
+      if (json === undefined) throw new BadInputError('give exactly one of agent_id or model_config_json');
       hooksConfig = json.hooks;
       agent = unsavedAgent(json, principal);
       const problems = await this.resolver.validate(hooksConfig);
@@ -55,7 +59,8 @@ export class HookDryRunService {
     const registry = await this.resolver.resolve({ hooksConfig, agent });
     const tool = body.tool ?? '';
     const metadata = this.lookup && tool ? await this.lookup.toolMetadata(principal.orgId, tool, args) : {};
-    const point = (body.point ?? HookPoint.PreToolUse) as HookPoint;
+    const point = body.point ?? HookPoint.PreToolUse;
+    if (!isDryRunPoint(point)) throw new BadInputError(`point must be one of ${DRY_RUN_POINTS.join(', ')}`);
     if (point !== HookPoint.PreToolUse) {
       const text = body.text ?? '';
       const model = point === HookPoint.PreModelCall ? { provider: 'openai', model: text, turn: 0, messages: 0 } : undefined;

@@ -136,7 +136,9 @@ export class HookResolver {
       }
     }
     for (const [name, { index, config }] of declared) {
-      const entry = this.catalog.get(name)!;
+      const entry = this.catalog.get(name);
+      // readClassHooks declares only hooks of the catalog.
+      if (!entry) throw new Error(`hook "${name}" left the catalog`);
       const checked = checkHookConfig(entry.configSchema, config, `${at}.class_hooks[${index}].config`);
       if (checked.problems.length) plan.problems.push(...checked.problems);
       else plan.classHooks.push(registered(entry, checked.config));

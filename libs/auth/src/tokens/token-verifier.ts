@@ -12,8 +12,10 @@ export interface VerifiedClaims {
   email?: string;
   name?: string;
   /** Chat identities the IdP asserts (`AUTH_IDENTITY_CLAIMS`); linked on sign-in, audited as method `sso`. */
-  identities?: Partial<Record<'feishu' | 'slack' | 'wecom', string>>;
+  identities?: Partial<Record<VerifiedPlatform, string>>;
 }
+
+type VerifiedPlatform = 'feishu' | 'slack' | 'wecom';
 
 /** Verifies bearer tokens: HS256 with the dev secret, or RS256/ES256 against the OIDC issuer's JWKS. */
 @Injectable()
@@ -63,8 +65,10 @@ export class TokenVerifier implements OnModuleInit {
 
   /** A token that never expires (or lives longer than allowed) is a permanent key if it leaks. */
   private checkLifetime(payload: JWTPayload): void {
+    // jose enforces requiredClaims ['exp'] as a number; checked again so a missing exp can never pass as NaN.
+    if (typeof payload.exp !== 'number') throw new InvalidTokenError('token has no exp claim');
     const start = typeof payload.iat === 'number' ? Math.min(payload.iat, Date.now() / 1000) : Date.now() / 1000;
-    const lifetime = payload.exp! - start;
+    const lifetime = payload.exp - start;
     if (lifetime > this.config.tokenMaxLifetimeS) {
       throw new InvalidTokenError(`token lifetime exceeds the allowed ${this.config.tokenMaxLifetimeS} s (AUTH_TOKEN_MAX_LIFETIME_S)`);
     }
@@ -86,8 +90,8 @@ export class TokenVerifier implements OnModuleInit {
       name: typeof payload.name === 'string' ? payload.name : undefined,
       identities: Object.fromEntries(
         this.config.identityClaims
-          .map(([platform, claim]) => [platform, payload[claim]])
-          .filter(([, v]) => typeof v === 'string' && v !== '' && v.length <= 200),
+          .map(([platform, claim]) => [platform, payload[claim]] as const)
+          .filter((e): e is readonly [VerifiedPlatform, string] => typeof e[1] === 'string' && e[1] !== '' && e[1].length <= 200),
       ),
     };
   }
@@ -106,7 +110,9 @@ export class TokenVerifier implements OnModuleInit {
   private async discoverJwks(): Promise<JWTVerifyGetKey> {
     let url = this.config.oidcJwksUrl;
     if (!url) {
-      const issuer = this.config.oidcIssuer!.replace(/\/$/, '');
+      // The environment check at start-up demands OIDC_ISSUER in oidc mode; refuse rather than fetch "undefined/...".
+      const issuer = this.config.oidcIssuer?.replace(/\/$/, '');
+      if (!issuer) throw new Error('OIDC discovery needs OIDC_ISSUER (or OIDC_JWKS_URL)');
       const res = await fetch(`${issuer}/.well-known/openid-configuration`);
       if (!res.ok) throw new Error(`OIDC discovery failed: HTTP ${res.status}`);
       const doc = (await res.json()) as { jwks_uri?: string };

@@ -1,5 +1,5 @@
 import type { BatchCard } from '../channel.js';
-import { cardArgs, isoMinute, oneLine, STATUS_WORDS } from '../shared/card-text.js';
+import { cardArgs, isoMinute, oneLine, STATUS_WORDS, requesterLabel } from '../shared/card-text.js';
 
 const escapeMd = (s: string): string =>
   oneLine(s)
@@ -28,7 +28,7 @@ export function feishuBatchCard(card: BatchCard): Record<string, unknown> {
       tag: 'markdown',
       content: [
         `**Agent:** ${escapeMd(card.agentName)}`,
-        `**Requested by:** ${escapeMd(card.requestedBy.name || card.requestedBy.userId)}`,
+        `**Requested by:** ${escapeMd(requesterLabel(card.requestedBy))}`,
         `**Expires:** ${isoMinute(card.expiresAt)}`,
       ].join('\n'),
     },

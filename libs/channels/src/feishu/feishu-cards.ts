@@ -1,5 +1,5 @@
 import type { ApprovalCard, DecidedCard } from '../channel.js';
-import { approvalsNote, cardArgs, isoMinute, omittedNote, oneLine, prettyArgs, STATUS_WORDS } from '../shared/card-text.js';
+import { approvalsNote, cardArgs, isoMinute, omittedNote, oneLine, prettyArgs, STATUS_WORDS, requesterLabel } from '../shared/card-text.js';
 
 /**
  * Feishu markdown treats these as markup; names, tools and arg values are shown literally, on one line each, so no
@@ -17,7 +17,7 @@ const HEADER_TEMPLATE: Record<DecidedCard['status'], string> = { approved: 'gree
 
 /** Card JSON 2.0 with Approve / Reject buttons; each button's callback value carries the confirmation id. */
 export function feishuApprovalCard(card: ApprovalCard): Record<string, unknown> {
-  const requester = card.requestedBy.name || card.requestedBy.userId;
+  const requester = requesterLabel(card.requestedBy);
   const button = (decision: 'approve' | 'reject') => ({
     tag: 'button',
     // Feishu requires a name on callback buttons (error 200340 without one); unique per card.

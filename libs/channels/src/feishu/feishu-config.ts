@@ -1,5 +1,5 @@
 import type { ChannelRecord } from '../channel.js';
-import type { ConfigKeyRule } from '../shared/config-rules.js';
+import { optionalConfig, requiredConfig, type ConfigKeyRule } from '../shared/config-rules.js';
 
 export const FEISHU_CONFIG: readonly ConfigKeyRule[] = [
   { key: 'app_id', kind: 'string', required: true },
@@ -11,7 +11,7 @@ export const FEISHU_CONFIG: readonly ConfigKeyRule[] = [
   { key: 'approver_open_ids', kind: 'string_list', required: false },
 ];
 
-/** A Feishu channel's settings, read from its (validated) config. */
+/** A Feishu channel's settings, read from its (validated) config; a missing required key refuses the use. */
 export interface FeishuConfig {
   appId: string;
   appSecret: string;
@@ -22,15 +22,12 @@ export interface FeishuConfig {
 }
 
 export const feishuConfig = (channel: ChannelRecord): FeishuConfig => {
-  const c = channel.config as Record<string, string | undefined>;
   return {
-    appId: c.app_id!,
-    appSecret: c.app_secret!,
-    chatId: c.chat_id!,
-    verificationToken: c.verification_token!,
-    // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing -- an empty key means none
-    encryptKey: c.encrypt_key || undefined,
-    // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing -- an empty URL means the default
-    baseUrl: (c.base_url || 'https://open.feishu.cn').replace(/\/$/, ''),
+    appId: requiredConfig(channel, 'app_id'),
+    appSecret: requiredConfig(channel, 'app_secret'),
+    chatId: requiredConfig(channel, 'chat_id'),
+    verificationToken: requiredConfig(channel, 'verification_token'),
+    encryptKey: optionalConfig(channel, 'encrypt_key'),
+    baseUrl: (optionalConfig(channel, 'base_url') ?? 'https://open.feishu.cn').replace(/\/$/, ''),
   };
 };

@@ -34,14 +34,17 @@ export class InboxChannel extends Channel {
     return checkConfig([], config);
   }
 
-  async sendApprovalCard(_channel: ChannelRecord, _card: ApprovalCard): Promise<SentCard> {
-    return {};
+  /** The pending confirmation is the inbox's card: nothing to send or update. */
+  sendApprovalCard(_channel: ChannelRecord, _card: ApprovalCard): Promise<SentCard> {
+    return Promise.resolve({});
   }
 
-  async markDecided(_channel: ChannelRecord, _sent: SentCard, _decided: DecidedCard): Promise<void> {}
+  markDecided(_channel: ChannelRecord, _sent: SentCard, _decided: DecidedCard): Promise<void> {
+    return Promise.resolve();
+  }
 
-  async parseCallback(_channel: ChannelRecord, _req: CallbackRequest): Promise<ParsedCallback> {
-    return rejected(404, 'the inbox takes decisions through POST /api/confirmations/:id/decision, not callbacks');
+  parseCallback(_channel: ChannelRecord, _req: CallbackRequest): Promise<ParsedCallback> {
+    return Promise.resolve(rejected(404, 'the inbox takes decisions through POST /api/confirmations/:id/decision, not callbacks'));
   }
 
   async sendNotification(channel: ChannelRecord, text: string, context: NotificationContext = {}): Promise<SentCard> {

@@ -11,6 +11,12 @@ const json = (v: unknown, indent?: number): string => {
   }
 };
 
+/** Who asked, as a card shows it: the name, or the user id when the name is missing or empty. */
+export function requesterLabel(by: { userId: string; name?: string | null }): string {
+  if (by.name) return by.name;
+  return by.userId;
+}
+
 /** Args as a person reads them on a card: pretty JSON, capped so a huge payload cannot blow up the message. */
 export function prettyArgs(args: Record<string, unknown>, maxChars = 800): string {
   const text = json(args, 2);

@@ -1,3 +1,6 @@
+import { ConflictError } from '@warden/common';
+import type { ChannelRecord } from '../channel.js';
+
 /** How one config key of a channel type is checked on create/update. */
 export interface ConfigKeyRule {
   key: string;
@@ -54,3 +57,27 @@ function checkValue(rule: ConfigKeyRule, value: unknown): string | null {
 }
 
 export const secretKeysOf = (rules: readonly ConfigKeyRule[]): string[] => rules.filter((r) => r.secret).map((r) => r.key);
+
+/**
+ * A required string of a stored channel config, as an implementation reads it. Configs are validated when saved, but a
+ * row edited by hand or a lost secret must not go out as "undefined": the send (or callback) is refused, naming the key.
+ */
+export function requiredConfig(channel: ChannelRecord, key: string): string {
+  const value = channel.config[key];
+  if (typeof value === 'string' && value.trim() !== '') return value;
+  return missingConfig(channel, key);
+}
+
+/** Refuses the use of a channel whose stored config lacks (or garbles) a required key. */
+export function missingConfig(channel: ChannelRecord, key: string): never {
+  throw new ConflictError(
+    `${channel.type} channel ${channel.id} cannot be used: its config.${key} is not set; set it again with PATCH /api/channels/${channel.id}`,
+    { channel_id: channel.id, missing: key },
+  );
+}
+
+/** An optional string of a stored channel config; an empty string counts as not set (the default applies). */
+export function optionalConfig(channel: ChannelRecord, key: string): string | undefined {
+  const value = channel.config[key];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}

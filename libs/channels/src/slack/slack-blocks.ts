@@ -1,5 +1,5 @@
 import type { ApprovalCard, DecidedCard } from '../channel.js';
-import { approvalsNote, cardArgs, isoMinute, omittedNote, oneLine, prettyArgs, STATUS_WORDS } from '../shared/card-text.js';
+import { approvalsNote, cardArgs, isoMinute, omittedNote, oneLine, prettyArgs, STATUS_WORDS, requesterLabel } from '../shared/card-text.js';
 
 /** Slack mrkdwn control characters (links, mentions) escaped; line breaks flattened so no text adds a line. */
 const escapeText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -10,7 +10,7 @@ export type SlackBlock = Record<string, unknown>;
 
 /** Block Kit approval message; each button's value carries the confirmation id and the decision. */
 export function slackApprovalMessage(card: ApprovalCard): { text: string; blocks: SlackBlock[] } {
-  const requester = card.requestedBy.name || card.requestedBy.userId;
+  const requester = requesterLabel(card.requestedBy);
   const button = (decision: 'approve' | 'reject') => ({
     type: 'button',
     action_id: `confirmation_${decision}`,

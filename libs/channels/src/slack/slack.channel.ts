@@ -14,7 +14,7 @@ import {
   type SentCard,
 } from '../channel.js';
 import { parseButtonValue } from '../shared/card-text.js';
-import { checkConfig, secretKeysOf, type ConfigKeyRule } from '../shared/config-rules.js';
+import { checkConfig, optionalConfig, requiredConfig, secretKeysOf, type ConfigKeyRule } from '../shared/config-rules.js';
 import { rejected } from '../shared/replies.js';
 import { headerOf, isFresh } from '../shared/verification.js';
 import { slackApprovalMessage, slackDecidedMessage } from './slack-blocks.js';
@@ -35,9 +35,13 @@ interface SlackConfig {
 }
 
 const slackConfig = (channel: ChannelRecord): SlackConfig => {
-  const c = channel.config as Record<string, string | undefined>;
-  const base = c.base_url || 'https://slack.com/api/';
-  return { botToken: c.bot_token!, signingSecret: c.signing_secret!, channel: c.channel!, apiUrl: base.endsWith('/') ? base : `${base}/` };
+  const base = optionalConfig(channel, 'base_url') ?? 'https://slack.com/api/';
+  return {
+    botToken: requiredConfig(channel, 'bot_token'),
+    signingSecret: requiredConfig(channel, 'signing_secret'),
+    channel: requiredConfig(channel, 'channel'),
+    apiUrl: base.endsWith('/') ? base : `${base}/`,
+  };
 };
 
 type Json = Record<string, unknown>;
@@ -93,7 +97,13 @@ export class SlackChannel extends Channel {
     await this.call('the direct message', () => this.client(cfg).chat.postMessage({ channel: userId, text, mrkdwn: false }));
   }
 
-  async parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
+  parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
+    // A config that cannot verify anything (missing secret) rejects, as the async method did.
+    return new Promise((resolve) => resolve(this.parse(channel, req)));
+  }
+
+  /** Verification is synchronous (the signature / decryption over the raw body); the answer to a click is sent later. */
+  private parse(channel: ChannelRecord, req: CallbackRequest): ParsedCallback {
     const cfg = slackConfig(channel);
     if (req.method !== 'POST') return rejected(405, 'Slack interactivity callbacks are POST requests');
     const signature = headerOf(req.headers, 'x-slack-signature');
@@ -123,7 +133,7 @@ export class SlackChannel extends Channel {
     if (!isObject(payload)) return rejected(400, 'payload is not a JSON object');
     if (payload.type !== 'block_actions') return { kind: 'reply', reply: { status: 200, body: '' } };
 
-    const action = Array.isArray(payload.actions) ? payload.actions[0] : undefined;
+    const action: unknown = Array.isArray(payload.actions) ? payload.actions[0] : undefined;
     const user = isObject(payload.user) ? payload.user.id : undefined;
     if (typeof user !== 'string' || user === '') return rejected(400, 'block_actions without user.id');
     const responseUrl = this.trustedResponseUrl(payload.response_url, cfg);

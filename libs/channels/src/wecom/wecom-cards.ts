@@ -1,5 +1,5 @@
 import type { ApprovalCard } from '../channel.js';
-import { approvalsNote, cardArgs, isoMinute, omittedNote, oneLine } from '../shared/card-text.js';
+import { approvalsNote, cardArgs, isoMinute, omittedNote, oneLine, requesterLabel } from '../shared/card-text.js';
 
 /** WeCom shows about this much of `sub_title_text`; the deciding fields go first so they are never the part cut. */
 const SUB_TITLE_MAX = 400;
@@ -9,7 +9,7 @@ const SUB_TITLE_MAX = 400;
  * flattened to one line (no fake lines); the fields that decide open the text and also get their own rows.
  */
 export function wecomApprovalCard(card: ApprovalCard): Record<string, unknown> {
-  const requester = oneLine(card.requestedBy.name || card.requestedBy.userId);
+  const requester = oneLine(requesterLabel(card.requestedBy));
   const decisiveLines = cardArgs(card.args, card.decisiveFields, 0).decisive.map(([k, v]) => `${oneLine(k)}: ${v}`);
   const head = decisiveLines.join('\n');
   const room = Math.max(0, SUB_TITLE_MAX - head.length - 80);

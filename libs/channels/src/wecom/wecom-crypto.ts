@@ -40,5 +40,8 @@ export function openWecomEnvelope(
 /** One field of WeCom's flat XML (CDATA or plain text); WeCom payloads have no nesting we need. */
 export function xmlField(xml: string, name: string): string | undefined {
   const m = new RegExp(`<${name}>\\s*(?:<!\\[CDATA\\[([\\s\\S]*?)\\]\\]>|([^<]*))\\s*</${name}>`).exec(xml);
-  return m ? (m[1] ?? m[2]) : undefined;
+  if (!m) return undefined;
+  // A group that did not take part is undefined, whatever RegExpExecArray's element type says.
+  const groups: ReadonlyArray<string | undefined> = m;
+  return groups[1] ?? groups[2];
 }

@@ -13,7 +13,7 @@ import {
 } from '../channel.js';
 import { STATUS_WORDS } from '../shared/card-text.js';
 import { wecomApprovalCard } from './wecom-cards.js';
-import { checkConfig, secretKeysOf, type ConfigKeyRule } from '../shared/config-rules.js';
+import { checkConfig, missingConfig, optionalConfig, requiredConfig, secretKeysOf, type ConfigKeyRule } from '../shared/config-rules.js';
 import { rejected } from '../shared/replies.js';
 import { openWecomEnvelope, xmlField } from './wecom-crypto.js';
 
@@ -48,15 +48,17 @@ interface WecomConfig {
 }
 
 const wecomConfig = (channel: ChannelRecord): WecomConfig => {
-  const c = channel.config as Record<string, string | number | undefined>;
+  const rawAgentId = channel.config.agent_id;
+  const agentId = typeof rawAgentId === 'number' || (typeof rawAgentId === 'string' && rawAgentId !== '') ? Number(rawAgentId) : NaN;
+  if (!Number.isInteger(agentId)) missingConfig(channel, 'agent_id');
   return {
-    corpId: String(c.corp_id),
-    corpSecret: String(c.corp_secret),
-    agentId: Number(c.agent_id),
-    token: String(c.token),
-    encodingAesKey: String(c.encoding_aes_key),
-    toUser: String(c.to_user),
-    baseUrl: String(c.base_url || 'https://qyapi.weixin.qq.com').replace(/\/$/, ''),
+    corpId: requiredConfig(channel, 'corp_id'),
+    corpSecret: requiredConfig(channel, 'corp_secret'),
+    agentId,
+    token: requiredConfig(channel, 'token'),
+    encodingAesKey: requiredConfig(channel, 'encoding_aes_key'),
+    toUser: requiredConfig(channel, 'to_user'),
+    baseUrl: (optionalConfig(channel, 'base_url') ?? 'https://qyapi.weixin.qq.com').replace(/\/$/, ''),
   };
 };
 
@@ -125,7 +127,13 @@ export class WecomChannel extends Channel {
     });
   }
 
-  async parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
+  parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
+    // A config that cannot verify anything (missing secret) rejects, as the async method did.
+    return new Promise((resolve) => resolve(this.parse(channel, req)));
+  }
+
+  /** Verification is synchronous (the signature / decryption over the raw body); the answer to a click is sent later. */
+  private parse(channel: ChannelRecord, req: CallbackRequest): ParsedCallback {
     const cfg = wecomConfig(channel);
     const q = req.query;
     if (req.method === 'GET') {

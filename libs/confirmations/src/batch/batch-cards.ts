@@ -38,12 +38,13 @@ export class BatchCards {
 
   /** Sends (or joins) the card of a batched row; throws when the card could not be sent. */
   async deliver(row: ConfirmationRequest, target: Target): Promise<void> {
-    const key = row.batchKey!;
+    const key = row.batchKey;
+    if (!key) throw new Error(`confirmation ${row.id} is not part of a batch`);
     if (await this.store.claim(key, row.orgId, target.record.id)) {
       const rows = await this.store.rows(key);
       const sent = await (rows.length === 1
         ? target.impl.sendApprovalCard(target.record, await this.cardOf(rows[0]))
-        : target.impl.sendBatchCard!(target.record, await this.batchCardOf(key, rows)));
+        : this.sendBatch(target, await this.batchCardOf(key, rows)));
       await this.store.recordCard(key, sent);
       // Calls that joined while the card was on its way read no card yet: this render includes them.
       const after = await this.store.rows(key);
@@ -78,7 +79,10 @@ export class BatchCards {
     const sent = rows.find((r) => r.sentCard)?.sentCard as SentCard | undefined;
     if (!rows.length || !sent || !rows[0].channelId) return;
     const { record, impl } = await this.channels.resolveForDelivery(orgId, rows[0].channelId);
-    if (rows.length > 1) return impl.updateBatchCard!(record, sent, await this.batchCardOf(batchKey, rows));
+    if (rows.length > 1) {
+      if (!impl.updateBatchCard) throw new Error(`a ${impl.type} channel cannot update batch cards`);
+      return impl.updateBatchCard(record, sent, await this.batchCardOf(batchKey, rows));
+    }
     const only = rows[0];
     if (only.status === ConfirmationStatus.Pending) return impl.updatePendingCard(record, sent, await this.cardOf(only));
     return impl.markDecided(record, sent, {
@@ -90,6 +94,12 @@ export class BatchCards {
       decidedAt: only.respondedAt ?? only.updatedAt,
       reason: only.reason,
     });
+  }
+
+  /** Batches go only to channels with batch cards (approval-card-delivery checks); any other refuses the send. */
+  private sendBatch(target: Target, card: BatchCard): Promise<SentCard> {
+    if (!target.impl.sendBatchCard) return Promise.reject(new Error(`a ${target.impl.type} channel cannot send batch cards`));
+    return target.impl.sendBatchCard(target.record, card);
   }
 
   private cardOf(row: ConfirmationRequest) {

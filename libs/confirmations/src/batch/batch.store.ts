@@ -6,6 +6,10 @@ interface SentCard {
   platformMessageId?: string;
   extra?: Record<string, unknown>;
 }
+
+interface SentCardRow {
+  sent_card: SentCard | null;
+}
 const RECLAIM_AFTER_S = 15;
 
 /**
@@ -44,13 +48,15 @@ export class BatchStore {
 
   /** The batch's card if it was sent; the row that asks is given it too. */
   async adoptCard(batchKey: string, confirmationId: string): Promise<SentCard | null> {
-    const [row] = await this.dataSource.query(
+    const [first] = await this.dataSource.query<[SentCardRow[] | SentCardRow | undefined]>(
       `WITH b AS (SELECT sent_card FROM confirmation_batches WHERE batch_key = $1 AND sent_card IS NOT NULL)
        UPDATE confirmation_requests SET sent_card = (SELECT sent_card FROM b), platform_message_id = (SELECT sent_card->>'platformMessageId' FROM b)
         WHERE id = $2 AND EXISTS (SELECT 1 FROM b) RETURNING sent_card`,
       [batchKey, confirmationId],
     );
-    return (Array.isArray(row) ? row[0] : row)?.sent_card ?? null;
+    // TypeORM answers an UPDATE ... RETURNING as [rows, count].
+    const row: SentCardRow | undefined = Array.isArray(first) ? first[0] : first;
+    return row?.sent_card ?? null;
   }
 
   /** Every request of the batch, in the order of the turn's calls. */

@@ -13,7 +13,8 @@ function validatorFor(schema: Record<string, unknown>): ValidateFunction {
   let validate = compiled.get(key);
   if (!validate) {
     validate = ajv.compile(schema);
-    if (compiled.size >= MAX_CACHED) compiled.delete(compiled.keys().next().value!);
+    const oldest = compiled.keys().next();
+    if (compiled.size >= MAX_CACHED && !oldest.done) compiled.delete(oldest.value);
     compiled.set(key, validate);
   }
   return validate;

@@ -3,7 +3,7 @@ import { UsersService } from '@warden/auth';
 import { ChannelsService } from '@warden/channels';
 import { BadInputError, ConflictError, NotFoundError } from '@warden/common';
 import { ConfirmationService } from '../confirmation.service.js';
-import { ConfirmationStatus, type ConfirmationRequest } from '../confirmation.types.js';
+import { ConfirmationStatus, reasonOf, type ConfirmationRequest } from '../confirmation.types.js';
 import { EscalationStore } from './escalation.store.js';
 
 /**
@@ -39,7 +39,7 @@ export class ConfirmationReassignment {
       throw new BadInputError(`${input.toSub} requested this call and may not approve it (forbid_self_approval)`);
     }
     const by = { userId: member.userId, name: member.name ?? member.sub };
-    const moved = await this.store.reassign(row.id, target.sub, by, input.reason?.trim() || null);
+    const moved = await this.store.reassign(row.id, target.sub, by, reasonOf(input.reason));
     if (!moved) {
       const now = await this.confirmations.get(input.orgId, row.id);
       throw new ConflictError(`confirmation ${row.id} is already ${now.status}`, { status: now.status });

@@ -44,7 +44,10 @@ export class ApprovalCardDelivery {
     let sent: Awaited<ReturnType<Channel['sendApprovalCard']>>;
     try {
       const channel = resolved ?? (await this.channels.resolveForDelivery(row.orgId, row.channelId ?? undefined));
-      if (row.batchKey && channel.impl.sendBatchCard) return void (await this.batches.deliver(row, channel));
+      if (row.batchKey && channel.impl.sendBatchCard) {
+        await this.batches.deliver(row, channel);
+        return undefined;
+      }
       const card = await approvalCardOf(row, this.users, this.config.publicUrl);
       sent = await channel.impl.sendApprovalCard(channel.record, card).catch((err: unknown) => Promise.reject(new CardNotSentError(err)));
     } catch (err) {

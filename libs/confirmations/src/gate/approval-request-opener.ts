@@ -66,7 +66,7 @@ export class ApprovalRequestOpener {
     return this.store.insertOrGet({
       ...fixed,
       orgId: ctx.orgId,
-      agentId: ctx.metadata.agent?.id ?? ctx.agentId ?? null,
+      agentId: ctx.metadata.agent?.id ?? ctx.agentId,
       agentName: ctx.metadata.agent?.name ?? null,
       runId: ctx.runId,
       callId,

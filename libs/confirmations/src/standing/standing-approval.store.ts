@@ -107,7 +107,11 @@ export class StandingApprovalStore {
         input.argsDigest,
       ],
     );
-    return row ? toApproval(row) : (await this.byConfirmation(input.confirmationId))!;
+    if (row) return toApproval(row);
+    // Already granted for this confirmation (a repeated decision): that grant is the one.
+    const existing = await this.byConfirmation(input.confirmationId);
+    if (!existing) throw new Error(`the standing approval of confirmation ${input.confirmationId} was neither created nor found`);
+    return existing;
   }
 
   async byConfirmation(confirmationId: string): Promise<StandingApproval | null> {

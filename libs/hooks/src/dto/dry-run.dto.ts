@@ -1,7 +1,14 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateIf } from 'class-validator';
+import { HookPoint } from '../hook.types.js';
 
-export const DRY_RUN_POINTS = ['PreToolUse', 'UserPromptSubmit', 'PreModelCall', 'PostToolUseFailure', 'Stop'];
+export const DRY_RUN_POINTS: readonly HookPoint[] = [
+  HookPoint.PreToolUse,
+  HookPoint.UserPromptSubmit,
+  HookPoint.PreModelCall,
+  HookPoint.PostToolUseFailure,
+  HookPoint.Stop,
+];
 
 export class DryRunDto {
   @ApiPropertyOptional({ description: 'A saved agent whose hooks to try (or give model_config_json)' })

@@ -22,7 +22,8 @@ export class OrgHooksController {
   @Roles('admin')
   @ApiOkResponse({ type: OrgHooksResponse })
   put(@CurrentPrincipal() p: Principal, @Body() body: OrgHooksDto) {
-    return this.orgHooks.put(p.orgId, p.userId, { ...body });
+    // The DTO's own fields as a plain record: what is validated and stored as JSON.
+    return this.orgHooks.put(p.orgId, p.userId, Object.fromEntries(Object.entries(body)));
   }
 
   @Get('agents/:id/hooks/effective')

@@ -22,7 +22,7 @@ export class OrgHooksStore {
   }
 
   private async load(orgId: string): Promise<OrgHooksRecord | null> {
-    const [row]: Array<{ hooks: Record<string, unknown>; updated_by: string | null; updated_at: Date }> = await this.dataSource.query(
+    const [row] = await this.dataSource.query<[{ hooks: Record<string, unknown>; updated_by: string | null; updated_at: Date }?]>(
       `SELECT hooks, updated_by, updated_at FROM org_hooks WHERE org_id = $1`,
       [orgId],
     );

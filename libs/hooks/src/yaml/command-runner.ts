@@ -25,10 +25,13 @@ export interface CommandExit {
  * signal aborts (timeout, cancelled run), when stdout passes its cap, and after the command exits (so nothing it
  * started in the background outlives the hook). Rejects on spawn failure, abort or oversized output.
  */
+/** Why the signal aborted, as an Error (timeouts and cancellations abort with one; anything else is wrapped). */
+const abortError = (signal: AbortSignal): Error => (signal.reason instanceof Error ? signal.reason : new Error('hook command aborted'));
+
 export function runCommand(run: CommandRun): Promise<CommandExit> {
   return new Promise<CommandExit>((resolve, reject) => {
     if (run.signal.aborted) {
-      reject(run.signal.reason);
+      reject(abortError(run.signal));
       return;
     }
     const child = spawn(run.file, run.args, {
@@ -58,7 +61,7 @@ export function runCommand(run: CommandRun): Promise<CommandExit> {
       failure ??= err;
       killGroup();
     };
-    const onAbort = () => fail(run.signal.reason instanceof Error ? run.signal.reason : new Error('hook command aborted'));
+    const onAbort = () => fail(abortError(run.signal));
     run.signal.addEventListener('abort', onAbort, { once: true });
 
     child.stdout.on('data', (chunk: Buffer) => {
@@ -77,10 +80,11 @@ export function runCommand(run: CommandRun): Promise<CommandExit> {
     // The command may exit without reading its input; that is its business, not an error.
     child.stdin.on('error', () => undefined);
     child.on('error', (err) => {
-      fail(new Error(`could not start ${run.file}: ${err.message}`));
+      const error = new Error(`could not start ${run.file}: ${err.message}`);
+      fail(error);
       if (child.pid === undefined) {
         run.signal.removeEventListener('abort', onAbort);
-        reject(failure);
+        reject(failure ?? error);
       }
     });
     child.on('exit', () => {

@@ -113,7 +113,8 @@ export function protocolResult(point: HookPoint, output: unknown, hookName: stri
   if (unknown.length) throw new Error(`hook output has unknown field(s): ${unknown.join(', ')}`);
   const specific = output.hookSpecificOutput;
   if (specific !== undefined && !isObject(specific)) throw new Error('hookSpecificOutput must be an object');
-  const s = (specific ?? {}) as NonNullable<HookProtocolOutput['hookSpecificOutput']>;
+  // Parsed JSON: every field is checked where it is read.
+  const s: Record<string, unknown> = isObject(specific) ? specific : {};
 
   const result: HookResult = {};
   const sideEffects: string[] = [];

@@ -25,14 +25,14 @@ export function compileToolMatcher(matcher: string | undefined): ToolMatcher {
   if (regexForm) {
     // RE2 runs in time linear in the tool name: a hook author's regex cannot freeze the event loop
     // (backtracking engines take seconds on `(a+)+$`). Backreferences and lookaround are refused at compile time.
-    const unknownFlag = [...regexForm[2]].find((f) => !(f in RE2_FLAGS));
-    if (unknownFlag) throw new Error(`invalid regular expression ${matcher}: flag "${unknownFlag}" is not supported (use i, s or m)`);
+    let flags = 0;
+    for (const f of regexForm[2]) {
+      if (!(f in RE2_FLAGS)) throw new Error(`invalid regular expression ${matcher}: flag "${f}" is not supported (use i, s or m)`);
+      flags |= RE2_FLAGS[f];
+    }
     let re: RE2JS;
     try {
-      re = RE2JS.compile(
-        RE2JS.translateRegExp(regexForm[1]),
-        [...regexForm[2]].reduce((acc, f) => acc | RE2_FLAGS[f], 0),
-      );
+      re = RE2JS.compile(RE2JS.translateRegExp(regexForm[1]), flags);
     } catch (err) {
       throw new Error(
         `invalid regular expression ${matcher}: ${(err as Error).message} (matchers use RE2 syntax: no backreferences or lookaround)`,

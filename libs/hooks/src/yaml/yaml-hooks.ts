@@ -202,9 +202,12 @@ export async function buildYamlHooks(
         target = { kind: 'http', spec: spec.http, env: http };
       } else if (spec.run) {
         target = { kind: 'command', file: await resolveInHooksDir(hooksDir, spec.run[0], 'command'), args: spec.run.slice(1) };
+      } else if (spec.module) {
+        const file = await resolveInHooksDir(hooksDir, spec.module, 'module');
+        target = { kind: 'module', fn: await loadModuleHook(file, spec.module) };
       } else {
-        const file = await resolveInHooksDir(hooksDir, spec.module!, 'module');
-        target = { kind: 'module', fn: await loadModuleHook(file, spec.module!) };
+        // parseYamlHooks admits only specs with exactly one of them.
+        throw new Error('names none of run, module or http');
       }
     } catch (err) {
       problems.push(`${spec.at}: ${(err as Error).message}`);

@@ -74,7 +74,9 @@ export class AuditLogHook extends PostToolUseHook<AuditLogConfig> {
     config: AuditLogConfig,
     outcome: Pick<AuditRow, 'status' | 'durationMs' | 'success' | 'error' | 'blockedBy' | 'simulated'>,
   ): AuditRow {
-    const connector = ctx.metadata.connector!;
+    // shouldTrigger admits only connector calls; a row without its connector would be no audit record.
+    const connector = ctx.metadata.connector;
+    if (!connector) throw new Error(`${AUDIT_LOG_HOOK} has no connector to log for tool ${ctx.toolName}`);
     return {
       orgId: ctx.orgId,
       agentId: ctx.agentId || null,

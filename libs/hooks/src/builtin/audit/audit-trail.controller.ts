@@ -8,8 +8,8 @@ import { AuditEventFilterQuery, ListAuditEventsQuery } from './dto/audit-events.
 import { AuditEventPageResponse, VerifyResponse } from './dto/audit-trail.response.js';
 import { AuditRangeQuery } from './dto/list-connector-calls.dto.js';
 
-function filters(orgId: string, q: ListAuditEventsQuery): AuditEventFilters {
-  return { orgId, kind: q.kind, action: q.action, entityType: q.entity_type, entityId: q.entity_id, actor: q.actor, ...parseRange(q) };
+function filters(orgId: string, q: AuditEventFilterQuery, kind: ListAuditEventsQuery['kind']): AuditEventFilters {
+  return { orgId, kind, action: q.action, entityType: q.entity_type, entityId: q.entity_id, actor: q.actor, ...parseRange(q) };
 }
 
 /** The tamper-evident audit trail (hash-chained per org): its events, its configuration changes and its proof. */
@@ -34,14 +34,14 @@ export class AuditTrailController {
   @Get('events')
   @ApiOkResponse({ type: AuditEventPageResponse })
   list(@CurrentPrincipal() p: Principal, @Query() q: ListAuditEventsQuery): Promise<AuditEventPageResponse> {
-    return this.events.page(filters(p.orgId, q), q.limit ?? 100, q.cursor);
+    return this.events.page(filters(p.orgId, q, q.kind), q.limit ?? 100, q.cursor);
   }
 
   /** Who created, changed or deleted which agent, connector, channel, workflow or org setting: before, after, diff. */
   @Get('config-events')
   @ApiOkResponse({ type: AuditEventPageResponse })
   configEvents(@CurrentPrincipal() p: Principal, @Query() q: AuditEventFilterQuery): Promise<AuditEventPageResponse> {
-    return this.events.page(filters(p.orgId, { ...q, kind: 'config' }), q.limit ?? 100, q.cursor);
+    return this.events.page(filters(p.orgId, q, 'config'), q.limit ?? 100, q.cursor);
   }
 
   /** The filtered trail in chain order as JSON Lines (default) or CSV, streamed with constant memory. */
@@ -49,6 +49,6 @@ export class AuditTrailController {
   @ApiProduces('application/x-ndjson', 'text/csv')
   @ApiOkResponse({ description: 'JSON Lines or CSV, one audit event per line', schema: { type: 'string' } })
   async export(@CurrentPrincipal() p: Principal, @Query() q: ListAuditEventsQuery, @Res() res: Response): Promise<void> {
-    await sendExport(res, q.format ?? 'jsonl', 'audit-events', AUDIT_EVENT_COLUMNS, this.events.pages(filters(p.orgId, q)));
+    await sendExport(res, q.format ?? 'jsonl', 'audit-events', AUDIT_EVENT_COLUMNS, this.events.pages(filters(p.orgId, q, q.kind)));
   }
 }

@@ -76,7 +76,7 @@ export class ConnectorCallQuery {
       params,
     );
     const items = rows.slice(0, limit);
-    const last = items[items.length - 1];
+    const last = items.at(-1);
     return { items: items.map(strip), next_cursor: rows.length > limit && last ? encodeCursor(last.sort_ts, last.id) : null };
   }
 

@@ -49,7 +49,9 @@ export class ConnectorRateLimitHook extends PreToolUseHook<ConnectorRateLimitCon
   }
 
   async execute(ctx: HookContext, config: ConnectorRateLimitConfig): Promise<HookResult> {
-    const connector = ctx.metadata.connector!;
+    const connector = ctx.metadata.connector;
+    // shouldTrigger admits only connector calls; nothing else can be counted against a connector's limit.
+    if (!connector) throw new Error(`${CONNECTOR_RATE_LIMIT_HOOK} has no connector for tool ${ctx.toolName}`);
     const limits = checkedLimits(config);
     const override = limits.actions.get(connector.action);
     const limit = override ?? limits.connector;

@@ -38,10 +38,13 @@ export class ConnectorRateLimiters implements OnModuleInit, OnApplicationShutdow
    * the call would be blocked. An unreachable Redis does not stop the boot; connector calls are refused until it is back.
    */
   async onModuleInit(): Promise<void> {
+    const url = this.config.redisUrl;
     if (this.store !== 'redis') return;
+    // The store is redis only because REDIS_URL is set; without it ioredis would dial localhost instead.
+    if (!url) throw new Error('the redis rate-limit store needs REDIS_URL');
     // No offline queue: while Redis is unreachable a call fails at once (and the hook blocks it) instead of hanging
     // until the hook's timeout.
-    const redis = new Redis(this.config.redisUrl!, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
     this.redis = redis;
     redis.on('error', (err: Error) => this.logger.warn(`Redis (rate limits): ${err.message}`));
     const ready = await new Promise<boolean>((resolve) => {

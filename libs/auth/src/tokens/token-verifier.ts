@@ -57,14 +57,14 @@ export class TokenVerifier implements OnModuleInit {
     } catch (err) {
       throw new InvalidTokenError(describeJoseError(err));
     }
-    this.checkLifetime(payload);
+    const exp = this.checkLifetime(payload);
     const claims = this.claims(payload);
-    this.verified.set(token, claims, payload.exp!);
+    this.verified.set(token, claims, exp);
     return claims;
   }
 
   /** A token that never expires (or lives longer than allowed) is a permanent key if it leaks. */
-  private checkLifetime(payload: JWTPayload): void {
+  private checkLifetime(payload: JWTPayload): number {
     // jose enforces requiredClaims ['exp'] as a number; checked again so a missing exp can never pass as NaN.
     if (typeof payload.exp !== 'number') throw new InvalidTokenError('token has no exp claim');
     const start = typeof payload.iat === 'number' ? Math.min(payload.iat, Date.now() / 1000) : Date.now() / 1000;
@@ -72,6 +72,7 @@ export class TokenVerifier implements OnModuleInit {
     if (lifetime > this.config.tokenMaxLifetimeS) {
       throw new InvalidTokenError(`token lifetime exceeds the allowed ${this.config.tokenMaxLifetimeS} s (AUTH_TOKEN_MAX_LIFETIME_S)`);
     }
+    return payload.exp;
   }
 
   private claims(payload: JWTPayload): VerifiedClaims {

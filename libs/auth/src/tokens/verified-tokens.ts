@@ -22,7 +22,11 @@ export class VerifiedTokens<C> {
     const until = Math.min(expiresAtS * 1000, now + VERIFIED_TOKEN_TTL_MS);
     if (until <= now) return;
     // Oldest first out (insertion order) when full.
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+    if (this.entries.size >= MAX_ENTRIES)
+      for (const oldest of this.entries.keys()) {
+        this.entries.delete(oldest);
+        break;
+      }
     this.entries.set(token, { claims, until });
   }
 }

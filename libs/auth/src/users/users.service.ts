@@ -71,7 +71,9 @@ export class UsersService {
   /** The member with their chat identities, in one query (decisions and card deliveries ask for it on their path). */
   async memberById(orgId: string, userId: string): Promise<MemberView | null> {
     const [row] = await this.dataSource.query<
-      Array<{ sub: string; email: string | null; name: string | null; roles: string[]; identities: MemberView['identities'] | null }>
+      Array<
+        { sub: string; email: string | null; name: string | null; roles: string[]; identities: MemberView['identities'] | null } | undefined
+      >
     >(
       `SELECT u.sub, u.email, u.name, m.roles,
               (SELECT json_object_agg(i.platform, i.external_id) FROM identities i WHERE i.org_id = m.org_id AND i.user_id = m.user_id) AS identities

@@ -13,7 +13,10 @@ export function openEventStream(res: Response): { send(event: { seq: number; typ
   res.setHeader('cache-control', 'no-cache, no-transform');
   res.setHeader('connection', 'keep-alive');
   res.setHeader('x-accel-buffering', 'no');
-  res.flushHeaders();
+  // The headers leave with the first events when those are at hand (one socket write), else on the loop's next turn.
+  setImmediate(() => {
+    if (!res.headersSent && !res.writableEnded) res.flushHeaders();
+  });
   const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
   // Events delivered together (a transaction's batch) leave in one write to the socket, not one each.
   let corked = false;

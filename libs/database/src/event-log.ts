@@ -119,7 +119,7 @@ export class EventLog<M = AnyEventMap, E = unknown> {
     this.appending.start(ownerId);
     let logged: LoggedEvent[] | undefined;
     try {
-      const [row] = (await this.dataSource.query(sql, write.params.values)) as Array<Record<string, unknown>>;
+      const [row] = await this.dataSource.query<Array<Record<string, unknown>>>(sql, write.params.values);
       const result = ownerWriteResult(row, events.length, write);
       if (result.held) logged = events.map((e, i) => ({ seq: result.seqs[i], type: e.type, data: e.data, created_at: result.createdAt }));
       return result;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { annotateSpan, type PendingRunEvent, type RunEventMap, type RunEventType } from '@warden/common';
+import { annotateSpan, type RunEventMap, type RunEventType } from '@warden/common';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import type { AgentRun } from '../runs/run.entity.js';
 import type { LiveRun, PreparedRun } from './live-run.js';
@@ -49,7 +49,7 @@ export class LiveRunBuilder {
     // A hook's outcome, and a decision on the call (with the run's return from `waiting`), are written with the
     // run's next write — the call's execution mark or its blocked outcome: one transaction instead of one each.
     if (type === 'hook' || type === 'confirmation_resolved') return void live.deferred.push({ type, data });
-    const written = await this.store.writeRun(live, [{ type, data } as PendingRunEvent], { waiting: type === 'confirmation_pending' });
+    const written = await this.store.writeRun(live, [{ type, data }], { waiting: type === 'confirmation_pending' });
     if (!written.held) throw this.store.leaseLost(live);
   }
 }

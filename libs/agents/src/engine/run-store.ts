@@ -125,7 +125,7 @@ export class RunStore {
     fence: { epoch?: number; state?: RunState; live?: LiveRun } = {},
   ): Promise<boolean> {
     const live = fence.live;
-    if (live && live.ancestors.length === 0 && status !== 'cancelled') {
+    if (live?.ancestors.length === 0 && status !== 'cancelled') {
       // A driver ending its own run: one statement (its deferred events, the final status, the conversation, the closing events).
       const p = new SqlParams();
       const ending = runEndingWrite(p, run, { status, result, state: fence.state });

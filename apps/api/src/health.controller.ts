@@ -15,6 +15,6 @@ export class HealthController {
   @Public()
   @HealthCheck()
   check() {
-    return this.health.check([() => this.db.pingCheck('database', { timeout: 3000 })]);
+    return this.health.check([() => this.db.pingCheck('database').withTimeout(3000)]);
   }
 }

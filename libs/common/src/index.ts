@@ -7,6 +7,7 @@ export * from './http/event-stream.js';
 export * from './http/egress.js';
 export * from './http/input-limits.interceptor.js';
 export * from './graph.js';
+export * from './json-text.js';
 export * from './uuid.js';
 export * from './telemetry/metrics.js';
 export * from './telemetry/tracing.js';

@@ -22,8 +22,9 @@ import { TransactionRunner } from './transaction-runner.js';
         retryDelay: 500,
       }),
       dataSourceFactory: async (options?: DataSourceOptions) => {
-        const dataSource = await new DataSource(options!).initialize();
-        return dataSource;
+        // Nest passes the options useFactory returned above.
+        if (!options) throw new Error('TypeORM data source options are missing');
+        return new DataSource(options).initialize();
       },
     }),
   ],

@@ -15,7 +15,7 @@ export interface AppendOptions {
   /** Append only while the owner row is active at this lease epoch (the writer's fencing token). */
   epoch?: number;
   /** Run the statement on this transaction's manager instead of its own connection. */
-  runner?: { query(sql: string, params?: unknown[]): Promise<any> };
+  runner?: { query(sql: string, params?: unknown[]): Promise<unknown> };
   /** With `runner`: collects the event, so `publish(batch)` after the commit hands it to local followers unread. */
   batch?: EventBatch;
 }

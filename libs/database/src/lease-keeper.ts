@@ -46,7 +46,7 @@ export class LeaseKeeper {
     this.ticking = true;
     try {
       const ids = [...this.held.keys()];
-      const epochs = ids.map((id) => this.held.get(id)!.epoch);
+      const epochs = [...this.held.values()].map((h) => h.epoch);
       const rows: Array<{ id: string; renewed: boolean; status: string | null; locked_by: string | null }> = await this.dataSource.query(
         `WITH held AS (SELECT * FROM unnest($1::uuid[], $2::int[]) AS h(id, epoch)),
               renewed AS (

@@ -78,6 +78,7 @@ export class PgNotificationListener {
     try {
       await client.connect();
       await client.query(`LISTEN ${this.opts.channel}`);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- onLost (error/end handlers) sets `lost` during the awaits above; the checker does not see writes in callbacks
       if (this.closed || lost) return;
       this.listening = true;
       this.reconnectDelay = RECONNECT_MIN_MS;

@@ -18,7 +18,7 @@ export class RecentEvents {
   born(ownerId: string): void {
     this.complete.add(ownerId);
     if (this.complete.size <= BORN_LIMIT) return;
-    const oldest = this.complete.values().next().value!;
+    const [oldest] = this.complete;
     this.complete.delete(oldest);
     if (!this.isFollowed(oldest)) this.kept.delete(oldest);
   }
@@ -52,16 +52,16 @@ export class RecentEvents {
   /** The highest event number known complete from 1 for an owner born here, or null (a follower must read). */
   completeThrough(ownerId: string): number | null {
     const kept = this.kept.get(ownerId);
-    if (!this.complete.has(ownerId) || !kept || kept[0].seq !== 1) return null;
+    if (!this.complete.has(ownerId) || kept?.[0].seq !== 1) return null;
     return kept[kept.length - 1].seq;
   }
 
   /** The remembered events from `last + 1` through `told`, when memory holds all of them (else null: read the table). */
   between(ownerId: string, last: number, told: number): LoggedEvent[] | null {
-    const kept = this.kept.get(ownerId);
-    const at = kept?.findIndex((e) => e.seq === last + 1) ?? -1;
+    const kept = this.kept.get(ownerId) ?? [];
+    const at = kept.findIndex((e) => e.seq === last + 1);
     if (at < 0) return null;
-    const run = kept!.slice(at);
+    const run = kept.slice(at);
     const covered = run.every((e, i) => e.seq === last + 1 + i) && run[run.length - 1].seq >= told;
     return covered ? run : null;
   }

@@ -1,5 +1,5 @@
 import { parse as parseCel } from '@marcbachmann/cel-js';
-import { findCycle } from '@warden/common';
+import { BadInputError, findCycle, jsonText } from '@warden/common';
 import { parseApproverPolicy, parseEscalationPolicy } from '@warden/hooks';
 
 export type WorkflowNodeType = 'start' | 'agent' | 'connector' | 'human' | 'condition' | 'end';
@@ -52,75 +52,113 @@ function celProblem(expr: unknown, where: string): string | undefined {
   }
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+const isList = (v: unknown): v is unknown[] => Array.isArray(v);
+const isNodeType = (t: unknown): t is WorkflowNodeType => NODE_TYPES.some((type) => type === t);
+
 /**
  * Structural checks of a workflow definition: one start, known node types and edge ends, no cycles, an end reachable
  * from the start, valid CEL. Agents and tools are checked by the caller (they need the database).
  */
 export function validateWorkflowDefinition(def: unknown): string[] {
-  const problems: string[] = [];
-  if (!def || typeof def !== 'object') return ['definition: must be an object with nodes and edges'];
-  const { nodes, edges } = def as Partial<WorkflowDefinition>;
-  if (!Array.isArray(nodes) || nodes.length === 0) return ['definition.nodes: must be a non-empty list'];
-  if (!Array.isArray(edges)) return ['definition.edges: must be a list'];
+  if (!isObject(def)) return ['definition: must be an object with nodes and edges'];
+  const { nodes, edges } = def;
+  if (!isList(nodes) || nodes.length === 0) return ['definition.nodes: must be a non-empty list'];
+  if (!isList(edges)) return ['definition.edges: must be a list'];
 
   const ids = new Set<string>();
-  nodes.forEach((n, i) => {
-    const where = `definition.nodes[${i}]`;
-    if (!n || typeof n !== 'object' || typeof n.id !== 'string' || n.id === '') return void problems.push(`${where}: needs a string id`);
-    if (!/^[A-Za-z_][\w-]*$/.test(n.id)) problems.push(`${where}: id "${n.id}" may use letters, digits, _ and - only`);
-    if (ids.has(n.id)) problems.push(`${where}: duplicate node id "${n.id}"`);
-    ids.add(n.id);
-    if (!NODE_TYPES.includes(n.type)) return void problems.push(`${where} (${n.id}): unknown type "${String(n.type)}"`);
-    if (n.type === 'agent') {
-      if (typeof n.agent_id !== 'string') problems.push(`${where} (${n.id}): agent node needs agent_id`);
-      if (typeof n.prompt !== 'string' || n.prompt === '') problems.push(`${where} (${n.id}): agent node needs a prompt`);
-      if (n.confirmation !== undefined) problems.push(...confirmationProblems(n.confirmation, `${where} (${n.id}).confirmation`));
-    }
-    if (n.type === 'connector') {
-      if (typeof n.tool !== 'string' || n.tool === '') problems.push(`${where} (${n.id}): connector node needs a tool`);
-      if (n.args !== undefined && (typeof n.args !== 'object' || Array.isArray(n.args)))
-        problems.push(`${where} (${n.id}): args must be an object`);
-      if (n.confirmation !== undefined) problems.push(...confirmationProblems(n.confirmation, `${where} (${n.id}).confirmation`));
-    }
-    if (n.type === 'human') {
-      if (typeof n.question !== 'string' || n.question.trim() === '') problems.push(`${where} (${n.id}): human node needs a question`);
-      if (n.form !== undefined && (typeof n.form !== 'object' || n.form === null || Array.isArray(n.form)))
-        problems.push(`${where} (${n.id}): form must be a JSON schema object`);
-      if (n.confirmation !== undefined) problems.push(...confirmationProblems(n.confirmation, `${where} (${n.id}).confirmation`));
-    }
-    if (n.type === 'condition') {
-      const p = celProblem(n.expression, `${where} (${n.id}).expression`);
-      if (p) problems.push(p);
-    }
-  });
-  const starts = nodes.filter((n) => n?.type === 'start');
+  const problems = nodes.flatMap((n, i) => nodeProblems(n, `definition.nodes[${i}]`, ids));
+  const starts = nodes.filter((n) => isObject(n) && n.type === 'start');
   if (starts.length !== 1) problems.push(`definition: needs exactly one start node (found ${starts.length})`);
-  if (!nodes.some((n) => n?.type === 'end')) problems.push('definition: needs an end node');
-
-  const out = new Map<string, string[]>([...ids].map((id) => [id, []]));
-  edges.forEach((e, i) => {
-    const where = `definition.edges[${i}]`;
-    if (!e || typeof e !== 'object') return void problems.push(`${where}: must be { from, to }`);
-    if (!ids.has(e.from)) problems.push(`${where}: unknown node "${String(e.from)}" in from`);
-    if (!ids.has(e.to)) problems.push(`${where}: unknown node "${String(e.to)}" in to`);
-    if (e.when !== undefined) {
-      const p = celProblem(e.when, `${where}.when`);
-      if (p) problems.push(p);
-    }
-    if (ids.has(e.from) && ids.has(e.to)) out.get(e.from)!.push(e.to);
-  });
+  if (!nodes.some((n) => isObject(n) && n.type === 'end')) problems.push('definition: needs an end node');
+  problems.push(...edges.flatMap((e, i) => edgeProblems(e, `definition.edges[${i}]`, ids)));
   if (problems.length) return problems;
+  // Every node and edge passed the checks above.
+  return graphProblems({ nodes, edges } as WorkflowDefinition);
+}
 
+/** One node's own problems; its id joins `ids` (duplicates reported). */
+function nodeProblems(n: unknown, where: string, ids: Set<string>): string[] {
+  if (!isObject(n) || typeof n.id !== 'string' || n.id === '') return [`${where}: needs a string id`];
+  const problems: string[] = [];
+  const at = `${where} (${n.id})`;
+  if (!/^[A-Za-z_][\w-]*$/.test(n.id)) problems.push(`${where}: id "${n.id}" may use letters, digits, _ and - only`);
+  if (ids.has(n.id)) problems.push(`${where}: duplicate node id "${n.id}"`);
+  ids.add(n.id);
+  if (!isNodeType(n.type)) return [...problems, `${at}: unknown type "${String(n.type)}"`];
+  switch (n.type) {
+    case 'agent':
+      if (typeof n.agent_id !== 'string') problems.push(`${at}: agent node needs agent_id`);
+      if (typeof n.prompt !== 'string' || n.prompt === '') problems.push(`${at}: agent node needs a prompt`);
+      break;
+    case 'connector':
+      if (typeof n.tool !== 'string' || n.tool === '') problems.push(`${at}: connector node needs a tool`);
+      if (n.args !== undefined && (typeof n.args !== 'object' || Array.isArray(n.args))) problems.push(`${at}: args must be an object`);
+      break;
+    case 'human':
+      if (typeof n.question !== 'string' || n.question.trim() === '') problems.push(`${at}: human node needs a question`);
+      if (n.form !== undefined && (typeof n.form !== 'object' || n.form === null || Array.isArray(n.form)))
+        problems.push(`${at}: form must be a JSON schema object`);
+      break;
+    case 'condition': {
+      const p = celProblem(n.expression, `${at}.expression`);
+      if (p) problems.push(p);
+      break;
+    }
+  }
+  const gated = n.type === 'agent' || n.type === 'connector' || n.type === 'human';
+  if (gated && n.confirmation !== undefined) problems.push(...confirmationProblems(n.confirmation, `${at}.confirmation`));
+  return problems;
+}
+
+function edgeProblems(e: unknown, where: string, ids: Set<string>): string[] {
+  if (!isObject(e)) return [`${where}: must be { from, to }`];
+  const known = (id: unknown) => typeof id === 'string' && ids.has(id);
+  const problems: string[] = [];
+  if (!known(e.from)) problems.push(`${where}: unknown node "${String(e.from)}" in from`);
+  if (!known(e.to)) problems.push(`${where}: unknown node "${String(e.to)}" in to`);
+  if (e.when !== undefined) {
+    const p = celProblem(e.when, `${where}.when`);
+    if (p) problems.push(p);
+  }
+  return problems;
+}
+
+/** The checks of the graph as a whole, on well-formed nodes and edges with exactly one start. */
+function graphProblems({ nodes, edges }: WorkflowDefinition): string[] {
+  const problems: string[] = [];
+  const out = new Map(nodes.map((n) => [n.id, edges.filter((e) => e.from === n.id).map((e) => e.to)]));
   const cycle = findCycle(out);
   if (cycle) problems.push(`definition: cycle ${cycle.join(' -> ')}`);
-  const start = starts[0].id;
-  const reachable = new Set<string>([start]);
-  const queue = [start];
-  while (queue.length) for (const next of out.get(queue.shift()!)!) if (!reachable.has(next)) (reachable.add(next), queue.push(next));
+  const [start] = nodes.filter((n) => n.type === 'start');
+  const reachable = reachableFrom(start.id, out);
   if (!nodes.some((n) => n.type === 'end' && reachable.has(n.id))) problems.push('definition: no end node is reachable from the start');
   for (const n of nodes) if (!reachable.has(n.id)) problems.push(`definition: node "${n.id}" is not reachable from the start`);
-  if (edges.some((e) => e.to === start)) problems.push('definition: the start node cannot have incoming edges');
+  if (edges.some((e) => e.to === start.id)) problems.push('definition: the start node cannot have incoming edges');
   return problems;
+}
+
+function reachableFrom(start: string, out: ReadonlyMap<string, string[]>): Set<string> {
+  const reached = new Set<string>([start]);
+  const queue = [start];
+  for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+    for (const next of out.get(id) ?? []) {
+      if (reached.has(next)) continue;
+      reached.add(next);
+      queue.push(next);
+    }
+  }
+  return reached;
+}
+
+/**
+ * A text field the node's type requires (checked when the definition was saved): a stored definition without it fails
+ * here, rather than running the node with nothing.
+ */
+export function nodeField(node: WorkflowNode, key: 'agent_id' | 'prompt' | 'tool' | 'question' | 'expression'): string {
+  const value = node[key];
+  if (value === undefined) throw new BadInputError(`invalid workflow: ${node.type} node ${node.id} has no ${key}`);
+  return value;
 }
 
 /** Replaces `{{ inputs.x }}` / `{{ nodes.id.output }}` with values from the scope (objects as JSON). */
@@ -129,7 +167,7 @@ export function renderTemplate(template: string, scope: Record<string, unknown>)
     let value: unknown = scope;
     for (const key of path.split('.')) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
     if (value === undefined || value === null) return '';
-    return typeof value === 'object' ? JSON.stringify(value) : String(value);
+    return jsonText(value);
   });
 }
 

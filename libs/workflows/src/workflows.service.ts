@@ -4,7 +4,7 @@ import { AgentsService, ToolRegistry } from '@warden/agents';
 import { AuditTrail, BadInputError, ConflictError, isUuid, NotFoundError } from '@warden/common';
 import { HookResolver } from '@warden/hooks';
 import { Repository } from 'typeorm';
-import { validateWorkflowDefinition, type WorkflowDefinition } from './workflow-definition.js';
+import { nodeField, validateWorkflowDefinition, type WorkflowDefinition } from './workflow-definition.js';
 import { Workflow } from './workflow.entity.js';
 
 @Injectable()
@@ -24,17 +24,19 @@ export class WorkflowsService {
       const def = definition as WorkflowDefinition;
       for (const node of def.nodes) {
         if (node.type === 'agent') {
+          const agentId = nodeField(node, 'agent_id');
           const exists =
-            isUuid(node.agent_id!) &&
-            (await this.agents.findWithConfig(orgId, node.agent_id).then(
+            isUuid(agentId) &&
+            (await this.agents.findWithConfig(orgId, agentId).then(
               () => true,
               () => false,
             ));
-          if (!exists) problems.push(`node ${node.id}: unknown agent "${node.agent_id}"`);
+          if (!exists) problems.push(`node ${node.id}: unknown agent "${agentId}"`);
         }
         if (node.type === 'connector') {
-          const known = (await this.tools.forAgent(orgId, [node.tool!])).some((t) => t.spec.name === node.tool && t.kind !== 'builtin');
-          if (!known) problems.push(`node ${node.id}: unknown connector tool "${node.tool}"`);
+          const tool = nodeField(node, 'tool');
+          const known = (await this.tools.forAgent(orgId, [tool])).some((t) => t.spec.name === tool && t.kind !== 'builtin');
+          if (!known) problems.push(`node ${node.id}: unknown connector tool "${tool}"`);
           for (const p of await this.hooks.validate(node.hooks ?? {})) problems.push(`node ${node.id}: ${p}`);
         }
       }

@@ -47,13 +47,8 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
   const script: ScriptTurn[] = [];
   if (provider === 'openai') {
     if (typeof model.model !== 'string' || model.model === '') problems.push('model_config_json.model.model must name the model');
-    if (model.base_url !== undefined) {
-      try {
-        new URL(String(model.base_url));
-      } catch {
-        problems.push('model_config_json.model.base_url must be an absolute URL');
-      }
-    }
+    if (model.base_url !== undefined && (typeof model.base_url !== 'string' || !URL.canParse(model.base_url)))
+      problems.push('model_config_json.model.base_url must be an absolute URL');
     if (model.api_key_env !== undefined && typeof model.api_key_env !== 'string')
       problems.push('model_config_json.model.api_key_env must be a string');
     if (model.api_key_credential_id !== undefined && typeof model.api_key_credential_id !== 'string')
@@ -77,7 +72,7 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
           turn.tool_calls.forEach((c, j) => {
             if (!isObject(c) || typeof c.name !== 'string') problems.push(`${at}.tool_calls[${j}] needs a "name"`);
             else if (c.args !== undefined && !isObject(c.args)) problems.push(`${at}.tool_calls[${j}].args must be an object`);
-            else calls.push({ name: c.name, args: c.args! ?? {} });
+            else calls.push({ name: c.name, args: isObject(c.args) ? c.args : {} });
           });
           script.push({ tool_calls: calls, content: typeof turn.content === 'string' ? turn.content : undefined });
         } else if (typeof turn.content === 'string') {

@@ -88,12 +88,10 @@ export class AgentsService {
     await this.validate(orgId, dto, id);
     const before = audited(existing);
     const saved = await this.agents.manager.transaction(async (m) => {
-      const row = await m.save(Agent, {
-        ...existing,
-        name: dto.name,
-        instructions: dto.instructions ?? '',
-        modelConfigJson: dto.model_config_json,
-      });
+      // `existing` is this request's own copy (just loaded); `before` was taken from it above.
+      const row = await m.save(
+        Object.assign(existing, { name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json }),
+      );
       await this.audit.configChange({ orgId, actor, entityType: 'agent', entityId: id, change: 'updated', before, after: audited(row) }, m);
       return row;
     });

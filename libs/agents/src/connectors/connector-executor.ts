@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, EgressPolicy, traceHeaders } from '@warden/common';
+import { AppConfig, EgressPolicy, jsonText, traceHeaders } from '@warden/common';
 import type { Connector, ConnectorAction } from './connector.entity.js';
 
 /** What the model reads is capped; the stored full result has a larger cap. */
@@ -25,17 +25,17 @@ export interface ConnectorResponse {
 
 /** Builds the HTTP request of a connector action from the call's args. Throws a plain Error naming a missing path arg. */
 export function buildConnectorRequest(connector: Connector, action: ConnectorAction, args: Record<string, unknown>): ConnectorRequest {
-  const rest: Record<string, unknown> = { ...args };
+  const inPath = new Set<string>();
   const missing: string[] = [];
   const dotted: string[] = [];
   const path = action.path.replace(PATH_PARAM, (_, name: string) => {
     const value = args[name];
-    delete rest[name];
+    inPath.add(name);
     if (value === undefined || value === null || value === '') {
       missing.push(name);
       return '';
     }
-    const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+    const text = jsonText(value);
     // "." and ".." survive encoding and would be resolved away by the URL parser (`/purchases/../pay` -> `/pay`).
     if (text === '.' || text === '..') dotted.push(name);
     return encodeURIComponent(text);
@@ -43,9 +43,10 @@ export function buildConnectorRequest(connector: Connector, action: ConnectorAct
   if (missing.length > 0) throw new Error(`missing path argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`);
   if (dotted.length > 0) throw new Error(`path argument${dotted.length > 1 ? 's' : ''} ${dotted.join(', ')} may not be "." or ".."`);
   const url = new URL(connector.baseUrl + path);
+  const rest = Object.fromEntries(Object.entries(args).filter(([k]) => !inPath.has(k)));
   if (action.method === 'GET' || action.method === 'DELETE') {
     for (const [k, v] of Object.entries(rest)) {
-      if (v !== undefined && v !== null) url.searchParams.set(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
+      if (v !== undefined && v !== null) url.searchParams.set(k, jsonText(v));
     }
     return { method: action.method, url: url.toString() };
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatMessage } from '../llm/llm-provider.js';
-import type { RunState } from '../runs/run.entity.js';
+import type { PlanStep, RunState, StepProgress } from '../runs/run.entity.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import { PLANNING_PROMPT, parsePlan } from './dag-plan.js';
@@ -71,13 +71,13 @@ export class DagSteps {
     const { run } = live;
     const plan = state.plan ?? [];
     const steps = { ...(state.steps ?? {}) };
-    const failed = plan.find((s) => steps[s.id]?.status === 'failed');
+    const failed = plan.find((s) => steps[s.id].status === 'failed');
     if (failed) {
       await this.store.finishLive(live, 'failed', { error: `step "${failed.id}" failed: ${steps[failed.id].error ?? 'unknown error'}` });
       return 'finished';
     }
-    if (plan.every((s) => steps[s.id]?.status === 'completed')) return { ...state, phase: 'synthesis' };
-    const ready = plan.filter((s) => steps[s.id]?.status === 'pending' && s.depends_on.every((d) => steps[d]?.status === 'completed'));
+    if (plan.every((s) => steps[s.id].status === 'completed')) return { ...state, phase: 'synthesis' };
+    const ready = plan.filter((s) => steps[s.id].status === 'pending' && s.depends_on.every((d) => steps[d].status === 'completed'));
     const started = await Promise.all(
       ready.map(async (step) => {
         const context = step.depends_on.map((d) => `Result of step "${d}": ${steps[d].answer ?? ''}`).join('\n');
@@ -102,10 +102,10 @@ export class DagSteps {
     );
     for (const [id, progress] of started) steps[id] = progress;
     if (started.length > 0 && !(await this.store.saveState(live, { ...state, steps }))) return 'finished';
-    const running = plan.filter((s) => steps[s.id]?.status === 'running');
+    const running = plan.filter((s) => steps[s.id].status === 'running');
     if (running.length === 0) return { ...state, steps };
     const outcome = await Promise.race(
-      running.map((s) => children.waitForRun(steps[s.id].run_id!, live.abort.signal).then((o) => ({ id: s.id, o }))),
+      running.map((s) => children.waitForRun(childRunOf(s, steps[s.id]), live.abort.signal).then((o) => ({ id: s.id, o }))),
     );
     steps[outcome.id] =
       outcome.o.status === 'completed'
@@ -141,4 +141,10 @@ export class DagSteps {
     await this.store.finishLive(live, 'completed', { answer }, { ...state, turns: state.turns + 1 });
     return 'finished';
   }
+}
+
+/** A running step's child run: a stored state without one is corrupt, and the run fails rather than wait on nothing. */
+function childRunOf(step: PlanStep, progress: StepProgress): string {
+  if (progress.run_id === undefined) throw new Error(`step "${step.id}" is running without a child run`);
+  return progress.run_id;
 }

@@ -46,7 +46,7 @@ export async function submitPrompt(
 ): Promise<{ messages: ChatMessage[] } | { blocked: string }> {
   const index = messages.map((m) => m.role).lastIndexOf('user');
   if (index < 0 || live.registry.hooksAt(HookPoint.UserPromptSubmit).length === 0) return { messages };
-  const prompt = messages[index].content!;
+  const prompt = (messages[index] as Extract<ChatMessage, { role: 'user' }>).content;
   const verdict = await runTextHooks(live.registry, HookPoint.UserPromptSubmit, runContext(live), prompt);
   if (!verdict.allow) return { blocked: `the prompt was blocked by ${verdict.blockedBy}: ${verdict.error}` };
   if (verdict.text !== prompt) {

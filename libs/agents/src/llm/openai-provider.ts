@@ -56,7 +56,7 @@ export class OpenAiProvider extends LlmProvider {
 
   private async whole(params: ChatCompletionCreateParamsBase, signal: AbortSignal): Promise<LlmTurn> {
     const completion = await this.client.chat.completions.create({ ...params, stream: false }, { signal });
-    const message = completion.choices[0]?.message;
+    const message = completion.choices.at(0)?.message;
     if (!message) throw new LlmError('the model returned no choices');
     const toolCalls: LlmToolCall[] = (message.tool_calls ?? []).flatMap((c) =>
       c.type === 'function'
@@ -84,8 +84,9 @@ export class OpenAiProvider extends LlmProvider {
     let finishReason: string | null = null;
     const calls = new Map<number, { id: string; name: string; arguments: string }>();
     for await (const chunk of stream) {
-      finishReason = chunk.choices[0]?.finish_reason ?? finishReason;
-      const delta = chunk.choices[0]?.delta;
+      const choice = chunk.choices.at(0);
+      finishReason = choice?.finish_reason ?? finishReason;
+      const delta = choice?.delta;
       if (!delta) continue;
       if (delta.content) {
         content += delta.content;

@@ -7,9 +7,11 @@ export class ScriptedProvider extends LlmProvider {
     super();
   }
 
-  async complete(request: LlmRequest): Promise<LlmTurn> {
-    const turn = this.script[request.turn];
-    if (!turn) throw new LlmError(`the scripted model has no turn ${request.turn + 1} (its script has ${this.script.length})`);
+  complete(request: LlmRequest): Promise<LlmTurn> {
+    const turn = this.script.at(request.turn);
+    if (request.turn < 0 || !turn) {
+      return Promise.reject(new LlmError(`the scripted model has no turn ${request.turn + 1} (its script has ${this.script.length})`));
+    }
     // Ids derive from the run and turn, so a resumed run replays the same ids (and Idempotency-Keys).
     const prefix = `call_${request.runId.replace(/-/g, '').slice(0, 12)}_${request.turn}`;
     const toolCalls = (turn.tool_calls ?? []).map((c, i) => ({
@@ -18,6 +20,6 @@ export class ScriptedProvider extends LlmProvider {
       args: c.args,
       rawArguments: JSON.stringify(c.args),
     }));
-    return { content: turn.content ?? '', toolCalls };
+    return Promise.resolve({ content: turn.content ?? '', toolCalls });
   }
 }

@@ -67,9 +67,9 @@ export class McpClientPool implements OnModuleDestroy {
 
   private connectionFor(server: McpServerRecord): Connection {
     const failure = this.failures.get(server.id);
-    if (failure && failure.updatedAt === server.updatedAt.getTime() && Date.now() - failure.at < RECONNECT_BACKOFF_MS) throw failure.error;
+    if (failure?.updatedAt === server.updatedAt.getTime() && Date.now() - failure.at < RECONNECT_BACKOFF_MS) throw failure.error;
     const existing = this.connections.get(server.id);
-    if (existing && existing.updatedAt === server.updatedAt.getTime()) return existing;
+    if (existing?.updatedAt === server.updatedAt.getTime()) return existing;
     if (existing) this.drop(server.id, existing);
     const connection: Connection = { updatedAt: server.updatedAt.getTime(), tools: [], client: undefined as unknown as Promise<Client> };
     connection.client = this.connect(server, connection);

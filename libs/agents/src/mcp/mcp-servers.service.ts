@@ -102,7 +102,8 @@ export class McpServersService {
       if (!HEADER_NAME.test(key) || typeof value !== 'string') problems.push(`headers.${key} must be a string under a valid header name`);
     }
     problems.push(...toolOverrideProblems(input.tool_overrides));
-    if (problems.length) throw new BadInputError(`the MCP server is invalid: ${problems.join('; ')}`, problems);
+    // A URL that did not parse is among the problems.
+    if (problems.length || !url) throw new BadInputError(`the MCP server is invalid: ${problems.join('; ')}`, problems);
     const clash = (await this.connectors.list(orgId)).find((c) => toolNameOf(c.name, '') === toolNameOf(input.name, ''));
     if (clash) throw new ConflictError(`a connector named "${clash.name}" already exists (tool names would collide)`);
     const others = (await this.store.list(orgId)).find((s) => s.id !== existing?.id && s.name === input.name);
@@ -110,7 +111,7 @@ export class McpServersService {
     const headers = input.headers ?? (existing ? (this.secrets.open(existing.sealedHeaders) as Record<string, string>) : {});
     return {
       name: input.name,
-      url: url!.toString(),
+      url: url.toString(),
       sealedHeaders: this.secrets.seal(headers),
       headerKeys: Object.keys(headers).sort(),
       toolOverrides: input.tool_overrides ?? {},

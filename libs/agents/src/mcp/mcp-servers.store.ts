@@ -39,13 +39,16 @@ export class McpServersStore {
   }
 
   async find(orgId: string, id: string): Promise<McpServerRecord | null> {
-    const [row]: Row[] = await this.dataSource.query(`SELECT * FROM mcp_servers WHERE org_id = $1 AND id = $2`, [orgId, id]);
+    const [row] = await this.dataSource.query<Array<Row | undefined>>(`SELECT * FROM mcp_servers WHERE org_id = $1 AND id = $2`, [
+      orgId,
+      id,
+    ]);
     return row ? toRecord(row) : null;
   }
 
   /** Null when the org already has a server of that name. */
   async insert(orgId: string, w: McpServerWrite): Promise<McpServerRecord | null> {
-    const [row]: Row[] = await this.dataSource.query(
+    const [row] = await this.dataSource.query<Array<Row | undefined>>(
       `INSERT INTO mcp_servers (org_id, name, url, sealed_headers, header_keys, tool_overrides) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (org_id, name) DO NOTHING RETURNING *`,
       [orgId, w.name, w.url, w.sealedHeaders, w.headerKeys, JSON.stringify(w.toolOverrides)],

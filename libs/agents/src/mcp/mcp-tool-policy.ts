@@ -20,7 +20,7 @@ export function toMcpTool(server: McpServerRecord, tool: Tool): McpTool {
     name: toolNameOf(server.name, tool.name),
     tool: tool.name,
     description: tool.description ?? tool.title ?? tool.name,
-    parameters: tool.inputSchema ?? { type: 'object', properties: {} },
+    parameters: tool.inputSchema,
     server: { id: server.id, name: server.name, url: server.url },
     write,
     requiresConfirmation: hasOverride ? override.requires_confirmation === true : write && annotations.destructiveHint === true,

@@ -36,9 +36,9 @@ export class AskHumanTool extends BuiltinTool {
     return true;
   }
 
-  async execute(args: Record<string, unknown>): Promise<string> {
+  execute(args: Record<string, unknown>): Promise<string> {
     // The gate lets the call through only with the person's answer in the args (validated against the form).
-    if (args.answer === undefined) throw new Error('the question was not answered');
-    return JSON.stringify(args.answer);
+    if (args.answer === undefined) return Promise.reject(new Error('the question was not answered'));
+    return Promise.resolve(JSON.stringify(args.answer));
   }
 }

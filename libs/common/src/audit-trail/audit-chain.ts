@@ -31,7 +31,9 @@ export async function appendAuditEvents(tx: Queryable, events: AuditEventInput[]
   const state = new Map(heads.map((h) => [h.org_id, { seq: Number(h.seq), hash: h.hash }]));
   const payloadTexts: string[] = [];
   const chained = events.map((input) => {
-    const head = state.get(input.orgId.toLowerCase())!;
+    const head = state.get(input.orgId.toLowerCase());
+    // LOCK_HEADS_SQL returns a row for every org it was given.
+    if (!head) throw new Error(`audit chain: no head row was locked for org ${input.orgId}`);
     const body = {
       org_id: input.orgId.toLowerCase(),
       seq: head.seq + 1,

@@ -61,7 +61,7 @@ export class AuditEventsQuery {
       params,
     );
     const items = rows.slice(0, limit).map((r) => ({ ...r, seq: Number(r.seq) }));
-    const last = items[items.length - 1];
+    const last = items.at(-1);
     return { items, next_cursor: rows.length > limit && last ? Buffer.from(String(last.seq)).toString('base64url') : null };
   }
 

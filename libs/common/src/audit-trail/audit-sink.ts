@@ -70,6 +70,12 @@ export class AuditSink implements OnApplicationBootstrap, BeforeApplicationShutd
     await this.running;
   }
 
+  /** The sink's settings: a pass runs only when AUDIT_SINK_URL is set (see nudge()). */
+  private get sink(): SinkSettings {
+    if (!this.settings) throw new Error('the audit sink has no AUDIT_SINK_URL');
+    return this.settings;
+  }
+
   /** Starts forwarding now (or once more after the pass under way). */
   nudge(): void {
     if (!this.settings || this.stopped) return;
@@ -106,7 +112,7 @@ export class AuditSink implements OnApplicationBootstrap, BeforeApplicationShutd
     // This transaction waits on the receiver (retries with backoff) while it holds only its cursor row: the app's
     // idle-in-transaction limit (meant for run transactions of a paused process) does not apply to it.
     await m.query(`SET LOCAL idle_in_transaction_session_timeout = 0`);
-    const [cursor]: Array<{ org_id: string; seq: string }> = await m.query(
+    const [cursor] = await m.query<Array<{ org_id: string; seq: string } | undefined>>(
       `SELECT c.org_id::text AS org_id, c.seq::text AS seq FROM audit_sink_cursors c JOIN audit_chain_heads h ON h.org_id = c.org_id
         WHERE h.seq > c.seq ORDER BY c.updated_at LIMIT 1 FOR UPDATE OF c SKIP LOCKED`,
     );
@@ -123,7 +129,7 @@ export class AuditSink implements OnApplicationBootstrap, BeforeApplicationShutd
     if (ok) this.delivered?.inc(events.length);
     else {
       this.deadLetters?.inc(events.length);
-      this.logger.error(`audit sink: events ${range} of org ${cursor.org_id} dead-lettered after ${this.settings!.maxAttempts} attempts`);
+      this.logger.error(`audit sink: events ${range} of org ${cursor.org_id} dead-lettered after ${this.sink.maxAttempts} attempts`);
     }
     await m.query(`UPDATE audit_sink_cursors SET seq = $2, updated_at = now() WHERE org_id = $1`, [
       cursor.org_id,
@@ -134,7 +140,7 @@ export class AuditSink implements OnApplicationBootstrap, BeforeApplicationShutd
 
   /** POSTs with exponential backoff; true once the receiver answered 2xx. */
   private async deliver(events: unknown[], key: string): Promise<boolean> {
-    const s = this.settings!;
+    const s = this.sink;
     const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': key };
     if (s.token) headers.authorization = `Bearer ${s.token}`;
     const body = JSON.stringify({ events });

@@ -121,10 +121,10 @@ export class AuditVerifier {
 
   /** The stored hash of the event before `seq`; a missing one can match no prev_hash, so the link is reported broken. */
   private async predecessorHash(orgId: string, seq: number): Promise<string> {
-    const [row]: Array<{ hash: string }> = await this.dataSource.query(`SELECT hash FROM audit_events WHERE org_id = $1 AND seq = $2`, [
-      orgId,
-      seq - 1,
-    ]);
+    const [row] = await this.dataSource.query<Array<{ hash: string } | undefined>>(
+      `SELECT hash FROM audit_events WHERE org_id = $1 AND seq = $2`,
+      [orgId, seq - 1],
+    );
     return row?.hash ?? `(event ${seq - 1} is missing)`;
   }
 
@@ -142,7 +142,7 @@ export class AuditVerifier {
   /** Without an upper bound the chain must end at the org's head: events deleted from the end show here. */
   private async checkHead(orgId: string, range: { to?: Date }, result: VerifyResult, lastSeq: number | null): Promise<VerifyResult> {
     if (range.to || !result.valid) return result;
-    const [head]: Array<{ seq: string; hash: string }> = await this.dataSource.query(
+    const [head] = await this.dataSource.query<Array<{ seq: string; hash: string } | undefined>>(
       `SELECT seq::text AS seq, hash FROM audit_chain_heads WHERE org_id = $1`,
       [orgId],
     );

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { jsonText } from '../json-text.js';
 
 export type ExportFormat = 'csv' | 'jsonl';
 
@@ -10,7 +11,7 @@ export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
 /** One CSV field (RFC 4180): quoted when it holds a comma, quote or line break; objects as JSON. */
 function csvField(v: unknown): string {
   if (v === null || v === undefined) return '';
-  const text = v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  const text = v instanceof Date ? v.toISOString() : jsonText(v);
   // A leading =, +, - or @ would run as a formula in a spreadsheet: prefixed with ' (OWASP CSV injection).
   const safe = typeof v === 'string' && /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;

@@ -12,7 +12,7 @@ export class AppConfig {
   readonly instanceId: string;
 
   constructor(config: ConfigService) {
-    this.env = config.get('warden')!;
+    this.env = config.getOrThrow('warden');
     this.instanceId = this.env.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   }
 

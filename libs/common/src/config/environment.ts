@@ -13,12 +13,13 @@ import {
   ValidateIf,
   validateSync,
 } from 'class-validator';
+import { jsonText } from '../json-text.js';
 
 /** Default HS256 secret for AUTH_MODE=dev; the server warns loudly whenever it is in use. */
 export const DEV_AUTH_SECRET_DEFAULT = 'warden-dev-secret-not-for-production';
 
 const toBool = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
+  value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(jsonText(value).toLowerCase());
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 
@@ -121,7 +122,7 @@ export class Environment {
   @IsOptional() @IsString() @MinLength(16, { message: 'HOOK_HTTP_SECRET must be at least 16 characters' }) HOOK_HTTP_SECRET?: string;
 }
 
-const oidcOn = (env: Environment): boolean => env.AUTH_MODE === 'oidc' || (!env.AUTH_MODE && !!(env.OIDC_ISSUER || env.OIDC_JWKS_URL));
+const oidcOn = (env: Environment): boolean => env.AUTH_MODE === 'oidc' || (!env.AUTH_MODE && (!!env.OIDC_ISSUER || !!env.OIDC_JWKS_URL));
 
 /** Rules across variables that decide whether this server may start in production at all. */
 function productionProblems(env: Environment): string[] {

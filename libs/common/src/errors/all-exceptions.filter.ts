@@ -16,6 +16,9 @@ const STATUS_NAMES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
+/** pino-http gives each request an id; a test module without the request logger has none. */
+type IdentifiedRequest = Omit<Request, 'id'> & { id?: string };
+
 /**
  * One place where errors become HTTP: `{ statusCode, error, message }`. Domain errors keep their message;
  * anything unexpected becomes a 500 that names only the request id (details go to the log, never to the client).
@@ -27,7 +30,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
     const res = ctx.getResponse<Response>();
-    const req = ctx.getRequest<Request & { id?: string }>();
+    const req = ctx.getRequest<IdentifiedRequest>();
     const body = this.toBody(exception, req);
     if (res.headersSent) {
       // A streaming response already started; the stream reports its own errors.
@@ -37,7 +40,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     res.status(body.statusCode).json(body);
   }
 
-  private toBody(exception: unknown, req: Request & { id?: string }): Record<string, unknown> & { statusCode: number } {
+  private toBody(exception: unknown, req: IdentifiedRequest): Record<string, unknown> & { statusCode: number } {
     if (exception instanceof DomainException) {
       const statusCode = DOMAIN_ERROR_STATUS[exception.kind];
       return { statusCode, error: STATUS_NAMES[statusCode], message: exception.message, ...(exception.details ?? {}) };

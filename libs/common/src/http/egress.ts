@@ -43,7 +43,7 @@ export function egressRefusalIn(err: unknown): EgressRefusedError | null {
   ) {
     if (e instanceof EgressRefusedError) return e;
     // Across realms the error may arrive re-wrapped as a plain Error carrying only its text.
-    const text = /egress refused: .*/.exec(String(e.message ?? ''));
+    const text = /egress refused: .*/.exec(typeof e.message === 'string' ? e.message : '');
     if (e.code === 'EGRESS_REFUSED' || text) return new EgressRefusedError(text ? text[0] : String(e.message));
   }
   return null;
@@ -192,18 +192,17 @@ export class EgressPolicy {
     });
   };
 
-  private guardedAgent<A extends typeof http.Agent | typeof https.Agent>(Base: A): http.Agent {
-    const policy = this;
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- a class can extend only a concrete constructor type, not the generic A
-    const AgentClass = Base as typeof http.Agent;
-    return new (class extends AgentClass {
+  private guardedAgent(Base: typeof http.Agent): http.Agent {
+    const literalProblem = (host: string) => this.literalProblem(host);
+    const { lookup } = this;
+    return new (class extends Base {
       override createConnection(
         options: net.NetConnectOpts & { host?: string },
         callback?: (err: Error | null, socket: Socket) => void,
       ): Socket {
-        const problem = policy.literalProblem(options.host ?? '');
+        const problem = literalProblem(options.host ?? '');
         if (problem) throw problem;
-        return (super.createConnection as (o: unknown, cb?: unknown) => Socket)({ ...options, lookup: policy.lookup }, callback);
+        return (super.createConnection as (o: unknown, cb?: unknown) => Socket)({ ...options, lookup }, callback);
       }
     })({ keepAlive: true });
   }

@@ -27,8 +27,8 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 /** The first NUL-byte, invalid-Unicode or depth problem in `value`, named by its path, or null. */
 export function inputProblem(root: string, value: unknown): string | null {
   const stack: Array<{ v: unknown; path: string; depth: number }> = [{ v: value, path: root, depth: 0 }];
-  while (stack.length > 0) {
-    const { v, path, depth } = stack.pop()!;
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const { v, path, depth } = top;
     if (typeof v === 'string') {
       if (v.includes('\u0000')) return `${path} contains a NUL character (\\u0000), which is not allowed`;
       if (LONE_SURROGATE.test(v)) return `${path} contains an unpaired UTF-16 surrogate (not valid Unicode)`;

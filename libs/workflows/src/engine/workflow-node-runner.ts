@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { evaluate as evaluateCel } from '@marcbachmann/cel-js';
 import { RunEventsService, RunExecutor, type RunOutcome } from '@warden/agents';
-import { renderArgs, renderTemplate, type WorkflowNode } from '../workflow-definition.js';
+import { nodeField, renderArgs, renderTemplate, type WorkflowNode } from '../workflow-definition.js';
 import type { WorkflowRun } from '../workflow.entity.js';
 import { WorkflowRunLeases } from './workflow-run-leases.js';
 
@@ -31,7 +31,7 @@ export class WorkflowNodeRunner {
           return;
         }
         case 'condition': {
-          const value = evaluateCel(node.expression!, scope);
+          const value: unknown = evaluateCel(nodeField(node, 'expression'), scope);
           await this.leases.setNode(
             run,
             node.id,
@@ -70,8 +70,8 @@ export class WorkflowNodeRunner {
           ? await this.executor.start({
               orgId: run.orgId,
               userId: run.userId,
-              agentId: node.agent_id!,
-              message: renderTemplate(node.prompt!, scope),
+              agentId: nodeField(node, 'agent_id'),
+              message: renderTemplate(nodeField(node, 'prompt'), scope),
               surface: 'workflow',
               confirmationOverride: node.confirmation,
             })
@@ -156,7 +156,7 @@ export class WorkflowNodeRunner {
       return this.leases.setNode(
         run,
         nodeId,
-        { status: 'failed', agent_run_id: agentRunId, output: outcome.answer, error: String(failed.data.content) },
+        { status: 'failed', agent_run_id: agentRunId, output: outcome.answer, error: failed.data.content },
         'node_failed',
       );
     }
@@ -168,9 +168,12 @@ export class WorkflowNodeRunner {
 /** The one call of a CONNECTOR node (its tool), or of a HUMAN node (`ask_human` with the question and form). */
 function toolCallOf(node: WorkflowNode, scope: Record<string, unknown>): { tool: string; args: Record<string, unknown> } {
   if (node.type === 'human') {
-    return { tool: 'ask_human', args: { question: renderTemplate(node.question!, scope), ...(node.form ? { form: node.form } : {}) } };
+    return {
+      tool: 'ask_human',
+      args: { question: renderTemplate(nodeField(node, 'question'), scope), ...(node.form ? { form: node.form } : {}) },
+    };
   }
-  return { tool: node.tool!, args: renderArgs(node.args ?? {}, scope) };
+  return { tool: nodeField(node, 'tool'), args: renderArgs(node.args ?? {}, scope) };
 }
 
 /** A connector's JSON response becomes structured output, so conditions can read `nodes.pay.output.status`. */

@@ -97,13 +97,13 @@ export class WorkflowRunner implements OnApplicationShutdown {
 
   private launch(run: WorkflowRun, def: WorkflowDefinition): void {
     this.leases.launch(run, () =>
-      this.drive(run, def).catch(async (err) => {
+      this.drive(run, def).catch(async (err: unknown) => {
         if (this.leases.signalOf(run.id).aborted) return;
         this.logger.error({ err, runId: run.id }, 'workflow run failed unexpectedly');
         await this.leases
           .finish(run, 'failed', `internal error: ${(err as Error).message}`)
-          .catch((e: Error) =>
-            this.logger.warn({ runId: run.id, reason: e.message }, 'could not record the failure; the run is left for recovery'),
+          .catch((e: unknown) =>
+            this.logger.warn({ runId: run.id, reason: (e as Error).message }, 'could not record the failure; the run is left for recovery'),
           );
       }),
     );

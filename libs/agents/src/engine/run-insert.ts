@@ -1,4 +1,4 @@
-import type { RunEventMap } from '@warden/common';
+import type { RunEventData } from '@warden/common';
 import { EventBatch, SqlParams } from '@warden/database';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
@@ -14,7 +14,8 @@ export type NewRunFields = Pick<
 /** A new run's single statement: its conversation (when new), its row leased to `instanceId` from birth (epoch 1), event 1. */
 export interface RunInsert {
   run: AgentRun;
-  event: RunEventMap['run'] & { run_id: string; surface: string };
+  /** Event 1 of the run (its payload with the envelope every event carries). */
+  first: { type: 'run'; data: RunEventData<'run'> };
   sql: string;
   params: unknown[];
 }
@@ -39,7 +40,7 @@ export async function insertRun(
   Object.assign(ins.run, { createdAt: row.created_at, updatedAt: row.updated_at, leaseUntil: row.lease_until });
   const batch = new EventBatch();
   batch.born.add(ins.run.id);
-  batch.events.push({ ownerId: ins.run.id, event: { seq: 1, type: 'run', data: ins.event, created_at: row.event_created_at } });
+  batch.events.push({ ownerId: ins.run.id, event: { seq: 1, ...ins.first, created_at: row.event_created_at } });
   events.publish(batch);
   return ins.run;
 }
@@ -69,15 +70,18 @@ export function runInsert(
     traceId: null,
     finishedAt: null,
   });
-  const event = {
-    run_id: id,
-    surface: run.surface,
-    agent_id: run.agentId,
-    conversation_id: run.conversationId,
-    mode: run.mode,
-    hooks: run.hooks,
-    parent_run_id: run.parentRunId,
-    parent_call_id: run.parentCallId,
+  const first: RunInsert['first'] = {
+    type: 'run',
+    data: {
+      run_id: id,
+      surface: run.surface,
+      agent_id: run.agentId,
+      conversation_id: run.conversationId,
+      mode: run.mode,
+      hooks: run.hooks,
+      parent_run_id: run.parentRunId,
+      parent_call_id: run.parentCallId,
+    },
   };
   const [org, agent, user] = [p.add(run.orgId), p.add(run.agentId), p.add(run.userId)];
   const ctes: string[] = [];
@@ -110,7 +114,7 @@ export function runInsert(
     `inserted AS (INSERT INTO agent_runs (id, org_id, agent_id, user_id, conversation_id, parent_run_id, parent_call_id, surface, mode,
          status, hooks, message, state, event_seq, locked_by, lease_until, lease_epoch)
        VALUES (${values.join(', ')}) RETURNING id, created_at, updated_at, lease_until)`,
-    `appended AS (INSERT INTO run_events (run_id, seq, type, data) SELECT id, 1, 'run', ${p.add(JSON.stringify(event))}::jsonb FROM inserted
+    `appended AS (INSERT INTO run_events (run_id, seq, type, data) SELECT id, 1, ${p.add(first.type)}::text, ${p.add(JSON.stringify(first.data))}::jsonb FROM inserted
        RETURNING created_at)`,
   );
   const selected = [
@@ -121,5 +125,5 @@ export function runInsert(
     ...(opts.notify ? [`pg_notify('run_events', ${p.add(id)} || ':1') AS notified`] : []),
     ...(opts.redoable ? [`set_config('synchronous_commit', 'off', true) AS sync_off`] : []),
   ];
-  return { run, event, sql: `WITH ${ctes.join(',\n')}\nSELECT ${selected.join(', ')}`, params: p.values };
+  return { run, first, sql: `WITH ${ctes.join(',\n')}\nSELECT ${selected.join(', ')}`, params: p.values };
 }

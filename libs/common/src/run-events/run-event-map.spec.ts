@@ -12,7 +12,7 @@ const sources = (readdirSync(LIBS, { recursive: true }) as string[])
   .map((f) => ({ file: f, text: readFileSync(path.join(LIBS, f), 'utf8') }));
 
 /** The string literals in the event-type position of the emitting calls of `text`. */
-function emittedTypes(text: string, workflow: boolean): string[] {
+function emittedTypes(file: string, text: string, workflow: boolean): string[] {
   const found: string[] = [];
   const collect = (re: RegExp) => {
     for (const m of text.matchAll(re)) found.push(m[1]);
@@ -26,6 +26,8 @@ function emittedTypes(text: string, workflow: boolean): string[] {
   } else {
     collect(/\b(?:emit|append)\(\s*'(\w+)'/g);
     collect(/\bappend(?:Event|ToStreams|Own|If)\(\s*[\w.]+,\s*'(\w+)'/g);
+    // The engine's events written with a statement of their run (RunStore.writeRun, run-insert.ts): `{ type: 'x', data: ... }`.
+    if (file.startsWith(`agents${path.sep}`)) collect(/\{\s*type: '(\w+)',\s*data:/g);
   }
   return found;
 }
@@ -33,7 +35,7 @@ function emittedTypes(text: string, workflow: boolean): string[] {
 function emittedBy(workflow: boolean): Map<string, string[]> {
   const where = new Map<string, string[]>();
   for (const { file, text } of sources.filter((s) => s.file.startsWith(WORKFLOWS) === workflow)) {
-    for (const type of emittedTypes(text, workflow)) where.set(type, [...(where.get(type) ?? []), file]);
+    for (const type of emittedTypes(file, text, workflow)) where.set(type, [...(where.get(type) ?? []), file]);
   }
   return where;
 }

@@ -14,13 +14,20 @@ const app = await startPayBenchApp('profile', {
   env: { NODE_ENV: 'production', AUTH_ALLOW_DEV_IN_PRODUCTION: '1', LOG_LEVEL: 'warn' },
   nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${DIR}`],
 });
+/** The server process's CPU time so far (user + system, ms), from /proc: steadier than wall time on a busy machine. */
+const serverCpuMs = (): number => {
+  const fields = readFileSync(`/proc/${app.server.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
 try {
   const started = performance.now();
+  const cpu0 = serverCpuMs();
   for (let i = 0; i < RUNS; i++) {
     const text = await app.chat('pay amount 100', 'done');
     if (!text.includes('event: done')) throw new Error(text.slice(-300));
   }
-  console.log(`${RUNS} runs, ${((performance.now() - started) / RUNS).toFixed(1)} ms/run (client side, incl. fakes)`);
+  const cpu = (serverCpuMs() - cpu0) / RUNS;
+  console.log(`${RUNS} runs, ${((performance.now() - started) / RUNS).toFixed(1)} ms/run (client side, incl. fakes); server CPU ${cpu.toFixed(1)} ms/run`);
 } finally {
   await app.close('SIGTERM');
 }

@@ -3,6 +3,7 @@ import { HookChain, HookChainRun, type RegisteredHook } from './hook-chain.js';
 import { PRE_TOOL_USE } from './hook-chain-points.js';
 import type { ToolCallContext } from './hook-invocation.js';
 import { PreToolUseHook, type HookContext, type HookResult } from './hook.types.js';
+import { toolCallContext } from './testing/tool-call-context.js';
 
 /** The chain runs synchronous hooks in a plain loop and hands over to an async one at the first promise. */
 class Pre extends PreToolUseHook {
@@ -26,18 +27,7 @@ const hook = (name: string, priority: number, fn: (ctx: HookContext) => HookResu
   autoAttached: false,
 });
 
-const context = (emit: ToolCallContext['emit']): ToolCallContext => ({
-  toolName: 'oa__purchase_pay',
-  toolArgs: { n: 0 },
-  agentId: 'agent-1',
-  userId: 'user-1',
-  orgId: 'org-1',
-  runId: 'run-1',
-  callId: 'call-1',
-  surface: 'chat',
-  metadata: {},
-  emit,
-});
+const context = (emit: ToolCallContext['emit']): ToolCallContext => toolCallContext({ toolArgs: { n: 0 }, emit });
 
 const run = (hooks: RegisteredHook[], ctx: ToolCallContext) =>
   new HookChain(hooks, PRE_TOOL_USE).run(ctx, new HookChainRun(ctx.toolArgs, undefined));

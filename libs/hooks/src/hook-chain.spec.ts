@@ -3,6 +3,7 @@ import { HookChain, HookChainRun, type RegisteredHook } from './hook-chain.js';
 import { POST_TOOL_USE, PRE_TOOL_USE } from './hook-chain-points.js';
 import type { ToolCallContext } from './hook-invocation.js';
 import { PostToolUseHook, PreToolUseHook, type HookContext, type HookErrorPolicy, type HookResult } from './hook.types.js';
+import { toolCallContext } from './testing/tool-call-context.js';
 
 type Fn = (ctx: HookContext) => HookResult | Promise<HookResult>;
 class Pre extends PreToolUseHook {
@@ -43,18 +44,7 @@ function hook(
 }
 
 function context(emit: ToolCallContext['emit'] = () => Promise.resolve()): ToolCallContext {
-  return {
-    toolName: 'oa__purchase_pay',
-    toolArgs: { id: 'PO-1' },
-    agentId: 'agent-1',
-    userId: 'user-1',
-    orgId: 'org-1',
-    runId: 'run-1',
-    callId: 'call-1',
-    surface: 'chat',
-    metadata: {},
-    emit,
-  };
+  return toolCallContext({ emit });
 }
 
 const pre = (hooks: RegisteredHook[], ctx = context()) =>

@@ -226,6 +226,15 @@ describe('RunStore (medium)', () => {
     expect((await events(child)).map((e) => e.type)).toEqual(['confirmation_pending']);
     expect((await events(parent)).map((e) => e.type)).toEqual(['confirmation_pending']);
     expect((await row(child)).answer).toBe('asked');
+
+    // Its precondition unmet (e.g. the call was settled already), nothing is written to either stream.
+    const observation = {
+      type: 'observation',
+      data: { call_id: 'c1', tool: 't', args: {}, content: '1', blocked: false },
+    } as PendingRunEvent;
+    expect((await a.store.writeRun(live, [observation], { where: 'false' })).held).toBe(false);
+    expect((await events(child)).map((e) => e.type)).toEqual(['confirmation_pending']);
+    expect((await events(parent)).map((e) => e.type)).toEqual(['confirmation_pending']);
   });
 
   it('setWaiting moves the run and its ancestors between running and waiting; only its holder moves the run', async () => {

@@ -12,6 +12,9 @@ export interface RunTx {
   batch: EventBatch;
 }
 
+/** A write of `RunStore.writeRun`: the run row's assignments, a further condition, other writes; `waiting`: the run waits for a person. */
+export type RunWrite = Omit<OwnerWrite, 'params'> & { waiting?: boolean };
+
 /** How a run ends: its final status, answer or error, and (for a driver) the fence and final state. */
 export interface RunEnding {
   status: FinalRunStatus;

@@ -1,22 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AppConfig, type PendingRunEvent, type RunEventData, type RunEventMap, type RunEventType } from '@warden/common';
-import { EventBatch, ownerWriteResult, ownerWriteSql, SqlParams, type OwnerWrite, type OwnerWriteResult } from '@warden/database';
+import { EventBatch, ownerWriteResult, ownerWriteSql, SqlParams, type OwnerWriteResult } from '@warden/database';
 import { DataSource } from 'typeorm';
-import { RunEventsService } from '../runs/run-events.service.js';
+import { RUN_EVENT_TABLES, RunEventsService } from '../runs/run-events.service.js';
 import { AgentRun, type RunState } from '../runs/run.entity.js';
 import { RUN_FINISHED, type LiveRun, type RunOutcome } from './live-run.js';
-import { ancestorsOf, runEndingWrite, writeRunEnding, type RunTx } from './run-ending.js';
+import { ancestorsOf, runEndingWrite, writeRunEnding, type RunTx, type RunWrite } from './run-ending.js';
 import { insertRun, type NewRunFields } from './run-insert.js';
 import { LeaseLostError } from './run-fence.js';
 import type { FinalRunStatus } from './run-transitions.js';
 
-export type { RunTx } from './run-ending.js';
-
-const RUN_TABLES = { events: 'run_events', owners: 'agent_runs', channel: 'run_events' } as const;
-
-/** A write of `RunStore.writeRun`: the run row's assignments, a further condition, other writes; `waiting`: the run waits for a person. */
-export type RunWrite = Omit<OwnerWrite, 'params'> & { waiting?: boolean };
+export type { RunTx, RunWrite } from './run-ending.js';
 
 /**
  * The SQL of agent runs (like ConfirmationStore for approvals): claims and leases, fenced state and event writes, and
@@ -176,11 +171,17 @@ export class RunStore {
         full,
       );
     }
+    // The run row first: fenced off (or its precondition unmet), nothing — no event either — is written.
     return this.transaction(async (tx) => {
+      const [row] = await tx.m.query<Array<Record<string, unknown>>>(
+        ownerWriteSql(RUN_EVENT_TABLES, live.run.id, [], full, false),
+        p.values,
+      );
+      const result = ownerWriteResult(row, 0, write);
+      if (!result.held) return result;
       for (const e of all) await this.appendToStreams(live, e.type, e.data, tx);
       if (moves) await this.setWaiting(live, moves[1] === 'waiting', tx);
-      const [row] = await tx.m.query<Array<Record<string, unknown>>>(ownerWriteSql(RUN_TABLES, live.run.id, [], full, false), p.values);
-      return ownerWriteResult(row, 0, write);
+      return result;
     });
   }
 

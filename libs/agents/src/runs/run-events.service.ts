@@ -18,6 +18,9 @@ export type StoredRunEvent<K extends RunEventType = RunEventType> = StoredEvent<
 /** NOTIFY channel of appended run events; the payload is the run id. */
 export const RUN_EVENTS_NOTIFY_CHANNEL = 'run_events';
 
+/** Where the run event log lives: `run_events`, numbered by `agent_runs.event_seq`. */
+export const RUN_EVENT_TABLES = { events: 'run_events', owners: 'agent_runs', channel: RUN_EVENTS_NOTIFY_CHANNEL } as const;
+
 /**
  * A run's event log (`run_events`): every SSE event is written here before it is sent, so `GET /api/runs/:id/events`
  * replays exactly what a live stream showed, on any instance.
@@ -30,12 +33,7 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
 
   constructor(dataSource: DataSource, @Inject(DATABASE_TARGET) target: DatabaseTarget) {
     this.notifies = !target.embedded;
-    this.log = new EventLog(
-      dataSource,
-      target,
-      { events: 'run_events', owners: 'agent_runs', channel: RUN_EVENTS_NOTIFY_CHANNEL },
-      new Logger(RunEventsService.name),
-    );
+    this.log = new EventLog(dataSource, target, RUN_EVENT_TABLES, new Logger(RunEventsService.name));
   }
 
   onModuleInit(): Promise<void> {

@@ -27,7 +27,9 @@ try {
     if (!text.includes('event: done')) throw new Error(text.slice(-300));
   }
   const cpu = (serverCpuMs() - cpu0) / RUNS;
-  console.log(`${RUNS} runs, ${((performance.now() - started) / RUNS).toFixed(1)} ms/run (client side, incl. fakes); server CPU ${cpu.toFixed(1)} ms/run`);
+  console.log(
+    `${RUNS} runs, ${((performance.now() - started) / RUNS).toFixed(1)} ms/run (client side, incl. fakes); server CPU ${cpu.toFixed(1)} ms/run`,
+  );
 } finally {
   await app.close('SIGTERM');
 }

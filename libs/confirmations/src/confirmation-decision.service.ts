@@ -104,6 +104,7 @@ export class ConfirmationDecisionService {
       externalId: via?.externalId ?? null,
       approvers: approversOf(row),
       tier: row.tier,
+      settles: input.decision === 'reject' || row.approvalsGiven + 1 >= row.approvalsRequired,
     });
     const decidedBy = {
       userId: member.userId,

@@ -18,6 +18,12 @@ export interface Vote {
   externalId: string | null;
   approvers: string[];
   tier: number | null;
+  /**
+   * The vote is expected to settle the request (a rejection, or the approval that completes the quorum): the
+   * settlement, a durable commit, follows before anyone is answered or anything runs, and flushes this one with it
+   * (the WAL is written in order), so this commit need not wait for its own disk flush.
+   */
+  settles?: boolean;
 }
 
 export interface VoteView {
@@ -60,7 +66,8 @@ export class ConfirmationVotesStore {
             SET approvals_given = c.approvals_given + CASE WHEN vote.decision = 'approve' THEN 1 ELSE 0 END, updated_at = now()
            FROM vote WHERE c.id = vote.confirmation_id
          RETURNING c.*)
-       SELECT counted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'voted:' || counted.id::text) AS notified FROM counted`,
+       SELECT counted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'voted:' || counted.id::text) AS notified
+         ${v.settles ? `, set_config('synchronous_commit', 'off', true) AS sync_off` : ''} FROM counted`,
       [v.confirmationId, v.userId, v.userName, v.decision, v.platform, v.externalId, JSON.stringify(v.approvers), v.tier],
     );
     if (!rows[0]) return null;

@@ -171,8 +171,8 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
 
   it('break 8: a cancel on another instance expires the approval, stops the driver, and a later approval is refused', async () => {
     h = await startHarness({ llm, oa });
+    const b = await h.start(); // the set-up server, taken over: B only needs to be another instance than A
     const a = await h.start({ INSTANCE_ID: 'instance-a' });
-    const b = await h.start({ INSTANCE_ID: 'instance-b' });
     const events = await h.chatUntil(a, 'Pay PO-81 amount 60000', (e) => e.event === 'confirmation_pending');
     const runId = runIdOf(events);
     const confirmationId = events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string;

@@ -115,7 +115,7 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
 
   it('break 1: a paused instance whose runs were taken over decides nothing and writes nothing when it resumes', async () => {
     h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
-    const a = await h.start({ INSTANCE_ID: 'instance-a' });
+    const a = await h.start(); // the set-up server, taken over: A only needs to be another instance than B
     const b = await h.start({ INSTANCE_ID: 'instance-b' });
     const gated = ['PO-11', 'PO-12', 'PO-13', 'PO-14', 'PO-15', 'PO-16'];
     const waiting = await Promise.all(
@@ -171,8 +171,8 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
 
   it('break 8: a cancel on another instance expires the approval, stops the driver, and a later approval is refused', async () => {
     h = await startHarness({ llm, oa });
+    const b = await h.start(); // the set-up server, taken over: B only needs to be another instance than A
     const a = await h.start({ INSTANCE_ID: 'instance-a' });
-    const b = await h.start({ INSTANCE_ID: 'instance-b' });
     const events = await h.chatUntil(a, 'Pay PO-81 amount 60000', (e) => e.event === 'confirmation_pending');
     const runId = runIdOf(events);
     const confirmationId = events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string;

@@ -293,10 +293,10 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
 
   it('3. two instances: the run waits on A, the decision arrives on B, A resumes at once; SSE reattached on B sees the rest', async () => {
     const { env, token, sql, first, agentId } = await setup();
-    await first.stop();
+    // B is the set-up server (one boot less): it only needs to be another instance than A.
+    const b = first;
     // A hears about decisions only through LISTEN/NOTIFY (its poll is a minute away).
     const a = await start(env, { INSTANCE_ID: 'instance-a', CONFIRMATION_POLL_MS: '60000' });
-    const b = await start(env, { INSTANCE_ID: 'instance-b' });
     const { runId, confirmationId, events: seen } = await pendingChat(a, token, agentId, 'PO-5');
     expect((await sql.query(`SELECT locked_by FROM agent_runs WHERE id = $1`, [runId])).rows[0].locked_by).toBe('instance-a');
     const reattached = story(b, token, runId, seen.at(-1)!.id);

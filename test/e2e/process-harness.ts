@@ -102,8 +102,8 @@ export async function startHarness(opts: {
   confirmation?: Record<string, unknown>;
 }): Promise<Harness> {
   const base = await startProcesses({ env: opts.env });
-  const { token, start, api } = base;
-  const first = await start();
+  const { token, api } = base;
+  const first = await base.start();
   expect((await api(first, 'POST', '/api/connectors', { name: 'oa', base_url: opts.oa.url, actions: OA_ACTIONS })).status).toBe(201);
   const agent = await api(first, 'POST', '/api/agents', {
     name: 'payer',
@@ -121,7 +121,16 @@ export async function startHarness(opts: {
     },
   });
   expect(agent.status).toBe(201);
-  await first.stop();
+  // The set-up server runs the harness's env: the test's first start() without extra env takes it over (one boot less
+  // per test); a start with extra env (another INSTANCE_ID...) stops it first, as before.
+  let setUp: ServerProcess | undefined = first;
+  const start = async (extra: Record<string, string> = {}) => {
+    const idle = setUp;
+    setUp = undefined;
+    if (idle && Object.keys(extra).length === 0) return idle;
+    await idle?.stop();
+    return base.start(extra);
+  };
 
   const chatUntil = async (server: ServerProcess, message: string, stopAt: (e: SseEvent) => boolean) => {
     const abort = new AbortController();
@@ -153,7 +162,7 @@ export async function startHarness(opts: {
     });
     return parseSse(await res.text()).events;
   };
-  return { ...base, agentId: agent.body.id, chatUntil, story };
+  return { ...base, start, agentId: agent.body.id, chatUntil, story };
 }
 
 /** "Pay PO-17 amount 100" -> that payment; once a tool result is the last message -> the final answer. */

@@ -100,7 +100,8 @@ async function startOnce(env: Record<string, string>, opts: { timeoutMs?: number
       child.kill('SIGKILL');
       throw new Error(`server did not become healthy:\n${out}`);
     }
-    await new Promise((r) => setTimeout(r, 150));
+    // A short interval: every process test waits here at least once per server it starts.
+    await new Promise((r) => setTimeout(r, 25));
   }
   return {
     child,

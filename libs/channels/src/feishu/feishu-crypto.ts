@@ -1,5 +1,5 @@
-import * as lark from '@larksuiteoapi/node-sdk';
 import { createHash } from 'node:crypto';
+import { loadedLark } from '../shared/chat-sdks.js';
 
 /** X-Lark-Signature of an event/callback when an encrypt key is set: hex(SHA256(ts + nonce + encrypt_key + body)). */
 export function feishuSignature(timestamp: string, nonce: string, encryptKey: string, rawBody: Buffer | string): string {
@@ -17,7 +17,7 @@ export function feishuLegacyCardSignature(timestamp: string, nonce: string, veri
     .digest('hex');
 }
 
-/** Decrypts an `{ encrypt }` body: AES-256-CBC, key = SHA256(encrypt_key), IV = the first 16 bytes. */
+/** Decrypts an `{ encrypt }` body: AES-256-CBC, key = SHA256(encrypt_key), IV = the first 16 bytes (after loadLark). */
 export function decryptFeishu(encryptKey: string, encrypt: string): string {
-  return new lark.AESCipher(encryptKey).decrypt(encrypt);
+  return new (loadedLark().AESCipher)(encryptKey).decrypt(encrypt);
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { feishuCardAction, feishuEncrypt, feishuLegacyCardAction, feishuRequest } from '../../../../test/fakes/fake-feishu.js';
 import type { CallbackRequest, ChannelRecord, ParsedCallback } from '../channel.js';
+import { loadLark } from '../shared/chat-sdks.js';
 import { decryptFeishu, feishuSignature } from './feishu-crypto.js';
 import { feishuApprovalCard, feishuDecidedCard } from './feishu-cards.js';
 import { FeishuChannel } from './feishu.channel.js';
@@ -27,6 +28,8 @@ const click = (extra: Partial<Parameters<typeof feishuCardAction>[0]> = {}) =>
 const reason = (p: ParsedCallback) => (p.kind === 'rejected' ? `${p.reply.status} ${p.reason}` : p.kind);
 
 describe('Feishu crypto (channels.md vectors)', () => {
+  beforeAll(() => loadLark());
+
   it('decrypts the documented vector to "hello world"', () => {
     expect(decryptFeishu('test key', 'P37w+VZImNgPEO1RBhJ6RtKl7n6zymIbEG1pReEzghk=')).toBe('hello world');
   });

@@ -1,4 +1,4 @@
-import * as lark from '@larksuiteoapi/node-sdk';
+import type * as lark from '@larksuiteoapi/node-sdk';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EgressPolicy } from '@warden/common';
 import { egressLarkHttp } from '../shared/egress-http.js';
@@ -14,6 +14,7 @@ import {
   type ParsedCallback,
   type SentCard,
 } from '../channel.js';
+import { loadLark } from '../shared/chat-sdks.js';
 import { checkConfig, secretKeysOf } from '../shared/config-rules.js';
 import { feishuBatchCard } from './feishu-batch-card.js';
 import { parseFeishuCallback } from './feishu-callback.js';
@@ -62,8 +63,8 @@ export class FeishuChannel extends Channel {
 
   async sendApprovalCard(channel: ChannelRecord, card: ApprovalCard): Promise<SentCard> {
     const cfg = feishuConfig(channel);
-    const res = await this.call('the approval card', () =>
-      this.client(cfg).im.message.create({
+    const res = await this.call('the approval card', async () =>
+      (await this.client(cfg)).im.message.create({
         params: { receive_id_type: 'chat_id' },
         // uuid makes a resend of the same request idempotent on Feishu's side.
         data: {
@@ -81,8 +82,8 @@ export class FeishuChannel extends Channel {
     const messageId = sent.platformMessageId;
     if (!messageId) return;
     const cfg = feishuConfig(channel);
-    await this.call('the card update', () =>
-      this.client(cfg).im.message.patch({
+    await this.call('the card update', async () =>
+      (await this.client(cfg)).im.message.patch({
         path: { message_id: messageId },
         data: { content: JSON.stringify(feishuDecidedCard(decided)) },
       }),
@@ -91,8 +92,8 @@ export class FeishuChannel extends Channel {
 
   async sendNotification(channel: ChannelRecord, text: string): Promise<SentCard> {
     const cfg = feishuConfig(channel);
-    const res = await this.call('the notification', () =>
-      this.client(cfg).im.message.create({
+    const res = await this.call('the notification', async () =>
+      (await this.client(cfg)).im.message.create({
         params: { receive_id_type: 'chat_id' },
         data: {
           receive_id: cfg.chatId,
@@ -107,8 +108,8 @@ export class FeishuChannel extends Channel {
 
   override async sendBatchCard(channel: ChannelRecord, card: BatchCard): Promise<SentCard> {
     const cfg = feishuConfig(channel);
-    const res = await this.call('the approval card', () =>
-      this.client(cfg).im.message.create({
+    const res = await this.call('the approval card', async () =>
+      (await this.client(cfg)).im.message.create({
         params: { receive_id_type: 'chat_id' },
         data: {
           receive_id: cfg.chatId,
@@ -125,8 +126,8 @@ export class FeishuChannel extends Channel {
     const messageId = sent.platformMessageId;
     if (!messageId) return;
     const cfg = feishuConfig(channel);
-    await this.call('the card update', () =>
-      this.client(cfg).im.message.patch({
+    await this.call('the card update', async () =>
+      (await this.client(cfg)).im.message.patch({
         path: { message_id: messageId },
         data: { content: JSON.stringify(feishuBatchCard(card)) },
       }),
@@ -137,8 +138,8 @@ export class FeishuChannel extends Channel {
     const messageId = sent.platformMessageId;
     if (!messageId) return;
     const cfg = feishuConfig(channel);
-    await this.call('the card update', () =>
-      this.client(cfg).im.message.patch({
+    await this.call('the card update', async () =>
+      (await this.client(cfg)).im.message.patch({
         path: { message_id: messageId },
         data: { content: JSON.stringify(feishuApprovalCard(card)) },
       }),
@@ -147,8 +148,8 @@ export class FeishuChannel extends Channel {
 
   override async sendDirectMessage(channel: ChannelRecord, openId: string, text: string): Promise<void> {
     const cfg = feishuConfig(channel);
-    await this.call('the direct message', () =>
-      this.client(cfg).im.message.create({
+    await this.call('the direct message', async () =>
+      (await this.client(cfg)).im.message.create({
         params: { receive_id_type: 'open_id' },
         data: { receive_id: openId, msg_type: 'text', content: JSON.stringify({ text }), uuid: randomUUID() },
       }),
@@ -157,22 +158,23 @@ export class FeishuChannel extends Channel {
 
   parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
     // A config that cannot verify anything (missing secret) rejects, as the async method did.
-    return new Promise((resolve) => resolve(parseFeishuCallback(feishuConfig(channel), req)));
+    return loadLark().then(() => parseFeishuCallback(feishuConfig(channel), req));
   }
 
-  private client(cfg: FeishuConfig): lark.Client {
+  private async client(cfg: FeishuConfig): Promise<lark.Client> {
+    const sdk = await loadLark();
     const key = `${cfg.baseUrl}|${cfg.appId}|${createHash('sha256').update(cfg.appSecret).digest('hex')}`;
     let client = this.clients.get(key);
     if (!client) {
-      client = new lark.Client({
+      client = new sdk.Client({
         appId: cfg.appId,
         appSecret: cfg.appSecret,
         domain: cfg.baseUrl,
-        cache: new lark.DefaultCache(),
+        cache: new sdk.DefaultCache(),
         httpInstance: egressLarkHttp(this.egress),
         // The SDK logs whole request errors (headers carry the tenant token): keep only its plain-text words;
         // call() reports each failure with its own summary.
-        loggerLevel: lark.LoggerLevel.error,
+        loggerLevel: sdk.LoggerLevel.error,
         logger: this.sdkLogger,
       });
       this.clients.set(key, client);

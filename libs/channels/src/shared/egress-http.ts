@@ -1,5 +1,6 @@
-import * as lark from '@larksuiteoapi/node-sdk';
+import type * as lark from '@larksuiteoapi/node-sdk';
 import type { EgressPolicy } from '@warden/common';
+import { loadedLark } from './chat-sdks.js';
 
 type LarkHttp = NonNullable<ConstructorParameters<typeof lark.Client>[0]['httpInstance']>;
 
@@ -8,7 +9,7 @@ type LarkHttp = NonNullable<ConstructorParameters<typeof lark.Client>[0]['httpIn
  * egress policy's agents, so a channel's base_url cannot reach internal addresses.
  */
 export function egressLarkHttp(egress: EgressPolicy): LarkHttp {
-  const base = lark.defaultHttpInstance;
+  const base = loadedLark().defaultHttpInstance;
   const via = <O>(opts?: O): O => ({ ...(opts ?? {}), httpAgent: egress.httpAgent, httpsAgent: egress.httpsAgent, proxy: false }) as O;
   return {
     request: (opts) => base.request(via(opts)),

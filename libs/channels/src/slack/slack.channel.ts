@@ -1,5 +1,5 @@
-import { isValidSlackRequest } from '@slack/bolt';
-import { LogLevel, WebClient } from '@slack/web-api';
+import type { isValidSlackRequest } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EgressPolicy } from '@warden/common';
 import { createHash } from 'node:crypto';
@@ -14,6 +14,7 @@ import {
   type SentCard,
 } from '../channel.js';
 import { parseButtonValue } from '../shared/card-text.js';
+import { loadSlackBolt, loadSlackWebApi } from '../shared/chat-sdks.js';
 import { checkConfig, optionalConfig, requiredConfig, secretKeysOf, type ConfigKeyRule } from '../shared/config-rules.js';
 import { rejected } from '../shared/replies.js';
 import { headerOf, isFresh } from '../shared/verification.js';
@@ -63,8 +64,8 @@ export class SlackChannel extends Channel {
 
   async sendApprovalCard(channel: ChannelRecord, card: ApprovalCard): Promise<SentCard> {
     const cfg = slackConfig(channel);
-    const res = await this.call('the approval message', () =>
-      this.client(cfg).chat.postMessage({ channel: cfg.channel, ...slackApprovalMessage(card) }),
+    const res = await this.call('the approval message', async () =>
+      (await this.client(cfg)).chat.postMessage({ channel: cfg.channel, ...slackApprovalMessage(card) }),
     );
     return { platformMessageId: res.ts, extra: { channel: res.channel ?? cfg.channel, ts: res.ts } };
   }
@@ -74,7 +75,9 @@ export class SlackChannel extends Channel {
     const ts = (sent.extra?.ts as string | undefined) ?? sent.platformMessageId;
     if (!ts) return;
     const target = (sent.extra?.channel as string | undefined) ?? cfg.channel;
-    await this.call('the message update', () => this.client(cfg).chat.update({ channel: target, ts, ...slackDecidedMessage(decided) }));
+    await this.call('the message update', async () =>
+      (await this.client(cfg)).chat.update({ channel: target, ts, ...slackDecidedMessage(decided) }),
+    );
   }
 
   override async updatePendingCard(channel: ChannelRecord, sent: SentCard, card: ApprovalCard): Promise<void> {
@@ -82,28 +85,32 @@ export class SlackChannel extends Channel {
     const ts = (sent.extra?.ts as string | undefined) ?? sent.platformMessageId;
     if (!ts) return;
     const target = (sent.extra?.channel as string | undefined) ?? cfg.channel;
-    await this.call('the message update', () => this.client(cfg).chat.update({ channel: target, ts, ...slackApprovalMessage(card) }));
+    await this.call('the message update', async () =>
+      (await this.client(cfg)).chat.update({ channel: target, ts, ...slackApprovalMessage(card) }),
+    );
   }
 
   async sendNotification(channel: ChannelRecord, text: string): Promise<SentCard> {
     const cfg = slackConfig(channel);
-    const res = await this.call('the notification', () => this.client(cfg).chat.postMessage({ channel: cfg.channel, text, mrkdwn: true }));
+    const res = await this.call('the notification', async () =>
+      (await this.client(cfg)).chat.postMessage({ channel: cfg.channel, text, mrkdwn: true }),
+    );
     return { platformMessageId: res.ts, extra: { channel: res.channel ?? cfg.channel, ts: res.ts } };
   }
 
   /** Posting to a user id opens the app's direct message with that user. */
   override async sendDirectMessage(channel: ChannelRecord, userId: string, text: string): Promise<void> {
     const cfg = slackConfig(channel);
-    await this.call('the direct message', () => this.client(cfg).chat.postMessage({ channel: userId, text, mrkdwn: false }));
+    await this.call('the direct message', async () => (await this.client(cfg)).chat.postMessage({ channel: userId, text, mrkdwn: false }));
   }
 
   parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
     // A config that cannot verify anything (missing secret) rejects, as the async method did.
-    return new Promise((resolve) => resolve(this.parse(channel, req)));
+    return loadSlackBolt().then((bolt) => this.parse(channel, req, bolt.isValidSlackRequest));
   }
 
   /** Verification is synchronous (the signature / decryption over the raw body); the answer to a click is sent later. */
-  private parse(channel: ChannelRecord, req: CallbackRequest): ParsedCallback {
+  private parse(channel: ChannelRecord, req: CallbackRequest, isValid: typeof isValidSlackRequest): ParsedCallback {
     const cfg = slackConfig(channel);
     if (req.method !== 'POST') return rejected(405, 'Slack interactivity callbacks are POST requests');
     const signature = headerOf(req.headers, 'x-slack-signature');
@@ -113,7 +120,7 @@ export class SlackChannel extends Channel {
     if (!isFresh(Number(ts))) return rejected(401, 'stale request: X-Slack-Request-Timestamp is outside the 5-minute window');
     const body = req.rawBody.toString('utf8');
     if (
-      !isValidSlackRequest({
+      !isValid({
         signingSecret: cfg.signingSecret,
         body,
         headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': Number(ts) },
@@ -186,15 +193,16 @@ export class SlackChannel extends Channel {
       .catch((err: unknown) => this.logger.warn(`Slack response_url failed: ${(err as Error).message}`));
   }
 
-  private client(cfg: SlackConfig): WebClient {
+  private async client(cfg: SlackConfig): Promise<WebClient> {
+    const sdk = await loadSlackWebApi();
     const key = `${cfg.apiUrl}|${createHash('sha256').update(cfg.botToken).digest('hex')}`;
     let client = this.clients.get(key);
     if (!client) {
       // A failed card must fail the gate now, not after minutes of retries.
-      client = new WebClient(cfg.botToken, {
+      client = new sdk.WebClient(cfg.botToken, {
         slackApiUrl: cfg.apiUrl,
         retryConfig: { retries: 0 },
-        logLevel: LogLevel.ERROR,
+        logLevel: sdk.LogLevel.ERROR,
         timeout: 10_000,
         fetch: this.egress.fetch,
       });

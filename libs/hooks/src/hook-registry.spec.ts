@@ -9,6 +9,7 @@ import {
   type HookErrorPolicy,
   type HookResult,
 } from './hook.types.js';
+import { toolCallContext } from './testing/tool-call-context.js';
 
 type Fn = (ctx: HookContext) => HookResult | Promise<HookResult>;
 
@@ -57,21 +58,12 @@ function hook(
 }
 
 function context(events: Array<[string, Record<string, unknown>]> = []): ToolCallContext {
-  return {
-    toolName: 'oa__purchase_pay',
-    toolArgs: { id: 'PO-1' },
-    agentId: 'agent-1',
-    userId: 'user-1',
-    orgId: 'org-1',
-    runId: 'run-1',
-    callId: 'call-1',
-    surface: 'chat',
-    metadata: {},
+  return toolCallContext({
     emit: (type, data) => {
       events.push([type, data]);
       return Promise.resolve();
     },
-  };
+  });
 }
 
 describe('HookRegistry', () => {

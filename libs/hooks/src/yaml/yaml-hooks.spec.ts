@@ -7,6 +7,7 @@ import { HookResolver } from '../hook-resolver.js';
 import { HookBuildError } from '../hook-build.error.js';
 import { HookPoint, PreToolUseHook, type HookResult } from '../hook.types.js';
 import type { ToolCallContext } from '../hook-registry.js';
+import { toolCallContext } from '../testing/tool-call-context.js';
 
 const HOOKS_DIR = path.resolve('test/fixtures/hooks');
 
@@ -34,18 +35,7 @@ function resolverWithClassHook(): HookResolver {
 
 const resolver = resolverWithClassHook();
 
-const call = (toolName: string, toolArgs: Record<string, unknown>): ToolCallContext => ({
-  toolName,
-  toolArgs,
-  agentId: 'agent-1',
-  userId: 'user-1',
-  orgId: 'org-1',
-  runId: 'run-1',
-  callId: 'call-1',
-  surface: 'chat',
-  metadata: {},
-  emit: () => Promise.resolve(),
-});
+const call = (toolName: string, toolArgs: Record<string, unknown>): ToolCallContext => toolCallContext({ toolName, toolArgs });
 
 const registryFor = (yaml: string, classHooks: string[] = []) => resolver.resolve({ hooksConfig: { class_hooks: classHooks, yaml } });
 

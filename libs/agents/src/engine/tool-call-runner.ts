@@ -6,6 +6,7 @@ import {
   blockedObservation,
   CONFIRMATION_GATE,
   type PreToolUseVerdict,
+  type ToolCallContext,
   type ToolCallMetadata,
 } from '@warden/hooks';
 import { isTransientDatabaseError, SqlParams } from '@warden/database';
@@ -100,77 +101,9 @@ export class ToolCallRunner {
         this.logger.warn({ runId: run.id, callId: call.call_id, tool: call.tool }, 'args changed after approval; call blocked');
         Object.assign(verdict, { allow: false, args, blockedBy: CONFIRMATION_GATE, error: ARGS_CHANGED_AFTER_APPROVAL });
       }
-      if (!verdict.allow) {
-        const blockedBy = verdict.blockedBy ?? 'a hook';
-        const error = verdict.error ?? 'blocked';
-        await live.registry.runBlocked({ ...ctx, toolArgs: verdict.args }, { blockedBy, error });
-        const content = blockedObservation(blockedBy, error);
-        await this.store(
-          live,
-          call.call_id,
-          { status: 'blocked', args: verdict.args, result: content, blockedBy, error, tool: call.tool },
-          { call_id: call.call_id, tool: call.tool, args: verdict.args, content, blocked: true, blocked_by: blockedBy },
-        );
-        return;
-      }
-      if (!tool) {
-        const known = available.map((t) => t.spec.name).join(', ') || 'none';
-        const content = `Error: unknown tool "${call.tool}". Tools you can call: ${known}.`;
-        await this.store(
-          live,
-          call.call_id,
-          { status: 'failed', args, result: content, error: 'unknown tool', tool: call.tool },
-          { call_id: call.call_id, tool: call.tool, args, content, blocked: false, ok: false },
-        );
-        return;
-      }
-      const executedMeta: ToolCallMetadata = { ...metadata, ...this.tools.metadataFor(tool, args) };
-      // From here on the target may act: a resumed run must not repeat this call (see ToolCallRecovery).
-      // Fenced: a driver that lost the run (or a cancelled run) never sends the request. Audited in flight.
-      const simulated = this.execution.simulates(live, tool, args);
-      const p = new SqlParams();
-      const marked = await this.runs.writeRun(live, [], { ctes: executionMarkWrites(p, live, call, args, executedMeta, simulated) }, p);
-      if (!marked.held) throw this.runs.leaseLost(live);
-      if (marked.counts.marked === 0) throw await this.toolCalls.lostOrGone(live, call.call_id);
-      const started = Date.now();
-      const outcome = await this.execution.execute(live, call.call_id, tool, args);
-      const durationMs = Date.now() - started;
-      const postCtx = {
-        ...ctx,
-        toolArgs: args,
-        metadata: {
-          ...executedMeta,
-          simulated: outcome.simulated,
-          execution: { status: outcome.status, durationMs, success: outcome.ok, error: outcome.error },
-        },
-      };
-      const observed = outcome.ok ? outcome.content : await toolFailureObservation(live, postCtx, outcome.content);
-      const post = await live.registry.runPostToolUse({ ...postCtx, toolResult: observed });
-      // Approved with changes: the model reads that the approver changed its call (and to what) with the result.
-      if (verdict.approval?.note) post.result = `${verdict.approval.note}\n${post.result}`;
-      await this.store(
-        live,
-        call.call_id,
-        {
-          status: outcome.ok ? 'done' : 'failed',
-          args,
-          result: post.result,
-          fullResult: outcome.full,
-          error: outcome.error,
-          simulated: outcome.simulated,
-          tool: call.tool,
-          http: { status: outcome.status ?? null, durationMs },
-        },
-        {
-          call_id: call.call_id,
-          tool: call.tool,
-          args,
-          content: post.result,
-          blocked: false,
-          ok: outcome.ok,
-          ...(outcome.simulated ? { simulated: true } : {}),
-        },
-      );
+      if (!verdict.allow) await this.storeBlocked(live, call, ctx, verdict);
+      else if (!tool) await this.storeUnknownTool(live, call, args, available);
+      else await this.execute(live, call, tool, args, ctx, verdict);
     } catch (err) {
       // Not the call's outcome: the run stops here (shutdown, lease lost, cancel, database blip) and its next
       // driver settles the call (in-flight rule).
@@ -185,6 +118,95 @@ export class ToolCallRunner {
         { call_id: call.call_id, tool: call.tool, args: call.args, content, blocked: false, ok: false },
       );
     }
+  }
+
+  /** A call a hook blocked (or whose args no longer match its approval): the PostToolUse-blocked hooks, then its outcome. */
+  private async storeBlocked(live: LiveRun, call: PendingToolCall, ctx: ToolCallContext, verdict: PreToolUseVerdict): Promise<void> {
+    const blockedBy = verdict.blockedBy ?? 'a hook';
+    const error = verdict.error ?? 'blocked';
+    await live.registry.runBlocked({ ...ctx, toolArgs: verdict.args }, { blockedBy, error });
+    const content = blockedObservation(blockedBy, error);
+    await this.store(
+      live,
+      call.call_id,
+      { status: 'blocked', args: verdict.args, result: content, blockedBy, error, tool: call.tool },
+      { call_id: call.call_id, tool: call.tool, args: verdict.args, content, blocked: true, blocked_by: blockedBy },
+    );
+  }
+
+  /** A call of a tool the agent does not have: the model reads which tools it can call. */
+  private async storeUnknownTool(
+    live: LiveRun,
+    call: PendingToolCall,
+    args: Record<string, unknown>,
+    available: ResolvedTool[],
+  ): Promise<void> {
+    const known = available.map((t) => t.spec.name).join(', ') || 'none';
+    const content = `Error: unknown tool "${call.tool}". Tools you can call: ${known}.`;
+    await this.store(
+      live,
+      call.call_id,
+      { status: 'failed', args, result: content, error: 'unknown tool', tool: call.tool },
+      { call_id: call.call_id, tool: call.tool, args, content, blocked: false, ok: false },
+    );
+  }
+
+  /** Marks the call executing (fenced, audited in flight), sends it, runs the PostToolUse hooks and stores the outcome. */
+  private async execute(
+    live: LiveRun,
+    call: PendingToolCall,
+    tool: ResolvedTool,
+    args: Record<string, unknown>,
+    ctx: ToolCallContext,
+    verdict: PreToolUseVerdict,
+  ): Promise<void> {
+    const executedMeta: ToolCallMetadata = { ...ctx.metadata, ...this.tools.metadataFor(tool, args) };
+    // From here on the target may act: a resumed run must not repeat this call (see ToolCallRecovery).
+    // Fenced: a driver that lost the run (or a cancelled run) never sends the request. Audited in flight.
+    const simulated = this.execution.simulates(live, tool, args);
+    const p = new SqlParams();
+    const marked = await this.runs.writeRun(live, [], { ctes: executionMarkWrites(p, live, call, args, executedMeta, simulated) }, p);
+    if (!marked.held) throw this.runs.leaseLost(live);
+    if (marked.counts.marked === 0) throw await this.toolCalls.lostOrGone(live, call.call_id);
+    const started = Date.now();
+    const outcome = await this.execution.execute(live, call.call_id, tool, args);
+    const durationMs = Date.now() - started;
+    const postCtx = {
+      ...ctx,
+      toolArgs: args,
+      metadata: {
+        ...executedMeta,
+        simulated: outcome.simulated,
+        execution: { status: outcome.status, durationMs, success: outcome.ok, error: outcome.error },
+      },
+    };
+    const observed = outcome.ok ? outcome.content : await toolFailureObservation(live, postCtx, outcome.content);
+    const post = await live.registry.runPostToolUse({ ...postCtx, toolResult: observed });
+    // Approved with changes: the model reads that the approver changed its call (and to what) with the result.
+    if (verdict.approval?.note) post.result = `${verdict.approval.note}\n${post.result}`;
+    await this.store(
+      live,
+      call.call_id,
+      {
+        status: outcome.ok ? 'done' : 'failed',
+        args,
+        result: post.result,
+        fullResult: outcome.full,
+        error: outcome.error,
+        simulated: outcome.simulated,
+        tool: call.tool,
+        http: { status: outcome.status ?? null, durationMs },
+      },
+      {
+        call_id: call.call_id,
+        tool: call.tool,
+        args,
+        content: post.result,
+        blocked: false,
+        ok: outcome.ok,
+        ...(outcome.simulated ? { simulated: true } : {}),
+      },
+    );
   }
 
   /** Stores the call's outcome while this driver holds the run; a driver that lost it writes nothing and stops. */

@@ -1,4 +1,4 @@
-import type { PendingRunEvent, RunEventMap, RunEventType, RunEventData } from '@warden/common';
+import type { PendingRunEvent, RunEventData } from '@warden/common';
 import type { EventBatch, OwnerWrite, SqlParams } from '@warden/database';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { RunEventsService } from '../runs/run-events.service.js';
@@ -48,20 +48,33 @@ export async function writeRunEnding(tx: RunTx, events: RunEventsService, run: A
   if (rows.length === 0) return false;
   if (status === 'cancelled') await expirePendingConfirmations(tx.m, run.id);
   // The conversation has the exchange before the client hears `done`: its next message must see this one.
-  if (status === 'completed' && run.conversationId) {
+  const exchange = conversationExchange(run, ending);
+  if (exchange) {
     await tx.m.query(`UPDATE conversations SET messages = messages || $2::jsonb, updated_at = now() WHERE id = $1`, [
       run.conversationId,
-      JSON.stringify([
-        { role: 'user', content: run.message },
-        { role: 'assistant', content: result.answer ?? '' },
-      ]),
+      exchange,
     ]);
   }
-  const append = <K extends RunEventType>(type: K, data: RunEventMap[K]) => appendClosing(events, run, ending.ancestors, type, data, tx);
-  if (result.error && status !== 'cancelled') await append('error', { message: result.error });
-  if (status === 'completed') await append('answer', { content: result.answer ?? '' });
-  await append('done', { run_id: run.id, status });
+  for (const e of closingEvents(run, ending)) await appendClosing(events, run, ending.ancestors, e, tx);
   return true;
+}
+
+/** The exchange a completed run adds to its conversation (JSON), or null. */
+function conversationExchange(run: AgentRun, { status, result }: Pick<RunEnding, 'status' | 'result'>): string | null {
+  if (status !== 'completed' || !run.conversationId) return null;
+  return JSON.stringify([
+    { role: 'user', content: run.message },
+    { role: 'assistant', content: result.answer ?? '' },
+  ]);
+}
+
+/** The events that close a run: `error` (unless cancelled), `answer` (completed), then `done`. */
+function closingEvents(run: AgentRun, { status, result }: Pick<RunEnding, 'status' | 'result'>): PendingRunEvent[] {
+  const events: PendingRunEvent[] = [];
+  if (result.error && status !== 'cancelled') events.push({ type: 'error', data: { message: result.error } });
+  if (status === 'completed') events.push({ type: 'answer', data: { content: result.answer ?? '' } });
+  events.push({ type: 'done', data: { run_id: run.id, status } });
+  return events;
 }
 
 /**
@@ -72,7 +85,7 @@ export function runEndingWrite(
   p: SqlParams,
   run: AgentRun,
   ending: Omit<RunEnding, 'ancestors' | 'epoch'>,
-): { events: PendingRunEvent[]; write: Omit<OwnerWrite, 'params'> } {
+): { events: PendingRunEvent[]; write: RunWrite } {
   const { status, result } = ending;
   const set = [
     `status = ${p.add(status)}`,
@@ -85,44 +98,32 @@ export function runEndingWrite(
     ...(ending.state ? [`state = ${p.add(JSON.stringify(ending.state))}`] : []),
   ];
   const ctes: Array<[string, string]> = [];
-  if (status === 'completed' && run.conversationId) {
-    const exchange = [
-      { role: 'user', content: run.message },
-      { role: 'assistant', content: result.answer ?? '' },
-    ];
+  const exchange = conversationExchange(run, ending);
+  if (exchange) {
     ctes.push([
       'conversation',
-      `UPDATE conversations SET messages = messages || ${p.add(JSON.stringify(exchange))}::jsonb, updated_at = now()
+      `UPDATE conversations SET messages = messages || ${p.add(exchange)}::jsonb, updated_at = now()
         WHERE id = ${p.add(run.conversationId)}::uuid AND EXISTS (SELECT 1 FROM owner) RETURNING id`,
     ]);
   }
-  const events: PendingRunEvent[] = [];
-  if (result.error && status !== 'cancelled') events.push({ type: 'error', data: { message: result.error } });
-  if (status === 'completed') events.push({ type: 'answer', data: { content: result.answer ?? '' } });
-  events.push({ type: 'done', data: { run_id: run.id, status } });
-  return { events, write: { set, where: `status = ANY(${p.add(FINAL_FROM[status])})`, ctes } };
+  return { events: closingEvents(run, ending), write: { set, where: `status = ANY(${p.add(FINAL_FROM[status])})`, ctes } };
 }
 
 /** A closing event (written by whoever ends the run, in its transaction) on the run and its ancestors. */
-async function appendClosing<K extends RunEventType>(
+async function appendClosing(
   events: RunEventsService,
   run: AgentRun,
   ancestors: Array<{ id: string }>,
-  type: K,
-  data: RunEventMap[K],
+  e: PendingRunEvent,
   tx: RunTx,
 ): Promise<void> {
-  const payload: RunEventData<K> = { run_id: run.id, surface: run.surface, ...data };
-  await events.appendIf(run.id, type, payload, { runner: tx.m, batch: tx.batch });
-  if (type === 'done') return;
-  for (const a of ancestors) {
-    await events.appendIf(
-      a.id,
-      type,
-      { ...payload, parent_call_id: payload.parent_call_id ?? run.parentCallId },
-      { runner: tx.m, batch: tx.batch },
-    );
-  }
+  const payload: RunEventData = { run_id: run.id, surface: run.surface, ...e.data };
+  const opts = { runner: tx.m, batch: tx.batch };
+  await events.appendIf(run.id, e.type, payload, opts);
+  // `done` stays on the run's own stream.
+  const copies = e.type === 'done' ? [] : ancestors;
+  for (const a of copies)
+    await events.appendIf(a.id, e.type, { ...payload, parent_call_id: payload.parent_call_id ?? run.parentCallId }, opts);
 }
 
 /** The run's parent, grandparent, … (nearest first; at most 20), whose streams also carry its events. */

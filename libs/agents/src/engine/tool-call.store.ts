@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { SqlParams } from '@warden/database';
+import { SqlParams } from '@warden/database';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PendingToolCall, ToolCallStatus } from '../runs/run.entity.js';
 import type { LiveRun } from './live-run.js';
@@ -45,26 +45,13 @@ export class ToolCallStore {
 
   /** The durable records of a turn's calls, before any of them runs (in the caller's transaction when given). */
   async record(runId: string, calls: PendingToolCall[], m?: EntityManager): Promise<void> {
-    for (const [position, c] of calls.entries()) {
-      await (m ?? this.dataSource).query(
-        `INSERT INTO tool_calls (run_id, call_id, position, tool, args, status) VALUES ($1, $2, $3, $4, $5, 'pending')
-         ON CONFLICT (run_id, call_id) DO NOTHING`,
-        [runId, c.call_id, position, c.tool, JSON.stringify(c.args)],
-      );
-    }
+    const p = new SqlParams();
+    await (m ?? this.dataSource).query(recordSql(p, runId, calls, ''), p.values);
   }
 
   /** The records of a turn's calls as a write of `RunStore.writeRun` (conditioned on the fenced run row). */
   recordWrite(p: SqlParams, runId: string, calls: PendingToolCall[]): [string, string] {
-    return [
-      'recorded',
-      `INSERT INTO tool_calls (run_id, call_id, position, tool, args, status)
-       SELECT ${p.add(runId)}::uuid, c.call_id, c.ord::int - 1, c.tool, c.args, 'pending'
-         FROM unnest(${p.add(calls.map((c) => c.call_id))}::text[], ${p.add(calls.map((c) => c.tool))}::text[],
-                     ${p.add(calls.map((c) => JSON.stringify(c.args)))}::jsonb[]) WITH ORDINALITY AS c(call_id, tool, args, ord)
-        WHERE EXISTS (SELECT 1 FROM owner)
-       ON CONFLICT (run_id, call_id) DO NOTHING RETURNING call_id`,
-    ];
+    return ['recorded', recordSql(p, runId, calls, 'WHERE EXISTS (SELECT 1 FROM owner)')];
   }
 
   /** Claims a pending call (pending -> running); false when it was handled already or the run is not held. */
@@ -185,4 +172,14 @@ export class ToolCallStore {
       [runId],
     );
   }
+}
+
+/** One statement recording calls in turn order (a call recorded already stays as it is). */
+function recordSql(p: SqlParams, runId: string, calls: PendingToolCall[], condition: string): string {
+  return `INSERT INTO tool_calls (run_id, call_id, position, tool, args, status)
+    SELECT ${p.add(runId)}::uuid, c.call_id, c.ord::int - 1, c.tool, c.args, 'pending'
+      FROM unnest(${p.add(calls.map((c) => c.call_id))}::text[], ${p.add(calls.map((c) => c.tool))}::text[],
+                  ${p.add(calls.map((c) => JSON.stringify(c.args)))}::jsonb[]) WITH ORDINALITY AS c(call_id, tool, args, ord)
+     ${condition}
+    ON CONFLICT (run_id, call_id) DO NOTHING RETURNING call_id`;
 }

@@ -12,8 +12,11 @@ export interface RunTx {
   batch: EventBatch;
 }
 
-/** A write of `RunStore.writeRun`: the run row's assignments, a further condition, other writes; `waiting`: the run waits for a person. */
-export type RunWrite = Omit<OwnerWrite, 'params'> & { waiting?: boolean };
+/**
+ * A write of `RunStore.writeRun`: the run row's assignments, a further condition, other writes; `waiting`: the run
+ * waits for a person; `ends`: the write moves the run to its final status.
+ */
+export type RunWrite = Omit<OwnerWrite, 'params'> & { waiting?: boolean; ends?: boolean };
 
 /** How a run ends: its final status, answer or error, and (for a driver) the fence and final state. */
 export interface RunEnding {
@@ -106,7 +109,7 @@ export function runEndingWrite(
         WHERE id = ${p.add(run.conversationId)}::uuid AND EXISTS (SELECT 1 FROM owner) RETURNING id`,
     ]);
   }
-  return { events: closingEvents(run, ending), write: { set, where: `status = ANY(${p.add(FINAL_FROM[status])})`, ctes } };
+  return { events: closingEvents(run, ending), write: { set, where: `status = ANY(${p.add(FINAL_FROM[status])})`, ctes, ends: true } };
 }
 
 /** A closing event (written by whoever ends the run, in its transaction) on the run and its ancestors. */

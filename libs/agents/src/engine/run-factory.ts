@@ -124,7 +124,7 @@ export class RunFactory {
         message: `${opts.tool} ${JSON.stringify(opts.args)}`,
         state: { phase: 'tools', messages: [], turns: 0, pending_calls: [call], tool_run: spec },
       },
-      { newConversation: false },
+      { newConversation: false, redoable: false },
     );
     const prepared = await this.refuseUnlessBuilt(run, 'the hooks cannot be built', () => this.prepareToolRun(spec));
     await this.store.transaction(async (tx) => {

@@ -1,4 +1,4 @@
-import type { RunEventData } from '@warden/common';
+import type { AppConfig, RunEventData } from '@warden/common';
 import { EventBatch, SqlParams } from '@warden/database';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
@@ -29,10 +29,11 @@ export interface RunInsert {
 export async function insertRun(
   db: DataSource,
   events: RunEventsService,
+  config: Pick<AppConfig, 'instanceId' | 'runLeaseMs'>,
   fields: NewRunFields,
-  opts: { instanceId: string; leaseMs: number; newConversation: boolean; redoable: boolean },
+  opts: { newConversation: boolean; redoable: boolean },
 ): Promise<AgentRun> {
-  const ins = runInsert(fields, { ...opts, notify: events.notifies });
+  const ins = runInsert(fields, { ...opts, instanceId: config.instanceId, leaseMs: config.runLeaseMs, notify: events.notifies });
   const [row] = await db.query<Array<{ created_at: Date; updated_at: Date; lease_until: Date; event_created_at: Date }>>(
     ins.sql,
     ins.params,

@@ -46,9 +46,8 @@ export class RunStore {
    * Records a new run — its conversation when new, its row leased to this instance from birth (epoch 1) and its
    * `run` event — in one statement; the run is born here (its stream is served from memory from event 1).
    */
-  insertRun(fields: NewRunFields, opts: { newConversation: boolean; redoable?: boolean }): Promise<AgentRun> {
-    const { instanceId, runLeaseMs: leaseMs } = this.config;
-    return insertRun(this.dataSource, this.events, fields, { instanceId, leaseMs, redoable: !!opts.redoable, ...opts });
+  insertRun(fields: NewRunFields, opts: { newConversation: boolean; redoable: boolean }): Promise<AgentRun> {
+    return insertRun(this.dataSource, this.events, this.config, fields, opts);
   }
 
   get(runId: string): Promise<AgentRun> {
@@ -157,8 +156,9 @@ export class RunStore {
    */
   async writeRun(live: LiveRun, events: PendingRunEvent[], write: RunWrite, p = new SqlParams()): Promise<OwnerWriteResult> {
     const all = [...live.deferred.splice(0), ...events];
-    // A pending confirmation makes the run wait; a decision's event (deferred by LiveRunBuilder) returns it to running.
-    const resumes = all.some((e) => e.type === 'confirmation_resolved') && !write.set?.some((a) => a.startsWith('status ='));
+    // A pending confirmation makes the run wait; a decision's event (deferred by LiveRunBuilder) returns it to running
+    // (unless the write ends the run: it sets the final status itself).
+    const resumes = !write.ends && all.some((e) => e.type === 'confirmation_resolved');
     const moves = write.waiting ? ['running', 'waiting'] : resumes ? ['waiting', 'running'] : null;
     const status = moves ? [`status = CASE WHEN status = '${moves[0]}' THEN '${moves[1]}' ELSE status END`] : [];
     const fence = `lease_epoch = ${p.add(live.epoch)} AND status IN ('running', 'waiting')${write.where ? ` AND ${write.where}` : ''}`;

@@ -5,7 +5,7 @@ import type { DatabaseTarget } from './data-source.js';
 import { AppendsInFlight } from './appends-in-flight.js';
 import { EventFollowers, type Follower } from './event-followers.js';
 import { PgNotificationListener } from './pg-notification-listener.js';
-import { appendSql, ownerWriteResult, ownerWriteSql, type OwnerWrite, type OwnerWriteResult } from './owner-write.js';
+import { ownerWriteResult, ownerWriteSql, SqlParams, type OwnerWrite, type OwnerWriteResult } from './owner-write.js';
 import { RecentEvents } from './recent-events.js';
 import type { AnyEventMap, AppendOptions, EventBatch, EventLogTables, LoggedEvent, StoredEvent } from './event-log.types.js';
 import { isTransientDatabaseError } from './transient-error.js';
@@ -90,23 +90,27 @@ export class EventLog<M = AnyEventMap, E = unknown> {
    * manager) the event commits with that transaction; the caller then calls `wake()` after the commit.
    */
   async append<K extends keyof M & string>(ownerId: string, type: K, data: M[K] & E, opts: AppendOptions = {}): Promise<number | null> {
-    const [sql, params] = appendSql(this.tables, ownerId, type, data, opts.epoch, !this.target.embedded);
+    const params = new SqlParams();
+    const where = opts.epoch === undefined ? undefined : `lease_epoch = ${params.add(opts.epoch)} AND status IN ('running', 'waiting')`;
+    const sql = ownerWriteSql(this.tables, ownerId, [{ type, data }], { params, where }, !this.target.embedded);
     const local = !opts.runner;
     if (local) this.appending.start(ownerId);
-    let rows: Array<{ seq: number; created_at: Date }> = [];
+    let event: LoggedEvent | undefined;
     try {
-      rows = (await (opts.runner ?? this.dataSource).query(sql, params)) as typeof rows;
+      const [row] = (await (opts.runner ?? this.dataSource).query(sql, params.values)) as Array<Record<string, unknown>>;
+      const result = ownerWriteResult(row, 1, {});
+      if (result.held) event = { seq: result.seqs[0], type, data, created_at: result.createdAt };
     } finally {
-      if (local) this.appendDone(ownerId, rows[0] && [{ seq: rows[0].seq, type, data, created_at: rows[0].created_at }]);
+      if (local) this.appendDone(ownerId, event && [event]);
     }
-    if (rows.length === 0) return null;
+    if (!event) return null;
     if (opts.batch) {
       // Until its transaction commits (publish) or fails (discard), its NOTIFY may outrun it: followers wait for it.
       if (!opts.batch.owners.has(ownerId)) this.appending.start(ownerId);
       opts.batch.owners.add(ownerId);
-      opts.batch.events.push({ ownerId, event: { seq: rows[0].seq, type, data, created_at: rows[0].created_at } });
+      opts.batch.events.push({ ownerId, event });
     }
-    return rows[0].seq;
+    return event.seq;
   }
 
   /**

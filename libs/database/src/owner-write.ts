@@ -87,21 +87,3 @@ export function ownerWriteResult(row: Record<string, unknown>, events: number, w
     counts,
   };
 }
-
-/** One event appended to an owner's log (numbered under the owner row's lock), fenced by `epoch` when given. */
-export function appendSql(
-  tables: EventLogTables,
-  ownerId: string,
-  type: string,
-  data: unknown,
-  epoch: number | undefined,
-  notify: boolean,
-): [string, unknown[]] {
-  const params: unknown[] = [ownerId, type, JSON.stringify(data)];
-  const notified = notify ? `, pg_notify('${tables.channel}', $${params.push(ownerId)} || ':' || seq)` : '';
-  const fence = epoch === undefined ? '' : `AND lease_epoch = $${params.push(epoch)} AND status IN ('running', 'waiting')`;
-  const sql = `WITH next AS (UPDATE ${tables.owners} SET event_seq = event_seq + 1 WHERE id = $1 ${fence} RETURNING event_seq),
-       inserted AS (INSERT INTO ${tables.events} (run_id, seq, type, data) SELECT $1, event_seq, $2, $3 FROM next RETURNING seq, created_at)
-     SELECT seq, created_at${notified} FROM inserted`;
-  return [sql, params];
-}

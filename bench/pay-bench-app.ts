@@ -12,6 +12,8 @@ export interface PayBenchApp {
   server: ServerProcess;
   token: string;
   agentId: string;
+  /** The requests the OA connector's fake received (each with its arrival time, `at`). */
+  oaRequests: Array<{ at: number; path: string }>;
   api<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
   /** Opens a chat stream and reads it until `until` is seen (or it ends); returns the text read. */
   chat(message: string, until: string, abort?: AbortController): Promise<string>;
@@ -85,5 +87,5 @@ export async function startPayBenchApp(
     await Promise.all([llm.close(), oa.close()]);
     await db.drop();
   };
-  return { db, server, token, agentId: agent.id, api, chat, close };
+  return { db, server, token, agentId: agent.id, oaRequests: oa.requests, api, chat, close };
 }

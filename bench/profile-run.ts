@@ -9,11 +9,24 @@ import { startPayBenchApp } from './pay-bench-app.js';
 
 const RUNS = Number(process.env.PROFILE_RUNS ?? 300);
 const DIR = process.env.PROFILE_DIR ?? '/tmp/warden-profile';
+const GATED = process.env.PROFILE_GATED === '1';
 mkdirSync(DIR, { recursive: true });
 const app = await startPayBenchApp('profile', {
   env: { NODE_ENV: 'production', AUTH_ALLOW_DEV_IN_PRODUCTION: '1', LOG_LEVEL: 'warn' },
   nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${DIR}`],
 });
+/** A run that stops for an approval; the approval; ms from the decision's POST to the connector call (PROFILE_GATED=1). */
+async function approveOne(): Promise<number> {
+  const abort = new AbortController();
+  const text = await app.chat('pay amount 60000', 'confirmation_pending', abort);
+  const id = /"confirmation_id":"([^"]+)"/.exec(text)?.[1];
+  const calls = app.oaRequests.length;
+  const at = Date.now();
+  await app.api('POST', `/api/confirmations/${id ?? ''}/decision`, { decision: 'approve' });
+  while (app.oaRequests.length === calls) await new Promise((r) => setImmediate(r));
+  abort.abort();
+  return (app.oaRequests.at(-1)?.at ?? at) - at;
+}
 /** The server process's CPU time so far (user + system, ms), from /proc: steadier than wall time on a busy machine. */
 const serverCpuMs = (): number => {
   const fields = readFileSync(`/proc/${app.server.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -22,14 +35,19 @@ const serverCpuMs = (): number => {
 try {
   const started = performance.now();
   const cpu0 = serverCpuMs();
+  const resumes: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    const text = await app.chat('pay amount 100', 'done');
-    if (!text.includes('event: done')) throw new Error(text.slice(-300));
+    if (GATED) resumes.push(await approveOne());
+    else {
+      const text = await app.chat('pay amount 100', 'done');
+      if (!text.includes('event: done')) throw new Error(text.slice(-300));
+    }
   }
   const cpu = (serverCpuMs() - cpu0) / RUNS;
   console.log(
     `${RUNS} runs, ${((performance.now() - started) / RUNS).toFixed(1)} ms/run (client side, incl. fakes); server CPU ${cpu.toFixed(1)} ms/run`,
   );
+  if (GATED) console.log(`approval -> tool call p50 ${resumes.sort((a, b) => a - b)[Math.floor(RUNS / 2)]} ms`);
 } finally {
   await app.close('SIGTERM');
 }

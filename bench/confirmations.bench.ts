@@ -79,7 +79,7 @@ try {
   const a = await instance();
   await a.ds.runMigrations({ transaction: 'each' });
   const b = await instance();
-  const waiter = new ConfirmationWaiter(a.store, config, target);
+  const waiter = new ConfirmationWaiter(a.store, config, target, a.events);
   // What Nest's @OnEvent wiring does in the app: this instance's own decisions wake its waiters in-process.
   a.events.on('confirmation.settled', (row: Parameters<ConfirmationWaiter['onSettled']>[0]) => waiter.onSettled(row));
   await waiter.onModuleInit();

@@ -14,8 +14,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const app = await startPayBenchApp('trace', {
   env: process.env.TRACE_IDLE ? {} : { RUN_RECOVERY_MS: '600000', CONFIRMATION_ESCALATION_POLL_MS: '600000' },
-  beforeStart: (db) =>
-    withAdmin((c) => c.query(`ALTER DATABASE ${db.name} SET log_min_duration_statement = 0`)),
+  beforeStart: (db) => withAdmin((c) => c.query(`ALTER DATABASE ${db.name} SET log_min_duration_statement = 0`)),
 });
 try {
   for (let i = 0; i < 3; i++) await app.chat('pay amount 100', 'done');
@@ -65,7 +64,10 @@ try {
   let t0: number | undefined;
   for (const l of lines) {
     // "2026-12-01 16:40:01.123 UTC [pid] user@db LOG:  duration: 0.321 ms  execute <unnamed>: SQL"
-    const m = /^\S+ (\d\d):(\d\d):([\d.]+) \S+ \[(\d+)\].*?(?:LOG|ERROR):\s+(?:duration: ([\d.]+) ms\s+)?(?:statement|execute [^:]*):\s*(.*)$/.exec(l);
+    const m =
+      /^\S+ (\d\d):(\d\d):([\d.]+) \S+ \[(\d+)\].*?(?:LOG|ERROR):\s+(?:duration: ([\d.]+) ms\s+)?(?:statement|execute [^:]*):\s*(.*)$/.exec(
+        l,
+      );
     if (!m) continue;
     const at = (Number(m[1]) * 60 + Number(m[2])) * 60_000 + Number(m[3]) * 1000;
     t0 ??= at;

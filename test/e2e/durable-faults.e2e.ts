@@ -114,7 +114,8 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
   }, 90_000);
 
   it('break 1: a paused instance whose runs were taken over decides nothing and writes nothing when it resumes', async () => {
-    h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
+    // Waiting runs kept in their process (no parking): A holds the gated runs' leases when it is paused.
+    h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200', RUN_PARK_ON_APPROVAL: 'false' } });
     const a = await h.start(); // the set-up server, taken over: A only needs to be another instance than B
     const b = await h.start({ INSTANCE_ID: 'instance-b' });
     const gated = ['PO-11', 'PO-12', 'PO-13', 'PO-14', 'PO-15', 'PO-16'];

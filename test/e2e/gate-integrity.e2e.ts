@@ -120,24 +120,6 @@ describe('gate integrity: the gate sees the final action, approvals bind to what
     expect(audit.error).toMatch(/args changed after approval/);
   });
 
-  it('args changed in place after the approval (a misbehaving hook) are caught immediately before the send', async () => {
-    const agent = await createAgent({
-      ...payScript({ id: 'PO-MUT', amount: 60_000 }),
-      hooks: { class_hooks: ['test_mutate_after_approval'] },
-    });
-    const run = openChat(t, admin, { agent_id: agent, message: 'pay PO-MUT' });
-    const pending = (await run.next('confirmation_pending')).data;
-    expect(pending.args).toEqual({ id: 'PO-MUT', amount: 60_000 });
-    expect((await decide(pending.confirmation_id, 'approve')).status).toBe(200);
-    const obs = await observation(run);
-    expect(obs).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });
-    expect(obs.content).toMatch(/args changed after approval/);
-    await run.finished;
-    expect(paysOf('PO-MUT')).toHaveLength(0);
-    const [audit] = await auditRows(run.events[0].data.run_id);
-    expect(audit).toMatchObject({ blocked_by: 'confirmation_gate' });
-  });
-
   it('the confirmation row stores the digest of tool + canonical args of what it shows', async () => {
     const agent = await createAgent(payScript({ amount: 70_000, id: 'PO-DIG' }));
     const run = openChat(t, admin, { agent_id: agent, message: 'pay PO-DIG' });
@@ -147,5 +129,39 @@ describe('gate integrity: the gate sees the final action, approvals bind to what
     expect((await decide(pending.confirmation_id, 'reject')).status).toBe(200);
     await run.finished;
     expect(paysOf('PO-DIG')).toHaveLength(0);
+  });
+  // A hook can only hold on to the args object while the run waits in its process: a parked run resumes from the
+  // args it stored, so this break is tried on an instance where waiting runs do not park.
+  describe('with waiting runs kept in process (RUN_PARK_ON_APPROVAL=false)', () => {
+    let inProcess: OaApp | undefined;
+    beforeAll(async () => {
+      inProcess = await startOaApp((req) => ({ ok: true, path: req.path }), {
+        env: { HOOKS_DIR, RUN_PARK_ON_APPROVAL: 'false' },
+        imports: [RuntimeTestHooksModule],
+      });
+      ({ t, oa, db, admin } = inProcess);
+    });
+    afterAll(async () => {
+      await inProcess?.close();
+      ({ t, oa, db, admin } = app);
+    });
+
+    it('args changed in place after the approval (a misbehaving hook) are caught immediately before the send', async () => {
+      const agent = await createAgent({
+        ...payScript({ id: 'PO-MUT', amount: 60_000 }),
+        hooks: { class_hooks: ['test_mutate_after_approval'] },
+      });
+      const run = openChat(t, admin, { agent_id: agent, message: 'pay PO-MUT' });
+      const pending = (await run.next('confirmation_pending')).data;
+      expect(pending.args).toEqual({ id: 'PO-MUT', amount: 60_000 });
+      expect((await decide(pending.confirmation_id, 'approve')).status).toBe(200);
+      const obs = await observation(run);
+      expect(obs).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });
+      expect(obs.content).toMatch(/args changed after approval/);
+      await run.finished;
+      expect(paysOf('PO-MUT')).toHaveLength(0);
+      const [audit] = await auditRows(run.events[0].data.run_id);
+      expect(audit).toMatchObject({ blocked_by: 'confirmation_gate' });
+    });
   });
 });

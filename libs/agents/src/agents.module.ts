@@ -21,6 +21,7 @@ import { RunExecutor } from './engine/run-executor.js';
 import { RunStore } from './engine/run-store.js';
 import { RunFactory } from './engine/run-factory.js';
 import { RunRecovery } from './engine/run-recovery.js';
+import { ParkedRunResumer } from './engine/parked-run-resumer.js';
 import { ToolCallRecovery } from './engine/tool-call-recovery.js';
 import { ToolCallRunner } from './engine/tool-call-runner.js';
 import { ToolCallStore } from './engine/tool-call.store.js';
@@ -84,6 +85,7 @@ import { McpToolExecutor } from './mcp/mcp-tool-executor.js';
     DagSteps,
     RunExecutor,
     RunRecovery,
+    ParkedRunResumer,
     RunsService,
     CallAgentTool,
     ChannelNotifyTool,

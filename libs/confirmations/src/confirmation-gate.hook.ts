@@ -69,8 +69,9 @@ export class ConfirmationGateHook extends PreToolUseHook {
     const { confirmationRequiredFor, requiresConfirmation, agent } = ctx.metadata;
     // On the args as the hooks before this one left them: the action that will run, not the model's proposal.
     const needed = confirmationRequiredFor ? confirmationRequiredFor(ctx.toolArgs) : requiresConfirmation;
-    // A hook before this one asked for a human (`ask`): handled as if the action required confirmation.
-    return !!needed || !!agent?.requireConfirmationForAll || !!ctx.metadata.confirmationAsks?.length;
+    // A hook before this one asked for a human (`ask`): handled as if the action required confirmation. A call
+    // parked here resumes here whatever the trigger says now: its request exists and decides it.
+    return !!needed || !!agent?.requireConfirmationForAll || !!ctx.metadata.confirmationAsks?.length || !!ctx.metadata.resumedAtGate;
   }
 
   async execute(ctx: HookContext): Promise<HookResult> {
@@ -92,6 +93,10 @@ export class ConfirmationGateHook extends PreToolUseHook {
     try {
       const undelivered = await this.announce(ctx, row, created, channel);
       if (undelivered) return undelivered;
+      // Announced and still open: a run that can park waits without a process (the decision or the deadline
+      // resumes it here); past its deadline the wait below expires it at once.
+      if (ctx.metadata.canPark && row.status === ConfirmationStatus.Pending && row.expiresAt.getTime() > Date.now())
+        return { park: { confirmationId: row.id } };
       const final = row.status === ConfirmationStatus.Pending ? await this.waitTraced(ctx, row) : row;
       await ctx.emit('confirmation_resolved', {
         call_id: ctx.callId,

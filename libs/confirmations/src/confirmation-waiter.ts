@@ -1,10 +1,16 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
 import { AppConfig, Metrics } from '@warden/common';
 import { isRunInterruption } from '@warden/hooks';
 import { DATABASE_TARGET, PgNotificationListener, type DatabaseTarget } from '@warden/database';
 import { ConfirmationStore } from './confirmation.store.js';
-import { CONFIRMATION_NOTIFY_CHANNEL, CONFIRMATION_SETTLED, ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
+import {
+  CONFIRMATION_NOTIFIED,
+  CONFIRMATION_NOTIFY_CHANNEL,
+  CONFIRMATION_SETTLED,
+  ConfirmationStatus,
+  type ConfirmationRequest,
+} from './confirmation.types.js';
 
 /** The instance is shutting down: the request stays pending, and the run is resumed from its checkpoint. */
 export class WaiterClosedError extends Error {
@@ -57,6 +63,7 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
     private readonly store: ConfirmationStore,
     private readonly config: AppConfig,
     @Inject(DATABASE_TARGET) target: DatabaseTarget,
+    private readonly bus: EventEmitter2,
     @Optional() private readonly metrics?: Metrics,
   ) {
     this.listener = target.embedded
@@ -68,6 +75,8 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
           logger: this.logger,
           onNotification: (payload) => {
             this.scheduleWake(payload);
+            // Ids only: `requested:` and `voted:` payloads leave the row pending.
+            if (!payload.includes(':')) this.bus.emit(CONFIRMATION_NOTIFIED, payload);
             for (const observe of this.observers) observe(payload);
           },
           // Decisions taken while the connection was down were not notified to us.

@@ -74,6 +74,11 @@ export interface ConfirmationRequest {
 export const CONFIRMATION_SETTLED = 'confirmation.settled';
 /** In-process domain event, emitted after a new pending row was inserted (the statement has committed). */
 export const CONFIRMATION_REQUESTED = 'confirmation.requested';
+/**
+ * In-process event: a row left `pending`, as told by the NOTIFY channel (payload: its id) — a decision of any
+ * instance, this one included. Parked runs are claimed on it (@warden/agents ParkedRunResumer).
+ */
+export const CONFIRMATION_NOTIFIED = 'confirmation.notified';
 /** In-process domain event, emitted after a vote was counted on a row that may still be pending (tiers). */
 export const CONFIRMATION_VOTED = 'confirmation.voted';
 /**

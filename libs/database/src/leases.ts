@@ -6,17 +6,19 @@ export type LeasedTable = 'agent_runs' | 'workflow_runs';
 /**
  * Claims active rows whose lease lapsed (their instance died or released them) and takes the lease in the same
  * statement; `FOR UPDATE SKIP LOCKED` keeps two instances from claiming the same row. `exclude` are the ids this
- * process already drives (their lease may lag while the event loop is busy).
+ * process already drives (their lease may lag while the event loop is busy). `claimable` narrows the rows further
+ * (SQL on the table's row, e.g. a parked run only once its approval is decided), `set` adds assignments to the claim.
  */
 export async function claimExpiredLeases(
   dataSource: DataSource,
-  opts: { table: LeasedTable; instanceId: string; leaseMs: number; exclude: string[]; limit: number },
+  opts: { table: LeasedTable; instanceId: string; leaseMs: number; exclude: string[]; limit: number; claimable?: string; set?: string },
 ): Promise<string[]> {
   const [rows]: [Array<{ id: string }>, number] = await dataSource.query(
-    `UPDATE ${opts.table} SET locked_by = $1, lease_until = now() + make_interval(secs => $2), lease_epoch = lease_epoch + 1
+    `UPDATE ${opts.table} SET locked_by = $1, lease_until = now() + make_interval(secs => $2), lease_epoch = lease_epoch + 1${opts.set ? `, ${opts.set}` : ''}
      WHERE id IN (
        SELECT id FROM ${opts.table}
        WHERE status IN ('running', 'waiting') AND (lease_until IS NULL OR lease_until < now()) AND NOT (id = ANY($3::uuid[]))
+         ${opts.claimable ? `AND ${opts.claimable}` : ''}
        ORDER BY lease_until NULLS FIRST
        LIMIT $4
        FOR UPDATE SKIP LOCKED)

@@ -1,7 +1,7 @@
 import { isDroppedDatabaseConnection } from '@warden/database';
 import { noteAsk } from './hook-ask.js';
 import type { HookChainPoint, HookChainRun, RegisteredHook } from './hook-chain.js';
-import type { HookInvocation } from './hook-invocation.js';
+import type { HookInvocation, ToolCallContext } from './hook-invocation.js';
 import {
   BLOCKING_POINTS,
   HookPoint,
@@ -30,6 +30,8 @@ export interface PreToolUseVerdict {
   approval?: HookResult['approval'];
   /** A hook could not decide (HookResult.suspend): neither run nor block the call; the run is suspended. */
   suspended?: string;
+  /** The gate parked the call on this confirmation (HookResult.park): neither run nor block it; the run parks. */
+  parked?: string;
 }
 
 /** What the hooks of a text point (UserPromptSubmit, PreModelCall, PostToolUseFailure, Stop) decided. */
@@ -72,6 +74,7 @@ export const PRE_TOOL_USE: HookChainPoint<PreToolUseVerdict> = {
       run.suspended = result.suspend;
       return 'block';
     }
+    if (result.park !== undefined) return park(result.park, entry, run, ctx);
     if (result.allow === false) return 'block';
     let kind: HookOutcomeKind = 'allow';
     if (result.ask !== undefined) kind = noteAsk(ctx.metadata, entry.name, result.ask);
@@ -111,9 +114,22 @@ export const PRE_TOOL_USE: HookChainPoint<PreToolUseVerdict> = {
       outcomes: run.outcomes,
     };
     if (run.suspended !== undefined) verdict.suspended = run.suspended;
+    if (run.parked !== undefined) {
+      verdict.parked = run.parked;
+      verdict.error = `waiting for the decision on confirmation ${run.parked}`;
+    }
     return verdict;
   },
 };
+
+/** Only the gate (it runs last) may park a call, and only in a run that can park; anything else is a hook failure. */
+function park(parked: unknown, entry: RegisteredHook, run: HookChainRun, ctx: ToolCallContext): HookOutcomeKind {
+  const id = (parked as { confirmationId?: unknown } | null)?.confirmationId;
+  if (!entry.runsLast || !ctx.metadata.canPark) throw new Error('only the confirmation gate of a run that can park may park a call');
+  if (typeof id !== 'string' || id === '') throw new Error('park must name the confirmation the call waits for');
+  run.parked = id;
+  return 'block';
+}
 
 /** PostToolUse: observation rewrites carried forward; nothing blocks and a failing hook leaves the observation as it was. */
 export const POST_TOOL_USE: HookChainPoint<{ result: string; outcomes: HookOutcome[] }> = {

@@ -186,7 +186,9 @@ export class HookChain<R> {
       return this.failed(entry, ctx, run, err, kept ?? NO_SIDE_EFFECTS);
     }
     if (reason === undefined) return this.record(entry, ctx, run, kind, sideEffects, run.note);
-    return new ChainStop(this.spec.stopped(run, entry, reason, false), this.record(entry, ctx, run, kind, sideEffects, reason));
+    // A parked call has no outcome yet: the gate records one when the run resumes at it.
+    const emitted = run.parked === undefined ? this.record(entry, ctx, run, kind, sideEffects, reason) : undefined;
+    return new ChainStop(this.spec.stopped(run, entry, reason, false), emitted);
   }
 
   /** A hook failed (threw, rejected, timed out, or returned an invalid result): its policy says whether the chain stops. */

@@ -36,6 +36,8 @@ const NO_HOOKS: readonly RegisteredHook[] = Object.freeze([]);
  */
 export class HookRegistry {
   private readonly pre: HookChain<PreToolUseVerdict>;
+  /** The PreToolUse hooks that run last (the confirmation gate): where a parked call resumes. */
+  private readonly gate: HookChain<PreToolUseVerdict>;
   private readonly post: HookChain<{ result: string; outcomes: HookOutcome[] }>;
   private readonly sessionStart: HookChain<{ additionalContext: string[]; outcomes: HookOutcome[] }>;
   private readonly blockedListeners: HookChain<HookOutcome[]>;
@@ -47,6 +49,10 @@ export class HookRegistry {
   ) {
     const at = (point: HookPoint) => hooks.filter((h) => h.point === point);
     this.pre = new HookChain(at(HookPoint.PreToolUse), PRE_TOOL_USE);
+    this.gate = new HookChain(
+      this.pre.hooks.filter((h) => h.runsLast),
+      PRE_TOOL_USE,
+    );
     this.post = new HookChain(at(HookPoint.PostToolUse), POST_TOOL_USE);
     this.sessionStart = new HookChain(at(HookPoint.SessionStart), SESSION_START);
     this.blockedListeners = new HookChain(
@@ -90,7 +96,24 @@ export class HookRegistry {
     return this.sessionStart.run(ctx, new HookChainRun(ctx.toolArgs, undefined, []));
   }
 
-  runPreToolUse(ctx: ToolCallContext): Promise<PreToolUseVerdict> {
+  /**
+   * The PreToolUse chain; `atGate`: only the gate, for a call parked there (ctx.toolArgs are the args the gate saw).
+   * A parked call whose agent no longer has a gate is blocked: nothing may let it through undecided.
+   */
+  runPreToolUse(ctx: ToolCallContext, atGate = false): Promise<PreToolUseVerdict> {
+    if (atGate) {
+      this.attachAgent(ctx);
+      if (this.gate.hooks.length > 0) return this.gate.run(ctx, new HookChainRun(ctx.toolArgs, undefined));
+      const error = 'the call waited for an approval, but its agent no longer has an approval gate';
+      return Promise.resolve({
+        allow: false,
+        args: ctx.toolArgs,
+        blockedBy: CONFIRMATION_GATE,
+        error,
+        wouldRequireConfirmation: false,
+        outcomes: [],
+      });
+    }
     if (this.pre.hooks.length === 0)
       return Promise.resolve({ allow: true, args: ctx.toolArgs, wouldRequireConfirmation: false, outcomes: [] });
     this.attachAgent(ctx);

@@ -89,6 +89,13 @@ export interface HookResult {
    * the hooks again. The reason is logged. (A hook that cannot decide must say so; a block is a decision.)
    */
   suspend?: string;
+  /**
+   * PreToolUse, the confirmation gate only: the call waits for a decision stored in this confirmation, and the run
+   * need not wait in memory for it. The chain stops without an outcome (the gate records one when the run resumes
+   * at it), the call is neither run nor blocked, and the run is parked: no lease, no timer, no process holds it
+   * until the decision (or the deadline) claims it again. Only given when `metadata.canPark` says the run may park.
+   */
+  park?: { confirmationId: string };
   /** Dry runs only: the hook would stop for a human approval. */
   wouldRequireConfirmation?: boolean;
   /**

@@ -39,6 +39,16 @@ export interface ToolCallMetadata {
   humanTask?: boolean;
   /** The call ids of the model turn this call belongs to, in order (one approval card per turn). */
   turnCallIds?: string[];
+  /**
+   * The run may park on an approval (a top-level chat or api run): the gate returns `park` once the request is
+   * announced, instead of waiting in memory. DAG steps, delegates, workflow nodes and evals wait in process.
+   */
+  canPark?: boolean;
+  /**
+   * The run was parked at the gate for this call and now resumes there: the hooks before the gate ran before it
+   * parked (their rewrites are in the args), so only the gate runs, and it runs whatever its trigger says.
+   */
+  resumedAtGate?: boolean;
   /** Set by the confirmation gate when it lets the call through: who approved it, under which approval (audited). */
   approvedBy?: string;
   /** The tool's parameter schema (JSON schema): what an approver's edited args are validated against. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { annotateSpan, type RunEventMap, type RunEventType } from '@warden/common';
+import { annotateSpan, AppConfig, type RunEventMap, type RunEventType } from '@warden/common';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import type { AgentRun } from '../runs/run.entity.js';
 import type { LiveRun, PreparedRun } from './live-run.js';
@@ -16,6 +16,7 @@ export class LiveRunBuilder {
     private readonly llm: LlmProviderFactory,
     private readonly factory: RunFactory,
     private readonly store: RunStore,
+    private readonly config: AppConfig,
   ) {}
 
   async build(run: AgentRun, epoch: number, isStopping: () => boolean, prepared?: PreparedRun): Promise<LiveRun> {
@@ -28,6 +29,7 @@ export class LiveRunBuilder {
       epoch,
       ancestors,
       isStopping,
+      canPark: this.config.runParkOnApproval && canPark(run),
       abort: new AbortController(),
       deferred: [],
       fresh: new Set(),
@@ -52,4 +54,12 @@ export class LiveRunBuilder {
     const written = await this.store.writeRun(live, [{ type, data }], { waiting: type === 'confirmation_pending' });
     if (!written.held) throw this.store.leaseLost(live);
   }
+}
+
+/**
+ * A run parks on an approval when nobody awaits it in memory: a top-level chat or api run. DAG steps and delegates
+ * are awaited by their parent's drive, workflow nodes by the workflow's, evals by the eval; they wait in process.
+ */
+function canPark(run: AgentRun): boolean {
+  return run.parentRunId === null && (run.surface === 'chat' || run.surface === 'api') && run.hooks === 'active' && !run.state.tool_run;
 }

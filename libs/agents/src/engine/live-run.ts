@@ -3,7 +3,7 @@ import type { AgentHookSettings, HookRegistry, RunEventEmitter, Surface } from '
 import type { AgentConfig } from '../agents/agent-config.js';
 import type { Agent } from '../agents/agent.entity.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
-import type { AgentRun, EvalRunOptions, RunMode, RunState, RunStatus } from '../runs/run.entity.js';
+import type { AgentRun, EvalRunOptions, ParkedToolCall, RunMode, RunState, RunStatus } from '../runs/run.entity.js';
 import type { ResolvedTool } from '../tools/tool-registry.js';
 
 export interface StartRunOptions {
@@ -59,6 +59,8 @@ export interface LiveRun {
   emit: RunEventEmitter;
   /** True once this instance is stopping: whatever cannot finish now is left for the run's next driver. */
   isStopping: () => boolean;
+  /** The run may park on an approval (the gate's `park`) instead of waiting in this process (LiveRunBuilder). */
+  canPark: boolean;
   /**
    * Hook outcome events not yet written: they wait in memory and are written with the run's next write (a tool
    * call's execution mark or result, the next event, the step's state), in its transaction.
@@ -91,6 +93,7 @@ export class RunSuspendedError extends Error {
 /**
  * A step's result: the next state (the driver saves it); one the step already saved with its writes; one the next
  * step saves with its own writes (`carry`: only for a step that is safe to redo from the previous state, since a
- * crash before that save redoes it); or the end.
+ * crash before that save redoes it); the calls of a tool turn parked at the gate (`park`: the driver parks the run,
+ * whose turn then resumes at the gate); or the end.
  */
-export type StepOutcome = RunState | { saved: RunState } | { carry: RunState } | 'finished';
+export type StepOutcome = RunState | { saved: RunState } | { carry: RunState } | { park: ParkedToolCall[] } | 'finished';

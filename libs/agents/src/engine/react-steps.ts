@@ -135,13 +135,17 @@ export class ReactSteps {
   async toolTurn(live: LiveRun, state: RunState): Promise<StepOutcome> {
     const tools = live.catalog ?? (await this.tools.forAgent(live.run.orgId, live.config.tools));
     live.catalog = undefined;
-    await Promise.all(
+    const parkedAt = new Map(state.parked_calls?.map((p) => [p.call_id, p]));
+    const results = await Promise.all(
       state.pending_calls.map((call) =>
         inSpan(`tool ${call.tool}`, { 'warden.tool': call.tool, 'warden.call_id': call.call_id }, () =>
-          this.toolCalls.run(live, call, tools, state.pending_calls),
+          this.toolCalls.run(live, call, tools, state.pending_calls, parkedAt.get(call.call_id)),
         ),
       ),
     );
+    // Every other call of the turn has its outcome: the run parks until a parked call's decision claims it again.
+    const parked = results.filter((p) => p !== undefined);
+    if (parked.length > 0) return { park: parked };
     const observations = await this.toolCalls.observations(
       live,
       state.pending_calls.map((c) => c.call_id),
@@ -154,7 +158,7 @@ export class ReactSteps {
     // Carried to the model turn, which saves it with its output: redoing this step finds every call settled.
     return {
       carry: {
-        ...state,
+        ...withoutParked(state),
         phase: 'llm',
         pending_calls: [],
         messages: [
@@ -207,4 +211,10 @@ export class ReactSteps {
       await deltas.close();
     }
   }
+}
+
+/** The state without its parked calls (they have their outcomes now). */
+function withoutParked(state: RunState): RunState {
+  const { parked_calls: _parked, ...rest } = state;
+  return rest;
 }

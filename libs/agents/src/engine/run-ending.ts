@@ -35,7 +35,7 @@ export interface RunEnding {
 export async function writeRunEnding(tx: RunTx, events: RunEventsService, run: AgentRun, ending: RunEnding): Promise<boolean> {
   const { status, result } = ending;
   const [rows] = await tx.m.query<[unknown[], number]>(
-    `UPDATE agent_runs SET status = $2, answer = $3, error = $4, finished_at = now(), updated_at = now(), locked_by = NULL, lease_until = NULL,
+    `UPDATE agent_runs SET status = $2, answer = $3, error = $4, finished_at = now(), updated_at = now(), locked_by = NULL, lease_until = NULL, parked_on = NULL,
        state = COALESCE($6::jsonb, state)
      WHERE id = $1 AND status = ANY($7) AND ($5::int IS NULL OR lease_epoch = $5) RETURNING id`,
     [

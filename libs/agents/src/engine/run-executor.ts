@@ -85,6 +85,16 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     return this.drive(runId);
   }
 
+  /**
+   * Drives a parked run this instance just claimed at `epoch` (ParkedRunResumer). The drive that parked it may still
+   * be winding down here: the claimed drive starts once it has.
+   */
+  resumeClaimed(runId: string, epoch: number): Promise<RunOutcome> {
+    const previous = this.completions.get(runId);
+    if (previous) return previous.then(() => this.resumeClaimed(runId, epoch));
+    return this.drive(runId, undefined, undefined, epoch);
+  }
+
   /** True while this process drives the run (the recovery loop never claims those). */
   isDriving(runId: string): boolean {
     return this.completions.has(runId);
@@ -155,12 +165,15 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     process.off('SIGINT', this.onStopSignal);
   }
 
-  /** `created`: a run this process just created, leased to it at epoch 1 (no claim, no read needed). */
-  private drive(runId: string, prepared?: PreparedRun, created?: AgentRun): Promise<RunOutcome> {
+  /**
+   * `created`: a run this process just created, leased to it at epoch 1 (no claim, no read needed); `claimed`: the
+   * epoch of a claim already made (a parked run's resumer).
+   */
+  private drive(runId: string, prepared?: PreparedRun, created?: AgentRun, claimed?: number): Promise<RunOutcome> {
     // One `run` span per drive; a child run started inside a tool call nests under that call's span.
     const traced = inSpan('run', { 'warden.run_id': runId }, (span) => {
       if (span) void this.store.recordTraceId(runId, activeTraceId());
-      return this.execute(runId, prepared, created).then((o) => {
+      return this.execute(runId, prepared, created, claimed).then((o) => {
         span?.setAttribute('warden.run.status', o.status);
         return o;
       });
@@ -180,8 +193,8 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     return completion;
   }
 
-  private async execute(runId: string, prepared?: PreparedRun, created?: AgentRun): Promise<RunOutcome> {
-    const epoch = created ? created.leaseEpoch : await this.store.acquire(runId);
+  private async execute(runId: string, prepared?: PreparedRun, created?: AgentRun, claimed?: number): Promise<RunOutcome> {
+    const epoch = created ? created.leaseEpoch : (claimed ?? (await this.store.acquire(runId)));
     // Another instance holds a live lease: it drives the run, not us.
     if (epoch === null) return this.store.outcome(runId);
     let live: LiveRun | undefined;
@@ -199,7 +212,10 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
         if (live.abort.signal.aborted) break;
         const next = await this.step(live, state);
         if (next === 'finished') break;
-        if ('saved' in next) state = next.saved;
+        if ('park' in next) {
+          state = { ...state, parked_calls: next.park };
+          if (await this.park(live, state)) break;
+        } else if ('saved' in next) state = next.saved;
         else if ('carry' in next) state = next.carry;
         else if (await this.store.saveState(live, next)) state = next;
         else break;
@@ -213,6 +229,24 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       if (release) await this.store.releaseLease(runId, epoch).catch(() => undefined);
     }
     return live?.outcome ?? this.store.outcome(runId);
+  }
+
+  /**
+   * Parks the run on its parked calls' approvals: it gives up its lease and this drive ends (true). False when a
+   * decision came in first: the drive goes on, and the turn resumes at the gate. A fence refusal stops the drive.
+   */
+  private async park(live: LiveRun, state: RunState): Promise<boolean> {
+    const runId = live.run.id;
+    // No renewal may follow the park (a renewal never touches a row without a holder, either).
+    this.leases.release(runId);
+    const parked = await this.store.park(live, state);
+    if (parked === 'lost') throw this.store.leaseLost(live);
+    if (parked === 'decided') {
+      this.leases.hold(runId, live.epoch, (detail) => abortOnLeaseLost(this.logger, live, runId, detail));
+      return false;
+    }
+    live.outcome = { runId, status: 'waiting', answer: null, error: null };
+    return true;
   }
 
   /** One step of the state machine; returns the next state, or 'finished' once the run has its final status. */

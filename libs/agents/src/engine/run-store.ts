@@ -65,12 +65,29 @@ export class RunStore {
    */
   async acquire(runId: string): Promise<number | null> {
     const [rows]: [Array<{ lease_epoch: number }>, number] = await this.dataSource.query(
-      `UPDATE agent_runs SET locked_by = $2, lease_until = now() + make_interval(secs => $3), lease_epoch = lease_epoch + 1
+      `UPDATE agent_runs SET locked_by = $2, lease_until = now() + make_interval(secs => $3), lease_epoch = lease_epoch + 1, parked_on = NULL
        WHERE id = $1 AND status IN ('running', 'waiting')
          AND (locked_by = $2 OR locked_by IS NULL OR lease_until IS NULL OR lease_until < now()) RETURNING lease_epoch`,
       [runId, this.config.instanceId, this.config.runLeaseMs / 1000],
     );
     return rows[0]?.lease_epoch ?? null;
+  }
+
+  /**
+   * Claims the parked runs waiting for any of these (just settled) confirmations, in one statement; returns each with
+   * its new epoch. A run another instance claimed first, or that is not parked, is not returned.
+   */
+  async claimParked(confirmationIds: string[]): Promise<Array<{ id: string; epoch: number }>> {
+    const [rows]: [Array<{ id: string; lease_epoch: number }>, number] = await this.dataSource.query(
+      `UPDATE agent_runs r SET locked_by = $2, lease_until = now() + make_interval(secs => $3), lease_epoch = r.lease_epoch + 1,
+              parked_on = NULL, updated_at = now()
+         FROM confirmation_requests c
+        WHERE c.id = ANY($1::uuid[]) AND r.id = c.run_id AND r.parked_on && $1::uuid[] AND r.locked_by IS NULL
+          AND r.status IN ('running', 'waiting')
+       RETURNING r.id, r.lease_epoch`,
+      [confirmationIds, this.config.instanceId, this.config.runLeaseMs / 1000],
+    );
+    return rows.map((r) => ({ id: r.id, epoch: r.lease_epoch }));
   }
 
   /** Hands the lease back now (another driver may continue at once). */
@@ -95,6 +112,33 @@ export class RunStore {
   async saveState(live: LiveRun, state: RunState): Promise<boolean> {
     const p = new SqlParams();
     return (await this.writeRun(live, [], { set: this.stateSets(p, state) }, p)).held;
+  }
+
+  /**
+   * Parks the live run on the approvals of its parked calls (`state.parked_calls`), in one statement with its state
+   * and deferred events: `parked_on` names them, and the lease ends (no holder) — unless one of them is already
+   * decided, which the same snapshot sees ('decided': the run stays held, to be driven on at once). A decision
+   * committed after that snapshot finds the run parked and claims it (ParkedRunResumer); if that claim misses it,
+   * recovery claims a parked run whose approval is decided. Redoable: lost in a crash, the run is driven again.
+   */
+  async park(live: LiveRun, state: RunState): Promise<'parked' | 'decided' | 'lost'> {
+    const p = new SqlParams();
+    const ids = p.add((state.parked_calls ?? []).map((c) => c.confirmation_id));
+    const undecided = `NOT EXISTS (SELECT 1 FROM confirmation_requests WHERE id = ANY(${ids}::uuid[]) AND status <> 'pending')`;
+    const lease = `now() + make_interval(secs => ${p.add(this.config.runLeaseMs / 1000)})`;
+    const set = [
+      `state = ${p.add(JSON.stringify(state))}`,
+      `updated_at = now()`,
+      `parked_on = CASE WHEN ${undecided} THEN ${ids}::uuid[] END`,
+      `locked_by = CASE WHEN ${undecided} THEN NULL ELSE locked_by END`,
+      `lease_until = CASE WHEN ${undecided} THEN NULL ELSE ${lease} END`,
+    ];
+    const ctes: Array<[string, string]> = [
+      ['decided', `SELECT 1 FROM confirmation_requests WHERE id = ANY(${ids}::uuid[]) AND status <> 'pending'`],
+    ];
+    const written = await this.writeRun(live, [], { set, ctes, waiting: true, redoable: true }, p);
+    if (!written.held) return 'lost';
+    return written.counts.decided > 0 ? 'decided' : 'parked';
   }
 
   /** The run row's assignments that save `state` and renew the lease (for `writeRun`). */

@@ -11,7 +11,7 @@ import {
 } from '@warden/hooks';
 import { isTransientDatabaseError, SqlParams } from '@warden/database';
 import type { EntityManager } from 'typeorm';
-import type { PendingToolCall } from '../runs/run.entity.js';
+import type { ParkedToolCall, PendingToolCall } from '../runs/run.entity.js';
 import { ToolRegistry, type ResolvedTool } from '../tools/tool-registry.js';
 import { RunSuspendedError, type LiveRun } from './live-run.js';
 import { executionMarkWrites } from './in-flight-audit.js';
@@ -57,38 +57,36 @@ export class ToolCallRunner {
     return new Map(rows.map((r) => [r.call_id, r.result ?? `Error: the outcome of this call is unknown (status ${r.status})`]));
   }
 
-  async run(live: LiveRun, call: PendingToolCall, available: ResolvedTool[], turn?: PendingToolCall[]): Promise<void> {
-    const { run } = live;
+  /**
+   * `parked`: the call was parked at the gate and resumes there, with the args the gate saw. Returns the call's park
+   * when the gate parks it (the run then parks); nothing else is recorded for it.
+   */
+  async run(
+    live: LiveRun,
+    call: PendingToolCall,
+    available: ResolvedTool[],
+    turn?: PendingToolCall[],
+    parked?: ParkedToolCall,
+  ): Promise<ParkedToolCall | undefined> {
     // A call this driver just recorded is pending: its execution mark (or stored outcome) claims it. Any other call
     // is claimed first: one already handled is skipped (a resumed run never runs a call twice).
-    if (!live.fresh.delete(call.call_id)) {
-      if (!(await this.toolCalls.claim(live, call.call_id))) return this.toolCalls.assertHeld(live);
+    const fresh = live.fresh.delete(call.call_id);
+    if (!fresh && !(await this.toolCalls.claim(live, call.call_id))) {
+      await this.toolCalls.assertHeld(live);
+      return undefined;
     }
     const tool = available.find((t) => t.spec.name === call.tool);
-    const metadata: ToolCallMetadata = {
-      ...this.tools.metadataFor(tool, call.args),
-      agent: live.settings,
-      conversationId: run.conversationId ?? undefined,
-      parentRunId: run.parentRunId ?? undefined,
-      turnCallIds: turn?.map((c) => c.call_id),
-    };
-    const ctx = {
-      toolName: call.tool,
-      toolArgs: call.args,
-      agentId: run.agentId,
-      userId: run.userId,
-      orgId: run.orgId,
-      runId: run.id,
-      callId: call.call_id,
-      surface: run.surface,
-      metadata,
-      emit: live.emit,
-      signal: live.abort.signal,
-    };
+    const ctx = this.callContext(live, call, tool, turn, parked);
     try {
-      const verdict = await live.registry.runPreToolUse(ctx);
+      const verdict = await live.registry.runPreToolUse(ctx, parked !== undefined);
       // Lost the run (or cancelled) while in the hooks: whoever holds it now decides; nothing is recorded here.
       if (live.abort.signal.aborted) throw live.abort.signal.reason;
+      if (verdict.parked !== undefined) {
+        // Waiting for a decision without a process: the call is pending again, and resumes at the gate.
+        if (!fresh) await this.toolCalls.release(live, call.call_id);
+        const asks = ctx.metadata.confirmationAsks;
+        return { call_id: call.call_id, confirmation_id: verdict.parked, args: verdict.args, ...(asks?.length ? { asks } : {}) };
+      }
       if (verdict.suspended !== undefined) {
         // A hook could not decide (the approval wait ended because this instance is stopping): nobody decided, so
         // nothing is recorded as blocked. The hooks run again when the run is resumed (the gate reuses its row).
@@ -98,7 +96,7 @@ export class ToolCallRunner {
       // What will be sent, frozen here: nothing a hook still holds can change it after the check below.
       const args = structuredClone(verdict.args);
       if (verdict.allow && !approvalCovers(verdict, call.tool, args)) {
-        this.logger.warn({ runId: run.id, callId: call.call_id, tool: call.tool }, 'args changed after approval; call blocked');
+        this.logger.warn({ runId: live.run.id, callId: call.call_id, tool: call.tool }, 'args changed after approval; call blocked');
         Object.assign(verdict, { allow: false, args, blockedBy: CONFIRMATION_GATE, error: ARGS_CHANGED_AFTER_APPROVAL });
       }
       if (!verdict.allow) await this.storeBlocked(live, call, ctx, verdict);
@@ -109,7 +107,7 @@ export class ToolCallRunner {
       // driver settles the call (in-flight rule).
       if (live.abort.signal.aborted || err instanceof RunSuspendedError || err instanceof LeaseLostError || isTransientDatabaseError(err))
         throw err;
-      this.logger.error({ err, runId: run.id, callId: call.call_id }, 'tool call failed unexpectedly');
+      this.logger.error({ err, runId: live.run.id, callId: call.call_id }, 'tool call failed unexpectedly');
       const content = `Error: the tool call failed: ${(err as Error).message}`;
       await this.store(
         live,
@@ -118,6 +116,43 @@ export class ToolCallRunner {
         { call_id: call.call_id, tool: call.tool, args: call.args, content, blocked: false, ok: false },
       );
     }
+    return undefined;
+  }
+
+  /** What the call's hooks see; a parked call resumes with the args and asks it reached the gate with. */
+  private callContext(
+    live: LiveRun,
+    call: PendingToolCall,
+    tool: ResolvedTool | undefined,
+    turn: PendingToolCall[] | undefined,
+    parked: ParkedToolCall | undefined,
+  ): ToolCallContext {
+    const { run } = live;
+    const metadata: ToolCallMetadata = {
+      ...this.tools.metadataFor(tool, call.args),
+      agent: live.settings,
+      conversationId: run.conversationId ?? undefined,
+      parentRunId: run.parentRunId ?? undefined,
+      turnCallIds: turn?.map((c) => c.call_id),
+    };
+    if (live.canPark) metadata.canPark = true;
+    if (parked) {
+      metadata.resumedAtGate = true;
+      if (parked.asks) metadata.confirmationAsks = [...parked.asks];
+    }
+    return {
+      toolName: call.tool,
+      toolArgs: parked?.args ?? call.args,
+      agentId: run.agentId,
+      userId: run.userId,
+      orgId: run.orgId,
+      runId: run.id,
+      callId: call.call_id,
+      surface: run.surface,
+      metadata,
+      emit: live.emit,
+      signal: live.abort.signal,
+    };
   }
 
   /** A call a hook blocked (or whose args no longer match its approval): the PostToolUse-blocked hooks, then its outcome. */

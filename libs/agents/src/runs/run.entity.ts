@@ -24,6 +24,16 @@ export interface PendingToolCall {
   args: Record<string, unknown>;
 }
 
+/** A call the confirmation gate parked the run on: where and with what it resumes (at the gate, not before it). */
+export interface ParkedToolCall {
+  call_id: string;
+  confirmation_id: string;
+  /** The args as the hooks before the gate left them: what the request was opened for. */
+  args: Record<string, unknown>;
+  /** The hooks that asked for a human (`ask`) on the way to the gate; the gate reads them again. */
+  asks?: Array<{ hook: string; reason: string }>;
+}
+
 /**
  * How an eval run (hooks bypassed) treats tool calls: writes are always simulated — answered from `fixtures`
  * (`{ "<tool>": <response or list of successive responses> }`) or a synthetic observation — and reads run live
@@ -67,6 +77,8 @@ export interface RunState {
   eval?: EvalRunOptions;
   /** A workflow AGENT node's `confirmation`, laid over the agent's own approval policy (kept for resumes). */
   confirmation_override?: Record<string, unknown>;
+  /** The calls of this tool turn parked at the gate: they resume there when the run is claimed again. */
+  parked_calls?: ParkedToolCall[];
 }
 
 /** Who a one-call run acts for, and the hooks it runs with (as an agent's model_config_json would declare them). */
@@ -116,6 +128,11 @@ export class AgentRun {
   @Column('text', { nullable: true }) traceId: string | null;
   /** Fencing token: incremented by every claim; a driver writes only while the row still carries its epoch. */
   @Column('int', { default: 0 }) leaseEpoch: number;
+  /**
+   * Set while the run is parked on approvals (no lease, no process): the confirmations whose decision (or deadline)
+   * makes it claimable again. Null otherwise.
+   */
+  @Column('uuid', { array: true, nullable: true }) parkedOn: string[] | null;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
   @Column('timestamptz', { nullable: true }) finishedAt: Date | null;

@@ -147,6 +147,13 @@ export class AppConfig {
   get runRecoveryMs(): number {
     return this.env.RUN_RECOVERY_MS ?? 5000;
   }
+  /**
+   * A chat or api run waiting for an approval parks (no lease, no timer, no memory in any process; the decision
+   * claims it on any instance). Off: it waits in the process that drives it (a decision resumes it a little faster).
+   */
+  get runParkOnApproval(): boolean {
+    return this.env.RUN_PARK_ON_APPROVAL ?? true;
+  }
   /** Upper bound for one LLM call, streaming included. */
   get llmTimeoutMs(): number {
     return this.env.LLM_TIMEOUT_MS ?? 60000;

@@ -21,6 +21,7 @@ import { AuditCallIndex1765000100000 } from './1765000100000-audit-call-index.js
 import { AuditChain1765000400000 } from './1765000400000-audit-chain.js';
 import { WorkflowCancel1765000800000 } from './1765000800000-workflow-cancel.js';
 import { ConfigChangeNotify1766000000000 } from './1766000000000-config-change-notify.js';
+import { ParkedRuns1766100000000 } from './1766100000000-parked-runs.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed) so that the app, the TypeORM CLI and the
@@ -50,4 +51,5 @@ export const MIGRATIONS = [
   McpServers1765000600001,
   WorkflowCancel1765000800000,
   ConfigChangeNotify1766000000000,
+  ParkedRuns1766100000000,
 ];

@@ -73,7 +73,7 @@ try {
     t0 ??= at;
     const sql = m[6].replace(/\s+/g, ' ').slice(0, 200);
     if (/^(BEGIN|START TRANSACTION)/i.test(sql)) tx++;
-    console.log(`+${(at - t0).toFixed(0).padStart(5)} ms ${(m[5] ?? '?').padStart(6)} ms [${m[4]}] ${sql}`);
+    console.log(`+${(at - t0).toFixed(0).padStart(5)} ms ${(m.at(5) ?? '?').padStart(6)} ms [${m[4]}] ${sql}`);
   }
   console.log(`explicit transactions: ${tx}; statements: ${lines.length}`);
 } finally {

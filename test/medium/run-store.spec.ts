@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { RUN_FINISHED, type LiveRun } from '../../libs/agents/src/engine/live-run.js';
 import { LeaseLostError } from '../../libs/agents/src/engine/run-fence.js';
 import { RunStore } from '../../libs/agents/src/engine/run-store.js';
+import { RunLeases } from '../../libs/agents/src/engine/run-leases.js';
 import { RUN_TRANSITIONS, type FinalRunStatus } from '../../libs/agents/src/engine/run-transitions.js';
 import { RunEventsService } from '../../libs/agents/src/runs/run-events.service.js';
 import { AgentRun, type RunState, type RunStatus } from '../../libs/agents/src/runs/run.entity.js';
@@ -29,6 +30,7 @@ async function storeInstance(db: MediumDb, instanceId: string): Promise<StoreIns
     ],
     providers: [
       RunStore,
+      RunLeases,
       RunEventsService,
       { provide: DataSource, useValue: db.dataSource },
       { provide: DATABASE_TARGET, useValue: { url: db.url, embedded: false, close: () => Promise.resolve() } },
@@ -88,15 +90,15 @@ describe('RunStore (medium)', () => {
   it('of two instances claiming a free run at once, exactly one wins; the other cannot claim it while the lease lives', async () => {
     const id = await db.newRun({ lockedBy: 'crashed', epoch: 1 });
     await expireLease(id);
-    const epochs = await Promise.all([a.store.acquire(id), b.store.acquire(id)]);
+    const epochs = await Promise.all([a.store.leases.acquire(id), b.store.leases.acquire(id)]);
     expect(epochs.filter((e) => e !== null)).toEqual([2]);
     const [winner, loser] = epochs[0] !== null ? (['a', b] as const) : (['b', a] as const);
-    expect(await loser.store.acquire(id)).toBeNull();
+    expect(await loser.store.leases.acquire(id)).toBeNull();
     expect(await row(id)).toMatchObject({ locked_by: winner, lease_epoch: 2 });
 
     const ended = await db.newRun({ status: 'completed' });
     await expireLease(ended);
-    expect(await a.store.acquire(ended)).toBeNull();
+    expect(await a.store.leases.acquire(ended)).toBeNull();
   });
 
   it("after another instance took the run over, the old holder's writes are refused and change nothing", async () => {
@@ -104,7 +106,7 @@ describe('RunStore (medium)', () => {
     const old = await driving(a.store, id, 1);
     expect(await a.store.saveState(old, state(1))).toBe(true);
     await expireLease(id);
-    const epoch = await b.store.acquire(id);
+    const epoch = await b.store.leases.acquire(id);
     expect(epoch).toBe(2);
     const before = await row(id);
 

@@ -19,6 +19,7 @@ import { ConversationsService } from './conversations/conversations.service.js';
 import { ConversationsStore } from './conversations/conversations.store.js';
 import { RunExecutor } from './engine/run-executor.js';
 import { RunStore } from './engine/run-store.js';
+import { RunLeases } from './engine/run-leases.js';
 import { RunFactory } from './engine/run-factory.js';
 import { RunRecovery } from './engine/run-recovery.js';
 import { ParkedRunResumer } from './engine/parked-run-resumer.js';
@@ -79,6 +80,7 @@ import { McpToolExecutor } from './mcp/mcp-tool-executor.js';
     ToolCallRecovery,
     ToolExecution,
     RunStore,
+    RunLeases,
     RunFactory,
     LiveRunBuilder,
     ReactSteps,

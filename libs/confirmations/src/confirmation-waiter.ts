@@ -10,15 +10,10 @@ import {
   CONFIRMATION_SETTLED,
   ConfirmationStatus,
   type ConfirmationRequest,
+  WaiterClosedError,
 } from './confirmation.types.js';
 
-/** The instance is shutting down: the request stays pending, and the run is resumed from its checkpoint. */
-export class WaiterClosedError extends Error {
-  constructor() {
-    super('this server instance is shutting down; the approval request stays pending');
-    this.name = 'WaiterClosedError';
-  }
-}
+export { WaiterClosedError };
 
 interface Listener {
   resolve(row: ConfirmationRequest): void;

@@ -1,7 +1,9 @@
 import type { Logger } from '@nestjs/common';
 import { isTransientDatabaseError } from '@warden/database';
 import { LlmError } from '../llm/llm-provider.js';
-import { RunSuspendedError, type LiveRun } from './live-run.js';
+import { RunInterruptedError } from '@warden/hooks';
+import { ACTIVE_RUN_STATUSES } from '../runs/run.entity.js';
+import { RunSuspendedError, type LiveRun, type RunOutcome } from './live-run.js';
 import { LeaseLostError } from './run-fence.js';
 import type { RunStore } from './run-store.js';
 
@@ -56,4 +58,47 @@ export function abortOnLeaseLost(logger: Logger, live: LiveRun | undefined, runI
     live.abort.abort(err);
   }
   return err;
+}
+
+/** On shutdown, how long runs get to reach a point where they can stop cleanly before they are aborted. */
+const SHUTDOWN_GRACE_MS = 5_000;
+const SHUTDOWN_ABORT_WAIT_MS = 2_000;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * Graceful stop of this instance's drives: no step starts any more; a call waiting for approval in process is
+ * suspended (back to `pending`, its request stays pending); a model or tool call in progress gets a grace period,
+ * then is aborted. Every write of a run is awaited (its drive settles), then the leases this instance holds end
+ * now, so another instance — or this one, restarted — continues the runs at once.
+ */
+export async function stopDrives(
+  logger: Logger,
+  store: RunStore,
+  completions: Map<string, Promise<RunOutcome>>,
+  lives: Map<string, LiveRun>,
+): Promise<void> {
+  const settled = () => Promise.allSettled([...completions.values()]);
+  await Promise.race([settled(), sleep(SHUTDOWN_GRACE_MS)]);
+  for (const live of lives.values()) live.abort.abort(new RunInterruptedError('the server is shutting down'));
+  await Promise.race([settled(), sleep(SHUTDOWN_ABORT_WAIT_MS)]);
+  await store.leases.releaseAll().catch((err: unknown) => logger.error(`could not release run leases: ${(err as Error).message}`));
+}
+
+/** Settles when the run ends: from `local` (this process's drive) when given, else by watching its event log. */
+export async function waitForRunEnd(
+  store: RunStore,
+  runId: string,
+  local: Promise<RunOutcome> | undefined,
+  signal?: AbortSignal,
+): Promise<RunOutcome> {
+  if (local) {
+    // A drive that stopped without ending the run (lease lost, database blip, parked) leaves it to another driver.
+    const outcome = await local;
+    if (!ACTIVE_RUN_STATUSES.includes(outcome.status)) return outcome;
+  }
+  // Driven elsewhere, or by nobody until a decision: its event log says when it ends (LISTEN, no polling).
+  const ended = await store.waitForDone(runId, signal ?? new AbortController().signal);
+  const run = await store.get(runId);
+  if (ended || !ACTIVE_RUN_STATUSES.includes(run.status)) return { runId, status: run.status, answer: run.answer, error: run.error };
+  return { runId, status: run.status, answer: null, error: 'stopped waiting' };
 }

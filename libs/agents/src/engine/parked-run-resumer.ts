@@ -32,8 +32,7 @@ export class ParkedRunResumer {
   @OnEvent(CONFIRMATION_SETTLED)
   onSettled(row: { id: string; status: string }): void {
     if (row.status === 'pending') return;
-    this.local.add(row.id);
-    if (this.local.size > RECENT_LOCAL) this.local.delete(this.local.values().next().value as string);
+    this.remember(row.id);
     this.schedule(row.id);
   }
 
@@ -42,6 +41,14 @@ export class ParkedRunResumer {
     // The echo of a settlement of this process: already handled.
     if (this.local.delete(id)) return;
     this.schedule(id);
+  }
+
+  private remember(id: string): void {
+    this.local.add(id);
+    // A Set keeps insertion order: the oldest is forgotten first.
+    if (this.local.size <= RECENT_LOCAL) return;
+    const [oldest] = this.local;
+    this.local.delete(oldest);
   }
 
   private schedule(id: string): void {
@@ -58,7 +65,7 @@ export class ParkedRunResumer {
     const ids = [...this.queue];
     this.queue.clear();
     try {
-      for (const { id, epoch } of await this.store.claimParked(ids)) {
+      for (const { id, epoch } of await this.store.leases.claimParked(ids)) {
         void this.executor
           .resumeClaimed(id, epoch)
           .catch((err: unknown) => this.logger.error({ err, runId: id }, 'could not resume a parked run'));

@@ -1,11 +1,10 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { activeTraceId, AppConfig, inSpan } from '@warden/common';
-import { RunInterruptedError } from '@warden/hooks';
 import { LeaseKeeper } from '@warden/database';
-import { ACTIVE_RUN_STATUSES, AgentRun, type RunState } from '../runs/run.entity.js';
+import { AgentRun, type RunState } from '../runs/run.entity.js';
 import { DagSteps } from './dag-steps.js';
-import { abortOnLeaseLost, settleDriveError } from './drive-errors.js';
+import { abortOnLeaseLost, settleDriveError, stopDrives, waitForRunEnd } from './drive-errors.js';
 import { LiveRunBuilder } from './live-run-builder.js';
 import {
   RUN_CANCELLED,
@@ -24,11 +23,6 @@ import { ToolCallRecovery } from './tool-call-recovery.js';
 
 export * from './live-run.js';
 
-/** On shutdown, how long runs get to reach a point where they can stop cleanly before they are aborted. */
-const SHUTDOWN_GRACE_MS = 5_000;
-const SHUTDOWN_ABORT_WAIT_MS = 2_000;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
-
 /**
  * Starts and drives agent runs on every surface (chat, api, dag steps, delegates, workflows, evals): a state machine
  * over `agent_runs.state` whose every step commits its new state before the next — so any instance can continue it.
@@ -40,7 +34,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   private readonly completions = new Map<string, Promise<RunOutcome>>();
   private stopping = false;
   /** One renewal statement per tick for every run this instance drives. */
-  private readonly leases: LeaseKeeper;
+  private readonly keeper: LeaseKeeper;
   // Set on the signal itself: Nest closes the confirmation waiter (rejecting approval waits) before this
   // module's destroy hook runs, and such a rejected wait must read as "stopping", never as a blocked call.
   private readonly onStopSignal = () => void (this.stopping = true);
@@ -55,7 +49,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     private readonly react: ReactSteps,
     private readonly dag: DagSteps,
   ) {
-    this.leases = new LeaseKeeper(store.dataSource, 'agent_runs', config.runLeaseMs, (err) =>
+    this.keeper = new LeaseKeeper(store.dataSource, 'agent_runs', config.runLeaseMs, (err) =>
       this.logger.warn(`run lease renewal failed (the next tick retries): ${err.message}`),
     );
   }
@@ -109,19 +103,9 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     return this.stopping;
   }
 
-  /** Settles when the run ends: from memory when this process drives it, else by watching its row. */
-  async waitForRun(runId: string, signal?: AbortSignal): Promise<RunOutcome> {
-    const local = this.completions.get(runId);
-    if (local) {
-      // A drive that stopped without ending the run (lease lost, database blip) leaves it to another driver.
-      const outcome = await local;
-      if (!ACTIVE_RUN_STATUSES.includes(outcome.status)) return outcome;
-    }
-    // Driven elsewhere: its event log says when it ends (LISTEN, no polling).
-    const ended = await this.store.waitForDone(runId, signal ?? new AbortController().signal);
-    const run = await this.store.get(runId);
-    if (ended || !ACTIVE_RUN_STATUSES.includes(run.status)) return { runId, status: run.status, answer: run.answer, error: run.error };
-    return { runId, status: run.status, answer: null, error: 'stopped waiting' };
+  /** Settles when the run ends: from memory when this process drives it, else by watching its event log. */
+  waitForRun(runId: string, signal?: AbortSignal): Promise<RunOutcome> {
+    return waitForRunEnd(this.store, runId, this.completions.get(runId), signal);
   }
 
   /**
@@ -143,21 +127,10 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     process.once('SIGINT', this.onStopSignal);
   }
 
-  /**
-   * Graceful stop: no step starts any more; runs waiting for approval are suspended (their call goes back to
-   * `pending`, the confirmation row stays pending); a model or tool call in progress gets a grace period, then is
-   * aborted. Every write of a run is awaited (its drive settles), then the leases this instance holds end now, so
-   * another instance — or this one, restarted — continues the runs at once. Runs before the database closes.
-   */
+  /** Graceful stop (stopDrives): runs before the database closes. Parked runs have nothing here to stop. */
   async onModuleDestroy(): Promise<void> {
     this.stopping = true;
-    const settled = () => Promise.allSettled([...this.completions.values()]);
-    await Promise.race([settled(), sleep(SHUTDOWN_GRACE_MS)]);
-    for (const live of this.live.values()) live.abort.abort(new RunInterruptedError('the server is shutting down'));
-    await Promise.race([settled(), sleep(SHUTDOWN_ABORT_WAIT_MS)]);
-    await this.store
-      .releaseAllLeases()
-      .catch((err: unknown) => this.logger.error(`could not release run leases: ${(err as Error).message}`));
+    await stopDrives(this.logger, this.store, this.completions, this.live);
   }
 
   onApplicationShutdown(): void {
@@ -194,11 +167,11 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   }
 
   private async execute(runId: string, prepared?: PreparedRun, created?: AgentRun, claimed?: number): Promise<RunOutcome> {
-    const epoch = created ? created.leaseEpoch : (claimed ?? (await this.store.acquire(runId)));
+    const epoch = created ? created.leaseEpoch : (claimed ?? (await this.store.leases.acquire(runId)));
     // Another instance holds a live lease: it drives the run, not us.
     if (epoch === null) return this.store.outcome(runId);
     let live: LiveRun | undefined;
-    this.leases.hold(runId, epoch, (detail) => abortOnLeaseLost(this.logger, live, runId, detail));
+    this.keeper.hold(runId, epoch, (detail) => abortOnLeaseLost(this.logger, live, runId, detail));
     let release = false;
     try {
       live = await this.lives.build(created ?? (await this.store.get(runId)), epoch, () => this.stopping, prepared);
@@ -225,8 +198,8 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       const ctx = { logger: this.logger, store: this.store, stopping: this.stopping };
       release = await settleDriveError(ctx, runId, epoch, live, err);
     } finally {
-      this.leases.release(runId);
-      if (release) await this.store.releaseLease(runId, epoch).catch(() => undefined);
+      this.keeper.release(runId);
+      if (release) await this.store.leases.release(runId, epoch).catch(() => undefined);
     }
     return live?.outcome ?? this.store.outcome(runId);
   }
@@ -238,11 +211,11 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   private async park(live: LiveRun, state: RunState): Promise<boolean> {
     const runId = live.run.id;
     // No renewal may follow the park (a renewal never touches a row without a holder, either).
-    this.leases.release(runId);
+    this.keeper.release(runId);
     const parked = await this.store.park(live, state);
     if (parked === 'lost') throw this.store.leaseLost(live);
     if (parked === 'decided') {
-      this.leases.hold(runId, live.epoch, (detail) => abortOnLeaseLost(this.logger, live, runId, detail));
+      this.keeper.hold(runId, live.epoch, (detail) => abortOnLeaseLost(this.logger, live, runId, detail));
       return false;
     }
     live.outcome = { runId, status: 'waiting', answer: null, error: null };

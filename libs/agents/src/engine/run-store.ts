@@ -8,14 +8,15 @@ import { AgentRun, type RunState } from '../runs/run.entity.js';
 import { RUN_FINISHED, type LiveRun, type RunOutcome } from './live-run.js';
 import { ancestorsOf, runEndingWrite, writeRunEnding, type RunTx, type RunWrite } from './run-ending.js';
 import { insertRun, type NewRunFields } from './run-insert.js';
+import { RunLeases } from './run-leases.js';
 import { LeaseLostError } from './run-fence.js';
 import type { FinalRunStatus } from './run-transitions.js';
 
 export type { RunTx, RunWrite } from './run-ending.js';
 
 /**
- * The SQL of agent runs (like ConfirmationStore for approvals): claims and leases, fenced state and event writes, and
- * the one transaction that ends a run. Every write of a driver names its lease epoch; a refused write means the
+ * The SQL of agent runs (like ConfirmationStore for approvals): fenced state and event writes, the park, and the one
+ * transaction that ends a run (claims and leases: `leases`, RunLeases). Every write of a driver names its lease epoch; a refused write means the
  * driver lost the run and must stop.
  */
 @Injectable()
@@ -27,6 +28,7 @@ export class RunStore {
     private readonly events: RunEventsService,
     private readonly bus: EventEmitter2,
     private readonly config: AppConfig,
+    readonly leases: RunLeases,
   ) {}
 
   /** Runs `fn` in one transaction; the events it appended reach this process's followers from memory after the commit. */
@@ -60,52 +62,6 @@ export class RunStore {
   }
 
   /**
-   * Claims the run unless another instance holds a live lease, and returns the new fencing epoch (null when another
-   * instance drives it). Every claim increments the epoch, so a previous holder's writes fail from now on.
-   */
-  async acquire(runId: string): Promise<number | null> {
-    const [rows]: [Array<{ lease_epoch: number }>, number] = await this.dataSource.query(
-      `UPDATE agent_runs SET locked_by = $2, lease_until = now() + make_interval(secs => $3), lease_epoch = lease_epoch + 1, parked_on = NULL
-       WHERE id = $1 AND status IN ('running', 'waiting')
-         AND (locked_by = $2 OR locked_by IS NULL OR lease_until IS NULL OR lease_until < now()) RETURNING lease_epoch`,
-      [runId, this.config.instanceId, this.config.runLeaseMs / 1000],
-    );
-    return rows[0]?.lease_epoch ?? null;
-  }
-
-  /**
-   * Claims the parked runs waiting for any of these (just settled) confirmations, in one statement; returns each with
-   * its new epoch. A run another instance claimed first, or that is not parked, is not returned.
-   */
-  async claimParked(confirmationIds: string[]): Promise<Array<{ id: string; epoch: number }>> {
-    const [rows]: [Array<{ id: string; lease_epoch: number }>, number] = await this.dataSource.query(
-      `UPDATE agent_runs r SET locked_by = $2, lease_until = now() + make_interval(secs => $3), lease_epoch = r.lease_epoch + 1,
-              parked_on = NULL, updated_at = now()
-         FROM confirmation_requests c
-        WHERE c.id = ANY($1::uuid[]) AND r.id = c.run_id AND r.parked_on && $1::uuid[] AND r.locked_by IS NULL
-          AND r.status IN ('running', 'waiting')
-       RETURNING r.id, r.lease_epoch`,
-      [confirmationIds, this.config.instanceId, this.config.runLeaseMs / 1000],
-    );
-    return rows.map((r) => ({ id: r.id, epoch: r.lease_epoch }));
-  }
-
-  /** Hands the lease back now (another driver may continue at once). */
-  async releaseLease(runId: string, epoch: number): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE agent_runs SET lease_until = now() WHERE id = $1 AND lease_epoch = $2 AND status IN ('running', 'waiting')`,
-      [runId, epoch],
-    );
-  }
-
-  /** At shutdown: every lease this instance holds ends now. */
-  async releaseAllLeases(): Promise<void> {
-    await this.dataSource.query(`UPDATE agent_runs SET lease_until = now() WHERE locked_by = $1 AND status IN ('running', 'waiting')`, [
-      this.config.instanceId,
-    ]);
-  }
-
-  /**
    * Writes the run's new state (and renews its lease) with its deferred events while this driver holds it at its epoch;
    * false when the run already ended (e.g. cancelled) or another driver claimed it since (which then owns the state).
    */
@@ -115,28 +71,14 @@ export class RunStore {
   }
 
   /**
-   * Parks the live run on the approvals of its parked calls (`state.parked_calls`), in one statement with its state
-   * and deferred events: `parked_on` names them, and the lease ends (no holder) — unless one of them is already
-   * decided, which the same snapshot sees ('decided': the run stays held, to be driven on at once). A decision
-   * committed after that snapshot finds the run parked and claims it (ParkedRunResumer); if that claim misses it,
-   * recovery claims a parked run whose approval is decided. Redoable: lost in a crash, the run is driven again.
+   * Parks the live run on its parked calls' approvals, with its state and deferred events, in one statement
+   * (RunLeases.parkWrite): 'decided' when one of them already is (the run stays held, to be driven on at once). A
+   * decision committed after the park's snapshot finds the run parked and claims it (ParkedRunResumer); if that
+   * claim misses it, recovery claims a parked run whose approval is decided or overdue.
    */
   async park(live: LiveRun, state: RunState): Promise<'parked' | 'decided' | 'lost'> {
     const p = new SqlParams();
-    const ids = p.add((state.parked_calls ?? []).map((c) => c.confirmation_id));
-    const undecided = `NOT EXISTS (SELECT 1 FROM confirmation_requests WHERE id = ANY(${ids}::uuid[]) AND status <> 'pending')`;
-    const lease = `now() + make_interval(secs => ${p.add(this.config.runLeaseMs / 1000)})`;
-    const set = [
-      `state = ${p.add(JSON.stringify(state))}`,
-      `updated_at = now()`,
-      `parked_on = CASE WHEN ${undecided} THEN ${ids}::uuid[] END`,
-      `locked_by = CASE WHEN ${undecided} THEN NULL ELSE locked_by END`,
-      `lease_until = CASE WHEN ${undecided} THEN NULL ELSE ${lease} END`,
-    ];
-    const ctes: Array<[string, string]> = [
-      ['decided', `SELECT 1 FROM confirmation_requests WHERE id = ANY(${ids}::uuid[]) AND status <> 'pending'`],
-    ];
-    const written = await this.writeRun(live, [], { set, ctes, waiting: true, redoable: true }, p);
+    const written = await this.writeRun(live, [], this.leases.parkWrite(p, state), p);
     if (!written.held) return 'lost';
     return written.counts.decided > 0 ? 'decided' : 'parked';
   }

@@ -1,7 +1,6 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { annotateSpan, Metrics, type RunEventMap } from '@warden/common';
 import {
-  actionDigest,
   ARGS_CHANGED_AFTER_APPROVAL,
   blockedObservation,
   CONFIRMATION_GATE,
@@ -18,6 +17,7 @@ import { executionMarkWrites } from './in-flight-audit.js';
 import { toolFailureObservation } from './lifecycle-hooks.js';
 import { LeaseLostError } from './run-fence.js';
 import { RunStore } from './run-store.js';
+import { approvalCovers, callContext } from './tool-call-context.js';
 import { ToolExecution } from './tool-execution.js';
 import { ToolCallStore, type ListedToolCall, type StoredToolCallOutcome } from './tool-call.store.js';
 
@@ -76,7 +76,7 @@ export class ToolCallRunner {
       return undefined;
     }
     const tool = available.find((t) => t.spec.name === call.tool);
-    const ctx = this.callContext(live, call, tool, turn, parked);
+    const ctx = callContext(live, call, this.tools.metadataFor(tool, call.args), turn, parked);
     try {
       const verdict = await live.registry.runPreToolUse(ctx, parked !== undefined);
       // Lost the run (or cancelled) while in the hooks: whoever holds it now decides; nothing is recorded here.
@@ -117,42 +117,6 @@ export class ToolCallRunner {
       );
     }
     return undefined;
-  }
-
-  /** What the call's hooks see; a parked call resumes with the args and asks it reached the gate with. */
-  private callContext(
-    live: LiveRun,
-    call: PendingToolCall,
-    tool: ResolvedTool | undefined,
-    turn: PendingToolCall[] | undefined,
-    parked: ParkedToolCall | undefined,
-  ): ToolCallContext {
-    const { run } = live;
-    const metadata: ToolCallMetadata = {
-      ...this.tools.metadataFor(tool, call.args),
-      agent: live.settings,
-      conversationId: run.conversationId ?? undefined,
-      parentRunId: run.parentRunId ?? undefined,
-      turnCallIds: turn?.map((c) => c.call_id),
-    };
-    if (live.canPark) metadata.canPark = true;
-    if (parked) {
-      metadata.resumedAtGate = true;
-      if (parked.asks) metadata.confirmationAsks = [...parked.asks];
-    }
-    return {
-      toolName: call.tool,
-      toolArgs: parked?.args ?? call.args,
-      agentId: run.agentId,
-      userId: run.userId,
-      orgId: run.orgId,
-      runId: run.id,
-      callId: call.call_id,
-      surface: run.surface,
-      metadata,
-      emit: live.emit,
-      signal: live.abort.signal,
-    };
   }
 
   /** A call a hook blocked (or whose args no longer match its approval): the PostToolUse-blocked hooks, then its outcome. */
@@ -262,9 +226,4 @@ export class ToolCallRunner {
   listForRun(runId: string): Promise<ListedToolCall[]> {
     return this.toolCalls.listForRun(runId);
   }
-}
-
-/** An approval covers exactly one tool + args: true when there is none, or when it names exactly what will be sent. */
-function approvalCovers(verdict: PreToolUseVerdict, tool: string, args: Record<string, unknown>): boolean {
-  return !verdict.approval || verdict.approval.argsDigest === actionDigest(tool, args);
 }

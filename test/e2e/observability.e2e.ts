@@ -109,15 +109,19 @@ describe('observability: traces and metrics (PostgreSQL)', () => {
     const traceId = run.body.trace_id as string;
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
     const inTrace = () => otlp.spans.filter((s) => s.traceId === traceId);
-    const named = (name: string) => inTrace().find((s) => s.name === name);
-    await until('the run span exported', () => named('run'), 15_000);
-    const root = named('run')!;
-    expect(root.attributes).toMatchObject({ 'warden.run_id': runId, 'warden.surface': 'chat', 'warden.run.status': 'completed' });
+    // The run parked on the approval: its first drive (root) ends `waiting`, the drive the decision started continues
+    // the same trace under it and ends the run.
+    const drives = () => inTrace().filter((s) => s.name === 'run');
+    await until('both drives exported', () => drives().length === 2, 15_000);
+    const root = drives().find((s) => !inTrace().some((p) => p.spanId === s.parentSpanId))!;
+    const resumed = drives().find((s) => s !== root)!;
+    expect(root.attributes).toMatchObject({ 'warden.run_id': runId, 'warden.surface': 'chat', 'warden.run.status': 'waiting' });
+    expect(resumed).toMatchObject({ parentSpanId: root.spanId, attributes: { 'warden.run.status': 'completed' } });
     const children = (parent: ReceivedSpan) => inTrace().filter((s) => s.parentSpanId === parent.spanId);
-    const models = children(root).filter((s) => s.name === 'model call');
+    const models = [...children(root), ...children(resumed)].filter((s) => s.name === 'model call');
     expect(models).toHaveLength(2);
     expect(models[0].attributes).toMatchObject({ 'warden.model.provider': 'scripted' });
-    const tool = children(root).find((s) => s.name === 'tool oa__purchase_pay')!;
+    const tool = children(resumed).find((s) => s.name === 'tool oa__purchase_pay')!;
     expect(tool.attributes).toMatchObject({ 'warden.tool': 'oa__purchase_pay', 'warden.tool.outcome': 'done' });
     const underTool = children(tool);
     expect(underTool.find((s) => s.name === 'hook confirmation_gate')!.attributes).toMatchObject({
@@ -126,7 +130,11 @@ describe('observability: traces and metrics (PostgreSQL)', () => {
     });
     expect(underTool.find((s) => s.name === 'hook audit_log')!.attributes).toMatchObject({ 'warden.hook.point': 'PostToolUse' });
     const wait = underTool.find((s) => s.name === 'approval wait')!;
-    expect(wait.attributes).toMatchObject({ 'warden.approval.status': 'approved', 'warden.approval.decided_by': expect.any(String) });
+    expect(wait.attributes).toMatchObject({
+      'warden.approval.status': 'approved',
+      'warden.approval.decided_by': expect.any(String),
+      'warden.approval.parked': true,
+    });
     expect(typeof wait.attributes['warden.confirmation_id']).toBe('string');
     // The connector request carries the trace: its parent is the tool call's span.
     const pay = oa.requests.find((r) => r.path === '/purchases/PO-1/pay')!;

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { inSpan } from '@warden/common';
+import { inSpan, recordSpan } from '@warden/common';
 import { isDroppedDatabaseConnection } from '@warden/database';
 import {
   actionDigest,
@@ -98,6 +98,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
       if (ctx.metadata.canPark && row.status === ConfirmationStatus.Pending && row.expiresAt.getTime() > Date.now())
         return { park: { confirmationId: row.id } };
       const final = row.status === ConfirmationStatus.Pending ? await this.waitTraced(ctx, row) : row;
+      if (ctx.metadata.resumedAtGate) traceParkedWait(ctx, final);
       await ctx.emit('confirmation_resolved', {
         call_id: ctx.callId,
         confirmation_id: final.id,
@@ -168,4 +169,22 @@ export class ConfirmationGateHook extends PreToolUseHook {
     }
     return block(ARGS_CHANGED_AFTER_APPROVAL);
   }
+}
+
+/** The `approval wait` span of a call that waited parked (no process waited): from the request to its decision. */
+function traceParkedWait(ctx: HookContext, row: ConfirmationRequest): void {
+  const waitedMs = (row.respondedAt ?? new Date()).getTime() - row.createdAt.getTime();
+  recordSpan(
+    'approval wait',
+    {
+      'warden.confirmation_id': row.id,
+      'warden.call_id': ctx.callId ?? '',
+      'warden.tool': row.tool,
+      'warden.approval.status': row.status,
+      'warden.approval.decided_by': row.respondedByName ?? '',
+      'warden.approval.wait_ms': waitedMs,
+      'warden.approval.parked': true,
+    },
+    waitedMs,
+  );
 }

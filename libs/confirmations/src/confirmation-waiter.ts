@@ -10,26 +10,10 @@ import {
   CONFIRMATION_SETTLED,
   ConfirmationStatus,
   type ConfirmationRequest,
-  WaiterClosedError,
 } from './confirmation.types.js';
+import { LISTENING_POLL_MS, MAX_TIMER_MS, WaiterClosedError, type Listener, type Waiting } from './confirmation-waiter.types.js';
 
 export { WaiterClosedError };
-
-interface Listener {
-  resolve(row: ConfirmationRequest): void;
-  reject(err: Error): void;
-}
-
-interface Waiting {
-  expiresAt: Date;
-  deadline: NodeJS.Timeout;
-  listeners: Set<Listener>;
-}
-
-// setTimeout overflows above 2^31-1 ms (~24.8 days); longer deadlines are re-armed when the timer fires.
-const MAX_TIMER_MS = 2_147_483_647;
-/** While the LISTEN connection is up, decisions arrive as notifications: the safety-net poll runs this seldom. */
-const LISTENING_POLL_MS = 5_000;
 
 /**
  * Waits for confirmations to leave `pending`, at the cost of no query per waiter:

@@ -247,11 +247,3 @@ export function reasonOf(text: string | null | undefined): string | null {
   if (!trimmed) return null;
   return trimmed;
 }
-
-/** The instance is shutting down: the request stays pending, and the run is resumed from its checkpoint. */
-export class WaiterClosedError extends Error {
-  constructor() {
-    super('this server instance is shutting down; the approval request stays pending');
-    this.name = 'WaiterClosedError';
-  }
-}

@@ -65,10 +65,10 @@ export class ParkedRunResumer {
     const ids = [...this.queue];
     this.queue.clear();
     try {
-      for (const { id, epoch } of await this.store.leases.claimParked(ids)) {
+      for (const claim of await this.store.leases.claimParked(ids)) {
         void this.executor
-          .resumeClaimed(id, epoch)
-          .catch((err: unknown) => this.logger.error({ err, runId: id }, 'could not resume a parked run'));
+          .resumeClaimed(claim)
+          .catch((err: unknown) => this.logger.error({ err, runId: claim.id }, 'could not resume a parked run'));
       }
     } catch (err) {
       // Recovery claims a parked run whose approval is decided: nothing is lost, only later.

@@ -213,8 +213,8 @@ export class ReactSteps {
   }
 }
 
-/** The state without its parked calls (they have their outcomes now). */
+/** The state without its parked calls and the trace they parked in (the calls have their outcomes now). */
 function withoutParked(state: RunState): RunState {
-  const { parked_calls: _parked, ...rest } = state;
+  const { parked_calls: _parked, trace: _trace, ...rest } = state;
   return rest;
 }

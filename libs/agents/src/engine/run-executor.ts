@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { activeTraceId, AppConfig, inSpan } from '@warden/common';
+import { activeTraceId, AppConfig, inSpan, traceHeaders, tracingEnabled } from '@warden/common';
 import { LeaseKeeper } from '@warden/database';
 import { AgentRun, type RunState } from '../runs/run.entity.js';
 import { DagSteps } from './dag-steps.js';
@@ -18,6 +18,7 @@ import {
 } from './live-run.js';
 import { ReactSteps } from './react-steps.js';
 import { RunFactory, type ToolRunOptions } from './run-factory.js';
+import type { ParkedClaim } from './run-leases.js';
 import { RunStore } from './run-store.js';
 import { ToolCallRecovery } from './tool-call-recovery.js';
 
@@ -83,10 +84,10 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
    * Drives a parked run this instance just claimed at `epoch` (ParkedRunResumer). The drive that parked it may still
    * be winding down here: the claimed drive starts once it has.
    */
-  resumeClaimed(runId: string, epoch: number): Promise<RunOutcome> {
-    const previous = this.completions.get(runId);
-    if (previous) return previous.then(() => this.resumeClaimed(runId, epoch));
-    return this.drive(runId, undefined, undefined, epoch);
+  resumeClaimed(claim: ParkedClaim): Promise<RunOutcome> {
+    const previous = this.completions.get(claim.id);
+    if (previous) return previous.then(() => this.resumeClaimed(claim));
+    return this.drive(claim.id, undefined, undefined, claim);
   }
 
   /** True while this process drives the run (the recovery loop never claims those). */
@@ -142,15 +143,20 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
    * `created`: a run this process just created, leased to it at epoch 1 (no claim, no read needed); `claimed`: the
    * epoch of a claim already made (a parked run's resumer).
    */
-  private drive(runId: string, prepared?: PreparedRun, created?: AgentRun, claimed?: number): Promise<RunOutcome> {
+  private drive(runId: string, prepared?: PreparedRun, created?: AgentRun, claimed?: ParkedClaim): Promise<RunOutcome> {
     // One `run` span per drive; a child run started inside a tool call nests under that call's span.
-    const traced = inSpan('run', { 'warden.run_id': runId }, (span) => {
-      if (span) void this.store.recordTraceId(runId, activeTraceId());
-      return this.execute(runId, prepared, created, claimed).then((o) => {
-        span?.setAttribute('warden.run.status', o.status);
-        return o;
-      });
-    });
+    const traced = inSpan(
+      'run',
+      { 'warden.run_id': runId },
+      (span) => {
+        if (span) void this.store.recordTraceId(runId, activeTraceId());
+        return this.execute(runId, prepared, created, claimed?.epoch).then((o) => {
+          span?.setAttribute('warden.run.status', o.status);
+          return o;
+        });
+      },
+      claimed?.trace,
+    );
     const completion = traced
       .catch((err: unknown): RunOutcome => {
         // Only reads and lease bookkeeping get here (a step's errors are handled in execute): the run is left for
@@ -186,7 +192,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
         const next = await this.step(live, state);
         if (next === 'finished') break;
         if ('park' in next) {
-          state = { ...state, parked_calls: next.park };
+          state = { ...state, parked_calls: next.park, ...(tracingEnabled() ? { trace: traceHeaders() } : {}) };
           if (await this.park(live, state)) break;
         } else if ('saved' in next) state = next.saved;
         else if ('carry' in next) state = next.carry;

@@ -5,6 +5,13 @@ import { DataSource } from 'typeorm';
 import type { RunState } from '../runs/run.entity.js';
 import type { RunWrite } from './run-ending.js';
 
+/** A parked run claimed for this instance: its new epoch, and the trace it parked in. */
+export interface ParkedClaim {
+  id: string;
+  epoch: number;
+  trace?: Record<string, string>;
+}
+
 /**
  * Who drives a run: the claims and releases of `agent_runs` leases (the fencing epoch grows with every claim), and
  * the park, where a run waiting for approvals gives its lease up and no process holds it (RunStore.park).
@@ -31,20 +38,21 @@ export class RunLeases {
   }
 
   /**
-   * Claims the parked runs waiting for any of these (just settled) confirmations, in one statement; returns each with
-   * its new epoch. A run another instance claimed first, or that is not parked, is not returned.
+   * Claims the parked runs waiting for any of these confirmations that is decided (or overdue), in one statement;
+   * returns each with its new epoch and the trace it parked in. A run another instance claimed first, or that is not
+   * parked, is not returned.
    */
-  async claimParked(confirmationIds: string[]): Promise<Array<{ id: string; epoch: number }>> {
-    const [rows]: [Array<{ id: string; lease_epoch: number }>, number] = await this.dataSource.query(
+  async claimParked(confirmationIds: string[]): Promise<ParkedClaim[]> {
+    const [rows]: [Array<{ id: string; lease_epoch: number; trace: Record<string, string> | null }>, number] = await this.dataSource.query(
       `UPDATE agent_runs r SET locked_by = $2, lease_until = now() + make_interval(secs => $3), lease_epoch = r.lease_epoch + 1,
               parked_on = NULL, updated_at = now()
          FROM confirmation_requests c
         WHERE c.id = ANY($1::uuid[]) AND r.id = c.run_id AND r.parked_on && $1::uuid[] AND r.locked_by IS NULL
-          AND r.status IN ('running', 'waiting')
-       RETURNING r.id, r.lease_epoch`,
+          AND r.status IN ('running', 'waiting') AND (c.status <> 'pending' OR c.expires_at <= now())
+       RETURNING r.id, r.lease_epoch, r.state -> 'trace' AS trace`,
       [confirmationIds, this.config.instanceId, this.config.runLeaseMs / 1000],
     );
-    return rows.map((r) => ({ id: r.id, epoch: r.lease_epoch }));
+    return rows.map((r) => ({ id: r.id, epoch: r.lease_epoch, ...(r.trace ? { trace: r.trace } : {}) }));
   }
 
   /** Hands the lease back now (another driver may continue at once). */

@@ -79,6 +79,8 @@ export interface RunState {
   confirmation_override?: Record<string, unknown>;
   /** The calls of this tool turn parked at the gate: they resume there when the run is claimed again. */
   parked_calls?: ParkedToolCall[];
+  /** The trace of the drive that parked the run (`traceparent`): the drive that resumes it continues that trace. */
+  trace?: Record<string, string>;
 }
 
 /** Who a one-call run acts for, and the hooks it runs with (as an agent's model_config_json would declare them). */

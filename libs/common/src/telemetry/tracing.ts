@@ -15,10 +15,19 @@ export function tracingEnabled(): boolean {
   return enabled;
 }
 
-/** Runs `fn` inside a new active span (children started in it nest under it); ends it with fn's outcome. */
-export async function inSpan<T>(name: string, attributes: Attributes, fn: (span: Span | undefined) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` inside a new active span (children started in it nest under it); ends it with fn's outcome. `parent`: the
+ * `traceHeaders()` of a span this one continues (a parked run's next drive continues its first drive's trace).
+ */
+export async function inSpan<T>(
+  name: string,
+  attributes: Attributes,
+  fn: (span: Span | undefined) => Promise<T>,
+  parent?: Record<string, string>,
+): Promise<T> {
   if (!enabled) return fn(undefined);
-  return tracer().startActiveSpan(name, { attributes }, async (span) => {
+  const ctx = parent ? propagation.extract(context.active(), parent) : context.active();
+  return tracer().startActiveSpan(name, { attributes }, ctx, async (span) => {
     try {
       return await fn(span);
     } catch (err) {

@@ -1,0 +1,151 @@
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { AppConfigModule } from '@warden/common';
+import { claimExpiredLeases, DATABASE_TARGET } from '@warden/database';
+import { DataSource } from 'typeorm';
+// Narrow imports (not the libs' indexes): the store, its leases and what they need, not the whole app.
+import type { LiveRun } from '../../libs/agents/src/engine/live-run.js';
+import { RunLeases } from '../../libs/agents/src/engine/run-leases.js';
+import { RunStore } from '../../libs/agents/src/engine/run-store.js';
+import { RunEventsService } from '../../libs/agents/src/runs/run-events.service.js';
+import { AgentRun, type RunState } from '../../libs/agents/src/runs/run.entity.js';
+import { Org } from '../../libs/auth/src/orgs/org.entity.js';
+import { mediumDb, type MediumDb } from './medium-db.js';
+
+async function instance(db: MediumDb, instanceId: string): Promise<{ store: RunStore; module: TestingModule }> {
+  const module = await Test.createTestingModule({
+    imports: [
+      AppConfigModule.forRoot({ NODE_ENV: 'test', DATABASE_URL: db.url, INSTANCE_ID: instanceId, RUN_LEASE_MS: '60000' }),
+      EventEmitterModule.forRoot(),
+    ],
+    providers: [
+      RunStore,
+      RunLeases,
+      RunEventsService,
+      { provide: DataSource, useValue: db.dataSource },
+      { provide: DATABASE_TARGET, useValue: { url: db.url, embedded: false, close: () => Promise.resolve() } },
+    ],
+  }).compile();
+  await module.init();
+  return { store: module.get(RunStore), module };
+}
+
+/** The park of a run waiting for approvals, and the claims that end it, on a real database without the app. */
+describe('RunStore.park and RunLeases.claimParked (medium)', () => {
+  let db: MediumDb;
+  let a: Awaited<ReturnType<typeof instance>>;
+  let b: Awaited<ReturnType<typeof instance>>;
+
+  beforeAll(async () => {
+    db = await mediumDb({ entities: [AgentRun, Org] });
+    [a, b] = await Promise.all([instance(db, 'a'), instance(db, 'b')]);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.module.close(), b?.module.close()]);
+    await db?.close();
+  });
+
+  const row = async (id: string) =>
+    (
+      await db.dataSource.query(`SELECT status, locked_by, lease_until, lease_epoch, parked_on, state FROM agent_runs WHERE id = $1`, [id])
+    )[0];
+  /** A pending approval of the run's call `call`, due in `dueS` seconds. */
+  const request = async (runId: string, call: string, dueS = 600): Promise<string> =>
+    (
+      await db.dataSource.query(
+        `INSERT INTO confirmation_requests (org_id, run_id, call_id, tool, approver_scope, expires_at)
+         SELECT org_id, id, $2, 'oa__pay', 'initiator', now() + make_interval(secs => $3) FROM agent_runs WHERE id = $1 RETURNING id`,
+        [runId, call, dueS],
+      )
+    )[0].id;
+  const decide = (id: string) =>
+    db.dataSource.query(`UPDATE confirmation_requests SET status = 'approved', responded_at = now() WHERE id = $1`, [id]);
+  const driving = async (store: RunStore, runId: string, epoch: number): Promise<LiveRun> =>
+    ({
+      run: await store.get(runId),
+      epoch,
+      ancestors: [],
+      deferred: [],
+      observed: new Map(),
+      abort: new AbortController(),
+    }) as Partial<LiveRun> as LiveRun;
+  const parkedState = (calls: Array<[string, string]>): RunState => ({
+    phase: 'tools',
+    messages: [],
+    turns: 1,
+    pending_calls: calls.map(([call]) => ({ call_id: call, tool: 'oa__pay', args: { amount: 1 } })),
+    parked_calls: calls.map(([call, confirmation]) => ({ call_id: call, confirmation_id: confirmation, args: { amount: 1 } })),
+  });
+  const claimRecovery = (instanceId: string) =>
+    claimExpiredLeases(db.dataSource, {
+      table: 'agent_runs',
+      instanceId,
+      leaseMs: 60_000,
+      exclude: [],
+      limit: 100,
+      claimable: `(parked_on IS NULL OR EXISTS (SELECT 1 FROM confirmation_requests c WHERE c.id = ANY(agent_runs.parked_on) AND (c.status <> 'pending' OR c.expires_at <= now())))`,
+      set: 'parked_on = NULL',
+    });
+
+  it('parks: state saved, no holder, no lease, parked_on names the approvals; recovery leaves it alone while they are pending', async () => {
+    const id = await db.newRun({ lockedBy: 'a', epoch: 1 });
+    const c = await request(id, 'call-1');
+    const live = await driving(a.store, id, 1);
+    expect(await a.store.park(live, parkedState([['call-1', c]]))).toBe('parked');
+    const parked = await row(id);
+    expect(parked).toMatchObject({ status: 'waiting', locked_by: null, lease_until: null, parked_on: [c] });
+    expect(parked.state.parked_calls).toEqual([{ call_id: 'call-1', confirmation_id: c, args: { amount: 1 } }]);
+    expect(await claimRecovery('b')).not.toContain(id);
+    expect(await b.store.leases.claimParked([])).toEqual([]);
+  });
+
+  it('an approval already decided in the park snapshot keeps the run held: the drive goes on', async () => {
+    const id = await db.newRun({ lockedBy: 'a', epoch: 1 });
+    const c = await request(id, 'call-1');
+    await decide(c);
+    expect(await a.store.park(await driving(a.store, id, 1), parkedState([['call-1', c]]))).toBe('decided');
+    expect(await row(id)).toMatchObject({ locked_by: 'a', parked_on: null, lease_epoch: 1 });
+    expect((await row(id)).lease_until).not.toBeNull();
+  });
+
+  it('a driver that lost the run parks nothing', async () => {
+    const id = await db.newRun({ lockedBy: 'b', epoch: 2 });
+    const c = await request(id, 'call-1');
+    expect(await a.store.park(await driving(a.store, id, 1), parkedState([['call-1', c]]))).toBe('lost');
+    expect(await row(id)).toMatchObject({ locked_by: 'b', parked_on: null });
+  });
+
+  it('of two instances claiming a decided parked run at once, exactly one wins, at the next epoch; an undecided one is not claimed', async () => {
+    const id = await db.newRun({ lockedBy: 'a', epoch: 3 });
+    const [c1, c2] = [await request(id, 'call-1'), await request(id, 'call-2')];
+    expect(
+      await a.store.park(
+        await driving(a.store, id, 3),
+        parkedState([
+          ['call-1', c1],
+          ['call-2', c2],
+        ]),
+      ),
+    ).toBe('parked');
+    expect(await b.store.leases.claimParked([c1, c2])).toEqual([]);
+    await decide(c2);
+    const claims = await Promise.all([a.store.leases.claimParked([c2]), b.store.leases.claimParked([c2])]);
+    expect(claims.flat()).toEqual([{ id, epoch: 4 }]);
+    const winner = claims[0].length ? 'a' : 'b';
+    expect(await row(id)).toMatchObject({ locked_by: winner, parked_on: null, lease_epoch: 4 });
+    expect(await a.store.leases.claimParked([c2])).toEqual([]);
+  });
+
+  it('recovery claims a parked run whose approval is decided without a claim, or past its deadline', async () => {
+    const decided = await db.newRun({ lockedBy: 'a', epoch: 1 });
+    const c = await request(decided, 'call-1');
+    const overdue = await db.newRun({ lockedBy: 'a', epoch: 1 });
+    const late = await request(overdue, 'call-1', 0);
+    expect(await a.store.park(await driving(a.store, decided, 1), parkedState([['call-1', c]]))).toBe('parked');
+    expect(await a.store.park(await driving(a.store, overdue, 1), parkedState([['call-1', late]]))).toBe('parked');
+    expect(await claimRecovery('b')).toEqual([overdue]);
+    await decide(c);
+    expect(await claimRecovery('b')).toEqual([decided]);
+    expect(await row(decided)).toMatchObject({ locked_by: 'b', parked_on: null, lease_epoch: 2 });
+  });
+});

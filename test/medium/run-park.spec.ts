@@ -1,44 +1,21 @@
-import { EventEmitterModule } from '@nestjs/event-emitter';
-import { Test, type TestingModule } from '@nestjs/testing';
-import { AppConfigModule } from '@warden/common';
-import { claimExpiredLeases, DATABASE_TARGET } from '@warden/database';
-import { DataSource } from 'typeorm';
+import { claimExpiredLeases } from '@warden/database';
 // Narrow imports (not the libs' indexes): the store, its leases and what they need, not the whole app.
 import type { LiveRun } from '../../libs/agents/src/engine/live-run.js';
-import { RunLeases } from '../../libs/agents/src/engine/run-leases.js';
-import { RunStore } from '../../libs/agents/src/engine/run-store.js';
-import { RunEventsService } from '../../libs/agents/src/runs/run-events.service.js';
+import type { RunStore } from '../../libs/agents/src/engine/run-store.js';
 import { AgentRun, type RunState } from '../../libs/agents/src/runs/run.entity.js';
 import { Org } from '../../libs/auth/src/orgs/org.entity.js';
 import { mediumDb, type MediumDb } from './medium-db.js';
-
-async function instance(db: MediumDb, instanceId: string): Promise<{ store: RunStore; module: TestingModule }> {
-  const module = await Test.createTestingModule({
-    imports: [
-      AppConfigModule.forRoot({ NODE_ENV: 'test', DATABASE_URL: db.url, INSTANCE_ID: instanceId, RUN_LEASE_MS: '60000' }),
-      EventEmitterModule.forRoot(),
-    ],
-    providers: [
-      RunStore,
-      RunLeases,
-      RunEventsService,
-      { provide: DataSource, useValue: db.dataSource },
-      { provide: DATABASE_TARGET, useValue: { url: db.url, embedded: false, close: () => Promise.resolve() } },
-    ],
-  }).compile();
-  await module.init();
-  return { store: module.get(RunStore), module };
-}
+import { storeInstance, type StoreInstance } from './store-instance.js';
 
 /** The park of a run waiting for approvals, and the claims that end it, on a real database without the app. */
 describe('RunStore.park and RunLeases.claimParked (medium)', () => {
   let db: MediumDb;
-  let a: Awaited<ReturnType<typeof instance>>;
-  let b: Awaited<ReturnType<typeof instance>>;
+  let a: StoreInstance;
+  let b: StoreInstance;
 
   beforeAll(async () => {
     db = await mediumDb({ entities: [AgentRun, Org] });
-    [a, b] = await Promise.all([instance(db, 'a'), instance(db, 'b')]);
+    [a, b] = await Promise.all([storeInstance(db, 'a'), storeInstance(db, 'b')]);
   });
   afterAll(async () => {
     await Promise.all([a?.module.close(), b?.module.close()]);

@@ -1,48 +1,13 @@
-import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
-import { Test, type TestingModule } from '@nestjs/testing';
-import { AppConfigModule, type PendingRunEvent } from '@warden/common';
-import { DATABASE_TARGET } from '@warden/database';
-import { DataSource } from 'typeorm';
+import type { PendingRunEvent } from '@warden/common';
 // Narrow imports (not the libs' indexes): this suite loads the store and what it needs, not the whole app.
-import { RUN_FINISHED, type LiveRun } from '../../libs/agents/src/engine/live-run.js';
+import type { LiveRun } from '../../libs/agents/src/engine/live-run.js';
 import { LeaseLostError } from '../../libs/agents/src/engine/run-fence.js';
 import { RunStore } from '../../libs/agents/src/engine/run-store.js';
-import { RunLeases } from '../../libs/agents/src/engine/run-leases.js';
 import { RUN_TRANSITIONS, type FinalRunStatus } from '../../libs/agents/src/engine/run-transitions.js';
-import { RunEventsService } from '../../libs/agents/src/runs/run-events.service.js';
 import { AgentRun, type RunState, type RunStatus } from '../../libs/agents/src/runs/run.entity.js';
 import { Org } from '../../libs/auth/src/orgs/org.entity.js';
 import { mediumDb, type MediumDb } from './medium-db.js';
-
-/** One instance's RunStore (and the event log it writes through) on the shared medium database; no app. */
-interface StoreInstance {
-  store: RunStore;
-  /** The runs this instance announced as finished (RUN_FINISHED). */
-  finished: Array<{ runId: string; status: RunStatus }>;
-  module: TestingModule;
-}
-
-async function storeInstance(db: MediumDb, instanceId: string): Promise<StoreInstance> {
-  const module = await Test.createTestingModule({
-    imports: [
-      AppConfigModule.forRoot({ NODE_ENV: 'test', DATABASE_URL: db.url, INSTANCE_ID: instanceId, RUN_LEASE_MS: '60000' }),
-      EventEmitterModule.forRoot(),
-    ],
-    providers: [
-      RunStore,
-      RunLeases,
-      RunEventsService,
-      { provide: DataSource, useValue: db.dataSource },
-      { provide: DATABASE_TARGET, useValue: { url: db.url, embedded: false, close: () => Promise.resolve() } },
-    ],
-  }).compile();
-  await module.init();
-  const finished: StoreInstance['finished'] = [];
-  module
-    .get(EventEmitter2)
-    .on(RUN_FINISHED, (e: { runId: string; status: RunStatus }) => finished.push({ runId: e.runId, status: e.status }));
-  return { store: module.get(RunStore), finished, module };
-}
+import { storeInstance, type StoreInstance } from './store-instance.js';
 
 /** What a driver holds in memory for the store's fenced writes: the run as read, and the epoch it claimed it at. */
 async function driving(store: RunStore, runId: string, epoch: number): Promise<LiveRun> {

@@ -1,0 +1,42 @@
+import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { AppConfigModule } from '@warden/common';
+import { DATABASE_TARGET } from '@warden/database';
+import { DataSource } from 'typeorm';
+// Narrow imports (not the libs' indexes): the store and what it needs, not the whole app.
+import { RUN_FINISHED } from '../../libs/agents/src/engine/live-run.js';
+import { RunLeases } from '../../libs/agents/src/engine/run-leases.js';
+import { RunStore } from '../../libs/agents/src/engine/run-store.js';
+import { RunEventsService } from '../../libs/agents/src/runs/run-events.service.js';
+import type { RunStatus } from '../../libs/agents/src/runs/run.entity.js';
+import type { MediumDb } from './medium-db.js';
+
+/** One instance's RunStore (and the event log it writes through) on the shared medium database; no app. */
+export interface StoreInstance {
+  store: RunStore;
+  /** The runs this instance announced as finished (RUN_FINISHED). */
+  finished: Array<{ runId: string; status: RunStatus }>;
+  module: TestingModule;
+}
+
+export async function storeInstance(db: MediumDb, instanceId: string): Promise<StoreInstance> {
+  const module = await Test.createTestingModule({
+    imports: [
+      AppConfigModule.forRoot({ NODE_ENV: 'test', DATABASE_URL: db.url, INSTANCE_ID: instanceId, RUN_LEASE_MS: '60000' }),
+      EventEmitterModule.forRoot(),
+    ],
+    providers: [
+      RunStore,
+      RunLeases,
+      RunEventsService,
+      { provide: DataSource, useValue: db.dataSource },
+      { provide: DATABASE_TARGET, useValue: { url: db.url, embedded: false, close: () => Promise.resolve() } },
+    ],
+  }).compile();
+  await module.init();
+  const finished: StoreInstance['finished'] = [];
+  module
+    .get(EventEmitter2)
+    .on(RUN_FINISHED, (e: { runId: string; status: RunStatus }) => finished.push({ runId: e.runId, status: e.status }));
+  return { store: module.get(RunStore), finished, module };
+}

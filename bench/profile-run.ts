@@ -12,7 +12,13 @@ const DIR = process.env.PROFILE_DIR ?? '/tmp/warden-profile';
 const GATED = process.env.PROFILE_GATED === '1';
 mkdirSync(DIR, { recursive: true });
 const app = await startPayBenchApp('profile', {
-  env: { NODE_ENV: 'production', AUTH_ALLOW_DEV_IN_PRODUCTION: '1', LOG_LEVEL: 'warn' },
+  env: {
+    NODE_ENV: 'production',
+    AUTH_ALLOW_DEV_IN_PRODUCTION: '1',
+    LOG_LEVEL: 'warn',
+    // A/B of parking: RUN_PARK_ON_APPROVAL=false keeps waiting runs in process.
+    ...(process.env.RUN_PARK_ON_APPROVAL ? { RUN_PARK_ON_APPROVAL: process.env.RUN_PARK_ON_APPROVAL } : {}),
+  },
   nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${DIR}`],
 });
 /** A run that stops for an approval; the approval; ms from the decision's POST to the connector call (PROFILE_GATED=1). */

@@ -23,6 +23,7 @@ import { RunLeases } from './engine/run-leases.js';
 import { RunFactory } from './engine/run-factory.js';
 import { RunRecovery } from './engine/run-recovery.js';
 import { ParkedRunResumer } from './engine/parked-run-resumer.js';
+import { ParkedLives } from './engine/parked-lives.js';
 import { ToolCallRecovery } from './engine/tool-call-recovery.js';
 import { ToolCallRunner } from './engine/tool-call-runner.js';
 import { ToolCallStore } from './engine/tool-call.store.js';
@@ -88,6 +89,7 @@ import { McpToolExecutor } from './mcp/mcp-tool-executor.js';
     RunExecutor,
     RunRecovery,
     ParkedRunResumer,
+    ParkedLives,
     RunsService,
     CallAgentTool,
     ChannelNotifyTool,

@@ -42,6 +42,19 @@ export class LiveRunBuilder {
   }
 
   /**
+   * The live run a drive of this process parked, for the drive that resumes it at `epoch`: only when no other
+   * driver held the run in between (the epoch is the next one), so nothing of it can be stale. Its parked calls are
+   * `fresh` (pending, and nobody else can have touched them): their execution mark claims them.
+   */
+  revive(parked: LiveRun, epoch: number): LiveRun | undefined {
+    if (epoch !== parked.epoch + 1) return undefined;
+    const fresh = new Set(parked.run.state.parked_calls?.map((c) => c.call_id));
+    const live: LiveRun = { ...parked, epoch, abort: new AbortController(), deferred: [], fresh, observed: new Map(), outcome: undefined };
+    live.emit = (type, data) => this.emit(live, type, data);
+    return live;
+  }
+
+  /**
    * The `emit` of a live run: persists the event on the run — only while this driver holds it at its epoch (else the
    * drive stops with LeaseLostError, writing nothing) — and on each ancestor run (so a DAG step's or a delegate's
    * story appears in the caller's stream). A pending confirmation makes the run (and its ancestors) `waiting` in the

@@ -145,7 +145,10 @@ export class ReactSteps {
     );
     // Every other call of the turn has its outcome: the run parks until a parked call's decision claims it again.
     const parked = results.filter((p) => p !== undefined);
-    if (parked.length > 0) return { park: parked };
+    if (parked.length > 0) {
+      live.catalog = tools; // the turn resumes with it, if this process resumes it
+      return { park: parked };
+    }
     const observations = await this.toolCalls.observations(
       live,
       state.pending_calls.map((c) => c.call_id),

@@ -18,6 +18,7 @@ import {
 } from './live-run.js';
 import { ReactSteps } from './react-steps.js';
 import { RunFactory, type ToolRunOptions } from './run-factory.js';
+import { ParkedLives } from './parked-lives.js';
 import type { ParkedClaim } from './run-leases.js';
 import { RunStore } from './run-store.js';
 import { ToolCallRecovery } from './tool-call-recovery.js';
@@ -49,6 +50,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     private readonly factory: RunFactory,
     private readonly react: ReactSteps,
     private readonly dag: DagSteps,
+    private readonly parked: ParkedLives,
   ) {
     this.keeper = new LeaseKeeper(store.dataSource, 'agent_runs', config.runLeaseMs, (err) =>
       this.logger.warn(`run lease renewal failed (the next tick retries): ${err.message}`),
@@ -180,9 +182,11 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     this.keeper.hold(runId, epoch, (detail) => abortOnLeaseLost(this.logger, live, runId, detail));
     let release = false;
     try {
-      live = await this.lives.build(created ?? (await this.store.get(runId)), epoch, () => this.stopping, prepared);
+      const revived = claimed === undefined ? undefined : this.parked.revive(runId, epoch);
+      live = revived ?? (await this.lives.build(created ?? (await this.store.get(runId)), epoch, () => this.stopping, prepared));
       this.live.set(runId, live);
-      if (!prepared) await this.toolCalls.settleInterrupted(live);
+      // A revived run was parked by this process and held by nobody since: no call of it can be in flight.
+      if (!prepared && !revived) await this.toolCalls.settleInterrupted(live);
       let state = live.run.state;
       for (;;) {
         if (this.stopping) throw new RunSuspendedError('the server is stopping');
@@ -225,6 +229,8 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       return false;
     }
     live.outcome = { runId, status: 'waiting', answer: null, error: null };
+    live.run.state = state;
+    this.parked.keep(live);
     return true;
   }
 

@@ -40,7 +40,8 @@ export class RunLeases {
   /**
    * Claims the parked runs waiting for any of these confirmations that is decided (or overdue), in one statement;
    * returns each with its new epoch and the trace it parked in. A run another instance claimed first, or that is not
-   * parked, is not returned.
+   * parked, is not returned. Redoable (no own disk flush): a claim lost in a crash leaves a parked run whose approval
+   * is decided, which recovery claims; and the resumed call's execution mark flushes it before anything is sent.
    */
   async claimParked(confirmationIds: string[]): Promise<ParkedClaim[]> {
     const [rows]: [Array<{ id: string; lease_epoch: number; trace: Record<string, string> | null }>, number] = await this.dataSource.query(
@@ -49,7 +50,7 @@ export class RunLeases {
          FROM confirmation_requests c
         WHERE c.id = ANY($1::uuid[]) AND r.id = c.run_id AND r.parked_on && $1::uuid[] AND r.locked_by IS NULL
           AND r.status IN ('running', 'waiting') AND (c.status <> 'pending' OR c.expires_at <= now())
-       RETURNING r.id, r.lease_epoch, r.state -> 'trace' AS trace`,
+       RETURNING r.id, r.lease_epoch, r.state -> 'trace' AS trace, set_config('synchronous_commit', 'off', true)`,
       [confirmationIds, this.config.instanceId, this.config.runLeaseMs / 1000],
     );
     return rows.map((r) => ({ id: r.id, epoch: r.lease_epoch, ...(r.trace ? { trace: r.trace } : {}) }));

@@ -85,7 +85,9 @@ export class ToolCallRunner {
         // Waiting for a decision without a process: the call is pending again, and resumes at the gate.
         if (!fresh) await this.toolCalls.release(live, call.call_id);
         const asks = ctx.metadata.confirmationAsks;
-        return { call_id: call.call_id, confirmation_id: verdict.parked, args: verdict.args, ...(asks?.length ? { asks } : {}) };
+        // Frozen as stored: a resumed call sees these args whether its run is rebuilt or kept in this process.
+        const args = structuredClone(verdict.args);
+        return { call_id: call.call_id, confirmation_id: verdict.parked, args, ...(asks?.length ? { asks: structuredClone(asks) } : {}) };
       }
       if (verdict.suspended !== undefined) {
         // A hook could not decide (the approval wait ended because this instance is stopping): nobody decided, so

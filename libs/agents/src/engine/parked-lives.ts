@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import type { LiveRun } from './live-run.js';
+import { LiveRunBuilder } from './live-run-builder.js';
+
+/** How many parked runs a process remembers; the oldest is forgotten first (it is then rebuilt from the database). */
+const KEPT = 500;
+
+/**
+ * The live runs this process parked, kept in memory only (no lease, no timer, nothing runs for them), so that a
+ * decision claimed here resumes its run without reading and rebuilding it. A run claimed after another driver held
+ * it is rebuilt (LiveRunBuilder.revive refuses a stale one).
+ */
+@Injectable()
+export class ParkedLives {
+  private readonly lives = new Map<string, LiveRun>();
+
+  constructor(private readonly builder: LiveRunBuilder) {}
+
+  keep(live: LiveRun): void {
+    this.lives.delete(live.run.id);
+    this.lives.set(live.run.id, live);
+    if (this.lives.size <= KEPT) return;
+    const [oldest] = this.lives.keys();
+    this.lives.delete(oldest);
+  }
+
+  /** The kept run, revived for a drive at `epoch`; undefined when none is kept or it is stale. */
+  revive(runId: string, epoch: number): LiveRun | undefined {
+    const parked = this.lives.get(runId);
+    if (!parked) return undefined;
+    this.lives.delete(runId);
+    return this.builder.revive(parked, epoch);
+  }
+}

@@ -1,4 +1,4 @@
-import { RunExecutor } from '@warden/agents';
+import { ParkedRunResumer, RunExecutor } from '@warden/agents';
 import { startOaApp, type OaApp } from './oa-app.js';
 import { until } from '../support/eventually.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -166,6 +166,37 @@ describe('parked runs: a run waiting for an approval costs nothing until it is d
       await run.finished;
       await until('the run completed', async () => ((await runRow(runId)).status === 'completed' ? true : undefined));
       expect(paysOf('PO-B1')).toHaveLength(1);
+    });
+
+    it('a run parked here, then driven on and parked again there, is rebuilt (not revived stale) when decided here', async () => {
+      const script = [{ tool_calls: [pay('PO-X1', 60_000)] }, { tool_calls: [pay('PO-X2', 70_000)] }, { content: 'done' }];
+      const run = openChat(app.t, app.admin, { agent_id: await createAgent(scripted(script)), message: 'pay twice' });
+      const first = await pendingOf(run);
+      // Decided on the second instance, which resumes the run (this one does not hear of it: it could claim first),
+      // pays, asks the model again and parks on the next call.
+      const resumer = app.t.app.get(ParkedRunResumer);
+      const hear = resumer.onNotified.bind(resumer);
+      resumer.onNotified = () => undefined;
+      try {
+        expect((await decide(second!, first.confirmationId, 'approve')).status).toBe(200);
+        const next = await until(
+          'the second request',
+          () => eventsOf(run, 'confirmation_pending')[1]?.confirmation_id as string | undefined,
+        );
+        await parked(first.runId, next);
+      } finally {
+        resumer.onNotified = hear;
+      }
+      const next = eventsOf(run, 'confirmation_pending')[1].confirmation_id as string;
+      // Decided here, where the copy of the run from before the first decision is kept: it must not be used.
+      expect((await decide(app.t, next, 'approve')).status).toBe(200);
+      await run.finished;
+      expect(await runRow(first.runId)).toMatchObject({ status: 'completed' });
+      expect([paysOf('PO-X1').length, paysOf('PO-X2').length]).toEqual([1, 1]);
+      expect(eventsOf(run, 'confirmation_pending')).toHaveLength(2);
+      // One model turn each: a stale copy would ask the model again from the first turn's conversation.
+      expect(eventsOf(run, 'tool_call').map((c) => (c.args as { id: string }).id)).toEqual(['PO-X1', 'PO-X2']);
+      expect(eventsOf(run, 'answer').at(-1)).toMatchObject({ content: 'done' });
     });
   });
 });

@@ -13,4 +13,5 @@ export * from './runs/run.entity.js';
 export * from './runs/run-events.service.js';
 export * from './runs/runs.service.js';
 export * from './engine/run-executor.js';
+export { ParkedRunResumer } from './engine/parked-run-resumer.js';
 export * from './engine/tool-call-runner.js';

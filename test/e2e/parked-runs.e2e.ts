@@ -101,9 +101,11 @@ describe('parked runs: a run waiting for an approval costs nothing until it is d
     const agent = await createAgent(scripted([{ tool_calls: [pay('PO-T1', 60_000), pay('PO-T2', 70_000)] }, { content: 'done' }]));
     const run = openChat(app.t, app.admin, { agent_id: agent, message: 'pay both' });
     const runId = (await run.next('run')).data.run_id as string;
+    // The two calls run side by side: their requests come in either order.
     const ids = await until('two requests', () => {
       const pending = eventsOf(run, 'confirmation_pending');
-      return pending.length === 2 ? pending.map((p) => p.confirmation_id as string) : undefined;
+      const of = (po: string) => pending.find((p) => (p.args as { id: string }).id === po)?.confirmation_id as string | undefined;
+      return pending.length === 2 ? [of('PO-T1')!, of('PO-T2')!] : undefined;
     });
     await until('parked on both', async () => ((await runRow(runId)).parked_on?.length === 2 ? true : undefined));
     expect((await decide(app.t, ids[0], 'approve')).status).toBe(200);

@@ -2,46 +2,11 @@ import type { RunEventMap } from '@warden/common';
 import { HookChain, HookChainRun, type RegisteredHook } from './hook-chain.js';
 import { POST_TOOL_USE, PRE_TOOL_USE } from './hook-chain-points.js';
 import type { ToolCallContext } from './hook-invocation.js';
-import { PostToolUseHook, PreToolUseHook, type HookContext, type HookErrorPolicy, type HookResult } from './hook.types.js';
+import type { HookContext, HookResult } from './hook.types.js';
+import { Post, Pre, registeredHook } from './testing/registered-hooks.js';
 import { toolCallContext } from './testing/tool-call-context.js';
 
-type Fn = (ctx: HookContext) => HookResult | Promise<HookResult>;
-class Pre extends PreToolUseHook {
-  constructor(private readonly fn: Fn) {
-    super();
-  }
-  execute(ctx: HookContext) {
-    return this.fn(ctx);
-  }
-}
-class Post extends PostToolUseHook {
-  constructor(private readonly fn: Fn) {
-    super();
-  }
-  execute(ctx: HookContext) {
-    return this.fn(ctx);
-  }
-}
-
-function hook(
-  name: string,
-  priority: number,
-  h: Pre | Post,
-  extra: { timeoutMs?: number; onError?: HookErrorPolicy; runsLast?: boolean } = {},
-): RegisteredHook {
-  return {
-    name,
-    point: h.point,
-    priority,
-    timeoutMs: extra.timeoutMs ?? 5000,
-    onError: extra.onError ?? 'block',
-    hook: h,
-    config: {},
-    source: 'class',
-    autoAttached: false,
-    runsLast: extra.runsLast,
-  };
-}
+const hook = registeredHook;
 
 function context(emit: ToolCallContext['emit'] = () => Promise.resolve()): ToolCallContext {
   return toolCallContext({ emit });

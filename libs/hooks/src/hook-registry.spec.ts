@@ -1,61 +1,10 @@
 import type { RunEventMap } from '@warden/common';
-import { blockedObservation, HookRegistry, type RegisteredHook, type ToolCallContext } from './hook-registry.js';
-import {
-  HookPoint,
-  PostToolUseHook,
-  PreToolUseHook,
-  SessionStartHook,
-  type HookContext,
-  type HookErrorPolicy,
-  type HookResult,
-} from './hook.types.js';
+import { blockedObservation, HookRegistry, type ToolCallContext } from './hook-registry.js';
+import { PostToolUseHook, PreToolUseHook, type HookContext, type HookResult } from './hook.types.js';
+import { Post, Pre, registeredHook, Start, type HookFn } from './testing/registered-hooks.js';
 import { toolCallContext } from './testing/tool-call-context.js';
 
-type Fn = (ctx: HookContext) => HookResult | Promise<HookResult>;
-
-class Pre extends PreToolUseHook {
-  constructor(private readonly fn: Fn) {
-    super();
-  }
-  execute(ctx: HookContext) {
-    return this.fn(ctx);
-  }
-}
-class Post extends PostToolUseHook {
-  constructor(private readonly fn: Fn) {
-    super();
-  }
-  execute(ctx: HookContext) {
-    return this.fn(ctx);
-  }
-}
-class Start extends SessionStartHook {
-  constructor(private readonly fn: Fn) {
-    super();
-  }
-  execute(ctx: HookContext) {
-    return this.fn(ctx);
-  }
-}
-
-function hook(
-  name: string,
-  priority: number,
-  h: PreToolUseHook | PostToolUseHook | SessionStartHook,
-  extra: { timeoutMs?: number; onError?: HookErrorPolicy } = {},
-): RegisteredHook {
-  return {
-    name,
-    point: h.point,
-    priority,
-    timeoutMs: extra.timeoutMs ?? 5000,
-    onError: extra.onError ?? (h.point === HookPoint.PreToolUse ? 'block' : 'allow'),
-    hook: h,
-    config: {},
-    source: 'class',
-    autoAttached: false,
-  };
-}
+const hook = registeredHook;
 
 function context(events: Array<[string, Record<string, unknown>]> = []): ToolCallContext {
   return toolCallContext({
@@ -70,7 +19,7 @@ describe('HookRegistry', () => {
   it('runs hooks by ascending priority, ties by name, and chains arg rewrites to the tool', async () => {
     const seen: string[] = [];
     const tag =
-      (label: string): Fn =>
+      (label: string): HookFn =>
       (ctx) => {
         seen.push(label);
         return { modifiedArgs: { ...ctx.toolArgs, trail: `${(ctx.toolArgs.trail as string | undefined) ?? ''}${label}` } };
@@ -92,7 +41,7 @@ describe('HookRegistry', () => {
 
   it('chains result rewrites: [B][A]data[/A][/B]', async () => {
     const wrap =
-      (tag: string): Fn =>
+      (tag: string): HookFn =>
       (ctx) => ({ modifiedResult: `[${tag}]${ctx.toolResult}[/${tag}]` });
     const registry = new HookRegistry([hook('b', 2, new Post(wrap('B'))), hook('a', 1, new Post(wrap('A')))]);
     const { result } = await registry.runPostToolUse({ ...context(), toolResult: 'data' });

@@ -82,10 +82,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     return this.drive(runId);
   }
 
-  /**
-   * Drives a parked run this instance just claimed at `epoch` (ParkedRunResumer). The drive that parked it may still
-   * be winding down here: the claimed drive starts once it has.
-   */
+  /** Drives a parked run claimed here (ParkedRunResumer), once the drive that parked it here has wound down. */
   resumeClaimed(claim: ParkedClaim): Promise<RunOutcome> {
     const previous = this.completions.get(claim.id);
     if (previous) return previous.then(() => this.resumeClaimed(claim));
@@ -141,10 +138,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     process.off('SIGINT', this.onStopSignal);
   }
 
-  /**
-   * `created`: a run this process just created, leased to it at epoch 1 (no claim, no read needed); `claimed`: the
-   * epoch of a claim already made (a parked run's resumer).
-   */
+  /** `created`: just created here, leased at epoch 1 (no claim, no read); `claimed`: a parked run claimed here. */
   private drive(runId: string, prepared?: PreparedRun, created?: AgentRun, claimed?: ParkedClaim): Promise<RunOutcome> {
     // One `run` span per drive; a child run started inside a tool call nests under that call's span.
     const traced = inSpan(
@@ -214,10 +208,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     return live?.outcome ?? this.store.outcome(runId);
   }
 
-  /**
-   * Parks the run on its parked calls' approvals: it gives up its lease and this drive ends (true). False when a
-   * decision came in first: the drive goes on, and the turn resumes at the gate. A fence refusal stops the drive.
-   */
+  /** Parks the run (true: this drive ends); false when a decision came first: the turn resumes at the gate now. */
   private async park(live: LiveRun, state: RunState): Promise<boolean> {
     const runId = live.run.id;
     // No renewal may follow the park (a renewal never touches a row without a holder, either).

@@ -9,8 +9,8 @@ import { RunStore } from './run-store.js';
  */
 const CONFIRMATION_SETTLED = 'confirmation.settled';
 const CONFIRMATION_NOTIFIED = 'confirmation.notified';
-/** How many settlements of this process are remembered, so their NOTIFY echo costs no claim. */
-const RECENT_LOCAL = 1024;
+/** How many settlements are remembered, so that hearing one again (event + NOTIFY) costs no second claim. */
+const HEARD_KEPT = 1024;
 
 /**
  * Continues parked runs (RunStore.park) when an approval they wait for is decided: the instance that takes the
@@ -22,7 +22,7 @@ export class ParkedRunResumer {
   private readonly logger = new Logger(ParkedRunResumer.name);
   private readonly queue = new Set<string>();
   private scheduled = false;
-  private readonly local = new Set<string>();
+  private readonly heard = new Set<string>();
 
   constructor(
     private readonly store: RunStore,
@@ -31,24 +31,27 @@ export class ParkedRunResumer {
 
   @OnEvent(CONFIRMATION_SETTLED)
   onSettled(row: { id: string; status: string }): void {
-    if (row.status === 'pending') return;
-    this.remember(row.id);
-    this.schedule(row.id);
+    if (row.status !== 'pending' && this.firstNews(row.id)) this.schedule(row.id);
   }
 
   @OnEvent(CONFIRMATION_NOTIFIED)
   onNotified(id: string): void {
-    // The echo of a settlement of this process: already handled.
-    if (this.local.delete(id)) return;
-    this.schedule(id);
+    if (this.firstNews(id)) this.schedule(id);
   }
 
-  private remember(id: string): void {
-    this.local.add(id);
+  /**
+   * A settlement is heard twice here when it is this instance's (its event, and its NOTIFY, in either order): only
+   * the first is claimed for. A request settles once, so an id never needs a second claim.
+   */
+  private firstNews(id: string): boolean {
+    if (this.heard.has(id)) return false;
+    this.heard.add(id);
     // A Set keeps insertion order: the oldest is forgotten first.
-    if (this.local.size <= RECENT_LOCAL) return;
-    const [oldest] = this.local;
-    this.local.delete(oldest);
+    if (this.heard.size > HEARD_KEPT) {
+      const [oldest] = this.heard;
+      this.heard.delete(oldest);
+    }
+    return true;
   }
 
   private schedule(id: string): void {

@@ -179,6 +179,21 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
       expect((await decide(t, bob, id)).status).toBe(409);
     });
 
+    it('an approver who approved and then rejects changes nothing (409): the request stays open for the others', async () => {
+      const run = runGate(t, alice, tiered(), { id: 'PO-9', amount: 600000 });
+      const id = await run.id;
+      expect((await decide(t, bob, id)).status).toBe(200);
+      const changed = await decide(t, bob, id, 'reject');
+      expect(changed.status).toBe(409);
+      expect(changed.body).toMatchObject({
+        status: 'pending',
+        message: expect.stringMatching(/already approved .*cannot be changed.*1 of 2/),
+      });
+      expect(await statusOf(t, carol, id)).toMatchObject({ status: 'pending', approvals_given: 1, responded_at: null });
+      expect((await decide(t, fran, id)).body).toMatchObject({ status: 'approved' });
+      expect((await run.result).allow).toBe(true);
+    });
+
     it('concurrent approvals: the same person twice counts once; two people at once settle it exactly once', async () => {
       const run = runGate(t, alice, tiered(), { id: 'PO-5', amount: 700000 });
       const id = await run.id;

@@ -181,9 +181,13 @@ export class ConfirmationDecisionService {
     const now = (await this.store.findById(row.id)) ?? row;
     const mine = now.status === ConfirmationStatus.Pending && now.expiresAt > new Date() ? await this.votes.voteOf(row.id, userId) : null;
     if (mine && (mine === 'reject' || now.approvalsGiven >= now.approvalsRequired)) return this.settle(d, mine);
-    // The same person again counts nothing; says so, as any other decision that changes nothing.
-    if (mine === 'approve' && input.decision === 'approve') {
-      throw new ConflictError(`you have already approved confirmation ${row.id}; ${approvalsProgress(now)} so far`, { status: now.status });
+    // The same person again counts nothing — a vote is not changed either — and says so, as any other decision that
+    // changes nothing (not lostRace: the request is open, there is nothing to expire).
+    if (mine === 'approve') {
+      const change = input.decision === 'reject' ? ' (a vote cannot be changed)' : '';
+      throw new ConflictError(`you have already approved confirmation ${row.id}${change}; ${approvalsProgress(now)} so far`, {
+        status: now.status,
+      });
     }
     return this.lostRace(row);
   }

@@ -3,6 +3,7 @@ import { ChannelsModule } from '@warden/channels';
 import { ConfirmationGateHook } from './confirmation-gate.hook.js';
 import { ApprovalCardDelivery } from './gate/approval-card-delivery.js';
 import { ApprovalRequestOpener } from './gate/approval-request-opener.js';
+import { SettledHere } from './gate/settled-here.js';
 import { ConfirmationInboxStream } from './confirmation-inbox-stream.js';
 import { ConfirmationCards } from './confirmation-cards.js';
 import { ConfirmationDecisionService } from './confirmation-decision.service.js';
@@ -32,6 +33,7 @@ import { StandingApprovals } from './standing/standing-approvals.js';
     ConfirmationService,
     ConfirmationVisibility,
     ApprovalRequestOpener,
+    SettledHere,
     ApprovalCardDelivery,
     ConfirmationGateHook,
     ConfirmationInboxStream,

@@ -59,8 +59,8 @@ export class ParkedRunResumer {
     this.queue.add(id);
     if (this.scheduled) return;
     this.scheduled = true;
-    // Settlements of the same tick share one claim statement.
-    setImmediate(() => void this.flush());
+    // Settlements of the same turn share one claim statement, sent before the decision's own audit write.
+    queueMicrotask(() => void this.flush());
   }
 
   private async flush(): Promise<void> {

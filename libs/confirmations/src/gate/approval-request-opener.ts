@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { SettledHere } from './settled-here.js';
 import { ChannelsService, type Channel, type ChannelRecord } from '@warden/channels';
 import { isDroppedDatabaseConnection } from '@warden/database';
 import { askReasonOf, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
@@ -35,6 +36,7 @@ export class ApprovalRequestOpener {
     private readonly store: ConfirmationStore,
     private readonly channels: ChannelsService,
     private readonly standing: StandingApprovals,
+    private readonly settledHere: SettledHere,
   ) {}
 
   async open(
@@ -44,7 +46,8 @@ export class ApprovalRequestOpener {
     digest: string,
   ): Promise<OpenedRequest | HookResult> {
     try {
-      const existing = await this.store.findByRunCall(ctx.runId, callId);
+      // A call resumed here right after its decision was taken here: the settled row is final, no read needed.
+      const existing = this.settledHere.take(ctx.runId, callId) ?? (await this.store.findByRunCall(ctx.runId, callId));
       if (existing) return { row: existing, created: false };
       const standing = await this.standing.coverCall(ctx, digest);
       if (standing) return standing;

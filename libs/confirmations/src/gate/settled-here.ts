@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { CONFIRMATION_SETTLED, ConfirmationStatus, type ConfirmationRequest } from '../confirmation.types.js';
+
+/** How many settled requests are kept; the oldest is forgotten first (its call then reads the row). */
+const KEPT = 500;
+
+/**
+ * The requests settled in this process that a parked run may come back for: its call resumes at the gate, which takes
+ * the settled row from here instead of reading it (a settled row never changes its decision again). Each is taken
+ * once; memory only.
+ */
+@Injectable()
+export class SettledHere {
+  private readonly rows = new Map<string, ConfirmationRequest>();
+
+  @OnEvent(CONFIRMATION_SETTLED)
+  onSettled(row: ConfirmationRequest): void {
+    if (row.status === ConfirmationStatus.Pending) return;
+    this.rows.set(`${row.runId}:${row.callId}`, row);
+    if (this.rows.size <= KEPT) return;
+    const [oldest] = this.rows.keys();
+    this.rows.delete(oldest);
+  }
+
+  take(runId: string, callId: string): ConfirmationRequest | undefined {
+    const key = `${runId}:${callId}`;
+    const row = this.rows.get(key);
+    this.rows.delete(key);
+    return row;
+  }
+}

@@ -49,8 +49,9 @@ describe('parked runs: a run waiting for an approval costs nothing until it is d
   const eventsOf = (run: LiveChat, type: string) => run.events.filter((e) => e.event === type).map((e) => e.data);
 
   beforeAll(async () => {
+    // Recovery a minute away: what continues a parked run here is its decision's claim, or its deadline's.
     app = await startOaApp((req) => ({ ok: true, path: req.path }), {
-      env: { RUN_RECOVERY_MS: '200' },
+      env: { RUN_RECOVERY_MS: '60000' },
       imports: [RuntimeTestHooksModule],
     });
   });
@@ -118,7 +119,7 @@ describe('parked runs: a run waiting for an approval costs nothing until it is d
     expect((await runRow(runId)).status).toBe('completed');
   });
 
-  it('past its deadline a parked approval expires: recovery resumes the run, the call is blocked, nothing is paid', async () => {
+  it('past its deadline a parked approval expires: the instance that parked it resumes it, the call is blocked, nothing is paid', async () => {
     const agent = await payAgent('PO-EXP', { confirmation: { timeout_s: 1 } });
     const run = openChat(app.t, app.admin, { agent_id: agent, message: 'pay PO-EXP' });
     const { confirmationId } = await pendingOf(run);
@@ -127,19 +128,6 @@ describe('parked runs: a run waiting for an approval costs nothing until it is d
     expect(eventsOf(run, 'observation')[0]).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });
     expect(paysOf('PO-EXP')).toHaveLength(0);
     expect((await decide(app.t, confirmationId, 'approve')).status).toBe(409);
-  });
-
-  it('a decision nobody claimed (written straight to the database) is picked up by recovery', async () => {
-    const agent = await payAgent('PO-SQL');
-    const run = openChat(app.t, app.admin, { agent_id: agent, message: 'pay PO-SQL' });
-    const { confirmationId } = await pendingOf(run);
-    // No event, no NOTIFY: only the recovery loop can notice.
-    await app.db.query(
-      `UPDATE confirmation_requests SET status = 'approved', approvals_given = approvals_required, responded_at = now(), responded_by_name = 'ops' WHERE id = $1`,
-      [confirmationId],
-    );
-    await run.finished;
-    expect(paysOf('PO-SQL')).toHaveLength(1);
   });
 
   it('a cancelled parked run ends cancelled, its approval expires (a later click gets 409), nothing is paid', async () => {
@@ -159,6 +147,19 @@ describe('parked runs: a run waiting for an approval costs nothing until it is d
       second = await startTestApp({ RUN_RECOVERY_MS: '200' }, { databaseUrl: app.t.databaseUrl, imports: [RuntimeTestHooksModule] });
     });
     afterAll(async () => second?.close());
+
+    it('a decision nobody claimed (written straight to the database) is picked up by recovery (on the second instance)', async () => {
+      const agent = await payAgent('PO-SQL');
+      const run = openChat(app.t, app.admin, { agent_id: agent, message: 'pay PO-SQL' });
+      const { confirmationId } = await pendingOf(run);
+      // No event, no NOTIFY: only the recovery loop can notice.
+      await app.db.query(
+        `UPDATE confirmation_requests SET status = 'approved', approvals_given = approvals_required, responded_at = now(), responded_by_name = 'ops' WHERE id = $1`,
+        [confirmationId],
+      );
+      await run.finished;
+      expect(paysOf('PO-SQL')).toHaveLength(1);
+    });
 
     it('the instance that takes the decision continues the run: paid exactly once, though both hear of it', async () => {
       const agent = await payAgent('PO-B1');

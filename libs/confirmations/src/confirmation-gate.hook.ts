@@ -96,7 +96,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
       // Announced and still open: a run that can park waits without a process (the decision or the deadline
       // resumes it here); past its deadline the wait below expires it at once.
       if (ctx.metadata.canPark && row.status === ConfirmationStatus.Pending && row.expiresAt.getTime() > Date.now())
-        return { park: { confirmationId: row.id } };
+        return { park: { confirmationId: row.id, expiresAt: row.expiresAt.toISOString() } };
       const final = row.status === ConfirmationStatus.Pending ? await this.waitTraced(ctx, row) : row;
       if (ctx.metadata.resumedAtGate) traceParkedWait(ctx, final);
       await ctx.emit('confirmation_resolved', {

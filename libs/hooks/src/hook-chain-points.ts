@@ -31,7 +31,7 @@ export interface PreToolUseVerdict {
   /** A hook could not decide (HookResult.suspend): neither run nor block the call; the run is suspended. */
   suspended?: string;
   /** The gate parked the call on this confirmation (HookResult.park): neither run nor block it; the run parks. */
-  parked?: string;
+  parked?: NonNullable<HookResult['park']>;
 }
 
 /** What the hooks of a text point (UserPromptSubmit, PreModelCall, PostToolUseFailure, Stop) decided. */
@@ -116,7 +116,7 @@ export const PRE_TOOL_USE: HookChainPoint<PreToolUseVerdict> = {
     if (run.suspended !== undefined) verdict.suspended = run.suspended;
     if (run.parked !== undefined) {
       verdict.parked = run.parked;
-      verdict.error = `waiting for the decision on confirmation ${run.parked}`;
+      verdict.error = `waiting for the decision on confirmation ${run.parked.confirmationId}`;
     }
     return verdict;
   },
@@ -124,10 +124,12 @@ export const PRE_TOOL_USE: HookChainPoint<PreToolUseVerdict> = {
 
 /** Only the gate (it runs last) may park a call, and only in a run that can park; anything else is a hook failure. */
 function park(parked: unknown, entry: RegisteredHook, run: HookChainRun, ctx: ToolCallContext): HookOutcomeKind {
-  const id = (parked as { confirmationId?: unknown } | null)?.confirmationId;
+  const { confirmationId, expiresAt } = (parked ?? {}) as { confirmationId?: unknown; expiresAt?: unknown };
   if (!entry.runsLast || !ctx.metadata.canPark) throw new Error('only the confirmation gate of a run that can park may park a call');
-  if (typeof id !== 'string' || id === '') throw new Error('park must name the confirmation the call waits for');
-  run.parked = id;
+  if (typeof confirmationId !== 'string' || confirmationId === '') throw new Error('park must name the confirmation the call waits for');
+  if (expiresAt !== undefined && (typeof expiresAt !== 'string' || Number.isNaN(Date.parse(expiresAt))))
+    throw new Error('park.expiresAt must be an ISO time');
+  run.parked = expiresAt === undefined ? { confirmationId } : { confirmationId, expiresAt };
   return 'block';
 }
 

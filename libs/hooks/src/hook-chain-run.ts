@@ -16,7 +16,7 @@ export class HookChainRun {
   /** Why a PreToolUse hook could not decide (its `suspend`): the call is left for the run's next driver. */
   suspended: string | undefined = undefined;
   /** The confirmation a PreToolUse gate parked the call on (its `park`): the run waits for it without a process. */
-  parked: string | undefined = undefined;
+  parked: HookResult['park'] = undefined;
   /** performance.now() at the last hook boundary, where the next hook's duration starts (HookChain's own). */
   started = 0;
 

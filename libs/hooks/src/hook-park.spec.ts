@@ -46,7 +46,12 @@ describe('HookRegistry: parking at the gate', () => {
   it('the gate of a run that can park parks the call: the chain stops with no outcome for the gate, the args it saw kept', async () => {
     const registry = new HookRegistry([rewrite(), gate(() => ({ park: { confirmationId: 'c-1' } }), calls)]);
     const verdict = await registry.runPreToolUse(context({ canPark: true }));
-    expect(verdict).toMatchObject({ allow: false, parked: 'c-1', blockedBy: CONFIRMATION_GATE, args: { id: 'PO-1', amount: 72_000 } });
+    expect(verdict).toMatchObject({
+      allow: false,
+      parked: { confirmationId: 'c-1' },
+      blockedBy: CONFIRMATION_GATE,
+      args: { id: 'PO-1', amount: 72_000 },
+    });
     expect(events).toEqual(['hook:rewrite']);
   });
 

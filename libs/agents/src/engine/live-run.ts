@@ -42,6 +42,12 @@ export interface StartedRun {
 /** Emitted (EventEmitter2) when a run ends; `RUN_CANCELLED` additionally when it was cancelled (pending approvals expire). */
 export const RUN_FINISHED = 'run.finished';
 export const RUN_CANCELLED = 'run.cancelled';
+/** Emitted when a drive of this process parked its run: the approvals it waits for, with their deadlines. */
+export const RUN_PARKED = 'run.parked';
+export interface RunParkedEvent {
+  runId: string;
+  approvals: Array<{ confirmationId: string; expiresAt?: string }>;
+}
 
 /** What a run needs in memory while it executes; all of it can be rebuilt from the database. */
 export interface LiveRun {

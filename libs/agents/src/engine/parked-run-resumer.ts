@@ -1,5 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
+import { RUN_PARKED, type RunParkedEvent } from './live-run.js';
+import { ParkedDeadlines } from './parked-deadlines.js';
 import { RunExecutor } from './run-executor.js';
 import { RunStore } from './run-store.js';
 
@@ -15,14 +17,19 @@ const HEARD_KEPT = 1024;
 /**
  * Continues parked runs (RunStore.park) when an approval they wait for is decided: the instance that takes the
  * decision claims the run at once (in-process event), every other instance on its NOTIFY (one claim statement for
- * the ids of a tick; the first claim wins). A run whose claim was missed is claimed by recovery (RunRecovery).
+ * the ids of a tick; the first claim wins). A run whose claim was missed is claimed by recovery (RunRecovery). The
+ * instance that parked a run also claims it when an approval's deadline passes (ParkedDeadlines: one timer), so the
+ * gate expires the request on time.
  */
 @Injectable()
-export class ParkedRunResumer {
+export class ParkedRunResumer implements OnModuleDestroy {
   private readonly logger = new Logger(ParkedRunResumer.name);
   private readonly queue = new Set<string>();
   private scheduled = false;
   private readonly heard = new Set<string>();
+  private readonly deadlines = new ParkedDeadlines((ids) => {
+    for (const id of ids) this.schedule(id);
+  });
 
   constructor(
     private readonly store: RunStore,
@@ -31,12 +38,24 @@ export class ParkedRunResumer {
 
   @OnEvent(CONFIRMATION_SETTLED)
   onSettled(row: { id: string; status: string }): void {
-    if (row.status !== 'pending' && this.firstNews(row.id)) this.schedule(row.id);
+    if (row.status === 'pending') return;
+    this.deadlines.forget(row.id);
+    if (this.firstNews(row.id)) this.schedule(row.id);
   }
 
   @OnEvent(CONFIRMATION_NOTIFIED)
   onNotified(id: string): void {
+    this.deadlines.forget(id);
     if (this.firstNews(id)) this.schedule(id);
+  }
+
+  @OnEvent(RUN_PARKED)
+  onParked(event: RunParkedEvent): void {
+    for (const a of event.approvals) if (a.expiresAt) this.deadlines.watch(a.confirmationId, a.expiresAt);
+  }
+
+  onModuleDestroy(): void {
+    this.deadlines.stop();
   }
 
   /**

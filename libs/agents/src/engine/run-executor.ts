@@ -8,7 +8,9 @@ import { abortOnLeaseLost, settleDriveError, stopDrives, waitForRunEnd } from '.
 import { LiveRunBuilder } from './live-run-builder.js';
 import {
   RUN_CANCELLED,
+  RUN_PARKED,
   RunSuspendedError,
+  type RunParkedEvent,
   type LiveRun,
   type PreparedRun,
   type RunOutcome,
@@ -222,6 +224,8 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     live.outcome = { runId, status: 'waiting', answer: null, error: null };
     live.run.state = state;
     this.parked.keep(live);
+    const approvals = (state.parked_calls ?? []).map((c) => ({ confirmationId: c.confirmation_id, expiresAt: c.expires_at }));
+    this.bus.emit(RUN_PARKED, { runId, approvals } satisfies RunParkedEvent);
     return true;
   }
 

@@ -87,7 +87,14 @@ export class ToolCallRunner {
         const asks = ctx.metadata.confirmationAsks;
         // Frozen as stored: a resumed call sees these args whether its run is rebuilt or kept in this process.
         const args = structuredClone(verdict.args);
-        return { call_id: call.call_id, confirmation_id: verdict.parked, args, ...(asks?.length ? { asks: structuredClone(asks) } : {}) };
+        const { confirmationId, expiresAt } = verdict.parked;
+        return {
+          call_id: call.call_id,
+          confirmation_id: confirmationId,
+          args,
+          ...(expiresAt ? { expires_at: expiresAt } : {}),
+          ...(asks?.length ? { asks: structuredClone(asks) } : {}),
+        };
       }
       if (verdict.suspended !== undefined) {
         // A hook could not decide (the approval wait ended because this instance is stopping): nobody decided, so

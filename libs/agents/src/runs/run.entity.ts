@@ -32,6 +32,8 @@ export interface ParkedToolCall {
   args: Record<string, unknown>;
   /** The hooks that asked for a human (`ask`) on the way to the gate; the gate reads them again. */
   asks?: Array<{ hook: string; reason: string }>;
+  /** The request's deadline (ISO): the instance that parked the run claims it then, so the gate expires it. */
+  expires_at?: string;
 }
 
 /**

@@ -246,6 +246,9 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
   const wecomAdapter = (): PlatformAdapter => {
     /** Text answers already attributed to a click (WeCom tells a refused clicker by a message, not in the HTTP reply). */
     const claimed = new Set<unknown>();
+    /** Each clicker's clicks still waiting for their answer, by response code. */
+    const awaiting = new Map<string, Set<string>>();
+    const updateFor = (code: string) => wecom.updates.find((u) => u.response_code === code);
     let clicks = 0;
     const post = async (
       channelId: string,
@@ -253,16 +256,26 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       clicker: string,
       responseCode: string,
     ): Promise<ClickAnswer> => {
+      const mine = awaiting.get(clicker) ?? new Set<string>();
+      awaiting.set(clicker, mine.add(responseCode));
       const res = await t.request('POST', callback(channelId, ev.query), { body: ev.body, headers: { 'content-type': 'text/xml' } });
-      if (res.status !== 200) return { status: res.status, ok: false, message: res.text };
-      return until('wecom click answer', () => {
-        const update = wecom.updates.find((u) => u.response_code === responseCode);
+      if (res.status !== 200) {
+        mine.delete(responseCode);
+        return { status: res.status, ok: false, message: res.text };
+      }
+      const answer = await until('wecom click answer', () => {
+        const update = updateFor(responseCode);
         if (update) return { status: res.status, ok: true, message: update.button.replace_name as string };
-        const text = wecom.sent.find((m) => m.msgtype === 'text' && m.touser === clicker && !claimed.has(m));
-        if (!text) return undefined;
-        claimed.add(text);
-        return { status: res.status, ok: false, message: text.text.content as string };
+        // A text answers one of this clicker's clicks, but not which: taken only once every click of theirs that is
+        // still unanswered can have one — so a click whose card update is still on its way never takes another's text.
+        const texts = wecom.sent.filter((m) => m.msgtype === 'text' && m.touser === clicker && !claimed.has(m));
+        const unanswered = [...mine].filter((code) => !updateFor(code));
+        if (texts.length === 0 || texts.length < unanswered.length) return undefined;
+        claimed.add(texts[0]);
+        return { status: res.status, ok: false, message: texts[0].text.content as string };
       });
+      mine.delete(responseCode);
+      return answer;
     };
     const event = (
       id: string,

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import { EgressPolicy, isUuid } from '@warden/common';
 import {
   Channel,
@@ -16,6 +15,7 @@ import { wecomApprovalCard } from './wecom-cards.js';
 import { checkConfig, missingConfig, optionalConfig, requiredConfig, secretKeysOf, type ConfigKeyRule } from '../shared/config-rules.js';
 import { rejected } from '../shared/replies.js';
 import { openWecomEnvelope, xmlField } from './wecom-crypto.js';
+import { WecomTokens } from './wecom-tokens.js';
 
 export const WECOM_CONFIG: readonly ConfigKeyRule[] = [
   { key: 'corp_id', kind: 'string', required: true },
@@ -37,7 +37,7 @@ export const WECOM_CONFIG: readonly ConfigKeyRule[] = [
 /** Token errors after which a fresh token is fetched once: expired (42001), invalid (40014, 40001). */
 const STALE_TOKEN_CODES = new Set([42001, 40014, 40001]);
 
-interface WecomConfig {
+export interface WecomConfig {
   corpId: string;
   corpSecret: string;
   agentId: number;
@@ -62,7 +62,7 @@ const wecomConfig = (channel: ChannelRecord): WecomConfig => {
   };
 };
 
-interface WecomReply {
+export interface WecomReply {
   errcode?: number;
   errmsg?: string;
   [key: string]: unknown;
@@ -80,7 +80,7 @@ export class WecomChannel extends Channel {
   readonly secretKeys = secretKeysOf(WECOM_CONFIG);
   private readonly logger = new Logger(WecomChannel.name);
   /** access_token per corp + secret (7200 s, refreshed 5 minutes early or when WeCom says it is stale). */
-  private readonly tokens = new Map<string, { token: string; until: number }>();
+  private readonly tokens = new WecomTokens((url) => this.egress.fetch(url, { signal: AbortSignal.timeout(10_000) }));
 
   validateConfig(config: Record<string, unknown>): string[] {
     return checkConfig(WECOM_CONFIG, config);
@@ -185,7 +185,7 @@ export class WecomChannel extends Channel {
             agentid: cfg.agentId,
             text: { content: outcome.message },
           });
-    work.catch((err: unknown) => this.logger.warn(`WeCom click answer failed: ${(err as Error).message}`));
+    work.catch((err: unknown) => this.logger.error(`WeCom click answer failed: ${(err as Error).message}`));
   }
 
   private async updateCard(cfg: WecomConfig, responseCode: string, decided: DecidedCard): Promise<void> {
@@ -198,8 +198,9 @@ export class WecomChannel extends Channel {
   }
 
   private async api(cfg: WecomConfig, what: string, path: string, body: Record<string, unknown>): Promise<WecomReply> {
-    let res = await this.post(cfg, what, path, body, await this.accessToken(cfg, false));
-    if (STALE_TOKEN_CODES.has(res.errcode ?? 0)) res = await this.post(cfg, what, path, body, await this.accessToken(cfg, true));
+    const token = await this.tokens.get(cfg);
+    let res = await this.post(cfg, what, path, body, token);
+    if (STALE_TOKEN_CODES.has(res.errcode ?? 0)) res = await this.post(cfg, what, path, body, await this.tokens.get(cfg, token));
     if (res.errcode !== 0) throw new Error(`WeCom refused ${what}: errcode ${res.errcode} ${res.errmsg ?? ''}`.trim());
     return res;
   }
@@ -219,24 +220,5 @@ export class WecomChannel extends Channel {
     }
     if (!res.ok) throw new Error(`WeCom did not accept ${what}: HTTP ${res.status}`);
     return (await res.json()) as WecomReply;
-  }
-
-  private async accessToken(cfg: WecomConfig, refresh: boolean): Promise<string> {
-    const key = `${cfg.baseUrl}|${cfg.corpId}|${createHash('sha256').update(cfg.corpSecret).digest('hex')}`;
-    const hit = this.tokens.get(key);
-    if (hit && !refresh && hit.until > Date.now()) return hit.token;
-    const url = `${cfg.baseUrl}/cgi-bin/gettoken?corpid=${encodeURIComponent(cfg.corpId)}&corpsecret=${encodeURIComponent(cfg.corpSecret)}`;
-    let body: WecomReply & { access_token?: string; expires_in?: number };
-    try {
-      const res = await this.egress.fetch(url, { signal: AbortSignal.timeout(10_000) });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      body = (await res.json()) as typeof body;
-    } catch (err) {
-      throw new Error(`WeCom token request failed: ${(err as Error).message}`);
-    }
-    if (body.errcode !== 0 || !body.access_token)
-      throw new Error(`WeCom refused the token request: errcode ${body.errcode} ${body.errmsg ?? ''}`.trim());
-    this.tokens.set(key, { token: body.access_token, until: Date.now() + Math.max(60, (body.expires_in ?? 7200) - 300) * 1000 });
-    return body.access_token;
   }
 }

@@ -2,10 +2,9 @@ import { claimExpiredLeases } from '@warden/database';
 // Narrow imports (not the libs' indexes): the store, its leases and what they need, not the whole app.
 import type { LiveRun } from '../../libs/agents/src/engine/live-run.js';
 import type { RunStore } from '../../libs/agents/src/engine/run-store.js';
-import { AgentRun, type RunState } from '../../libs/agents/src/runs/run.entity.js';
-import { Org } from '../../libs/auth/src/orgs/org.entity.js';
-import { mediumDb, type MediumDb } from './medium-db.js';
-import { storeInstance, type StoreInstance } from './store-instance.js';
+import type { RunState } from '../../libs/agents/src/runs/run.entity.js';
+import type { MediumDb } from './medium-db.js';
+import { twoStoreInstances, type StoreInstance } from './store-instance.js';
 
 /** The park of a run waiting for approvals, and the claims that end it, on a real database without the app. */
 describe('RunStore.park and RunLeases.claimParked (medium)', () => {
@@ -13,14 +12,7 @@ describe('RunStore.park and RunLeases.claimParked (medium)', () => {
   let a: StoreInstance;
   let b: StoreInstance;
 
-  beforeAll(async () => {
-    db = await mediumDb({ entities: [AgentRun, Org] });
-    [a, b] = await Promise.all([storeInstance(db, 'a'), storeInstance(db, 'b')]);
-  });
-  afterAll(async () => {
-    await Promise.all([a?.module.close(), b?.module.close()]);
-    await db?.close();
-  });
+  twoStoreInstances((made) => ({ db, a, b } = made));
 
   const row = async (id: string) =>
     (

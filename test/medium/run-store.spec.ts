@@ -4,10 +4,9 @@ import type { LiveRun } from '../../libs/agents/src/engine/live-run.js';
 import { LeaseLostError } from '../../libs/agents/src/engine/run-fence.js';
 import { RunStore } from '../../libs/agents/src/engine/run-store.js';
 import { RUN_TRANSITIONS, type FinalRunStatus } from '../../libs/agents/src/engine/run-transitions.js';
-import { AgentRun, type RunState, type RunStatus } from '../../libs/agents/src/runs/run.entity.js';
-import { Org } from '../../libs/auth/src/orgs/org.entity.js';
-import { mediumDb, type MediumDb } from './medium-db.js';
-import { storeInstance, type StoreInstance } from './store-instance.js';
+import type { RunState, RunStatus } from '../../libs/agents/src/runs/run.entity.js';
+import type { MediumDb } from './medium-db.js';
+import { twoStoreInstances, type StoreInstance } from './store-instance.js';
 
 /** What a driver holds in memory for the store's fenced writes: the run as read, and the epoch it claimed it at. */
 async function driving(store: RunStore, runId: string, epoch: number): Promise<LiveRun> {
@@ -31,14 +30,7 @@ describe('RunStore (medium)', () => {
   let a: StoreInstance;
   let b: StoreInstance;
 
-  beforeAll(async () => {
-    db = await mediumDb({ entities: [AgentRun, Org] });
-    [a, b] = await Promise.all([storeInstance(db, 'a'), storeInstance(db, 'b')]);
-  });
-  afterAll(async () => {
-    await Promise.all([a?.module.close(), b?.module.close()]);
-    await db?.close();
-  });
+  twoStoreInstances((made) => ({ db, a, b } = made));
 
   const row = async (id: string) =>
     (

@@ -9,7 +9,9 @@ import { RunLeases } from '../../libs/agents/src/engine/run-leases.js';
 import { RunStore } from '../../libs/agents/src/engine/run-store.js';
 import { RunEventsService } from '../../libs/agents/src/runs/run-events.service.js';
 import type { RunStatus } from '../../libs/agents/src/runs/run.entity.js';
-import type { MediumDb } from './medium-db.js';
+import { AgentRun } from '../../libs/agents/src/runs/run.entity.js';
+import { Org } from '../../libs/auth/src/orgs/org.entity.js';
+import { mediumDb, type MediumDb } from './medium-db.js';
 
 /** One instance's RunStore (and the event log it writes through) on the shared medium database; no app. */
 export interface StoreInstance {
@@ -39,4 +41,21 @@ export async function storeInstance(db: MediumDb, instanceId: string): Promise<S
     .get(EventEmitter2)
     .on(RUN_FINISHED, (e: { runId: string; status: RunStatus }) => finished.push({ runId: e.runId, status: e.status }));
   return { store: module.get(RunStore), finished, module };
+}
+
+/**
+ * Two instances ('a', 'b') of RunStore on one fresh medium database, made before the suite's tests (handed to `use`)
+ * and closed after them.
+ */
+export function twoStoreInstances(use: (made: { db: MediumDb; a: StoreInstance; b: StoreInstance }) => void): void {
+  let made: { db: MediumDb; a: StoreInstance; b: StoreInstance } | undefined;
+  beforeAll(async () => {
+    const db = await mediumDb({ entities: [AgentRun, Org] });
+    const [a, b] = await Promise.all([storeInstance(db, 'a'), storeInstance(db, 'b')]);
+    use((made = { db, a, b }));
+  });
+  afterAll(async () => {
+    await Promise.all([made?.a.module.close(), made?.b.module.close()]);
+    await made?.db.close();
+  });
 }

@@ -9,6 +9,7 @@ export * from './http/input-limits.interceptor.js';
 export * from './graph.js';
 export * from './json-text.js';
 export * from './uuid.js';
+export * from './bounded-map.js';
 export * from './telemetry/metrics.js';
 export * from './telemetry/tracing.js';
 export * from './telemetry/telemetry.module.js';

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { BoundedMap } from '@warden/common';
 import type { LiveRun } from './live-run.js';
 import { LiveRunBuilder } from './live-run-builder.js';
 
@@ -12,23 +13,17 @@ const KEPT = 500;
  */
 @Injectable()
 export class ParkedLives {
-  private readonly lives = new Map<string, LiveRun>();
+  private readonly lives = new BoundedMap<string, LiveRun>(KEPT);
 
   constructor(private readonly builder: LiveRunBuilder) {}
 
   keep(live: LiveRun): void {
-    this.lives.delete(live.run.id);
     this.lives.set(live.run.id, live);
-    if (this.lives.size <= KEPT) return;
-    const [oldest] = this.lives.keys();
-    this.lives.delete(oldest);
   }
 
   /** The kept run, revived for a drive at `epoch`; undefined when none is kept or it is stale. */
   revive(runId: string, epoch: number): LiveRun | undefined {
-    const parked = this.lives.get(runId);
-    if (!parked) return undefined;
-    this.lives.delete(runId);
-    return this.builder.revive(parked, epoch);
+    const parked = this.lives.take(runId);
+    return parked && this.builder.revive(parked, epoch);
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
+import { BoundedMap } from '@warden/common';
 import { RUN_PARKED, type RunParkedEvent } from './live-run.js';
 import { ParkedDeadlines } from './parked-deadlines.js';
 import { RunExecutor } from './run-executor.js';
@@ -26,7 +27,7 @@ export class ParkedRunResumer implements OnModuleDestroy {
   private readonly logger = new Logger(ParkedRunResumer.name);
   private readonly queue = new Set<string>();
   private scheduled = false;
-  private readonly heard = new Set<string>();
+  private readonly heard = new BoundedMap<string, true>(HEARD_KEPT);
   private readonly deadlines = new ParkedDeadlines((ids) => {
     for (const id of ids) this.schedule(id);
   });
@@ -64,12 +65,7 @@ export class ParkedRunResumer implements OnModuleDestroy {
    */
   private firstNews(id: string): boolean {
     if (this.heard.has(id)) return false;
-    this.heard.add(id);
-    // A Set keeps insertion order: the oldest is forgotten first.
-    if (this.heard.size > HEARD_KEPT) {
-      const [oldest] = this.heard;
-      this.heard.delete(oldest);
-    }
+    this.heard.set(id, true);
     return true;
   }
 

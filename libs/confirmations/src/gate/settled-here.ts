@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
+import { BoundedMap } from '@warden/common';
 import { CONFIRMATION_SETTLED, ConfirmationStatus, type ConfirmationRequest } from '../confirmation.types.js';
 
 /** How many settled requests are kept; the oldest is forgotten first (its call then reads the row). */
@@ -12,21 +13,14 @@ const KEPT = 500;
  */
 @Injectable()
 export class SettledHere {
-  private readonly rows = new Map<string, ConfirmationRequest>();
+  private readonly rows = new BoundedMap<string, ConfirmationRequest>(KEPT);
 
   @OnEvent(CONFIRMATION_SETTLED)
   onSettled(row: ConfirmationRequest): void {
-    if (row.status === ConfirmationStatus.Pending) return;
-    this.rows.set(`${row.runId}:${row.callId}`, row);
-    if (this.rows.size <= KEPT) return;
-    const [oldest] = this.rows.keys();
-    this.rows.delete(oldest);
+    if (row.status !== ConfirmationStatus.Pending) this.rows.set(`${row.runId}:${row.callId}`, row);
   }
 
   take(runId: string, callId: string): ConfirmationRequest | undefined {
-    const key = `${runId}:${callId}`;
-    const row = this.rows.get(key);
-    this.rows.delete(key);
-    return row;
+    return this.rows.take(`${runId}:${callId}`);
   }
 }

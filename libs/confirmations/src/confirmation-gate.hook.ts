@@ -43,6 +43,8 @@ const DEFAULT_POLICY: AgentHookSettings['confirmation'] = {
  * exactly this tool + args (digest); otherwise the call is blocked and a pending row expired.
  * Runs last among PreToolUse hooks (`runsLast`) and decides on the args it receives, so what the approver sees is
  * what will be sent; its `approval` carries the digest the runtime re-checks right before sending.
+ * In a run that can park (`metadata.canPark`), an announced request is not waited on here: the gate returns `park`,
+ * and the run resumes at the gate (`metadata.resumedAtGate`, only this hook runs) once it is decided or overdue.
  */
 @Hook({
   name: CONFIRMATION_GATE,

@@ -57,7 +57,7 @@ function cap(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}\n…[truncated ${text.length - max} characters]`;
 }
 
-/** Calls connector actions over HTTP with fetch: one request per call, keyed by the call id. */
+/** Calls connector actions over HTTP: one request per call, keyed by the call id. */
 @Injectable()
 export class ConnectorExecutor {
   constructor(
@@ -89,7 +89,7 @@ export class ConnectorExecutor {
     }
     const timeout = AbortSignal.timeout(this.config.connectorTimeoutMs);
     try {
-      const res = await this.egress.fetch(request.url, {
+      const res = await this.egress.request(request.url, {
         method: request.method,
         headers: {
           ...connector.headers,

@@ -45,6 +45,6 @@ export class LlmProviderFactory {
       if (!secret) throw new LlmError(`the model's API key variable ${settings.apiKeyEnv} is not set on the server`);
       apiKey = secret;
     }
-    return new OpenAiProvider(settings, apiKey, this.config.llmTimeoutMs, this.egress.fetch);
+    return new OpenAiProvider(settings, apiKey, this.config.llmTimeoutMs, this.egress.request);
   }
 }

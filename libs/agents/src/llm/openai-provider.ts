@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
-import { egressRefusalIn } from '@warden/common';
+import { egressRefusalIn, type EgressPolicy } from '@warden/common';
 import type { ModelSettings } from '../agents/agent-config.js';
 import { LlmError, LlmProvider, parseToolArguments, type LlmRequest, type LlmToolCall, type LlmTurn } from './llm-provider.js';
 
@@ -12,11 +12,13 @@ export class OpenAiProvider extends LlmProvider {
     private readonly settings: ModelSettings,
     apiKey: string | (() => Promise<string>),
     private readonly timeoutMs: number,
-    egressFetch?: typeof fetch,
+    egressRequest?: EgressPolicy['request'],
   ) {
     super();
-    // egressFetch dials through the egress policy (checked on the address actually dialled).
-    this.client = new OpenAI({ apiKey, baseURL: settings.baseUrl, maxRetries: 0, timeout: timeoutMs, fetch: egressFetch });
+    // egressRequest dials through the egress policy (checked on the address actually dialled). It stands in for
+    // fetch: the SDK reads a response's status, headers, url and body (text, json, or iterated as bytes), no more.
+    const fetch = egressRequest as unknown as typeof globalThis.fetch | undefined;
+    this.client = new OpenAI({ apiKey, baseURL: settings.baseUrl, maxRetries: 0, timeout: timeoutMs, fetch });
   }
 
   async complete(request: LlmRequest): Promise<LlmTurn> {

@@ -5,6 +5,7 @@ import https from 'node:https';
 import net, { BlockList, isIP, type Socket } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { AppConfig } from '../config/app-config.js';
+import { egressRequester, type EgressRequestInit, type EgressResponse } from './egress-request.js';
 
 /** An outbound call for a tenant went to an address the egress policy refuses. */
 export class EgressRefusedError extends Error {
@@ -74,6 +75,7 @@ export class EgressPolicy {
   private readonly allowedHosts = new Set<string>();
   /** Loaded on the first outbound call: undici is not needed to boot. */
   private dispatcher?: Promise<Dispatcher>;
+  private requester?: Promise<(url: string, init?: EgressRequestInit) => Promise<EgressResponse>>;
   /** For axios/http clients (chat SDKs). */
   readonly httpAgent: http.Agent;
   readonly httpsAgent: https.Agent;
@@ -101,6 +103,22 @@ export class EgressPolicy {
       return await fetch(input, { ...init, dispatcher: await this.dispatcher } as unknown as RequestInit);
     } catch (err) {
       // fetch reports every connect failure as "fetch failed"; a refusal is surfaced as itself, so callers say why.
+      throw egressRefusalIn(err) ?? err;
+    }
+  };
+
+  /**
+   * fetch's lighter sibling, for calls that read a whole body or iterate it as bytes (connectors, the OpenAI SDK):
+   * undici's `request` on the same guarded dispatcher, redirects followed, without fetch's WHATWG streams and
+   * Request/Response objects (about 0.5 ms of CPU less per call on the bench machine).
+   */
+  readonly request = async (url: string | URL, init?: EgressRequestInit): Promise<EgressResponse> => {
+    try {
+      this.requester ??= (this.dispatcher ??= this.createDispatcher()).then(egressRequester);
+      return await (
+        await this.requester
+      )(String(url), init);
+    } catch (err) {
       throw egressRefusalIn(err) ?? err;
     }
   };

@@ -35,8 +35,10 @@ export interface DecideInput {
   answer?: unknown;
   /** Approve for this run: later calls of the same tool within this bound pass without asking. */
   standing?: StandingGrant;
-  actor: UserActor | PlatformActor;
+  actor: Actor;
 }
+type Actor = UserActor | PlatformActor;
+type MemberLookup = ReturnType<UsersService['memberById']>;
 
 /** One decision under way: the request as read, who decides, and what their decision carries. */
 interface Deciding {
@@ -79,13 +81,15 @@ export class ConfirmationDecisionService {
    * distinct approvals and settles it once enough are in. A second approval from the same person changes nothing.
    */
   async decide(input: DecideInput): Promise<ConfirmationRequest> {
+    // The signed-in decider's membership is read beside the request, not after it (a failure surfaces in authorize).
+    const membership = 'userId' in input.actor ? this.users.memberById(input.orgId, input.actor.userId) : undefined;
+    membership?.catch(() => undefined);
     const row = await this.get(input.orgId, input.confirmationId);
-    // A click on a card of channel A must not decide a request that was sent to channel B.
-    // (or to its escalation channel, once escalated)
+    // A click on a card of channel A must not decide a request sent to channel B (or to its escalation channel).
     if ('platform' in input.actor && row.channelId !== input.actor.channelId && row.escalationChannelId !== input.actor.channelId) {
       throw new NotFoundError('confirmation', input.confirmationId);
     }
-    const decider = await this.authorize(row, input.decision, input.actor);
+    const decider = await this.authorize(row, input.decision, input.actor, membership);
     if (row.status !== ConfirmationStatus.Pending) throw this.alreadyDecided(row);
     const { member, via } = decider;
     const name = member.name ?? member.sub;
@@ -145,16 +149,19 @@ export class ConfirmationDecisionService {
    * to — and applies the request's approver policy (approver-check.ts). An identity linked to nobody decides
    * nothing, even when the channel lists it: without a user, self-approval could not be ruled out.
    */
-  async authorize(row: ConfirmationRequest, decision: Decision, actor: UserActor | PlatformActor): Promise<ResolvedDecider> {
-    const list = await this.channels.approverList(row.orgId, row.channelId);
+  async authorize(row: ConfirmationRequest, decision: Decision, actor: Actor, userMember?: MemberLookup): Promise<ResolvedDecider> {
+    // The channel's approver list is read beside the decider's membership (and awaited once that is known).
+    const listing = this.channels.approverList(row.orgId, row.channelId);
+    listing.catch(() => undefined);
     let decider: ResolvedDecider;
     if ('userId' in actor) {
-      const member = await this.users.memberById(row.orgId, actor.userId);
+      const member = await (userMember ?? this.users.memberById(row.orgId, actor.userId));
       if (!member) throw new ForbiddenError('you are not a member of the organisation that owns this request');
       decider = { member };
     } else {
       const who = `${actor.platform} user ${actor.externalId}`;
       const member = await this.users.memberByIdentity(row.orgId, actor.platform, actor.externalId);
+      const list = await listing;
       if (!member) {
         const listed = list.ids && (list.ids.includes('*') || list.ids.includes(actor.externalId));
         if (list.ids && !listed && approversOf(row).includes('channel'))
@@ -165,7 +172,7 @@ export class ConfirmationDecisionService {
       }
       decider = { member, via: { platform: actor.platform, externalId: actor.externalId } };
     }
-    const refusal = refusalFor(row, decider, decision, list);
+    const refusal = refusalFor(row, decider, decision, await listing);
     if (refusal) throw new ForbiddenError(refusal);
     return decider;
   }

@@ -16,8 +16,11 @@ export class WorkflowRunLeases {
   private readonly logger = new Logger(WorkflowRunLeases.name);
   private readonly abort = new AbortController();
   private readonly driving = new Map<string, Promise<void>>();
-  /** The fencing epoch each driven run was claimed with, and the signal that stops its drive (shutdown or lease lost). */
-  private readonly fences = new Map<string, { epoch: number; lost: AbortController; signal: AbortSignal }>();
+  /**
+   * The fencing epoch each driven run was claimed with, the signal that stops its drive (shutdown or lease lost), and
+   * its node writes still on their way (`finish` waits for them).
+   */
+  private readonly fences = new Map<string, Fence>();
   /** One renewal statement per tick for every workflow run this instance drives (as for agent runs). */
   private readonly leases: LeaseKeeper;
 
@@ -34,7 +37,12 @@ export class WorkflowRunLeases {
   /** Writes for this run from here on are fenced by the epoch it was read with (the claim just set it). */
   fence(run: WorkflowRun): void {
     const lost = new AbortController();
-    this.fences.set(run.id, { epoch: run.leaseEpoch, lost, signal: AbortSignal.any([this.abort.signal, lost.signal]) });
+    this.fences.set(run.id, {
+      epoch: run.leaseEpoch,
+      lost,
+      signal: AbortSignal.any([this.abort.signal, lost.signal]),
+      writes: new Set(),
+    });
   }
 
   /** Holds the run's lease while `drive` runs; then lets go of the lease and the fence. */
@@ -82,8 +90,22 @@ export class WorkflowRunLeases {
     }
   }
 
-  /** Records one node's state (and its event) while this driver holds the run. */
+  /**
+   * Records one node's state (and its event) while this driver holds the run. `run.nodes` changes at once, before the
+   * write lands (the drive reads it to start the next nodes), so `finish` waits for the writes under way.
+   */
   async setNode(run: WorkflowRun, nodeId: string, state: NodeState, event: WorkflowNodeEventType): Promise<void> {
+    const write = this.writeNode(run, nodeId, state, event);
+    const writes = this.fences.get(run.id)?.writes;
+    writes?.add(write);
+    try {
+      await write;
+    } finally {
+      writes?.delete(write);
+    }
+  }
+
+  private async writeNode(run: WorkflowRun, nodeId: string, state: NodeState, event: WorkflowNodeEventType): Promise<void> {
     run.nodes = { ...run.nodes, [nodeId]: state };
     const waiting = Object.values(run.nodes).some((s) => s.status === 'waiting');
     run.status = waiting ? 'waiting' : 'running';
@@ -96,7 +118,14 @@ export class WorkflowRunLeases {
     await this.event(run.id, event, { node_id: nodeId, ...state });
   }
 
+  /**
+   * Ends the run. The drive decides from node states set in memory whose writes (and events) may still be on their
+   * way — the END node's, say — so those land first: a run never ends with a node shown unfinished, nor its `done`
+   * before a node's event. (Without the wait, the end's fenced write refused the END node's: completed, END pending.)
+   */
   async finish(run: WorkflowRun, status: 'completed' | 'failed', error: string | null): Promise<void> {
+    const writes = this.fences.get(run.id)?.writes;
+    if (writes?.size) await Promise.allSettled(writes);
     run.status = status;
     run.error = error;
     // The end and its `done` event commit together, and only while this driver holds the run.
@@ -131,4 +160,12 @@ export class WorkflowRunLeases {
     }
     return err;
   }
+}
+
+interface Fence {
+  epoch: number;
+  lost: AbortController;
+  signal: AbortSignal;
+  /** Node writes under way (setNode): `finish` waits for them. */
+  writes: Set<Promise<void>>;
 }

@@ -70,10 +70,6 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
     });
     const run = openChat(t, ella.token, { agent_id: agent, message: 'pay PO-ESC' });
     const { confirmation_id: id } = (await run.next('confirmation_pending')).data;
-    // Before the escalation, finance may not decide (the policy is org_admins).
-    const early = await t.request('POST', `/api/confirmations/${id}/decision`, { token: fran.token, body: { decision: 'approve' } });
-    expect(early.status).toBe(403);
-
     const reminder = await until('the reminder', () => sentTo('oc_approvals', 'Reminder: approval still needed')[0], 10_000);
     expect(JSON.stringify(reminder.content)).toContain(id);
     const escalation = await until('the escalation card', () => sentTo('oc_finance', id)[0], 10_000);
@@ -99,6 +95,24 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
     expect(row.history[1].detail).toMatchObject({ channel_id: financeChannel, approvers: ['org_admins', 'role:finance'] });
     // The escalation card is replaced by its decided version too.
     await until('the escalation card marked decided', () => feishu.patches.find((p) => p.messageId === escalation.messageId));
+  });
+
+  it('before its escalation, the escalation group may not decide (the policy is org_admins)', async () => {
+    // Escalation an hour away: on a loaded machine, a 2 s one could pass before this decision arrives.
+    const agent = await createAgent('PO-ESC-LATER', {
+      escalate_after_s: 3600,
+      escalate_to: { approvers: ['role:finance'], channel_id: financeChannel },
+    });
+    const run = openChat(t, ella.token, { agent_id: agent, message: 'pay PO-ESC-LATER' });
+    const { confirmation_id: id } = (await run.next('confirmation_pending')).data;
+    const early = await t.request('POST', `/api/confirmations/${id}/decision`, { token: fran.token, body: { decision: 'approve' } });
+    expect(early.status).toBe(403);
+    expect((await click(t, financeChannel, id, 'ou_fran')).ok).toBe(false);
+    expect((await statusOf(t, ella, id)).status).toBe('pending');
+    const rejected = await t.request('POST', `/api/confirmations/${id}/decision`, { token: ella.token, body: { decision: 'reject' } });
+    expect(rejected.status).toBe(200);
+    await run.finished;
+    expect(paysOf('PO-ESC-LATER')).toHaveLength(0);
   });
 
   it('no escalation configured: finance is refused, and a click on another channel decides nothing', async () => {

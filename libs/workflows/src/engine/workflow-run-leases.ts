@@ -109,10 +109,15 @@ export class WorkflowRunLeases {
     run.nodes = { ...run.nodes, [nodeId]: state };
     const waiting = Object.values(run.nodes).some((s) => s.status === 'waiting');
     run.status = waiting ? 'waiting' : 'running';
+    // The stored status is computed from the stored nodes in the same statement, not from `run.nodes`: two writes of
+    // parallel branches may commit in the other order than they were computed (a run shown running while it waits).
     const [, updated] = await this.dataSource.query<[unknown, number]>(
-      `UPDATE workflow_runs SET nodes = jsonb_set(nodes, $2, $3::jsonb), status = $4, updated_at = now()
-       WHERE id = $1 AND status IN ('running', 'waiting') AND lease_epoch = $5`,
-      [run.id, [nodeId], JSON.stringify(state), run.status, this.epochOf(run.id)],
+      `UPDATE workflow_runs SET nodes = jsonb_set(nodes, $2, $3::jsonb),
+         status = CASE WHEN EXISTS (SELECT 1 FROM jsonb_each(jsonb_set(nodes, $2, $3::jsonb)) AS n(id, state)
+                                    WHERE n.state->>'status' = 'waiting') THEN 'waiting' ELSE 'running' END,
+         updated_at = now()
+       WHERE id = $1 AND status IN ('running', 'waiting') AND lease_epoch = $4`,
+      [run.id, [nodeId], JSON.stringify(state), this.epochOf(run.id)],
     );
     if (updated === 0) throw this.lost(run.id);
     await this.event(run.id, event, { node_id: nodeId, ...state });

@@ -18,7 +18,10 @@ export class WorkflowNodeRunner {
     private readonly agentRunEvents: RunEventsService,
   ) {}
 
-  /** Runs the node; a failure fails the node (not the drive), unless the drive was stopped meanwhile. */
+  /**
+   * Runs the node; a failure fails the node (not the drive), unless the drive was stopped meanwhile or is over (the
+   * run ended with this branch under way: its refused write ends it quietly, with no second write).
+   */
   async run(run: WorkflowRun, node: WorkflowNode, scope: Record<string, unknown>): Promise<void> {
     try {
       switch (node.type) {
@@ -114,6 +117,8 @@ export class WorkflowNodeRunner {
         if (run.nodes[nodeId].status !== status)
           await this.leases.setNode(run, nodeId, { ...run.nodes[nodeId], status }, waiting ? 'node_waiting' : 'node_resumed');
       });
+      // A refused write is thrown below, once the follow has stopped; until then it is not an unhandled rejection.
+      mirrored.catch(() => undefined);
     };
     await this.agentRunEvents.follow(
       agentRunId,

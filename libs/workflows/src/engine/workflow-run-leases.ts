@@ -6,6 +6,9 @@ import { DataSource } from 'typeorm';
 import type { WorkflowRun, NodeState } from '../workflow.entity.js';
 import { WorkflowRunEvents } from './workflow-run-events.js';
 
+/** The signal of a run this instance no longer drives. */
+const DRIVE_OVER = AbortSignal.abort(new RunInterruptedError('this instance no longer drives the workflow run'));
+
 /**
  * This instance's hold on the workflow runs it drives: their leases (renewed together), the fencing epoch each was
  * claimed with, the signal that stops a drive (shutdown, or the lease lost), and the writes made under that epoch.
@@ -51,6 +54,8 @@ export class WorkflowRunLeases {
     const driving = drive().finally(() => {
       this.leases.release(run.id);
       this.driving.delete(run.id);
+      // A branch still under way (the run ended without it) stops following its agent run and writes nothing more.
+      this.fences.get(run.id)?.lost.abort(new RunInterruptedError(`workflow run ${run.id}: its drive ended`));
       this.fences.delete(run.id);
     });
     this.driving.set(run.id, driving);
@@ -68,9 +73,12 @@ export class WorkflowRunLeases {
     return this.abort.signal.aborted;
   }
 
-  /** Stops on shutdown, or once another driver holds the run (this instance was paused past its lease). */
+  /**
+   * Stops on shutdown, once another driver holds the run (this instance was paused past its lease), or once this
+   * instance's drive of it is over (aborted for a branch still under way when the run ended).
+   */
   signalOf(runId: string): AbortSignal {
-    return this.fences.get(runId)?.signal ?? this.abort.signal;
+    return this.fences.get(runId)?.signal ?? DRIVE_OVER;
   }
 
   /** Stops this instance's drive of a run that ended elsewhere (cancelled): it writes nothing more. */
@@ -95,6 +103,8 @@ export class WorkflowRunLeases {
    * write lands (the drive reads it to start the next nodes), so `finish` waits for the writes under way.
    */
   async setNode(run: WorkflowRun, nodeId: string, state: NodeState, event: WorkflowNodeEventType): Promise<void> {
+    // This drive is over (the run ended with this branch under way): an ended run is not changed by a straggler.
+    if (!this.fences.has(run.id)) throw this.lost(run.id);
     const write = this.writeNode(run, nodeId, state, event);
     const writes = this.fences.get(run.id)?.writes;
     writes?.add(write);
@@ -159,7 +169,12 @@ export class WorkflowRunLeases {
   private lost(runId: string): RunInterruptedError {
     const err = new RunInterruptedError(`workflow run ${runId}: the lease was lost; stopping here`);
     const fence = this.fences.get(runId);
-    if (fence && !fence.lost.signal.aborted) {
+    if (!fence)
+      this.logger.debug(
+        { workflowRunId: runId },
+        'a write after the drive of the run was over: not made (the run has ended, or another driver holds it)',
+      );
+    else if (!fence.lost.signal.aborted) {
       this.logger.warn({ workflowRunId: runId }, 'workflow run lease lost (another driver holds it, or it ended); stopping here');
       fence.lost.abort(err);
     }

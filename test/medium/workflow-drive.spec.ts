@@ -1,20 +1,9 @@
-import { Test, type TestingModule } from '@nestjs/testing';
-import { getRepositoryToken } from '@nestjs/typeorm';
-import { RunEventsService, RunExecutor } from '@warden/agents';
-import { AppConfigModule } from '@warden/common';
-import { DATABASE_TARGET } from '@warden/database';
-import { DataSource, type QueryRunner } from 'typeorm';
-// Narrow imports (not the lib's index): the workflow engine and what it needs, not the whole app.
-import { WorkflowNodeRunner } from '../../libs/workflows/src/engine/workflow-node-runner.js';
+import type { DataSource, QueryRunner } from 'typeorm';
 import { WorkflowRunEvents, type StoredWorkflowRunEvent } from '../../libs/workflows/src/engine/workflow-run-events.js';
 import { WorkflowRunLeases } from '../../libs/workflows/src/engine/workflow-run-leases.js';
 import { WorkflowRunner } from '../../libs/workflows/src/engine/workflow-runner.js';
 import type { WorkflowDefinition } from '../../libs/workflows/src/workflow-definition.js';
-import { Workflow, WorkflowRun } from '../../libs/workflows/src/workflow.entity.js';
-import { WorkflowsService } from '../../libs/workflows/src/workflows.service.js';
-import { Org } from '../../libs/auth/src/orgs/org.entity.js';
-import { User } from '../../libs/auth/src/users/user.entity.js';
-import { mediumDb, type MediumDb } from './medium-db.js';
+import { deferred, FakeAgentRuns, workflowEngine, type WorkflowEngine } from './workflow-engine.js';
 
 /** start -> check (a condition) -> end: a node's state changes in memory at once, so all three start in one pass of the drive. */
 const DEFINITION: WorkflowDefinition = {
@@ -28,12 +17,6 @@ const DEFINITION: WorkflowDefinition = {
     { from: 'check', to: 'end', when: 'nodes.check.output == true' },
   ],
 };
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 /**
  * Holds the node's state write (its UPDATE) until the run's end is being written (`finish` called), deterministically:
@@ -72,44 +55,15 @@ function holdNodeWriteUntilFinish(nodeId: string, leases: WorkflowRunLeases, ds:
 
 /** The workflow engine (runner, leases, node runner, events) on a real database; no agents, no HTTP. */
 describe('WorkflowRunner (medium)', () => {
-  let db: MediumDb;
-  let module: TestingModule;
-  let userId: string;
-  let workflowId: string;
-
-  beforeAll(async () => {
-    db = await mediumDb({ entities: [WorkflowRun, Workflow, Org, User] });
-    [{ id: userId }] = await db.dataSource.query(`INSERT INTO users (sub) VALUES ('medium-wf') RETURNING id`);
-    [{ id: workflowId }] = await db.dataSource.query(
-      `INSERT INTO workflows (org_id, name, definition) VALUES ($1, 'medium', $2) RETURNING id`,
-      [db.orgId, JSON.stringify(DEFINITION)],
-    );
-    module = await Test.createTestingModule({
-      imports: [AppConfigModule.forRoot({ NODE_ENV: 'test', DATABASE_URL: db.url, INSTANCE_ID: 'a', RUN_LEASE_MS: '60000' })],
-      providers: [
-        WorkflowRunner,
-        WorkflowRunLeases,
-        WorkflowNodeRunner,
-        WorkflowRunEvents,
-        { provide: getRepositoryToken(WorkflowRun), useValue: db.dataSource.getRepository(WorkflowRun) },
-        { provide: WorkflowsService, useValue: { get: () => Promise.resolve({ id: workflowId, definition: DEFINITION }) } },
-        // START, CONDITION and END nodes run no agent.
-        { provide: RunExecutor, useValue: {} },
-        { provide: RunEventsService, useValue: {} },
-        { provide: DataSource, useValue: db.dataSource },
-        { provide: DATABASE_TARGET, useValue: { url: db.url, embedded: false, close: () => Promise.resolve() } },
-      ],
-    }).compile();
-    await module.init();
-  });
-  afterAll(async () => {
-    await module?.close();
-    await db?.close();
-  });
+  let engine: WorkflowEngine;
+  // START, CONDITION and END nodes run no agent.
+  beforeAll(async () => (engine = await workflowEngine(DEFINITION, new FakeAgentRuns())));
+  afterAll(() => engine?.close());
 
   it("a run completes only once its END node's state is written: the node list never shows it pending", async () => {
+    const { module, db } = engine;
     holdNodeWriteUntilFinish('end', module.get(WorkflowRunLeases), db.dataSource);
-    const run = await module.get(WorkflowRunner).start(db.orgId, userId, workflowId, {});
+    const run = await module.get(WorkflowRunner).start(db.orgId, engine.userId, engine.workflowId, {});
     const events: StoredWorkflowRunEvent[] = [];
     await module.get(WorkflowRunEvents).follow(run.id, 0, (e) => events.push(e), new AbortController().signal);
 

@@ -77,7 +77,10 @@ describe('confirmations on the embedded PGlite database', () => {
     // The default approver scope is the initiator.
     expect((await call('POST', `/api/confirmations/${id}/decision`, bob, { decision: 'approve' })).status).toBe(403);
     // Woken in-process: from the decision to the gate's answer, the waiter ran no query (no poll, no wake-up read).
+    // The gate's own first look (for a decision made before it waited) is made first: on a loaded machine it could
+    // still be on its way here.
     const queries = app.get(ConfirmationStore).queryCounts;
+    await until("the waiter's first look", () => queries.wake >= 1 || undefined);
     const before = { poll: queries.poll, wake: queries.wake };
     const decided = await call('POST', `/api/confirmations/${id}/decision`, alice, { decision: 'approve' });
     expect(decided.status).toBe(200);

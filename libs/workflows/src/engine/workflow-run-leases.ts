@@ -104,14 +104,14 @@ export class WorkflowRunLeases {
    */
   async setNode(run: WorkflowRun, nodeId: string, state: NodeState, event: WorkflowNodeEventType): Promise<void> {
     // This drive is over (the run ended with this branch under way): an ended run is not changed by a straggler.
-    if (!this.fences.has(run.id)) throw this.lost(run.id);
+    const fence = this.fences.get(run.id);
+    if (!fence) throw this.lost(run.id);
     const write = this.writeNode(run, nodeId, state, event);
-    const writes = this.fences.get(run.id)?.writes;
-    writes?.add(write);
+    fence.writes.add(write);
     try {
       await write;
     } finally {
-      writes?.delete(write);
+      fence.writes.delete(write);
     }
   }
 

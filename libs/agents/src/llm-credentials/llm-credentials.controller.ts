@@ -37,6 +37,6 @@ export class LlmCredentialsController {
   @ApiNoContentResponse()
   @HttpCode(204)
   async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<void> {
-    await this.credentials.remove(p.orgId, id);
+    await this.credentials.remove(p.orgId, id, p.userId);
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ConflictError, NotFoundError, SecretBox } from '@warden/common';
+import { AuditTrail, ConflictError, NotFoundError, SecretBox, type ConfigChangeInput } from '@warden/common';
+import { TransactionRunner } from '@warden/database';
 import { LlmError } from '../llm/llm-provider.js';
 import { LlmCredentialsStore, type LlmCredentialRow } from './llm-credentials.store.js';
 
@@ -12,10 +13,17 @@ export class LlmCredentialsService {
   constructor(
     private readonly store: LlmCredentialsStore,
     private readonly box: SecretBox,
+    private readonly tx: TransactionRunner,
+    private readonly audit: AuditTrail,
   ) {}
 
+  /** Storing and deleting a key are audited (in the same transaction) as `secret_changed`, never with the key. */
   async create(orgId: string, userId: string, input: { name: string; apiKey: string }): Promise<LlmCredentialRow> {
-    const row = await this.store.insert(orgId, input.name, this.box.seal({ api_key: input.apiKey }), userId);
+    const row = await this.tx.run(async ({ manager }) => {
+      const inserted = await this.store.insert(orgId, input.name, this.box.seal({ api_key: input.apiKey }), userId, manager);
+      if (inserted) await this.audit.configChange(credentialChange(orgId, userId, inserted.id, null, { name: inserted.name }), manager);
+      return inserted;
+    });
     if (!row) throw new ConflictError(`an LLM credential named "${input.name}" already exists in this organisation`);
     return row;
   }
@@ -28,10 +36,14 @@ export class LlmCredentialsService {
     return this.store.exists(orgId, id);
   }
 
-  async remove(orgId: string, id: string): Promise<void> {
-    const outcome = await this.store.delete(orgId, id);
+  async remove(orgId: string, id: string, actor: string | null = null): Promise<void> {
+    const outcome = await this.tx.run(async ({ manager }) => {
+      const deleted = await this.store.delete(orgId, id, manager);
+      if (isDeleted(deleted)) await this.audit.configChange(credentialChange(orgId, actor, id, { name: deleted.name }, null), manager);
+      return deleted;
+    });
     if (outcome === 'missing') throw new NotFoundError('LLM credential', id);
-    if (outcome !== 'deleted')
+    if (!isDeleted(outcome))
       throw new ConflictError(`LLM credential ${id} is used by agent(s) ${outcome.join(', ')}: point them at another key first`);
   }
 
@@ -44,4 +56,19 @@ export class LlmCredentialsService {
       );
     return String(this.box.open(sealed).api_key);
   }
+}
+
+const isDeleted = (outcome: { name: string } | 'missing' | string[]): outcome is { name: string } =>
+  typeof outcome === 'object' && !Array.isArray(outcome);
+
+/** A credential's audit event: its name before and after, and that its key changed (the whole of it is the key). */
+function credentialChange(
+  orgId: string,
+  actor: string | null,
+  id: string,
+  before: { name: string } | null,
+  after: { name: string } | null,
+): ConfigChangeInput {
+  const change = before ? 'deleted' : 'created';
+  return { orgId, actor, entityType: 'llm_credential', entityId: id, change, before, after, secretsChanged: ['api_key'] };
 }

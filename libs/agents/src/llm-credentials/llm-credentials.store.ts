@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { isUuid } from '@warden/common';
+import { isUuid, type Queryable } from '@warden/common';
 import { DataSource } from 'typeorm';
 
 /** A credential as it may be shown: never its secret. */
@@ -26,14 +26,17 @@ const toRow = (r: CredentialDbRow): LlmCredentialRow => ({
   createdBy: r.created_by_sub ?? null,
 });
 
-/** The SQL of `llm_credentials`; every statement is scoped to one org. */
+/**
+ * The SQL of `llm_credentials`; every statement is scoped to one org. Writes take the caller's transaction (`tx`),
+ * where the change's audit event is written.
+ */
 @Injectable()
 export class LlmCredentialsStore {
   constructor(private readonly dataSource: DataSource) {}
 
   /** Null when the org already has a credential of this name. */
-  async insert(orgId: string, name: string, sealed: string, createdBy: string): Promise<LlmCredentialRow | null> {
-    const [row] = await this.dataSource.query<[CredentialDbRow?]>(
+  async insert(orgId: string, name: string, sealed: string, createdBy: string, tx: Queryable = this.dataSource): Promise<LlmCredentialRow | null> {
+    const [row] = await tx.query<[CredentialDbRow?]>(
       `WITH inserted AS (
          INSERT INTO llm_credentials (org_id, name, secret_enc, created_by) VALUES ($1, $2, $3, $4)
          ON CONFLICT (org_id, name) DO NOTHING RETURNING *)
@@ -77,19 +80,19 @@ export class LlmCredentialsStore {
   }
 
   /**
-   * Deletes unless an agent names it. Returns 'deleted', 'missing' or the names of the agents using it. (An agent
-   * saved in the same instant may still name it; its runs then fail naming the missing credential.)
+   * Deletes unless an agent names it. Returns the deleted credential, 'missing' or the names of the agents using it.
+   * (An agent saved in the same instant may still name it; its runs then fail naming the missing credential.)
    */
-  async delete(orgId: string, id: string): Promise<'deleted' | 'missing' | string[]> {
+  async delete(orgId: string, id: string, tx: Queryable = this.dataSource): Promise<{ name: string } | 'missing' | string[]> {
     if (!isUuid(id)) return 'missing';
-    const result: unknown[] = await this.dataSource.query(
+    const result: unknown[] = await tx.query(
       `DELETE FROM llm_credentials WHERE id = $1 AND org_id = $2
          AND NOT EXISTS (SELECT 1 FROM agents WHERE org_id = $2 AND model_config_json->'model'->>'api_key_credential_id' = $1::text)
-       RETURNING id`,
+       RETURNING id, name`,
       [id, orgId],
     );
-    const deleted = (Array.isArray(result[0]) ? result[0] : result) as unknown[];
-    if (deleted.length > 0) return 'deleted';
+    const deleted = (Array.isArray(result[0]) ? result[0] : result) as Array<{ name: string }>;
+    if (deleted.length > 0) return { name: deleted[0].name };
     if (!(await this.exists(orgId, id))) return 'missing';
     return this.agentsUsing(orgId, id);
   }

@@ -14,7 +14,7 @@ export class McpServersController {
   @Post()
   @ApiCreatedResponse({ type: McpServerResponse })
   create(@CurrentPrincipal() p: Principal, @Body() dto: McpServerDto) {
-    return this.servers.create(p.orgId, dto);
+    return this.servers.create(p.orgId, dto, p.userId);
   }
 
   @Get()
@@ -32,13 +32,13 @@ export class McpServersController {
   @Put(':id')
   @ApiOkResponse({ type: McpServerResponse })
   update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() dto: McpServerDto) {
-    return this.servers.update(p.orgId, id, dto);
+    return this.servers.update(p.orgId, id, dto, p.userId);
   }
 
   @Delete(':id')
   @ApiNoContentResponse()
   @HttpCode(204)
   async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<void> {
-    await this.servers.remove(p.orgId, id);
+    await this.servers.remove(p.orgId, id, p.userId);
   }
 }

@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { SecretBox, BadInputError, ConflictError, egressRefusalIn, isUuid, NotFoundError } from '@warden/common';
-import { ConfigCache } from '@warden/database';
+import { AuditTrail, SecretBox, BadInputError, ConflictError, egressRefusalIn, isUuid, NotFoundError } from '@warden/common';
+import { ConfigCache, TransactionRunner } from '@warden/database';
 import { ConnectorsService } from '../connectors/connectors.service.js';
 import { toolNameOf } from '../connectors/tool-name.js';
 import { McpClientPool } from './mcp-client-pool.js';
+import { mcpServerChange } from './mcp-server-audit.js';
 import type { McpServerRecord, McpTool, McpToolOverride } from './mcp-server.types.js';
 import { McpServersStore, type McpServerWrite } from './mcp-servers.store.js';
 import { toMcpTool, toolOverrideProblems } from './mcp-tool-policy.js';
@@ -29,6 +30,8 @@ export class McpServersService {
     private readonly secrets: SecretBox,
     private readonly connectors: ConnectorsService,
     private readonly cache: ConfigCache,
+    private readonly tx: TransactionRunner,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** The tools of every reachable server of the org; an unreachable server offers none (and is logged). */
@@ -54,26 +57,43 @@ export class McpServersService {
     return this.view(await this.find(orgId, id));
   }
 
-  async create(orgId: string, input: McpServerInput) {
+  /** Each change and its audit event (actor, diff, which headers changed) commit together. */
+  async create(orgId: string, input: McpServerInput, actor: string | null = null) {
     const write = await this.checked(orgId, input, undefined);
-    const saved = await this.store.insert(orgId, write);
+    const saved = await this.tx.run(async ({ manager }) => {
+      const row = await this.store.insert(orgId, write, manager);
+      if (row) await this.audit.configChange(mcpServerChange(this.secrets, { orgId, actor, before: null, after: row }), manager);
+      return row;
+    });
     this.cache.invalidate(orgId);
     if (!saved) throw new ConflictError(`an MCP server named "${input.name}" already exists`);
     return this.view(saved);
   }
 
   /** Replaces the server; headers left out keep their stored values (clients never see them to send back). */
-  async update(orgId: string, id: string, input: McpServerInput) {
+  async update(orgId: string, id: string, input: McpServerInput, actor: string | null = null) {
     const existing = await this.find(orgId, id);
-    const saved = await this.store.update(orgId, id, await this.checked(orgId, input, existing));
+    const write = await this.checked(orgId, input, existing);
+    const saved = await this.tx.run(async ({ manager }) => {
+      const row = await this.store.update(orgId, id, write, manager);
+      if (row) await this.audit.configChange(mcpServerChange(this.secrets, { orgId, actor, before: existing, after: row }), manager);
+      return row;
+    });
     this.cache.invalidate(orgId);
     if (!saved) throw new NotFoundError('MCP server', id);
     this.pool.forget(id);
     return this.view(saved);
   }
 
-  async remove(orgId: string, id: string): Promise<void> {
-    if (!isUuid(id) || !(await this.store.remove(orgId, id))) throw new NotFoundError('MCP server', id);
+  async remove(orgId: string, id: string, actor: string | null = null): Promise<void> {
+    const removed =
+      isUuid(id) &&
+      (await this.tx.run(async ({ manager }) => {
+        const row = await this.store.remove(orgId, id, manager);
+        if (row) await this.audit.configChange(mcpServerChange(this.secrets, { orgId, actor, before: row, after: null }), manager);
+        return row;
+      }));
+    if (!removed) throw new NotFoundError('MCP server', id);
     this.cache.invalidate(orgId);
     this.pool.forget(id);
   }

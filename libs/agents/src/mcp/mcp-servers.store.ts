@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Queryable } from '@warden/common';
 import { DataSource } from 'typeorm';
 import type { McpServerRecord, McpToolOverride } from './mcp-server.types.js';
 
@@ -28,7 +29,7 @@ const toRecord = (r: Row): McpServerRecord => ({
 
 export type McpServerWrite = Pick<McpServerRecord, 'name' | 'url' | 'sealedHeaders' | 'headerKeys' | 'toolOverrides'>;
 
-/** The `mcp_servers` table. */
+/** The `mcp_servers` table. Writes take the caller's transaction (`tx`), where the change's audit event is written. */
 @Injectable()
 export class McpServersStore {
   constructor(private readonly dataSource: DataSource) {}
@@ -47,8 +48,8 @@ export class McpServersStore {
   }
 
   /** Null when the org already has a server of that name. */
-  async insert(orgId: string, w: McpServerWrite): Promise<McpServerRecord | null> {
-    const [row] = await this.dataSource.query<Array<Row | undefined>>(
+  async insert(orgId: string, w: McpServerWrite, tx: Queryable = this.dataSource): Promise<McpServerRecord | null> {
+    const [row] = await tx.query<Array<Row | undefined>>(
       `INSERT INTO mcp_servers (org_id, name, url, sealed_headers, header_keys, tool_overrides) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (org_id, name) DO NOTHING RETURNING *`,
       [orgId, w.name, w.url, w.sealedHeaders, w.headerKeys, JSON.stringify(w.toolOverrides)],
@@ -56,8 +57,8 @@ export class McpServersStore {
     return row ? toRecord(row) : null;
   }
 
-  async update(orgId: string, id: string, w: McpServerWrite): Promise<McpServerRecord | null> {
-    const [rows]: [Row[], number] = await this.dataSource.query(
+  async update(orgId: string, id: string, w: McpServerWrite, tx: Queryable = this.dataSource): Promise<McpServerRecord | null> {
+    const [rows]: [Row[], number] = await tx.query(
       `UPDATE mcp_servers SET name = $3, url = $4, sealed_headers = $5, header_keys = $6, tool_overrides = $7, updated_at = clock_timestamp()
        WHERE org_id = $1 AND id = $2 RETURNING *`,
       [orgId, id, w.name, w.url, w.sealedHeaders, w.headerKeys, JSON.stringify(w.toolOverrides)],
@@ -65,11 +66,9 @@ export class McpServersStore {
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
-  async remove(orgId: string, id: string): Promise<boolean> {
-    const [, affected]: [unknown, number] = await this.dataSource.query(`DELETE FROM mcp_servers WHERE org_id = $1 AND id = $2`, [
-      orgId,
-      id,
-    ]);
-    return affected > 0;
+  /** The removed server, or null when there was none. */
+  async remove(orgId: string, id: string, tx: Queryable = this.dataSource): Promise<McpServerRecord | null> {
+    const [rows]: [Row[], number] = await tx.query(`DELETE FROM mcp_servers WHERE org_id = $1 AND id = $2 RETURNING *`, [orgId, id]);
+    return rows[0] ? toRecord(rows[0]) : null;
   }
 }

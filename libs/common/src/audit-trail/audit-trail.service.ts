@@ -4,12 +4,26 @@ import { appendAuditEvents, type Queryable } from './audit-chain.js';
 import type { AuditEventInput, ChainedAuditEvent } from './audit-event.js';
 import { configDiff, type ConfigChange } from './config-diff.js';
 
+/** What a configuration event is about (its `entity_type`; its action is `<entity type>.<change>`). */
+export const CONFIG_ENTITY_TYPES = [
+  'agent',
+  'connector',
+  'channel',
+  'org',
+  'org_hooks',
+  'workflow',
+  'identity',
+  'mcp_server',
+  'llm_credential',
+] as const;
+export type ConfigEntityType = (typeof CONFIG_ENTITY_TYPES)[number];
+
 /** A create, update or delete of something an admin configures. */
 export interface ConfigChangeInput {
   orgId: string;
   /** The user who made the change. */
   actor: string | null;
-  entityType: 'agent' | 'connector' | 'channel' | 'org' | 'workflow' | 'identity';
+  entityType: ConfigEntityType;
   entityId: string;
   change: 'created' | 'updated' | 'deleted';
   /** Secret-free views of the entity before and after (null when it did not exist). */

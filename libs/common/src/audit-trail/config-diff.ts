@@ -26,3 +26,8 @@ export function configDiff(before: unknown, after: unknown, path = ''): ConfigCh
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 }
+
+/** Names of the secrets whose value differs (added, removed or replaced); the values themselves go nowhere. */
+export function changedSecrets(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => before[k] !== after[k]).sort();
+}

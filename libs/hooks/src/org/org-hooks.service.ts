@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { BadInputError, NotFoundError } from '@warden/common';
+import { AuditTrail, BadInputError, NotFoundError } from '@warden/common';
+import { TransactionRunner } from '@warden/database';
 import { AgentConfigLookup } from '../agent-config-lookup.js';
 import { byRunOrder } from '../hook-catalog.js';
 import { HookPoint } from '../hook.types.js';
@@ -15,6 +16,8 @@ export class OrgHooksService {
     private readonly store: OrgHooksStore,
     private readonly resolver: HookResolver,
     private readonly lookup: AgentConfigLookup,
+    private readonly tx: TransactionRunner,
+    private readonly audit: AuditTrail,
   ) {}
 
   async get(orgId: string) {
@@ -25,7 +28,25 @@ export class OrgHooksService {
   async put(orgId: string, userId: string, hooks: Record<string, unknown>) {
     const problems = await this.resolver.validateOrg(hooks);
     if (problems.length) throw new BadInputError(`the org hooks are invalid: ${problems.join('; ')}`, problems);
-    const saved = await this.store.save(orgId, hooks, userId);
+    // The change and its audit event (who, and the diff of the hooks) commit together.
+    const saved = await this.tx.run(async ({ manager }) => {
+      const before = await this.store.current(orgId, manager);
+      const row = await this.store.save(orgId, hooks, userId, manager);
+      await this.audit.configChange(
+        {
+          orgId,
+          actor: userId,
+          entityType: 'org_hooks',
+          entityId: orgId,
+          change: 'updated',
+          before: { hooks: before ?? {} },
+          after: { hooks: row.hooks },
+        },
+        manager,
+      );
+      return row;
+    });
+    this.store.forget(orgId);
     return { hooks: saved.hooks, updated_by: saved.updatedBy, updated_at: saved.updatedAt.toISOString() };
   }
 

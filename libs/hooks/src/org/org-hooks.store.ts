@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Queryable } from '@warden/common';
 import { ConfigCache } from '@warden/database';
 import { DataSource } from 'typeorm';
 
@@ -29,14 +30,25 @@ export class OrgHooksStore {
     return row ? { hooks: row.hooks, updatedBy: row.updated_by, updatedAt: row.updated_at } : null;
   }
 
-  async save(orgId: string, hooks: Record<string, unknown>, userId: string | null): Promise<OrgHooksRecord> {
-    const [row]: Array<{ hooks: Record<string, unknown>; updated_by: string | null; updated_at: Date }> = await this.dataSource.query(
+  /** Drops the org's cached hooks (after a change commits; the database trigger tells other instances). */
+  forget(orgId: string): void {
+    this.cache.invalidate(orgId);
+  }
+
+  /** The stored row as it is now (uncached), read inside `tx` when given. */
+  async current(orgId: string, tx: Queryable = this.dataSource): Promise<Record<string, unknown> | null> {
+    const [row] = await tx.query<[{ hooks: Record<string, unknown> }?]>(`SELECT hooks FROM org_hooks WHERE org_id = $1 FOR UPDATE`, [orgId]);
+    return row?.hooks ?? null;
+  }
+
+  /** Writes inside `tx` when given (the caller's transaction, with its audit event); `forget` the cache after commit. */
+  async save(orgId: string, hooks: Record<string, unknown>, userId: string | null, tx: Queryable = this.dataSource): Promise<OrgHooksRecord> {
+    const [row]: Array<{ hooks: Record<string, unknown>; updated_by: string | null; updated_at: Date }> = await tx.query(
       `INSERT INTO org_hooks (org_id, hooks, updated_by, updated_at) VALUES ($1, $2, $3, now())
        ON CONFLICT (org_id) DO UPDATE SET hooks = EXCLUDED.hooks, updated_by = EXCLUDED.updated_by, updated_at = now()
        RETURNING hooks, updated_by, updated_at`,
       [orgId, JSON.stringify(hooks), userId],
     );
-    this.cache.invalidate(orgId);
     return { hooks: row.hooks, updatedBy: row.updated_by, updatedAt: row.updated_at };
   }
 }

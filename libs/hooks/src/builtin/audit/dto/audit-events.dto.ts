@@ -1,10 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { CONFIG_ENTITY_TYPES } from '@warden/common';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { AuditRangeQuery, MAX_AUDIT_ROWS } from './list-connector-calls.dto.js';
 
 const KINDS = ['connector_call', 'config', 'confirmation', 'identity'] as const;
-const ENTITY_TYPES = ['agent', 'connector', 'channel', 'org', 'workflow', 'identity', 'run', 'confirmation'] as const;
+const ENTITY_TYPES = [...CONFIG_ENTITY_TYPES, 'run', 'confirmation'] as const;
 
 export class AuditEventFilterQuery extends AuditRangeQuery {
   @ApiPropertyOptional({ description: 'e.g. agent.updated, channel.deleted, connector_call.blocked, confirmation.approved' })

@@ -54,7 +54,9 @@ describe('audit trail: org hooks, MCP servers and LLM credentials (PostgreSQL)',
     // Fault injection: the trail refuses this one action, as a full disk or a lost connection would.
     await db.query(`CREATE FUNCTION refuse_org_hooks_event() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.action = 'org_hooks.updated' THEN RAISE EXCEPTION 'audit refused'; END IF; RETURN NEW; END $$`);
-    await db.query(`CREATE TRIGGER refuse_org_hooks_event BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION refuse_org_hooks_event()`);
+    await db.query(
+      `CREATE TRIGGER refuse_org_hooks_event BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION refuse_org_hooks_event()`,
+    );
     try {
       const res = await t.request('PUT', '/api/org/hooks', { token: admin, body: { class_hooks: [] } });
       expect(res.status).toBe(500);
@@ -100,7 +102,11 @@ describe('audit trail: org hooks, MCP servers and LLM credentials (PostgreSQL)',
     expect((await t.request('DELETE', `/api/llm-credentials/${id}`, { token: admin })).status).toBe(204);
 
     const [deleted, made] = await eventsOf('llm_credential', id);
-    expect(made).toMatchObject({ action: 'llm_credential.created', actor: adminUserId, payload: { before: null, after: { name: 'openai-prod' } } });
+    expect(made).toMatchObject({
+      action: 'llm_credential.created',
+      actor: adminUserId,
+      payload: { before: null, after: { name: 'openai-prod' } },
+    });
     expect(made.payload.changes).toEqual([{ path: 'secrets.api_key', secret_changed: true }]);
     expect(deleted).toMatchObject({ action: 'llm_credential.deleted', actor: adminUserId, payload: { after: null } });
     expect(deleted.payload.changes).toEqual([{ path: 'secrets.api_key', secret_changed: true }]);
@@ -111,9 +117,13 @@ describe('audit trail: org hooks, MCP servers and LLM credentials (PostgreSQL)',
     expect((await get('/api/audit/verify')).body).toMatchObject({ valid: true, first_broken: null });
     const [updated] = (await get('/api/audit/config-events?action=mcp_server.updated')).body.items;
     const org = (await get('/api/org')).body.id;
-    const original = (await db.query(`SELECT payload FROM audit_events WHERE org_id = $1 AND seq = $2`, [org, updated.seq])).rows[0].payload;
+    const original = (await db.query(`SELECT payload FROM audit_events WHERE org_id = $1 AND seq = $2`, [org, updated.seq])).rows[0]
+      .payload;
     // Rewriting history: the override removal is made to look like nothing changed.
-    await db.query(`UPDATE audit_events SET payload = jsonb_set(payload, '{changes}', '[]') WHERE org_id = $1 AND seq = $2`, [org, updated.seq]);
+    await db.query(`UPDATE audit_events SET payload = jsonb_set(payload, '{changes}', '[]') WHERE org_id = $1 AND seq = $2`, [
+      org,
+      updated.seq,
+    ]);
     expect((await get('/api/audit/verify')).body).toMatchObject({
       valid: false,
       first_broken: { seq: updated.seq, action: 'mcp_server.updated', reason: expect.stringContaining('edited') },

@@ -36,6 +36,8 @@ export async function recordIdentityChange(tx: Queryable, c: IdentityChange): Pr
         external_id: c.externalId,
         previous_external_id: c.previousExternalId,
         method: c.method,
+        // The same diff shape as configuration events: one changed link, before and after.
+        changes: [{ path: `identities.${c.platform}`, before: c.previousExternalId, after: c.externalId }],
       },
     },
   ]);

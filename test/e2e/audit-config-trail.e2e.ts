@@ -49,21 +49,35 @@ describe('audit trail: org hooks, MCP servers and LLM credentials (PostgreSQL)',
     ]);
   });
 
-  it('an org hooks change whose audit event cannot be written is not saved (one transaction)', async () => {
-    const before = (await get('/api/org/hooks')).body.hooks;
-    // Fault injection: the trail refuses this one action, as a full disk or a lost connection would.
-    await db.query(`CREATE FUNCTION refuse_org_hooks_event() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN IF NEW.action = 'org_hooks.updated' THEN RAISE EXCEPTION 'audit refused'; END IF; RETURN NEW; END $$`);
-    await db.query(
-      `CREATE TRIGGER refuse_org_hooks_event BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION refuse_org_hooks_event()`,
-    );
+  /** Runs `change` while the trail refuses events of `action` (as a full disk or a lost connection would). */
+  async function withAuditRefused(action: string, change: () => Promise<{ status: number }>): Promise<void> {
+    await db.query(`CREATE FUNCTION refuse_audit_event() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.action = '${action}' THEN RAISE EXCEPTION 'audit refused'; END IF; RETURN NEW; END $$`);
+    await db.query(`CREATE TRIGGER refuse_audit_event BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION refuse_audit_event()`);
     try {
-      const res = await t.request('PUT', '/api/org/hooks', { token: admin, body: { class_hooks: [] } });
-      expect(res.status).toBe(500);
+      expect((await change()).status).toBe(500);
     } finally {
-      await db.query(`DROP TRIGGER refuse_org_hooks_event ON audit_events; DROP FUNCTION refuse_org_hooks_event()`);
+      await db.query(`DROP TRIGGER refuse_audit_event ON audit_events; DROP FUNCTION refuse_audit_event()`);
     }
+  }
+
+  it('a change whose audit event cannot be written is not made (one transaction): org hooks, MCP servers, LLM keys, channels', async () => {
+    const before = (await get('/api/org/hooks')).body.hooks;
+    await withAuditRefused('org_hooks.updated', () => t.request('PUT', '/api/org/hooks', { token: admin, body: { class_hooks: [] } }));
     expect((await get('/api/org/hooks')).body.hooks).toEqual(before);
+
+    const mcp = { name: 'refused', url: MCP_URL, headers: { Authorization: `Bearer ${MCP_TOKEN_1}` } };
+    await withAuditRefused('mcp_server.created', () => t.request('POST', '/api/mcp-servers', { token: admin, body: mcp }));
+    expect((await get('/api/mcp-servers')).body).toEqual([]);
+
+    const key = { name: 'refused', api_key: LLM_KEY };
+    await withAuditRefused('llm_credential.created', () => t.request('POST', '/api/llm-credentials', { token: admin, body: key }));
+    expect((await get('/api/llm-credentials')).body).toEqual([]);
+
+    const channel = { type: 'inbox', name: 'refused', is_default: true };
+    await withAuditRefused('channel.created', () => t.request('POST', '/api/channels', { token: admin, body: channel }));
+    expect((await get('/api/channels')).body).toEqual([]);
+    expect((await get('/api/org')).body.default_channel_id).toBeNull();
   });
 
   it('MCP servers: create, an update that removes an approval override and re-keys the token, delete; tokens never recorded', async () => {

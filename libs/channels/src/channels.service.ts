@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { OrgsService } from '@warden/auth';
 import { AuditTrail, isUuid, NotFoundError } from '@warden/common';
+import { TransactionRunner } from '@warden/database';
 import { Repository } from 'typeorm';
 import type { ApprovalDecisionSink, Channel, ChannelRecord, ChannelType } from './channel.js';
 import { ChannelEntity, ChannelEventEntity } from './channel.entity.js';
@@ -28,6 +29,7 @@ export class ChannelsService {
     private readonly configs: ChannelConfigs,
     private readonly orgs: OrgsService,
     private readonly audit: AuditTrail,
+    private readonly tx: TransactionRunner,
   ) {}
 
   /** The confirmations module registers its decision service here; callbacks hand verified clicks to it. */
@@ -48,21 +50,19 @@ export class ChannelsService {
     const config = input.config ?? {};
     this.configs.validate(impl, config);
     await this.configs.checkEgress(impl, config);
-    const row = await this.channels.save(
-      this.channels.create({ orgId, type: input.type, name: input.name, ...this.configs.seal(impl, config) }),
-    );
-    if (input.isDefault) await this.orgs.setDefaultChannel(orgId, row.id);
-    const created = this.configs.view(row, input.isDefault ? row.id : (await this.orgs.get(orgId)).defaultChannelId);
-    await this.audit.configChange({
-      orgId,
-      actor,
-      entityType: 'channel',
-      entityId: row.id,
-      change: 'created',
-      before: null,
-      after: auditedChannel(created),
+    // The channel, the org's default and the audit event commit together.
+    return this.tx.run(async ({ manager }) => {
+      const row = await manager.save(
+        manager.create(ChannelEntity, { orgId, type: input.type, name: input.name, ...this.configs.seal(impl, config) }),
+      );
+      if (input.isDefault) await this.orgs.setDefaultChannel(orgId, row.id, manager);
+      const view = this.configs.view(row, input.isDefault ? row.id : (await this.orgs.get(orgId)).defaultChannelId);
+      await this.audit.configChange(
+        { orgId, actor, entityType: 'channel', entityId: row.id, change: 'created', before: null, after: auditedChannel(view) },
+        manager,
+      );
+      return view;
     });
-    return created;
   }
 
   async list(orgId: string): Promise<ChannelView[]> {
@@ -94,39 +94,50 @@ export class ChannelsService {
       Object.assign(row, this.configs.seal(impl, merged));
     }
     if (input.name !== undefined) row.name = input.name;
-    await this.channels.save(row);
     const org = await this.orgs.get(orgId);
     let defaultId = org.defaultChannelId;
     if (input.isDefault === true && defaultId !== row.id) defaultId = row.id;
     if (input.isDefault === false && defaultId === row.id) defaultId = null;
-    if (defaultId !== org.defaultChannelId) await this.orgs.setDefaultChannel(orgId, defaultId);
-    const after = this.configs.view(row, defaultId);
-    await this.audit.configChange({
-      orgId,
-      actor,
-      entityType: 'channel',
-      entityId: id,
-      change: 'updated',
-      before: auditedChannel(before),
-      after: auditedChannel(after),
-      secretsChanged: changedSecrets(secretsBefore, this.configs.secretsOf(row)),
+    // The channel, the org's default and the audit event commit together.
+    return this.tx.run(async ({ manager }) => {
+      await manager.save(row);
+      const after = this.configs.view(row, defaultId);
+      if (defaultId !== org.defaultChannelId) await this.orgs.setDefaultChannel(orgId, defaultId, manager);
+      await this.audit.configChange(
+        {
+          orgId,
+          actor,
+          entityType: 'channel',
+          entityId: id,
+          change: 'updated',
+          before: auditedChannel(before),
+          after: auditedChannel(after),
+          secretsChanged: changedSecrets(secretsBefore, this.configs.secretsOf(row)),
+        },
+        manager,
+      );
+      return after;
     });
-    return after;
   }
 
   async remove(orgId: string, id: string, actor: string | null = null): Promise<void> {
     const row = await this.row(orgId, id);
     const org = await this.orgs.get(orgId);
-    if (org.defaultChannelId === row.id) await this.orgs.setDefaultChannel(orgId, null);
-    await this.channels.delete({ id: row.id, orgId });
-    await this.audit.configChange({
-      orgId,
-      actor,
-      entityType: 'channel',
-      entityId: id,
-      change: 'deleted',
-      before: auditedChannel(this.configs.view(row, org.defaultChannelId)),
-      after: null,
+    await this.tx.run(async ({ manager }) => {
+      if (org.defaultChannelId === row.id) await this.orgs.setDefaultChannel(orgId, null, manager);
+      await manager.delete(ChannelEntity, { id: row.id, orgId });
+      await this.audit.configChange(
+        {
+          orgId,
+          actor,
+          entityType: 'channel',
+          entityId: id,
+          change: 'deleted',
+          before: auditedChannel(this.configs.view(row, org.defaultChannelId)),
+          after: null,
+        },
+        manager,
+      );
     });
   }
 

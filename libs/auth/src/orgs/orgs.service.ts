@@ -3,7 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { AuditTrail, NotFoundError } from '@warden/common';
 import { ConfigCache } from '@warden/database';
-import { Repository } from 'typeorm';
+import { Repository, type EntityManager } from 'typeorm';
 import { Org } from './org.entity.js';
 
 export const ORG_READ_ONLY_CHANGED = 'org.read_only_changed';
@@ -54,8 +54,9 @@ export class OrgsService {
     return this.get(orgId);
   }
 
-  async setDefaultChannel(orgId: string, channelId: string | null): Promise<void> {
-    await this.orgs.update({ id: orgId }, { defaultChannelId: channelId });
+  /** Inside the caller's transaction when given (`tx`: a channel change and its audit event). */
+  async setDefaultChannel(orgId: string, channelId: string | null, tx?: EntityManager): Promise<void> {
+    await (tx ?? this.orgs.manager).update(Org, { id: orgId }, { defaultChannelId: channelId });
     this.cache.invalidate(orgId);
   }
 

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { OA_ACTIONS } from './runtime-helpers.js';
 
 const MCP_TOKEN_1 = 'mcp-bearer-SECRET-one';
 const MCP_TOKEN_2 = 'mcp-bearer-SECRET-two';
@@ -61,7 +62,7 @@ describe('audit trail: org hooks, MCP servers and LLM credentials (PostgreSQL)',
     }
   }
 
-  it('a change whose audit event cannot be written is not made (one transaction): org hooks, MCP servers, LLM keys, channels', async () => {
+  it('a change whose audit event cannot be written is not made (one transaction): org hooks, MCP servers, LLM keys, connectors, channels', async () => {
     const before = (await get('/api/org/hooks')).body.hooks;
     await withAuditRefused('org_hooks.updated', () => t.request('PUT', '/api/org/hooks', { token: admin, body: { class_hooks: [] } }));
     expect((await get('/api/org/hooks')).body.hooks).toEqual(before);
@@ -73,6 +74,10 @@ describe('audit trail: org hooks, MCP servers and LLM credentials (PostgreSQL)',
     const key = { name: 'refused', api_key: LLM_KEY };
     await withAuditRefused('llm_credential.created', () => t.request('POST', '/api/llm-credentials', { token: admin, body: key }));
     expect((await get('/api/llm-credentials')).body).toEqual([]);
+
+    const connector = { name: 'refused', base_url: 'http://127.0.0.1:9', headers: { 'X-Api-Key': 'k' }, actions: OA_ACTIONS };
+    await withAuditRefused('connector.created', () => t.request('POST', '/api/connectors', { token: admin, body: connector }));
+    expect((await get('/api/connectors')).body).toEqual([]);
 
     const channel = { type: 'inbox', name: 'refused', is_default: true };
     await withAuditRefused('channel.created', () => t.request('POST', '/api/channels', { token: admin, body: channel }));

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { AuditTrail, BadInputError, ConflictError, EgressPolicy, isUuid, NotFoundError } from '@warden/common';
+import { AuditTrail, BadInputError, changedSecrets, ConflictError, EgressPolicy, isUuid, NotFoundError } from '@warden/common';
 import { ConfigCache, TransactionRunner } from '@warden/database';
-import { Repository } from 'typeorm';
+import { Repository, type EntityManager } from 'typeorm';
 import { validateConnector } from './connector-validation.js';
 import { auditedConnector, connectorView, type ConnectorView } from './connector-view.js';
 import { Connector, ConnectorAction } from './connector.entity.js';
@@ -59,19 +59,16 @@ export class ConnectorsService {
         ConnectorAction,
         actions.map((a) => manager.create(ConnectorAction, { ...a, connectorId: c.id })),
       );
+      // The change and its audit event commit together.
+      const after = auditedConnector(await viewIn(manager, c.id));
+      await this.audit.configChange(
+        { orgId, actor, entityType: 'connector', entityId: c.id, change: 'created', before: null, after },
+        manager,
+      );
       return c.id;
     });
     this.cache.invalidate(orgId);
     const after = await this.get(orgId, id);
-    await this.audit.configChange({
-      orgId,
-      actor,
-      entityType: 'connector',
-      entityId: id,
-      change: 'created',
-      before: null,
-      after: auditedConnector(after),
-    });
     return after;
   }
 
@@ -97,40 +94,37 @@ export class ConnectorsService {
         ConnectorAction,
         actions.map((a) => manager.create(ConnectorAction, { ...a, connectorId: id })),
       );
+      // Header values are secrets: the audit says which changed, never what they are.
+      const headers = dto.headers ?? existing.headers;
+      await this.audit.configChange(
+        {
+          orgId,
+          actor,
+          entityType: 'connector',
+          entityId: id,
+          change: 'updated',
+          before: auditedConnector(before),
+          after: auditedConnector(await viewIn(manager, id)),
+          secretsChanged: changedSecrets(existing.headers, headers).map((k) => `headers.${k}`),
+        },
+        manager,
+      );
     });
     this.cache.invalidate(orgId);
     const after = await this.get(orgId, id);
-    // Header values are secrets: the audit says which changed, never what they are.
-    const headers = dto.headers ?? existing.headers;
-    const secretsChanged = [...new Set([...Object.keys(existing.headers), ...Object.keys(headers)])]
-      .filter((k) => existing.headers[k] !== headers[k])
-      .map((k) => `headers.${k}`);
-    await this.audit.configChange({
-      orgId,
-      actor,
-      entityType: 'connector',
-      entityId: id,
-      change: 'updated',
-      before: auditedConnector(before),
-      after: auditedConnector(after),
-      secretsChanged,
-    });
     return after;
   }
 
   async remove(orgId: string, id: string, actor: string | null): Promise<void> {
     const before = await this.get(orgId, id);
-    await this.connectors.delete({ id, orgId });
-    this.cache.invalidate(orgId);
-    await this.audit.configChange({
-      orgId,
-      actor,
-      entityType: 'connector',
-      entityId: id,
-      change: 'deleted',
-      before: auditedConnector(before),
-      after: null,
+    await this.tx.run(async ({ manager }) => {
+      await manager.delete(Connector, { id, orgId });
+      await this.audit.configChange(
+        { orgId, actor, entityType: 'connector', entityId: id, change: 'deleted', before: auditedConnector(before), after: null },
+        manager,
+      );
     });
+    this.cache.invalidate(orgId);
   }
 
   /** Every connector tool of the org (one query: actions joined with their connectors; cached until a change). */
@@ -188,4 +182,10 @@ export class ConnectorsService {
     );
     if (clash) throw new ConflictError(`a connector named "${clash.name}" already exists (tool names would collide)`);
   }
+}
+
+/** The connector as written inside `m`'s transaction (what its audit event records). */
+async function viewIn(m: EntityManager, id: string): Promise<ConnectorView> {
+  const c = await m.findOneByOrFail(Connector, { id });
+  return connectorView(c, await m.find(ConnectorAction, { where: { connectorId: id }, order: { position: 'ASC' } }));
 }

@@ -1816,7 +1816,7 @@ export interface operations {
                 cursor?: string;
                 /** @description The id of the agent, connector, channel ... the event is about */
                 entity_id?: string;
-                entity_type?: "agent" | "connector" | "channel" | "org" | "workflow" | "identity" | "run" | "confirmation";
+                entity_type?: "agent" | "connector" | "channel" | "org" | "org_hooks" | "workflow" | "identity" | "mcp_server" | "llm_credential" | "run" | "confirmation";
                 /** @description Only rows at or after this time (ISO 8601) */
                 from?: string;
                 /** @description Events to return, newest first (1-500, default 100) */
@@ -1935,7 +1935,7 @@ export interface operations {
                 cursor?: string;
                 /** @description The id of the agent, connector, channel ... the event is about */
                 entity_id?: string;
-                entity_type?: "agent" | "connector" | "channel" | "org" | "workflow" | "identity" | "run" | "confirmation";
+                entity_type?: "agent" | "connector" | "channel" | "org" | "org_hooks" | "workflow" | "identity" | "mcp_server" | "llm_credential" | "run" | "confirmation";
                 /** @description Only for /export (default jsonl) */
                 format?: "csv" | "jsonl";
                 /** @description Only rows at or after this time (ISO 8601) */
@@ -1973,7 +1973,7 @@ export interface operations {
                 cursor?: string;
                 /** @description The id of the agent, connector, channel ... the event is about */
                 entity_id?: string;
-                entity_type?: "agent" | "connector" | "channel" | "org" | "workflow" | "identity" | "run" | "confirmation";
+                entity_type?: "agent" | "connector" | "channel" | "org" | "org_hooks" | "workflow" | "identity" | "mcp_server" | "llm_credential" | "run" | "confirmation";
                 /** @description Only for /export (default jsonl) */
                 format?: "csv" | "jsonl";
                 /** @description Only rows at or after this time (ISO 8601) */

@@ -50,7 +50,7 @@ describe('every configuration route is in the tamper-evident trail (PostgreSQL)'
   let c: RouteCaseContext;
 
   /** The org's chain head: its seq and hash (the genesis hash before the first event). */
-  const head = async () => {
+  const head = async (): Promise<{ seq: number; hash: string }> => {
     const { rows } = await db.query(`SELECT seq::int AS seq, hash FROM audit_chain_heads WHERE org_id = $1`, [c.orgId]);
     return rows[0] ?? { seq: 0, hash: '0'.repeat(64) };
   };

@@ -173,7 +173,9 @@ export const CONFIG_ROUTE_CASES: Record<string, ConfigRouteCase> = {
   'PUT /api/org/read-only': {
     act: (c) => put(c, '/api/org/read-only', { read_only: true }),
     entity: (c) => ({ type: 'org', id: c.orgId }),
-    cleanup: async (c) => void (await put(c, '/api/org/read-only', { read_only: false })),
+    cleanup: async (c) => {
+      await put(c, '/api/org/read-only', { read_only: false });
+    },
   },
   'PUT /api/users/:sub/identities': {
     act: (c) => put(c, '/api/users/bob/identities', { slack_user_id: unique('U-BOB-') }),

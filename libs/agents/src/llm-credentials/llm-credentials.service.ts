@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditTrail, ConflictError, NotFoundError, SecretBox, type ConfigChangeInput } from '@warden/common';
 import { TransactionRunner } from '@warden/database';
 import { LlmError } from '../llm/llm-provider.js';
-import { LlmCredentialsStore, type LlmCredentialRow } from './llm-credentials.store.js';
+import { LlmCredentialsStore, type DeleteOutcome, type LlmCredentialRow } from './llm-credentials.store.js';
 
 /**
  * Org-scoped model API keys, sealed with APP_ENCRYPTION_KEY (the SecretBox of channel secrets). Write-only: a key is
@@ -20,8 +20,12 @@ export class LlmCredentialsService {
   /** Storing and deleting a key are audited (in the same transaction) as `secret_changed`, never with the key. */
   async create(orgId: string, userId: string, input: { name: string; apiKey: string }): Promise<LlmCredentialRow> {
     const row = await this.tx.run(async ({ manager }) => {
-      const inserted = await this.store.insert(orgId, input.name, this.box.seal({ api_key: input.apiKey }), userId, manager);
-      if (inserted) await this.audit.configChange(credentialChange(orgId, userId, inserted.id, null, { name: inserted.name }), manager);
+      const sealed = this.box.seal({ api_key: input.apiKey });
+      const inserted = await this.store.insert(orgId, input.name, sealed, userId, manager);
+      if (inserted) {
+        const change = credentialChange({ orgId, actor: userId, id: inserted.id, before: null, after: { name: inserted.name } });
+        await this.audit.configChange(change, manager);
+      }
       return inserted;
     });
     if (!row) throw new ConflictError(`an LLM credential named "${input.name}" already exists in this organisation`);
@@ -39,7 +43,9 @@ export class LlmCredentialsService {
   async remove(orgId: string, id: string, actor: string | null = null): Promise<void> {
     const outcome = await this.tx.run(async ({ manager }) => {
       const deleted = await this.store.delete(orgId, id, manager);
-      if (isDeleted(deleted)) await this.audit.configChange(credentialChange(orgId, actor, id, { name: deleted.name }, null), manager);
+      if (isDeleted(deleted)) {
+        await this.audit.configChange(credentialChange({ orgId, actor, id, before: { name: deleted.name }, after: null }), manager);
+      }
       return deleted;
     });
     if (outcome === 'missing') throw new NotFoundError('LLM credential', id);
@@ -58,17 +64,24 @@ export class LlmCredentialsService {
   }
 }
 
-const isDeleted = (outcome: { name: string } | 'missing' | string[]): outcome is { name: string } =>
-  typeof outcome === 'object' && !Array.isArray(outcome);
+const isDeleted = (outcome: DeleteOutcome): outcome is { name: string } => typeof outcome === 'object' && !Array.isArray(outcome);
 
 /** A credential's audit event: its name before and after, and that its key changed (the whole of it is the key). */
-function credentialChange(
-  orgId: string,
-  actor: string | null,
-  id: string,
-  before: { name: string } | null,
-  after: { name: string } | null,
-): ConfigChangeInput {
-  const change = before ? 'deleted' : 'created';
-  return { orgId, actor, entityType: 'llm_credential', entityId: id, change, before, after, secretsChanged: ['api_key'] };
+function credentialChange(c: {
+  orgId: string;
+  actor: string | null;
+  id: string;
+  before: { name: string } | null;
+  after: { name: string } | null;
+}): ConfigChangeInput {
+  return {
+    orgId: c.orgId,
+    actor: c.actor,
+    entityType: 'llm_credential',
+    entityId: c.id,
+    change: c.before ? 'deleted' : 'created',
+    before: c.before,
+    after: c.after,
+    secretsChanged: ['api_key'],
+  };
 }

@@ -11,6 +11,9 @@ export interface LlmCredentialRow {
   createdBy: string | null;
 }
 
+/** The deleted credential's name, 'missing', or the names of the agents that still use it. */
+export type DeleteOutcome = { name: string } | 'missing' | string[];
+
 /** A row of `llm_credentials` with its creator's sub joined in. */
 interface CredentialDbRow {
   id: string;
@@ -35,7 +38,13 @@ export class LlmCredentialsStore {
   constructor(private readonly dataSource: DataSource) {}
 
   /** Null when the org already has a credential of this name. */
-  async insert(orgId: string, name: string, sealed: string, createdBy: string, tx: Queryable = this.dataSource): Promise<LlmCredentialRow | null> {
+  async insert(
+    orgId: string,
+    name: string,
+    sealed: string,
+    createdBy: string,
+    tx: Queryable = this.dataSource,
+  ): Promise<LlmCredentialRow | null> {
     const [row] = await tx.query<[CredentialDbRow?]>(
       `WITH inserted AS (
          INSERT INTO llm_credentials (org_id, name, secret_enc, created_by) VALUES ($1, $2, $3, $4)
@@ -83,7 +92,7 @@ export class LlmCredentialsStore {
    * Deletes unless an agent names it. Returns the deleted credential, 'missing' or the names of the agents using it.
    * (An agent saved in the same instant may still name it; its runs then fail naming the missing credential.)
    */
-  async delete(orgId: string, id: string, tx: Queryable = this.dataSource): Promise<{ name: string } | 'missing' | string[]> {
+  async delete(orgId: string, id: string, tx: Queryable = this.dataSource): Promise<DeleteOutcome> {
     if (!isUuid(id)) return 'missing';
     const result: unknown[] = await tx.query(
       `DELETE FROM llm_credentials WHERE id = $1 AND org_id = $2

@@ -1,5 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AuditTrail, SecretBox, BadInputError, ConflictError, egressRefusalIn, isUuid, NotFoundError } from '@warden/common';
+import {
+  AuditTrail,
+  SecretBox,
+  BadInputError,
+  ConflictError,
+  egressRefusalIn,
+  isUuid,
+  NotFoundError,
+  type Queryable,
+} from '@warden/common';
 import { ConfigCache, TransactionRunner } from '@warden/database';
 import { ConnectorsService } from '../connectors/connectors.service.js';
 import { toolNameOf } from '../connectors/tool-name.js';
@@ -62,7 +71,7 @@ export class McpServersService {
     const write = await this.checked(orgId, input, undefined);
     const saved = await this.tx.run(async ({ manager }) => {
       const row = await this.store.insert(orgId, write, manager);
-      if (row) await this.audit.configChange(mcpServerChange(this.secrets, { orgId, actor, before: null, after: row }), manager);
+      if (row) await this.audited({ orgId, actor, before: null, after: row }, manager);
       return row;
     });
     this.cache.invalidate(orgId);
@@ -76,7 +85,7 @@ export class McpServersService {
     const write = await this.checked(orgId, input, existing);
     const saved = await this.tx.run(async ({ manager }) => {
       const row = await this.store.update(orgId, id, write, manager);
-      if (row) await this.audit.configChange(mcpServerChange(this.secrets, { orgId, actor, before: existing, after: row }), manager);
+      if (row) await this.audited({ orgId, actor, before: existing, after: row }, manager);
       return row;
     });
     this.cache.invalidate(orgId);
@@ -90,12 +99,17 @@ export class McpServersService {
       isUuid(id) &&
       (await this.tx.run(async ({ manager }) => {
         const row = await this.store.remove(orgId, id, manager);
-        if (row) await this.audit.configChange(mcpServerChange(this.secrets, { orgId, actor, before: row, after: null }), manager);
+        if (row) await this.audited({ orgId, actor, before: row, after: null }, manager);
         return row;
       }));
     if (!removed) throw new NotFoundError('MCP server', id);
     this.cache.invalidate(orgId);
     this.pool.forget(id);
+  }
+
+  /** Writes the change's audit event inside its transaction (`tx`). */
+  private audited(change: Parameters<typeof mcpServerChange>[1], tx: Queryable): Promise<void> {
+    return this.audit.configChange(mcpServerChange(this.secrets, change), tx);
   }
 
   private async find(orgId: string, id: string): Promise<McpServerRecord> {

@@ -37,12 +37,19 @@ export class OrgHooksStore {
 
   /** The stored row as it is now (uncached), read inside `tx` when given. */
   async current(orgId: string, tx: Queryable = this.dataSource): Promise<Record<string, unknown> | null> {
-    const [row] = await tx.query<[{ hooks: Record<string, unknown> }?]>(`SELECT hooks FROM org_hooks WHERE org_id = $1 FOR UPDATE`, [orgId]);
+    const [row] = await tx.query<[{ hooks: Record<string, unknown> }?]>(`SELECT hooks FROM org_hooks WHERE org_id = $1 FOR UPDATE`, [
+      orgId,
+    ]);
     return row?.hooks ?? null;
   }
 
   /** Writes inside `tx` when given (the caller's transaction, with its audit event); `forget` the cache after commit. */
-  async save(orgId: string, hooks: Record<string, unknown>, userId: string | null, tx: Queryable = this.dataSource): Promise<OrgHooksRecord> {
+  async save(
+    orgId: string,
+    hooks: Record<string, unknown>,
+    userId: string | null,
+    tx: Queryable = this.dataSource,
+  ): Promise<OrgHooksRecord> {
     const [row]: Array<{ hooks: Record<string, unknown>; updated_by: string | null; updated_at: Date }> = await tx.query(
       `INSERT INTO org_hooks (org_id, hooks, updated_by, updated_at) VALUES ($1, $2, $3, now())
        ON CONFLICT (org_id) DO UPDATE SET hooks = EXCLUDED.hooks, updated_by = EXCLUDED.updated_by, updated_at = now()

@@ -233,3 +233,33 @@ it('under a four-eyes policy that forbids self-approval the requester reads who 
   await screenshot(chat, 'portal-four-eyes-waiting');
   await chat.getByTestId('turn').last().getByRole('button', { name: 'Cancel run' }).click();
 }, 45_000);
+
+it('a link to a decided request says what became of it; with the server unreachable the inbox says so instead of "nothing waiting"', async () => {
+  const token = await apiToken(server.url, ADMIN);
+  const rows = (await (
+    await fetch(`${server.url}/api/confirmations?status=approved`, { headers: { authorization: `Bearer ${token}` } })
+  ).json()) as any[];
+  const decided = rows.find((r) => r.args.id === 'PO-1002');
+  // Another PO-1002 is pending with the same text as the decided one.
+  const chat = member.page;
+  await chat.getByRole('link', { name: 'Portal' }).click();
+  await chat.getByRole('link', { name: 'Chat with demo-buyer' }).click();
+  await chat.getByRole('link', { name: 'New conversation' }).click();
+  const turn = await startPayments(chat);
+  await pendingRequest(approver.page, 'PO-1002').waitFor();
+
+  await approver.page.goto(`/approvals/${decided.id}`);
+  const linked = approver.page.getByTestId('linked-request');
+  await linked.getByText(/The linked request oa__purchase_pay PO-1002 was already approved by Demo Admin on /).waitFor();
+  await screenshot(approver.page, 'approvals-linked-decided');
+  await turn.getByRole('button', { name: 'Cancel run' }).click();
+  await approver.page.getByTestId('inbox-empty').waitFor();
+
+  const offline = await approver.context.newPage();
+  await offline.route('**/api/confirmations/stream', (route) => route.abort('connectionrefused'));
+  await offline.goto('/approvals');
+  await offline.getByRole('status').filter({ hasText: 'Cannot reach the server — retrying' }).waitFor();
+  expect(await offline.getByTestId('inbox-empty').count()).toBe(0);
+  await screenshot(offline, 'approvals-unreachable');
+  await offline.close();
+}, 45_000);

@@ -1,7 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
 import { ChannelsService } from '@warden/channels';
-import { ConflictError, NotFoundError } from '@warden/common';
+import { AuditTrail, ConflictError, NotFoundError } from '@warden/common';
+import { DataSource } from 'typeorm';
+import { reassignedEvent } from '../confirmation-audit.js';
 import { ConfirmationService } from '../confirmation.service.js';
 import { ConfirmationVotesStore } from '../confirmation-votes.store.js';
 import { ConfirmationStatus, reasonOf, type ConfirmationRequest } from '../confirmation.types.js';
@@ -12,7 +14,7 @@ import { checkReassignment } from './reassignment-policy.js';
  * "Not mine to decide": an approver hands a pending request to a named user of the org, who becomes its only
  * approver. Only someone who may approve it may reassign it (the same policy check as a decision), only to someone the
  * request's approver policy already allows, and never so that fewer distinct people approve (reassignment-policy.ts);
- * the step is a history row; the request's channel is told.
+ * the step is a history row and a chained audit event, in one transaction; the request's channel is told.
  */
 @Injectable()
 export class ConfirmationReassignment {
@@ -24,6 +26,8 @@ export class ConfirmationReassignment {
     private readonly votes: ConfirmationVotesStore,
     private readonly users: UsersService,
     private readonly channels: ChannelsService,
+    private readonly audit: AuditTrail,
+    private readonly dataSource: DataSource,
   ) {}
 
   async reassign(input: {
@@ -47,7 +51,13 @@ export class ConfirmationReassignment {
       channelList: await this.channels.approverList(row.orgId, row.channelId),
     });
     const by = { userId: member.userId, name: member.name ?? member.sub };
-    const moved = await this.store.reassign(row.id, target.sub, by, reasonOf(input.reason), guard);
+    const reason = reasonOf(input.reason);
+    const moved = await this.dataSource.transaction(async (m) => {
+      const done = await this.store.reassign(row.id, target.sub, by, reason, guard, m);
+      const move = { byUserId: by.userId, byName: by.name, from: guard.approvers, toSub: target.sub, toUserId: target.userId, reason };
+      if (done) await this.audit.record(reassignedEvent(done, move), m);
+      return done;
+    });
     if (!moved) {
       const now = await this.confirmations.get(input.orgId, row.id);
       if (now.status === ConfirmationStatus.Pending)

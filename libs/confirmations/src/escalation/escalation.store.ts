@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Queryable } from '@warden/common';
 import { DataSource } from 'typeorm';
 import { rowToConfirmation, type ConfirmationRequest, type ConfirmationRow } from '../confirmation.types.js';
 import type { ReassignmentGuard } from './reassignment-policy.js';
@@ -61,6 +62,7 @@ export class EscalationStore {
   /**
    * Hands a pending request to one named user: the only approver from now on; written with its history row. Only
    * while the request is as it was checked (`guard`: same approvers, same count, neither person has voted since).
+   * In `runner`'s transaction when given (its audit event commits with it).
    */
   async reassign(
     id: string,
@@ -68,8 +70,9 @@ export class EscalationStore {
     by: { userId: string; name: string },
     reason: string | null,
     guard: ReassignmentGuard,
+    runner: Queryable = this.dataSource,
   ): Promise<ConfirmationRequest | null> {
-    const [row] = await this.dataSource.query<[ConfirmationRow?]>(
+    const [row] = await runner.query<[ConfirmationRow?]>(
       `WITH moved AS (
          UPDATE confirmation_requests c SET approvers = jsonb_build_array('users:' || $2::text), updated_at = now()
           FROM confirmation_requests before

@@ -6,6 +6,7 @@ export * from './errors/all-exceptions.filter.js';
 export * from './http/event-stream.js';
 export * from './http/egress.js';
 export * from './http/egress-request.js';
+export * from './http/origin.js';
 export * from './http/input-limits.interceptor.js';
 export * from './graph.js';
 export * from './json-text.js';

@@ -1,14 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import {
-  AuditTrail,
-  BadInputError,
-  changedSecrets,
-  EgressPolicy,
-  isUuid,
-  NotFoundError,
-  secretsFollowProblem,
-} from '@warden/common';
+import { AuditTrail, BadInputError, changedSecrets, EgressPolicy, isUuid, NotFoundError, secretsFollowProblem } from '@warden/common';
 import { ConfigCache, TransactionRunner } from '@warden/database';
 import { Repository, type EntityManager } from 'typeorm';
 import { validateConnector } from './connector-validation.js';

@@ -70,8 +70,12 @@ it('a member chats, PO-1002 waits at the gate, an admin approves it live from th
   await request.getByLabel('Reason (optional)').fill('budget line 7 confirmed');
   // Approve with changes: the approver lowers the amount in the edit form; the call runs with exactly that.
   await request.getByRole('button', { name: 'Edit arguments' }).click();
-  const editor = request.getByRole('textbox', { name: 'Edited arguments' });
-  await editor.fill(JSON.stringify({ ...JSON.parse(await editor.inputValue()), amount: 60000 }));
+  // A form from the action's parameter schema, not JSON: a bad value is named at the field and blocks approving.
+  const form = request.getByLabel('Edited arguments');
+  await form.getByLabel('amount').fill('');
+  await form.getByText('Required').waitFor();
+  expect(await request.getByRole('button', { name: 'Approve with changes' }).isDisabled()).toBe(true);
+  await form.getByLabel('amount').fill('60000');
   await request.getByRole('button', { name: 'Approve with changes' }).click();
   await approver.page.getByTestId('inbox-empty').waitFor();
 
@@ -262,4 +266,47 @@ it('a link to a decided request says what became of it; with the server unreacha
   expect(await offline.getByTestId('inbox-empty').count()).toBe(0);
   await screenshot(offline, 'approvals-unreachable');
   await offline.close();
+}, 45_000);
+
+it('an approver answers a question through a form rendered from its schema, told at the field what is missing', async () => {
+  const token = await apiToken(server.url, ADMIN);
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const form = {
+    type: 'object',
+    properties: { choice: { enum: ['ship', 'hold'] }, quantity: { type: 'integer', minimum: 1 } },
+    required: ['choice', 'quantity'],
+  };
+  const script = [
+    { tool_calls: [{ name: 'ask_human', args: { question: 'Ship or hold PO-1003?', form } }] },
+    { content: 'Noted the answer.' },
+  ];
+  const created = await fetch(`${server.url}/api/agents`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      name: 'asker',
+      model_config_json: { model: { provider: 'scripted', script }, tools: ['ask_human'], confirmation: { approver_scope: 'org_admins' } },
+    }),
+  });
+  expect(created.status).toBe(201);
+  const chat = member.page;
+  await chat.getByRole('link', { name: 'Portal' }).click();
+  await chat.getByRole('link', { name: 'Chat with asker' }).click();
+  await chat.getByLabel('Message').fill('Ask the warehouse about PO-1003');
+  await chat.getByRole('button', { name: 'Send' }).click();
+
+  const request = pendingRequest(approver.page, 'Ship or hold PO-1003?');
+  await request.waitFor();
+  const answer = request.getByLabel('Answer');
+  expect(await answer.getByRole('textbox', { name: /JSON/ }).count()).toBe(0);
+  await answer.getByText('Required').waitFor(); // quantity
+  expect(await request.getByRole('button', { name: 'Answer' }).isDisabled()).toBe(true);
+  await answer.getByLabel('quantity').fill('0');
+  await answer.getByText('Must be at least 1').waitFor();
+  await answer.getByLabel('quantity').fill('3');
+  await screenshot(approver.page, 'approvals-question-form');
+  await request.getByRole('button', { name: 'Answer' }).click();
+  await chat.getByTestId('answer').filter({ hasText: 'Noted the answer.' }).waitFor();
+  const observation = card(chat.getByTestId('turn').last(), 'ask_human').getByTestId('observation');
+  expect(JSON.parse(await observation.innerText())).toEqual({ choice: 'ship', quantity: 3 });
 }, 45_000);

@@ -6,6 +6,8 @@ import { data, http } from '../api/typed';
 import { toastError } from '../ui/errors';
 import { decisiveFirst } from '../ui/JsonBlock';
 import { asText } from '../ui/as-text';
+import { SchemaForm, type JsonSchema } from '../ui/SchemaForm';
+import { schemaProblems } from '../ui/schema-problems';
 
 import type { ConfirmationRow } from './Approvals';
 
@@ -32,22 +34,17 @@ function ArgsTable({ args }: { args: Record<string, unknown> }) {
   );
 }
 
-/** Approve with changes: the args as JSON, sent with the approval (the server checks them against the action's schema). */
-function parseEdit(text: string): Record<string, unknown> {
-  const parsed: unknown = JSON.parse(text);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the args must be a JSON object');
-  return parsed as Record<string, unknown>;
+type Values = Record<string, unknown>;
+
+/** The form a decision fills: a question's answer form, or the action's parameters for an edit. */
+function decisionForm(row: ConfirmationRow, question: boolean): JsonSchema {
+  const schema = (row.args_schema ?? {}) as JsonSchema;
+  return question ? (schema.properties?.answer ?? { type: 'object', properties: {} }) : schema;
 }
 
-/** A question (ask_human, HUMAN node): a starting answer from its form (the first choice of each enum). */
-function answerTemplate(row: ConfirmationRow): string {
-  const form = (row.args_schema?.properties as Record<string, { properties?: unknown } | undefined> | undefined)?.answer;
-  const props = (form?.properties ?? {}) as Record<string, { enum?: unknown[]; type?: string }>;
-  return JSON.stringify(
-    Object.fromEntries(Object.entries(props).map(([k, p]) => [k, p.enum?.[0] ?? (p.type === 'number' ? 0 : '')])),
-    null,
-    2,
-  );
+/** A question's starting answer: the first choice of each enum, nothing else prefilled. */
+function answerTemplate(form: JsonSchema): Values {
+  return Object.fromEntries(Object.entries(form.properties ?? {}).flatMap(([k, p]) => (p.enum?.length ? [[k, p.enum[0]]] : [])));
 }
 
 export function PendingCard({
@@ -66,11 +63,14 @@ export function PendingCard({
   // Approve for this run: a CEL bound (prefilled from a numeric amount) and at most this many calls.
   const [standing, setStanding] = useState<{ when: string; max: number } | null>(null);
   const amount = typeof row.args.amount === 'number' ? row.args.amount : null;
-  const [edited, setEdited] = useState<string | null>(question ? answerTemplate(row) : null);
+  const form = decisionForm(row, question);
+  const [edited, setEdited] = useState<Values | null>(question ? answerTemplate(form) : null);
+  const problems = edited ? schemaProblems(form, edited) : {};
+  const blocked = Object.keys(problems).length > 0;
   const queries = useQueryClient();
   const decide = useMutation({
     mutationFn: (decision: 'approve' | 'reject') => {
-      const edit = decision === 'approve' && edited !== null ? parseEdit(edited) : undefined;
+      const edit = decision === 'approve' && edited !== null ? edited : undefined;
       const change = edit ? (question ? { answer: edit } : { args: edit }) : {};
       const grant = decision === 'approve' && standing ? { standing: { when: standing.when, max_calls: standing.max } } : {};
       return data(
@@ -126,17 +126,21 @@ export function PendingCard({
           </Badge>
         )}
         {question && <Text fw={600}>{asText(row.args.question ?? '')}</Text>}
-        {edited === null || question ? <ArgsTable args={row.args} /> : null}
+        <ArgsTable args={row.args} />
         {edited !== null && (
-          <Textarea
-            label={question ? 'Answer (JSON)' : 'Arguments to run with (JSON)'}
-            aria-label={question ? 'Answer' : 'Edited arguments'}
-            value={edited}
-            onChange={(e) => setEdited(e.currentTarget.value)}
-            autosize
-            minRows={3}
-            ff="monospace"
-          />
+          <Card withBorder padding="xs" aria-label={question ? 'Answer' : 'Edited arguments'}>
+            <Text size="sm" fw={600} mb={4}>
+              {question ? 'Your answer' : 'Arguments to run with'}
+            </Text>
+            <SchemaForm
+              schema={form}
+              value={edited}
+              onChange={setEdited}
+              idPrefix={`decision-${row.id}`}
+              problems={problems}
+              emptyText="Nothing to fill in."
+            />
+          </Card>
         )}
         <Textarea label="Reason (optional)" value={reason} onChange={(e) => setReason(e.currentTarget.value)} autosize minRows={1} />
         {!question && row.approvals_required === 1 && (
@@ -167,7 +171,7 @@ export function PendingCard({
           </Group>
         )}
         <Group>
-          <Button color="green" loading={decide.isPending} onClick={() => decide.mutate('approve')}>
+          <Button color="green" loading={decide.isPending} disabled={blocked} onClick={() => decide.mutate('approve')}>
             {question ? 'Answer' : edited === null ? 'Approve' : 'Approve with changes'}
           </Button>
           <Button color="red" variant="light" loading={decide.isPending} onClick={() => decide.mutate('reject')}>
@@ -191,7 +195,7 @@ export function PendingCard({
             </Button>
           )}
           {!question && row.args_schema && row.approvals_required === 1 && (
-            <Button variant="subtle" onClick={() => setEdited(edited === null ? JSON.stringify(row.args, null, 2) : null)}>
+            <Button variant="subtle" onClick={() => setEdited(edited === null ? { ...row.args } : null)}>
               {edited === null ? 'Edit arguments' : 'Cancel edit'}
             </Button>
           )}

@@ -153,6 +153,22 @@ describe('authorization kernel (PostgreSQL)', () => {
     expect(paid('K-4')).toEqual([60_000]);
   });
 
+  it('an approval written straight into the database carries no grant and authorizes nothing (fail closed)', async () => {
+    const agent = await createAgent([pay('K-DB', 60_000), { content: 'done' }]);
+    const run = openChat(t, admin, { agent_id: agent, message: 'pay K-DB' });
+    const pending = await nthPending(run, 1);
+    await app.db.query(
+      `UPDATE confirmation_requests SET status = 'approved', approvals_given = 1, responded_at = now(), responded_by_name = 'dba' WHERE id = $1`,
+      [pending.confirmation_id],
+    );
+    await app.db.query(`SELECT pg_notify('confirmation_decided', $1)`, [pending.confirmation_id]);
+    const events = await run.finished;
+    const observation = events.find((e) => e.event === 'observation')!.data;
+    expect(observation).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });
+    expect(observation.content).toMatch(/authorizes nothing/);
+    expect(paid('K-DB')).toEqual([]);
+  });
+
   it('break 5: a standing grant on an ask_human question is refused: the model never answers its own next question', async () => {
     const question = (answer?: string) => ({
       tool_calls: [{ name: 'ask_human', args: { question: 'Pay K-5?', ...(answer ? { answer } : {}) } }],

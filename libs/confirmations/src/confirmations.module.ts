@@ -7,6 +7,8 @@ import { SettledHere } from './gate/settled-here.js';
 import { ConfirmationInboxStream } from './confirmation-inbox-stream.js';
 import { ConfirmationCards } from './confirmation-cards.js';
 import { ConfirmationDecisionService } from './confirmation-decision.service.js';
+import { DeciderResolver } from './decider-resolver.js';
+import { EditRetier } from './edits/edit-retier.js';
 import { ConfirmationService } from './confirmation.service.js';
 import { ConfirmationVisibility } from './confirmation-visibility.js';
 import { ConfirmationStore } from './confirmation.store.js';
@@ -30,6 +32,8 @@ import { StandingApprovals } from './standing/standing-approvals.js';
     ConfirmationWaiter,
     ConfirmationCards,
     ConfirmationDecisionService,
+    DeciderResolver,
+    EditRetier,
     ConfirmationService,
     ConfirmationVisibility,
     ApprovalRequestOpener,

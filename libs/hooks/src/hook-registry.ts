@@ -1,3 +1,4 @@
+import { canonicalJson } from '@warden/common';
 import { HookChain, HookChainRun, type RegisteredHook } from './hook-chain.js';
 import {
   BLOCKED_CALL,
@@ -19,6 +20,8 @@ export const DEFAULT_HOOK_TIMEOUT_MS = 5000;
 
 /** Why a call is blocked when the args to be sent are not the ones its approval covers. */
 export const ARGS_CHANGED_AFTER_APPROVAL = 'args changed after approval: the call was not sent';
+/** Why an approver's edit is not sent when a hook would still rewrite it: the approval covers exactly the edit. */
+export const EDIT_NOT_FINAL = "a hook would change the approver's edited args, so the approval does not cover what would be sent";
 /** The name the confirmation gate blocks under (also when the runtime's own re-check of an approval fails). */
 export const CONFIRMATION_GATE = 'confirmation_gate';
 
@@ -42,6 +45,8 @@ export class HookRegistry {
   private readonly sessionStart: HookChain<{ additionalContext: string[]; outcomes: HookOutcome[] }>;
   private readonly blockedListeners: HookChain<HookOutcome[]>;
   private readonly text = new Map<HookPoint, HookChain<TextHookVerdict>>();
+  /** The PreToolUse hooks but the gate: what an approver's edit re-enters (built on first use). */
+  private deciders?: HookChain<PreToolUseVerdict>;
 
   constructor(
     private readonly hooks: RegisteredHook[],
@@ -118,6 +123,30 @@ export class HookRegistry {
       return Promise.resolve({ allow: true, args: ctx.toolArgs, wouldRequireConfirmation: false, outcomes: [] });
     this.attachAgent(ctx);
     return this.pre.run(ctx, new HookChainRun(ctx.toolArgs, undefined));
+  }
+
+  /**
+   * An approver changed the args after the chain decided (approve with changes): the call re-enters *decide* on
+   * them — every PreToolUse hook but the gate runs again on exactly these args (org policies included). The edit
+   * must be a fixed point: a hook that would block or rewrite it stops the call (docs/authorization.md).
+   */
+  async redecide(ctx: ToolCallContext, args: ToolCallContext['toolArgs']): Promise<PreToolUseVerdict> {
+    this.deciders ??= new HookChain(
+      this.pre.hooks.filter((h) => !h.runsLast),
+      PRE_TOOL_USE,
+    );
+    const again = { ...ctx, toolArgs: args, metadata: { ...ctx.metadata, confirmationAsks: undefined } };
+    this.attachAgent(again);
+    const verdict = await this.deciders.run(again, new HookChainRun(args, undefined));
+    if (verdict.allow && canonicalJson(verdict.args) !== canonicalJson(args)) {
+      return {
+        ...verdict,
+        allow: false,
+        blockedBy: [...verdict.outcomes].reverse().find((o) => o.outcome === 'rewrite')?.hook ?? 'a hook',
+        error: EDIT_NOT_FINAL,
+      };
+    }
+    return verdict;
   }
 
   runPostToolUse(ctx: ToolCallContext & { toolResult: string }): Promise<{ result: string; outcomes: HookOutcome[] }> {

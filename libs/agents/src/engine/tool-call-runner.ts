@@ -1,13 +1,6 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { annotateSpan, Metrics, type RunEventMap } from '@warden/common';
-import {
-  ARGS_CHANGED_AFTER_APPROVAL,
-  blockedObservation,
-  CONFIRMATION_GATE,
-  type PreToolUseVerdict,
-  type ToolCallContext,
-  type ToolCallMetadata,
-} from '@warden/hooks';
+import { blockedObservation, CONFIRMATION_GATE, type PreToolUseVerdict, type ToolCallContext, type ToolCallMetadata } from '@warden/hooks';
 import { isTransientDatabaseError, SqlParams } from '@warden/database';
 import type { EntityManager } from 'typeorm';
 import type { ParkedToolCall, PendingToolCall } from '../runs/run.entity.js';
@@ -17,7 +10,7 @@ import { executionMarkWrites } from './in-flight-audit.js';
 import { toolFailureObservation } from './lifecycle-hooks.js';
 import { LeaseLostError } from './run-fence.js';
 import { RunStore } from './run-store.js';
-import { approvalCovers, callContext } from './tool-call-context.js';
+import { callContext, sendRefusal } from './tool-call-context.js';
 import { ToolExecution } from './tool-execution.js';
 import { ToolCallStore, type ListedToolCall, type StoredToolCallOutcome } from './tool-call.store.js';
 
@@ -104,9 +97,15 @@ export class ToolCallRunner {
       }
       // What will be sent, frozen here: nothing a hook still holds can change it after the check below.
       const args = structuredClone(verdict.args);
-      if (verdict.allow && !approvalCovers(verdict, call.tool, args)) {
-        this.logger.warn({ runId: live.run.id, callId: call.call_id, tool: call.tool }, 'args changed after approval; call blocked');
-        Object.assign(verdict, { allow: false, args, blockedBy: CONFIRMATION_GATE, error: ARGS_CHANGED_AFTER_APPROVAL });
+      // An approver's edit re-enters *decide*: the deciding hooks (org policies included) run on exactly these args.
+      if (verdict.allow && verdict.approval?.edited) {
+        const again = await live.registry.redecide(ctx, args);
+        if (!again.allow) Object.assign(verdict, { allow: false, args, blockedBy: again.blockedBy, error: again.error });
+      }
+      const refusal = verdict.allow ? sendRefusal(verdict, call.tool, args) : null;
+      if (refusal) {
+        this.logger.warn({ runId: live.run.id, callId: call.call_id, tool: call.tool, refusal }, 'gated call not authorized; blocked');
+        Object.assign(verdict, { allow: false, args, blockedBy: CONFIRMATION_GATE, error: refusal });
       }
       if (!verdict.allow) await this.storeBlocked(live, call, ctx, verdict);
       else if (!tool) await this.storeUnknownTool(live, call, args, available);

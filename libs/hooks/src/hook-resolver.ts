@@ -8,6 +8,7 @@ import type { AgentHookSettings } from './hook.types.js';
 import { buildYamlHooks, parseYamlHooks } from './yaml/yaml-hooks.js';
 import { mergeOrgAndAgent, type HookChain, type HookOrigin, type ResolvedHook } from './org/hook-origin.js';
 import { OrgHooksStore } from './org/org-hooks.store.js';
+import { hookNameProblems } from './reserved-hook-names.js';
 
 /** `model_config_json.hooks` as users write it. */
 export interface HooksConfig {
@@ -85,7 +86,7 @@ export class HookResolver {
       plan.problems.push(...built.problems);
       hooks.push(...built.hooks);
     }
-    plan.problems.push(...this.nameClashes(hooks, at));
+    plan.problems.push(...hookNameProblems(hooks, this.catalog, at));
     problems.push(...plan.problems);
     return hooks.map((h) => ({ ...h, origin }));
   }
@@ -200,16 +201,6 @@ export class HookResolver {
       }
       declared.set(hookName, { index, config });
     });
-  }
-
-  private nameClashes(hooks: RegisteredHook[], at: string): string[] {
-    const seen = new Set<string>();
-    const problems: string[] = [];
-    for (const h of hooks) {
-      if (seen.has(h.name)) problems.push(`${at}.yaml: hook name "${h.name}" is already used by a class hook`);
-      seen.add(h.name);
-    }
-    return problems;
   }
 
   private suggest(name: string): string {

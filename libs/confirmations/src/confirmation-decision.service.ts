@@ -220,16 +220,17 @@ export class ConfirmationDecisionService {
       if (vote) await this.audit.record(confirmationEvent(vote, 'vote', { ...decidedBy, decision: input.decision }));
       return this.lostRace(row);
     }
-    await this.audit.record([
+    const events = [
       ...(vote ? [confirmationEvent(vote, 'vote', { ...decidedBy, decision: input.decision })] : []),
       confirmationEvent(settled, decision === 'approve' ? 'approved' : 'rejected', decidedBy),
-    ]);
-    // After the decision: a grant that failed to record only means later calls ask again (fail closed).
+    ];
+    // After the decision, chained with its events: a grant that failed to record only means later calls ask again.
     if (input.standing && decision === input.decision && settled.status === ConfirmationStatus.Approved) {
-      await this.standing
-        .grant(settled, input.standing)
-        .catch((err: unknown) => this.logger.error(`standing approval of ${row.id} not recorded: ${(err as Error).message}`));
-    }
+      await this.standing.grant(settled, input.standing, events).catch(async (err: unknown) => {
+        this.logger.error(`standing approval of ${row.id} not recorded: ${(err as Error).message}`);
+        await this.audit.record(events);
+      });
+    } else await this.audit.record(events);
     return settled;
   }
 

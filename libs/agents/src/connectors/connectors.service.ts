@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { AuditTrail, BadInputError, changedSecrets, EgressPolicy, isUuid, NotFoundError } from '@warden/common';
+import { AuditTrail, BadInputError, changedSecrets, EgressPolicy, isUuid, NotFoundError, secretsFollowProblem } from '@warden/common';
 import { ConfigCache, TransactionRunner } from '@warden/database';
 import { Repository, type EntityManager } from 'typeorm';
 import { validateConnector } from './connector-validation.js';
@@ -79,6 +79,10 @@ export class ConnectorsService {
     const existing = await this.find(orgId, id);
     const before = await this.get(orgId, id);
     const actions = validateConnector(dto);
+    // Header values belong to the host they were entered for (as channels' secrets do): another origin needs them again.
+    const kept = dto.headers === undefined ? Object.keys(existing.headers).map((k) => `headers.${k}`) : [];
+    const rebind = secretsFollowProblem({ field: 'base_url', before: existing.baseUrl, after: dto.base_url, kept });
+    if (rebind) throw new BadInputError(`invalid connector: ${rebind}`, [rebind]);
     await this.checkEgress(dto.base_url);
     await this.namespaces.assertFree(orgId, dto.name, id);
     await this.inTransaction(orgId, dto.name, id, async (manager) => {

@@ -7,6 +7,7 @@ import {
   egressRefusalIn,
   isUuid,
   NotFoundError,
+  secretsFollowProblem,
   type Queryable,
 } from '@warden/common';
 import { ConfigCache, TransactionRunner } from '@warden/database';
@@ -144,6 +145,10 @@ export class McpServersService {
       if (!HEADER_NAME.test(key) || typeof value !== 'string') problems.push(`headers.${key} must be a string under a valid header name`);
     }
     problems.push(...toolOverrideProblems(input.tool_overrides));
+    // The stored token belongs to the host it was entered for: another origin needs it again.
+    const kept = existing && input.headers === undefined ? existing.headerKeys.map((k) => `headers.${k}`) : [];
+    const rebind = existing && secretsFollowProblem({ field: 'url', before: existing.url, after: input.url, kept });
+    if (rebind) problems.push(rebind);
     // A URL that did not parse is among the problems.
     if (problems.length || !url) throw new BadInputError(`the MCP server is invalid: ${problems.join('; ')}`, problems);
     await this.namespaces.assertFree(orgId, input.name, existing?.id);

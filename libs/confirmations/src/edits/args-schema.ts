@@ -1,10 +1,13 @@
+import { linearRegExpEngine } from '@warden/common';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 
 /**
  * Validates args (an approver's edit, a human task's answer) against a JSON schema — the action's `parameters`, or
  * a task's form. Compiled validators are cached by the schema's text: a request's schema never changes.
  */
-const ajv = new Ajv({ allErrors: true, strict: false });
+// Schemas come from models (an ask_human form) and admins: their `pattern`s run on RE2, never on the backtracking
+// engine, and a pattern RE2 cannot run makes the schema unusable (a 400 naming it) rather than a frozen server.
+const ajv = new Ajv({ allErrors: true, strict: false, code: { regExp: linearRegExpEngine } });
 const compiled = new Map<string, ValidateFunction>();
 const MAX_CACHED = 500;
 

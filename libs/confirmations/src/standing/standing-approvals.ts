@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { BadInputError } from '@warden/common';
+import { AuditTrail, BadInputError, type AuditEventInput } from '@warden/common';
+import { DataSource, type EntityManager } from 'typeorm';
 import { actionDigest, argsWithinBound, checkConfirmationCondition, type HookContext, type HookResult } from '@warden/hooks';
 import type { ConfirmationRequest } from '../confirmation.types.js';
+import { standingEvent } from './standing-audit.js';
 import { StandingApprovalStore, type StandingApproval } from './standing-approval.store.js';
 
 /** What an approver asks for with "approve for this run". */
@@ -44,23 +46,46 @@ export function checkStandingGrant(
  */
 @Injectable()
 export class StandingApprovals {
-  constructor(private readonly store: StandingApprovalStore) {}
+  constructor(
+    private readonly store: StandingApprovalStore,
+    private readonly audit: AuditTrail,
+    private readonly dataSource: DataSource,
+  ) {}
 
-  async grant(row: ConfirmationRequest, grant: StandingGrant): Promise<StandingApproval> {
-    const proposed = row.originalArgs ?? row.args;
-    return this.store.create({
-      orgId: row.orgId,
-      runId: row.runId,
-      tool: row.tool,
-      condition: grant.when,
-      maxCalls: grant.maxCalls ?? DEFAULT_MAX_CALLS,
-      minutes: grant.minutes ?? DEFAULT_MINUTES,
-      confirmationId: row.id,
-      callId: row.callId,
-      argsDigest: actionDigest(row.tool, proposed),
-      grantedByUserId: row.respondedByUserId,
-      grantedByName: row.respondedByName ?? 'unknown',
+  /**
+   * Records the grant with its chained `standing_approval.granted` event after `decisionEvents` (the approval's own),
+   * in one transaction; a repeated grant is the first one.
+   */
+  async grant(row: ConfirmationRequest, grant: StandingGrant, decisionEvents: AuditEventInput[] = []): Promise<StandingApproval> {
+    const made = await this.dataSource.transaction(async (m) => {
+      const created = await this.create(row, grant, m);
+      const granted = created ? [standingEvent('granted', created, { actor: row.respondedByUserId, callId: row.callId })] : [];
+      await this.audit.record([...decisionEvents, ...granted], m);
+      return created;
     });
+    const existing = made ?? (await this.store.byConfirmation(row.id));
+    if (!existing) throw new Error(`the standing approval of confirmation ${row.id} was neither created nor found`);
+    return existing;
+  }
+
+  private create(row: ConfirmationRequest, grant: StandingGrant, m: EntityManager): Promise<StandingApproval | null> {
+    const proposed = row.originalArgs ?? row.args;
+    return this.store.create(
+      {
+        orgId: row.orgId,
+        runId: row.runId,
+        tool: row.tool,
+        condition: grant.when,
+        maxCalls: grant.maxCalls ?? DEFAULT_MAX_CALLS,
+        minutes: grant.minutes ?? DEFAULT_MINUTES,
+        confirmationId: row.id,
+        callId: row.callId,
+        argsDigest: actionDigest(row.tool, proposed),
+        grantedByUserId: row.respondedByUserId,
+        grantedByName: row.respondedByName ?? 'unknown',
+      },
+      m,
+    );
   }
 
   byConfirmation(confirmationId: string): Promise<StandingApproval | null> {
@@ -77,10 +102,19 @@ export class StandingApprovals {
     if (previous) return previous.argsDigest === digest ? this.passed(ctx, previous.approval, digest) : null;
     for (const candidate of await this.store.activeFor(ctx.runId, ctx.toolName)) {
       if (!argsWithinBound(candidate.condition, ctx.toolArgs)) continue;
-      const used = await this.store.use(candidate.id, ctx.runId, ctx.callId, digest);
+      const used = await this.use(candidate, ctx.runId, ctx.callId, digest);
       if (used) return this.passed(ctx, used, digest);
     }
     return null;
+  }
+
+  /** Takes one use with its chained `standing_approval.used` event (one transaction). */
+  private use(s: StandingApproval, runId: string, callId: string, digest: string): Promise<StandingApproval | null> {
+    return this.dataSource.transaction(async (m) => {
+      const taken = await this.store.use(s.id, runId, callId, digest, m);
+      if (taken) await this.audit.record(standingEvent('used', taken, { actor: null, callId, argsDigest: digest }), m);
+      return taken;
+    });
   }
 
   private async passed(ctx: HookContext, s: StandingApproval, digest: string): Promise<HookResult> {

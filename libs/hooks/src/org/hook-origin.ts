@@ -1,7 +1,6 @@
-import type { RegisteredHook } from '../hook-registry.js';
+import type { HookOrigin, RegisteredHook } from '../hook-chain.js';
 
-/** Where a hook of a run's chain comes from: attached to every agent, the org's policy, or the agent's own config. */
-export type HookOrigin = 'auto' | 'org' | 'agent';
+export type { HookOrigin } from '../hook-chain.js';
 
 export type ResolvedHook = RegisteredHook & { origin: HookOrigin };
 
@@ -14,7 +13,7 @@ export interface HookChain {
 
 /**
  * Puts the org's hooks and the agent's own into one chain. An agent entry named like an org entry is dropped, so an
- * agent can neither remove nor reconfigure (weaken) an org hook; ordering is left to the registry (priority).
+ * agent can neither remove nor reconfigure (weaken) an org hook; ordering is left to the registry (byRunOrder).
  */
 export function mergeOrgAndAgent(org: ResolvedHook[], agent: ResolvedHook[]): HookChain {
   const orgNames = new Set(org.map((h) => h.name));

@@ -1,0 +1,114 @@
+import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
+import { startMcpShopServer, type McpShopServer } from '../fakes/mcp-shop-server.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { chat } from './runtime-helpers.js';
+
+const MCP_TOKEN = 'mcp-token-of-the-shop-0123';
+const CONNECTOR_SECRET = 'Bearer connector-secret-0123';
+
+/**
+ * Secrets stay with the origin (scheme, host, port) they were stored for (#29): an admin who re-points a connector,
+ * an MCP server, an LLM credential or an operator key at another host must enter the secret again; nothing stored
+ * is ever sent to the new host.
+ */
+describe('secrets bound to their origin', () => {
+  let t: TestApp;
+  let admin: string;
+  /** The host an attacker (or a typo) re-points things at: it must never see a stored secret. */
+  let elsewhere: HttpFake;
+  let shop: McpShopServer;
+  let oa: HttpFake;
+
+  beforeAll(async () => {
+    elsewhere = await startHttpFake(() => ({ ok: true }));
+    shop = await startMcpShopServer({ token: MCP_TOKEN });
+    oa = await startHttpFake(() => ({ ok: true }));
+    t = await startTestApp();
+    admin = await t.token('root', 'acme', ['admin']);
+  });
+  afterAll(async () => {
+    await t.close();
+    await Promise.all([elsewhere.close(), shop.close(), oa.close()]);
+  });
+
+  /** Every header any request to `elsewhere` carried, as one text. */
+  const seenElsewhere = () => JSON.stringify(elsewhere.requests.map((r) => r.headers));
+
+  it("break 3: PUT an MCP server with only a new url's origin is a 400 naming the headers to re-enter; the token stays home", async () => {
+    const created = await t.request('POST', '/api/mcp-servers', {
+      token: admin,
+      body: { name: 'shop', url: shop.url, headers: { Authorization: `Bearer ${MCP_TOKEN}` } },
+    });
+    expect(created.status).toBe(201);
+    const moved = await t.request('PUT', `/api/mcp-servers/${created.body.id}`, {
+      token: admin,
+      body: { name: 'shop', url: `${elsewhere.url}/mcp` },
+    });
+    expect(moved.status).toBe(400);
+    expect(moved.body.message).toContain('changing url to another origin requires re-entering the stored secrets: headers.Authorization');
+    expect(seenElsewhere()).not.toContain(MCP_TOKEN);
+    const kept = await t.request('GET', `/api/mcp-servers/${created.body.id}`, { token: admin });
+    expect(kept.body).toMatchObject({ url: shop.url, status: 'connected' });
+
+    // The same origin (another path) keeps the token; another origin with the headers entered again is saved.
+    const samePath = await t.request('PUT', `/api/mcp-servers/${created.body.id}`, {
+      token: admin,
+      body: { name: 'shop', url: shop.url.replace(/\/mcp$/, '/mcp/') },
+    });
+    expect(samePath.status).toBe(200);
+    expect(samePath.body.header_keys).toEqual(['Authorization']);
+    const reentered = await t.request('PUT', `/api/mcp-servers/${created.body.id}`, {
+      token: admin,
+      body: { name: 'shop', url: `${elsewhere.url}/mcp`, headers: { Authorization: 'Bearer for-elsewhere' } },
+    });
+    expect(reentered.status).toBe(200);
+    expect(seenElsewhere()).not.toContain(MCP_TOKEN);
+  });
+
+  it("break 4: PUT a connector with only a new base_url's origin is a 400 naming the headers; its calls keep going home", async () => {
+    const actions = [{ name: 'status', method: 'GET', path: '/status' }];
+    const created = await t.request('POST', '/api/connectors', {
+      token: admin,
+      body: { name: 'oa', base_url: oa.url, headers: { Authorization: CONNECTOR_SECRET, 'X-Tenant': 'acme' }, actions },
+    });
+    expect(created.status).toBe(201);
+    const moved = await t.request('PUT', `/api/connectors/${created.body.id}`, {
+      token: admin,
+      body: { name: 'oa', base_url: `${elsewhere.url}/api`, actions },
+    });
+    expect(moved.status).toBe(400);
+    expect(moved.body.message).toContain(
+      'changing base_url to another origin requires re-entering the stored secrets: headers.Authorization, headers.X-Tenant',
+    );
+
+    const agent = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: {
+        name: 'oa-caller',
+        model_config_json: {
+          model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__status', args: {} }] }, { content: 'done' }] },
+          tools: ['oa__status'],
+        },
+      },
+    });
+    expect(agent.status).toBe(201);
+    const run = await chat(t, admin, { agent_id: agent.body.id, message: 'status?' });
+    expect(run.events.at(-1)?.data.status).toBe('completed');
+    expect(oa.requests.at(-1)?.headers.authorization).toBe(CONNECTOR_SECRET);
+    expect(seenElsewhere()).not.toContain(CONNECTOR_SECRET);
+
+    // A new path on the same origin keeps the headers; another origin with the headers entered again is saved.
+    const samePath = await t.request('PUT', `/api/connectors/${created.body.id}`, {
+      token: admin,
+      body: { name: 'oa', base_url: `${oa.url}/v2`, actions },
+    });
+    expect(samePath.status).toBe(200);
+    expect([...samePath.body.header_keys].sort()).toEqual(['Authorization', 'X-Tenant']);
+    const reentered = await t.request('PUT', `/api/connectors/${created.body.id}`, {
+      token: admin,
+      body: { name: 'oa', base_url: elsewhere.url, headers: { Authorization: 'Bearer for-elsewhere' }, actions },
+    });
+    expect(reentered.status).toBe(200);
+    expect(seenElsewhere()).not.toContain(CONNECTOR_SECRET);
+  });
+});

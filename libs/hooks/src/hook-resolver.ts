@@ -8,6 +8,7 @@ import type { AgentHookSettings } from './hook.types.js';
 import { buildYamlHooks, parseYamlHooks } from './yaml/yaml-hooks.js';
 import { mergeOrgAndAgent, type HookChain, type HookOrigin, type ResolvedHook } from './org/hook-origin.js';
 import { OrgHooksStore } from './org/org-hooks.store.js';
+import { hookNameProblems } from './reserved-hook-names.js';
 
 /** `model_config_json.hooks` as users write it. */
 export interface HooksConfig {
@@ -50,13 +51,18 @@ export class HookResolver {
    */
   async chain({ hooksConfig, agent }: { hooksConfig: unknown; agent?: AgentHookSettings }): Promise<HookChain> {
     const problems: string[] = [];
-    const orgConfig = agent?.orgId && this.orgHooks ? (await this.orgHooks.find(agent.orgId))?.hooks : undefined;
-    const org = orgConfig === undefined ? [] : await this.build(orgConfig, 'org hooks', 'org', problems);
+    const org = await this.orgHooksOf(agent, problems);
     const own = await this.build(hooksConfig, 'hooks', 'agent', problems);
     const merged = mergeOrgAndAgent(org, own);
     merged.hooks.push(...this.autoAttached(new Set(merged.hooks.map((h) => h.name)), problems));
     if (problems.length) throw new HookBuildError(problems);
     return merged;
+  }
+
+  /** The hooks of `agent`'s org (none when its org is unknown or has none); their problems go to `problems`. */
+  private async orgHooksOf(agent: AgentHookSettings | undefined, problems: string[]): Promise<ResolvedHook[]> {
+    const orgConfig = agent?.orgId && this.orgHooks ? (await this.orgHooks.find(agent.orgId))?.hooks : undefined;
+    return orgConfig === undefined ? [] : this.build(orgConfig, 'org hooks', 'org', problems);
   }
 
   /** Checks an org's hooks config (PUT /api/org/hooks): every problem, each naming its entry. */
@@ -80,7 +86,7 @@ export class HookResolver {
       plan.problems.push(...built.problems);
       hooks.push(...built.hooks);
     }
-    plan.problems.push(...this.nameClashes(hooks, at));
+    plan.problems.push(...hookNameProblems(hooks, this.catalog, at));
     problems.push(...plan.problems);
     return hooks.map((h) => ({ ...h, origin }));
   }
@@ -91,19 +97,19 @@ export class HookResolver {
   }
 
   /**
-   * The registry of a run whose hooks are bypassed (evals: no human waits): none of the agent's hooks and no
-   * policy hook, only the auto-attached hooks that declare `keepWhenBypassed` — the audit log.
+   * The registry of a run whose hooks are bypassed (evals: no human waits): none of the agent's own hooks and no
+   * gate, but every org-wide hook (an org policy binds evals as it binds chat) and the auto-attached hooks that
+   * declare `keepWhenBypassed` — the audit log. Throws HookBuildError when the org's hooks cannot be built.
    */
-  resolveBypassed(agent?: AgentHookSettings): HookRegistry {
-    return new HookRegistry(
-      this.counted(
-        this.catalog
-          .autoAttached()
-          .filter((e) => e.keepWhenBypassed)
-          .map((e) => registered(e, {})),
-      ),
-      agent,
-    );
+  async resolveBypassed(agent?: AgentHookSettings): Promise<HookRegistry> {
+    const problems: string[] = [];
+    const org = await this.orgHooksOf(agent, problems);
+    if (problems.length) throw new HookBuildError(problems);
+    const kept = this.catalog
+      .autoAttached()
+      .filter((e) => e.keepWhenBypassed && !org.some((h) => h.name === e.name))
+      .map((e) => registered(e, {}));
+    return new HookRegistry(this.counted([...org, ...kept]), agent);
   }
 
   /** Every problem of a hooks config, each naming its entry; empty when the config is good. */
@@ -195,16 +201,6 @@ export class HookResolver {
       }
       declared.set(hookName, { index, config });
     });
-  }
-
-  private nameClashes(hooks: RegisteredHook[], at: string): string[] {
-    const seen = new Set<string>();
-    const problems: string[] = [];
-    for (const h of hooks) {
-      if (seen.has(h.name)) problems.push(`${at}.yaml: hook name "${h.name}" is already used by a class hook`);
-      seen.add(h.name);
-    }
-    return problems;
   }
 
   private suggest(name: string): string {

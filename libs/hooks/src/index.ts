@@ -18,3 +18,4 @@ export * from './hook-points.js';
 export * from './hook-ask.js';
 export * from './args-condition.js';
 export * from './escalation-policy.js';
+export { RESERVED_HOOK_NAMES } from './reserved-hook-names.js';

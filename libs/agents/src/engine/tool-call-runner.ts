@@ -170,13 +170,13 @@ export class ToolCallRunner {
     const executedMeta: ToolCallMetadata = { ...ctx.metadata, ...this.tools.metadataFor(tool, args) };
     // From here on the target may act: a resumed run must not repeat this call (see ToolCallRecovery).
     // Fenced: a driver that lost the run (or a cancelled run) never sends the request. Audited in flight.
-    const simulated = this.execution.simulates(live, tool, args);
+    const simulated = this.execution.simulates(live, tool, args, (ctx.metadata.confirmationAsks?.length ?? 0) > 0);
     const p = new SqlParams();
     const marked = await this.runs.writeRun(live, [], { ctes: executionMarkWrites(p, live, call, args, executedMeta, simulated) }, p);
     if (!marked.held) throw this.runs.leaseLost(live);
     if (marked.counts.marked === 0) throw await this.toolCalls.lostOrGone(live, call.call_id);
     const started = Date.now();
-    const outcome = await this.execution.execute(live, call.call_id, tool, args);
+    const outcome = await this.execution.execute(live, call.call_id, tool, args, simulated);
     const durationMs = Date.now() - started;
     const postCtx = {
       ...ctx,

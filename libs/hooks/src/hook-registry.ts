@@ -82,7 +82,8 @@ export class HookRegistry {
   }
 
   entries(): Array<{ name: string; point: HookPoint; priority: number; source: 'class' | 'yaml'; autoAttached: boolean }> {
-    return [...this.sessionStart.hooks, ...this.pre.hooks, ...this.post.hooks].map((h) => ({
+    const attached = this.pre.hooks.filter((h) => !h.checksArgs);
+    return [...this.sessionStart.hooks, ...attached, ...this.post.hooks].map((h) => ({
       name: h.name,
       point: h.point,
       priority: h.priority,

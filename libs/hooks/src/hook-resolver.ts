@@ -1,5 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { AppConfig, EgressPolicy, Metrics } from '@warden/common';
+import { argsSchemaCheck } from './args-schema-check.js';
 import { HookBuildError } from './hook-build.error.js';
 import { HookCatalog, type CatalogEntry } from './hook-catalog.js';
 import { checkHookConfig } from './hook-config.validator.js';
@@ -41,7 +42,8 @@ export class HookResolver {
 
   async resolve({ hooksConfig, agent }: { hooksConfig: unknown; agent?: AgentHookSettings }): Promise<HookRegistry> {
     const { hooks } = await this.chain({ hooksConfig, agent });
-    return new HookRegistry(this.counted(hooks), agent);
+    // Every run checks its calls' final args against their action's schema (not a hook anyone declares or removes).
+    return new HookRegistry(this.counted([...hooks, argsSchemaCheck()]), agent);
   }
 
   /**

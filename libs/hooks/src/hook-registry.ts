@@ -9,7 +9,8 @@ import {
   type TextHookVerdict,
 } from './hook-chain-points.js';
 import type { ToolCallContext } from './hook-invocation.js';
-import { HookPoint, type AgentHookSettings, type HookOutcome, type PostToolUseHook } from './hook.types.js';
+import { actionDigest } from './builtin/audit/canonical-json.js';
+import { HookPoint, type AgentHookSettings, type HookOutcome, type PostToolUseHook, type ToolArgs } from './hook.types.js';
 
 export { HookTimeoutError, type RegisteredHook } from './hook-chain.js';
 export type { PreToolUseVerdict } from './hook-chain-points.js';
@@ -21,6 +22,16 @@ export const DEFAULT_HOOK_TIMEOUT_MS = 5000;
 export const ARGS_CHANGED_AFTER_APPROVAL = 'args changed after approval: the call was not sent';
 /** The name the confirmation gate blocks under (also when the runtime's own re-check of an approval fails). */
 export const CONFIRMATION_GATE = 'confirmation_gate';
+/** Why a resumed call is denied when the hooks in force now turn the model's call into another than the approved one. */
+export const CHAIN_CHANGED_REWRITE =
+  'the hooks changed while the call waited for its approval and now make it a different call than the one approved: it was not sent';
+
+/** A call parked at the gate, as it resumes: the model's own args, and the chain it was parked under. */
+export interface ParkedCall {
+  modelArgs: ToolArgs;
+  /** HookRegistry.chainDigest when it parked (absent for calls parked before digests were recorded). */
+  chain?: string;
+}
 
 /** The observation the model reads for a blocked call (DESIGN.md). */
 export function blockedObservation(hook: string, error: string): string {
@@ -38,19 +49,30 @@ export class HookRegistry {
   private readonly pre: HookChain<PreToolUseVerdict>;
   /** The PreToolUse hooks that run last (the confirmation gate): where a parked call resumes. */
   private readonly gate: HookChain<PreToolUseVerdict>;
+  /** The PreToolUse hooks before the gate: what decides a parked call again when the chain changed while it waited. */
+  private readonly beforeGate: HookChain<PreToolUseVerdict>;
   private readonly post: HookChain<{ result: string; outcomes: HookOutcome[] }>;
   private readonly sessionStart: HookChain<{ additionalContext: string[]; outcomes: HookOutcome[] }>;
   private readonly blockedListeners: HookChain<HookOutcome[]>;
   private readonly text = new Map<HookPoint, HookChain<TextHookVerdict>>();
 
+  /**
+   * @param chainDigest what the chain was built from (HookResolver): a call parked under another digest is decided
+   * again by the hooks before the gate when it resumes.
+   */
   constructor(
     private readonly hooks: RegisteredHook[],
     readonly agent?: AgentHookSettings,
+    readonly chainDigest = '',
   ) {
     const at = (point: HookPoint) => hooks.filter((h) => h.point === point);
     this.pre = new HookChain(at(HookPoint.PreToolUse), PRE_TOOL_USE);
     this.gate = new HookChain(
       this.pre.hooks.filter((h) => h.runsLast),
+      PRE_TOOL_USE,
+    );
+    this.beforeGate = new HookChain(
+      this.pre.hooks.filter((h) => !h.runsLast),
       PRE_TOOL_USE,
     );
     this.post = new HookChain(at(HookPoint.PostToolUse), POST_TOOL_USE);
@@ -119,6 +141,33 @@ export class HookRegistry {
       return Promise.resolve({ allow: true, args: ctx.toolArgs, wouldRequireConfirmation: false, outcomes: [] });
     this.attachAgent(ctx);
     return this.pre.run(ctx, new HookChainRun(ctx.toolArgs, undefined));
+  }
+
+  /**
+   * A call parked at the gate resumes (ctx.toolArgs: the args the gate saw). The gate settles its decision; when the
+   * chain in force now is not the one it parked under, the hooks before the gate then decide the model's call again
+   * (`decidingAgain`): a block stands, and a rewrite that no longer gives the approved args denies it. So whichever
+   * instance resumes it, the chain in force decides (DESIGN.md "Authorization").
+   */
+  async resumeAtGate(ctx: ToolCallContext, parked: ParkedCall): Promise<PreToolUseVerdict> {
+    const gate = await this.runPreToolUse(ctx, true);
+    if (!gate.allow || parked.chain === this.chainDigest) return gate;
+    const metadata = { ...ctx.metadata, decidingAgain: true, resumedAtGate: false, confirmationAsks: undefined };
+    const again = await this.beforeGate.run(
+      { ...ctx, toolArgs: parked.modelArgs, metadata },
+      new HookChainRun(parked.modelArgs, undefined),
+    );
+    const outcomes = [...gate.outcomes, ...again.outcomes];
+    if (!again.allow) return { ...again, outcomes };
+    if (actionDigest(ctx.toolName, again.args) === actionDigest(ctx.toolName, ctx.toolArgs)) return { ...gate, outcomes };
+    return {
+      allow: false,
+      args: again.args,
+      blockedBy: CONFIRMATION_GATE,
+      error: CHAIN_CHANGED_REWRITE,
+      wouldRequireConfirmation: false,
+      outcomes,
+    };
   }
 
   runPostToolUse(ctx: ToolCallContext & { toolResult: string }): Promise<{ result: string; outcomes: HookOutcome[] }> {

@@ -1,6 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { AppConfig, EgressPolicy, Metrics } from '@warden/common';
 import { argsSchemaCheck } from './args-schema-check.js';
+import { argsDigest } from './builtin/audit/canonical-json.js';
 import { HookBuildError } from './hook-build.error.js';
 import { HookCatalog, type CatalogEntry } from './hook-catalog.js';
 import { checkHookConfig } from './hook-config.validator.js';
@@ -41,9 +42,9 @@ export class HookResolver {
   ) {}
 
   async resolve({ hooksConfig, agent }: { hooksConfig: unknown; agent?: AgentHookSettings }): Promise<HookRegistry> {
-    const { hooks } = await this.chain({ hooksConfig, agent });
+    const { hooks, digest } = await this.chain({ hooksConfig, agent });
     // Every run checks its calls' final args against their action's schema (not a hook anyone declares or removes).
-    return new HookRegistry(this.counted([...hooks, argsSchemaCheck()]), agent);
+    return new HookRegistry(this.counted([...hooks, argsSchemaCheck()]), agent, digest);
   }
 
   /**
@@ -58,7 +59,7 @@ export class HookResolver {
     const merged = mergeOrgAndAgent(org, own);
     merged.hooks.push(...this.autoAttached(new Set(merged.hooks.map((h) => h.name)), problems));
     if (problems.length) throw new HookBuildError(problems);
-    return merged;
+    return { ...merged, digest: argsDigest({ org: orgConfig ?? null, agent: hooksConfig ?? null }) };
   }
 
   /** Checks an org's hooks config (PUT /api/org/hooks): every problem, each naming its entry. */

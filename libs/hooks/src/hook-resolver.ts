@@ -1,5 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { AppConfig, EgressPolicy, Metrics } from '@warden/common';
+import { argsSchemaCheck } from './args-schema-check.js';
+import { argsDigest } from './builtin/audit/canonical-json.js';
 import { HookBuildError } from './hook-build.error.js';
 import { HookCatalog, type CatalogEntry } from './hook-catalog.js';
 import { checkHookConfig } from './hook-config.validator.js';
@@ -41,8 +43,9 @@ export class HookResolver {
   ) {}
 
   async resolve({ hooksConfig, agent }: { hooksConfig: unknown; agent?: AgentHookSettings }): Promise<HookRegistry> {
-    const { hooks } = await this.chain({ hooksConfig, agent });
-    return new HookRegistry(this.counted(hooks), agent);
+    const { hooks, digest } = await this.chain({ hooksConfig, agent });
+    // Every run checks its calls' final args against their action's schema (not a hook anyone declares or removes).
+    return new HookRegistry(this.counted([...hooks, argsSchemaCheck()]), agent, digest);
   }
 
   /**
@@ -51,18 +54,21 @@ export class HookResolver {
    */
   async chain({ hooksConfig, agent }: { hooksConfig: unknown; agent?: AgentHookSettings }): Promise<HookChain> {
     const problems: string[] = [];
-    const org = await this.orgHooksOf(agent, problems);
+    const { orgConfig, hooks: org } = await this.orgHooksOf(agent, problems);
     const own = await this.build(hooksConfig, 'hooks', 'agent', problems);
     const merged = mergeOrgAndAgent(org, own);
     merged.hooks.push(...this.autoAttached(new Set(merged.hooks.map((h) => h.name)), problems));
     if (problems.length) throw new HookBuildError(problems);
-    return merged;
+    return { ...merged, digest: argsDigest({ org: orgConfig ?? null, agent: hooksConfig ?? null }) };
   }
 
   /** The hooks of `agent`'s org (none when its org is unknown or has none); their problems go to `problems`. */
-  private async orgHooksOf(agent: AgentHookSettings | undefined, problems: string[]): Promise<ResolvedHook[]> {
+  private async orgHooksOf(
+    agent: AgentHookSettings | undefined,
+    problems: string[],
+  ): Promise<{ orgConfig: unknown; hooks: ResolvedHook[] }> {
     const orgConfig = agent?.orgId && this.orgHooks ? (await this.orgHooks.find(agent.orgId))?.hooks : undefined;
-    return orgConfig === undefined ? [] : this.build(orgConfig, 'org hooks', 'org', problems);
+    return { orgConfig, hooks: orgConfig === undefined ? [] : await this.build(orgConfig, 'org hooks', 'org', problems) };
   }
 
   /** Checks an org's hooks config (PUT /api/org/hooks): every problem, each naming its entry. */
@@ -103,7 +109,7 @@ export class HookResolver {
    */
   async resolveBypassed(agent?: AgentHookSettings): Promise<HookRegistry> {
     const problems: string[] = [];
-    const org = await this.orgHooksOf(agent, problems);
+    const { orgConfig, hooks: org } = await this.orgHooksOf(agent, problems);
     if (problems.length) throw new HookBuildError(problems);
     const kept = this.catalog
       .autoAttached()

@@ -71,7 +71,9 @@ export class ToolCallRunner {
     const tool = available.find((t) => t.spec.name === call.tool);
     const ctx = callContext(live, call, this.tools.metadataFor(tool, call.args), turn, parked);
     try {
-      const verdict = await live.registry.runPreToolUse(ctx, parked !== undefined);
+      const verdict = parked
+        ? await live.registry.resumeAtGate(ctx, { modelArgs: call.args, chain: parked.chain })
+        : await live.registry.runPreToolUse(ctx);
       // Lost the run (or cancelled) while in the hooks: whoever holds it now decides; nothing is recorded here.
       if (live.abort.signal.aborted) throw live.abort.signal.reason;
       if (verdict.parked !== undefined) {
@@ -85,6 +87,7 @@ export class ToolCallRunner {
           call_id: call.call_id,
           confirmation_id: confirmationId,
           args,
+          chain: live.registry.chainDigest,
           ...(expiresAt ? { expires_at: expiresAt } : {}),
           ...(asks?.length ? { asks: structuredClone(asks) } : {}),
         };

@@ -1,4 +1,5 @@
 import type { ApproverScope } from '@warden/hooks';
+import { checkedArgs } from './integrity/args-integrity.js';
 
 export enum ConfirmationStatus {
   Pending = 'pending',
@@ -21,6 +22,8 @@ export interface ConfirmationRequest {
   args: Record<string, unknown>;
   /** SHA-256 of tool + canonical JSON of `args`: the exact action an approval covers (null on pre-digest rows). */
   argsDigest: string | null;
+  /** False when the stored args no longer hash to `argsDigest`: `args` then holds WITHHELD_ARGS (args-integrity.ts). */
+  argsIntact: boolean;
   status: ConfirmationStatus;
   requestedBy: string | null;
   approverScope: ApproverScope;
@@ -143,6 +146,8 @@ export interface ConfirmationRow {
 
 /** Maps a raw `confirmation_requests` row (snake_case, as pg returns it) to the typed shape. */
 export function rowToConfirmation(r: ConfirmationRow): ConfirmationRequest {
+  // Every reader gets args checked against the digest: what people are shown is what an approval would bind.
+  const checked = checkedArgs(r.tool, r.args ?? {}, r.args_digest ?? null);
   return {
     id: r.id,
     orgId: r.org_id,
@@ -151,8 +156,9 @@ export function rowToConfirmation(r: ConfirmationRow): ConfirmationRequest {
     runId: r.run_id,
     callId: r.call_id,
     tool: r.tool,
-    args: r.args ?? {},
+    args: checked.args,
     argsDigest: r.args_digest ?? null,
+    argsIntact: checked.intact,
     status: r.status,
     requestedBy: r.requested_by,
     approverScope: r.approver_scope,
@@ -204,6 +210,7 @@ export function confirmationView(c: ConfirmationRequest): Record<string, unknown
     tool: c.tool,
     args: c.args,
     args_digest: c.argsDigest,
+    args_intact: c.argsIntact,
     status: c.status,
     requested_by: c.requestedBy,
     approver_scope: c.approverScope,

@@ -13,6 +13,7 @@ import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationVotesStore } from './confirmation-votes.store.js';
 import { approvalsProgress, ConfirmationStatus, reasonOf, type ConfirmationRequest } from './confirmation.types.js';
 import { confirmationEvent } from './confirmation-audit.js';
+import { IntegrityAlarm } from './integrity/integrity-alarm.js';
 
 export interface DecideInput {
   orgId: string;
@@ -58,6 +59,7 @@ export class ConfirmationDecisionService {
     private readonly standing: StandingApprovals,
     private readonly cards: ConfirmationCards,
     private readonly audit: AuditTrail,
+    private readonly integrity: IntegrityAlarm,
   ) {}
 
   async get(orgId: string, id: string): Promise<ConfirmationRequest> {
@@ -83,6 +85,7 @@ export class ConfirmationDecisionService {
     if (row.status !== ConfirmationStatus.Pending) throw this.alreadyDecided(row);
     const { member, via } = decider;
     const name = member.name ?? member.sub;
+    if (!row.argsIntact) throw await this.integrity.refuse(row, { userId: member.userId, name });
     // Checked before the vote is recorded: an edit that breaks the schema decides nothing.
     const proposed = approvalEdit(row, input.decision, answeredArgs(row, input.decision, input.answer, input.args), {
       userId: member.userId,

@@ -1,5 +1,6 @@
 import type { ApproverScope, GrantStatement, PolicyInForce } from '@warden/hooks';
 import type { ConfirmationRequest, ConfirmationStatus } from './confirmation.types.js';
+import { checkedArgs } from './integrity/args-integrity.js';
 
 const toDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 const toDateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : toDate(v));
@@ -60,6 +61,8 @@ export interface ConfirmationRow {
 
 /** Maps a raw `confirmation_requests` row (snake_case, as pg returns it) to the typed shape. */
 export function rowToConfirmation(r: ConfirmationRow): ConfirmationRequest {
+  // Every reader gets args checked against the digest: what people are shown is what an approval would bind.
+  const checked = checkedArgs(r.tool, r.args ?? {}, r.args_digest ?? null);
   return {
     id: r.id,
     orgId: r.org_id,
@@ -68,8 +71,9 @@ export function rowToConfirmation(r: ConfirmationRow): ConfirmationRequest {
     runId: r.run_id,
     callId: r.call_id,
     tool: r.tool,
-    args: r.args ?? {},
+    args: checked.args,
     argsDigest: r.args_digest ?? null,
+    argsIntact: checked.intact,
     status: r.status,
     requestedBy: r.requested_by,
     approverScope: r.approver_scope,

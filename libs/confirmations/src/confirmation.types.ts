@@ -21,6 +21,8 @@ export interface ConfirmationRequest {
   args: Record<string, unknown>;
   /** SHA-256 of tool + canonical JSON of `args`: the exact action an approval covers (null on pre-digest rows). */
   argsDigest: string | null;
+  /** False when the stored args no longer hash to `argsDigest`: `args` then holds WITHHELD_ARGS (args-integrity.ts). */
+  argsIntact: boolean;
   status: ConfirmationStatus;
   requestedBy: string | null;
   approverScope: ApproverScope;
@@ -105,6 +107,7 @@ export function confirmationView(c: ConfirmationRequest): Record<string, unknown
     tool: c.tool,
     args: c.args,
     args_digest: c.argsDigest,
+    args_intact: c.argsIntact,
     status: c.status,
     requested_by: c.requestedBy,
     approver_scope: c.approverScope,

@@ -22,6 +22,7 @@ import { BatchCards } from './batch/batch-cards.js';
 import { BatchStore } from './batch/batch.store.js';
 import { StandingApprovalStore } from './standing/standing-approval.store.js';
 import { StandingApprovals } from './standing/standing-approvals.js';
+import { IntegrityAlarm } from './integrity/integrity-alarm.js';
 
 @Module({
   imports: [ChannelsModule],
@@ -48,6 +49,7 @@ import { StandingApprovals } from './standing/standing-approvals.js';
     ConfirmationReassignment,
     BatchStore,
     BatchCards,
+    IntegrityAlarm,
   ],
   exports: [ConfirmationService, ConfirmationWaiter, ConfirmationGateHook, ConfirmationInboxStream, ConfirmationEscalator],
 })

@@ -5,6 +5,7 @@ import { ConfigCache } from '@warden/database';
 import { HookResolver } from '@warden/hooks';
 import { In, Repository } from 'typeorm';
 import { LlmCredentialsService } from '../llm-credentials/llm-credentials.service.js';
+import { operatorKeyOriginProblem } from '../llm/llm-key-origin.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { unknownConfigKeys } from './agent-config-keys.js';
 import { parseAgentConfig, type AgentConfig } from './agent-config.js';
@@ -128,6 +129,9 @@ export class AgentsService {
       problems.push(
         `model_config_json.model.api_key_env "${keyEnv}" is not an allowed key variable: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`,
       );
+    } else if (keyEnv !== undefined) {
+      const originProblem = operatorKeyOriginProblem(this.config, keyEnv, config.model.baseUrl);
+      if (originProblem) problems.push(`model_config_json.model.api_key_env ${originProblem}`);
     }
     if (config.model.provider === 'openai' && config.model.baseUrl) {
       const egress = await this.egress.savedUrlProblem('model_config_json.model.base_url', config.model.baseUrl);

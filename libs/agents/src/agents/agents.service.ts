@@ -138,11 +138,8 @@ export class AgentsService {
       if (egress) problems.push(egress);
     }
     const credentialId = config.model.apiKeyCredentialId;
-    if (credentialId !== undefined && !(await this.credentials.exists(orgId, credentialId))) {
-      problems.push(
-        `model_config_json.model.api_key_credential_id "${credentialId}" is not an LLM credential of this organisation (GET /api/llm-credentials)`,
-      );
-    }
+    const credentialProblem = credentialId !== undefined && (await this.credentials.useProblem(orgId, credentialId, config.model.baseUrl));
+    if (credentialProblem) problems.push(`model_config_json.model.api_key_credential_id "${credentialId}" ${credentialProblem}`);
     for (const pattern of await this.tools.unknownPatterns(orgId, config.tools)) {
       problems.push(`unknown tool "${pattern}": no connector action or built-in tool matches it`);
     }

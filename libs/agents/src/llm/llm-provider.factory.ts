@@ -35,7 +35,7 @@ export class LlmProviderFactory {
   private build(settings: ModelSettings, orgId: string): LlmProvider {
     let apiKey: string | (() => Promise<string>) = 'not-needed';
     const credentialId = settings.apiKeyCredentialId;
-    if (credentialId) apiKey = () => this.credentials.apiKey(orgId, credentialId);
+    if (credentialId) apiKey = () => this.credentials.apiKey(orgId, credentialId, settings.baseUrl);
     else if (settings.apiKeyEnv) {
       if (!this.config.llmKeyEnvAllowed(settings.apiKeyEnv)) {
         throw new LlmError(

@@ -80,7 +80,11 @@ describe('hook points around the model', () => {
       }),
     ]);
     t = await startTestApp(
-      { WARDEN_LLM_KEY_FAKE: 'sk-fake', HOOKS_DIR: path.resolve('test/fixtures/hooks') },
+      {
+        WARDEN_LLM_KEY_FAKE: 'sk-fake',
+        LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}`,
+        HOOKS_DIR: path.resolve('test/fixtures/hooks'),
+      },
       { imports: [HookPointsTestModule] },
     );
     admin = await t.token('alice', 'acme', ['admin']);

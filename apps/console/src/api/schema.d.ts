@@ -488,7 +488,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put?: never;
+        put: operations["LlmCredentialsController_update"];
         post?: never;
         delete: operations["LlmCredentialsController_remove"];
         options?: never;
@@ -1183,6 +1183,8 @@ export interface components {
             api_key: string;
             /** @description Unique in the org, e.g. "openai-prod" */
             name: string;
+            /** @description The model server the key is for, e.g. "https://api.openai.com" (a base URL is taken as its origin): the key is sent to no other scheme, host or port */
+            origin: string;
         };
         CreateWorkflowDto: {
             /** @description { nodes: [...], edges: [...] } — see API.md "Workflows" */
@@ -1386,6 +1388,8 @@ export interface components {
             created_by: string | null;
             id: string;
             name: string;
+            /** @description the one origin its key may be sent to; null for a key stored before origins (PUT one with the key) */
+            origin: string | null;
         };
         McpServerDto: {
             /** @description Sent on every request (e.g. Authorization: Bearer …); stored encrypted, never returned */
@@ -1605,6 +1609,14 @@ export interface components {
             };
             is_default?: boolean;
             name?: string;
+        };
+        UpdateLlmCredentialDto: {
+            /** @description A new key; required when origin changes. Write-only: never returned */
+            api_key?: string;
+            /** @description Unique in the org, e.g. "openai-prod" */
+            name: string;
+            /** @description The model server the key is for, e.g. "https://api.openai.com" (a base URL is taken as its origin): the key is sent to no other scheme, host or port */
+            origin: string;
         };
         UpdateWorkflowDto: {
             definition?: {
@@ -2626,6 +2638,31 @@ export interface operations {
         };
         responses: {
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LlmCredentialResponse"];
+                };
+            };
+        };
+    };
+    LlmCredentialsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateLlmCredentialDto"];
+            };
+        };
+        responses: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,10 +10,12 @@ import {
   Max,
   Min,
   MinLength,
+  ValidateBy,
   ValidateIf,
   validateSync,
 } from 'class-validator';
 import { jsonText } from '../json-text.js';
+import { LLM_KEY_ORIGINS_FORMAT, parseLlmKeyOrigins } from './llm-key-origins.js';
 
 /** Default HS256 secret for AUTH_MODE=dev; the server warns loudly whenever it is in use. */
 export const DEV_AUTH_SECRET_DEFAULT = 'warden-dev-secret-not-for-production';
@@ -115,6 +117,16 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) AUDIT_ANCHOR_INTERVAL_S?: number;
   /** Comma-separated names an agent's `api_key_env` may name; `PREFIX_*` allows a prefix. */
   @IsOptional() @IsString() LLM_KEY_ENV_ALLOW?: string;
+  /** `NAME=https://origin,...`: the one origin each allowed key variable may be sent to (a key with none is refused). */
+  @IsOptional()
+  @ValidateBy({
+    name: 'llmKeyOrigins',
+    validator: {
+      validate: (v: unknown) => typeof v === 'string' && parseLlmKeyOrigins(v) !== null,
+      defaultMessage: () => LLM_KEY_ORIGINS_FORMAT,
+    },
+  })
+  LLM_KEY_ORIGINS?: string;
   /** Comma-separated CIDRs and host names outbound tenant calls may reach although they are private/loopback. */
   @IsOptional() @IsString() EGRESS_ALLOW?: string;
   /** Comma-separated hosts (`host` or `host:port`) that YAML `http` hooks may call; none when unset. */

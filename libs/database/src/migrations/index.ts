@@ -24,6 +24,7 @@ import { ConfigChangeNotify1766000000000 } from './1766000000000-config-change-n
 import { ParkedRuns1766100000000 } from './1766100000000-parked-runs.js';
 import { GrantDigests1766200001000 } from './1766200001000-grant-digests.js';
 import { ToolNamespaces1766200002000 } from './1766200002000-tool-namespaces.js';
+import { LlmCredentialOrigin1766200005001 } from './1766200005001-llm-credential-origin.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed) so that the app, the TypeORM CLI and the
@@ -56,4 +57,5 @@ export const MIGRATIONS = [
   ParkedRuns1766100000000,
   GrantDigests1766200001000,
   ToolNamespaces1766200002000,
+  LlmCredentialOrigin1766200005001,
 ];

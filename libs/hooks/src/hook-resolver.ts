@@ -97,8 +97,9 @@ export class HookResolver {
     return hooks.map((h) => ({ ...h, origin }));
   }
 
+  /** Metric labels from a bounded set: a catalog hook by name; a YAML hook (named by a tenant) is "other". */
   private counted(hooks: RegisteredHook[]): RegisteredHook[] {
-    if (this.metrics) for (const h of hooks) h.stats = this.metrics.statsFor(h.name, h.point);
+    if (this.metrics) for (const h of hooks) h.stats = this.metrics.statsFor(this.catalog.get(h.name) ? h.name : 'other', h.point);
     return hooks;
   }
 

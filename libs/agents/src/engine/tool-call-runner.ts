@@ -69,6 +69,8 @@ export class ToolCallRunner {
       return undefined;
     }
     const tool = available.find((t) => t.spec.name === call.tool);
+    // The metric label: a tool the agent has (bounded by its configuration); a name the model invented is "other".
+    const label = tool ? call.tool : 'other';
     const ctx = callContext(live, call, this.tools.metadataFor(tool, call.args), turn, parked);
     try {
       const verdict = parked
@@ -110,7 +112,7 @@ export class ToolCallRunner {
         this.logger.warn({ runId: live.run.id, callId: call.call_id, tool: call.tool, refusal }, 'gated call not authorized; blocked');
         Object.assign(verdict, { allow: false, args, blockedBy: CONFIRMATION_GATE, error: refusal });
       }
-      if (!verdict.allow) await this.storeBlocked(live, call, ctx, verdict);
+      if (!verdict.allow) await this.storeBlocked(live, call, ctx, verdict, label);
       else if (!tool) await this.storeUnknownTool(live, call, args, available);
       else await this.execute(live, call, tool, args, ctx, verdict);
     } catch (err) {
@@ -125,13 +127,20 @@ export class ToolCallRunner {
         call.call_id,
         { status: 'failed', args: call.args, result: content, error: (err as Error).message, tool: call.tool },
         { call_id: call.call_id, tool: call.tool, args: call.args, content, blocked: false, ok: false },
+        label,
       );
     }
     return undefined;
   }
 
   /** A call a hook blocked (or whose args no longer match its approval): the PostToolUse-blocked hooks, then its outcome. */
-  private async storeBlocked(live: LiveRun, call: PendingToolCall, ctx: ToolCallContext, verdict: PreToolUseVerdict): Promise<void> {
+  private async storeBlocked(
+    live: LiveRun,
+    call: PendingToolCall,
+    ctx: ToolCallContext,
+    verdict: PreToolUseVerdict,
+    label: string,
+  ): Promise<void> {
     const blockedBy = verdict.blockedBy ?? 'a hook';
     const error = verdict.error ?? 'blocked';
     await live.registry.runBlocked({ ...ctx, toolArgs: verdict.args }, { blockedBy, error });
@@ -141,6 +150,7 @@ export class ToolCallRunner {
       call.call_id,
       { status: 'blocked', args: verdict.args, result: content, blockedBy, error, tool: call.tool },
       { call_id: call.call_id, tool: call.tool, args: verdict.args, content, blocked: true, blocked_by: blockedBy },
+      label,
     );
   }
 
@@ -158,6 +168,7 @@ export class ToolCallRunner {
       call.call_id,
       { status: 'failed', args, result: content, error: 'unknown tool', tool: call.tool },
       { call_id: call.call_id, tool: call.tool, args, content, blocked: false, ok: false },
+      'other',
     );
   }
 
@@ -216,14 +227,21 @@ export class ToolCallRunner {
         ok: outcome.ok,
         ...(outcome.simulated ? { simulated: true } : {}),
       },
+      call.tool,
     );
   }
 
   /** Stores the call's outcome while this driver holds the run; a driver that lost it writes nothing and stops. */
-  private async store(live: LiveRun, callId: string, r: StoredToolCallOutcome, observation: RunEventMap['observation']): Promise<void> {
+  private async store(
+    live: LiveRun,
+    callId: string,
+    r: StoredToolCallOutcome,
+    observation: RunEventMap['observation'],
+    label: string,
+  ): Promise<void> {
     const outcome = r.simulated ? 'simulated' : r.status;
     annotateSpan({ 'warden.tool.outcome': outcome, ...(r.blockedBy ? { 'warden.tool.blocked_by': r.blockedBy } : {}) });
-    if (r.tool) this.metrics?.toolCalls.labels(r.tool, outcome).inc();
+    this.metrics?.toolCalls.labels(label, outcome).inc();
     // One transaction: the deferred hook events, the result, its in-flight audit row (completed with it, status and
     // duration included, so a crash before the audit batch lands leaves a completed row) and the `observation` event.
     const p = new SqlParams();

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 
 /** Tables whose rows are driven by one instance at a time under a lease (`status`, `locked_by`, `lease_until`). */
-export type LeasedTable = 'agent_runs' | 'workflow_runs';
+export type LeasedTable = 'agent_runs' | 'workflow_runs' | 'evals';
 
 /**
  * Claims active rows whose lease lapsed (their instance died or released them) and takes the lease in the same

@@ -1317,7 +1317,7 @@ export interface components {
                 [key: string]: unknown;
             }[];
             /** @enum {string} */
-            status: "running" | "completed" | "failed";
+            status: "running" | "completed" | "failed" | "interrupted";
             total: number;
         };
         EvalStartedResponse: {
@@ -1325,7 +1325,7 @@ export interface components {
             hooks: string;
             id: string;
             /** @enum {string} */
-            status: "running" | "completed" | "failed";
+            status: "running" | "completed" | "failed" | "interrupted";
         };
         ExpectedToolCallDto: {
             /** @description The call passes when its args contain these (deeply) */

@@ -25,6 +25,7 @@ import { ParkedRuns1766100000000 } from './1766100000000-parked-runs.js';
 import { GrantDigests1766200001000 } from './1766200001000-grant-digests.js';
 import { ToolNamespaces1766200002000 } from './1766200002000-tool-namespaces.js';
 import { LlmCredentialOrigin1766200005001 } from './1766200005001-llm-credential-origin.js';
+import { DurableEvals1766200007001 } from './1766200007001-durable-evals.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed) so that the app, the TypeORM CLI and the
@@ -58,4 +59,5 @@ export const MIGRATIONS = [
   GrantDigests1766200001000,
   ToolNamespaces1766200002000,
   LlmCredentialOrigin1766200005001,
+  DurableEvals1766200007001,
 ];

@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { devSignIn, newPerson, overflowsSideways, screenshot, startConsole, unnamedControls } from '../support/browser.js';
+import { apiToken, devSignIn, newPerson, overflowsSideways, screenshot, startConsole, unnamedControls } from '../support/browser.js';
 import type { ServerProcess } from '../support/server-process.js';
 
 /**
@@ -70,8 +70,12 @@ it('a member chats, PO-1002 waits at the gate, an admin approves it live from th
   await request.getByLabel('Reason (optional)').fill('budget line 7 confirmed');
   // Approve with changes: the approver lowers the amount in the edit form; the call runs with exactly that.
   await request.getByRole('button', { name: 'Edit arguments' }).click();
-  const editor = request.getByRole('textbox', { name: 'Edited arguments' });
-  await editor.fill(JSON.stringify({ ...JSON.parse(await editor.inputValue()), amount: 60000 }));
+  // A form from the action's parameter schema, not JSON: a bad value is named at the field and blocks approving.
+  const form = request.getByLabel('Edited arguments');
+  await form.getByLabel('amount').fill('');
+  await form.getByText('Required').waitFor();
+  expect(await request.getByRole('button', { name: 'Approve with changes' }).isDisabled()).toBe(true);
+  await form.getByLabel('amount').fill('60000');
   await request.getByRole('button', { name: 'Approve with changes' }).click();
   await approver.page.getByTestId('inbox-empty').waitFor();
 
@@ -84,6 +88,9 @@ it('a member chats, PO-1002 waits at the gate, an admin approves it live from th
   expect(await card(chat, 'PO-1002').getByTestId('observation').innerText()).toMatch(
     /approved this call with changes \(amount: 68000 -> 60000\)/,
   );
+  // The card shows the args that ran (the approver's 60 000), and what the model had proposed.
+  expect(await card(chat, 'PO-1002').getByLabel('Arguments').innerText()).toMatch(/"amount": 60000/);
+  expect(await card(chat, 'PO-1002').getByTestId('proposed-args').innerText()).toMatch(/"amount":68000/);
   await chat.getByTestId('answer').filter({ hasText: 'Both payment requests are handled' }).waitFor();
   await chat.locator('[data-testid="turn"][data-status="completed"]').waitFor();
   await screenshot(chat, 'portal-resumed');
@@ -161,6 +168,13 @@ it('a member cannot approve what only admins may (the toast says whom to ask); c
   await turn.getByRole('button', { name: 'Cancel run' }).click();
   await chat.locator('[data-testid="turn"][data-status="cancelled"]').waitFor();
   await turn.getByText('Run cancelled').waitFor();
+  // The card's wait ended with the run: no "waiting … expires in" left ticking.
+  await card(turn, 'PO-1002').getByText('No longer waiting: the run was cancelled').waitFor();
+  expect(
+    await card(turn, 'PO-1002')
+      .getByText(/Waiting for approval/)
+      .count(),
+  ).toBe(0);
   await approver.page.getByTestId('inbox-empty').waitFor();
   await screenshot(chat, 'portal-cancelled');
 }, 45_000);
@@ -198,4 +212,101 @@ it('on a phone the Portal chat and the inbox fit the screen, every control has a
   expect(await overflowsSideways(chat)).toBe(false);
   await phoneMember.context.close();
   await phoneApprover.context.close();
+}, 45_000);
+
+it('under a four-eyes policy that forbids self-approval the requester reads who may decide, with the count, and not "you"', async () => {
+  const token = await apiToken(server.url, ADMIN);
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const [demo] = (await (await fetch(`${server.url}/api/agents`, { headers })).json()) as any[];
+  const confirmation = { approvers: ['org_members'], forbid_self_approval: true, tiers: [{ when: 'args.amount > 50000', approvals: 2 }] };
+  const created = await fetch(`${server.url}/api/agents`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'four-eyes-buyer', model_config_json: { ...demo.model_config_json, confirmation } }),
+  });
+  expect(created.status).toBe(201);
+
+  const chat = member.page;
+  await chat.getByRole('link', { name: 'Portal' }).click();
+  await chat.getByRole('link', { name: 'Chat with four-eyes-buyer' }).click();
+  await chat.getByLabel('Message').fill('Pay the open purchase orders');
+  await chat.getByRole('button', { name: 'Send' }).click();
+  const waiting = card(chat.getByTestId('turn').last(), 'PO-1002').getByRole('status');
+  await waiting.filter({ hasText: 'Waiting for 2 approvals by any member other than you (0 of 2 given)' }).waitFor();
+  expect(await waiting.innerText()).not.toMatch(/you \(the requester\)/);
+  await screenshot(chat, 'portal-four-eyes-waiting');
+  await chat.getByTestId('turn').last().getByRole('button', { name: 'Cancel run' }).click();
+}, 45_000);
+
+it('a link to a decided request says what became of it; with the server unreachable the inbox says so instead of "nothing waiting"', async () => {
+  const token = await apiToken(server.url, ADMIN);
+  const rows = (await (
+    await fetch(`${server.url}/api/confirmations?status=approved`, { headers: { authorization: `Bearer ${token}` } })
+  ).json()) as any[];
+  const decided = rows.find((r) => r.args.id === 'PO-1002');
+  // Another PO-1002 is pending with the same text as the decided one.
+  const chat = member.page;
+  await chat.getByRole('link', { name: 'Portal' }).click();
+  await chat.getByRole('link', { name: 'Chat with demo-buyer' }).click();
+  await chat.getByRole('link', { name: 'New conversation' }).click();
+  const turn = await startPayments(chat);
+  await pendingRequest(approver.page, 'PO-1002').waitFor();
+
+  await approver.page.goto(`/approvals/${decided.id}`);
+  const linked = approver.page.getByTestId('linked-request');
+  await linked.getByText(/The linked request oa__purchase_pay PO-1002 was already approved by Demo Admin on /).waitFor();
+  await screenshot(approver.page, 'approvals-linked-decided');
+  await turn.getByRole('button', { name: 'Cancel run' }).click();
+  await approver.page.getByTestId('inbox-empty').waitFor();
+
+  const offline = await approver.context.newPage();
+  await offline.route('**/api/confirmations/stream', (route) => route.abort('connectionrefused'));
+  await offline.goto('/approvals');
+  await offline.getByRole('status').filter({ hasText: 'Cannot reach the server — retrying' }).waitFor();
+  expect(await offline.getByTestId('inbox-empty').count()).toBe(0);
+  await screenshot(offline, 'approvals-unreachable');
+  await offline.close();
+}, 45_000);
+
+it('an approver answers a question through a form rendered from its schema, told at the field what is missing', async () => {
+  const token = await apiToken(server.url, ADMIN);
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const form = {
+    type: 'object',
+    properties: { choice: { enum: ['ship', 'hold'] }, quantity: { type: 'integer', minimum: 1 } },
+    required: ['choice', 'quantity'],
+  };
+  const script = [
+    { tool_calls: [{ name: 'ask_human', args: { question: 'Ship or hold PO-1003?', form } }] },
+    { content: 'Noted the answer.' },
+  ];
+  const created = await fetch(`${server.url}/api/agents`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      name: 'asker',
+      model_config_json: { model: { provider: 'scripted', script }, tools: ['ask_human'], confirmation: { approver_scope: 'org_admins' } },
+    }),
+  });
+  expect(created.status).toBe(201);
+  const chat = member.page;
+  await chat.getByRole('link', { name: 'Portal' }).click();
+  await chat.getByRole('link', { name: 'Chat with asker' }).click();
+  await chat.getByLabel('Message').fill('Ask the warehouse about PO-1003');
+  await chat.getByRole('button', { name: 'Send' }).click();
+
+  const request = pendingRequest(approver.page, 'Ship or hold PO-1003?');
+  await request.waitFor();
+  const answer = request.getByLabel('Answer');
+  expect(await answer.getByRole('textbox', { name: /JSON/ }).count()).toBe(0);
+  await answer.getByText('Required').waitFor(); // quantity
+  expect(await request.getByRole('button', { name: 'Answer' }).isDisabled()).toBe(true);
+  await answer.getByLabel('quantity').fill('0');
+  await answer.getByText('Must be at least 1').waitFor();
+  await answer.getByLabel('quantity').fill('3');
+  await screenshot(approver.page, 'approvals-question-form');
+  await request.getByRole('button', { name: 'Answer' }).click();
+  await chat.getByTestId('answer').filter({ hasText: 'Noted the answer.' }).waitFor();
+  const observation = card(chat.getByTestId('turn').last(), 'ask_human').getByTestId('observation');
+  expect(JSON.parse(await observation.innerText())).toEqual({ choice: 'ship', quantity: 3 });
 }, 45_000);

@@ -128,8 +128,8 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
     expect(paysOf('PO-NOESC')).toHaveLength(0);
   });
 
-  it('an approver reassigns to a named user: only that user decides now; the step is in the history', async () => {
-    const agent = await createAgent('PO-RE', {});
+  it('an approver reassigns to a named user the policy allows: only that user decides now; the step is in the history', async () => {
+    const agent = await createAgent('PO-RE', { approvers: ['org_admins', 'role:finance'] });
     const run = openChat(t, ella.token, { agent_id: agent, message: 'pay PO-RE' });
     const { confirmation_id: id } = (await run.next('confirmation_pending')).data;
     const reassign = (who: Person, body: Record<string, unknown>) =>
@@ -137,6 +137,7 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
 
     expect((await reassign(gus, { to: 'fran' })).status).toBe(403); // not an approver of this request
     expect((await reassign(ella, { to: 'nobody-here' })).status).toBe(404);
+    expect((await reassign(ella, { to: 'gus' })).status).toBe(400); // the policy does not allow gus to approve
     const moved = await reassign(ella, { to: 'fran', reason: 'finance owns this vendor' });
     expect(moved.status).toBe(200);
     expect(moved.body.approvers).toEqual(['users:fran']);
@@ -155,7 +156,7 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
       expect.objectContaining({
         kind: 'reassigned',
         by: 'Ella',
-        detail: { from: ['org_admins'], to: 'fran', reason: 'finance owns this vendor' },
+        detail: { from: ['org_admins', 'role:finance'], to: 'fran', reason: 'finance owns this vendor' },
       }),
     ]);
     expect((await reassign(fran, { to: 'gus' })).status).toBe(409); // decided already

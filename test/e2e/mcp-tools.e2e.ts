@@ -193,6 +193,52 @@ describe('MCP servers as tool sources', () => {
     expect(callsOf('lookup').filter((c) => c.args.invoice === 'INV-7')).toHaveLength(1);
   });
 
+  it('a tool without annotations (or calling itself non-destructive) is a write gated by default; an admin override lifts the gate', async () => {
+    const listed = await t.request('GET', `/api/mcp-servers/${serverId}`, { token: admin });
+    const tools = Object.fromEntries(listed.body.tools.map((x: any) => [x.name, x]));
+    expect(tools.shop__cancel).toMatchObject({ write: true, requires_confirmation: true, read_only_hint: null, destructive_hint: null });
+    expect(tools.shop__note).toMatchObject({ write: true, requires_confirmation: true, destructive_hint: false });
+
+    const agent = await createAgent(
+      'canceller',
+      scripted([
+        { name: 'shop__cancel', args: { invoice: 'INV-8' } },
+        { name: 'shop__note', args: { invoice: 'INV-8' } },
+      ]),
+    );
+    const live = openChat(t, admin, { agent_id: agent, message: 'cancel INV-8' });
+    const asked = await until('both calls ask', () => {
+      const found = live.events.filter((e) => e.event === 'confirmation_pending');
+      return found.length === 2 ? found : undefined;
+    });
+    expect(asked.map((e) => e.data.tool).sort()).toEqual(['shop__cancel', 'shop__note']);
+    expect([...callsOf('cancel'), ...callsOf('note')]).toHaveLength(0);
+    for (const e of asked)
+      await t.request('POST', `/api/confirmations/${e.data.confirmation_id}/decision`, { token: admin, body: { decision: 'reject' } });
+    const events = await live.finished;
+    expect(events.filter((e) => e.event === 'observation').map((e) => e.data.blocked_by)).toEqual([
+      'confirmation_gate',
+      'confirmation_gate',
+    ]);
+    expect([...callsOf('cancel'), ...callsOf('note')]).toHaveLength(0);
+
+    const overridden = await t.request('PUT', `/api/mcp-servers/${serverId}`, {
+      token: admin,
+      body: {
+        name: 'shop',
+        url: shop.url,
+        tool_overrides: { pay: { requires_confirmation_when: 'args.amount > 50000' }, cancel: { requires_confirmation: false } },
+      },
+    });
+    expect(overridden.status).toBe(200);
+    const cancelled = await chat(t, admin, {
+      agent_id: await createAgent('canceller-2', scripted([{ name: 'shop__cancel', args: { invoice: 'INV-9' } }])),
+      message: 'cancel',
+    });
+    expect(cancelled.events.some((e) => e.event === 'confirmation_pending')).toBe(false);
+    expect(callsOf('cancel')).toEqual([expect.objectContaining({ args: { invoice: 'INV-9' } })]);
+  });
+
   it('tools/list_changed adds a tool without a restart', async () => {
     // The app is connected (earlier tests); the server gains a tool and notifies its sessions.
     shop.addTool('refund', 'Refund an invoice', 'refunded');

@@ -23,7 +23,8 @@ export interface McpShopServer {
 
 /**
  * An MCP server built with the official SDK (McpServer + StreamableHTTPServerTransport, stateful sessions) exposing
- * `pay` (destructive) and `lookup` (read-only). Requests without the expected bearer token get 401.
+ * `pay` (destructive), `lookup` (read-only), `cancel` (no annotations: MCP's defaults make it a destructive write) and
+ * `note` (says it is a non-destructive write). Requests without the expected bearer token get 401.
  */
 export async function startMcpShopServer(opts: { token: string }): Promise<McpShopServer> {
   const calls: ShopCall[] = [];
@@ -68,6 +69,20 @@ export async function startMcpShopServer(opts: { token: string }): Promise<McpSh
           ],
         };
       },
+    );
+    const recorded = (tool: string) => (args: Record<string, unknown>) => {
+      calls.push({ tool, args, authorization: currentAuth });
+      return { content: [{ type: 'text' as const, text: `${tool} ${String(args.invoice)}` }] };
+    };
+    server.registerTool('cancel', { description: 'Cancel an invoice', inputSchema: { invoice: z.string() } }, recorded('cancel'));
+    server.registerTool(
+      'note',
+      {
+        description: 'Add a note to an invoice',
+        inputSchema: { invoice: z.string() },
+        annotations: { readOnlyHint: false, destructiveHint: false },
+      },
+      recorded('note'),
     );
     for (const t of extraTools) register(server, t);
     servers.push(server);

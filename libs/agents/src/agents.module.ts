@@ -46,6 +46,7 @@ import { McpClientPool } from './mcp/mcp-client-pool.js';
 import { McpServersController } from './mcp/mcp-servers.controller.js';
 import { McpServersService } from './mcp/mcp-servers.service.js';
 import { McpServersStore } from './mcp/mcp-servers.store.js';
+import { ToolNamespaces } from './tools/tool-namespaces.js';
 import { McpToolExecutor } from './mcp/mcp-tool-executor.js';
 
 /** Connectors, agents, the LLM providers, the run engine (ReAct + DAG) and the chat / runs API. Global: other modules register built-in tools and start runs. */
@@ -97,6 +98,7 @@ import { McpToolExecutor } from './mcp/mcp-tool-executor.js';
     ConversationsStore,
     ConversationsService,
     McpServersStore,
+    ToolNamespaces,
     McpClientPool,
     McpServersService,
     McpToolExecutor,

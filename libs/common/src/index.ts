@@ -20,3 +20,4 @@ export * from './crypto/secret-box.js';
 export * from './audit-trail/index.js';
 export * from './run-events/run-event-map.js';
 export * from './run-events/workflow-run-event-map.js';
+export * from './patterns/index.js';

@@ -39,6 +39,42 @@ export function confirmationEvent(
       approvals_given: row.approvalsGiven,
       approvals_required: row.approvalsRequired,
       tier: row.tier,
+      // Approved with changes (or answered): the readable args as proposed and as approved, kept in the chain because
+      // the row's copy can be edited afterwards.
+      ...(action === 'approved' && row.originalArgs
+        ? { edit: { before: row.originalArgs, after: row.args, by: row.editedByName ?? by.name } }
+        : {}),
+    },
+  };
+}
+
+/** A pending request handed to another approver: who did it, from which approvers, to whom (reassignment-policy.ts). */
+export function reassignedEvent(
+  row: ConfirmationRequest,
+  move: { byUserId: string; byName: string; from: string[]; toSub: string; toUserId: string; reason: string | null },
+): AuditEventInput {
+  return {
+    orgId: row.orgId,
+    kind: 'confirmation',
+    action: 'confirmation.reassigned',
+    entityType: 'confirmation',
+    entityId: row.id,
+    actor: move.byUserId,
+    occurredAt: new Date(),
+    payload: {
+      confirmation_id: row.id,
+      run_id: row.runId,
+      tool: row.tool,
+      args_digest: row.argsDigest,
+      by_name: move.byName,
+      from: move.from,
+      to: move.toSub,
+      to_user_id: move.toUserId,
+      to_approvers: row.approvers,
+      reason: move.reason,
+      approvals_given: row.approvalsGiven,
+      approvals_required: row.approvalsRequired,
+      tier: row.tier,
     },
   };
 }

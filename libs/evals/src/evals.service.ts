@@ -8,10 +8,11 @@ import { unmetExpectations } from './eval-expectations.js';
 import { EvalRun, type EvalCase, type EvalCaseResult } from './eval.entity.js';
 
 /**
- * The eval center: runs an agent over a list of cases on surface `eval` with hooks bypassed on purpose — no gate,
- * no cards, no waiting — and records that (`hooks: "bypassed"`) in the eval and in every run it started. Safe by
- * construction: an eval run never sends a write (ToolExecution simulates it from the case's fixtures), and every
- * connector call, real or simulated, is audited (the audit log keeps running when hooks are bypassed).
+ * The eval center: runs an agent over a list of cases on surface `eval` with the agent's hooks bypassed on purpose —
+ * no gate, no cards, no waiting — and records that (`hooks: "bypassed"`) in the eval and in every run it started.
+ * The org's hooks still run (HookResolver.resolveBypassed): an org policy binds evals as it binds chat. Safe by
+ * construction: an eval run never sends a write, nor a call a hook asked a human about (ToolExecution simulates
+ * them from the case's fixtures), and every connector call, real or simulated, is audited.
  */
 @Injectable()
 export class EvalsService {

@@ -1,4 +1,5 @@
 import { Environment } from '@marcbachmann/cel-js';
+import { celRegexProblem } from '@warden/common';
 import type { ApprovalTier } from './hook.types.js';
 
 /**
@@ -121,7 +122,7 @@ function checkTierCondition(expression: string): string | null {
     const checked = celEnv.check(expression);
     if (!checked.valid) return firstLine(checked.error?.message ?? 'invalid expression');
     if (checked.type && checked.type !== 'bool' && checked.type !== 'dyn') return `must evaluate to a bool, not ${checked.type}`;
-    return null;
+    return celRegexProblem(celEnv.parse(expression).ast);
   } catch (err) {
     return firstLine((err as Error).message);
   }
@@ -135,7 +136,9 @@ export function matchTier(tiers: ApprovalTier[] | undefined, args: Record<string
   for (const [index, tier] of (tiers ?? []).entries()) {
     let holds: boolean;
     try {
-      holds = celEnv.evaluate(tier.when, { args }) !== false;
+      const when = celEnv.parse(tier.when);
+      // A condition calling matches() (saved before it was refused) is not run: the tier holds, fail closed.
+      holds = celRegexProblem(when.ast) !== null || when({ args }) !== false;
     } catch {
       holds = true;
     }

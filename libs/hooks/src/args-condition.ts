@@ -1,4 +1,5 @@
 import { Environment } from '@marcbachmann/cel-js';
+import { celRegexProblem } from '@warden/common';
 
 /**
  * CEL over a call's `args` (`args.amount > 50000`): connector actions' `requires_confirmation_when`, and the bound of
@@ -11,6 +12,8 @@ export function checkConfirmationCondition(expression: string): string | null {
   try {
     const checked = environment.check(expression);
     if (!checked.valid) return checked.error?.message.split('\n')[0] ?? 'invalid expression';
+    const regex = celRegexProblem(environment.parse(expression).ast);
+    if (regex) return regex;
     const type = checked.type;
     if (type && type !== 'bool' && type !== 'dyn') return `must evaluate to a bool, not ${type}`;
     return null;
@@ -25,7 +28,7 @@ export function checkConfirmationCondition(expression: string): string | null {
  */
 export function evaluateConfirmationCondition(expression: string, args: Record<string, unknown>): boolean {
   try {
-    return environment.evaluate(expression, { args }) !== false;
+    return evaluate(expression, args) !== false;
   } catch {
     return true;
   }
@@ -37,8 +40,16 @@ export function evaluateConfirmationCondition(expression: string, args: Record<s
  */
 export function argsWithinBound(expression: string, args: Record<string, unknown>): boolean {
   try {
-    return environment.evaluate(expression, { args }) === true;
+    return evaluate(expression, args) === true;
   } catch {
     return false;
   }
+}
+
+/** Evaluates; a condition calling matches() (saved before it was refused) throws, so the callers fail closed. */
+function evaluate(expression: string, args: Record<string, unknown>): unknown {
+  const compiled = environment.parse(expression);
+  const regex = celRegexProblem(compiled.ast);
+  if (regex) throw new Error(regex);
+  return compiled({ args });
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { BaseHook, HookConfigSchema, HookErrorPolicy, HookPoint } from './hook.types.js';
+import { HookPoint, type BaseHook, type HookConfigSchema, type HookErrorPolicy } from './hook.types.js';
 
 /** A discovered hook class: its declaration plus the provider instance that runs it. */
 export interface CatalogEntry {
@@ -46,12 +46,29 @@ export class HookCatalog {
   }
 }
 
-/** The order hooks of one point run in: `runsLast` hooks after all others, then ascending priority, ties by name. */
-export function byRunOrder(
-  a: { priority: number; name: string; runsLast?: boolean },
-  b: { priority: number; name: string; runsLast?: boolean },
-): number {
-  return (
-    Number(a.runsLast ?? false) - Number(b.runsLast ?? false) || a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
-  );
+interface Ordered {
+  priority: number;
+  name: string;
+  point?: HookPoint;
+  runsLast?: boolean;
+  origin?: 'auto' | 'org' | 'agent';
+  checksArgs?: boolean;
+}
+
+/**
+ * The band a hook runs in. PreToolUse has three: the agent's and the auto-attached hooks (the transforms: each sees
+ * what the one before it rewrote), then the org's hooks (its policies decide on the args every agent transform has
+ * left), then the `runsLast` hooks (the confirmation gate, on the args that will be sent); the check of the args
+ * against the action's schema sits between the transforms and the org's hooks. Other points: `runsLast` hooks after
+ * the others.
+ */
+function band(h: Ordered): number {
+  if (h.runsLast) return 3;
+  if (h.point !== HookPoint.PreToolUse) return 0;
+  return h.origin === 'org' ? 2 : h.checksArgs ? 1 : 0;
+}
+
+/** The order hooks of one point run in: by band (see `band`), then ascending priority, ties by name. */
+export function byRunOrder(a: Ordered, b: Ordered): number {
+  return band(a) - band(b) || a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }

@@ -56,6 +56,29 @@ describe('HookChain (the one loop every hook point runs)', () => {
     expect(verdict.outcomes.map((o) => o.hook)).toEqual(['alpha', 'beta', 'zeta', 'gate']);
   });
 
+  it('PreToolUse runs in bands: agent and auto-attached hooks, then org hooks, then runsLast; priority inside each band', () => {
+    const noop = new Pre(() => ({}));
+    const chain = new HookChain(
+      [
+        hook('gate', 0, noop, { runsLast: true }),
+        { ...hook('org-policy', 10, noop), origin: 'org' as const },
+        { ...hook('agent-late', 60, noop), origin: 'agent' as const },
+        { ...hook('guard', 5, noop), origin: 'auto' as const },
+        { ...hook('org-early', 1, noop), origin: 'org' as const },
+      ],
+      PRE_TOOL_USE,
+    );
+    expect(chain.hooks.map((h) => h.name)).toEqual(['guard', 'agent-late', 'org-early', 'org-policy', 'gate']);
+    const post = new HookChain(
+      [
+        { ...hook('org-post', 1, new Post(() => ({}))), origin: 'org' as const },
+        { ...hook('agent-post', 2, new Post(() => ({}))), origin: 'agent' as const },
+      ],
+      POST_TOOL_USE,
+    );
+    expect(post.hooks.map((h) => h.name)).toEqual(['org-post', 'agent-post']);
+  });
+
   it('carries each rewrite forward: every hook sees what the hooks before it left, the caller gets the last', async () => {
     const seen: unknown[] = [];
     const bump = new Pre((ctx) => {

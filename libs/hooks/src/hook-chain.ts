@@ -9,6 +9,9 @@ import type { BaseHook, HookErrorPolicy, HookOutcomeKind, HookPoint, HookResult 
 export { HookChainRun } from './hook-chain-run.js';
 export { HookTimeoutError } from './hook-settle.js';
 
+/** Where a hook of a run's chain comes from: attached to every agent, the org's policy, or the agent's own config. */
+export type HookOrigin = 'auto' | 'org' | 'agent';
+
 /** One hook as attached to one agent: the instance, its validated config and its execution policy. */
 export interface RegisteredHook {
   name: string;
@@ -23,6 +26,10 @@ export interface RegisteredHook {
   autoAttached: boolean;
   /** Runs after every other hook of its point (the confirmation gate). */
   runsLast?: boolean;
+  /** Set by the resolver; PreToolUse runs org hooks after the others (see byRunOrder). */
+  origin?: HookOrigin;
+  /** The check of the args against the action's schema: after every transform, before the org's hooks. */
+  checksArgs?: boolean;
   /** Where this hook's outcomes and durations are counted (Prometheus); set by the resolver. */
   stats?: HookStats;
 }
@@ -75,7 +82,7 @@ class ChainStop<R> {
 type Step<R> = undefined | PromiseLike<void> | ChainStop<R>;
 
 /**
- * The hooks of one point in run order (`runsLast` hooks last, then ascending priority, ties by name) and the one
+ * The hooks of one point in run order (byRunOrder: bands, then ascending priority, ties by name) and the one
  * loop that runs them (DESIGN.md): each hook sees what the hooks before it rewrote, the first block stops the chain,
  * a failing hook stops it too when the point says so (fail closed), a hook that returns a promise gets a timeout
  * (none for a hook that returns synchronously), and every outcome is recorded and its `hook` event emitted (and

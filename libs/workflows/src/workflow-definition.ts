@@ -1,5 +1,5 @@
 import { parse as parseCel } from '@marcbachmann/cel-js';
-import { BadInputError, findCycle, jsonText } from '@warden/common';
+import { BadInputError, celRegexProblem, findCycle, jsonText } from '@warden/common';
 import { parseApproverPolicy, parseEscalationPolicy } from '@warden/hooks';
 
 export type WorkflowNodeType = 'start' | 'agent' | 'connector' | 'human' | 'condition' | 'end';
@@ -45,11 +45,19 @@ const NODE_TYPES: WorkflowNodeType[] = ['start', 'agent', 'connector', 'human', 
 function celProblem(expr: unknown, where: string): string | undefined {
   if (typeof expr !== 'string' || expr.trim() === '') return `${where}: must be a non-empty CEL expression`;
   try {
-    parseCel(expr);
-    return undefined;
+    const regex = celRegexProblem(parseCel(expr).ast);
+    return regex ? `${where}: ${regex}` : undefined;
   } catch (err) {
     return `${where}: invalid CEL expression: ${(err as Error).message.split('\n')[0]}`;
   }
+}
+
+/** Evaluates a node's or edge's CEL; one calling matches() (saved before it was refused) throws instead of running. */
+export function evaluateWorkflowCel(expr: string, scope: Record<string, unknown>): unknown {
+  const compiled = parseCel(expr);
+  const regex = celRegexProblem(compiled.ast);
+  if (regex) throw new Error(regex);
+  return compiled(scope);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;

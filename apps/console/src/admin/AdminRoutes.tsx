@@ -1,5 +1,5 @@
-import { Alert } from '@mantine/core';
-import { Navigate, Route, Routes } from 'react-router-dom';
+import { Alert, Anchor } from '@mantine/core';
+import { Link, Route, Routes, useLocation } from 'react-router-dom';
 import { useSession } from '../auth/SessionContext';
 import { isAdmin } from '../auth/session';
 import { AgentEditor, AgentsAdmin } from './AgentsAdmin';
@@ -21,7 +21,25 @@ export function AdminRoutes() {
       <Route path="audit" element={<AuditAdmin />} />
       <Route path="runs/:runId" element={<RunTrace />} />
       <Route path="org" element={<OrgAdmin />} />
-      <Route path="*" element={<Navigate to="agents" replace />} />
+      <Route path="*" element={<AdminPageMissing />} />
     </Routes>
+  );
+}
+
+/** An unknown admin address says so and offers the admin pages (a relative redirect here once grew the path forever). */
+function AdminPageMissing() {
+  const { pathname } = useLocation();
+  return (
+    <Alert color="orange" title="No such admin page">
+      There is no admin page at <code>{pathname}</code>. Go to{' '}
+      <Anchor component={Link} to="/admin/agents">
+        agents
+      </Anchor>
+      ,{' '}
+      <Anchor component={Link} to="/admin/connectors">
+        connectors
+      </Anchor>{' '}
+      or pick a page on the left.
+    </Alert>
   );
 }

@@ -965,6 +965,8 @@ export interface components {
             };
             /** @description digest of tool + args: what an approval binds to */
             args_digest: string | null;
+            /** @description false when the stored args no longer match args_digest: args then holds only a notice, and no decision is taken */
+            args_intact: boolean;
             /** @description The action's parameter schema (what an edit must satisfy) */
             args_schema: {
                 [key: string]: unknown;

@@ -1,258 +1,20 @@
-import { Alert, Badge, Button, Card, Group, Stack, Switch, Table, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, Group, Stack, Switch, Tabs, Text, TextInput, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useParams } from 'react-router-dom';
 import { data, http, type Schemas } from '../api/typed';
-import { toastError } from '../ui/errors';
-import { decisiveFirst } from '../ui/JsonBlock';
 import { usePendingForMe } from './PendingStream';
 import { useMemberNames } from './usePending';
-import { asText } from '../ui/as-text';
+import { PendingCard } from './PendingCard';
+import { DecidedHistory, LinkedRequestOutcome } from './DecidedHistory';
 
 export type ConfirmationRow = Schemas['ConfirmationResponse'];
-
-function ArgsTable({ args }: { args: Record<string, unknown> }) {
-  return (
-    <Table withRowBorders={false} verticalSpacing={2} aria-label="Arguments">
-      <Table.Tbody>
-        {decisiveFirst(args).map(([k, v]) => (
-          <Table.Tr key={k}>
-            <Table.Td w={140}>
-              <Text size="sm" c="dimmed">
-                {k}
-              </Text>
-            </Table.Td>
-            <Table.Td>
-              <Text size="sm" ff="monospace">
-                {typeof v === 'string' ? v : JSON.stringify(v)}
-              </Text>
-            </Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
-  );
-}
-
-/** Approve with changes: the args as JSON, sent with the approval (the server checks them against the action's schema). */
-function parseEdit(text: string): Record<string, unknown> {
-  const parsed: unknown = JSON.parse(text);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the args must be a JSON object');
-  return parsed as Record<string, unknown>;
-}
-
-/** A question (ask_human, HUMAN node): a starting answer from its form (the first choice of each enum). */
-function answerTemplate(row: ConfirmationRow): string {
-  const form = (row.args_schema?.properties as Record<string, { properties?: unknown } | undefined> | undefined)?.answer;
-  const props = (form?.properties ?? {}) as Record<string, { enum?: unknown[]; type?: string }>;
-  return JSON.stringify(
-    Object.fromEntries(Object.entries(props).map(([k, p]) => [k, p.enum?.[0] ?? (p.type === 'number' ? 0 : '')])),
-    null,
-    2,
-  );
-}
-
-function PendingCard({
-  row,
-  nameOf,
-  focused,
-  turn,
-}: {
-  row: ConfirmationRow;
-  nameOf: (id: string | null) => string;
-  focused: boolean;
-  turn: ConfirmationRow[];
-}) {
-  const question = row.args_schema?.['x-warden-human-task'] === true;
-  const [reason, setReason] = useState('');
-  // Approve for this run: a CEL bound (prefilled from a numeric amount) and at most this many calls.
-  const [standing, setStanding] = useState<{ when: string; max: number } | null>(null);
-  const amount = typeof row.args.amount === 'number' ? row.args.amount : null;
-  const [edited, setEdited] = useState<string | null>(question ? answerTemplate(row) : null);
-  const queries = useQueryClient();
-  const decide = useMutation({
-    mutationFn: (decision: 'approve' | 'reject') => {
-      const edit = decision === 'approve' && edited !== null ? parseEdit(edited) : undefined;
-      const change = edit ? (question ? { answer: edit } : { args: edit }) : {};
-      const grant = decision === 'approve' && standing ? { standing: { when: standing.when, max_calls: standing.max } } : {};
-      return data(
-        http.POST('/api/confirmations/{id}/decision', {
-          params: { path: { id: row.id } },
-          body: { decision, ...(reason ? { reason } : {}), ...change, ...grant },
-        }),
-      );
-    },
-    onSuccess: (_, decision) => {
-      notifications.show({
-        color: 'green',
-        message: `${decision === 'approve' ? (edited !== null ? 'Approved with changes' : 'Approved') : 'Rejected'}: ${row.tool}`,
-      });
-      void queries.invalidateQueries({ queryKey: ['confirmations'] });
-    },
-    onError: (err) => toastError('The decision was not recorded', err),
-  });
-  const label = `${row.tool} ${asText(row.args.id ?? '')}`.trim();
-  return (
-    <Card
-      withBorder
-      data-testid="pending-confirmation"
-      aria-label={`Approval request ${label}`}
-      bd={focused ? '2px solid var(--mantine-color-blue-5)' : undefined}
-    >
-      <Stack gap="xs">
-        <Group justify="space-between">
-          <Text fw={600} ff="monospace">
-            {row.tool}
-          </Text>
-          <Text size="xs" c="dimmed">
-            expires {new Date(row.expires_at).toLocaleTimeString()}
-          </Text>
-        </Group>
-        <Text size="sm">
-          Agent <b>{row.agent_name ?? row.agent_id}</b> · requested by {nameOf(row.requested_by)} ·{' '}
-          {new Date(row.created_at).toLocaleString()}
-        </Text>
-        {row.approvals_required > 1 && (
-          <Text size="sm" c="orange">
-            {row.approvals_progress}: {row.approvals_required} distinct approvers needed
-          </Text>
-        )}
-        {row.ask_reason && (
-          <Alert color="yellow" title="Why a hook asks">
-            {row.ask_reason}
-          </Alert>
-        )}
-        {turn.length > 1 && (
-          <Badge variant="light">
-            call {turn.indexOf(row) + 1} of {turn.length} in one model turn
-          </Badge>
-        )}
-        {question && <Text fw={600}>{asText(row.args.question ?? '')}</Text>}
-        {edited === null || question ? <ArgsTable args={row.args} /> : null}
-        {edited !== null && (
-          <Textarea
-            label={question ? 'Answer (JSON)' : 'Arguments to run with (JSON)'}
-            aria-label={question ? 'Answer' : 'Edited arguments'}
-            value={edited}
-            onChange={(e) => setEdited(e.currentTarget.value)}
-            autosize
-            minRows={3}
-            ff="monospace"
-          />
-        )}
-        <Textarea label="Reason (optional)" value={reason} onChange={(e) => setReason(e.currentTarget.value)} autosize minRows={1} />
-        {!question && row.approvals_required === 1 && (
-          <Switch
-            label="Also approve similar calls in this run"
-            checked={standing !== null}
-            onChange={(e) =>
-              setStanding(e.currentTarget.checked ? { when: amount !== null ? `args.amount <= ${amount}` : 'true', max: 3 } : null)
-            }
-          />
-        )}
-        {standing && (
-          <Group align="flex-end">
-            <TextInput
-              label="Calls of this tool whose args satisfy (CEL)"
-              value={standing.when}
-              onChange={(e) => setStanding({ ...standing, when: e.currentTarget.value })}
-              w={320}
-              ff="monospace"
-            />
-            <TextInput
-              label="At most (calls, this one included)"
-              type="number"
-              value={String(standing.max)}
-              onChange={(e) => setStanding({ ...standing, max: Number(e.currentTarget.value) })}
-              w={200}
-            />
-          </Group>
-        )}
-        <Group>
-          <Button color="green" loading={decide.isPending} onClick={() => decide.mutate('approve')}>
-            {question ? 'Answer' : edited === null ? 'Approve' : 'Approve with changes'}
-          </Button>
-          <Button color="red" variant="light" loading={decide.isPending} onClick={() => decide.mutate('reject')}>
-            Reject
-          </Button>
-          {turn.length > 1 && turn[0] === row && (
-            <Button
-              variant="light"
-              loading={decide.isPending}
-              onClick={() =>
-                void Promise.all(
-                  turn.map((r) =>
-                    data(
-                      http.POST('/api/confirmations/{id}/decision', { params: { path: { id: r.id } }, body: { decision: 'approve' } }),
-                    ).catch((err: unknown) => toastError(`${r.tool} was not approved`, err)),
-                  ),
-                ).then(() => queries.invalidateQueries({ queryKey: ['confirmations'] }))
-              }
-            >
-              Approve all {turn.length}
-            </Button>
-          )}
-          {!question && row.args_schema && row.approvals_required === 1 && (
-            <Button variant="subtle" onClick={() => setEdited(edited === null ? JSON.stringify(row.args, null, 2) : null)}>
-              {edited === null ? 'Edit arguments' : 'Cancel edit'}
-            </Button>
-          )}
-        </Group>
-      </Stack>
-    </Card>
-  );
-}
-
-function History({ rows, nameOf }: { rows: ConfirmationRow[]; nameOf: (id: string | null) => string }) {
-  if (rows.length === 0) return <Text c="dimmed">No decisions yet.</Text>;
-  return (
-    <Table.ScrollContainer minWidth={700}>
-      <Table striped aria-label="Decided requests">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Tool</Table.Th>
-            <Table.Th>Agent</Table.Th>
-            <Table.Th>Requested by</Table.Th>
-            <Table.Th>Status</Table.Th>
-            <Table.Th>By</Table.Th>
-            <Table.Th>When</Table.Th>
-            <Table.Th>Reason</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {rows.map((r) => (
-            <Table.Tr key={r.id}>
-              <Table.Td ff="monospace">
-                {r.tool} {asText(r.args.id ?? '')}
-              </Table.Td>
-              <Table.Td>{r.agent_name}</Table.Td>
-              <Table.Td>{nameOf(r.requested_by)}</Table.Td>
-              <Table.Td>
-                <Badge color={r.status === 'approved' ? 'green' : r.status === 'rejected' ? 'red' : 'gray'}>{r.status}</Badge>
-              </Table.Td>
-              <Table.Td>
-                {r.responded_by ?? '—'}
-                {r.responded_at ? ` via ${r.responded_by_platform ?? 'console / API'}` : ''}
-              </Table.Td>
-              <Table.Td>{r.responded_at ? new Date(r.responded_at).toLocaleString() : '—'}</Table.Td>
-              <Table.Td>
-                {r.reason ?? ''}
-                {r.original_args ? ` (approved with changes; proposed ${JSON.stringify(r.original_args)})` : ''}
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
-  );
-}
 
 /** The approvals inbox: pending requests arrive live (server stream); deciding goes through the same policy as every channel. */
 export function Approvals() {
   const [filter, setFilter] = useState('');
   const [everyone, setEveryone] = useState(false);
-  const { forMe, live } = usePendingForMe();
+  const { forMe, live, unreachable } = usePendingForMe();
   const focusedId = useParams().id;
   const nameOf = useMemberNames();
   // Both lists are refetched when the inbox stream reports a change (PendingStream), not on a timer.
@@ -284,10 +46,11 @@ export function Approvals() {
         </Alert>
       )}
       {!live && (
-        <Text size="sm" c="dimmed" role="status">
-          Connecting to live updates…
+        <Text size="sm" c={unreachable ? 'red' : 'dimmed'} role="status">
+          {unreachable ? 'Cannot reach the server — retrying…' : 'Connecting to live updates…'}
         </Text>
       )}
+      {focusedId && !pendingRows.some((r) => r.id === focusedId) && <LinkedRequestOutcome id={focusedId} nameOf={nameOf} />}
       <Tabs defaultValue="pending">
         <Tabs.List>
           <Tabs.Tab value="pending">
@@ -297,7 +60,7 @@ export function Approvals() {
         </Tabs.List>
         <Tabs.Panel value="pending" pt="md">
           <Stack>
-            {pendingRows.length === 0 && (
+            {pendingRows.length === 0 && (everyone ? pending.isSuccess : live) && (
               <Text c="dimmed" data-testid="inbox-empty">
                 Nothing waiting for you. New requests appear here on their own.
               </Text>
@@ -314,7 +77,7 @@ export function Approvals() {
           </Stack>
         </Tabs.Panel>
         <Tabs.Panel value="history" pt="md">
-          <History rows={(all.data ?? []).filter((r) => r.status !== 'pending').filter(match)} nameOf={nameOf} />
+          <DecidedHistory rows={(all.data ?? []).filter((r) => r.status !== 'pending').filter(match)} nameOf={nameOf} />
         </Tabs.Panel>
       </Tabs>
     </Stack>

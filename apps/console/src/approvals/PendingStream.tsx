@@ -11,9 +11,11 @@ interface PendingState {
   forMe: ConfirmationRow[];
   /** False until the first snapshot, and while reconnecting. */
   live: boolean;
+  /** The last attempt to reach the server failed; retrying with backoff. */
+  unreachable: boolean;
 }
 
-const Ctx = createContext<PendingState>({ forMe: [], live: false });
+const Ctx = createContext<PendingState>({ forMe: [], live: false, unreachable: false });
 
 const newestFirst = (rows: Map<string, ConfirmationRow>) => [...rows.values()].sort((a, b) => b.created_at.localeCompare(a.created_at));
 
@@ -22,7 +24,7 @@ const newestFirst = (rows: Map<string, ConfirmationRow>) => [...rows.values()].s
  * happens. Reconnects with backoff and starts again from a fresh snapshot, so nothing is missed while it was away.
  */
 export function PendingProvider({ children }: { children: ReactNode }) {
-  const [state, setState] = useState<PendingState>({ forMe: [], live: false });
+  const [state, setState] = useState<PendingState>({ forMe: [], live: false, unreachable: false });
   const queries = useQueryClient();
 
   useEffect(() => {
@@ -47,13 +49,13 @@ export function PendingProvider({ children }: { children: ReactNode }) {
               // Decided history and the other lists follow the same change (one refetch, no polling).
               void queries.invalidateQueries({ queryKey: ['confirmations'] });
             }
-            setState({ forMe: newestFirst(rows), live: true });
+            setState({ forMe: newestFirst(rows), live: true, unreachable: false });
           });
         } catch {
           /* reconnect below */
         }
         if (aborted()) return;
-        setState((s) => ({ ...s, live: false }));
+        setState((s) => ({ ...s, live: false, unreachable: true }));
         await new Promise((r) => setTimeout(r, retryMs));
         retryMs = Math.min(retryMs * 2, 15_000);
       }

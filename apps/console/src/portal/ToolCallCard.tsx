@@ -5,13 +5,7 @@ import { data, http } from '../api/typed';
 import { JsonBlock } from '../ui/JsonBlock';
 import type { HookView, ToolCallView } from './run-model';
 import { asText } from '../ui/as-text';
-
-const SCOPES: Record<string, string> = {
-  initiator: 'you (the requester)',
-  agent_owner: "the agent's owner",
-  org_members: 'any member',
-  org_admins: 'an org admin',
-};
+import { approvalAwaited } from '../ui/approver-words';
 
 export function HookLine({ h }: { h: HookView }) {
   const color = h.outcome === 'block' || h.outcome === 'error' ? 'red' : h.outcome === 'rewrite' ? 'yellow' : 'green';
@@ -58,11 +52,11 @@ function Waiting({ pending }: { pending: NonNullable<ToolCallView['pending']> })
     queryFn: () => data(http.GET('/api/confirmations/{id}', { params: { path: { id: pending.confirmationId } } })),
   });
   const left = useCountdown(pending.expiresAt);
-  const who = row.data ? (SCOPES[row.data.approver_scope] ?? row.data.approver_scope) : 'an approver';
+  const awaited = row.data ? approvalAwaited(row.data) : 'approval by an approver';
   const where = pending.channel?.type && pending.channel.type !== 'inbox' ? ` in ${pending.channel.name ?? pending.channel.type}` : '';
   return (
     <Text size="sm" c="orange" role="status">
-      Waiting for approval by {who}
+      Waiting for {awaited}
       {where}, expires in {left}
     </Text>
   );
@@ -72,6 +66,7 @@ function status(call: ToolCallView): [string, string] {
   if (call.observation?.blocked) return [`blocked${call.observation.blockedBy ? ` by ${call.observation.blockedBy}` : ''}`, 'red'];
   if (call.observation) return ['done', 'green'];
   if (call.resolved) return [call.resolved.status, call.resolved.status === 'approved' ? 'green' : 'red'];
+  if (call.endedWith) return [call.endedWith, 'gray'];
   if (call.pending) return ['waiting for approval', 'orange'];
   return ['running', 'blue'];
 }
@@ -90,6 +85,11 @@ export function ToolCallCard({ call }: { call: ToolCallView }) {
           <Badge color={color}>{label}</Badge>
         </Group>
         <JsonBlock value={call.args} label="Arguments" />
+        {call.proposedArgs && (
+          <Text size="xs" c="dimmed" data-testid="proposed-args">
+            Approved with changes; the model proposed {JSON.stringify(call.proposedArgs)}
+          </Text>
+        )}
         {call.hooks.length > 0 && (
           <List size="xs" listStyleType="none">
             {call.hooks.map((h, i) => (
@@ -99,7 +99,12 @@ export function ToolCallCard({ call }: { call: ToolCallView }) {
             ))}
           </List>
         )}
-        {call.pending && !call.resolved && <Waiting pending={call.pending} />}
+        {call.pending && !call.resolved && !call.endedWith && <Waiting pending={call.pending} />}
+        {call.endedWith && (
+          <Text size="sm" c="dimmed">
+            No longer waiting: the run {call.endedWith === 'cancelled' ? 'was cancelled' : `ended (${call.endedWith})`}
+          </Text>
+        )}
         {call.resolved && (
           <Text size="sm">
             Approval {call.resolved.status}

@@ -12,11 +12,16 @@ export interface HookView {
 export interface ToolCallView {
   callId: string;
   tool: string;
+  /** The args that run: the model's, or an approver's edit once approved with changes. */
   args: Record<string, unknown>;
+  /** Approved with changes: what the model proposed. */
+  proposedArgs?: Record<string, unknown>;
   hooks: HookView[];
   pending?: { confirmationId: string; expiresAt: string; channel?: { type?: string | null; name?: string | null } };
   resolved?: { status: string; respondedBy?: string | null };
   observation?: { content: string; blocked: boolean; blockedBy?: string; args?: Record<string, unknown> };
+  /** The run ended (cancelled, failed, refused…) while this call still waited: its wait is over too. */
+  endedWith?: string;
 }
 export interface RunView {
   runId?: string;
@@ -75,9 +80,12 @@ export function foldRun(events: RunStreamEvent[]): RunView {
           channel: data.channel,
         };
         break;
-      case 'confirmation_resolved':
-        call(data.call_id ?? '').resolved = { status: data.status, respondedBy: data.responded_by };
+      case 'confirmation_resolved': {
+        const c = call(data.call_id ?? '');
+        c.resolved = { status: data.status, respondedBy: data.responded_by };
+        if (data.args) Object.assign(c, { proposedArgs: data.original_args ?? c.args, args: data.args });
         break;
+      }
       case 'observation':
         call(data.call_id, data.tool).observation = {
           content: stored(data).content ?? '',
@@ -101,6 +109,7 @@ export function foldRun(events: RunStreamEvent[]): RunView {
         break;
     }
   }
+  if (view.status) for (const c of view.calls) if (c.pending && !c.resolved && !c.observation) c.endedWith = view.status;
   return view;
 }
 

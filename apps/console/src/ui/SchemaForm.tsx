@@ -1,4 +1,5 @@
-import { NumberInput, Select, Stack, Switch, TagsInput, Text, TextInput } from '@mantine/core';
+import { NumberInput, Select, Stack, Switch, TagsInput, Text, Textarea, TextInput } from '@mantine/core';
+import { useState } from 'react';
 import { asText } from './as-text';
 
 /** The subset of JSON Schema that hook config schemas use. */
@@ -12,6 +13,9 @@ export interface JsonSchema {
   description?: string;
   minimum?: number;
   maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  title?: string;
 }
 
 type Values = Record<string, unknown>;
@@ -22,17 +26,22 @@ export function SchemaForm({
   value,
   onChange,
   idPrefix,
+  problems = {},
+  emptyText = 'This hook has no settings.',
 }: {
   schema: JsonSchema;
   value: Values;
   onChange: (v: Values) => void;
   idPrefix: string;
+  /** Per field: what is wrong with its value, shown at the field. */
+  problems?: Record<string, string>;
+  emptyText?: string;
 }) {
   const props = Object.entries(schema.properties ?? {});
   if (props.length === 0)
     return (
       <Text size="sm" c="dimmed">
-        This hook has no settings.
+        {emptyText}
       </Text>
     );
   const set = (k: string, v: unknown) => {
@@ -49,6 +58,7 @@ export function SchemaForm({
           description: p.description,
           id: `${idPrefix}-${key}`,
           withAsterisk: schema.required?.includes(key),
+          error: problems[key],
         };
         const placeholder = p.default !== undefined ? `default ${JSON.stringify(p.default)}` : undefined;
         if (p.enum) {
@@ -95,6 +105,7 @@ export function SchemaForm({
             />
           );
         }
+        if (type === 'object') return <JsonField {...common} value={value[key]} onChange={(v) => set(key, v)} />;
         return (
           <TextInput
             {...common}
@@ -105,5 +116,43 @@ export function SchemaForm({
         );
       })}
     </Stack>
+  );
+}
+
+/** A nested object (rare in action schemas): edited as JSON text, kept as the value only while it parses. */
+function JsonField({
+  value,
+  onChange,
+  error,
+  ...rest
+}: {
+  label: string;
+  id: string;
+  description?: string;
+  withAsterisk?: boolean;
+  error?: string;
+  value: unknown;
+  onChange: (v: unknown) => void;
+}) {
+  const [text, setText] = useState(value === undefined ? '' : JSON.stringify(value, null, 2));
+  const [invalid, setInvalid] = useState<string | null>(null);
+  return (
+    <Textarea
+      {...rest}
+      ff="monospace"
+      autosize
+      minRows={2}
+      value={text}
+      error={invalid ?? error}
+      onChange={(e) => {
+        setText(e.currentTarget.value);
+        try {
+          onChange(e.currentTarget.value.trim() === '' ? undefined : JSON.parse(e.currentTarget.value));
+          setInvalid(null);
+        } catch {
+          setInvalid('Not valid JSON yet');
+        }
+      }}
+    />
   );
 }

@@ -1,21 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import {
-  AuditTrail,
-  BadInputError,
-  changedSecrets,
-  ConflictError,
-  EgressPolicy,
-  isUuid,
-  NotFoundError,
-  secretsFollowProblem,
-} from '@warden/common';
+import { AuditTrail, BadInputError, changedSecrets, EgressPolicy, isUuid, NotFoundError, secretsFollowProblem } from '@warden/common';
 import { ConfigCache, TransactionRunner } from '@warden/database';
 import { Repository, type EntityManager } from 'typeorm';
 import { validateConnector } from './connector-validation.js';
 import { auditedConnector, connectorView, type ConnectorView } from './connector-view.js';
 import { Connector, ConnectorAction } from './connector.entity.js';
 import type { ConnectorDto } from './dto/connector.dto.js';
+import { ToolNamespaces } from '../tools/tool-namespaces.js';
 import { toolNameOf } from './tool-name.js';
 
 export type { ConnectorView } from './connector-view.js';
@@ -38,6 +30,7 @@ export class ConnectorsService {
     private readonly egress: EgressPolicy,
     private readonly audit: AuditTrail,
     private readonly cache: ConfigCache,
+    private readonly namespaces: ToolNamespaces,
   ) {}
 
   async list(orgId: string): Promise<ConnectorView[]> {
@@ -53,8 +46,8 @@ export class ConnectorsService {
   async create(orgId: string, dto: ConnectorDto, actor: string | null = null): Promise<ConnectorView> {
     const actions = validateConnector(dto);
     await this.checkEgress(dto.base_url);
-    await this.assertNameFree(orgId, dto.name);
-    const id = await this.tx.run(async ({ manager }) => {
+    await this.namespaces.assertFree(orgId, dto.name);
+    const id = await this.inTransaction(orgId, dto.name, undefined, async (manager) => {
       const c = await manager.save(
         Connector,
         manager.create(Connector, {
@@ -91,8 +84,8 @@ export class ConnectorsService {
     const rebind = secretsFollowProblem({ field: 'base_url', before: existing.baseUrl, after: dto.base_url, kept });
     if (rebind) throw new BadInputError(`invalid connector: ${rebind}`, [rebind]);
     await this.checkEgress(dto.base_url);
-    if (toolNameOf(dto.name, '') !== toolNameOf(existing.name, '')) await this.assertNameFree(orgId, dto.name, id);
-    await this.tx.run(async ({ manager }) => {
+    await this.namespaces.assertFree(orgId, dto.name, id);
+    await this.inTransaction(orgId, dto.name, id, async (manager) => {
       await manager.update(
         Connector,
         { id },
@@ -189,11 +182,13 @@ export class ConnectorsService {
     if (problem) throw new BadInputError(`invalid connector: ${problem}`, [problem]);
   }
 
-  private async assertNameFree(orgId: string, name: string, exceptId?: string): Promise<void> {
-    const clash = (await this.connectors.findBy({ orgId })).find(
-      (c) => c.id !== exceptId && toolNameOf(c.name, '') === toolNameOf(name, ''),
-    );
-    if (clash) throw new ConflictError(`a connector named "${clash.name}" already exists (tool names would collide)`);
+  /** A save under `name`: two admins racing for one tool namespace get the same 409 as `assertFree` gives. */
+  private async inTransaction<T>(orgId: string, name: string, id: string | undefined, work: (m: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await this.tx.run(({ manager }) => work(manager));
+    } catch (err) {
+      throw await this.namespaces.refusal(err, orgId, name, id);
+    }
   }
 }
 

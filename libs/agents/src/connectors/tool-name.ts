@@ -4,12 +4,5 @@ export function toolNameOf(connector: string, action: string): string {
   return `${part(connector)}__${part(action)}`;
 }
 
-/** `*` matches any run of characters, `?` one character; everything else literally. */
-export function globMatches(pattern: string, name: string): boolean {
-  if (!/[*?]/.test(pattern)) return pattern === name;
-  const source = pattern
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${source}$`).test(name);
-}
+/** `*` matches any run of characters, `?` one character; everything else literally (no regex: see @warden/common). */
+export { globMatches } from '@warden/common';

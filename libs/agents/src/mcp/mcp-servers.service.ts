@@ -11,13 +11,12 @@ import {
   type Queryable,
 } from '@warden/common';
 import { ConfigCache, TransactionRunner } from '@warden/database';
-import { ConnectorsService } from '../connectors/connectors.service.js';
-import { toolNameOf } from '../connectors/tool-name.js';
 import { McpClientPool } from './mcp-client-pool.js';
 import { mcpServerChange } from './mcp-server-audit.js';
 import type { McpServerRecord, McpTool, McpToolOverride } from './mcp-server.types.js';
 import { McpServersStore, type McpServerWrite } from './mcp-servers.store.js';
 import { toMcpTool, toolOverrideProblems } from './mcp-tool-policy.js';
+import { ToolNamespaces } from '../tools/tool-namespaces.js';
 
 export interface McpServerInput {
   name: string;
@@ -38,7 +37,7 @@ export class McpServersService {
     private readonly store: McpServersStore,
     private readonly pool: McpClientPool,
     private readonly secrets: SecretBox,
-    private readonly connectors: ConnectorsService,
+    private readonly namespaces: ToolNamespaces,
     private readonly cache: ConfigCache,
     private readonly tx: TransactionRunner,
     private readonly audit: AuditTrail,
@@ -70,7 +69,7 @@ export class McpServersService {
   /** Each change and its audit event (actor, diff, which headers changed) commit together. */
   async create(orgId: string, input: McpServerInput, actor: string | null = null) {
     const write = await this.checked(orgId, input, undefined);
-    const saved = await this.tx.run(async ({ manager }) => {
+    const saved = await this.inTransaction(orgId, input.name, undefined, async (manager) => {
       const row = await this.store.insert(orgId, write, manager);
       if (row) await this.audited({ orgId, actor, before: null, after: row }, manager);
       return row;
@@ -84,7 +83,7 @@ export class McpServersService {
   async update(orgId: string, id: string, input: McpServerInput, actor: string | null = null) {
     const existing = await this.find(orgId, id);
     const write = await this.checked(orgId, input, existing);
-    const saved = await this.tx.run(async ({ manager }) => {
+    const saved = await this.inTransaction(orgId, input.name, id, async (manager) => {
       const row = await this.store.update(orgId, id, write, manager);
       if (row) await this.audited({ orgId, actor, before: existing, after: row }, manager);
       return row;
@@ -106,6 +105,15 @@ export class McpServersService {
     if (!removed) throw new NotFoundError('MCP server', id);
     this.cache.invalidate(orgId);
     this.pool.forget(id);
+  }
+
+  /** A save under `name`: two admins racing for one tool namespace get the same 409 as `assertFree` gives. */
+  private async inTransaction<T>(orgId: string, name: string, id: string | undefined, work: (m: Queryable) => Promise<T>): Promise<T> {
+    try {
+      return await this.tx.run(({ manager }) => work(manager));
+    } catch (err) {
+      throw await this.namespaces.refusal(err, orgId, name, id);
+    }
   }
 
   /** Writes the change's audit event inside its transaction (`tx`). */
@@ -143,10 +151,7 @@ export class McpServersService {
     if (rebind) problems.push(rebind);
     // A URL that did not parse is among the problems.
     if (problems.length || !url) throw new BadInputError(`the MCP server is invalid: ${problems.join('; ')}`, problems);
-    const clash = (await this.connectors.list(orgId)).find((c) => toolNameOf(c.name, '') === toolNameOf(input.name, ''));
-    if (clash) throw new ConflictError(`a connector named "${clash.name}" already exists (tool names would collide)`);
-    const others = (await this.store.list(orgId)).find((s) => s.id !== existing?.id && s.name === input.name);
-    if (others) throw new ConflictError(`an MCP server named "${input.name}" already exists`);
+    await this.namespaces.assertFree(orgId, input.name, existing?.id);
     const headers = input.headers ?? (existing ? (this.secrets.open(existing.sealedHeaders) as Record<string, string>) : {});
     return {
       name: input.name,

@@ -8,8 +8,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /**
  * A server's tool as Warden runs it. Annotations are the server's hints, the admin's override wins: a tool is a read
- * only when it says `readOnlyHint: true` (MCP's default is a destructive write), and a tool that declares
- * `destructiveHint: true` needs an approval unless the override says otherwise.
+ * only when it says `readOnlyHint: true`. Anything else is a write, and MCP's defaults (`readOnlyHint: false`,
+ * `destructiveHint: true`) make a tool without annotations a destructive one: every write needs an approval unless
+ * the admin's override says otherwise — a third-party server's `destructiveHint: false` does not decide whether
+ * Warden asks.
  */
 export function toMcpTool(server: McpServerRecord, tool: Tool): McpTool {
   const override: McpToolOverride = server.toolOverrides[tool.name] ?? {};
@@ -23,7 +25,7 @@ export function toMcpTool(server: McpServerRecord, tool: Tool): McpTool {
     parameters: tool.inputSchema,
     server: { id: server.id, name: server.name, url: server.url },
     write,
-    requiresConfirmation: hasOverride ? override.requires_confirmation === true : write && annotations.destructiveHint === true,
+    requiresConfirmation: hasOverride ? override.requires_confirmation === true : write,
     requiresConfirmationWhen: override.requires_confirmation_when ?? null,
     annotations,
   };

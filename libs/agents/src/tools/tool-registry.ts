@@ -1,4 +1,4 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type { ToolCallMetadata } from '@warden/hooks';
 import { evaluateConfirmationCondition } from '../connectors/confirmation-condition.js';
@@ -27,6 +27,7 @@ export type ResolvedTool =
  */
 @Injectable()
 export class ToolRegistry implements OnModuleInit {
+  private readonly logger = new Logger(ToolRegistry.name);
   private readonly builtins = new Map<string, BuiltinTool>();
 
   constructor(
@@ -66,7 +67,20 @@ export class ToolRegistry implements OnModuleInit {
       mcp: m,
       spec: { name: m.name, description: m.description, parameters: m.parameters },
     }));
-    return [...connectorTools, ...mcpTools, ...builtins];
+    return this.unambiguous(orgId, [...connectorTools, ...mcpTools, ...builtins]);
+  }
+
+  /**
+   * Tools whose name no other tool has. Saves refuse a shared name (ToolNamespaces), but rows from before that rule
+   * may share one: such a name resolves to no tool at all rather than to whichever source came first (fail closed).
+   */
+  private unambiguous(orgId: string, tools: ResolvedTool[]): ResolvedTool[] {
+    const count = new Map<string, number>();
+    for (const t of tools) count.set(t.spec.name, (count.get(t.spec.name) ?? 0) + 1);
+    const shared = [...count].filter(([, n]) => n > 1).map(([name]) => name);
+    if (shared.length === 0) return tools;
+    this.logger.warn(`org ${orgId}: tools offered by more than one source are withheld: ${shared.join(', ')}`);
+    return tools.filter((t) => count.get(t.spec.name) === 1);
   }
 
   /** The tools an agent may use: every tool matched by one of its `tools` entries (names or globs). */

@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { UsersService, type ChatPlatform, type Principal } from '@warden/auth';
 import { BadInputError, ConflictError, isUuid, NotFoundError } from '@warden/common';
@@ -12,15 +12,18 @@ const CODE_TTL_S = 600;
 const MAX_ATTEMPTS = 5;
 const MAX_CODES_PER_HOUR = 5;
 
-/** A link code's row as verify() reads it (`expired` is computed by the query). */
+/** Why a code cannot be used, as refusalOf() reads it (`expired` is computed by the query). */
 interface LinkCodeRow {
-  id: string;
-  platform: string;
-  external_id: string;
-  code_hash: string;
   attempts: number;
   consumed_at: Date | null;
   expired: boolean;
+}
+
+/** One counted guess: `linked` when it was the right code (the row is then consumed). */
+interface GuessRow {
+  platform: string;
+  external_id: string;
+  linked: boolean;
 }
 
 const hashOf = (linkId: string, code: string): Buffer => createHash('sha256').update(`${linkId}:${code}`).digest();
@@ -88,31 +91,14 @@ export class IdentityLinksService {
   }
 
   async verify(p: Principal, linkId: string, code: string) {
-    const [row] = isUuid(linkId)
-      ? await this.dataSource.query<[LinkCodeRow?]>(
-          `SELECT *, expires_at <= now() AS expired FROM identity_link_codes WHERE id = $1 AND org_id = $2 AND user_id = $3`,
-          [linkId, p.orgId, p.userId],
-        )
-      : [];
-    if (!row) throw new NotFoundError('identity link', linkId);
-    if (row.consumed_at) throw new ConflictError('this code was already used or replaced by a newer one; request a new code');
-    if (row.expired) throw new BadInputError('the code has expired; request a new one with POST /api/me/identities/link');
-    if (row.attempts >= MAX_ATTEMPTS) throw new BadInputError('too many wrong codes; request a new one with POST /api/me/identities/link');
-    const expected = Buffer.from(row.code_hash, 'hex');
-    if (expected.length !== 32 || !timingSafeEqual(expected, hashOf(row.id, code))) {
-      await this.dataSource.query(`UPDATE identity_link_codes SET attempts = attempts + 1 WHERE id = $1`, [row.id]);
-      throw new BadInputError('wrong code; nothing was linked');
-    }
-    // TypeORM answers an UPDATE ... RETURNING with [rows, rowCount]: the row count says whether this call used the code.
-    const [, usedCount] = await this.dataSource.query<[unknown, number]>(
-      `UPDATE identity_link_codes SET consumed_at = now() WHERE id = $1 AND consumed_at IS NULL AND expires_at > now() RETURNING id`,
-      [row.id],
-    );
-    if (usedCount !== 1) throw new ConflictError('this code was already used; request a new code');
+    if (!isUuid(linkId)) throw new NotFoundError('identity link', linkId);
+    const guess = await this.spendGuess(p, linkId, code);
+    if (!guess) throw await this.refusalOf(p, linkId);
+    if (!guess.linked) throw new BadInputError('wrong code; nothing was linked');
     const member = await this.users.setIdentities(
       p.orgId,
       p.sub,
-      { [row.platform as ChatPlatform]: row.external_id },
+      { [guess.platform as ChatPlatform]: guess.external_id },
       { byUserId: p.userId, method: 'proof' },
     );
     return {
@@ -124,6 +110,37 @@ export class IdentityLinksService {
         wecom_user_id: member.identities.wecom ?? null,
       },
     };
+  }
+
+  /**
+   * Checks and counts one guess in a single statement: the row lock makes concurrent guesses wait for each other and
+   * re-check `attempts`, so a burst gets exactly MAX_ATTEMPTS tries. The right code consumes the row; a wrong one
+   * raises the count. No row: the code is unknown, used, expired or spent (refusalOf says which). Comparing the hashes
+   * in SQL is not a timing oracle worth having: they are SHA-256 of the link id and the guess.
+   */
+  private async spendGuess(p: Principal, linkId: string, code: string): Promise<GuessRow | undefined> {
+    const [rows] = await this.dataSource.query<[GuessRow[], number]>(
+      `UPDATE identity_link_codes
+          SET consumed_at = CASE WHEN code_hash = $4 THEN now() ELSE consumed_at END,
+              attempts = CASE WHEN code_hash = $4 THEN attempts ELSE attempts + 1 END
+        WHERE id = $1 AND org_id = $2 AND user_id = $3
+          AND consumed_at IS NULL AND expires_at > now() AND attempts < $5
+        RETURNING platform, external_id, consumed_at IS NOT NULL AS linked`,
+      [linkId, p.orgId, p.userId, hashOf(linkId, code).toString('hex'), MAX_ATTEMPTS],
+    );
+    return rows[0];
+  }
+
+  /** Why a guess was not counted, read after the fact (the row only ever moves towards unusable). */
+  private async refusalOf(p: Principal, linkId: string): Promise<Error> {
+    const [row] = await this.dataSource.query<[LinkCodeRow?]>(
+      `SELECT attempts, consumed_at, expires_at <= now() AS expired FROM identity_link_codes WHERE id = $1 AND org_id = $2 AND user_id = $3`,
+      [linkId, p.orgId, p.userId],
+    );
+    if (!row) return new NotFoundError('identity link', linkId);
+    if (row.consumed_at) return new ConflictError('this code was already used or replaced by a newer one; request a new code');
+    if (row.expired) return new BadInputError('the code has expired; request a new one with POST /api/me/identities/link');
+    return new BadInputError('too many wrong codes; request a new one with POST /api/me/identities/link');
   }
 
   private async channelFor(orgId: string, platform: ChatPlatform, channelId?: string): Promise<ChannelRecord> {

@@ -49,4 +49,12 @@ describe('WeCom callback crypto', () => {
     expect(xmlField(xml, 'CreateTime')).toBe('123');
     expect(xmlField(xml, 'Nope')).toBeUndefined();
   });
+
+  it('reads a field in one pass: 200 000 spaces with no closing tag (unsigned input) answer at once', () => {
+    // The regex this replaced backtracked quadratically (or worse) on this body, before its signature was checked.
+    const body = `<xml><Encrypt>${' '.repeat(200_000)}x`;
+    expect(xmlField(body, 'Encrypt')).toBeUndefined();
+    expect(xmlField(`<xml><Encrypt>  <![CDATA[a<b]]>  </Encrypt></xml>`, 'Encrypt')).toBe('a<b');
+    expect(xmlField('<xml><MsgType><b>x</b></MsgType></xml>', 'MsgType')).toBeUndefined();
+  });
 });

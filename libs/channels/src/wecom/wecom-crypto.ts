@@ -37,11 +37,18 @@ export function openWecomEnvelope(
   return { ok: true, message: opened.message };
 }
 
-/** One field of WeCom's flat XML (CDATA or plain text); WeCom payloads have no nesting we need. */
+/**
+ * One field of WeCom's flat XML (CDATA or plain text); WeCom payloads have no nesting we need, and name each field
+ * once. Read with indexOf, not a regex: the callback body arrives before its signature is checked, and a regex with
+ * `\s*` around `[^<]*` backtracks quadratically on a long run of spaces.
+ */
 export function xmlField(xml: string, name: string): string | undefined {
-  const m = new RegExp(`<${name}>\\s*(?:<!\\[CDATA\\[([\\s\\S]*?)\\]\\]>|([^<]*))\\s*</${name}>`).exec(xml);
-  if (!m) return undefined;
-  // A group that did not take part is undefined, whatever RegExpExecArray's element type says.
-  const groups: ReadonlyArray<string | undefined> = m;
-  return groups[1] ?? groups[2];
+  const open = xml.indexOf(`<${name}>`);
+  if (open < 0) return undefined;
+  const from = open + name.length + 2;
+  const close = xml.indexOf(`</${name}>`, from);
+  if (close < 0) return undefined;
+  const value = xml.slice(from, close).trim();
+  if (value.startsWith('<![CDATA[') && value.endsWith(']]>')) return value.slice(9, -3);
+  return value.includes('<') ? undefined : value;
 }

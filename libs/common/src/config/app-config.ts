@@ -186,9 +186,13 @@ export class AppConfig {
   get otelExportDelayMs(): number {
     return this.env.OTEL_BSP_SCHEDULE_DELAY ?? 5000;
   }
-  /** Bearer token required by GET /metrics when set. */
-  get metricsToken(): string | undefined {
-    return this.env.METRICS_TOKEN;
+  /**
+   * Who may scrape GET /metrics: the bearer METRICS_TOKEN when set; otherwise anyone outside production (and in
+   * production with METRICS_PUBLIC=1); otherwise nobody — the series name hooks, tools and approval traffic.
+   */
+  get metricsAccess(): { kind: 'token'; token: string } | { kind: 'public' } | { kind: 'off' } {
+    if (this.env.METRICS_TOKEN) return { kind: 'token', token: this.env.METRICS_TOKEN };
+    return !this.isProduction || this.env.METRICS_PUBLIC ? { kind: 'public' } : { kind: 'off' };
   }
 
   /** Where audit events are forwarded as they are written; none when unset. */

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import type { Queryable } from '@warden/common';
 import { DataSource } from 'typeorm';
 import { rowToConfirmation, type ConfirmationRequest, type ConfirmationRow } from '../confirmation.types.js';
+import type { ReassignmentGuard } from './reassignment-policy.js';
 
 export type ConfirmationEventKind = 'reminded' | 'escalated' | 'reassigned';
 
@@ -57,24 +59,32 @@ export class EscalationStore {
     await this.dataSource.query(`UPDATE confirmation_requests SET escalation_card = $2::jsonb WHERE id = $1`, [id, JSON.stringify(sent)]);
   }
 
-  /** Hands a pending request to one named user: the only approver from now on; written with its history row. */
+  /**
+   * Hands a pending request to one named user: the only approver from now on; written with its history row. Only
+   * while the request is as it was checked (`guard`: same approvers, same count, neither person has voted since).
+   * In `runner`'s transaction when given (its audit event commits with it).
+   */
   async reassign(
     id: string,
     toSub: string,
     by: { userId: string; name: string },
     reason: string | null,
+    guard: ReassignmentGuard,
+    runner: Queryable = this.dataSource,
   ): Promise<ConfirmationRequest | null> {
-    const [row] = await this.dataSource.query<[ConfirmationRow?]>(
+    const [row] = await runner.query<[ConfirmationRow?]>(
       `WITH moved AS (
          UPDATE confirmation_requests c SET approvers = jsonb_build_array('users:' || $2::text), updated_at = now()
           FROM confirmation_requests before
           WHERE c.id = $1 AND before.id = c.id AND c.status = 'pending' AND c.expires_at > now()
+            AND COALESCE(c.approvers, jsonb_build_array(c.approver_scope)) = $6::jsonb AND c.approvals_given = $7
+            AND NOT EXISTS (SELECT 1 FROM confirmation_votes v WHERE v.confirmation_id = c.id AND v.user_id IN ($3, $8))
           RETURNING c.*, COALESCE(before.approvers, jsonb_build_array(before.approver_scope)) AS previous_approvers),
        history AS (
          INSERT INTO confirmation_events (confirmation_id, kind, detail, by_user_id, by_name)
          SELECT id, 'reassigned', jsonb_build_object('from', previous_approvers, 'to', $2::text, 'reason', $5::text), $3, $4 FROM moved)
        SELECT * FROM moved`,
-      [id, toSub, by.userId, by.name, reason],
+      [id, toSub, by.userId, by.name, reason, JSON.stringify(guard.approvers), guard.approvalsGiven, guard.toUserId],
     );
     return row ? rowToConfirmation(row) : null;
   }

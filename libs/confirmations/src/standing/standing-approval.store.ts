@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Queryable } from '@warden/common';
 import { DataSource } from 'typeorm';
 
 /** "This call and similar ones in this run" (table `standing_approvals`). */
@@ -16,6 +17,9 @@ export interface StandingApproval {
   confirmationId: string;
   grantedByUserId: string | null;
   grantedByName: string;
+  /** The tier and policy version it was given under: it never covers a call of another tier or version. */
+  tier: number | null;
+  policyVersion: string | null;
   createdAt: Date;
 }
 
@@ -32,6 +36,8 @@ interface StandingApprovalRow {
   confirmation_id: string;
   granted_by_user_id: string | null;
   granted_by_name: string;
+  tier: number | null;
+  policy_version: string | null;
   created_at: Date;
 }
 
@@ -47,6 +53,8 @@ const toApproval = (r: StandingApprovalRow): StandingApproval => ({
   confirmationId: r.confirmation_id,
   grantedByUserId: r.granted_by_user_id,
   grantedByName: r.granted_by_name,
+  tier: r.tier,
+  policyVersion: r.policy_version,
   createdAt: new Date(r.created_at),
 });
 
@@ -70,24 +78,30 @@ export function standingApprovalView(s: StandingApproval): Record<string, unknow
 export class StandingApprovalStore {
   constructor(private readonly dataSource: DataSource) {}
 
-  async create(input: {
-    orgId: string;
-    runId: string;
-    tool: string;
-    condition: string;
-    maxCalls: number;
-    minutes: number;
-    confirmationId: string;
-    callId: string;
-    argsDigest: string;
-    grantedByUserId: string | null;
-    grantedByName: string;
-  }): Promise<StandingApproval> {
+  async create(
+    input: {
+      orgId: string;
+      runId: string;
+      tool: string;
+      condition: string;
+      maxCalls: number;
+      minutes: number;
+      confirmationId: string;
+      callId: string;
+      argsDigest: string;
+      grantedByUserId: string | null;
+      grantedByName: string;
+      tier: number | null;
+      policyVersion: string | null;
+    },
+    runner: Queryable = this.dataSource,
+  ): Promise<StandingApproval | null> {
     // The approved call is its first use: a resumed run finds it by its call id like any other use.
-    const [row] = await this.dataSource.query<[StandingApprovalRow?]>(
+    const [row] = await runner.query<[StandingApprovalRow?]>(
       `WITH made AS (
-         INSERT INTO standing_approvals (org_id, run_id, tool, condition, max_calls, expires_at, confirmation_id, granted_by_user_id, granted_by_name)
-         VALUES ($1, $2, $3, $4, $5, now() + make_interval(mins => $6), $7, $8, $9)
+         INSERT INTO standing_approvals
+           (org_id, run_id, tool, condition, max_calls, expires_at, confirmation_id, granted_by_user_id, granted_by_name, tier, policy_version)
+         VALUES ($1, $2, $3, $4, $5, now() + make_interval(mins => $6), $7, $8, $9, $12, $13)
          ON CONFLICT (confirmation_id) DO NOTHING RETURNING *),
        first_use AS (
          INSERT INTO standing_approval_uses (standing_approval_id, run_id, call_id, args_digest)
@@ -105,13 +119,12 @@ export class StandingApprovalStore {
         input.grantedByName,
         input.callId,
         input.argsDigest,
+        input.tier,
+        input.policyVersion,
       ],
     );
-    if (row) return toApproval(row);
-    // Already granted for this confirmation (a repeated decision): that grant is the one.
-    const existing = await this.byConfirmation(input.confirmationId);
-    if (!existing) throw new Error(`the standing approval of confirmation ${input.confirmationId} was neither created nor found`);
-    return existing;
+    // null: already granted for this confirmation (a repeated decision), and that grant is the one.
+    return row ? toApproval(row) : null;
   }
 
   async byConfirmation(confirmationId: string): Promise<StandingApproval | null> {
@@ -140,9 +153,18 @@ export class StandingApprovalStore {
     return row ? { approval: toApproval(row), argsDigest: row.use_digest } : null;
   }
 
-  /** Takes one use for this call if the approval still has one; null when it ran out or expired meanwhile. */
-  async use(id: string, runId: string, callId: string, argsDigest: string): Promise<StandingApproval | null> {
-    const [row] = await this.dataSource.query<[StandingApprovalRow?]>(
+  /**
+   * Takes one use for this call if the approval still has one; null when it ran out or expired meanwhile. In
+   * `runner`'s transaction when given (as `create`): its audit event commits with it.
+   */
+  async use(
+    id: string,
+    runId: string,
+    callId: string,
+    argsDigest: string,
+    runner: Queryable = this.dataSource,
+  ): Promise<StandingApproval | null> {
+    const [row] = await runner.query<[StandingApprovalRow?]>(
       `WITH bumped AS (
          UPDATE standing_approvals SET uses = uses + 1
           WHERE id = $1 AND uses < max_calls AND expires_at > now()

@@ -1,7 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { BadInputError } from '@warden/common';
-import { actionDigest, argsWithinBound, checkConfirmationCondition, type HookContext, type HookResult } from '@warden/hooks';
+import { AuditTrail, BadInputError, type AuditEventInput } from '@warden/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import {
+  actionDigest,
+  argsWithinBound,
+  checkConfirmationCondition,
+  type AgentHookSettings,
+  type HookContext,
+  type HookResult,
+  type PolicyInForce,
+} from '@warden/hooks';
+import { policyInForce, policyVersion, requirementOf } from '@warden/policy';
 import type { ConfirmationRequest } from '../confirmation.types.js';
+import { isHumanTask } from '../edits/human-task.js';
+import { standingEvent } from './standing-audit.js';
 import { StandingApprovalStore, type StandingApproval } from './standing-approval.store.js';
 
 /** What an approver asks for with "approve for this run". */
@@ -29,6 +41,9 @@ export function checkStandingGrant(
 ): void {
   if (!grant) return;
   if (decision !== 'approve') throw new BadInputError('standing can only be given with decision "approve"');
+  // An answer is this person's reply to this question: standing for later questions would let the model answer them.
+  if (isHumanTask(row))
+    throw new BadInputError(`confirmation ${row.id} is a question: its answer cannot stand for later questions (omit standing)`);
   if (row.approvalsRequired > 1)
     throw new BadInputError(`confirmation ${row.id} needs ${row.approvalsRequired} distinct approvals, so it cannot approve later calls`);
   const problem = checkConfirmationCondition(grant.when);
@@ -44,23 +59,49 @@ export function checkStandingGrant(
  */
 @Injectable()
 export class StandingApprovals {
-  constructor(private readonly store: StandingApprovalStore) {}
+  constructor(
+    private readonly store: StandingApprovalStore,
+    private readonly audit: AuditTrail,
+    private readonly dataSource: DataSource,
+  ) {}
 
-  async grant(row: ConfirmationRequest, grant: StandingGrant): Promise<StandingApproval> {
-    const proposed = row.originalArgs ?? row.args;
-    return this.store.create({
-      orgId: row.orgId,
-      runId: row.runId,
-      tool: row.tool,
-      condition: grant.when,
-      maxCalls: grant.maxCalls ?? DEFAULT_MAX_CALLS,
-      minutes: grant.minutes ?? DEFAULT_MINUTES,
-      confirmationId: row.id,
-      callId: row.callId,
-      argsDigest: actionDigest(row.tool, proposed),
-      grantedByUserId: row.respondedByUserId,
-      grantedByName: row.respondedByName ?? 'unknown',
+  /**
+   * Records the grant with its chained `standing_approval.granted` event after `decisionEvents` (the approval's own),
+   * in one transaction; a repeated grant is the first one.
+   */
+  async grant(row: ConfirmationRequest, grant: StandingGrant, decisionEvents: AuditEventInput[] = []): Promise<StandingApproval> {
+    const made = await this.dataSource.transaction(async (m) => {
+      const created = await this.create(row, grant, m);
+      const granted = created ? [standingEvent('granted', created, { actor: row.respondedByUserId, callId: row.callId })] : [];
+      await this.audit.record([...decisionEvents, ...granted], m);
+      return created;
     });
+    const existing = made ?? (await this.store.byConfirmation(row.id));
+    if (!existing) throw new Error(`the standing approval of confirmation ${row.id} was neither created nor found`);
+    return existing;
+  }
+
+  private create(row: ConfirmationRequest, grant: StandingGrant, m: EntityManager): Promise<StandingApproval | null> {
+    const proposed = row.originalArgs ?? row.args;
+    return this.store.create(
+      {
+        orgId: row.orgId,
+        runId: row.runId,
+        tool: row.tool,
+        condition: grant.when,
+        maxCalls: grant.maxCalls ?? DEFAULT_MAX_CALLS,
+        minutes: grant.minutes ?? DEFAULT_MINUTES,
+        confirmationId: row.id,
+        callId: row.callId,
+        argsDigest: actionDigest(row.tool, proposed),
+        grantedByUserId: row.respondedByUserId,
+        grantedByName: row.respondedByName ?? 'unknown',
+        // The settled row's tier: an edit was re-tiered before it settled.
+        tier: row.tier,
+        policyVersion: row.policyVersion,
+      },
+      m,
+    );
   }
 
   byConfirmation(confirmationId: string): Promise<StandingApproval | null> {
@@ -69,21 +110,37 @@ export class StandingApprovals {
 
   /**
    * Lets the call through when a standing approval of its run covers it, taking one use; null when none does (the
-   * gate then asks a human). A call a hook asked about is never covered: that question is about this call.
+   * gate then asks a human). A grant covers only calls of the tier and policy version it was given under, in a tier
+   * one approval satisfies; never a question (ask_human) nor a call a hook asked about (that question is about it).
    */
-  async coverCall(ctx: HookContext, digest: string): Promise<HookResult | null> {
-    if (!ctx.callId || ctx.metadata.confirmationAsks?.length) return null;
+  async coverCall(ctx: HookContext, digest: string, confirmation: AgentHookSettings['confirmation']): Promise<HookResult | null> {
+    if (!ctx.callId || ctx.metadata.confirmationAsks?.length || ctx.metadata.humanTask) return null;
+    const policy = policyInForce(confirmation);
+    const version = policyVersion(policy);
+    const required = requirementOf(policy, ctx.toolArgs);
+    if (required.approvals !== 1) return null;
+    const fits = (s: StandingApproval) => s.policyVersion === version && s.tier === required.tier && s.grantedByUserId !== null;
     const previous = await this.store.usedBy(ctx.runId, ctx.callId);
-    if (previous) return previous.argsDigest === digest ? this.passed(ctx, previous.approval, digest) : null;
+    if (previous)
+      return previous.argsDigest === digest && fits(previous.approval) ? this.passed(ctx, previous.approval, digest, policy) : null;
     for (const candidate of await this.store.activeFor(ctx.runId, ctx.toolName)) {
-      if (!argsWithinBound(candidate.condition, ctx.toolArgs)) continue;
-      const used = await this.store.use(candidate.id, ctx.runId, ctx.callId, digest);
-      if (used) return this.passed(ctx, used, digest);
+      if (!fits(candidate) || !argsWithinBound(candidate.condition, ctx.toolArgs)) continue;
+      const used = await this.use(candidate, ctx.runId, ctx.callId, digest);
+      if (used) return this.passed(ctx, used, digest, policy);
     }
     return null;
   }
 
-  private async passed(ctx: HookContext, s: StandingApproval, digest: string): Promise<HookResult> {
+  /** Takes one use with its chained `standing_approval.used` event (one transaction). */
+  private use(s: StandingApproval, runId: string, callId: string, digest: string): Promise<StandingApproval | null> {
+    return this.dataSource.transaction(async (m) => {
+      const taken = await this.store.use(s.id, runId, callId, digest, m);
+      if (taken) await this.audit.record(standingEvent('used', taken, { actor: null, callId, argsDigest: digest }), m);
+      return taken;
+    });
+  }
+
+  private async passed(ctx: HookContext, s: StandingApproval, digest: string, policy: PolicyInForce): Promise<HookResult> {
     const by = `${s.grantedByName} (standing approval #${s.id})`;
     ctx.metadata.approvedBy = by;
     await ctx.emit('standing_approval_used', {
@@ -96,6 +153,17 @@ export class StandingApprovals {
       max_calls: s.maxCalls,
       expires_at: s.expiresAt.toISOString(),
     });
-    return { allow: true, sideEffects: [`approved by ${by}`], approval: { confirmationId: s.confirmationId, argsDigest: digest } };
+    const grant = {
+      kind: 'standing' as const,
+      principal: s.grantedByUserId ?? '',
+      digest,
+      policyVersion: s.policyVersion ?? '',
+      tier: s.tier,
+    };
+    return {
+      allow: true,
+      sideEffects: [`approved by ${by}`],
+      approval: { confirmationId: s.confirmationId, argsDigest: digest, policy, grants: [grant] },
+    };
   }
 }

@@ -22,6 +22,8 @@ import { AuditChain1765000400000 } from './1765000400000-audit-chain.js';
 import { WorkflowCancel1765000800000 } from './1765000800000-workflow-cancel.js';
 import { ConfigChangeNotify1766000000000 } from './1766000000000-config-change-notify.js';
 import { ParkedRuns1766100000000 } from './1766100000000-parked-runs.js';
+import { GrantDigests1766200001000 } from './1766200001000-grant-digests.js';
+import { ToolNamespaces1766200002000 } from './1766200002000-tool-namespaces.js';
 import { LlmCredentialOrigin1766200005001 } from './1766200005001-llm-credential-origin.js';
 
 /**
@@ -53,5 +55,7 @@ export const MIGRATIONS = [
   WorkflowCancel1765000800000,
   ConfigChangeNotify1766000000000,
   ParkedRuns1766100000000,
+  GrantDigests1766200001000,
+  ToolNamespaces1766200002000,
   LlmCredentialOrigin1766200005001,
 ];

@@ -1,7 +1,6 @@
-import type { RegisteredHook } from '../hook-registry.js';
+import type { HookOrigin, RegisteredHook } from '../hook-chain.js';
 
-/** Where a hook of a run's chain comes from: attached to every agent, the org's policy, or the agent's own config. */
-export type HookOrigin = 'auto' | 'org' | 'agent';
+export type { HookOrigin } from '../hook-chain.js';
 
 export type ResolvedHook = RegisteredHook & { origin: HookOrigin };
 
@@ -10,11 +9,13 @@ export interface HookChain {
   hooks: ResolvedHook[];
   /** Agent entries dropped because the org declares a hook of the same name (the org's declaration wins). */
   overridden: Array<{ name: string; by: 'org' }>;
+  /** Digest of what the chain was built from (the org's and the agent's hooks config): see HookRegistry.chainDigest. */
+  digest?: string;
 }
 
 /**
  * Puts the org's hooks and the agent's own into one chain. An agent entry named like an org entry is dropped, so an
- * agent can neither remove nor reconfigure (weaken) an org hook; ordering is left to the registry (priority).
+ * agent can neither remove nor reconfigure (weaken) an org hook; ordering is left to the registry (byRunOrder).
  */
 export function mergeOrgAndAgent(org: ResolvedHook[], agent: ResolvedHook[]): HookChain {
   const orgNames = new Set(org.map((h) => h.name));

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { evaluate as evaluateCel } from '@marcbachmann/cel-js';
 import { RunEventsService, RunExecutor, type RunOutcome } from '@warden/agents';
-import { nodeField, renderArgs, renderTemplate, type WorkflowNode } from '../workflow-definition.js';
+import { evaluateWorkflowCel, nodeField, renderArgs, renderTemplate, type WorkflowNode } from '../workflow-definition.js';
 import type { WorkflowRun } from '../workflow.entity.js';
 import { WorkflowRunLeases } from './workflow-run-leases.js';
 
@@ -34,7 +33,7 @@ export class WorkflowNodeRunner {
           return;
         }
         case 'condition': {
-          const value: unknown = evaluateCel(nodeField(node, 'expression'), scope);
+          const value: unknown = evaluateWorkflowCel(nodeField(node, 'expression'), scope);
           await this.leases.setNode(
             run,
             node.id,

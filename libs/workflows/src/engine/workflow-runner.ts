@@ -1,10 +1,9 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { evaluate as evaluateCel } from '@marcbachmann/cel-js';
 import { isAdmin, type Principal } from '@warden/auth';
 import { AppConfig, isUuid, NotFoundError } from '@warden/common';
 import { Repository } from 'typeorm';
-import type { WorkflowDefinition } from '../workflow-definition.js';
+import { evaluateWorkflowCel, type WorkflowDefinition } from '../workflow-definition.js';
 import { WorkflowRun, type NodeState } from '../workflow.entity.js';
 import { WorkflowsService } from '../workflows.service.js';
 import { WorkflowNodeRunner } from './workflow-node-runner.js';
@@ -161,7 +160,7 @@ export class WorkflowRunner implements OnApplicationShutdown {
   private edgeOpen(when: string | undefined, scope: Record<string, unknown>): boolean {
     if (!when) return true;
     try {
-      return evaluateCel(when, scope) === true;
+      return evaluateWorkflowCel(when, scope) === true;
     } catch {
       return false;
     }

@@ -1,0 +1,3 @@
+export * from './re2-pattern.js';
+export * from './glob-match.js';
+export * from './cel-regex.js';

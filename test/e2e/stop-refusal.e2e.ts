@@ -54,7 +54,10 @@ describe('a Stop hook block is fail-closed', () => {
 
   beforeAll(async () => {
     llm = await startFakeOpenAI(() => ({ content: `The ${LEAK}.` }));
-    t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake' }, { imports: [StopRefusalTestModule] });
+    t = await startTestApp(
+      { WARDEN_LLM_KEY_FAKE: 'sk-fake', LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}` },
+      { imports: [StopRefusalTestModule] },
+    );
     member = await t.token('bob', 'acme', []);
   });
   afterAll(async () => {

@@ -110,7 +110,7 @@ export class HookResolver {
    */
   async resolveBypassed(agent?: AgentHookSettings): Promise<HookRegistry> {
     const problems: string[] = [];
-    const { orgConfig, hooks: org } = await this.orgHooksOf(agent, problems);
+    const { hooks: org } = await this.orgHooksOf(agent, problems);
     if (problems.length) throw new HookBuildError(problems);
     const kept = this.catalog
       .autoAttached()

@@ -5,6 +5,7 @@ import { kill9, payingModel, startHarness, until, type Harness } from './process
 
 interface EvalRow {
   status: string;
+  error: string | null;
   case_run_id: string | null;
   results: Array<{ run_id: string; passed: boolean; output: string | null }>;
 }
@@ -19,7 +20,7 @@ describe('durable evals (server processes, PostgreSQL)', () => {
   let oa: HttpFake;
   let h: Harness | undefined;
   /** The model's first answer to a case naming one of these is held until the test ends: the case is under way. */
-  const holdFirst = new Set(['PO-E1', 'PO-S1']);
+  const holdFirst = new Set(['PO-E1', 'PO-S1', 'PO-I1']);
   let releaseHeld: () => void = () => undefined;
 
   beforeAll(async () => {
@@ -47,10 +48,14 @@ describe('durable evals (server processes, PostgreSQL)', () => {
   });
 
   const evalRow = async (id: string) =>
-    (await h!.sql.query<EvalRow>(`SELECT status, case_run_id, results FROM evals WHERE id = $1`, [id])).rows[0];
+    (await h!.sql.query<EvalRow>(`SELECT status, error, case_run_id, results FROM evals WHERE id = $1`, [id])).rows[0];
 
   /** Starts a two-case eval on a first instance, stops it with `stop` mid-case, starts another: the eval must end. */
-  async function evalAcrossRestart(po: [string, string], stop: (server: ServerProcess) => Promise<unknown>) {
+  async function evalAcrossRestart(
+    po: [string, string],
+    stop: (server: ServerProcess) => Promise<unknown>,
+    meanwhile: () => Promise<unknown> = () => Promise.resolve(),
+  ) {
     h = await startHarness({ llm, oa });
     const a = await h.start();
     const created = await h.api(a, 'POST', '/api/evals', {
@@ -65,6 +70,7 @@ describe('durable evals (server processes, PostgreSQL)', () => {
       return row.case_run_id && llm.requests.some((r) => r.messages.some((m) => m.content?.includes(po[0]))) ? row : undefined;
     });
     await stop(a);
+    await meanwhile();
     const b = await h.start();
     const ended = await until(
       'the eval ended',
@@ -98,5 +104,13 @@ describe('durable evals (server processes, PostgreSQL)', () => {
     expect(ended.results.map((r) => r.passed)).toEqual([true, true]);
     expect(ended.results[0].run_id).toBe(underWay.case_run_id);
     expect((await sql.query(`SELECT id FROM agent_runs WHERE surface = 'eval'`)).rowCount).toBe(2);
+  }, 120_000);
+
+  it('continued after a restart but unable to go on (its agent deleted meanwhile): it ends interrupted, saying why', async () => {
+    const { ended } = await evalAcrossRestart(['PO-I1', 'PO-I2'], kill9, async () => {
+      await h!.sql.query(`DELETE FROM agents WHERE id = $1`, [h!.agentId]);
+    });
+    expect(ended.status).toBe('interrupted');
+    expect(ended.error).toMatch(/agent/i);
   }, 120_000);
 });

@@ -74,3 +74,47 @@ export function referenceGrantsSuffice(inForce: ModelPolicy, amount: number, gra
   );
   return principals.size >= approvals;
 }
+
+/*
+ * The database model (authorization-model.db.spec.ts): people a1, a2 (admins), m1, m2 (members); two policies,
+ * each "over its threshold, two admins", else one member.
+ */
+export const PEOPLE = ['a1', 'a2', 'm1', 'm2'] as const;
+export const ADMINS = new Set(['a1', 'a2']);
+/** Two policies: over the threshold, two admins. */
+export const POLICIES = { P1: 500_000, P2: 100_000 } as const;
+export type PolicyName = keyof typeof POLICIES;
+
+export const tierOf = (p: PolicyName, amount: number) =>
+  amount > POLICIES[p] ? { tier: 0, approvals: 2, admins: true } : { tier: null, approvals: 1, admins: false };
+
+export interface ModelRequest {
+  id: string;
+  amount: number;
+  openedUnder: PolicyName;
+  sent: boolean;
+}
+export interface DbModel {
+  policy: PolicyName;
+  requests: ModelRequest[];
+  votes: Array<{ who: string; request: string; amount: number; under: PolicyName }>;
+  standing: Array<{ who: string; bound: number; under: PolicyName; tier: number | null }>;
+  sends: number;
+}
+
+/** Distinct people who approved exactly this amount of this request under the policy in force, qualified at its tier. */
+export function referenceAllows(m: DbModel, r: ModelRequest, amount: number): boolean {
+  if (r.openedUnder !== m.policy) return false;
+  const t = tierOf(m.policy, amount);
+  const who = new Set(
+    m.votes
+      .filter((v) => v.request === r.id && v.amount === amount && v.under === m.policy && (!t.admins || ADMINS.has(v.who)))
+      .map((v) => v.who),
+  );
+  return who.size >= t.approvals;
+}
+
+export function referenceCovers(m: DbModel, amount: number): boolean {
+  const t = tierOf(m.policy, amount);
+  return t.approvals === 1 && m.standing.some((s) => amount <= s.bound && s.under === m.policy && s.tier === t.tier);
+}

@@ -13,7 +13,7 @@
  */
 import 'reflect-metadata';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import type { AppConfig } from '@warden/common';
+import { AuditTrail, type AppConfig } from '@warden/common';
 import { randomUUID } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -79,7 +79,7 @@ try {
   const a = await instance();
   await a.ds.runMigrations({ transaction: 'each' });
   const b = await instance();
-  const waiter = new ConfirmationWaiter(a.store, config, target, a.events);
+  const waiter = new ConfirmationWaiter(a.store, config, target, a.events, new AuditTrail(a.ds));
   // What Nest's @OnEvent wiring does in the app: this instance's own decisions wake its waiters in-process.
   a.events.on('confirmation.settled', (row: Parameters<ConfirmationWaiter['onSettled']>[0]) => waiter.onSettled(row));
   await waiter.onModuleInit();

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { startFakeFeishu, type FakeFeishu } from '../fakes/fake-feishu.js';
 import { apiToken, devSignIn, newPerson, screenshot, startConsole } from '../support/browser.js';
+import { until } from '../support/eventually.js';
 import type { ServerProcess } from '../support/server-process.js';
 
 /**
@@ -143,7 +144,8 @@ it('on a phone, sign-in works from the keyboard alone and the navigation folds b
   };
   expect(await offScreen()).toBe(true);
   await phone.page.getByRole('button', { name: 'Toggle navigation' }).click();
-  await phone.page.waitForFunction('document.querySelector(\'nav[aria-label="Main"]\').getBoundingClientRect().x >= 0');
+  // Polled from here: a string waitForFunction is an eval in the page, which the console's CSP refuses.
+  await until('the navigation slid in', async () => ((await nav.boundingBox())?.x ?? -1) >= 0);
   await nav.getByRole('link', { name: 'Approvals' }).click();
   await phone.page.getByRole('heading', { name: 'Approvals' }).waitFor();
   await screenshot(phone.page, 'phone-approvals');

@@ -43,7 +43,7 @@ describe('channel_notify through chat (every channel type, read-only guard)', ()
       startFakeSlack(SLACK.botToken),
       startFakeWecom(WECOM),
     ]);
-    t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake' });
+    t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake', LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}` });
     admin = await t.token('carol', 'acme', ['admin'], { name: 'Carol' });
     const configs: Record<string, Record<string, unknown>> = {
       feishu: {

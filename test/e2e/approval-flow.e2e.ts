@@ -405,7 +405,11 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       startFakeSlack(SLACK.botToken),
       startFakeWecom(WECOM),
     ]);
-    t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake', LLM_TIMEOUT_MS: '5000' });
+    t = await startTestApp({
+      WARDEN_LLM_KEY_FAKE: 'sk-fake',
+      LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}`,
+      LLM_TIMEOUT_MS: '5000',
+    });
     carol = await person('carol', ['admin']);
     alice = await person('alice');
     bob = await person('bob');

@@ -20,13 +20,11 @@ describe('approval trail: edits, reassignments, cancellations, standing grants (
   let aliceId: string;
 
   const pay = (id: string, amount: number) => ({ tool_calls: [{ name: 'oa__purchase_pay', args: { id, amount } }] });
-  const chat = async (po: string, script: unknown[]): Promise<{ run: LiveChat; pending: Record<string, any> }> => {
+  const chat = async (po: string, script: unknown[], timeoutS = 60): Promise<{ run: LiveChat; pending: Record<string, any> }> => {
+    const confirmation = { approvers: ['org_admins'], timeout_s: timeoutS };
     const agent = await t.request('POST', '/api/agents', {
       token: admin,
-      body: {
-        name: `trail-${po}`,
-        model_config_json: { tools: ['oa__*'], model: { provider: 'scripted', script }, confirmation: { approvers: ['org_admins'] } },
-      },
+      body: { name: `trail-${po}`, model_config_json: { tools: ['oa__*'], model: { provider: 'scripted', script }, confirmation } },
     });
     expect(agent.status).toBe(201);
     const run = openChat(t, admin, { agent_id: agent.body.id, message: `pay ${po}` });
@@ -96,6 +94,14 @@ describe('approval trail: edits, reassignments, cancellations, standing grants (
       args_digest: expect.any(String),
     });
     expect(oa.requests.filter((r) => r.path === '/purchases/PO-T3/pay')).toHaveLength(0);
+  });
+
+  it('an approval nobody decided in time expires with a chained confirmation.expired event', async () => {
+    const { run, pending } = await chat('PO-T5', [pay('PO-T5', 69_000), { content: 'done' }], 1);
+    await run.finished;
+    const expired = (await trailOf(pending.confirmation_id)).filter((e) => e.action === 'confirmation.expired');
+    expect(expired).toHaveLength(1);
+    expect(expired[0].payload).toMatchObject({ decided_by_name: 'timeout', reason: 'no decision before the deadline' });
   });
 
   it('a standing grant and each call it lets through are chained events', async () => {

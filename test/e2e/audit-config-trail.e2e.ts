@@ -71,7 +71,7 @@ describe('audit trail: org hooks, MCP servers and LLM credentials (PostgreSQL)',
     await withAuditRefused('mcp_server.created', () => t.request('POST', '/api/mcp-servers', { token: admin, body: mcp }));
     expect((await get('/api/mcp-servers')).body).toEqual([]);
 
-    const key = { name: 'refused', api_key: LLM_KEY };
+    const key = { name: 'refused', api_key: LLM_KEY, origin: 'https://api.openai.com' };
     await withAuditRefused('llm_credential.created', () => t.request('POST', '/api/llm-credentials', { token: admin, body: key }));
     expect((await get('/api/llm-credentials')).body).toEqual([]);
 
@@ -115,7 +115,10 @@ describe('audit trail: org hooks, MCP servers and LLM credentials (PostgreSQL)',
   });
 
   it('LLM credentials: storing and deleting a key are secret_changed events; the key is never recorded', async () => {
-    const created = await t.request('POST', '/api/llm-credentials', { token: admin, body: { name: 'openai-prod', api_key: LLM_KEY } });
+    const created = await t.request('POST', '/api/llm-credentials', {
+      token: admin,
+      body: { name: 'openai-prod', api_key: LLM_KEY, origin: 'https://api.openai.com' },
+    });
     expect(created.status).toBe(201);
     const id = created.body.id;
     expect((await t.request('DELETE', `/api/llm-credentials/${id}`, { token: admin })).status).toBe(204);
@@ -124,7 +127,7 @@ describe('audit trail: org hooks, MCP servers and LLM credentials (PostgreSQL)',
     expect(made).toMatchObject({
       action: 'llm_credential.created',
       actor: adminUserId,
-      payload: { before: null, after: { name: 'openai-prod' } },
+      payload: { before: null, after: { name: 'openai-prod', origin: 'https://api.openai.com' } },
     });
     expect(made.payload.changes).toEqual([{ path: 'secrets.api_key', secret_changed: true }]);
     expect(deleted).toMatchObject({ action: 'llm_credential.deleted', actor: adminUserId, payload: { after: null } });

@@ -42,12 +42,14 @@ export const SECRETS = {
   mcp1: 'mcp-bearer-SECRET-1',
   mcp2: 'mcp-bearer-SECRET-2',
   llmKey: 'sk-llm-SECRET-value',
+  llmKey2: 'sk-llm-SECRET-value-2',
 } as const;
 
 // Nothing listens on port 9: connectors and MCP servers are saved without being reachable.
 const NOWHERE = 'http://127.0.0.1:9';
 let seq = 0;
 const unique = (prefix: string) => `${prefix}${++seq}`;
+const llmKeyBody = (name: string) => ({ name, api_key: SECRETS.llmKey, origin: 'https://api.openai.com' });
 
 const created = async (res: Promise<Res>): Promise<string> => {
   const r = await res;
@@ -147,11 +149,18 @@ export const CONFIG_ROUTE_CASES: Record<string, ConfigRouteCase> = {
     entity: byId('mcp_server'),
   },
   'POST /api/llm-credentials': {
-    act: (c) => post(c, '/api/llm-credentials', { name: unique('key'), api_key: SECRETS.llmKey }),
+    act: (c) => post(c, '/api/llm-credentials', llmKeyBody(unique('key'))),
     entity: byBody('llm_credential'),
   },
+  'PUT /api/llm-credentials/:id': {
+    setup: async (c) => ({ id: await created(post(c, '/api/llm-credentials', llmKeyBody(unique('key')))) }),
+    // Moving the key to another origin: the change that needs the key again, recorded as secret_changed only.
+    act: (c, m) =>
+      put(c, `/api/llm-credentials/${m.id}`, { ...llmKeyBody(unique('key')), origin: 'https://llm.example', api_key: SECRETS.llmKey2 }),
+    entity: byId('llm_credential'),
+  },
   'DELETE /api/llm-credentials/:id': {
-    setup: async (c) => ({ id: await created(post(c, '/api/llm-credentials', { name: unique('key'), api_key: SECRETS.llmKey })) }),
+    setup: async (c) => ({ id: await created(post(c, '/api/llm-credentials', llmKeyBody(unique('key')))) }),
     act: (c, m) => del(c, `/api/llm-credentials/${m.id}`),
     entity: byId('llm_credential'),
   },

@@ -90,6 +90,9 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
       RUN_LEASE_MS: '3000',
       RUN_RECOVERY_MS: '300',
       WARDEN_LLM_KEY_FAKE: 'sk-fake',
+      LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}`,
+      // The followers gauge is read from /metrics, off in production without a token.
+      METRICS_PUBLIC: '1',
     };
     const first = await start(env);
     const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });

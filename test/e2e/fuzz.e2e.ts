@@ -29,7 +29,7 @@ const VALID = (agentId: string): Record<string, unknown> => ({
   'PUT /api/users/{sub}/identities': { feishu_open_id: 'ou_x' },
   'POST /api/hooks/dry-run': { model_config_json: { hooks: { class_hooks: [] } }, tool: 'oa__x', args: {} },
   'PUT /api/org/read-only': { read_only: false },
-  'POST /api/llm-credentials': { name: 'k', api_key: 'sk-x' },
+  'POST /api/llm-credentials': { name: 'k', api_key: 'sk-x', origin: 'https://api.openai.com' },
 });
 
 function countLeaves(o: unknown): number {

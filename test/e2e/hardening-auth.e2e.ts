@@ -20,7 +20,7 @@ describe('secrets: api_key_env names an allow-list, not the environment', () => 
   let llm: FakeOpenAI;
   beforeAll(async () => {
     llm = await startFakeOpenAI(() => ({ content: 'hello' }));
-    t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake' });
+    t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake', LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}` });
   });
   afterAll(async () => {
     await t.close();

@@ -21,7 +21,11 @@ describe('egress policy', () => {
     internal = await startHttpFake(() => ({ secret: 'internal-service-data' }));
     llm = await startFakeOpenAI(() => ({ content: 'from the internal model' }));
     feishu = await startFakeFeishu({ appId: 'cli_x', appSecret: 'feishu-secret' });
-    t = await startTestApp({ EGRESS_ALLOW: '', WARDEN_LLM_KEY_FAKE: 'sk-fake' });
+    t = await startTestApp({
+      EGRESS_ALLOW: '',
+      WARDEN_LLM_KEY_FAKE: 'sk-fake',
+      LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}`,
+    });
     admin = await t.token('root', 'acme', ['admin']);
   });
   afterAll(async () => {
@@ -84,7 +88,7 @@ describe('egress policy', () => {
       body: {
         name: 'internal-llm',
         model_config_json: {
-          model: { provider: 'openai', base_url: 'http://public.example/v1', model: 'm', api_key_env: 'WARDEN_LLM_KEY_FAKE' },
+          model: { provider: 'openai', base_url: 'http://public.example/v1', model: 'm' },
         },
       },
     });

@@ -80,7 +80,11 @@ describe('hook points around the model', () => {
       }),
     ]);
     t = await startTestApp(
-      { WARDEN_LLM_KEY_FAKE: 'sk-fake', HOOKS_DIR: path.resolve('test/fixtures/hooks') },
+      {
+        WARDEN_LLM_KEY_FAKE: 'sk-fake',
+        LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}`,
+        HOOKS_DIR: path.resolve('test/fixtures/hooks'),
+      },
       { imports: [HookPointsTestModule] },
     );
     admin = await t.token('alice', 'acme', ['admin']);
@@ -140,7 +144,8 @@ describe('hook points around the model', () => {
     expect(res.events.find((e) => e.event === 'answer')!.data.content).toBe('The order PO-7 is paid.');
     expect(llm.requests).toHaveLength(2);
     expect(llm.requests[1].messages.slice(-2)).toEqual([
-      expect.objectContaining({ role: 'assistant', content: 'The order is paid.' }),
+      // The blocked answer is withheld everywhere, the model's own context included (#28 break 12).
+      expect.objectContaining({ role: 'assistant', content: '[answer withheld: blocked by continue_once]' }),
       expect.objectContaining({ role: 'user', content: 'Also give the purchase order number.' }),
     ]);
     const stops = res.events.filter((e) => e.event === 'hook' && e.data.point === 'Stop').map((e) => e.data.outcome);

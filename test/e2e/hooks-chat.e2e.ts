@@ -29,7 +29,10 @@ describe('hooks through chat', () => {
       startFakeOpenAI(() => ({ content: 'ok' })),
       startHttpFake((req) => (req.path === '/report' ? 'r'.repeat(20_000) : { ok: true, path: req.path })),
     ]);
-    t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake' }, { imports: [RuntimeTestHooksModule] });
+    t = await startTestApp(
+      { WARDEN_LLM_KEY_FAKE: 'sk-fake', LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}` },
+      { imports: [RuntimeTestHooksModule] },
+    );
     admin = await t.token('alice', 'acme', ['admin'], { name: 'Alice Admin' });
     const actions = [
       ...OA_ACTIONS,

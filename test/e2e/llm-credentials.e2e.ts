@@ -28,7 +28,9 @@ describe('LLM credentials', () => {
     await llm.close();
   });
 
-  const create = (token: string, body: unknown) => t.request('POST', '/api/llm-credentials', { token, body });
+  // Every key here is for the fake model server's origin (secrets-origin.e2e.ts tests the binding itself).
+  const create = (token: string, body: Record<string, unknown>) =>
+    t.request('POST', '/api/llm-credentials', { token, body: { origin: llm.baseUrl, ...body } });
   const agent = (token: string, name: string, model: Record<string, unknown>) =>
     t.request('POST', '/api/agents', {
       token,
@@ -38,10 +40,16 @@ describe('LLM credentials', () => {
       },
     });
 
-  it('an admin stores a key: write-only (never returned, encrypted at rest), listed with id, name, created_at and by', async () => {
+  it('an admin stores a key: write-only (never returned, encrypted at rest), listed with id, name, origin, created_at and by', async () => {
     const res = await create(admin, { name: 'openai-prod', api_key: SECRET });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(String), name: 'openai-prod', created_at: expect.any(String), created_by: 'root' });
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      name: 'openai-prod',
+      origin: new URL(llm.baseUrl).origin,
+      created_at: expect.any(String),
+      created_by: 'root',
+    });
     const list = await t.request('GET', '/api/llm-credentials', { token: admin });
     expect(list.status).toBe(200);
     expect(list.body).toEqual([res.body]);

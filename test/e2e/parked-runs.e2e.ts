@@ -152,9 +152,13 @@ describe('parked runs: a run waiting for an approval costs nothing until it is d
       const agent = await payAgent('PO-SQL');
       const run = openChat(app.t, app.admin, { agent_id: agent, message: 'pay PO-SQL' });
       const { confirmationId } = await pendingOf(run);
-      // No event, no NOTIFY: only the recovery loop can notice.
+      // No event, no NOTIFY: only the recovery loop can notice. With the grant an approval carries (an approval
+      // without one authorizes nothing: test/e2e/authorization-kernel.e2e.ts).
       await app.db.query(
-        `UPDATE confirmation_requests SET status = 'approved', approvals_given = approvals_required, responded_at = now(), responded_by_name = 'ops' WHERE id = $1`,
+        `UPDATE confirmation_requests SET status = 'approved', approvals_given = approvals_required, responded_at = now(), responded_by_name = 'ops',
+                grants = jsonb_build_array(jsonb_build_object('kind', 'vote', 'principal', requested_by, 'digest', args_digest,
+                                                              'policyVersion', policy_version, 'tier', tier))
+          WHERE id = $1`,
         [confirmationId],
       );
       await run.finished;

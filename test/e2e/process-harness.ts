@@ -101,7 +101,9 @@ export async function startHarness(opts: {
   stream?: boolean;
   confirmation?: Record<string, unknown>;
 }): Promise<Harness> {
-  const base = await startProcesses({ env: opts.env });
+  // The fake model's origin is where the operator's fake key may go (LLM_KEY_ORIGINS).
+  const keyOrigin = { LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(opts.llm.baseUrl).origin}` };
+  const base = await startProcesses({ env: { ...keyOrigin, ...opts.env } });
   const { token, api } = base;
   const first = await base.start();
   expect((await api(first, 'POST', '/api/connectors', { name: 'oa', base_url: opts.oa.url, actions: OA_ACTIONS })).status).toBe(201);

@@ -29,7 +29,10 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
   beforeAll(async () => {
     llm = await startFakeOpenAI(() => ({ content: 'hello' }));
     oa = await startHttpFake((req) => ({ ok: true, path: req.path, body: req.body }));
-    t = await startTestApp({ LLM_TIMEOUT_MS: '1500', WARDEN_LLM_KEY_FAKE: 'sk-fake' }, { imports: [RuntimeTestHooksModule] });
+    t = await startTestApp(
+      { LLM_TIMEOUT_MS: '1500', WARDEN_LLM_KEY_FAKE: 'sk-fake', LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}` },
+      { imports: [RuntimeTestHooksModule] },
+    );
     admin = await t.token('alice', 'acme', ['admin']);
     const res = await t.request('POST', '/api/connectors', {
       token: admin,

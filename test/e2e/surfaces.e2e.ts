@@ -69,7 +69,10 @@ describe('hooks on every surface', () => {
   beforeAll(async () => {
     llm = await startFakeOpenAI(payerModel);
     oa = await startHttpFake((req) => ({ ok: true, path: req.path }));
-    t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake' }, { imports: [RuntimeTestHooksModule] });
+    t = await startTestApp(
+      { WARDEN_LLM_KEY_FAKE: 'sk-fake', LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}` },
+      { imports: [RuntimeTestHooksModule] },
+    );
     admin = await t.token('alice', 'acme', ['admin']);
     expect(
       (await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status,

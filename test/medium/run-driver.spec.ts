@@ -30,7 +30,7 @@ describe('run driver (medium)', () => {
   let oa: HttpFake;
   let agentId: string;
   let userId: string;
-  const env = { WARDEN_LLM_KEY_FAKE: 'sk-fake' };
+  const env = () => ({ WARDEN_LLM_KEY_FAKE: 'sk-fake', LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}` });
 
   beforeAll(async () => {
     db = await mediumDb();
@@ -42,7 +42,7 @@ describe('run driver (medium)', () => {
         : { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 100 } }] };
     });
     oa = await startHttpFake(() => ({ ok: true }));
-    [a, b] = await Promise.all([startEngine(db.url, { ...env, INSTANCE_ID: 'a' }), startEngine(db.url, { ...env, INSTANCE_ID: 'b' })]);
+    [a, b] = await Promise.all([startEngine(db.url, { ...env(), INSTANCE_ID: 'a' }), startEngine(db.url, { ...env(), INSTANCE_ID: 'b' })]);
     ({ userId } = await a.module.get(ProvisioningService).principalFor({ sub: 'alice', orgExternalId: 'medium', roles: ['admin'] }));
     await a.module.get(ConnectorsService).create(db.orgId, {
       name: 'oa',

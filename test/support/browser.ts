@@ -29,6 +29,24 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 30_000 });
 }
 
+/**
+ * The console runs under the server's Content-Security-Policy (#29): anything it blocks in any page of any person is
+ * collected here, and the test during which it happened fails (an afterEach of every file importing this helper).
+ */
+const cspViolations: string[] = [];
+const REPORT_VIOLATIONS = `document.addEventListener('securitypolicyviolation', (e) =>
+  console.error('CSP violation: ' + e.violatedDirective + ' blocked ' + (e.blockedURI || 'inline') + ' at ' + e.sourceFile + ':' + e.lineNumber));`;
+
+function watchCsp(page: Page): void {
+  page.on('console', (msg) => {
+    if (/Content Security Policy|CSP violation/i.test(msg.text())) cspViolations.push(`${page.url()}: ${msg.text()}`);
+  });
+}
+
+afterEach(() => {
+  expect(cspViolations.splice(0)).toEqual([]);
+});
+
 /** A separate browser profile (cookies, storage) — one person at one laptop. */
 export async function newPerson(
   browser: Browser,
@@ -37,6 +55,8 @@ export async function newPerson(
 ): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ baseURL, viewport });
   context.setDefaultTimeout(10_000);
+  await context.addInitScript(REPORT_VIOLATIONS);
+  context.on('page', watchCsp);
   const page = await context.newPage();
   return { context, page };
 }

@@ -3,9 +3,10 @@ import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import type { EnvironmentInput } from '@warden/common';
+import { AppConfig, type EnvironmentInput } from '@warden/common';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
+import { securityHeaders } from './security-headers.js';
 
 /** Builds the configured HTTP application; used by main.ts and by e2e tests (with env overrides). */
 export async function createApp(
@@ -23,6 +24,8 @@ export async function createApp(
     abortOnError: false,
   });
   app.useLogger(app.get(Logger));
+  // Before any route or static file: every response, errors included, carries them.
+  app.use(securityHeaders(app.get(AppConfig)));
   app.setGlobalPrefix('api', { exclude: ['demo-oa/{*path}', 'metrics'] });
   app.enableShutdownHooks();
   app.useBodyParser('json', { limit: '2mb' });

@@ -21,3 +21,4 @@ export * from './audit-trail/index.js';
 export * from './run-events/run-event-map.js';
 export * from './run-events/workflow-run-event-map.js';
 export * from './patterns/index.js';
+export * from './due-sweeps.js';

@@ -1,9 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
-import { ChannelsService, type ChatPlatform, type Decision } from '@warden/channels';
-import { AuditTrail, ConflictError, ForbiddenError, NotFoundError } from '@warden/common';
-import { approversOf, refusalFor, type ResolvedDecider } from './approver-check.js';
+import type { ChatPlatform, Decision } from '@warden/channels';
+import { AuditTrail, ConflictError, NotFoundError } from '@warden/common';
+import { approversOf, type ResolvedDecider } from './approver-check.js';
+import { DeciderResolver, type Actor, type MemberLookup } from './decider-resolver.js';
 import { approvalEdit } from './edits/approval-edit.js';
+import { EditRetier, type Retiered } from './edits/edit-retier.js';
 import { answeredArgs } from './edits/human-task.js';
 import { checkStandingGrant, StandingApprovals, type StandingGrant } from './standing/standing-approvals.js';
 import { ConfirmationCards } from './confirmation-cards.js';
@@ -11,18 +13,7 @@ import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationVotesStore } from './confirmation-votes.store.js';
 import { approvalsProgress, ConfirmationStatus, reasonOf, type ConfirmationRequest } from './confirmation.types.js';
 import { confirmationEvent } from './confirmation-audit.js';
-
-/** A signed-in user deciding through the API (the inbox). */
-export interface UserActor {
-  userId: string;
-}
-
-/** A verified click in a chat app, on the channel the card was sent to. */
-export interface PlatformActor {
-  platform: ChatPlatform;
-  externalId: string;
-  channelId: string;
-}
+import { IntegrityAlarm } from './integrity/integrity-alarm.js';
 
 export interface DecideInput {
   orgId: string;
@@ -37,8 +28,7 @@ export interface DecideInput {
   standing?: StandingGrant;
   actor: Actor;
 }
-type Actor = UserActor | PlatformActor;
-type MemberLookup = ReturnType<UsersService['memberById']>;
+export type { PlatformActor, UserActor } from './decider-resolver.js';
 
 /** One decision under way: the request as read, who decides, and what their decision carries. */
 interface Deciding {
@@ -46,7 +36,7 @@ interface Deciding {
   input: DecideInput;
   decider: ResolvedDecider;
   name: string;
-  edit: ReturnType<typeof approvalEdit>;
+  edit: Retiered['edit'] | undefined;
   decidedBy: { userId: string; name: string; platform: ChatPlatform | null; externalId: string | null; reason: string | null };
 }
 
@@ -64,10 +54,12 @@ export class ConfirmationDecisionService {
     private readonly store: ConfirmationStore,
     private readonly votes: ConfirmationVotesStore,
     private readonly users: UsersService,
-    private readonly channels: ChannelsService,
+    private readonly deciders: DeciderResolver,
+    private readonly retier: EditRetier,
     private readonly standing: StandingApprovals,
     private readonly cards: ConfirmationCards,
     private readonly audit: AuditTrail,
+    private readonly integrity: IntegrityAlarm,
   ) {}
 
   async get(orgId: string, id: string): Promise<ConfirmationRequest> {
@@ -93,23 +85,16 @@ export class ConfirmationDecisionService {
     if (row.status !== ConfirmationStatus.Pending) throw this.alreadyDecided(row);
     const { member, via } = decider;
     const name = member.name ?? member.sub;
+    if (!row.argsIntact) throw await this.integrity.refuse(row, { userId: member.userId, name });
     // Checked before the vote is recorded: an edit that breaks the schema decides nothing.
-    const edit = approvalEdit(row, input.decision, answeredArgs(row, input.decision, input.answer, input.args), {
+    const proposed = approvalEdit(row, input.decision, answeredArgs(row, input.decision, input.answer, input.args), {
       userId: member.userId,
       name,
     });
+    // An edit re-enters decide: the tier of the edited args may need more than this approval (edit-retier.ts).
+    const retiered = proposed ? await this.retier.retier(row, decider, proposed) : undefined;
+    const edit = retiered?.edit;
     checkStandingGrant(row, input.decision, input.standing, edit?.args ?? row.args);
-    const counted = await this.votes.record({
-      confirmationId: row.id,
-      userId: member.userId,
-      userName: name,
-      decision: input.decision,
-      platform: via?.platform ?? null,
-      externalId: via?.externalId ?? null,
-      approvers: approversOf(row),
-      tier: row.tier,
-      settles: input.decision === 'reject' || row.approvalsGiven + 1 >= row.approvalsRequired,
-    });
     const decidedBy = {
       userId: member.userId,
       name,
@@ -118,6 +103,8 @@ export class ConfirmationDecisionService {
       reason: reasonOf(input.reason),
     };
     const deciding: Deciding = { row, input, decider, name, edit, decidedBy };
+    if (retiered && !retiered.settles) return this.rebound(deciding, retiered);
+    const counted = await this.vote(deciding, edit ?? row, input.decision === 'reject' || row.approvalsGiven + 1 >= row.approvalsRequired);
     if (!counted) return this.uncounted(deciding);
     if (input.decision === 'approve' && counted.approvalsGiven < counted.approvalsRequired) {
       await this.audit.record(confirmationEvent(counted, 'vote', { ...decidedBy, decision: input.decision }));
@@ -134,6 +121,34 @@ export class ConfirmationDecisionService {
     return this.settle(deciding, input.decision, counted);
   }
 
+  /** Records this person's vote as a grant statement on `bound`'s digest and tier (the row's, or the edit's). */
+  private vote(d: Deciding, bound: Pick<ConfirmationRequest, 'argsDigest' | 'tier'> & { approvers: string[] | null }, settles: boolean) {
+    return this.votes.record({
+      confirmationId: d.row.id,
+      userId: d.decider.member.userId,
+      userName: d.name,
+      decision: d.input.decision,
+      platform: d.decidedBy.platform,
+      externalId: d.decidedBy.externalId,
+      approvers: bound.approvers ?? approversOf(d.row),
+      tier: bound.tier,
+      argsDigest: bound.argsDigest,
+      policyVersion: d.row.policyVersion,
+      settles,
+    });
+  }
+
+  /** An edit into a tier the editor alone cannot satisfy: the request now waits for that tier's approvals. */
+  private async rebound(d: Deciding, r: Extract<Retiered, { settles: false }>): Promise<ConfirmationRequest> {
+    const rebound = await this.retier.rebind(d.row, r);
+    if (!rebound) return this.lostRace(d.row);
+    const counted = r.editorQualifies ? await this.vote(d, r.edit, false) : null;
+    const now = counted ?? rebound;
+    await this.audit.record(confirmationEvent(now, 'vote', { ...d.decidedBy, decision: 'approve' }));
+    void this.cards.refreshPendingCard(now);
+    return now;
+  }
+
   /**
    * Closes a request without a human decision (deadline, cancelled run, undeliverable card). Returns the row if
    * this call expired it, null if it was no longer pending.
@@ -144,37 +159,9 @@ export class ConfirmationDecisionService {
     return expired;
   }
 
-  /**
-   * Resolves who is deciding to a Warden user — the signed-in user, or the user a proven chat identity is linked
-   * to — and applies the request's approver policy (approver-check.ts). An identity linked to nobody decides
-   * nothing, even when the channel lists it: without a user, self-approval could not be ruled out.
-   */
-  async authorize(row: ConfirmationRequest, decision: Decision, actor: Actor, userMember?: MemberLookup): Promise<ResolvedDecider> {
-    // The channel's approver list is read beside the decider's membership (and awaited once that is known).
-    const listing = this.channels.approverList(row.orgId, row.channelId);
-    listing.catch(() => undefined);
-    let decider: ResolvedDecider;
-    if ('userId' in actor) {
-      const member = await (userMember ?? this.users.memberById(row.orgId, actor.userId));
-      if (!member) throw new ForbiddenError('you are not a member of the organisation that owns this request');
-      decider = { member };
-    } else {
-      const who = `${actor.platform} user ${actor.externalId}`;
-      const member = await this.users.memberByIdentity(row.orgId, actor.platform, actor.externalId);
-      const list = await listing;
-      if (!member) {
-        const listed = list.ids && (list.ids.includes('*') || list.ids.includes(actor.externalId));
-        if (list.ids && !listed && approversOf(row).includes('channel'))
-          throw new ForbiddenError(`${who} is not in this channel's approver list`);
-        throw new ForbiddenError(
-          `${who} is not linked to a Warden user, so Warden cannot tell who is deciding: link the account first (POST /api/me/identities/link)`,
-        );
-      }
-      decider = { member, via: { platform: actor.platform, externalId: actor.externalId } };
-    }
-    const refusal = refusalFor(row, decider, decision, await listing);
-    if (refusal) throw new ForbiddenError(refusal);
-    return decider;
+  /** Who is deciding, as a Warden user allowed by the request's approver policy (DeciderResolver). */
+  authorize(row: ConfirmationRequest, decision: Decision, actor: Actor, userMember?: MemberLookup): Promise<ResolvedDecider> {
+    return this.deciders.resolve(row, decision, actor, userMember);
   }
 
   /**

@@ -12,6 +12,7 @@ import {
   type HookContext,
   type HookResult,
 } from '@warden/hooks';
+import { policyInForce } from '@warden/policy';
 import { ConfirmationDecisionService } from './confirmation-decision.service.js';
 import { ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
 import { ConfirmationWaiter, WaiterClosedError } from './confirmation-waiter.js';
@@ -110,7 +111,7 @@ export class ConfirmationGateHook extends PreToolUseHook {
       });
       // The row may have been changed while it waited: an approval counts only for the action it names.
       if (final.status === ConfirmationStatus.Approved && !rowCoversCall(final, digest)) return await this.unbound(ctx, final);
-      return verdictOf(final, ctx.metadata);
+      return verdictOf(final, ctx.metadata, policyInForce(policy));
     } catch (err) {
       // Shutdown or lost lease: this driver stops, the request stays pending for the run's next driver.
       if (err instanceof WaiterClosedError || isRunInterruption(err) || isRunInterruption(ctx.signal.reason))

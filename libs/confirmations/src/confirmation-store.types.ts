@@ -1,4 +1,4 @@
-import type { ApproverScope } from '@warden/hooks';
+import type { ApproverScope, PolicyInForce } from '@warden/hooks';
 import type { ConfirmationStatus } from './confirmation.types.js';
 
 /** What ConfirmationStore.insertOrGet records: one approval request for one tool call. */
@@ -21,6 +21,9 @@ export interface NewConfirmation {
   tier: number | null;
   approvalsRequired: number;
   decisiveFields: string[];
+  /** The policy the request is asked under and its version (libs/policy). */
+  policy: PolicyInForce;
+  policyVersion: string;
   channelId: string;
   channelType: string;
   timeoutS: number;
@@ -58,6 +61,16 @@ export interface Settlement {
   respondedByPlatform?: string | null;
   respondedByName: string;
   reason?: string | null;
-  /** Approve with changes: the edited args and their digest replace `args` / `args_digest` in the same statement. */
-  edit?: { args: Record<string, unknown>; argsDigest: string; byUserId: string | null; byName: string };
+  /**
+   * Approve with changes: the edited args and their digest replace `args` / `args_digest` in the same statement,
+   * with the tier and approvers the policy gives the edited args (re-tiered, docs/authorization.md).
+   */
+  edit?: {
+    args: Record<string, unknown>;
+    argsDigest: string;
+    byUserId: string | null;
+    byName: string;
+    tier: number | null;
+    approvers: string[];
+  };
 }

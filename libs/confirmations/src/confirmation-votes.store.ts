@@ -9,6 +9,15 @@ import {
   type ConfirmationRow,
 } from './confirmation.types.js';
 
+/**
+ * The grant statements of a request's approving votes (docs/authorization.md), as SQL over `confirmation_requests c`:
+ * what an approval carries to the executor. Votes from before digests were recorded state nothing.
+ */
+export const GRANTS_OF_APPROVING_VOTES = `(SELECT COALESCE(jsonb_agg(jsonb_build_object(
+    'kind', CASE WHEN v.args_digest IS DISTINCT FROM c.args_digest OR v.user_id = c.edited_by_user_id THEN 'edit' ELSE 'vote' END,
+    'principal', v.user_id, 'digest', v.args_digest, 'policyVersion', v.policy_version, 'tier', v.tier) ORDER BY v.created_at), '[]'::jsonb)
+  FROM confirmation_votes v WHERE v.confirmation_id = c.id AND v.decision = 'approve' AND v.args_digest IS NOT NULL)`;
+
 export interface Vote {
   confirmationId: string;
   userId: string;
@@ -18,6 +27,9 @@ export interface Vote {
   externalId: string | null;
   approvers: string[];
   tier: number | null;
+  /** The grant this vote states (approvals): the exact args digest and the policy version it allowed. */
+  argsDigest: string | null;
+  policyVersion: string | null;
   /**
    * The vote is expected to settle the request (a rejection, or the approval that completes the quorum): the
    * settlement, a durable commit, follows before anyone is answered or anything runs, and flushes this one with it
@@ -56,8 +68,9 @@ export class ConfirmationVotesStore {
   async record(v: Vote): Promise<ConfirmationRequest | null> {
     const rows = await this.dataSource.query<Array<ConfirmationRow | undefined>>(
       `WITH vote AS (
-         INSERT INTO confirmation_votes (confirmation_id, user_id, user_name, decision, platform, external_id, approvers, tier)
-         SELECT c.id, $2, $3, $4, $5, $6, $7::jsonb, $8 FROM confirmation_requests c
+         INSERT INTO confirmation_votes
+           (confirmation_id, user_id, user_name, decision, platform, external_id, approvers, tier, args_digest, policy_version)
+         SELECT c.id, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10 FROM confirmation_requests c
           WHERE c.id = $1 AND c.status = 'pending' AND c.expires_at > now()
          ON CONFLICT (confirmation_id, user_id) DO NOTHING
          RETURNING confirmation_id, decision),
@@ -68,7 +81,18 @@ export class ConfirmationVotesStore {
          RETURNING c.*)
        SELECT counted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'voted:' || counted.id::text) AS notified
          ${v.settles ? `, set_config('synchronous_commit', 'off', true) AS sync_off` : ''} FROM counted`,
-      [v.confirmationId, v.userId, v.userName, v.decision, v.platform, v.externalId, JSON.stringify(v.approvers), v.tier],
+      [
+        v.confirmationId,
+        v.userId,
+        v.userName,
+        v.decision,
+        v.platform,
+        v.externalId,
+        JSON.stringify(v.approvers),
+        v.tier,
+        v.argsDigest,
+        v.policyVersion,
+      ],
     );
     if (!rows[0]) return null;
     const row = rowToConfirmation(rows[0]);

@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
-import { AppConfig, Metrics } from '@warden/common';
+import { AppConfig, AuditTrail, Metrics } from '@warden/common';
 import { isRunInterruption } from '@warden/hooks';
 import { DATABASE_TARGET, PgNotificationListener, type DatabaseTarget } from '@warden/database';
+import { confirmationEvent } from './confirmation-audit.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import {
   CONFIRMATION_NOTIFIED,
@@ -43,6 +44,7 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
     private readonly config: AppConfig,
     @Inject(DATABASE_TARGET) target: DatabaseTarget,
     private readonly bus: EventEmitter2,
+    private readonly audit: AuditTrail,
     @Optional() private readonly metrics?: Metrics,
   ) {
     this.listener = target.embedded
@@ -190,7 +192,12 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
     try {
       // settle() publishes the change in-process, which resolves the waiters; if someone decided first, read it.
       const expired = await this.store.settle(id, { status: ConfirmationStatus.Expired, respondedByName: by, reason });
-      if (!expired) {
+      // Chained like a rejection; the expiry stands (and the waiters are released) if the event cannot be written.
+      if (expired) {
+        await this.audit
+          .record(confirmationEvent(expired, 'expired', { userId: null, name: by, reason }))
+          .catch((err: unknown) => this.logger.error(`the expiry of confirmation ${id} was not audited: ${(err as Error).message}`));
+      } else {
         const row = await this.store.findById(id);
         if (row) this.settleWaiters(row);
         else this.failWaiters(id, new Error(`confirmation ${id} no longer exists`));

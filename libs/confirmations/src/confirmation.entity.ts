@@ -51,6 +51,9 @@ export class ConfirmationRequestEntity {
   @Column('boolean', { default: false }) forbidSelfApproval: boolean;
   @Column('jsonb', { nullable: true }) approvers: unknown;
   @Column('integer', { nullable: true }) tier: number | null;
+  @Column('jsonb', { nullable: true }) policy: unknown;
+  @Column('text', { nullable: true }) policyVersion: string | null;
+  @Column('jsonb', { nullable: true }) grants: unknown;
   @Column('integer', { default: 1 }) approvalsRequired: number;
   @Column('integer', { default: 0 }) approvalsGiven: number;
   @Column('jsonb', { nullable: true }) decisiveFields: unknown;
@@ -144,6 +147,8 @@ export class StandingApprovalEntity {
   @Column('uuid', { nullable: true })
   grantedByUserId: string | null;
   @Column('text') grantedByName: string;
+  @Column('integer', { nullable: true }) tier: number | null;
+  @Column('text', { nullable: true }) policyVersion: string | null;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
 }
 
@@ -177,5 +182,7 @@ export class ConfirmationVoteEntity {
   @Column('text', { nullable: true }) externalId: string | null;
   @Column('jsonb') approvers: unknown;
   @Column('integer', { nullable: true }) tier: number | null;
+  @Column('text', { nullable: true }) argsDigest: string | null;
+  @Column('text', { nullable: true }) policyVersion: string | null;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
 }

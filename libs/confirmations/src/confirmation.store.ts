@@ -11,9 +11,20 @@ import {
   type ConfirmationRow,
   type ConfirmationRequest,
 } from './confirmation.types.js';
+import { GRANTS_OF_APPROVING_VOTES } from './confirmation-votes.store.js';
 import { candidateEntries, type ListFilter, type NewConfirmation, type Settlement } from './confirmation-store.types.js';
 
 export type { ListFilter, NewConfirmation, Settlement } from './confirmation-store.types.js';
+
+/** An edit's values in statement order ($n..$n+5): args, digest, editor id and name, tier, approvers. */
+const editValues = (e: NonNullable<Settlement['edit']>) => [
+  JSON.stringify(e.args),
+  e.argsDigest,
+  e.byUserId,
+  e.byName,
+  e.tier,
+  JSON.stringify(e.approvers),
+];
 
 /**
  * The SQL of `confirmation_requests`. Every state change is one conditional statement (`WHERE status =
@@ -73,10 +84,10 @@ export class ConfirmationStore implements OnModuleInit {
       `WITH inserted AS (INSERT INTO confirmation_requests
          (org_id, agent_id, agent_name, run_id, call_id, tool, args, requested_by, approver_scope, agent_owner_id,
           forbid_self_approval, channel_id, channel_type, expires_at, approvers, tier, approvals_required, decisive_fields, args_digest,
-          args_schema, ask_reason, remind_at, escalate_at, escalate_to, batch_key, batch_position)
+          args_schema, ask_reason, remind_at, escalate_at, escalate_to, batch_key, batch_position, policy, policy_version)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, now() + make_interval(secs => $14),
                $15::jsonb, $16, $17, $18::jsonb, $19, $20::jsonb, $21,
-               now() + make_interval(secs => $22), now() + make_interval(secs => $23), $24::jsonb, $25, $26)
+               now() + make_interval(secs => $22), now() + make_interval(secs => $23), $24::jsonb, $25, $26, $27::jsonb, $28)
        ON CONFLICT (run_id, call_id) DO NOTHING
        RETURNING *)
        SELECT inserted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'requested:' || inserted.id::text) AS notified FROM inserted`,
@@ -107,6 +118,8 @@ export class ConfirmationStore implements OnModuleInit {
         input.escalateTo ? JSON.stringify(input.escalateTo) : null,
         input.batch?.key ?? null,
         input.batch?.position ?? null,
+        JSON.stringify(input.policy),
+        input.policyVersion,
       ],
     );
     if (inserted) {
@@ -171,14 +184,19 @@ export class ConfirmationStore implements OnModuleInit {
     const beforeDeadline = s.status === ConfirmationStatus.Expired ? '' : 'AND expires_at > now()';
     // An edit rebinds the approval to the edited args in the statement that decides it: never one without the other.
     const edit = s.edit && s.status === ConfirmationStatus.Approved ? s.edit : undefined;
-    const editSet = edit ? `, original_args = args, args = $8::jsonb, args_digest = $9, edited_by_user_id = $10, edited_by_name = $11` : '';
-    const editParams = edit ? [JSON.stringify(edit.args), edit.argsDigest, edit.byUserId, edit.byName] : [];
+    const editSet = edit
+      ? `, original_args = args, args = $8::jsonb, args_digest = $9, edited_by_user_id = $10, edited_by_name = $11, tier = $12,
+         approvers = $13::jsonb`
+      : '';
+    const editParams = edit ? editValues(edit) : [];
+    // An approval carries its grants: the approving votes, each a statement about a digest (docs/authorization.md).
+    const grantsSet = s.status === ConfirmationStatus.Approved ? `, grants = ${GRANTS_OF_APPROVING_VOTES}` : '';
     const row = await this.row(
       'transition',
       `WITH settled AS (
-         UPDATE confirmation_requests
+         UPDATE confirmation_requests c
             SET status = $2, responded_at = now(), responded_by_user_id = $3, responded_by_open_id = $4,
-                responded_by_platform = $5, responded_by_name = $6, reason = $7, updated_at = now()${editSet}
+                responded_by_platform = $5, responded_by_name = $6, reason = $7, updated_at = now()${editSet}${grantsSet}
           WHERE id = $1 AND status = 'pending' ${beforeDeadline}
           RETURNING *)
        SELECT settled.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', settled.id::text) AS notified FROM settled`,
@@ -201,6 +219,18 @@ export class ConfirmationStore implements OnModuleInit {
     }
     this.events.emit(CONFIRMATION_SETTLED, row);
     return row;
+  }
+
+  /** An edit into a tier its editor alone cannot satisfy: the request now asks about the edit, under that tier. */
+  async rebind(id: string, edit: NonNullable<Settlement['edit']>, approvalsRequired: number): Promise<ConfirmationRequest | null> {
+    const row = await this.row(
+      'transition',
+      `UPDATE confirmation_requests SET original_args = args, args = $2::jsonb, args_digest = $3, edited_by_user_id = $4,
+              edited_by_name = $5, tier = $6, approvers = $7::jsonb, approvals_required = $8, updated_at = now()
+        WHERE id = $1 AND status = 'pending' AND expires_at > now() AND approvals_given = 0 RETURNING *`,
+      [id, ...editValues(edit), approvalsRequired],
+    );
+    return row ?? null;
   }
 
   /** Remembers where the card went so it can be replaced by the decided version later. */

@@ -7,6 +7,8 @@ import { SettledHere } from './gate/settled-here.js';
 import { ConfirmationInboxStream } from './confirmation-inbox-stream.js';
 import { ConfirmationCards } from './confirmation-cards.js';
 import { ConfirmationDecisionService } from './confirmation-decision.service.js';
+import { DeciderResolver } from './decider-resolver.js';
+import { EditRetier } from './edits/edit-retier.js';
 import { ConfirmationService } from './confirmation.service.js';
 import { ConfirmationVisibility } from './confirmation-visibility.js';
 import { ConfirmationStore } from './confirmation.store.js';
@@ -20,6 +22,7 @@ import { BatchCards } from './batch/batch-cards.js';
 import { BatchStore } from './batch/batch.store.js';
 import { StandingApprovalStore } from './standing/standing-approval.store.js';
 import { StandingApprovals } from './standing/standing-approvals.js';
+import { IntegrityAlarm } from './integrity/integrity-alarm.js';
 
 @Module({
   imports: [ChannelsModule],
@@ -30,6 +33,8 @@ import { StandingApprovals } from './standing/standing-approvals.js';
     ConfirmationWaiter,
     ConfirmationCards,
     ConfirmationDecisionService,
+    DeciderResolver,
+    EditRetier,
     ConfirmationService,
     ConfirmationVisibility,
     ApprovalRequestOpener,
@@ -44,6 +49,7 @@ import { StandingApprovals } from './standing/standing-approvals.js';
     ConfirmationReassignment,
     BatchStore,
     BatchCards,
+    IntegrityAlarm,
   ],
   exports: [ConfirmationService, ConfirmationWaiter, ConfirmationGateHook, ConfirmationInboxStream, ConfirmationEscalator],
 })

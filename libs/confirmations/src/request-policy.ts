@@ -1,4 +1,5 @@
-import { argsReadBy, matchTier, type AgentHookSettings, type ToolCallMetadata } from '@warden/hooks';
+import { argsReadBy, type AgentHookSettings, type PolicyInForce, type ToolCallMetadata } from '@warden/hooks';
+import { policyInForce, policyVersion, requirementOf } from '@warden/policy';
 
 /** What a new confirmation row records of the policy: who may approve, which tier applied, how many approvals. */
 export interface RequestPolicy {
@@ -6,12 +7,14 @@ export interface RequestPolicy {
   tier: number | null;
   approvalsRequired: number;
   decisiveFields: string[];
+  /** The policy itself and its version: an edit is re-tiered under it, and grants are given under its version. */
+  policy: PolicyInForce;
+  policyVersion: string;
 }
 
 /**
- * Fixes the policy for one request from the agent's (or workflow node's) `confirmation` settings and the args.
- * Without `approvers`, the seed-compatible default: the channel's approver list when the channel has one (so that
- * list binds the inbox API too), else the legacy `approver_scope` (default `initiator`).
+ * Fixes the policy for one request from the agent's (or workflow node's) `confirmation` settings and the args, by
+ * the kernel's rule (libs/policy `requirementOf`).
  */
 export function requestPolicy(
   confirmation: AgentHookSettings['confirmation'],
@@ -19,13 +22,15 @@ export function requestPolicy(
   metadata: Pick<ToolCallMetadata, 'confirmationWhen'>,
   channelHasList: boolean,
 ): RequestPolicy {
-  const base = confirmation.approvers ?? (channelHasList ? ['channel'] : [confirmation.approverScope]);
-  const matched = matchTier(confirmation.tiers, args);
-  const decisive = new Set([...argsReadBy(metadata.confirmationWhen), ...(confirmation.tiers ?? []).flatMap((t) => argsReadBy(t.when))]);
+  const policy = policyInForce(confirmation);
+  const required = requirementOf(policy, args, channelHasList);
+  const decisive = new Set([...argsReadBy(metadata.confirmationWhen), ...policy.tiers.flatMap((t) => argsReadBy(t.when))]);
   return {
-    approvers: matched?.tier.approvers ?? base,
-    tier: matched?.index ?? null,
-    approvalsRequired: matched?.tier.approvals ?? 1,
+    approvers: required.approvers,
+    tier: required.tier,
+    approvalsRequired: required.approvals,
     decisiveFields: [...decisive].filter((f) => f in args),
+    policy,
+    policyVersion: policyVersion(policy),
   };
 }

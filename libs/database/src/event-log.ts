@@ -1,9 +1,9 @@
 import type { Logger } from '@nestjs/common';
-import { EventEmitter } from 'node:events';
 import type { DataSource } from 'typeorm';
 import type { DatabaseTarget } from './data-source.js';
 import { AppendsInFlight } from './appends-in-flight.js';
 import { EventFollowers, type Follower } from './event-followers.js';
+import { LogWakeups } from './log-wakeups.js';
 import { PgNotificationListener } from './pg-notification-listener.js';
 import { ownerWriteResult, ownerWriteSql, SqlParams, type OwnerWrite, type OwnerWriteResult } from './owner-write.js';
 import { RecentEvents } from './recent-events.js';
@@ -24,7 +24,7 @@ export * from './owner-write.js';
  * followed log at once (`WHERE id = ANY($1)`), waking only those that moved — nothing polls per stream.
  */
 export class EventLog<M = AnyEventMap, E = unknown> {
-  private readonly wakeups = new EventEmitter().setMaxListeners(0);
+  private readonly wakeups = new LogWakeups();
   private readonly followed: EventFollowers;
   private readonly recent = new RecentEvents((ownerId) => this.followed.has(ownerId));
   private readonly appending = new AppendsInFlight();
@@ -68,6 +68,11 @@ export class EventLog<M = AnyEventMap, E = unknown> {
             for (const ownerId of this.wakeups.eventNames()) this.wakeups.emit(ownerId);
           },
         });
+  }
+
+  /** Calls `listener` on every append here, notification from elsewhere, and reconnect (see LogWakeups). */
+  onActivity(listener: () => void): void {
+    this.wakeups.onActivity(listener);
   }
 
   start(): Promise<void> {

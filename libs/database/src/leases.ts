@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 
 /** Tables whose rows are driven by one instance at a time under a lease (`status`, `locked_by`, `lease_until`). */
-export type LeasedTable = 'agent_runs' | 'workflow_runs';
+export type LeasedTable = 'agent_runs' | 'workflow_runs' | 'evals';
 
 /**
  * Claims active rows whose lease lapsed (their instance died or released them) and takes the lease in the same
@@ -26,4 +26,22 @@ export async function claimExpiredLeases(
     [opts.instanceId, opts.leaseMs / 1000, opts.exclude, opts.limit],
   );
   return rows.map((r) => r.id);
+}
+
+/**
+ * How long until a row of `table` may next be claimable, in ms (≤ 0: now), or null when none may ever be without a
+ * change (which then says so): the earliest lease expiry of its active rows (`active` narrows them, e.g. not parked),
+ * or `alsoDue` (a query selecting one timestamp, e.g. the deadlines of parked rows). Measured on the database's clock.
+ */
+export async function nextClaimDueInMs(
+  dataSource: DataSource,
+  opts: { table: LeasedTable; active?: string; alsoDue?: string },
+): Promise<number | null> {
+  const [row]: Array<{ due_in_ms: number | null }> = await dataSource.query(
+    `SELECT (EXTRACT(EPOCH FROM (min(due) - now())) * 1000)::float8 AS due_in_ms FROM (
+       SELECT min(COALESCE(lease_until, now())) AS due FROM ${opts.table}
+        WHERE status IN ('running', 'waiting') ${opts.active ? `AND ${opts.active}` : ''}
+       ${opts.alsoDue ? `UNION ALL (${opts.alsoDue})` : ''}) AS d`,
+  );
+  return row.due_in_ms;
 }

@@ -1,4 +1,4 @@
-import { Check, Column, CreateDateColumn, Entity, ForeignKey, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 /** A call the agent is expected to make: this tool, with args that contain `args_subset` (deeply). */
 export interface ExpectedToolCall {
@@ -33,8 +33,13 @@ export interface EvalCaseResult {
   error?: string;
 }
 
+/** `interrupted`: continued after its driver stopped (a restart, a dead instance), the eval could not go on. */
+export type EvalStatus = 'running' | 'completed' | 'failed' | 'interrupted';
+
 @Entity('evals')
-@Check('evals_status_check', "status IN ('running', 'completed', 'failed')")
+@Check('evals_status_check', "status IN ('running', 'completed', 'failed', 'interrupted')")
+/** The evals a recovery sweep looks at: only running ones, by lease expiry. */
+@Index('evals_active_idx', ['leaseUntil'], { where: "status = 'running'" })
 export class EvalRun {
   @PrimaryGeneratedColumn('uuid') id: string;
   @ForeignKey('orgs', { name: 'evals_org_id_fkey', onDelete: 'CASCADE' })
@@ -44,8 +49,8 @@ export class EvalRun {
   @ForeignKey('users', { name: 'evals_user_id_fkey' })
   @Column('uuid')
   userId: string;
-  @Column('text') status: 'running' | 'completed' | 'failed';
-  /** Always 'bypassed': eval runs execute the agent without hooks on purpose, and say so. */
+  @Column('text') status: EvalStatus;
+  /** Always 'bypassed': eval runs execute the agent without its own hooks and the gate on purpose (org hooks run), and say so. */
   @Column('text', { default: 'bypassed' }) hooks: 'bypassed';
   /** Whether connector reads run for real (`live`) or are simulated like writes (which always are). */
   @Column('text', { default: 'live' }) reads: 'live' | 'simulated';
@@ -54,4 +59,10 @@ export class EvalRun {
   @Column('text', { nullable: true }) error: string | null;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
+  /** The instance driving the eval, under a lease (EvalDriver); another continues it once the lease lapses. */
+  @Column('text', { nullable: true }) lockedBy: string | null;
+  @Column('timestamptz', { nullable: true }) leaseUntil: Date | null;
+  @Column('int', { default: 0 }) leaseEpoch: number;
+  /** The run of the case under way: whoever continues the eval waits for it instead of starting the case again. */
+  @Column('uuid', { nullable: true }) caseRunId: string | null;
 }

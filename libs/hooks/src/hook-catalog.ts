@@ -52,17 +52,20 @@ interface Ordered {
   point?: HookPoint;
   runsLast?: boolean;
   origin?: 'auto' | 'org' | 'agent';
+  checksArgs?: boolean;
 }
 
 /**
  * The band a hook runs in. PreToolUse has three: the agent's and the auto-attached hooks (the transforms: each sees
  * what the one before it rewrote), then the org's hooks (its policies decide on the args every agent transform has
- * left), then the `runsLast` hooks (the confirmation gate, on the args that will be sent). Other points: `runsLast`
- * hooks after the others.
+ * left), then the `runsLast` hooks (the confirmation gate, on the args that will be sent); the check of the args
+ * against the action's schema sits between the transforms and the org's hooks. Other points: `runsLast` hooks after
+ * the others.
  */
 function band(h: Ordered): number {
-  if (h.runsLast) return 2;
-  return h.point === HookPoint.PreToolUse && h.origin === 'org' ? 1 : 0;
+  if (h.runsLast) return 3;
+  if (h.point !== HookPoint.PreToolUse) return 0;
+  return h.origin === 'org' ? 2 : h.checksArgs ? 1 : 0;
 }
 
 /** The order hooks of one point run in: by band (see `band`), then ascending priority, ties by name. */

@@ -1,4 +1,4 @@
-import { CONFIRMATION_GATE, HookRegistry, type ToolCallContext } from './hook-registry.js';
+import { CHAIN_CHANGED_REWRITE, CONFIRMATION_GATE, HookRegistry, type ToolCallContext } from './hook-registry.js';
 import type { ToolCallMetadata } from './hook.types.js';
 import { Pre, registeredHook } from './testing/registered-hooks.js';
 import { toolCallContext } from './testing/tool-call-context.js';
@@ -83,5 +83,43 @@ describe('HookRegistry: parking at the gate', () => {
       error: expect.stringMatching(/no longer has an approval gate/),
     });
     expect(calls).toEqual([]);
+  });
+
+  describe('resuming under another chain (#28 break 14)', () => {
+    const approved = () => gate(() => ({ approval: { confirmationId: 'c-1', argsDigest: 'd' } }), calls);
+    const counted = () =>
+      registeredHook(
+        'count',
+        2,
+        Object.assign(
+          new Pre(() => {
+            calls.push('count');
+            return {};
+          }),
+          { shouldTrigger: (ctx: ToolCallContext) => !ctx.metadata.decidingAgain },
+        ),
+      );
+    const resumed = () => context({ resumedAtGate: true }, { id: 'PO-1', amount: 72_000 });
+    const modelArgs = { id: 'PO-1', amount: 10_000 };
+
+    it('the same chain: only the gate runs', async () => {
+      const registry = new HookRegistry([rewrite(), approved()], undefined, 'v1');
+      const verdict = await registry.resumeAtGate(resumed(), { modelArgs, chain: 'v1' });
+      expect(verdict).toMatchObject({ allow: true, args: { amount: 72_000 } });
+      expect(calls).toEqual([CONFIRMATION_GATE]);
+    });
+
+    it('another chain giving the same call: the hooks before the gate run again (counting hooks skip), the call goes', async () => {
+      const registry = new HookRegistry([rewrite(), counted(), approved()], undefined, 'v2');
+      const verdict = await registry.resumeAtGate(resumed(), { modelArgs, chain: 'v1' });
+      expect(verdict).toMatchObject({ allow: true, args: { amount: 72_000 }, approval: { confirmationId: 'c-1' } });
+      expect(calls).toEqual([CONFIRMATION_GATE, 'rewrite']);
+    });
+
+    it('another chain making another call, or none recorded: denied by the gate, naming why', async () => {
+      const registry = new HookRegistry([approved()], undefined, 'v2');
+      const verdict = await registry.resumeAtGate(resumed(), { modelArgs });
+      expect(verdict).toMatchObject({ allow: false, blockedBy: CONFIRMATION_GATE, error: CHAIN_CHANGED_REWRITE, args: modelArgs });
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { canonicalJson } from '@warden/common';
 import { HookChain, HookChainRun, type RegisteredHook } from './hook-chain.js';
 import {
   BLOCKED_CALL,
@@ -9,7 +10,8 @@ import {
   type TextHookVerdict,
 } from './hook-chain-points.js';
 import type { ToolCallContext } from './hook-invocation.js';
-import { HookPoint, type AgentHookSettings, type HookOutcome, type PostToolUseHook } from './hook.types.js';
+import { actionDigest } from './builtin/audit/canonical-json.js';
+import { HookPoint, type AgentHookSettings, type HookOutcome, type PostToolUseHook, type ToolArgs } from './hook.types.js';
 
 export { HookTimeoutError, type RegisteredHook } from './hook-chain.js';
 export type { PreToolUseVerdict } from './hook-chain-points.js';
@@ -19,8 +21,20 @@ export const DEFAULT_HOOK_TIMEOUT_MS = 5000;
 
 /** Why a call is blocked when the args to be sent are not the ones its approval covers. */
 export const ARGS_CHANGED_AFTER_APPROVAL = 'args changed after approval: the call was not sent';
+/** Why an approver's edit is not sent when a hook would still rewrite it: the approval covers exactly the edit. */
+export const EDIT_NOT_FINAL = "a hook would change the approver's edited args, so the approval does not cover what would be sent";
 /** The name the confirmation gate blocks under (also when the runtime's own re-check of an approval fails). */
 export const CONFIRMATION_GATE = 'confirmation_gate';
+/** Why a resumed call is denied when the hooks in force now turn the model's call into another than the approved one. */
+export const CHAIN_CHANGED_REWRITE =
+  'the hooks changed while the call waited for its approval and now make it a different call than the one approved: it was not sent';
+
+/** A call parked at the gate, as it resumes: the model's own args, and the chain it was parked under. */
+export interface ParkedCall {
+  modelArgs: ToolArgs;
+  /** HookRegistry.chainDigest when it parked (absent for calls parked before digests were recorded). */
+  chain?: string;
+}
 
 /** The observation the model reads for a blocked call (DESIGN.md). */
 export function blockedObservation(hook: string, error: string): string {
@@ -38,19 +52,30 @@ export class HookRegistry {
   private readonly pre: HookChain<PreToolUseVerdict>;
   /** The PreToolUse hooks that run last (the confirmation gate): where a parked call resumes. */
   private readonly gate: HookChain<PreToolUseVerdict>;
+  /** The PreToolUse hooks before the gate: what decides a parked call again when the chain changed while it waited. */
+  private readonly beforeGate: HookChain<PreToolUseVerdict>;
   private readonly post: HookChain<{ result: string; outcomes: HookOutcome[] }>;
   private readonly sessionStart: HookChain<{ additionalContext: string[]; outcomes: HookOutcome[] }>;
   private readonly blockedListeners: HookChain<HookOutcome[]>;
   private readonly text = new Map<HookPoint, HookChain<TextHookVerdict>>();
 
+  /**
+   * @param chainDigest what the chain was built from (HookResolver): a call parked under another digest is decided
+   * again by the hooks before the gate when it resumes.
+   */
   constructor(
     private readonly hooks: RegisteredHook[],
     readonly agent?: AgentHookSettings,
+    readonly chainDigest = '',
   ) {
     const at = (point: HookPoint) => hooks.filter((h) => h.point === point);
     this.pre = new HookChain(at(HookPoint.PreToolUse), PRE_TOOL_USE);
     this.gate = new HookChain(
       this.pre.hooks.filter((h) => h.runsLast),
+      PRE_TOOL_USE,
+    );
+    this.beforeGate = new HookChain(
+      this.pre.hooks.filter((h) => !h.runsLast),
       PRE_TOOL_USE,
     );
     this.post = new HookChain(at(HookPoint.PostToolUse), POST_TOOL_USE);
@@ -82,7 +107,8 @@ export class HookRegistry {
   }
 
   entries(): Array<{ name: string; point: HookPoint; priority: number; source: 'class' | 'yaml'; autoAttached: boolean }> {
-    return [...this.sessionStart.hooks, ...this.pre.hooks, ...this.post.hooks].map((h) => ({
+    const attached = this.pre.hooks.filter((h) => !h.checksArgs);
+    return [...this.sessionStart.hooks, ...attached, ...this.post.hooks].map((h) => ({
       name: h.name,
       point: h.point,
       priority: h.priority,
@@ -118,6 +144,53 @@ export class HookRegistry {
       return Promise.resolve({ allow: true, args: ctx.toolArgs, wouldRequireConfirmation: false, outcomes: [] });
     this.attachAgent(ctx);
     return this.pre.run(ctx, new HookChainRun(ctx.toolArgs, undefined));
+  }
+
+  /**
+   * An approver changed the args after the chain decided (approve with changes): the call re-enters *decide* on
+   * them — every PreToolUse hook but the gate runs again on exactly these args (org policies included). The edit
+   * must be a fixed point: a hook that would block or rewrite it stops the call (docs/authorization.md).
+   */
+  async redecide(ctx: ToolCallContext, args: ToolCallContext['toolArgs']): Promise<PreToolUseVerdict> {
+    const again = { ...ctx, toolArgs: args, metadata: { ...ctx.metadata, confirmationAsks: undefined } };
+    this.attachAgent(again);
+    const verdict = await this.beforeGate.run(again, new HookChainRun(args, undefined));
+    if (verdict.allow && canonicalJson(verdict.args) !== canonicalJson(args)) {
+      return {
+        ...verdict,
+        allow: false,
+        blockedBy: [...verdict.outcomes].reverse().find((o) => o.outcome === 'rewrite')?.hook ?? 'a hook',
+        error: EDIT_NOT_FINAL,
+      };
+    }
+    return verdict;
+  }
+
+  /**
+   * A call parked at the gate resumes (ctx.toolArgs: the args the gate saw). The gate settles its decision; when the
+   * chain in force now is not the one it parked under, the hooks before the gate then decide the model's call again
+   * (`decidingAgain`): a block stands, and a rewrite that no longer gives the approved args denies it. So whichever
+   * instance resumes it, the chain in force decides (DESIGN.md "Authorization").
+   */
+  async resumeAtGate(ctx: ToolCallContext, parked: ParkedCall): Promise<PreToolUseVerdict> {
+    const gate = await this.runPreToolUse(ctx, true);
+    if (!gate.allow || parked.chain === this.chainDigest) return gate;
+    const metadata = { ...ctx.metadata, decidingAgain: true, resumedAtGate: false, confirmationAsks: undefined };
+    const again = await this.beforeGate.run(
+      { ...ctx, toolArgs: parked.modelArgs, metadata },
+      new HookChainRun(parked.modelArgs, undefined),
+    );
+    const outcomes = [...gate.outcomes, ...again.outcomes];
+    if (!again.allow) return { ...again, outcomes };
+    if (actionDigest(ctx.toolName, again.args) === actionDigest(ctx.toolName, ctx.toolArgs)) return { ...gate, outcomes };
+    return {
+      allow: false,
+      args: again.args,
+      blockedBy: CONFIRMATION_GATE,
+      error: CHAIN_CHANGED_REWRITE,
+      wouldRequireConfirmation: false,
+      outcomes,
+    };
   }
 
   runPostToolUse(ctx: ToolCallContext & { toolResult: string }): Promise<{ result: string; outcomes: HookOutcome[] }> {

@@ -1,5 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { AppConfig, EgressPolicy, Metrics } from '@warden/common';
+import { argsSchemaCheck } from './args-schema-check.js';
+import { argsDigest } from './builtin/audit/canonical-json.js';
 import { HookBuildError } from './hook-build.error.js';
 import { HookCatalog, type CatalogEntry } from './hook-catalog.js';
 import { checkHookConfig } from './hook-config.validator.js';
@@ -8,6 +10,7 @@ import type { AgentHookSettings } from './hook.types.js';
 import { buildYamlHooks, parseYamlHooks } from './yaml/yaml-hooks.js';
 import { mergeOrgAndAgent, type HookChain, type HookOrigin, type ResolvedHook } from './org/hook-origin.js';
 import { OrgHooksStore } from './org/org-hooks.store.js';
+import { hookNameProblems } from './reserved-hook-names.js';
 
 /** `model_config_json.hooks` as users write it. */
 export interface HooksConfig {
@@ -40,8 +43,9 @@ export class HookResolver {
   ) {}
 
   async resolve({ hooksConfig, agent }: { hooksConfig: unknown; agent?: AgentHookSettings }): Promise<HookRegistry> {
-    const { hooks } = await this.chain({ hooksConfig, agent });
-    return new HookRegistry(this.counted(hooks), agent);
+    const { hooks, digest } = await this.chain({ hooksConfig, agent });
+    // Every run checks its calls' final args against their action's schema (not a hook anyone declares or removes).
+    return new HookRegistry(this.counted([...hooks, argsSchemaCheck()]), agent, digest);
   }
 
   /**
@@ -50,13 +54,21 @@ export class HookResolver {
    */
   async chain({ hooksConfig, agent }: { hooksConfig: unknown; agent?: AgentHookSettings }): Promise<HookChain> {
     const problems: string[] = [];
-    const orgConfig = agent?.orgId && this.orgHooks ? (await this.orgHooks.find(agent.orgId))?.hooks : undefined;
-    const org = orgConfig === undefined ? [] : await this.build(orgConfig, 'org hooks', 'org', problems);
+    const { orgConfig, hooks: org } = await this.orgHooksOf(agent, problems);
     const own = await this.build(hooksConfig, 'hooks', 'agent', problems);
     const merged = mergeOrgAndAgent(org, own);
     merged.hooks.push(...this.autoAttached(new Set(merged.hooks.map((h) => h.name)), problems));
     if (problems.length) throw new HookBuildError(problems);
-    return merged;
+    return { ...merged, digest: argsDigest({ org: orgConfig ?? null, agent: hooksConfig ?? null }) };
+  }
+
+  /** The hooks of `agent`'s org (none when its org is unknown or has none); their problems go to `problems`. */
+  private async orgHooksOf(
+    agent: AgentHookSettings | undefined,
+    problems: string[],
+  ): Promise<{ orgConfig: unknown; hooks: ResolvedHook[] }> {
+    const orgConfig = agent?.orgId && this.orgHooks ? (await this.orgHooks.find(agent.orgId))?.hooks : undefined;
+    return { orgConfig, hooks: orgConfig === undefined ? [] : await this.build(orgConfig, 'org hooks', 'org', problems) };
   }
 
   /** Checks an org's hooks config (PUT /api/org/hooks): every problem, each naming its entry. */
@@ -80,30 +92,31 @@ export class HookResolver {
       plan.problems.push(...built.problems);
       hooks.push(...built.hooks);
     }
-    plan.problems.push(...this.nameClashes(hooks, at));
+    plan.problems.push(...hookNameProblems(hooks, this.catalog, at));
     problems.push(...plan.problems);
     return hooks.map((h) => ({ ...h, origin }));
   }
 
+  /** Metric labels from a bounded set: a catalog hook by name; a YAML hook (named by a tenant) is "other". */
   private counted(hooks: RegisteredHook[]): RegisteredHook[] {
-    if (this.metrics) for (const h of hooks) h.stats = this.metrics.statsFor(h.name, h.point);
+    if (this.metrics) for (const h of hooks) h.stats = this.metrics.statsFor(this.catalog.get(h.name) ? h.name : 'other', h.point);
     return hooks;
   }
 
   /**
-   * The registry of a run whose hooks are bypassed (evals: no human waits): none of the agent's hooks and no
-   * policy hook, only the auto-attached hooks that declare `keepWhenBypassed` — the audit log.
+   * The registry of a run whose hooks are bypassed (evals: no human waits): none of the agent's own hooks and no
+   * gate, but every org-wide hook (an org policy binds evals as it binds chat) and the auto-attached hooks that
+   * declare `keepWhenBypassed` — the audit log. Throws HookBuildError when the org's hooks cannot be built.
    */
-  resolveBypassed(agent?: AgentHookSettings): HookRegistry {
-    return new HookRegistry(
-      this.counted(
-        this.catalog
-          .autoAttached()
-          .filter((e) => e.keepWhenBypassed)
-          .map((e) => registered(e, {})),
-      ),
-      agent,
-    );
+  async resolveBypassed(agent?: AgentHookSettings): Promise<HookRegistry> {
+    const problems: string[] = [];
+    const { hooks: org } = await this.orgHooksOf(agent, problems);
+    if (problems.length) throw new HookBuildError(problems);
+    const kept = this.catalog
+      .autoAttached()
+      .filter((e) => e.keepWhenBypassed && !org.some((h) => h.name === e.name))
+      .map((e) => registered(e, {}));
+    return new HookRegistry(this.counted([...org, ...kept]), agent);
   }
 
   /** Every problem of a hooks config, each naming its entry; empty when the config is good. */
@@ -195,16 +208,6 @@ export class HookResolver {
       }
       declared.set(hookName, { index, config });
     });
-  }
-
-  private nameClashes(hooks: RegisteredHook[], at: string): string[] {
-    const seen = new Set<string>();
-    const problems: string[] = [];
-    for (const h of hooks) {
-      if (seen.has(h.name)) problems.push(`${at}.yaml: hook name "${h.name}" is already used by a class hook`);
-      seen.add(h.name);
-    }
-    return problems;
   }
 
   private suggest(name: string): string {

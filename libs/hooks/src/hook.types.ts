@@ -102,7 +102,41 @@ export interface HookResult {
    * The confirmation gate only: the approval this call ran under, bound to the digest of tool + args that the
    * approver saw. The runtime re-checks it against what it is about to send.
    */
-  approval?: { confirmationId: string; argsDigest: string; note?: string };
+  approval?: {
+    confirmationId: string;
+    argsDigest: string;
+    note?: string;
+    /** The approver changed the args: the call re-enters *decide* on them (the deciding hooks run again). */
+    edited?: boolean;
+    /** The approver policy in force when the gate let the call through (the executor evaluates it on the final args). */
+    policy?: PolicyInForce;
+    /** The grants the call holds: the executor sends only when they satisfy `policy` on the digest it sends. */
+    grants?: GrantStatement[];
+  };
+}
+
+/**
+ * The approver policy of a gated action as the kernel reads it (libs/policy): who may approve, how many, by tier.
+ * Its canonical digest is the policy version a grant is given under.
+ */
+export interface PolicyInForce {
+  approvers: string[] | null;
+  approverScope: string;
+  forbidSelfApproval: boolean;
+  tiers: Array<{ when: string; approvals: number; approvers?: string[] }>;
+}
+
+/**
+ * "Principal P allows digest D under policy version V at tier T" (docs/authorization.md): what an approval, an
+ * approval with changes or a use of a standing grant states. Grants of other digests, versions or tiers count nothing.
+ */
+export interface GrantStatement {
+  kind: 'vote' | 'edit' | 'standing';
+  /** The Warden user who allowed it. */
+  principal: string;
+  digest: string;
+  policyVersion: string;
+  tier: number | null;
 }
 
 export type HookOutcomeKind = 'allow' | 'block' | 'rewrite' | 'ask' | 'error' | 'would_require_confirmation';

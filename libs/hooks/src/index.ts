@@ -18,3 +18,6 @@ export * from './hook-points.js';
 export * from './hook-ask.js';
 export * from './args-condition.js';
 export * from './escalation-policy.js';
+export { RESERVED_HOOK_NAMES } from './reserved-hook-names.js';
+export * from './args-schema.js';
+export * from './args-schema-check.js';

@@ -49,6 +49,11 @@ export interface ToolCallMetadata {
    * parked (their rewrites are in the args), so only the gate runs, and it runs whatever its trigger says.
    */
   resumedAtGate?: boolean;
+  /**
+   * The hooks before the gate run again for a parked call because its run's hook chain changed while it waited: they
+   * decide on the call again. What a hook counts (a rate limit) was counted on the first pass and is not again.
+   */
+  decidingAgain?: boolean;
   /** Set by the confirmation gate when it lets the call through: who approved it, under which approval (audited). */
   approvedBy?: string;
   /** The tool's parameter schema (JSON schema): what an approver's edited args are validated against. */

@@ -10,7 +10,7 @@ import { HooksEditor, normaliseHooks, type HooksValue } from './HooksEditor';
 import { ErrorAlert } from '../ui/ErrorAlert';
 
 const NEW_CONFIG = {
-  model: { provider: 'openai', base_url: 'http://llm.internal/v1', model: 'qwen-max', api_key_env: 'LLM_API_KEY' },
+  model: { provider: 'openai', base_url: 'https://api.openai.com/v1', model: 'gpt-4o-mini', api_key_env: 'WARDEN_LLM_KEY_OPENAI' },
   tools: [],
   max_iterations: 10,
 };

@@ -488,7 +488,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put?: never;
+        put: operations["LlmCredentialsController_update"];
         post?: never;
         delete: operations["LlmCredentialsController_remove"];
         options?: never;
@@ -965,6 +965,8 @@ export interface components {
             };
             /** @description digest of tool + args: what an approval binds to */
             args_digest: string | null;
+            /** @description false when the stored args no longer match args_digest: args then holds only a notice, and no decision is taken */
+            args_intact: boolean;
             /** @description The action's parameter schema (what an edit must satisfy) */
             args_schema: {
                 [key: string]: unknown;
@@ -1181,6 +1183,8 @@ export interface components {
             api_key: string;
             /** @description Unique in the org, e.g. "openai-prod" */
             name: string;
+            /** @description The model server the key is for, e.g. "https://api.openai.com" (a base URL is taken as its origin): the key is sent to no other scheme, host or port */
+            origin: string;
         };
         CreateWorkflowDto: {
             /** @description { nodes: [...], edges: [...] } — see API.md "Workflows" */
@@ -1313,7 +1317,7 @@ export interface components {
                 [key: string]: unknown;
             }[];
             /** @enum {string} */
-            status: "running" | "completed" | "failed";
+            status: "running" | "completed" | "failed" | "interrupted";
             total: number;
         };
         EvalStartedResponse: {
@@ -1321,7 +1325,7 @@ export interface components {
             hooks: string;
             id: string;
             /** @enum {string} */
-            status: "running" | "completed" | "failed";
+            status: "running" | "completed" | "failed" | "interrupted";
         };
         ExpectedToolCallDto: {
             /** @description The call passes when its args contain these (deeply) */
@@ -1384,6 +1388,8 @@ export interface components {
             created_by: string | null;
             id: string;
             name: string;
+            /** @description the one origin its key may be sent to; null for a key stored before origins (PUT one with the key) */
+            origin: string | null;
         };
         McpServerDto: {
             /** @description Sent on every request (e.g. Authorization: Bearer …); stored encrypted, never returned */
@@ -1603,6 +1609,14 @@ export interface components {
             };
             is_default?: boolean;
             name?: string;
+        };
+        UpdateLlmCredentialDto: {
+            /** @description A new key; required when origin changes. Write-only: never returned */
+            api_key?: string;
+            /** @description Unique in the org, e.g. "openai-prod" */
+            name: string;
+            /** @description The model server the key is for, e.g. "https://api.openai.com" (a base URL is taken as its origin): the key is sent to no other scheme, host or port */
+            origin: string;
         };
         UpdateWorkflowDto: {
             definition?: {
@@ -2624,6 +2638,31 @@ export interface operations {
         };
         responses: {
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LlmCredentialResponse"];
+                };
+            };
+        };
+    };
+    LlmCredentialsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateLlmCredentialDto"];
+            };
+        };
+        responses: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -5,6 +5,7 @@ import { ConfigCache } from '@warden/database';
 import { HookResolver } from '@warden/hooks';
 import { In, Repository } from 'typeorm';
 import { LlmCredentialsService } from '../llm-credentials/llm-credentials.service.js';
+import { operatorKeyOriginProblem } from '../llm/llm-key-origin.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { unknownConfigKeys } from './agent-config-keys.js';
 import { parseAgentConfig, type AgentConfig } from './agent-config.js';
@@ -128,17 +129,17 @@ export class AgentsService {
       problems.push(
         `model_config_json.model.api_key_env "${keyEnv}" is not an allowed key variable: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`,
       );
+    } else if (keyEnv !== undefined) {
+      const originProblem = operatorKeyOriginProblem(this.config, keyEnv, config.model.baseUrl);
+      if (originProblem) problems.push(`model_config_json.model.api_key_env ${originProblem}`);
     }
     if (config.model.provider === 'openai' && config.model.baseUrl) {
       const egress = await this.egress.savedUrlProblem('model_config_json.model.base_url', config.model.baseUrl);
       if (egress) problems.push(egress);
     }
     const credentialId = config.model.apiKeyCredentialId;
-    if (credentialId !== undefined && !(await this.credentials.exists(orgId, credentialId))) {
-      problems.push(
-        `model_config_json.model.api_key_credential_id "${credentialId}" is not an LLM credential of this organisation (GET /api/llm-credentials)`,
-      );
-    }
+    const credentialProblem = credentialId !== undefined && (await this.credentials.useProblem(orgId, credentialId, config.model.baseUrl));
+    if (credentialProblem) problems.push(`model_config_json.model.api_key_credential_id "${credentialId}" ${credentialProblem}`);
     for (const pattern of await this.tools.unknownPatterns(orgId, config.tools)) {
       problems.push(`unknown tool "${pattern}": no connector action or built-in tool matches it`);
     }

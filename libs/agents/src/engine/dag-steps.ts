@@ -4,7 +4,7 @@ import type { PlanStep, RunState, StepProgress } from '../runs/run.entity.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import { PLANNING_PROMPT, parsePlan } from './dag-plan.js';
-import { beforeModelCall, MAX_STOP_CONTINUATIONS, stopWith } from './lifecycle-hooks.js';
+import { beforeModelCall, stopEnding, stopWith } from './lifecycle-hooks.js';
 import type { LiveRun, RunOutcome, StartedRun, StartRunOptions } from './live-run.js';
 import { ReactSteps } from './react-steps.js';
 import { RunStore } from './run-store.js';
@@ -131,14 +131,14 @@ export class DagSteps {
       tools: [],
       signal: live.abort.signal,
     });
-    // Stop hooks rewrite (or withhold) the synthesized answer; there is no turn to continue here, so a block keeps it.
-    const stop = await stopWith(live, { ...state, stop_continuations: MAX_STOP_CONTINUATIONS }, turn.content);
-    if ('failed' in stop) {
-      await this.store.finishLive(live, 'failed', { error: stop.failed });
+    // Stop hooks rewrite (or withhold) the synthesized answer; there is no turn to continue here, so a block refuses.
+    const stop = await stopWith(live, state, turn.content, { canContinue: false });
+    if (!('answer' in stop)) {
+      const ending = stopEnding(stop);
+      await this.store.finishLive(live, ending.status, { error: ending.error });
       return 'finished';
     }
-    const answer = 'answer' in stop ? stop.answer : turn.content;
-    await this.store.finishLive(live, 'completed', { answer }, { ...state, turns: state.turns + 1 });
+    await this.store.finishLive(live, 'completed', { answer: stop.answer }, { ...state, turns: state.turns + 1 });
     return 'finished';
   }
 }

@@ -77,22 +77,37 @@ export function answerStreams(live: LiveRun): boolean {
   return live.registry.hooksAt(HookPoint.Stop).length === 0;
 }
 
+/** What the Stop hooks make of a final answer. */
+export type StopOutcome =
+  | { answer: string }
+  /** A hook blocked it: the model continues with `continueWith`; the blocked answer itself is withheld. */
+  | { continueWith: string; withheld: string }
+  /** A hook blocked it and no continuation is left: the run ends `refused` with this reason. */
+  | { refused: string }
+  | { failed: string };
+
 /**
  * Stop on the final answer: the answer as the hooks left it, or the reason the model must continue (a Stop hook
- * blocked; at most MAX_STOP_CONTINUATIONS times per run), or a failure (a hook with on_error: block failed: the
- * answer is withheld).
+ * blocked; at most MAX_STOP_CONTINUATIONS times per run), or a refusal (blocked again after the last continuation,
+ * or blocked where no continuation is possible), or a failure (a hook with on_error: block failed). Fail closed: a
+ * blocked answer is never delivered, whatever happens next.
  */
-export async function stopWith(
-  live: LiveRun,
-  state: RunState,
-  answer: string,
-): Promise<{ answer: string } | { continueWith: string } | { failed: string }> {
+export async function stopWith(live: LiveRun, state: RunState, answer: string, opts: { canContinue: boolean }): Promise<StopOutcome> {
   if (live.registry.hooksAt(HookPoint.Stop).length === 0) return { answer };
   const continued = state.stop_continuations ?? 0;
   const verdict = await runTextHooks(live.registry, HookPoint.Stop, runContext(live, { stopHookActive: continued > 0 }), answer);
   if (verdict.allow) return { answer: verdict.text };
   if (verdict.failed) return { failed: `the answer was withheld: ${verdict.blockedBy} ${verdict.error}` };
-  return continued < MAX_STOP_CONTINUATIONS ? { continueWith: verdict.error ?? 'continue' } : { answer: verdict.text };
+  const reason = verdict.error ?? 'blocked';
+  if (opts.canContinue && continued < MAX_STOP_CONTINUATIONS)
+    return { continueWith: reason, withheld: `[answer withheld: blocked by ${verdict.blockedBy}]` };
+  return { refused: `the answer was blocked by ${verdict.blockedBy}: ${reason}` };
+}
+
+/** How the run ends on a Stop outcome that delivers nothing: `failed` (a hook failed) or `refused` (a hook blocked). */
+export function stopEnding(stop: Exclude<StopOutcome, { answer: string }>): { status: 'failed' | 'refused'; error: string } {
+  if ('failed' in stop) return { status: 'failed', error: stop.failed };
+  return { status: 'refused', error: 'refused' in stop ? stop.refused : stop.continueWith };
 }
 
 /** PostToolUseFailure on a failed call's observation (before PostToolUse): what the model reads about the failure. */

@@ -43,13 +43,25 @@ export class LiveRunBuilder {
 
   /**
    * The live run a drive of this process parked, for the drive that resumes it at `epoch`: only when no other
-   * driver held the run in between (the epoch is the next one), so nothing of it can be stale. Its parked calls are
-   * `fresh` (pending, and nobody else can have touched them): their execution mark claims them.
+   * driver held the run in between (the epoch is the next one), so nothing of its state can be stale. Its parked
+   * calls are `fresh` (pending, and nobody else can have touched them): their execution mark claims them. Its agent,
+   * config and hooks are read again: the chain in force now decides the resumed call, as on any other instance.
    */
-  revive(parked: LiveRun, epoch: number): LiveRun | undefined {
+  async revive(parked: LiveRun, epoch: number): Promise<LiveRun | undefined> {
     if (epoch !== parked.epoch + 1) return undefined;
+    const prepared = await this.factory.prepare(parked.run);
     const fresh = new Set(parked.run.state.parked_calls?.map((c) => c.call_id));
-    const live: LiveRun = { ...parked, epoch, abort: new AbortController(), deferred: [], fresh, observed: new Map(), outcome: undefined };
+    const live: LiveRun = {
+      ...parked,
+      ...prepared,
+      provider: this.llm.create(prepared.config.model, parked.run.orgId),
+      epoch,
+      abort: new AbortController(),
+      deferred: [],
+      fresh,
+      observed: new Map(),
+      outcome: undefined,
+    };
     live.emit = (type, data) => this.emit(live, type, data);
     return live;
   }

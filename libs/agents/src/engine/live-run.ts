@@ -17,8 +17,8 @@ export interface StartRunOptions {
   parentCallId?: string;
   conversationId?: string;
   /**
-   * Eval runs and their children: hooks bypassed (recorded as `hooks: "bypassed"`; only the audit log runs) and
-   * tool calls simulated per these options — writes are never sent.
+   * Eval runs and their children: the agent's hooks and the gate bypassed (recorded as `hooks: "bypassed"`; the
+   * org's hooks and the audit log run) and tool calls simulated per these options — writes are never sent.
    */
   eval?: EvalRunOptions;
   /** Workflow AGENT nodes: the node's `confirmation` policy over the agent's. */

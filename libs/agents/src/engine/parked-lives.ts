@@ -9,7 +9,8 @@ const KEPT = 500;
 /**
  * The live runs this process parked, kept in memory only (no lease, no timer, nothing runs for them), so that a
  * decision claimed here resumes its run without reading and rebuilding it. A run claimed after another driver held
- * it is rebuilt (LiveRunBuilder.revive refuses a stale one).
+ * it is rebuilt (LiveRunBuilder.revive refuses a stale one). Its kept hooks are not reused: a revived run reads its
+ * chain again, so that the chain in force decides its resumed call on this instance as on any other.
  */
 @Injectable()
 export class ParkedLives {
@@ -21,9 +22,9 @@ export class ParkedLives {
     this.lives.set(live.run.id, live);
   }
 
-  /** The kept run, revived for a drive at `epoch`; undefined when none is kept or it is stale. */
-  revive(runId: string, epoch: number): LiveRun | undefined {
+  /** The kept run, revived for a drive at `epoch` (with its hooks as in force now); undefined when none is kept or it is stale. */
+  revive(runId: string, epoch: number): Promise<LiveRun | undefined> {
     const parked = this.lives.take(runId);
-    return parked && this.builder.revive(parked, epoch);
+    return parked ? this.builder.revive(parked, epoch) : Promise.resolve(undefined);
   }
 }

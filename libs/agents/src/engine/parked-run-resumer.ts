@@ -10,8 +10,8 @@ import { RunStore } from './run-store.js';
  * The bus events of @warden/confirmations this listens to, named here to avoid a dependency cycle: a request left
  * `pending` in this process (payload: the row), and a NOTIFY of the confirmation channel (payload: its id).
  */
-const CONFIRMATION_SETTLED = 'confirmation.settled';
-const CONFIRMATION_NOTIFIED = 'confirmation.notified';
+export const CONFIRMATION_SETTLED = 'confirmation.settled';
+export const CONFIRMATION_NOTIFIED = 'confirmation.notified';
 /** How many settlements are remembered, so that hearing one again (event + NOTIFY) costs no second claim. */
 const HEARD_KEPT = 1024;
 

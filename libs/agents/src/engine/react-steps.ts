@@ -7,7 +7,7 @@ import type { RunState } from '../runs/run.entity.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import { AnswerDeltaStream } from './answer-delta-stream.js';
-import { answerStreams, beforeModelCall, stopWith, submitPrompt } from './lifecycle-hooks.js';
+import { answerStreams, beforeModelCall, stopEnding, stopWith, submitPrompt } from './lifecycle-hooks.js';
 import type { LiveRun, StepOutcome } from './live-run.js';
 import { RunStore } from './run-store.js';
 import { ToolCallRunner } from './tool-call-runner.js';
@@ -76,17 +76,19 @@ export class ReactSteps {
       signal: live.abort.signal,
     });
     if (turn.toolCalls.length === 0) {
-      const stop = await stopWith(live, state, turn.content);
+      const stop = await stopWith(live, state, turn.content, { canContinue: true });
       if ('continueWith' in stop) {
+        // The blocked answer reaches nobody: not the stored run, not the conversation, not the model's next turn.
         return {
           ...state,
           turns: state.turns + 1,
           stop_continuations: (state.stop_continuations ?? 0) + 1,
-          messages: [...state.messages, { role: 'assistant', content: turn.content }, { role: 'user', content: stop.continueWith }],
+          messages: [...state.messages, { role: 'assistant', content: stop.withheld }, { role: 'user', content: stop.continueWith }],
         };
       }
-      if ('failed' in stop) {
-        await this.store.finishLive(live, 'failed', { error: stop.failed });
+      if (!('answer' in stop)) {
+        const ending = stopEnding(stop);
+        await this.store.finishLive(live, ending.status, { error: ending.error });
         return 'finished';
       }
       // The answer and the run's end commit together: a crash cannot leave an answered run in its model phase.

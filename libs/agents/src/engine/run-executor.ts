@@ -178,7 +178,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     this.keeper.hold(runId, epoch, (detail) => abortOnLeaseLost(this.logger, live, runId, detail));
     let release = false;
     try {
-      const revived = claimed === undefined ? undefined : this.parked.revive(runId, epoch);
+      const revived = claimed === undefined ? undefined : await this.parked.revive(runId, epoch);
       live = revived ?? (await this.lives.build(created ?? (await this.store.get(runId)), epoch, () => this.stopping, prepared));
       this.live.set(runId, live);
       // A revived run was parked by this process and held by nobody since: no call of it can be in flight.

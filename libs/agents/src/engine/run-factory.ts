@@ -141,7 +141,7 @@ export class RunFactory {
     const settings = withConfirmationOverride(hookSettingsOf(agent, config), run.state.confirmation_override);
     const registry =
       run.hooks === 'bypassed'
-        ? this.hooks.resolveBypassed(settings)
+        ? await this.hooks.resolveBypassed(settings)
         : await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings });
     return { agent, config, settings, registry };
   }

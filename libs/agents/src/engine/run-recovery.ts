@@ -1,10 +1,13 @@
 import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { AppConfig, Metrics } from '@warden/common';
-import { claimExpiredLeases } from '@warden/database';
+import { OnEvent } from '@nestjs/event-emitter';
+import { AppConfig, DueSweeps, Metrics } from '@warden/common';
+import { claimExpiredLeases, nextClaimDueInMs } from '@warden/database';
 import { DataSource } from 'typeorm';
+import { RunEventsService } from '../runs/run-events.service.js';
+import { CONFIRMATION_NOTIFIED, CONFIRMATION_SETTLED } from './parked-run-resumer.js';
 import { RunExecutor } from './run-executor.js';
 
-/** Runs claimed per tick; the rest wait for the next tick (one second later by default). */
+/** Runs claimed per sweep; when there were more, the next sweep follows (one gap later). */
 const CLAIM_BATCH = 100;
 /**
  * A run that is not parked, or one whose approval was decided (a decision whose claim missed it: the resumer runs
@@ -12,36 +15,62 @@ const CLAIM_BATCH = 100;
  */
 const PARKED_RUN_CLAIMABLE = `(parked_on IS NULL OR EXISTS (SELECT 1 FROM confirmation_requests c
   WHERE c.id = ANY(agent_runs.parked_on) AND (c.status <> 'pending' OR c.expires_at <= now())))`;
+/** When a parked run becomes claimable: at once once an approval it waits for is decided, else at its deadline. */
+const PARKED_RUN_DUE = `SELECT min(CASE WHEN c.status <> 'pending' THEN now() ELSE c.expires_at END) FROM agent_runs r
+  JOIN confirmation_requests c ON c.id = ANY(r.parked_on) WHERE r.status IN ('running', 'waiting') AND r.parked_on IS NOT NULL`;
 
 /**
- * Continues runs nobody drives any more. Every instance runs this loop: once per `RUN_RECOVERY_MS` it claims active
- * runs whose lease expired (their instance died, or stopped and released them) and resumes them from their
- * checkpoint. The claim takes the lease in the same statement, with `FOR UPDATE SKIP LOCKED`, so two instances never
- * claim the same run; runs this process already drives are never claimed (their lease may lag while the event loop
- * is busy), and a run is leased from the moment it is created, so a starting run is never taken. A parked run
- * (RunStore.park) is claimed here only once an approval it waits for is decided or past its deadline.
+ * Continues runs nobody drives any more. Every instance sweeps: it claims active runs whose lease expired (their
+ * instance died, or stopped and released them) and resumes them from their checkpoint. The claim takes the lease in
+ * the same statement, with `FOR UPDATE SKIP LOCKED`, so two instances never claim the same run; runs this process
+ * already drives are never claimed (their lease may lag while the event loop is busy), and a run is leased from the
+ * moment it is created, so a starting run is never taken. A parked run (RunStore.park) is claimed here only once an
+ * approval it waits for is decided or past its deadline.
+ *
+ * It sweeps only when something may be due (DueSweeps), at most once per `RUN_RECOVERY_MS`: at startup; then at the
+ * earliest lease expiry or parked deadline the last sweep found; one lease period after any run's event, here or
+ * on another instance (a run started since); and one gap after any decision (the safety net for a missed claim).
+ * With no active run anywhere, no timer runs and no statement is sent.
  */
 @Injectable()
 export class RunRecovery implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(RunRecovery.name);
-  private timer?: NodeJS.Timeout;
+  private readonly sweeps: DueSweeps;
   private ticking = false;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly executor: RunExecutor,
     private readonly config: AppConfig,
+    events: RunEventsService,
     @Optional() private readonly metrics?: Metrics,
-  ) {}
+  ) {
+    this.sweeps = new DueSweeps({
+      sweep: () => this.sweep(),
+      minGapMs: config.runRecoveryMs,
+      onError: (err) => this.logger.warn(`run recovery failed (retried shortly): ${err.message}`),
+    });
+    // A run's event: it is active and leased; should its holder die, it is due once that lease expires.
+    events.onActivity(() => this.sweeps.dueIn(config.runLeaseMs));
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.tick(), this.config.runRecoveryMs);
-    this.timer.unref();
-    void this.tick();
+    this.sweeps.dueIn(0);
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.timer);
+    this.sweeps.stop();
+  }
+
+  @OnEvent(CONFIRMATION_SETTLED)
+  @OnEvent(CONFIRMATION_NOTIFIED)
+  onDecision(): void {
+    this.sweeps.dueIn(this.config.runRecoveryMs);
+  }
+
+  /** When the next sweep is armed for (epoch ms; Infinity: none). */
+  get nextSweepAt(): number {
+    return this.sweeps.nextSweepAt;
   }
 
   /** Claims and resumes the runs whose lease expired; returns their ids. */
@@ -56,11 +85,19 @@ export class RunRecovery implements OnApplicationBootstrap, OnModuleDestroy {
       }
       return claimed;
     } catch (err) {
-      this.logger.warn(`run recovery failed (the next tick retries): ${(err as Error).message}`);
+      this.logger.warn(`run recovery failed (the next sweep retries): ${(err as Error).message}`);
       return [];
     } finally {
       this.ticking = false;
     }
+  }
+
+  /** One sweep: claims what is due, then returns how long until the next run may be (null: none may). */
+  private async sweep(): Promise<number | null> {
+    if (this.executor.isStopping) return null;
+    if ((await this.tick()).length >= CLAIM_BATCH) return 0;
+    // Runs this process drives count too: one it stops driving without ending (a database error) is due then.
+    return nextClaimDueInMs(this.dataSource, { table: 'agent_runs', active: 'parked_on IS NULL', alsoDue: PARKED_RUN_DUE });
   }
 
   private async claim(): Promise<string[]> {

@@ -1,4 +1,11 @@
-import { actionDigest, type PreToolUseVerdict, type ToolCallContext, type ToolCallMetadata } from '@warden/hooks';
+import { authorize } from '@warden/policy';
+import {
+  actionDigest,
+  ARGS_CHANGED_AFTER_APPROVAL,
+  type PreToolUseVerdict,
+  type ToolCallContext,
+  type ToolCallMetadata,
+} from '@warden/hooks';
 import type { ParkedToolCall, PendingToolCall } from '../runs/run.entity.js';
 import type { LiveRun } from './live-run.js';
 
@@ -38,7 +45,15 @@ export function callContext(
   };
 }
 
-/** An approval covers exactly one tool + args: true when there is none, or when it names exactly what will be sent. */
-export function approvalCovers(verdict: PreToolUseVerdict, tool: string, args: Record<string, unknown>): boolean {
-  return !verdict.approval || verdict.approval.argsDigest === actionDigest(tool, args);
+/**
+ * The kernel's last check before a gated call leaves (docs/authorization.md): null when it may be sent. A call the
+ * gate let through with an approval is sent only when that approval names exactly these args and the grants it
+ * holds satisfy the policy in force evaluated on them (libs/policy `authorize`).
+ */
+export function sendRefusal(verdict: PreToolUseVerdict, tool: string, args: Record<string, unknown>): string | null {
+  const approval = verdict.approval;
+  if (!approval) return null;
+  if (approval.argsDigest !== actionDigest(tool, args)) return ARGS_CHANGED_AFTER_APPROVAL;
+  const authorized = authorize({ action: { tool, args }, policy: approval.policy, grants: approval.grants });
+  return authorized.decision === 'allow' ? null : `not authorized: ${authorized.reason}`;
 }

@@ -1,13 +1,6 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { annotateSpan, Metrics, type RunEventMap } from '@warden/common';
-import {
-  ARGS_CHANGED_AFTER_APPROVAL,
-  blockedObservation,
-  CONFIRMATION_GATE,
-  type PreToolUseVerdict,
-  type ToolCallContext,
-  type ToolCallMetadata,
-} from '@warden/hooks';
+import { blockedObservation, CONFIRMATION_GATE, type PreToolUseVerdict, type ToolCallContext, type ToolCallMetadata } from '@warden/hooks';
 import { isTransientDatabaseError, SqlParams } from '@warden/database';
 import type { EntityManager } from 'typeorm';
 import type { ParkedToolCall, PendingToolCall } from '../runs/run.entity.js';
@@ -17,7 +10,7 @@ import { executionMarkWrites } from './in-flight-audit.js';
 import { toolFailureObservation } from './lifecycle-hooks.js';
 import { LeaseLostError } from './run-fence.js';
 import { RunStore } from './run-store.js';
-import { approvalCovers, callContext } from './tool-call-context.js';
+import { callContext, sendRefusal } from './tool-call-context.js';
 import { ToolExecution } from './tool-execution.js';
 import { ToolCallStore, type ListedToolCall, type StoredToolCallOutcome } from './tool-call.store.js';
 
@@ -76,9 +69,13 @@ export class ToolCallRunner {
       return undefined;
     }
     const tool = available.find((t) => t.spec.name === call.tool);
+    // The metric label: a tool the agent has (bounded by its configuration); a name the model invented is "other".
+    const label = tool ? call.tool : 'other';
     const ctx = callContext(live, call, this.tools.metadataFor(tool, call.args), turn, parked);
     try {
-      const verdict = await live.registry.runPreToolUse(ctx, parked !== undefined);
+      const verdict = parked
+        ? await live.registry.resumeAtGate(ctx, { modelArgs: call.args, chain: parked.chain })
+        : await live.registry.runPreToolUse(ctx);
       // Lost the run (or cancelled) while in the hooks: whoever holds it now decides; nothing is recorded here.
       if (live.abort.signal.aborted) throw live.abort.signal.reason;
       if (verdict.parked !== undefined) {
@@ -92,6 +89,7 @@ export class ToolCallRunner {
           call_id: call.call_id,
           confirmation_id: confirmationId,
           args,
+          chain: live.registry.chainDigest,
           ...(expiresAt ? { expires_at: expiresAt } : {}),
           ...(asks?.length ? { asks: structuredClone(asks) } : {}),
         };
@@ -104,11 +102,17 @@ export class ToolCallRunner {
       }
       // What will be sent, frozen here: nothing a hook still holds can change it after the check below.
       const args = structuredClone(verdict.args);
-      if (verdict.allow && !approvalCovers(verdict, call.tool, args)) {
-        this.logger.warn({ runId: live.run.id, callId: call.call_id, tool: call.tool }, 'args changed after approval; call blocked');
-        Object.assign(verdict, { allow: false, args, blockedBy: CONFIRMATION_GATE, error: ARGS_CHANGED_AFTER_APPROVAL });
+      // An approver's edit re-enters *decide*: the deciding hooks (org policies included) run on exactly these args.
+      if (verdict.allow && verdict.approval?.edited) {
+        const again = await live.registry.redecide(ctx, args);
+        if (!again.allow) Object.assign(verdict, { allow: false, args, blockedBy: again.blockedBy, error: again.error });
       }
-      if (!verdict.allow) await this.storeBlocked(live, call, ctx, verdict);
+      const refusal = verdict.allow ? sendRefusal(verdict, call.tool, args) : null;
+      if (refusal) {
+        this.logger.warn({ runId: live.run.id, callId: call.call_id, tool: call.tool, refusal }, 'gated call not authorized; blocked');
+        Object.assign(verdict, { allow: false, args, blockedBy: CONFIRMATION_GATE, error: refusal });
+      }
+      if (!verdict.allow) await this.storeBlocked(live, call, ctx, verdict, label);
       else if (!tool) await this.storeUnknownTool(live, call, args, available);
       else await this.execute(live, call, tool, args, ctx, verdict);
     } catch (err) {
@@ -123,13 +127,20 @@ export class ToolCallRunner {
         call.call_id,
         { status: 'failed', args: call.args, result: content, error: (err as Error).message, tool: call.tool },
         { call_id: call.call_id, tool: call.tool, args: call.args, content, blocked: false, ok: false },
+        label,
       );
     }
     return undefined;
   }
 
   /** A call a hook blocked (or whose args no longer match its approval): the PostToolUse-blocked hooks, then its outcome. */
-  private async storeBlocked(live: LiveRun, call: PendingToolCall, ctx: ToolCallContext, verdict: PreToolUseVerdict): Promise<void> {
+  private async storeBlocked(
+    live: LiveRun,
+    call: PendingToolCall,
+    ctx: ToolCallContext,
+    verdict: PreToolUseVerdict,
+    label: string,
+  ): Promise<void> {
     const blockedBy = verdict.blockedBy ?? 'a hook';
     const error = verdict.error ?? 'blocked';
     await live.registry.runBlocked({ ...ctx, toolArgs: verdict.args }, { blockedBy, error });
@@ -139,6 +150,7 @@ export class ToolCallRunner {
       call.call_id,
       { status: 'blocked', args: verdict.args, result: content, blockedBy, error, tool: call.tool },
       { call_id: call.call_id, tool: call.tool, args: verdict.args, content, blocked: true, blocked_by: blockedBy },
+      label,
     );
   }
 
@@ -156,6 +168,7 @@ export class ToolCallRunner {
       call.call_id,
       { status: 'failed', args, result: content, error: 'unknown tool', tool: call.tool },
       { call_id: call.call_id, tool: call.tool, args, content, blocked: false, ok: false },
+      'other',
     );
   }
 
@@ -171,13 +184,13 @@ export class ToolCallRunner {
     const executedMeta: ToolCallMetadata = { ...ctx.metadata, ...this.tools.metadataFor(tool, args) };
     // From here on the target may act: a resumed run must not repeat this call (see ToolCallRecovery).
     // Fenced: a driver that lost the run (or a cancelled run) never sends the request. Audited in flight.
-    const simulated = this.execution.simulates(live, tool, args);
+    const simulated = this.execution.simulates(live, tool, args, (ctx.metadata.confirmationAsks?.length ?? 0) > 0);
     const p = new SqlParams();
     const marked = await this.runs.writeRun(live, [], { ctes: executionMarkWrites(p, live, call, args, executedMeta, simulated) }, p);
     if (!marked.held) throw this.runs.leaseLost(live);
     if (marked.counts.marked === 0) throw await this.toolCalls.lostOrGone(live, call.call_id);
     const started = Date.now();
-    const outcome = await this.execution.execute(live, call.call_id, tool, args);
+    const outcome = await this.execution.execute(live, call.call_id, tool, args, simulated);
     const durationMs = Date.now() - started;
     const postCtx = {
       ...ctx,
@@ -214,14 +227,21 @@ export class ToolCallRunner {
         ok: outcome.ok,
         ...(outcome.simulated ? { simulated: true } : {}),
       },
+      call.tool,
     );
   }
 
   /** Stores the call's outcome while this driver holds the run; a driver that lost it writes nothing and stops. */
-  private async store(live: LiveRun, callId: string, r: StoredToolCallOutcome, observation: RunEventMap['observation']): Promise<void> {
+  private async store(
+    live: LiveRun,
+    callId: string,
+    r: StoredToolCallOutcome,
+    observation: RunEventMap['observation'],
+    label: string,
+  ): Promise<void> {
     const outcome = r.simulated ? 'simulated' : r.status;
     annotateSpan({ 'warden.tool.outcome': outcome, ...(r.blockedBy ? { 'warden.tool.blocked_by': r.blockedBy } : {}) });
-    if (r.tool) this.metrics?.toolCalls.labels(r.tool, outcome).inc();
+    this.metrics?.toolCalls.labels(label, outcome).inc();
     // One transaction: the deferred hook events, the result, its in-flight audit row (completed with it, status and
     // duration included, so a crash before the audit batch lands leaves a completed row) and the `observation` event.
     const p = new SqlParams();

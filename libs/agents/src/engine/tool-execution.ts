@@ -28,7 +28,7 @@ export function simulatedObservation(tool: string, fixtures: Record<string, unkn
 /**
  * Whether an eval run must simulate a call instead of sending it: every write (a connector action's `write`, a
  * built-in tool that writes), every call that would need a human approval, and connector reads when the eval says
- * `reads: "simulated"`. Evals bypass hooks, so this is what keeps them from acting on real systems.
+ * `reads: "simulated"`. Evals bypass the gate, so this is what keeps them from acting on real systems.
  */
 export function mustSimulate(tool: ResolvedTool, args: Record<string, unknown>, options: EvalRunOptions): boolean {
   const write = tool.kind === 'connector' ? tool.connector.action.write : tool.kind === 'mcp' ? tool.mcp.write : tool.builtin.write;
@@ -50,16 +50,20 @@ export class ToolExecution {
     private readonly mcp: McpToolExecutor,
   ) {}
 
-  /** Whether this call will be simulated rather than sent (eval runs only). */
-  simulates(live: LiveRun, tool: ResolvedTool, args: Record<string, unknown>): boolean {
+  /**
+   * Whether this call will be simulated rather than sent (eval runs only). `asked`: a hook asked for a human
+   * approval, which an eval never waits for — the call is simulated as if approved, never sent.
+   */
+  simulates(live: LiveRun, tool: ResolvedTool, args: Record<string, unknown>, asked = false): boolean {
     const evalOptions = evalOptionsOf(live);
-    return evalOptions !== undefined && mustSimulate(tool, args, evalOptions);
+    return evalOptions !== undefined && (asked || mustSimulate(tool, args, evalOptions));
   }
 
-  async execute(live: LiveRun, callId: string, tool: ResolvedTool, args: Record<string, unknown>): Promise<ToolOutcome> {
+  /** `simulate`: what `simulates` said for this call (the execution mark records it before anything is sent). */
+  async execute(live: LiveRun, callId: string, tool: ResolvedTool, args: Record<string, unknown>, simulate: boolean): Promise<ToolOutcome> {
     const { run } = live;
     const evalOptions = evalOptionsOf(live);
-    if (evalOptions && mustSimulate(tool, args, evalOptions)) {
+    if (evalOptions && simulate) {
       const content = simulatedObservation(tool.spec.name, evalOptions.fixtures, await this.earlierCallsOf(run.id, callId, tool.spec.name));
       return { ok: true, content, full: content, simulated: true };
     }

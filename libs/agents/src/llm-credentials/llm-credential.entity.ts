@@ -13,6 +13,8 @@ export class LlmCredential {
   orgId: string;
   @Column('text') name: string;
   @Column('text') secretEnc: string;
+  /** The origin (scheme, host, port) its key may be sent to; null: stored before origins, usable nowhere. */
+  @Column('text', { nullable: true }) origin: string | null;
   @ForeignKey('users', { name: 'llm_credentials_created_by_fkey', onDelete: 'SET NULL' })
   @Column('uuid', { nullable: true })
   createdBy: string | null;

@@ -1,7 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
-import { CreateLlmCredentialDto } from './dto/llm-credential.dto.js';
+import { CreateLlmCredentialDto, UpdateLlmCredentialDto } from './dto/llm-credential.dto.js';
 import { LlmCredentialResponse } from './dto/llm-credential.response.js';
 import { LlmCredentialsService } from './llm-credentials.service.js';
 import type { LlmCredentialRow } from './llm-credentials.store.js';
@@ -9,6 +9,7 @@ import type { LlmCredentialRow } from './llm-credentials.store.js';
 const view = (c: LlmCredentialRow): LlmCredentialResponse => ({
   id: c.id,
   name: c.name,
+  origin: c.origin,
   created_at: c.createdAt.toISOString(),
   created_by: c.createdBy,
 });
@@ -24,7 +25,18 @@ export class LlmCredentialsController {
   @Post()
   @ApiCreatedResponse({ type: LlmCredentialResponse })
   async create(@CurrentPrincipal() p: Principal, @Body() dto: CreateLlmCredentialDto): Promise<LlmCredentialResponse> {
-    return view(await this.credentials.create(p.orgId, p.userId, { name: dto.name, apiKey: dto.api_key }));
+    return view(await this.credentials.create(p.orgId, p.userId, { name: dto.name, origin: dto.origin, apiKey: dto.api_key }));
+  }
+
+  /** Renames or re-binds a credential; moving it to another origin requires its key again (400 naming api_key). */
+  @Put(':id')
+  @ApiOkResponse({ type: LlmCredentialResponse })
+  async update(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Body() dto: UpdateLlmCredentialDto,
+  ): Promise<LlmCredentialResponse> {
+    return view(await this.credentials.update(p.orgId, id, p.userId, { name: dto.name, origin: dto.origin, apiKey: dto.api_key }));
   }
 
   @Get()

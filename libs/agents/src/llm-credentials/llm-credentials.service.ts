@@ -1,12 +1,29 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail, ConflictError, NotFoundError, SecretBox, type ConfigChangeInput } from '@warden/common';
+import {
+  AuditTrail,
+  BadInputError,
+  ConflictError,
+  NotFoundError,
+  originOf,
+  SecretBox,
+  secretsFollowProblem,
+  type ConfigChangeInput,
+} from '@warden/common';
 import { TransactionRunner } from '@warden/database';
+import { modelOrigin } from '../llm/llm-key-origin.js';
 import { LlmError } from '../llm/llm-provider.js';
 import { LlmCredentialsStore, type DeleteOutcome, type LlmCredentialRow } from './llm-credentials.store.js';
 
+/** A credential as an admin writes it: the key may be left out of an update that keeps its origin. */
+export interface CredentialInput {
+  name: string;
+  origin: string;
+  apiKey?: string;
+}
+
 /**
  * Org-scoped model API keys, sealed with APP_ENCRYPTION_KEY (the SecretBox of channel secrets). Write-only: a key is
- * opened only to call the model server, never returned or logged.
+ * opened only to call the model server of its origin, never returned or logged.
  */
 @Injectable()
 export class LlmCredentialsService {
@@ -17,35 +34,59 @@ export class LlmCredentialsService {
     private readonly audit: AuditTrail,
   ) {}
 
-  /** Storing and deleting a key are audited (in the same transaction) as `secret_changed`, never with the key. */
-  async create(orgId: string, userId: string, input: { name: string; apiKey: string }): Promise<LlmCredentialRow> {
+  /** Storing, changing and deleting a key are audited (in the same transaction) as `secret_changed`, never with the key. */
+  async create(orgId: string, userId: string, input: CredentialInput & { apiKey: string }): Promise<LlmCredentialRow> {
+    const origin = checkedOrigin(input.origin);
     const row = await this.tx.run(async ({ manager }) => {
-      const sealed = this.box.seal({ api_key: input.apiKey });
-      const inserted = await this.store.insert(orgId, input.name, sealed, userId, manager);
-      if (inserted) {
-        const change = credentialChange({ orgId, actor: userId, id: inserted.id, before: null, after: { name: inserted.name } });
-        await this.audit.configChange(change, manager);
-      }
+      const write = { name: input.name, origin, sealed: this.box.seal({ api_key: input.apiKey }) };
+      const inserted = await this.store.insert(orgId, write, userId, manager);
+      if (inserted) await this.audit.configChange(credentialChange({ orgId, actor: userId, before: null, after: inserted }), manager);
       return inserted;
     });
     if (!row) throw new ConflictError(`an LLM credential named "${input.name}" already exists in this organisation`);
     return row;
   }
 
+  /** Renames or re-binds a credential; the key belongs to its origin, so another origin needs it entered again. */
+  async update(orgId: string, id: string, actor: string | null, input: CredentialInput): Promise<LlmCredentialRow> {
+    const origin = checkedOrigin(input.origin);
+    const outcome = await this.tx.run(async ({ manager }) => {
+      const before = await this.store.find(orgId, id, manager);
+      if (!before) return null;
+      const kept = input.apiKey === undefined ? ['api_key'] : [];
+      const rebind = secretsFollowProblem({ field: 'origin', before: before.origin ?? '', after: origin, kept });
+      if (rebind) throw new BadInputError(`invalid LLM credential: ${rebind}`, [rebind]);
+      const sealed = input.apiKey === undefined ? undefined : this.box.seal({ api_key: input.apiKey });
+      const after = await this.store.update(orgId, id, { name: input.name, origin, sealed }, manager);
+      if (after && after !== 'taken') {
+        const change = credentialChange({ orgId, actor, before, after, keyChanged: sealed !== undefined });
+        await this.audit.configChange(change, manager);
+      }
+      return after;
+    });
+    if (!outcome) throw new NotFoundError('LLM credential', id);
+    if (outcome === 'taken') throw new ConflictError(`an LLM credential named "${input.name}" already exists in this organisation`);
+    return outcome;
+  }
+
   list(orgId: string): Promise<LlmCredentialRow[]> {
     return this.store.list(orgId);
   }
 
-  exists(orgId: string, id: string): Promise<boolean> {
-    return this.store.exists(orgId, id);
+  /**
+   * Why an agent with model server `baseUrl` may not name credential `id` (null when it may), as the text that
+   * follows the credential's id.
+   */
+  async useProblem(orgId: string, id: string, baseUrl: string | undefined): Promise<string | null> {
+    const row = await this.store.find(orgId, id);
+    if (!row) return 'is not an LLM credential of this organisation (GET /api/llm-credentials)';
+    return originProblem(id, row.origin, baseUrl);
   }
 
   async remove(orgId: string, id: string, actor: string | null = null): Promise<void> {
     const outcome = await this.tx.run(async ({ manager }) => {
       const deleted = await this.store.delete(orgId, id, manager);
-      if (isDeleted(deleted)) {
-        await this.audit.configChange(credentialChange({ orgId, actor, id, before: { name: deleted.name }, after: null }), manager);
-      }
+      if (isDeleted(deleted)) await this.audit.configChange(credentialChange({ orgId, actor, before: deleted, after: null }), manager);
       return deleted;
     });
     if (outcome === 'missing') throw new NotFoundError('LLM credential', id);
@@ -53,35 +94,57 @@ export class LlmCredentialsService {
       throw new ConflictError(`LLM credential ${id} is used by agent(s) ${outcome.join(', ')}: point them at another key first`);
   }
 
-  /** The key, for the model call only. */
-  async apiKey(orgId: string, id: string): Promise<string> {
-    const sealed = await this.store.sealedSecret(orgId, id);
-    if (!sealed)
+  /** The key, for a model call to `baseUrl` only: refused (nothing sent) unless that is the key's origin. */
+  async apiKey(orgId: string, id: string, baseUrl: string | undefined): Promise<string> {
+    const stored = await this.store.sealedSecret(orgId, id);
+    if (!stored)
       throw new LlmError(
         `the agent's LLM credential ${id} no longer exists: store a key with POST /api/llm-credentials and name it in model.api_key_credential_id`,
       );
-    return String(this.box.open(sealed).api_key);
+    const problem = originProblem(id, stored.origin, baseUrl);
+    if (problem) throw new LlmError(`the agent's LLM credential ${id} ${problem}`);
+    return String(this.box.open(stored.sealed).api_key);
   }
 }
 
-const isDeleted = (outcome: DeleteOutcome): outcome is { name: string } => typeof outcome === 'object' && !Array.isArray(outcome);
+/** The origin a credential is stored for; a 400 naming the field unless it is an absolute http(s) URL. */
+function checkedOrigin(raw: string): string {
+  const origin = originOf(raw);
+  if (origin) return origin;
+  const problem = `origin "${raw}" must be an absolute http(s) URL, e.g. https://api.openai.com (the model server the key is for)`;
+  throw new BadInputError(`invalid LLM credential: ${problem}`, [problem]);
+}
 
-/** A credential's audit event: its name before and after, and that its key changed (the whole of it is the key). */
+function originProblem(id: string, origin: string | null, baseUrl: string | undefined): string | null {
+  if (!origin) return `has no origin yet: give it one with PUT /api/llm-credentials/${id} (origin and api_key)`;
+  const target = modelOrigin(baseUrl);
+  return target === origin ? null : `may only be sent to ${origin} (its origin), not to ${target ?? 'model.base_url'}`;
+}
+
+const isDeleted = (outcome: DeleteOutcome): outcome is CredentialAudited => typeof outcome === 'object' && !Array.isArray(outcome);
+
+type CredentialAudited = Pick<LlmCredentialRow, 'id' | 'name' | 'origin'>;
+
+/** A credential's audit event: its name and origin before and after, and whether its key changed (never the key). */
 function credentialChange(c: {
   orgId: string;
   actor: string | null;
-  id: string;
-  before: { name: string } | null;
-  after: { name: string } | null;
+  before: CredentialAudited | null;
+  after: CredentialAudited | null;
+  keyChanged?: boolean;
 }): ConfigChangeInput {
+  const audited = (r: CredentialAudited | null) => r && { name: r.name, origin: r.origin };
+  // A change names a side that exists: the credential written or removed.
+  const subject = c.after ?? c.before;
+  if (!subject) throw new Error('an LLM credential change needs the credential before or after it');
   return {
     orgId: c.orgId,
     actor: c.actor,
     entityType: 'llm_credential',
-    entityId: c.id,
-    change: c.before ? 'deleted' : 'created',
-    before: c.before,
-    after: c.after,
-    secretsChanged: ['api_key'],
+    entityId: subject.id,
+    change: !c.before ? 'created' : !c.after ? 'deleted' : 'updated',
+    before: audited(c.before),
+    after: audited(c.after),
+    secretsChanged: (c.keyChanged ?? true) ? ['api_key'] : [],
   };
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig, EgressPolicy } from '@warden/common';
 import type { ModelSettings } from '../agents/agent-config.js';
 import { LlmCredentialsService } from '../llm-credentials/llm-credentials.service.js';
+import { operatorKeyOriginProblem } from './llm-key-origin.js';
 import { LlmError, type LlmProvider } from './llm-provider.js';
 import { OpenAiProvider } from './openai-provider.js';
 import { ScriptedProvider } from './scripted-provider.js';
@@ -34,13 +35,15 @@ export class LlmProviderFactory {
   private build(settings: ModelSettings, orgId: string): LlmProvider {
     let apiKey: string | (() => Promise<string>) = 'not-needed';
     const credentialId = settings.apiKeyCredentialId;
-    if (credentialId) apiKey = () => this.credentials.apiKey(orgId, credentialId);
+    if (credentialId) apiKey = () => this.credentials.apiKey(orgId, credentialId, settings.baseUrl);
     else if (settings.apiKeyEnv) {
       if (!this.config.llmKeyEnvAllowed(settings.apiKeyEnv)) {
         throw new LlmError(
           `the model's API key variable ${settings.apiKeyEnv} is not allowed: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`,
         );
       }
+      const originProblem = operatorKeyOriginProblem(this.config, settings.apiKeyEnv, settings.baseUrl);
+      if (originProblem) throw new LlmError(`the model's API key variable ${originProblem}`);
       const secret = this.config.llmKeyFromEnv(settings.apiKeyEnv);
       if (!secret) throw new LlmError(`the model's API key variable ${settings.apiKeyEnv} is not set on the server`);
       apiKey = secret;

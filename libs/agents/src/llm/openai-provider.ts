@@ -2,6 +2,7 @@ import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from '
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
 import { egressRefusalIn, type EgressPolicy } from '@warden/common';
 import type { ModelSettings } from '../agents/agent-config.js';
+import { DEFAULT_LLM_BASE_URL } from './llm-key-origin.js';
 import { LlmError, LlmProvider, parseToolArguments, type LlmRequest, type LlmToolCall, type LlmTurn } from './llm-provider.js';
 
 /** Any OpenAI-compatible chat completions server, through the official SDK: native and parallel tool calls, streaming. */
@@ -18,7 +19,7 @@ export class OpenAiProvider extends LlmProvider {
     // egressRequest dials through the egress policy (checked on the address actually dialled). It stands in for
     // fetch: the SDK reads a response's status, headers, url and body (text, json, or iterated as bytes), no more.
     const fetch = egressRequest as unknown as typeof globalThis.fetch | undefined;
-    this.client = new OpenAI({ apiKey, baseURL: settings.baseUrl, maxRetries: 0, timeout: timeoutMs, fetch });
+    this.client = new OpenAI({ apiKey, baseURL: settings.baseUrl ?? DEFAULT_LLM_BASE_URL, maxRetries: 0, timeout: timeoutMs, fetch });
   }
 
   async complete(request: LlmRequest): Promise<LlmTurn> {

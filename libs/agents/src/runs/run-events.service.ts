@@ -79,6 +79,11 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
     return this.log.list(runId, afterSeq, types);
   }
 
+  /** Calls `listener` on any run's event, here or elsewhere (see EventLog.onActivity). */
+  onActivity(listener: () => void): void {
+    this.log.onActivity(listener);
+  }
+
   /** Event streams of runs being followed by this instance. */
   get followers(): number {
     return this.log.followers;

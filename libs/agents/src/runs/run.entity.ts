@@ -34,6 +34,8 @@ export interface ParkedToolCall {
   asks?: Array<{ hook: string; reason: string }>;
   /** The request's deadline (ISO): the instance that parked the run claims it then, so the gate expires it. */
   expires_at?: string;
+  /** The digest of the hook chain it parked under (HookRegistry.chainDigest): another chain decides it again. */
+  chain?: string;
 }
 
 /**

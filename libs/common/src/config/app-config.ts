@@ -4,15 +4,19 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { DEV_AUTH_SECRET_DEFAULT, type Environment, type EnvironmentInput } from './environment.js';
+import { DEFAULT_LLM_KEY_ORIGINS, parseLlmKeyOrigins } from './llm-key-origins.js';
 
 /** Typed, validated configuration. The only place in the app that knows environment variable names. */
 @Injectable()
 export class AppConfig {
   private readonly env: Environment & { raw: EnvironmentInput };
   readonly instanceId: string;
+  private readonly llmKeyOrigins: Map<string, string>;
 
   constructor(config: ConfigService) {
     this.env = config.getOrThrow('warden');
+    // Validated at boot (environment.ts): only a malformed default could be null.
+    this.llmKeyOrigins = parseLlmKeyOrigins(this.env.LLM_KEY_ORIGINS ?? DEFAULT_LLM_KEY_ORIGINS) ?? new Map<string, string>();
     this.instanceId = this.env.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   }
 
@@ -182,9 +186,13 @@ export class AppConfig {
   get otelExportDelayMs(): number {
     return this.env.OTEL_BSP_SCHEDULE_DELAY ?? 5000;
   }
-  /** Bearer token required by GET /metrics when set. */
-  get metricsToken(): string | undefined {
-    return this.env.METRICS_TOKEN;
+  /**
+   * Who may scrape GET /metrics: the bearer METRICS_TOKEN when set; otherwise anyone outside production (and in
+   * production with METRICS_PUBLIC=1); otherwise nobody — the series name hooks, tools and approval traffic.
+   */
+  get metricsAccess(): { kind: 'token'; token: string } | { kind: 'public' } | { kind: 'off' } {
+    if (this.env.METRICS_TOKEN) return { kind: 'token', token: this.env.METRICS_TOKEN };
+    return !this.isProduction || this.env.METRICS_PUBLIC ? { kind: 'public' } : { kind: 'off' };
   }
 
   /** Where audit events are forwarded as they are written; none when unset. */
@@ -216,6 +224,11 @@ export class AppConfig {
   /** Whether an agent's `api_key_env` may name this variable: only allow-listed names, never the server's own settings. */
   llmKeyEnvAllowed(name: string): boolean {
     return this.llmKeyEnvAllow.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) && name.length > p.length - 1 : name === p));
+  }
+
+  /** The origin LLM_KEY_ORIGINS binds this key variable to (where its key may be sent); undefined when none. */
+  llmKeyOrigin(name: string): string | undefined {
+    return this.llmKeyOrigins.get(name);
   }
 
   /** Reads an LLM API key named by an agent's `api_key_env`, only when allow-listed. Never logged. */

@@ -41,4 +41,19 @@ describe('validateEnvironment', () => {
     expect(() => validateEnvironment({ AUTH_MODE: 'none' })).toThrow(/AUTH_MODE/);
     expect(() => validateEnvironment({ AUTH_DEV_SECRET: 'short' })).toThrow(/AUTH_DEV_SECRET/);
   });
+
+  it('names LLM_KEY_ORIGINS unless it lists NAME=http(s) origin pairs, each name once', () => {
+    for (const bad of [
+      'LLM_API_KEY',
+      'LLM_API_KEY=',
+      'LLM_API_KEY=ftp://x',
+      '1KEY=https://a.example',
+      'A=https://a.example,A=https://b.example',
+    ]) {
+      expect(() => validateEnvironment({ LLM_KEY_ORIGINS: bad })).toThrow(/LLM_KEY_ORIGINS=.*NAME=https:\/\/origin pairs/);
+    }
+    expect(() =>
+      validateEnvironment({ LLM_KEY_ORIGINS: 'LLM_API_KEY=https://api.openai.com, OTHER=http://llm.corp:8080/v1' }),
+    ).not.toThrow();
+  });
 });

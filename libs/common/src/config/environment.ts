@@ -10,16 +10,27 @@ import {
   Max,
   Min,
   MinLength,
+  ValidateBy,
   ValidateIf,
   validateSync,
 } from 'class-validator';
 import { jsonText } from '../json-text.js';
+import { LLM_KEY_ORIGINS_FORMAT, parseLlmKeyOrigins } from './llm-key-origins.js';
 
 /** Default HS256 secret for AUTH_MODE=dev; the server warns loudly whenever it is in use. */
 export const DEV_AUTH_SECRET_DEFAULT = 'warden-dev-secret-not-for-production';
 
 const toBool = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(jsonText(value).toLowerCase());
+
+/** A yes/no variable that refuses anything else (a typo must not silently mean "no"). */
+const toStrictBool = ({ value }: { value: unknown }) => {
+  if (value === undefined || value === '') return undefined;
+  const v = jsonText(value).toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  return value;
+};
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 
@@ -102,7 +113,15 @@ export class Environment {
   @IsOptional() @IsString() OTEL_EXPORTER_OTLP_HEADERS?: string;
   @IsOptional() @IsString() @MinLength(1) OTEL_SERVICE_NAME?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) OTEL_BSP_SCHEDULE_DELAY?: number;
-  @IsOptional() @IsString() @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' }) METRICS_TOKEN?: string;
+  @IsOptional()
+  @IsString()
+  @Matches(/^\S{16,}$/, { message: 'METRICS_TOKEN must be at least 16 characters without spaces' })
+  METRICS_TOKEN?: string;
+  /** GET /metrics without a token in production (a scrape network nobody else reaches). */
+  @IsOptional()
+  @Transform(toStrictBool)
+  @IsBoolean({ message: 'METRICS_PUBLIC must be 1 or 0 (true/false, yes/no, on/off)' })
+  METRICS_PUBLIC?: boolean;
   /** Webhook that receives every audit event as it is written (JSON batches, at-least-once). */
   @IsOptional()
   @IsUrl({ require_tld: false, require_protocol: true }, { message: 'AUDIT_SINK_URL must be an absolute URL' })
@@ -115,6 +134,16 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) AUDIT_ANCHOR_INTERVAL_S?: number;
   /** Comma-separated names an agent's `api_key_env` may name; `PREFIX_*` allows a prefix. */
   @IsOptional() @IsString() LLM_KEY_ENV_ALLOW?: string;
+  /** `NAME=https://origin,...`: the one origin each allowed key variable may be sent to (a key with none is refused). */
+  @IsOptional()
+  @ValidateBy({
+    name: 'llmKeyOrigins',
+    validator: {
+      validate: (v: unknown) => typeof v === 'string' && parseLlmKeyOrigins(v) !== null,
+      defaultMessage: () => LLM_KEY_ORIGINS_FORMAT,
+    },
+  })
+  LLM_KEY_ORIGINS?: string;
   /** Comma-separated CIDRs and host names outbound tenant calls may reach although they are private/loopback. */
   @IsOptional() @IsString() EGRESS_ALLOW?: string;
   /** Comma-separated hosts (`host` or `host:port`) that YAML `http` hooks may call; none when unset. */
@@ -145,6 +174,12 @@ function productionProblems(env: Environment): string[] {
   return problems;
 }
 
+function metricsProblems(env: Environment): string[] {
+  return env.METRICS_PUBLIC && env.METRICS_TOKEN
+    ? ['  - METRICS_PUBLIC=1 and METRICS_TOKEN are both set: /metrics is either public or behind the token; unset one']
+    : [];
+}
+
 export type EnvironmentInput = Record<string, string | undefined>;
 
 /** Validates raw environment values; throws an Error whose message names each bad variable. */
@@ -154,7 +189,7 @@ export function validateEnvironment(raw: EnvironmentInput): Environment & { raw:
   const lines = errors.map(
     (e) => `  - ${e.property}=${JSON.stringify(raw[e.property] ?? null)}: ${Object.values(e.constraints ?? {}).join('; ')}`,
   );
-  if (errors.length === 0) lines.push(...productionProblems(env));
+  if (errors.length === 0) lines.push(...productionProblems(env), ...metricsProblems(env));
   if (lines.length > 0) {
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }

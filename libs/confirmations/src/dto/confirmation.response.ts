@@ -35,6 +35,10 @@ export class ConfirmationResponse {
   @ApiProperty({ enum: ['initiator', 'agent_owner', 'org_members', 'org_admins'] }) approver_scope: string;
   @ApiProperty() forbid_self_approval: boolean;
   @NullableString('digest of tool + args: what an approval binds to') args_digest: string | null;
+  @ApiProperty({
+    description: 'false when the stored args no longer match args_digest: args then holds only a notice, and no decision is taken',
+  })
+  args_intact: boolean;
   @ApiProperty({ type: [String], description: 'the approver policy copied into the request (README "Who may approve")' })
   approvers: string[];
   @ApiProperty({ type: Number, nullable: true, description: 'index of the tier that applied' }) tier: number | null;

@@ -4,7 +4,19 @@ import type { Settlement } from '../confirmation.store.js';
 import type { ConfirmationRequest } from '../confirmation.types.js';
 import { schemaProblems } from './args-schema.js';
 
+/** An approver's edit as checked, before the policy re-tiers it (edit-retier.ts). */
+export type ProposedEdit = Omit<NonNullable<Settlement['edit']>, 'tier' | 'approvers'>;
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The schema an edit must satisfy: the action's parameters, closed (`additionalProperties: false`) unless the schema
+ * itself allows more — an approver may change what the action names, never add what it does not (`bank: "evil"`).
+ */
+export function closedForEdits(schema: Record<string, unknown>): Record<string, unknown> {
+  if (schema.additionalProperties !== undefined || !isObject(schema.properties)) return schema;
+  return { ...schema, additionalProperties: false };
+}
 
 /**
  * Checks an approver's edited args before anything is recorded, and returns the settlement's edit (args + rebound
@@ -17,7 +29,7 @@ export function approvalEdit(
   decision: 'approve' | 'reject',
   args: unknown,
   by: { userId: string; name: string },
-): Settlement['edit'] | undefined {
+): ProposedEdit | undefined {
   if (args === undefined) return undefined;
   if (decision !== 'approve') throw new BadInputError('args can only be given with decision "approve"');
   if (!isObject(args)) throw new BadInputError('args must be a JSON object');
@@ -28,7 +40,7 @@ export function approvalEdit(
   }
   if (!row.argsSchema)
     throw new BadInputError(`${row.tool} has no parameter schema to check edited args against, so it cannot be approved with changes`);
-  const problems = schemaProblems(row.argsSchema, args);
+  const problems = schemaProblems(closedForEdits(row.argsSchema), args);
   if (problems.length) throw new BadInputError(`the edited args do not fit ${row.tool}'s parameters: ${problems.join('; ')}`);
   if (canonicalJson(args) === canonicalJson(row.args)) return undefined;
   return { args, argsDigest: actionDigest(row.tool, args), byUserId: by.userId, byName: by.name };

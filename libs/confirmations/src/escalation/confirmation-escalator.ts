@@ -1,24 +1,28 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
 import { ChannelsService } from '@warden/channels';
-import { AppConfig } from '@warden/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { AppConfig, DueSweeps } from '@warden/common';
 import { approvalCardOf } from '../approval-card.js';
-import type { ConfirmationRequest } from '../confirmation.types.js';
+import { ConfirmationWaiter } from '../confirmation-waiter.js';
+import { CONFIRMATION_REQUESTED, type ConfirmationRequest } from '../confirmation.types.js';
 import { EscalationStore } from './escalation.store.js';
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /**
  * Reminders and escalations of pending approval requests. Durable and cheap: the due steps are columns of the rows,
- * and one timer per instance (every CONFIRMATION_ESCALATION_POLL_MS, 5 s by default: a reminder is late by at most
- * that) claims all that are due, across all requests, in one
- * statement (EscalationStore.claimDueSteps) — no timer per request, nothing lost in a restart. Delivery is best
- * effort: the step and its history row are recorded either way, and the inbox shows the widened approvers.
+ * claimed — all that are due, across all requests — in one statement (EscalationStore.claimDueSteps) by whichever
+ * instance sweeps first; no timer per request, nothing lost in a restart. It sweeps only when a step may be due
+ * (DueSweeps, at most once per CONFIRMATION_ESCALATION_POLL_MS): at startup, at the earliest step the last sweep
+ * found, at the steps of a request made here, and soon after one made elsewhere (its NOTIFY). With no step to take,
+ * it sends nothing. Delivery is best effort: the step and its history row are recorded either way, and the inbox
+ * shows the widened approvers.
  */
 @Injectable()
 export class ConfirmationEscalator implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ConfirmationEscalator.name);
-  private timer?: NodeJS.Timeout;
+  private readonly sweeps: DueSweeps;
   private running = false;
 
   constructor(
@@ -26,15 +30,30 @@ export class ConfirmationEscalator implements OnModuleInit, OnModuleDestroy {
     private readonly channels: ChannelsService,
     private readonly users: UsersService,
     private readonly config: AppConfig,
-  ) {}
+    waiter: ConfirmationWaiter,
+  ) {
+    this.sweeps = new DueSweeps({
+      sweep: () => this.sweep(),
+      minGapMs: config.confirmationEscalationPollMs,
+      onError: (err) => this.logger.warn(`reminder/escalation sweep failed (retried shortly): ${err.message}`),
+    });
+    // A request made on another instance: its steps are learnt by a sweep (should its instance die before them).
+    waiter.observeNotifications((payload) => {
+      if (payload.startsWith('requested:')) this.sweeps.dueIn(0);
+    });
+  }
 
   onModuleInit(): void {
-    this.timer = setInterval(() => void this.tick(), this.config.confirmationEscalationPollMs);
-    this.timer.unref();
+    this.sweeps.dueIn(0);
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.timer);
+    this.sweeps.stop();
+  }
+
+  @OnEvent(CONFIRMATION_REQUESTED)
+  onRequested(row: ConfirmationRequest): void {
+    for (const at of [row.remindAt, row.escalateAt]) if (at) this.sweeps.dueIn(at.getTime() - Date.now());
   }
 
   /** One poll: claim every due step, then deliver each. Returns how many steps were taken (tests, bench). */
@@ -51,6 +70,12 @@ export class ConfirmationEscalator implements OnModuleInit, OnModuleDestroy {
     } finally {
       this.running = false;
     }
+  }
+
+  /** One sweep: the due steps, then how long until the next one (null: none is pending). */
+  private async sweep(): Promise<number | null> {
+    await this.tick();
+    return this.store.nextStepDueInMs();
   }
 
   private async remind(row: ConfirmationRequest): Promise<void> {

@@ -46,6 +46,15 @@ history AS (
                              ELSE jsonb_build_object('channel_id', channel_id) END, 'system' FROM steps)
 SELECT * FROM steps`;
 
+/** The earliest step still to take on a pending request (the partial indexes on `escalate_at` and `remind_at`). */
+const NEXT_STEP_DUE = `
+SELECT (EXTRACT(EPOCH FROM (min(due) - now())) * 1000)::float8 AS due_in_ms FROM (
+  SELECT min(escalate_at) AS due FROM confirmation_requests
+   WHERE status = 'pending' AND escalated_at IS NULL AND escalate_at IS NOT NULL AND expires_at > now()
+  UNION ALL
+  SELECT min(remind_at) FROM confirmation_requests
+   WHERE status = 'pending' AND reminded_at IS NULL AND remind_at IS NOT NULL AND expires_at > now()) AS d`;
+
 @Injectable()
 export class EscalationStore {
   constructor(private readonly dataSource: DataSource) {}
@@ -53,6 +62,12 @@ export class EscalationStore {
   async claimDueSteps(): Promise<Array<{ step: 'reminded' | 'escalated'; row: ConfirmationRequest }>> {
     const rows = await this.dataSource.query<Array<ConfirmationRow & { step: 'reminded' | 'escalated' }>>(CLAIM_DUE_STEPS);
     return rows.map((r) => ({ step: r.step, row: rowToConfirmation(r) }));
+  }
+
+  /** How long until the next reminder or escalation is due, in ms (≤ 0: now; null: none is), on the database's clock. */
+  async nextStepDueInMs(): Promise<number | null> {
+    const [row] = await this.dataSource.query<Array<{ due_in_ms: number | null }>>(NEXT_STEP_DUE);
+    return row.due_in_ms;
   }
 
   async recordEscalationCard(id: string, sent: { platformMessageId?: string; extra?: Record<string, unknown> }): Promise<void> {

@@ -49,7 +49,7 @@ export class ApprovalRequestOpener {
       // A call resumed here right after its decision was taken here: the settled row is final, no read needed.
       const existing = this.settledHere.take(ctx.runId, callId) ?? (await this.store.findByRunCall(ctx.runId, callId));
       if (existing) return { row: existing, created: false };
-      const standing = await this.standing.coverCall(ctx, digest);
+      const standing = await this.standing.coverCall(ctx, digest, policy);
       if (standing) return standing;
       const target = await this.channels.resolveForDelivery(ctx.orgId, policy.channelId).catch((err: unknown) => err as Error);
       if (target instanceof Error) {

@@ -1,4 +1,4 @@
-import { actionDigest, type HookContext, type HookResult } from '@warden/hooks';
+import { actionDigest, type HookContext, type HookResult, type PolicyInForce } from '@warden/hooks';
 import { editNote } from '../edits/approval-edit.js';
 import { isHumanTask } from '../edits/human-task.js';
 import { ConfirmationStatus, type ConfirmationRequest } from '../confirmation.types.js';
@@ -13,12 +13,13 @@ const boundDigest = (row: ConfirmationRequest): string => row.argsDigest ?? acti
 
 /**
  * What a decided request means for the call: approved (as asked, with the approver's changes, or answered), rejected
- * or expired (with who or why), with the approval digest the runtime re-checks right before sending.
+ * or expired (with who or why). An approval carries its digest, the policy in force (`policy`, the gate's settings
+ * now) and the row's grants: the runtime sends only if the kernel finds they satisfy that policy on what it sends.
  */
-export function verdictOf(row: ConfirmationRequest, metadata: HookContext['metadata']): HookResult {
+export function verdictOf(row: ConfirmationRequest, metadata: HookContext['metadata'], policy: PolicyInForce): HookResult {
   switch (row.status) {
     case ConfirmationStatus.Approved: {
-      const approval = { confirmationId: row.id, argsDigest: boundDigest(row) };
+      const approval = { confirmationId: row.id, argsDigest: boundDigest(row), policy, grants: row.grants ?? undefined };
       metadata.approvedBy = `${row.respondedByName} (confirmation ${row.id})`;
       if (!row.originalArgs) return { allow: true, sideEffects: [`approved by ${row.respondedByName}`], approval };
       // A question: the answer is the change, and the observation itself (no note).
@@ -29,7 +30,7 @@ export function verdictOf(row: ConfirmationRequest, metadata: HookContext['metad
         allow: true,
         modifiedArgs: structuredClone(row.args),
         sideEffects: [`approved with changes by ${row.editedByName ?? row.respondedByName}`],
-        approval: { ...approval, note: editNote(row) },
+        approval: { ...approval, note: editNote(row), edited: true },
       };
     }
     case ConfirmationStatus.Rejected:

@@ -17,6 +17,9 @@ export interface StandingApproval {
   confirmationId: string;
   grantedByUserId: string | null;
   grantedByName: string;
+  /** The tier and policy version it was given under: it never covers a call of another tier or version. */
+  tier: number | null;
+  policyVersion: string | null;
   createdAt: Date;
 }
 
@@ -33,6 +36,8 @@ interface StandingApprovalRow {
   confirmation_id: string;
   granted_by_user_id: string | null;
   granted_by_name: string;
+  tier: number | null;
+  policy_version: string | null;
   created_at: Date;
 }
 
@@ -48,6 +53,8 @@ const toApproval = (r: StandingApprovalRow): StandingApproval => ({
   confirmationId: r.confirmation_id,
   grantedByUserId: r.granted_by_user_id,
   grantedByName: r.granted_by_name,
+  tier: r.tier,
+  policyVersion: r.policy_version,
   createdAt: new Date(r.created_at),
 });
 
@@ -84,14 +91,17 @@ export class StandingApprovalStore {
       argsDigest: string;
       grantedByUserId: string | null;
       grantedByName: string;
+      tier: number | null;
+      policyVersion: string | null;
     },
     runner: Queryable = this.dataSource,
   ): Promise<StandingApproval | null> {
     // The approved call is its first use: a resumed run finds it by its call id like any other use.
     const [row] = await runner.query<[StandingApprovalRow?]>(
       `WITH made AS (
-         INSERT INTO standing_approvals (org_id, run_id, tool, condition, max_calls, expires_at, confirmation_id, granted_by_user_id, granted_by_name)
-         VALUES ($1, $2, $3, $4, $5, now() + make_interval(mins => $6), $7, $8, $9)
+         INSERT INTO standing_approvals
+           (org_id, run_id, tool, condition, max_calls, expires_at, confirmation_id, granted_by_user_id, granted_by_name, tier, policy_version)
+         VALUES ($1, $2, $3, $4, $5, now() + make_interval(mins => $6), $7, $8, $9, $12, $13)
          ON CONFLICT (confirmation_id) DO NOTHING RETURNING *),
        first_use AS (
          INSERT INTO standing_approval_uses (standing_approval_id, run_id, call_id, args_digest)
@@ -109,6 +119,8 @@ export class StandingApprovalStore {
         input.grantedByName,
         input.callId,
         input.argsDigest,
+        input.tier,
+        input.policyVersion,
       ],
     );
     // null: already granted for this confirmation (a repeated decision), and that grant is the one.

@@ -1,8 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { AuditTrail, BadInputError, type AuditEventInput } from '@warden/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { actionDigest, argsWithinBound, checkConfirmationCondition, type HookContext, type HookResult } from '@warden/hooks';
+import {
+  actionDigest,
+  argsWithinBound,
+  checkConfirmationCondition,
+  type AgentHookSettings,
+  type HookContext,
+  type HookResult,
+  type PolicyInForce,
+} from '@warden/hooks';
+import { policyInForce, policyVersion, requirementOf } from '@warden/policy';
 import type { ConfirmationRequest } from '../confirmation.types.js';
+import { isHumanTask } from '../edits/human-task.js';
 import { standingEvent } from './standing-audit.js';
 import { StandingApprovalStore, type StandingApproval } from './standing-approval.store.js';
 
@@ -31,6 +41,9 @@ export function checkStandingGrant(
 ): void {
   if (!grant) return;
   if (decision !== 'approve') throw new BadInputError('standing can only be given with decision "approve"');
+  // An answer is this person's reply to this question: standing for later questions would let the model answer them.
+  if (isHumanTask(row))
+    throw new BadInputError(`confirmation ${row.id} is a question: its answer cannot stand for later questions (omit standing)`);
   if (row.approvalsRequired > 1)
     throw new BadInputError(`confirmation ${row.id} needs ${row.approvalsRequired} distinct approvals, so it cannot approve later calls`);
   const problem = checkConfirmationCondition(grant.when);
@@ -83,6 +96,9 @@ export class StandingApprovals {
         argsDigest: actionDigest(row.tool, proposed),
         grantedByUserId: row.respondedByUserId,
         grantedByName: row.respondedByName ?? 'unknown',
+        // The settled row's tier: an edit was re-tiered before it settled.
+        tier: row.tier,
+        policyVersion: row.policyVersion,
       },
       m,
     );
@@ -94,16 +110,23 @@ export class StandingApprovals {
 
   /**
    * Lets the call through when a standing approval of its run covers it, taking one use; null when none does (the
-   * gate then asks a human). A call a hook asked about is never covered: that question is about this call.
+   * gate then asks a human). A grant covers only calls of the tier and policy version it was given under, in a tier
+   * one approval satisfies; never a question (ask_human) nor a call a hook asked about (that question is about it).
    */
-  async coverCall(ctx: HookContext, digest: string): Promise<HookResult | null> {
-    if (!ctx.callId || ctx.metadata.confirmationAsks?.length) return null;
+  async coverCall(ctx: HookContext, digest: string, confirmation: AgentHookSettings['confirmation']): Promise<HookResult | null> {
+    if (!ctx.callId || ctx.metadata.confirmationAsks?.length || ctx.metadata.humanTask) return null;
+    const policy = policyInForce(confirmation);
+    const version = policyVersion(policy);
+    const required = requirementOf(policy, ctx.toolArgs);
+    if (required.approvals !== 1) return null;
+    const fits = (s: StandingApproval) => s.policyVersion === version && s.tier === required.tier && s.grantedByUserId !== null;
     const previous = await this.store.usedBy(ctx.runId, ctx.callId);
-    if (previous) return previous.argsDigest === digest ? this.passed(ctx, previous.approval, digest) : null;
+    if (previous)
+      return previous.argsDigest === digest && fits(previous.approval) ? this.passed(ctx, previous.approval, digest, policy) : null;
     for (const candidate of await this.store.activeFor(ctx.runId, ctx.toolName)) {
-      if (!argsWithinBound(candidate.condition, ctx.toolArgs)) continue;
+      if (!fits(candidate) || !argsWithinBound(candidate.condition, ctx.toolArgs)) continue;
       const used = await this.use(candidate, ctx.runId, ctx.callId, digest);
-      if (used) return this.passed(ctx, used, digest);
+      if (used) return this.passed(ctx, used, digest, policy);
     }
     return null;
   }
@@ -117,7 +140,7 @@ export class StandingApprovals {
     });
   }
 
-  private async passed(ctx: HookContext, s: StandingApproval, digest: string): Promise<HookResult> {
+  private async passed(ctx: HookContext, s: StandingApproval, digest: string, policy: PolicyInForce): Promise<HookResult> {
     const by = `${s.grantedByName} (standing approval #${s.id})`;
     ctx.metadata.approvedBy = by;
     await ctx.emit('standing_approval_used', {
@@ -130,6 +153,17 @@ export class StandingApprovals {
       max_calls: s.maxCalls,
       expires_at: s.expiresAt.toISOString(),
     });
-    return { allow: true, sideEffects: [`approved by ${by}`], approval: { confirmationId: s.confirmationId, argsDigest: digest } };
+    const grant = {
+      kind: 'standing' as const,
+      principal: s.grantedByUserId ?? '',
+      digest,
+      policyVersion: s.policyVersion ?? '',
+      tier: s.tier,
+    };
+    return {
+      allow: true,
+      sideEffects: [`approved by ${by}`],
+      approval: { confirmationId: s.confirmationId, argsDigest: digest, policy, grants: [grant] },
+    };
   }
 }

@@ -22,7 +22,10 @@ import { AuditChain1765000400000 } from './1765000400000-audit-chain.js';
 import { WorkflowCancel1765000800000 } from './1765000800000-workflow-cancel.js';
 import { ConfigChangeNotify1766000000000 } from './1766000000000-config-change-notify.js';
 import { ParkedRuns1766100000000 } from './1766100000000-parked-runs.js';
+import { GrantDigests1766200001000 } from './1766200001000-grant-digests.js';
 import { ToolNamespaces1766200002000 } from './1766200002000-tool-namespaces.js';
+import { LlmCredentialOrigin1766200005001 } from './1766200005001-llm-credential-origin.js';
+import { DurableEvals1766200007001 } from './1766200007001-durable-evals.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed) so that the app, the TypeORM CLI and the
@@ -53,5 +56,8 @@ export const MIGRATIONS = [
   WorkflowCancel1765000800000,
   ConfigChangeNotify1766000000000,
   ParkedRuns1766100000000,
+  GrantDigests1766200001000,
   ToolNamespaces1766200002000,
+  LlmCredentialOrigin1766200005001,
+  DurableEvals1766200007001,
 ];

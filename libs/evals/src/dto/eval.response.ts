@@ -3,7 +3,7 @@ import { NullableString } from '@warden/common';
 
 export class EvalStartedResponse {
   @ApiProperty() id: string;
-  @ApiProperty({ enum: ['running', 'completed', 'failed'] }) status: string;
+  @ApiProperty({ enum: ['running', 'completed', 'failed', 'interrupted'] }) status: string;
   @ApiProperty({ description: 'Always "bypassed": eval runs skip hooks on purpose, and writes are simulated' }) hooks: string;
 }
 

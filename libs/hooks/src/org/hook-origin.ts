@@ -9,6 +9,8 @@ export interface HookChain {
   hooks: ResolvedHook[];
   /** Agent entries dropped because the org declares a hook of the same name (the org's declaration wins). */
   overridden: Array<{ name: string; by: 'org' }>;
+  /** Digest of what the chain was built from (the org's and the agent's hooks config): see HookRegistry.chainDigest. */
+  digest?: string;
 }
 
 /**

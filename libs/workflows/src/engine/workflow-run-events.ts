@@ -46,6 +46,11 @@ export class WorkflowRunEvents implements OnModuleInit, OnModuleDestroy {
     this.log.wake(runId);
   }
 
+  /** Calls `listener` on any workflow run's event, here or elsewhere (see EventLog.onActivity). */
+  onActivity(listener: () => void): void {
+    this.log.onActivity(listener);
+  }
+
   /** Replays after `afterSeq`, then live, until the run's `done` (true) or until `signal` aborts (false). */
   follow(runId: string, afterSeq: number, deliver: (event: StoredWorkflowRunEvent) => void, signal: AbortSignal): Promise<boolean> {
     return this.log.follow(runId, afterSeq, deliver, (e) => e.type === 'done', signal);

@@ -45,7 +45,8 @@ export class ConnectorRateLimitHook extends PreToolUseHook<ConnectorRateLimitCon
   }
 
   override shouldTrigger(ctx: HookContext): boolean {
-    return ctx.metadata.connector !== undefined;
+    // A call decided again on resume (its chain changed while it waited) was counted when it was first decided.
+    return ctx.metadata.connector !== undefined && !ctx.metadata.decidingAgain;
   }
 
   async execute(ctx: HookContext, config: ConnectorRateLimitConfig): Promise<HookResult> {

@@ -1,0 +1,2 @@
+export * from './policy-in-force.js';
+export * from './authorize.js';

@@ -1,0 +1,65 @@
+import path from 'node:path';
+import { until } from '../support/eventually.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { startProcesses, type ProcessHarness } from './process-harness.js';
+
+const COUNTER = path.resolve(import.meta.dirname, '../support/statement-counter.cjs');
+/** The counter's own tick, and every interval of the instance shortened to it: one tick = one chance to sweep. */
+const TICK_MS = 100;
+
+interface CounterReport {
+  ticks: number;
+  statements: number;
+  recent: string[];
+}
+
+/** The counter's latest report in the process's output. */
+function lastReport(server: ServerProcess): CounterReport | undefined {
+  const lines = server.output().match(/\[statement-counter\] .*/g);
+  return lines ? (JSON.parse(lines[lines.length - 1].slice('[statement-counter] '.length)) as CounterReport) : undefined;
+}
+
+/** Waits until the process has counted `ticks` ticks of its own: the barrier, not a sleep in the test. */
+const afterTicks = (server: ServerProcess, ticks: number) =>
+  until(`${ticks} ticks of the instance`, () => {
+    const report = lastReport(server);
+    return report && report.ticks >= ticks ? report : undefined;
+  });
+
+/**
+ * An instance with nothing to do sends no statement (issue 30, break 1): no run recovery sweep, no workflow
+ * recovery sweep, no escalation poll, no lease renewal when it holds no lease. The statements are counted in the
+ * server process itself (a `pg` preload), over many intervals of every loop, each shortened to one tick.
+ */
+describe('an idle instance sends no statement (server process, PostgreSQL)', () => {
+  let h: ProcessHarness;
+  let server: ServerProcess | undefined;
+
+  beforeAll(async () => {
+    h = await startProcesses({
+      env: {
+        RUN_RECOVERY_MS: String(TICK_MS),
+        CONFIRMATION_POLL_MS: String(TICK_MS),
+        CONFIRMATION_ESCALATION_POLL_MS: String(TICK_MS),
+        RUN_LEASE_MS: '1000',
+        STATEMENT_COUNTER_TICK_MS: String(TICK_MS),
+      },
+    });
+  });
+  afterAll(async () => {
+    server?.child.kill('SIGKILL');
+    await server?.exited;
+    await h?.close();
+  });
+
+  it('with no run, no workflow and no approval: 0 statements over 30 intervals of every loop', async () => {
+    server = await startServerProcess(h.env, { nodeArgs: ['--require', COUNTER], timeoutMs: 90_000 });
+    // Settled: healthy (the start waited for it), and startup's first sweeps have had 10 ticks to end.
+    const settled = await afterTicks(server, (lastReport(server)?.ticks ?? 0) + 10);
+    const later = await afterTicks(server, settled.ticks + 30);
+    expect({ statements: later.statements - settled.statements, recent: later.recent }).toEqual({
+      statements: 0,
+      recent: settled.recent,
+    });
+  });
+});

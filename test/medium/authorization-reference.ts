@@ -1,0 +1,120 @@
+/**
+ * An independent reference model of docs/authorization.md, for the property tests: plain arithmetic on `amount`,
+ * no CEL, no digests, no libs/policy. The real kernel is checked against what this says must be sent.
+ */
+
+/** A hook of the model: a transform rewrites `amount`, a decider blocks by it. */
+export type ModelHook =
+  | { kind: 'add'; priority: number; origin: 'org' | 'agent'; k: number }
+  | { kind: 'cap'; priority: number; origin: 'org' | 'agent'; max: number }
+  | { kind: 'blockOver'; priority: number; origin: 'org' | 'agent'; max: number };
+
+/** A tier of the model: `amount > over` needs `approvals` distinct approvers. */
+export interface ModelTier {
+  over: number;
+  approvals: number;
+}
+
+/** The model's approver policy; `version` names it (a changed policy has another name). */
+export interface ModelPolicy {
+  version: 'v1' | 'v2';
+  tiers: ModelTier[];
+}
+
+/** "principal allows amount under version at tier" — the model's grant. */
+export interface ModelGrant {
+  principal: string;
+  amount: number;
+  version: 'v1' | 'v2';
+  tier: number | null;
+}
+
+export const isTransform = (h: ModelHook): boolean => h.kind !== 'blockOver';
+
+/** The tier of an amount: the first whose threshold it exceeds; null = none (one approval). */
+export function referenceTier(policy: ModelPolicy, amount: number): { tier: number | null; approvals: number } {
+  for (let i = 0; i < policy.tiers.length; i++) if (amount > policy.tiers[i].over) return { tier: i, approvals: policy.tiers[i].approvals };
+  return { tier: null, approvals: 1 };
+}
+
+function transformed(h: ModelHook, amount: number): number {
+  if (h.kind === 'add') return amount + h.k;
+  if (h.kind === 'cap') return Math.min(amount, h.max);
+  return amount;
+}
+
+/** The transform phase: every transform, by priority. */
+function referenceTransform(hooks: ModelHook[], amount: number): number {
+  let a = amount;
+  for (const h of hooks.filter(isTransform).sort((x, y) => x.priority - y.priority)) a = transformed(h, a);
+  return a;
+}
+
+/** Decide on an amount nothing changes afterwards: every decider allows it. */
+export function referenceDecides(hooks: ModelHook[], amount: number): boolean {
+  return hooks.every((h) => h.kind !== 'blockOver' || amount <= h.max);
+}
+
+/** Transform, then decide: the amount that reaches the gate, or null when a decider blocks it. */
+export function referenceChain(hooks: ModelHook[], amount: number): number | null {
+  const a = referenceTransform(hooks, amount);
+  return referenceDecides(hooks, a) ? a : null;
+}
+
+/** An approver's edit re-enters decide: the transform phase leaves it as it is, and every decider allows it. */
+export function referenceEditStands(hooks: ModelHook[], edited: number): boolean {
+  return referenceTransform(hooks, edited) === edited && referenceDecides(hooks, edited);
+}
+
+/** Sent only with enough distinct principals granting exactly this amount, under the policy in force, at its tier. */
+export function referenceGrantsSuffice(inForce: ModelPolicy, amount: number, grants: ModelGrant[]): boolean {
+  const { tier, approvals } = referenceTier(inForce, amount);
+  const principals = new Set(
+    grants.filter((g) => g.amount === amount && g.version === inForce.version && g.tier === tier).map((g) => g.principal),
+  );
+  return principals.size >= approvals;
+}
+
+/*
+ * The database model (authorization-model.db.spec.ts): people a1, a2 (admins), m1, m2 (members); two policies,
+ * each "over its threshold, two admins", else one member.
+ */
+export const PEOPLE = ['a1', 'a2', 'm1', 'm2'] as const;
+export const ADMINS = new Set(['a1', 'a2']);
+/** Two policies: over the threshold, two admins. */
+export const POLICIES = { P1: 500_000, P2: 100_000 } as const;
+export type PolicyName = keyof typeof POLICIES;
+
+export const tierOf = (p: PolicyName, amount: number) =>
+  amount > POLICIES[p] ? { tier: 0, approvals: 2, admins: true } : { tier: null, approvals: 1, admins: false };
+
+export interface ModelRequest {
+  id: string;
+  amount: number;
+  openedUnder: PolicyName;
+  sent: boolean;
+}
+export interface DbModel {
+  policy: PolicyName;
+  requests: ModelRequest[];
+  votes: Array<{ who: string; request: string; amount: number; under: PolicyName }>;
+  standing: Array<{ who: string; bound: number; under: PolicyName; tier: number | null }>;
+  sends: number;
+}
+
+/** Distinct people who approved exactly this amount of this request under the policy in force, qualified at its tier. */
+export function referenceAllows(m: DbModel, r: ModelRequest, amount: number): boolean {
+  if (r.openedUnder !== m.policy) return false;
+  const t = tierOf(m.policy, amount);
+  const who = new Set(
+    m.votes
+      .filter((v) => v.request === r.id && v.amount === amount && v.under === m.policy && (!t.admins || ADMINS.has(v.who)))
+      .map((v) => v.who),
+  );
+  return who.size >= t.approvals;
+}
+
+export function referenceCovers(m: DbModel, amount: number): boolean {
+  const t = tierOf(m.policy, amount);
+  return t.approvals === 1 && m.standing.some((s) => amount <= s.bound && s.under === m.policy && s.tier === t.tier);
+}

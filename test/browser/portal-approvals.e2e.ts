@@ -65,7 +65,9 @@ it('a member chats, PO-1002 waits at the gate, an admin approves it live from th
   await request.waitFor();
   await request.getByText('demo-buyer').waitFor();
   const argRows = await request.getByRole('table', { name: 'Arguments' }).locator('tr').allInnerTexts();
-  expect(argRows[0]).toMatch(/amount\s+68000/);
+  expect(argRows[0]).toMatch(/amount\s+68,000/); // formatted, the decisive field first
+  await request.getByText(/^expires in \d+:\d\d$/).waitFor(); // how long is left, not a clock time
+  await request.getByRole('link', { name: 'open the run' }).waitFor();
   await screenshot(approver.page, 'approvals-inbox');
   await request.getByLabel('Reason (optional)').fill('budget line 7 confirmed');
   // Approve with changes: the approver lowers the amount in the edit form; the call runs with exactly that.

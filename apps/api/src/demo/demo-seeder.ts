@@ -12,6 +12,9 @@ export const DEMO_AGENT = 'demo-buyer';
  * demo OA API (payments over 50 000 need approval), and a scripted agent that pays PO-1001 (1 200) and PO-1002
  * (68 000). Idempotent: a second start finds everything in place and creates nothing.
  */
+/** The demo's approvals wait 10 minutes: long enough to find the inbox (the default, unset, is 2 minutes). */
+const DEMO_APPROVAL_TIMEOUT_S = 600;
+
 @Injectable()
 export class DemoSeeder {
   private readonly logger = new Logger(DemoSeeder.name);
@@ -72,7 +75,7 @@ export class DemoSeeder {
             tools: ['oa__*'],
             max_iterations: 5,
             // A member asks, an admin decides (in the console's approvals inbox, or with the curl below).
-            confirmation: { approver_scope: 'org_admins' },
+            confirmation: { approver_scope: 'org_admins', timeout_s: DEMO_APPROVAL_TIMEOUT_S },
           },
         })
       ).id;
@@ -99,7 +102,8 @@ export class DemoSeeder {
       `  export TOKEN=${token}`,
       `Try:`,
       `  curl -s ${base}/api/me -H "Authorization: Bearer $TOKEN"`,
-      `Chat with the demo agent: it pays PO-1001 (1 200) at once; PO-1002 (68 000) waits for your approval:`,
+      `Chat with the demo agent: it pays PO-1001 (1 200) at once; PO-1002 (68 000) waits for your approval`,
+      `(for ${DEMO_APPROVAL_TIMEOUT_S / 60} minutes: the agent's confirmation.timeout_s; unset, a request expires after 2 minutes):`,
       `  curl -N -s ${base}/api/chat -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"agent_id":"${agentId}","message":"Pay the open purchase orders"}'`,
       `In a second terminal, see the pending approval and approve it (the stream above then continues):`,
       `  curl -s '${base}/api/confirmations?status=pending' -H "Authorization: Bearer $TOKEN"`,

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Card, Group, Stack, Switch, Table, Text, Textarea, TextInput } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Group, Stack, Switch, Table, Text, Textarea, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -6,6 +6,11 @@ import { data, http } from '../api/typed';
 import { toastError } from '../ui/errors';
 import { decisiveFirst } from '../ui/JsonBlock';
 import { asText } from '../ui/as-text';
+import { formatValue } from '../ui/format-value';
+import { useCountdown } from '../ui/useCountdown';
+import { useSession } from '../auth/SessionContext';
+import { isAdmin } from '../auth/session';
+import { Link } from 'react-router-dom';
 import { SchemaForm, type JsonSchema } from '../ui/SchemaForm';
 import { schemaProblems } from '../ui/schema-problems';
 
@@ -24,13 +29,23 @@ function ArgsTable({ args }: { args: Record<string, unknown> }) {
             </Table.Td>
             <Table.Td>
               <Text size="sm" ff="monospace">
-                {typeof v === 'string' ? v : JSON.stringify(v)}
+                {formatValue(k, v)}
               </Text>
             </Table.Td>
           </Table.Tr>
         ))}
       </Table.Tbody>
     </Table>
+  );
+}
+
+/** How long is left, ticking; the clock time on hover. */
+function Expiry({ at }: { at: string }) {
+  const left = useCountdown(at);
+  return (
+    <Text size="xs" c={left === '0:00' ? 'red' : 'dimmed'} title={`expires at ${new Date(at).toLocaleTimeString()}`}>
+      {left === '0:00' ? 'expired' : `expires in ${left}`}
+    </Text>
   );
 }
 
@@ -59,6 +74,7 @@ export function PendingCard({
   turn: ConfirmationRow[];
 }) {
   const question = row.args_schema?.['x-warden-human-task'] === true;
+  const admin = isAdmin(useSession().session);
   const [reason, setReason] = useState('');
   // Approve for this run: a CEL bound (prefilled from a numeric amount) and at most this many calls.
   const [standing, setStanding] = useState<{ when: string; max: number } | null>(null);
@@ -102,13 +118,19 @@ export function PendingCard({
           <Text fw={600} ff="monospace">
             {row.tool}
           </Text>
-          <Text size="xs" c="dimmed">
-            expires {new Date(row.expires_at).toLocaleTimeString()}
-          </Text>
+          <Expiry at={row.expires_at} />
         </Group>
         <Text size="sm">
           Agent <b>{row.agent_name ?? row.agent_id}</b> · requested by {nameOf(row.requested_by)} ·{' '}
           {new Date(row.created_at).toLocaleString()}
+          {admin && (
+            <>
+              {' · '}
+              <Anchor component={Link} to={`/admin/runs/${row.run_id}`}>
+                open the run
+              </Anchor>
+            </>
+          )}
         </Text>
         {row.approvals_required > 1 && (
           <Text size="sm" c="orange">

@@ -1,11 +1,11 @@
 import { Badge, Card, Group, List, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
 import { data, http } from '../api/typed';
 import { JsonBlock } from '../ui/JsonBlock';
 import type { HookView, ToolCallView } from './run-model';
 import { asText } from '../ui/as-text';
 import { approvalAwaited } from '../ui/approver-words';
+import { useCountdown } from '../ui/useCountdown';
 
 export function HookLine({ h }: { h: HookView }) {
   const color = h.outcome === 'block' || h.outcome === 'error' ? 'red' : h.outcome === 'rewrite' ? 'yellow' : 'green';
@@ -33,17 +33,6 @@ export function HookLine({ h }: { h: HookView }) {
       )}
     </Group>
   );
-}
-
-function useCountdown(expiresAt: string | undefined): string {
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    if (!expiresAt) return;
-    const t = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(t);
-  }, [expiresAt]);
-  const left = Math.max(0, Math.floor(((expiresAt ? Date.parse(expiresAt) : now) - now) / 1000));
-  return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}`;
 }
 
 function Waiting({ pending }: { pending: NonNullable<ToolCallView['pending']> }) {

@@ -99,6 +99,8 @@ describe('approval trail: edits, reassignments, cancellations, standing grants (
   it('an approval nobody decided in time expires with a chained confirmation.expired event', async () => {
     const { run, pending } = await chat('PO-T5', [pay('PO-T5', 69_000), { content: 'done' }], 1);
     await run.finished;
+    // The expiry is chained right after the settle that wakes the run, so the run may finish first: wait for it.
+    await until('the expiry event', async () => (await trailOf(pending.confirmation_id)).find((e) => e.action === 'confirmation.expired'));
     const expired = (await trailOf(pending.confirmation_id)).filter((e) => e.action === 'confirmation.expired');
     expect(expired).toHaveLength(1);
     expect(expired[0].payload).toMatchObject({ decided_by_name: 'timeout', reason: 'no decision before the deadline' });

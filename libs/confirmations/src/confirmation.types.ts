@@ -30,10 +30,9 @@ export interface ConfirmationRequest {
   approvers: string[] | null;
   /** Index of the `confirmation.tiers` entry that applied, or null. */
   tier: number | null;
-  /** The approver policy the request was asked under and its version (null on older rows: edits are refused). */
+  /** The policy asked under, its version, and once approved the grants that approved it (docs/authorization.md). */
   policy: PolicyInForce | null;
   policyVersion: string | null;
-  /** Once approved: the grants that approved it (docs/authorization.md); none authorizes nothing. */
   grants: GrantStatement[] | null;
   /** Distinct approvals needed, and given so far. */
   approvalsRequired: number;
@@ -92,7 +91,117 @@ export const CONFIRMATION_VOTED = 'confirmation.voted';
  */
 export const CONFIRMATION_NOTIFY_CHANNEL = 'confirmation_decided';
 
-export { rowToConfirmation, type ConfirmationRow } from './confirmation-row.js';
+const toDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
+const toDateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : toDate(v));
+
+/** A `confirmation_requests` row as pg returns it (columns added later may be absent on old query shapes). */
+export interface ConfirmationRow {
+  id: string;
+  org_id: string;
+  agent_id: string | null;
+  agent_name: string | null;
+  run_id: string;
+  call_id: string;
+  tool: string;
+  args?: Record<string, unknown> | null;
+  args_digest?: string | null;
+  /** The table's CHECK constraint admits only these values. */
+  status: ConfirmationStatus;
+  requested_by: string | null;
+  approver_scope: ApproverScope;
+  agent_owner_id: string | null;
+  forbid_self_approval: boolean;
+  approvers?: string[] | null;
+  tier?: number | null;
+  policy?: PolicyInForce | null;
+  policy_version?: string | null;
+  grants?: GrantStatement[] | null;
+  approvals_required?: number | null;
+  approvals_given?: number | null;
+  decisive_fields?: string[] | null;
+  channel_id: string | null;
+  channel_type: string | null;
+  platform_message_id: string | null;
+  sent_card: { platformMessageId?: string; extra?: Record<string, unknown> } | null;
+  expires_at: Date;
+  responded_at: Date | null;
+  responded_by_user_id: string | null;
+  responded_by_open_id: string | null;
+  responded_by_platform: string | null;
+  responded_by_name: string | null;
+  reason: string | null;
+  args_schema?: Record<string, unknown> | null;
+  original_args?: Record<string, unknown> | null;
+  edited_by_user_id?: string | null;
+  edited_by_name?: string | null;
+  ask_reason?: string | null;
+  remind_at: Date | null;
+  reminded_at: Date | null;
+  escalate_at: Date | null;
+  escalated_at: Date | null;
+  escalate_to?: { approvers?: string[]; channelId?: string } | null;
+  escalation_channel_id?: string | null;
+  escalation_card?: { platformMessageId?: string; extra?: Record<string, unknown> } | null;
+  batch_key?: string | null;
+  batch_position?: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Maps a raw `confirmation_requests` row (snake_case, as pg returns it) to the typed shape. */
+export function rowToConfirmation(r: ConfirmationRow): ConfirmationRequest {
+  return {
+    id: r.id,
+    orgId: r.org_id,
+    agentId: r.agent_id,
+    agentName: r.agent_name,
+    runId: r.run_id,
+    callId: r.call_id,
+    tool: r.tool,
+    args: r.args ?? {},
+    argsDigest: r.args_digest ?? null,
+    status: r.status,
+    requestedBy: r.requested_by,
+    approverScope: r.approver_scope,
+    agentOwnerId: r.agent_owner_id,
+    forbidSelfApproval: r.forbid_self_approval,
+    approvers: r.approvers ?? null,
+    tier: r.tier ?? null,
+    policy: r.policy ?? null,
+    policyVersion: r.policy_version ?? null,
+    grants: r.grants ?? null,
+    approvalsRequired: r.approvals_required ?? 1,
+    approvalsGiven: r.approvals_given ?? 0,
+    decisiveFields: r.decisive_fields ?? null,
+    channelId: r.channel_id,
+    channelType: r.channel_type,
+    platformMessageId: r.platform_message_id,
+    sentCard: r.sent_card,
+    expiresAt: toDate(r.expires_at),
+    respondedAt: toDateOrNull(r.responded_at),
+    respondedByUserId: r.responded_by_user_id,
+    respondedByOpenId: r.responded_by_open_id,
+    respondedByPlatform: r.responded_by_platform,
+    respondedByName: r.responded_by_name,
+    reason: r.reason,
+    argsSchema: r.args_schema ?? null,
+    originalArgs: r.original_args ?? null,
+    editedByUserId: r.edited_by_user_id ?? null,
+    editedByName: r.edited_by_name ?? null,
+    askReason: r.ask_reason ?? null,
+    remindAt: toDateOrNull(r.remind_at),
+    remindedAt: toDateOrNull(r.reminded_at),
+    escalateAt: toDateOrNull(r.escalate_at),
+    escalatedAt: toDateOrNull(r.escalated_at),
+    escalateTo: r.escalate_to ?? null,
+    escalationChannelId: r.escalation_channel_id ?? null,
+    escalationCard: r.escalation_card ?? null,
+    batchKey: r.batch_key ?? null,
+    batchPosition: r.batch_position ?? null,
+    createdAt: toDate(r.created_at),
+    updatedAt: toDate(r.updated_at),
+  };
+}
 
 /** The API shape (API.md "Confirmations"): snake_case; the platform message specifics stay internal. */
 export function confirmationView(c: ConfirmationRequest): Record<string, unknown> {

@@ -124,6 +124,26 @@ describe('authorization kernel (PostgreSQL)', () => {
     expect(paid('K-2b')).toEqual([800_000]);
   });
 
+  it('a request rebound by an edit can be edited again by someone the new tier names: the call runs the last edit', async () => {
+    const oneAdminOver500k = {
+      approvers: ['org_members'],
+      tiers: [{ when: 'args.amount > 500000', approvals: 1, approvers: ['org_admins'] }],
+    };
+    const agent = await createAgent([pay('K-2c', 60_000), { content: 'done' }], { confirmation: oneAdminOver500k });
+    const run = openChat(t, admin, { agent_id: agent, message: 'pay K-2c' });
+    const pending = await nthPending(run, 1);
+    const first = await decide(pending.confirmation_id, { decision: 'approve', args: { id: 'K-2c', amount: 700_000 } }, bob);
+    expect(first.body).toMatchObject({ status: 'pending', tier: 0, approvers: ['org_admins'], approvals_required: 1, approvals_given: 0 });
+    const second = await decide(pending.confirmation_id, { decision: 'approve', args: { id: 'K-2c', amount: 650_000 } }, carol);
+    expect(second.body).toMatchObject({
+      status: 'approved',
+      args: { id: 'K-2c', amount: 650_000 },
+      original_args: { id: 'K-2c', amount: 60_000 },
+    });
+    await run.finished;
+    expect(paid('K-2c')).toEqual([650_000]);
+  });
+
   it('break 3 (edit): an edit may not add a key the action schema does not name (400 naming it; nothing decided)', async () => {
     const agent = await createAgent([pay('K-3', 60_000), { content: 'done' }]);
     const run = openChat(t, admin, { agent_id: agent, message: 'pay K-3' });

@@ -185,8 +185,8 @@ export class ConfirmationStore implements OnModuleInit {
     // An edit rebinds the approval to the edited args in the statement that decides it: never one without the other.
     const edit = s.edit && s.status === ConfirmationStatus.Approved ? s.edit : undefined;
     const editSet = edit
-      ? `, original_args = args, args = $8::jsonb, args_digest = $9, edited_by_user_id = $10, edited_by_name = $11, tier = $12,
-         approvers = $13::jsonb`
+      ? `, original_args = COALESCE(original_args, args), args = $8::jsonb, args_digest = $9, edited_by_user_id = $10,
+         edited_by_name = $11, tier = $12, approvers = $13::jsonb`
       : '';
     const editParams = edit ? editValues(edit) : [];
     // An approval carries its grants: the approving votes, each a statement about a digest (docs/authorization.md).
@@ -225,8 +225,8 @@ export class ConfirmationStore implements OnModuleInit {
   async rebind(id: string, edit: NonNullable<Settlement['edit']>, approvalsRequired: number): Promise<ConfirmationRequest | null> {
     const row = await this.row(
       'transition',
-      `UPDATE confirmation_requests SET original_args = args, args = $2::jsonb, args_digest = $3, edited_by_user_id = $4,
-              edited_by_name = $5, tier = $6, approvers = $7::jsonb, approvals_required = $8, updated_at = now()
+      `UPDATE confirmation_requests SET original_args = COALESCE(original_args, args), args = $2::jsonb, args_digest = $3,
+              edited_by_user_id = $4, edited_by_name = $5, tier = $6, approvers = $7::jsonb, approvals_required = $8, updated_at = now()
         WHERE id = $1 AND status = 'pending' AND expires_at > now() AND approvals_given = 0 RETURNING *`,
       [id, ...editValues(edit), approvalsRequired],
     );

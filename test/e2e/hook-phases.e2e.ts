@@ -27,6 +27,18 @@ const BANK_ACTIONS = [
       additionalProperties: false,
     },
   },
+  {
+    name: 'wire',
+    method: 'POST',
+    path: '/wires',
+    description: 'Wire money abroad',
+    parameters: {
+      type: 'object',
+      properties: { to: { type: 'string' }, amount: { type: 'number' } },
+      required: ['to', 'amount'],
+      additionalProperties: false,
+    },
+  },
 ];
 
 /**
@@ -130,6 +142,36 @@ describe('PreToolUse phases: transforms, then org policies, then the gate (Postg
     const res = await transfer({ to: 'ACME-3B', amount: 10 }, { class_hooks: [addIban] });
     expect(res.events.find((e) => e.event === 'observation')!.data).toMatchObject({ blocked: true, blocked_by: 'args_schema' });
     expect(sentTo('ACME-3B')).toEqual([]);
+  });
+
+  it("an org hook's rewrite is checked too, before the gate: an org rule adding `iban` to a transfer blocks it", async () => {
+    const org = {
+      yaml: orgPolicy(),
+      class_hooks: [{ name: 'test_rewrite_args', config: { tool: 'bank__wire', set: { iban: 'DE00 ORG' } } }],
+    };
+    expect((await t.request('PUT', '/api/org/hooks', { token: admin, body: org })).status).toBe(200);
+    try {
+      const agent = await t.request('POST', '/api/agents', {
+        token: admin,
+        body: {
+          name: 'wire',
+          model_config_json: {
+            model: {
+              provider: 'scripted',
+              script: [{ tool_calls: [{ name: 'bank__wire', args: { to: 'ACME-W', amount: 5 } }] }, { content: 'done' }],
+            },
+            tools: ['bank__*'],
+          },
+        },
+      });
+      const res = await chat(t, admin, { agent_id: agent.body.id, message: 'wire' });
+      const observation = res.events.find((e) => e.event === 'observation')!.data;
+      expect(observation).toMatchObject({ blocked: true, blocked_by: 'args_schema' });
+      expect(observation.content).toContain('unknown field "iban"');
+      expect(bank.requests.filter((r) => r.path === '/wires')).toEqual([]);
+    } finally {
+      expect((await t.request('PUT', '/api/org/hooks', { token: admin, body: { yaml: orgPolicy() } })).status).toBe(200);
+    }
   });
 
   it('the effective chain lists the bands: agent hooks, then org policies, then the gate', async () => {

@@ -1,11 +1,21 @@
 import path from 'node:path';
 import { until } from '../support/eventually.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { startProcesses, type ProcessHarness } from './process-harness.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
+import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
+import { payingModel, startHarness, startProcesses, type Harness, type ProcessHarness } from './process-harness.js';
 
 const COUNTER = path.resolve(import.meta.dirname, '../support/statement-counter.cjs');
 /** The counter's own tick, and every interval of the instance shortened to it: one tick = one chance to sweep. */
 const TICK_MS = 100;
+/** Every loop of the instance at one tick, the lease at its minimum, and the counter reporting each tick. */
+const SHORT_INTERVALS = {
+  RUN_RECOVERY_MS: String(TICK_MS),
+  CONFIRMATION_POLL_MS: String(TICK_MS),
+  CONFIRMATION_ESCALATION_POLL_MS: String(TICK_MS),
+  RUN_LEASE_MS: '1000',
+  STATEMENT_COUNTER_TICK_MS: String(TICK_MS),
+};
 
 interface CounterReport {
   ticks: number;
@@ -36,15 +46,7 @@ describe('an idle instance sends no statement (server process, PostgreSQL)', () 
   let server: ServerProcess | undefined;
 
   beforeAll(async () => {
-    h = await startProcesses({
-      env: {
-        RUN_RECOVERY_MS: String(TICK_MS),
-        CONFIRMATION_POLL_MS: String(TICK_MS),
-        CONFIRMATION_ESCALATION_POLL_MS: String(TICK_MS),
-        RUN_LEASE_MS: '1000',
-        STATEMENT_COUNTER_TICK_MS: String(TICK_MS),
-      },
-    });
+    h = await startProcesses({ env: SHORT_INTERVALS });
   });
   afterAll(async () => {
     server?.child.kill('SIGKILL');
@@ -61,5 +63,52 @@ describe('an idle instance sends no statement (server process, PostgreSQL)', () 
       statements: 0,
       recent: settled.recent,
     });
+  });
+});
+
+describe('a run parked on an approval costs no statement while it waits (server process, PostgreSQL)', () => {
+  let llm: FakeOpenAI;
+  let oa: HttpFake;
+  let h: Harness;
+  let server: ServerProcess | undefined;
+
+  beforeAll(async () => {
+    llm = await startFakeOpenAI(payingModel);
+    oa = await startHttpFake(() => ({ paid: true }));
+    h = await startHarness({ llm, oa, env: SHORT_INTERVALS });
+    // The harness's set-up instance stops: the one counted is started with the counter.
+    await (await h.start()).stop();
+  });
+  afterAll(async () => {
+    server?.child.kill('SIGKILL');
+    await server?.exited;
+    await h?.close();
+    await llm?.close();
+    await oa?.close();
+  });
+
+  it('parked: 0 statements over 30 intervals of every loop; the approval then continues it, paid once', async () => {
+    server = await startServerProcess(h.env, { nodeArgs: ['--require', COUNTER], timeoutMs: 90_000 });
+    const events = await h.chatUntil(server, 'Pay PO-IDLE amount 60000', (e) => e.event === 'confirmation_pending');
+    const runId = events[0].data.run_id as string;
+    const confirmationId = events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string;
+    await until('the run parked', async () => {
+      const { rows } = await h.sql.query(`SELECT parked_on FROM agent_runs WHERE id = $1`, [runId]);
+      return rows[0]?.parked_on !== null;
+    });
+    // Settled: the sweep due one lease period after the run's last event has run (and found only a far deadline).
+    const settled = await afterTicks(server, (lastReport(server)?.ticks ?? 0) + 20);
+    const later = await afterTicks(server, settled.ticks + 30);
+    expect({ statements: later.statements - settled.statements, recent: later.recent }).toEqual({
+      statements: 0,
+      recent: settled.recent,
+    });
+
+    expect((await h.api(server, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status).toBe(200);
+    await until('the run completed', async () => {
+      const { rows } = await h.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId]);
+      return rows[0]?.status === 'completed';
+    });
+    expect(oa.requests.filter((r) => r.path === '/purchases/PO-IDLE/pay')).toHaveLength(1);
   });
 });

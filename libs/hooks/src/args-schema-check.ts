@@ -23,8 +23,11 @@ class ArgsSchemaCheck extends PreToolUseHook {
   }
 }
 
-/** The check as a run's chain holds it: between the transforms and the org's policies (see byRunOrder). */
-export function argsSchemaCheck(): RegisteredHook {
+/**
+ * The check as a run's chain holds it: between the agent's transforms and the org's hooks, and between those and the
+ * gate (see byRunOrder). The second one triggers only when an org hook made the args unfit.
+ */
+export function argsSchemaCheck(at: 'before-org' | 'before-gate'): RegisteredHook {
   return {
     name: ARGS_SCHEMA_CHECK,
     point: HookPoint.PreToolUse,
@@ -35,6 +38,6 @@ export function argsSchemaCheck(): RegisteredHook {
     config: {},
     source: 'class',
     autoAttached: true,
-    checksArgs: true,
+    checksArgs: at,
   };
 }

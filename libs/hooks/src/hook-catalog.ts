@@ -52,20 +52,21 @@ interface Ordered {
   point?: HookPoint;
   runsLast?: boolean;
   origin?: 'auto' | 'org' | 'agent';
-  checksArgs?: boolean;
+  checksArgs?: 'before-org' | 'before-gate';
 }
 
 /**
  * The band a hook runs in. PreToolUse has three: the agent's and the auto-attached hooks (the transforms: each sees
  * what the one before it rewrote), then the org's hooks (its policies decide on the args every agent transform has
- * left), then the `runsLast` hooks (the confirmation gate, on the args that will be sent); the check of the args
- * against the action's schema sits between the transforms and the org's hooks. Other points: `runsLast` hooks after
- * the others.
+ * left), then the `runsLast` hooks (the confirmation gate, on the args that will be sent); the args are checked
+ * against the action's schema before the org's hooks and again before the gate (an org hook may rewrite them too).
+ * Other points: `runsLast` hooks after the others.
  */
 function band(h: Ordered): number {
-  if (h.runsLast) return 3;
+  if (h.runsLast) return 4;
   if (h.point !== HookPoint.PreToolUse) return 0;
-  return h.origin === 'org' ? 2 : h.checksArgs ? 1 : 0;
+  if (h.checksArgs) return h.checksArgs === 'before-org' ? 1 : 3;
+  return h.origin === 'org' ? 2 : 0;
 }
 
 /** The order hooks of one point run in: by band (see `band`), then ascending priority, ties by name. */

@@ -28,8 +28,8 @@ export interface RegisteredHook {
   runsLast?: boolean;
   /** Set by the resolver; PreToolUse runs org hooks after the others (see byRunOrder). */
   origin?: HookOrigin;
-  /** The check of the args against the action's schema: after every transform, before the org's hooks. */
-  checksArgs?: boolean;
+  /** A check of the args against the action's schema: after the agent's transforms, or after the org's hooks. */
+  checksArgs?: 'before-org' | 'before-gate';
   /** Where this hook's outcomes and durations are counted (Prometheus); set by the resolver. */
   stats?: HookStats;
 }

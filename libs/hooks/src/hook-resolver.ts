@@ -45,7 +45,8 @@ export class HookResolver {
   async resolve({ hooksConfig, agent }: { hooksConfig: unknown; agent?: AgentHookSettings }): Promise<HookRegistry> {
     const { hooks, digest } = await this.chain({ hooksConfig, agent });
     // Every run checks its calls' final args against their action's schema (not a hook anyone declares or removes).
-    return new HookRegistry(this.counted([...hooks, argsSchemaCheck()]), agent, digest);
+    const checks = [argsSchemaCheck('before-org'), argsSchemaCheck('before-gate')];
+    return new HookRegistry(this.counted([...hooks, ...checks]), agent, digest);
   }
 
   /**

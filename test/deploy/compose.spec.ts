@@ -77,6 +77,7 @@ describe('compose.prod.yml (production-like) and docker-compose.yml (development
   });
 
   it('gives each instance time to drain before it is killed', () => {
-    for (const [, s] of instances) expect(parseInt(s.stop_grace_period ?? '10s', 10)).toBeGreaterThanOrEqual(stopSeconds(SHUTDOWN_DRAIN_MS));
+    for (const [, s] of instances)
+      expect(parseInt(s.stop_grace_period ?? '10s', 10)).toBeGreaterThanOrEqual(stopSeconds(SHUTDOWN_DRAIN_MS));
   });
 });

@@ -8,28 +8,57 @@ import { urlFor, withAdmin } from '../support/test-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** `node dist/apps/api/src/migrate.js` as the migration Job runs it: exit code and output. */
-function runMigrate(url: string): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['dist/apps/api/src/migrate.js'], {
+interface MigrateProcess {
+  exited: Promise<{ code: number | null; out: string }>;
+  /** Resolves once the output contains `text`. */
+  printed(text: string): Promise<void>;
+}
+
+/** `node dist/apps/api/src/migrate.js [args]` as the migration Job (or, with --wait, a pod's init container) runs it. */
+function startMigrate(url: string, args: string[] = []): MigrateProcess {
+  const child = spawn(process.execPath, ['dist/apps/api/src/migrate.js', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, DATABASE_URL: url, NODE_ENV: 'production' },
   });
   let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out })));
+  const waiters: Array<() => void> = [];
+  const collect = (d: Buffer) => {
+    out += d.toString();
+    waiters.splice(0).forEach((wake) => wake());
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const exited = new Promise<{ code: number | null; out: string }>((resolve) => child.on('exit', (code) => resolve({ code, out })));
+  const printed = async (text: string) => {
+    while (!out.includes(text)) {
+      if (child.exitCode !== null) throw new Error(`exited without printing ${text}: ${out}`);
+      await new Promise<void>((wake) => waiters.push(wake));
+    }
+  };
+  return { exited, printed };
 }
+const runMigrate = (url: string) => startMigrate(url).exited;
 
 describe('the one-shot migration entry point (what the release Job runs)', () => {
-  const name = `wt_migrate_${randomBytes(5).toString('hex')}`;
-  const url = urlFor(name);
+  let name = '';
+  let url = '';
 
-  beforeAll(async () => {
-    ensureBuilt();
+  beforeAll(() => ensureBuilt(), 240_000);
+  beforeEach(async () => {
     // An empty database, not the migrated template: this is a first install.
+    name = `wt_migrate_${randomBytes(5).toString('hex')}`;
+    url = urlFor(name);
     await withAdmin((c) => c.query(`CREATE DATABASE ${name}`));
-  }, 240_000);
-  afterAll(() => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)));
+  });
+  afterEach(() => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)));
+
+  it('--wait (the init container) waits while migrations are pending and exits once the Job applied them', async () => {
+    const waiting = startMigrate(url, ['--wait']);
+    await waiting.printed(`waiting for the migration Job to apply ${MIGRATIONS.length} migration(s)`);
+    expect(await runMigrate(url)).toMatchObject({ code: 0, out: expect.stringContaining(`applied ${MIGRATIONS.length} migration(s)`) });
+    expect(await waiting.exited).toEqual({ code: 0, out: expect.stringMatching(/\nno pending migrations\n$/) });
+    expect(await startMigrate(url, ['--wait']).exited).toEqual({ code: 0, out: 'no pending migrations\n' });
+  }, 120_000);
 
   it('two runs started at once both succeed, every migration is applied exactly once, a later run finds none pending', async () => {
     const [a, b] = await Promise.all([runMigrate(url), runMigrate(url)]);

@@ -61,5 +61,8 @@ describe('Dockerfile', () => {
       .map((l) => l.trim())
       .filter((l) => l && !l.startsWith('#'));
     expect(ignored).toEqual(expect.arrayContaining(['.git', 'node_modules', 'dist', 'data', '.env', '.env.*']));
+    // What `npm run build` reads stays in it.
+    const buildInputs = ['package.json', 'package-lock.json', 'tsconfig.json', 'ormconfig.ts', 'apps', 'libs', 'scripts'];
+    expect(buildInputs.filter((input) => ignored.includes(input))).toEqual([]);
   });
 });

@@ -6,8 +6,12 @@ import { buildDataSourceOptions, type DatabaseTarget } from './data-source.js';
 import { DATABASE_TARGET, DatabaseTargetModule } from './database-target.module.js';
 import { ConfigCache } from './config-cache.js';
 import { TransactionRunner } from './transaction-runner.js';
+import { runMigrationsOnce } from './migrate-once.js';
 
-/** The app's one DataSource. Migrations run at start unless DB_SKIP_MIGRATIONS=1; nothing ever synchronizes. */
+/**
+ * The app's one DataSource. Migrations run at start unless DB_SKIP_MIGRATIONS=1 (production: the one-shot
+ * `dist/apps/api/src/migrate.js` runs them once per release); nothing ever synchronizes.
+ */
 @Global()
 @Module({
   imports: [
@@ -36,7 +40,7 @@ import { TransactionRunner } from './transaction-runner.js';
       inject: [AppConfig, DataSource],
       useFactory: async (config: AppConfig, dataSource: DataSource) => {
         if (config.skipMigrations) return false;
-        const applied = await dataSource.runMigrations({ transaction: 'each' });
+        const applied = await runMigrationsOnce(dataSource);
         if (applied.length > 0)
           new Logger('Database').log(`Applied ${applied.length} migration(s): ${applied.map((m) => m.name).join(', ')}`);
         return true;

@@ -10,3 +10,4 @@ export * from './event-log.js';
 export * from './transient-error.js';
 export * from './lease-keeper.js';
 export * from './config-cache.js';
+export * from './migrate-once.js';

@@ -63,6 +63,8 @@ export function abortOnLeaseLost(logger: Logger, live: LiveRun | undefined, runI
 /** On shutdown, how long runs get to reach a point where they can stop cleanly before they are aborted. */
 const SHUTDOWN_GRACE_MS = 5_000;
 const SHUTDOWN_ABORT_WAIT_MS = 2_000;
+/** The longest stopDrives takes: a deployment's stop grace period leaves room for it (checked in test/deploy). */
+export const SHUTDOWN_DRAIN_MS = SHUTDOWN_GRACE_MS + SHUTDOWN_ABORT_WAIT_MS;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**

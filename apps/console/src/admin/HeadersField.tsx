@@ -78,3 +78,10 @@ export function originOf(url: string): string | null {
     return null;
   }
 }
+
+/** Stored header values never come back: a new origin must be given its headers again (the API refuses otherwise). */
+export function originChangeNote(before: string, after: string, storedKeys: string[], rows: HeaderRow[]): string | undefined {
+  const moved = originOf(after) !== null && originOf(after) !== originOf(before);
+  if (!moved || !storedKeys.length || replacingHeaders(rows)) return undefined;
+  return `The address now points to another origin (${originOf(after)}): enter the headers again (${storedKeys.join(', ')}); the stored values are only sent to ${originOf(before)}.`;
+}

@@ -6,17 +6,10 @@ import { data, http, type Schemas } from '../api/typed';
 import { ErrorAlert } from '../ui/ErrorAlert';
 import { toastError } from '../ui/errors';
 import { DeleteButton } from './DeleteButton';
-import { HeadersField, headersOf, originOf, replacingHeaders, type HeaderRow } from './HeadersField';
+import { HeadersField, headersOf, originChangeNote, replacingHeaders, type HeaderRow } from './HeadersField';
 import { cleanOverrides, McpToolOverrides, overridesInvalid, overridesOf, type Overrides } from './McpToolOverrides';
 
 type Server = Schemas['McpServerResponse'];
-
-/** Stored header values never come back: a new origin must be given its headers again (the API refuses otherwise). */
-export function originChangeNote(before: string, after: string, storedKeys: string[], rows: HeaderRow[]): string | undefined {
-  const moved = originOf(after) !== null && originOf(after) !== originOf(before);
-  if (!moved || !storedKeys.length || replacingHeaders(rows)) return undefined;
-  return `The address now points to another origin (${originOf(after)}): enter the headers again (${storedKeys.join(', ')}); the stored values are only sent to ${originOf(before)}.`;
-}
 
 /** One MCP server: its status, the tools it offers with the admin's overrides, editing its address and headers. */
 export function McpServerCard({ server }: { server: Server }) {

@@ -51,6 +51,18 @@ it('an admin stores an LLM credential for one origin, and its key is never shown
   expect(await api('/api/llm-credentials')).not.toContain(LLM_KEY);
   expect(await unnamedControls(page)).toEqual([]);
   await screenshot(page, 'admin-llm-credentials');
+
+  // Moving it to another model server needs the key again: the form says so before it can be saved.
+  await page.getByRole('button', { name: 'Edit credential openai-prod' }).click();
+  await page.getByLabel('Origin of openai-prod').fill('https://llm.internal.example');
+  await page.getByRole('note').filter({ hasText: 'enter the API key again' }).waitFor();
+  expect(await page.getByRole('button', { name: 'Save credential openai-prod' }).isDisabled()).toBe(true);
+  await page.getByLabel('New API key for openai-prod').fill(`${LLM_KEY}-internal`);
+  await page.getByRole('button', { name: 'Save credential openai-prod' }).click();
+  await page.getByText('Credential openai-prod saved').first().waitFor();
+  await row.getByText('https://llm.internal.example').waitFor();
+  expect(await page.content()).not.toContain(LLM_KEY);
+  expect(await api('/api/llm-credentials')).not.toContain(LLM_KEY);
 }, 30_000);
 
 it('an admin adds the MCP server with its token, sees the tools it offers, and makes one ask for confirmation', async () => {
@@ -83,7 +95,26 @@ it('an admin adds the MCP server with its token, sees the tools it offers, and m
   expect(JSON.stringify(saved)).not.toContain(SHOP_TOKEN);
   expect(await unnamedControls(page)).toEqual([]);
   await screenshot(page, 'admin-mcp-servers');
+
+  // Another origin needs the token again; the same origin keeps it.
+  await page.getByRole('button', { name: 'Edit MCP server shop' }).click();
+  const endpoint = page.getByLabel('Endpoint URL of shop');
+  await endpoint.fill('https://mcp.elsewhere.example/mcp');
+  await page.getByRole('note').filter({ hasText: 'enter the headers again (Authorization)' }).waitFor();
+  expect(await page.getByRole('button', { name: 'Save MCP server shop' }).isDisabled()).toBe(true);
+  await endpoint.fill(`${shop.url}?v=2`);
+  await page.getByRole('button', { name: 'Save MCP server shop' }).click();
+  await page.getByText('MCP server shop saved').waitFor();
+  await page.getByTestId('mcp-shop').getByText(`${shop.url}?v=2`).waitFor();
+  await tools.getByText('shop__pay').waitFor();
 }, 40_000);
+
+it('an admin deletes an MCP server and its tools are gone', async () => {
+  await page.getByRole('button', { name: 'Delete MCP server shop' }).click();
+  await page.getByRole('button', { name: 'Really delete MCP server shop?' }).click();
+  await page.getByText('No MCP servers yet').waitFor();
+  expect(JSON.parse(await api('/api/mcp-servers'))).toEqual([]);
+}, 20_000);
 
 it('an admin saves org-wide YAML hooks after an inline error, and sees them in the effective chain of an agent', async () => {
   await page.getByRole('link', { name: 'Org hooks' }).click();

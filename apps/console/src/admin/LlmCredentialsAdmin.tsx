@@ -6,6 +6,7 @@ import { data, http } from '../api/typed';
 import { toastError } from '../ui/errors';
 import { ErrorAlert } from '../ui/ErrorAlert';
 import { DeleteButton } from './DeleteButton';
+import { LlmCredentialEditor } from './LlmCredentialEditor';
 
 /**
  * LLM credentials: an API key stored for one origin (the model server it may be sent to). The key is write-only: sent
@@ -17,6 +18,8 @@ export function LlmCredentialsAdmin() {
   const [name, setName] = useState('');
   const [origin, setOrigin] = useState('https://');
   const [apiKey, setApiKey] = useState('');
+  const [editingId, setEditingId] = useState<string | null>(null);
+  const editing = list.data?.find((c) => c.id === editingId);
   const create = useMutation({
     mutationFn: () => data(http.POST('/api/llm-credentials', { body: { name, origin, api_key: apiKey } })),
     onSuccess: (c) => {
@@ -52,16 +55,22 @@ export function LlmCredentialsAdmin() {
               <Table.Td ff="monospace">{c.origin ?? 'none: store the key again with its origin'}</Table.Td>
               <Table.Td>{c.created_by ?? ''}</Table.Td>
               <Table.Td>
-                <DeleteButton
-                  what={`credential ${c.name}`}
-                  loading={remove.isPending && remove.variables === c.id}
-                  onDelete={() => remove.mutate(c.id)}
-                />
+                <Group gap={4} wrap="nowrap">
+                  <Button size="xs" variant="light" aria-label={`Edit credential ${c.name}`} onClick={() => setEditingId(c.id)}>
+                    Edit
+                  </Button>
+                  <DeleteButton
+                    what={`credential ${c.name}`}
+                    loading={remove.isPending && remove.variables === c.id}
+                    onDelete={() => remove.mutate(c.id)}
+                  />
+                </Group>
               </Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
+      {editing && <LlmCredentialEditor key={editing.id} credential={editing} onDone={() => setEditingId(null)} />}
       <Title order={3}>New credential</Title>
       <TextInput
         label="Credential name"

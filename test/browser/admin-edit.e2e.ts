@@ -56,7 +56,7 @@ it('an admin edits a connector, must re-enter its auth header when the origin mo
   await page.getByRole('button', { name: 'Add action' }).click();
   await page.getByRole('group', { name: 'Action 2' }).getByLabel('Action name').fill('refund');
   await page.getByRole('button', { name: 'Save connector erp' }).click();
-  await page.getByText('Connector erp saved').waitFor();
+  await page.getByText('Connector erp saved').first().waitFor();
   await table.getByRole('row').filter({ hasText: 'transfer, refund' }).waitFor();
   expect((await erp()).header_keys).toEqual(['Authorization']);
 
@@ -69,7 +69,7 @@ it('an admin edits a connector, must re-enter its auth header when the origin mo
   await page.getByLabel('Header name 1').fill('Authorization');
   await page.getByLabel('Header value 1').fill(`Bearer ${ERP_TOKEN}-2`);
   await page.getByRole('button', { name: 'Save connector erp' }).click();
-  await page.getByText('Connector erp saved').waitFor();
+  await page.getByText('Connector erp saved').first().waitFor();
   await table.getByText('http://erp2.example.test').waitFor();
   expect((await erp()).base_url).toBe('http://erp2.example.test');
   expect(await api('/api/connectors')).not.toContain(ERP_TOKEN);
@@ -98,6 +98,10 @@ it('an admin renames a channel and changes a setting while its secret is kept, t
   await page.getByLabel('Name of ops-slack').fill('approvals-slack');
   await config.fill('{"channel": "C-NEW"');
   await page.getByText('Not valid JSON').waitFor();
+  // Another address for the secrets: the API would refuse it without them, and the form says so first.
+  await config.fill('{"channel": "C-NEW", "base_url": "https://slack.elsewhere.example"}');
+  await page.getByRole('note').filter({ hasText: 'enter bot_token, signing_secret here' }).waitFor();
+  expect(await page.getByRole('button', { name: 'Save channel ops-slack' }).isDisabled()).toBe(true);
   await config.fill('{"channel": "C-NEW"}');
   await page.getByRole('button', { name: 'Save channel ops-slack' }).click();
   await page.getByText('Channel approvals-slack saved').waitFor();

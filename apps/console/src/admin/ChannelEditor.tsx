@@ -4,7 +4,6 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { data, http, type Schemas } from '../api/typed';
 import { ErrorAlert } from '../ui/ErrorAlert';
-import { originOf } from './HeadersField';
 
 type Channel = Schemas['ChannelResponse'];
 type Settings = Record<string, unknown>;
@@ -26,14 +25,16 @@ export function settingsChange(stored: Settings, edited: Settings): Settings {
   return change;
 }
 
-/** Secrets belong to the origin they were entered for: a new base_url needs them typed again (the API refuses otherwise). */
+/** Keys that say where (or as whom) the secrets are used: changing one needs the secrets again (as the API checks). */
+const REBIND_KEYS = ['base_url', 'app_id', 'corp_id'];
+
+/** Secrets belong to where they were entered for: the API refuses such a change without them, so the form says so. */
 function rebindNote(channel: Channel, edited: Settings | null): string | undefined {
-  const before = typeof channel.config.base_url === 'string' ? channel.config.base_url : '';
-  const after = typeof edited?.base_url === 'string' ? edited.base_url : before;
-  if (!channel.secrets_set.length || originOf(after) === originOf(before)) return undefined;
-  const missing = channel.secrets_set.filter((s) => !(edited && s in edited));
-  if (!missing.length) return undefined;
-  return `base_url now points to another origin: enter the secrets again (${missing.join(', ')}); the stored ones are only sent to ${originOf(before) ?? 'the old address'}.`;
+  if (!edited || !channel.secrets_set.length) return undefined;
+  const rebound = REBIND_KEYS.filter((k) => k in edited && JSON.stringify(edited[k]) !== JSON.stringify(channel.config[k]));
+  const missing = channel.secrets_set.filter((s) => edited[s] === undefined || edited[s] === null);
+  if (!rebound.length || !missing.length) return undefined;
+  return `Changing ${rebound.join(', ')} needs the secrets again: enter ${missing.join(', ')} here (the stored ones stay bound to the old value).`;
 }
 
 /** Edits a channel: its name and settings; secrets are write-only (named, never shown; typed here to replace them). */

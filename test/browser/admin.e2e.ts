@@ -234,9 +234,9 @@ it('an admin creates a Feishu channel whose secret is never shown again, sends a
 }, 40_000);
 
 it('an unknown admin address says there is no such page instead of freezing the tab', async () => {
-  await page.goto(`${server.url}/admin/mcp-servers`);
+  await page.goto(`${server.url}/admin/no-such-page`);
   await page.getByText('No such admin page').waitFor();
-  expect(new URL(page.url()).pathname).toBe('/admin/mcp-servers');
+  expect(new URL(page.url()).pathname).toBe('/admin/no-such-page');
   await page.getByRole('link', { name: 'agents', exact: true }).click();
   await page.getByRole('link', { name: 'Edit demo-buyer' }).waitFor();
 }, 30_000);

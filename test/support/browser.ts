@@ -86,7 +86,9 @@ export async function devSignIn(page: Page, who: { sub: string; org: string; rol
 }
 
 /** The built server on a fresh database with the demo seed (as `npm start` has it), and a headless browser. */
-export async function startConsole(): Promise<{ server: ServerProcess; browser: Browser; close: () => Promise<void> }> {
+export async function startConsole(
+  env: Record<string, string> = {},
+): Promise<{ server: ServerProcess; browser: Browser; close: () => Promise<void> }> {
   const db = await createTestDatabase();
   const [server, browser] = await Promise.all([
     startServerProcess({
@@ -98,6 +100,7 @@ export async function startConsole(): Promise<{ server: ServerProcess; browser: 
       AUTH_DEV_SECRET: 'browser-dev-secret-0123456789',
       APP_ENCRYPTION_KEY: 'browser-encryption-key-0123456789',
       CONFIRMATION_POLL_MS: '200',
+      ...env,
     }),
     launchBrowser(),
   ]);

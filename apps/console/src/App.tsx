@@ -59,6 +59,9 @@ function SignedIn({
           { to: '/admin/agents', label: 'Agents' },
           { to: '/admin/connectors', label: 'Connectors' },
           { to: '/admin/channels', label: 'Channels' },
+          { to: '/admin/mcp-servers', label: 'MCP servers' },
+          { to: '/admin/llm-credentials', label: 'LLM credentials' },
+          { to: '/admin/hooks', label: 'Org hooks' },
           { to: '/admin/audit', label: 'Audit log' },
           { to: '/admin/org', label: 'Organisation' },
         ]

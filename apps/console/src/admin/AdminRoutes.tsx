@@ -6,7 +6,10 @@ import { AgentEditor, AgentsAdmin } from './AgentsAdmin';
 import { AuditAdmin } from './AuditAdmin';
 import { ChannelsAdmin } from './ChannelsAdmin';
 import { ConnectorsAdmin } from './ConnectorsAdmin';
+import { LlmCredentialsAdmin } from './LlmCredentialsAdmin';
+import { McpServersAdmin } from './McpServersAdmin';
 import { OrgAdmin } from './OrgAdmin';
+import { OrgHooksAdmin } from './OrgHooksAdmin';
 import { RunTrace } from './RunTrace';
 
 export function AdminRoutes() {
@@ -18,6 +21,9 @@ export function AdminRoutes() {
       <Route path="agents/:agentId" element={<AgentEditor />} />
       <Route path="connectors" element={<ConnectorsAdmin />} />
       <Route path="channels" element={<ChannelsAdmin />} />
+      <Route path="mcp-servers" element={<McpServersAdmin />} />
+      <Route path="llm-credentials" element={<LlmCredentialsAdmin />} />
+      <Route path="hooks" element={<OrgHooksAdmin />} />
       <Route path="audit" element={<AuditAdmin />} />
       <Route path="runs/:runId" element={<RunTrace />} />
       <Route path="org" element={<OrgAdmin />} />

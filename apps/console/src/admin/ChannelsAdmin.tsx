@@ -5,6 +5,8 @@ import { useState } from 'react';
 import { data, http, type Schemas } from '../api/typed';
 import { toastError } from '../ui/errors';
 import { ErrorAlert } from '../ui/ErrorAlert';
+import { ChannelEditor } from './ChannelEditor';
+import { DeleteButton } from './DeleteButton';
 
 const TEMPLATES: Record<string, Record<string, string>> = {
   inbox: {},
@@ -13,13 +15,15 @@ const TEMPLATES: Record<string, Record<string, string>> = {
   wecom: { corp_id: '', corp_secret: '', agent_id: '', token: '', encoding_aes_key: '', to_user: '' },
 };
 
-/** Approval channels: create one (secrets are write-only: sent once, never shown again) and send a test card. */
+/** Approval channels: create, edit and delete one (secrets are write-only: sent once, never shown again); send a test card. */
 export function ChannelsAdmin() {
   const queries = useQueryClient();
   const list = useQuery({ queryKey: ['channels'], queryFn: () => data(http.GET('/api/channels')) });
   const [type, setType] = useState('feishu');
   const [name, setName] = useState('');
   const [configText, setConfigText] = useState(JSON.stringify(TEMPLATES.feishu, null, 2));
+  const [editingId, setEditingId] = useState<string | null>(null);
+  const editing = list.data?.find((c) => c.id === editingId);
   let config: Record<string, unknown> | null = null;
   try {
     config = JSON.parse(configText) as Record<string, unknown> | null;
@@ -38,6 +42,14 @@ export function ChannelsAdmin() {
       void queries.invalidateQueries({ queryKey: ['channels'] });
     },
     onError: (err) => toastError('The channel was not created', err),
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => data(http.DELETE('/api/channels/{id}', { params: { path: { id } } })),
+    onSuccess: (_, id) => {
+      if (id === editingId) setEditingId(null);
+      void queries.invalidateQueries({ queryKey: ['channels'] });
+    },
+    onError: (err) => toastError('The channel was not deleted', err),
   });
   const test = useMutation({
     mutationFn: (id: string) => data(http.POST('/api/channels/{id}/test', { params: { path: { id } } })),
@@ -77,10 +89,23 @@ export function ChannelsAdmin() {
                   Send test card
                 </Button>
               </Table.Td>
+              <Table.Td>
+                <Group gap={4} wrap="nowrap">
+                  <Button size="xs" variant="light" aria-label={`Edit channel ${c.name}`} onClick={() => setEditingId(c.id)}>
+                    Edit
+                  </Button>
+                  <DeleteButton
+                    what={`channel ${c.name}`}
+                    loading={remove.isPending && remove.variables === c.id}
+                    onDelete={() => remove.mutate(c.id)}
+                  />
+                </Group>
+              </Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
+      {editing && <ChannelEditor key={`${editing.id}-${editing.updated_at}`} channel={editing} onDone={() => setEditingId(null)} />}
       <Title order={3}>New channel</Title>
       <Group grow>
         <Select

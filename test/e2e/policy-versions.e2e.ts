@@ -1,6 +1,8 @@
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type pg from 'pg';
 import type { HttpFake } from '../fakes/http-fake.js';
-import { until } from '../support/eventually.js';
 import type { TestApp } from '../support/test-app.js';
 import { startOaApp, type OaApp } from './oa-app.js';
 import { chat, RuntimeTestHooksModule } from './runtime-helpers.js';
@@ -13,6 +15,7 @@ describe('policy versions', () => {
   let db: pg.Client;
   let admin: string;
   let member: string;
+  const hooksDir = mkdtempSync(path.join(tmpdir(), 'warden-policy-versions-'));
   const BLOCK_PAY = { class_hooks: [{ name: 'test_block_tool', config: { tool: 'oa__purchase_pay' } }] };
   const payScript = (id: string) => ({
     model: {
@@ -29,12 +32,14 @@ describe('policy versions', () => {
   const auditHead = async () => Number((await db.query(`SELECT count(*) AS n FROM audit_events WHERE kind = 'config'`)).rows[0].n);
 
   beforeAll(async () => {
-    app = await startOaApp(() => ({ ok: true }), { imports: [RuntimeTestHooksModule] });
+    copyFileSync(path.resolve('test/fixtures/hooks/deny-prod-deletes.sh'), path.join(hooksDir, 'deny-prod-deletes.sh'));
+    app = await startOaApp(() => ({ ok: true }), { env: { HOOKS_DIR: hooksDir }, imports: [RuntimeTestHooksModule] });
     ({ t, oa, db, admin } = app);
     member = await t.token('bob', 'acme', []);
   });
   afterAll(async () => {
     await app?.close();
+    rmSync(hooksDir, { recursive: true, force: true });
   });
 
   it("an agent's policy: a version per policy change (not per rename), diff, rollback as a new version, all in the trail", async () => {
@@ -160,68 +165,27 @@ describe('policy versions', () => {
     expect(await auditHead()).toBe(head);
   });
 
-  /** Holds `lockSql` in a transaction until `saves` are all waiting on a lock, then lets them go together. */
-  async function racing<T>(lockSql: string, params: unknown[], saves: Array<() => Promise<T>>): Promise<T[]> {
-    const holder = new (db.constructor as typeof pg.Client)({ connectionString: t.databaseUrl });
-    await holder.connect();
-    try {
-      await holder.query('BEGIN');
-      await holder.query(lockSql, params);
-      const pending = saves.map((save) => save());
-      // The barrier: every save is inside its transaction, waiting on a lock (ours, or one of another save).
-      await until('every save waits on a lock', async () => {
-        const { rows } = await db.query(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        return rows[0].n >= saves.length ? true : undefined;
-      });
-      await holder.query('COMMIT');
-      return await Promise.all(pending);
-    } finally {
-      await holder.end();
-    }
-  }
-
-  it('concurrent saves of one agent get distinct consecutive versions; the last one is the policy in force', async () => {
-    const agent = await req('POST', '/api/agents', { name: 'raced', instructions: 'x', model_config_json: payScript('PO-V-4') });
+  it('a rollback is validated like a save: a version that no longer builds is refused (400 naming it), nothing changes', async () => {
+    const agent = await req('POST', '/api/agents', { name: 'yaml-payer', instructions: 'x', model_config_json: payScript('PO-V-5') });
     const id = agent.body.id as string;
-    const timeouts = [11, 12, 13, 14, 15, 16];
-    const body = (s: number) => ({
-      name: 'raced',
+    const yaml = 'hooks:\n  - name: deny-prod\n    event: PreToolUse\n    matcher: "oa__*"\n    run: ./deny-prod-deletes.sh\n';
+    const saved = await req('PUT', `/api/agents/${id}`, {
+      name: 'yaml-payer',
       instructions: 'x',
-      model_config_json: { ...payScript('PO-V-4'), confirmation: { timeout_s: s } },
+      model_config_json: { ...payScript('PO-V-5'), hooks: { yaml } },
     });
-    const results = await racing(
-      `SELECT 1 FROM agents WHERE id = $1 FOR UPDATE`,
-      [id],
-      timeouts.map((s) => () => req('PUT', `/api/agents/${id}`, body(s))),
-    );
-    expect(results.map((r) => r.status)).toEqual(timeouts.map(() => 200));
-    const versions = (await req('GET', `/api/agents/${id}/versions`)).body as Array<{ version: number }>;
-    expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    const configs = await Promise.all(
-      versions.slice(1).map(async (v) => (await req('GET', `/api/agents/${id}/versions/${v.version}`)).body.config),
-    );
-    expect(configs.map((c) => c.confirmation.timeout_s).sort()).toEqual(timeouts);
-    const current = (await req('GET', `/api/agents/${id}`)).body.model_config_json;
-    expect(current.confirmation).toEqual(configs.at(-1).confirmation);
-  });
+    expect(saved.status).toBe(200);
+    expect(
+      (await req('PUT', `/api/agents/${id}`, { name: 'yaml-payer', instructions: 'x', model_config_json: payScript('PO-V-5') })).status,
+    ).toBe(200);
+    rmSync(path.join(hooksDir, 'deny-prod-deletes.sh'));
+    const head = await auditHead();
 
-  it('concurrent saves of the org hooks get distinct consecutive versions', async () => {
-    expect((await req('PUT', '/api/org/hooks', {})).status).toBe(200);
-    const orgId = (await db.query(`SELECT org_id FROM org_hooks LIMIT 1`)).rows[0].org_id as string;
-    const before = ((await req('GET', '/api/org/hooks/versions')).body as unknown[]).length;
-    const caps = [21, 22, 23, 24, 25];
-    const results = await racing(
-      `SELECT 1 FROM org_hooks WHERE org_id = $1 FOR UPDATE`,
-      [orgId],
-      caps.map((n) => () => req('PUT', '/api/org/hooks', { class_hooks: [{ name: 'result_truncate', config: { max_chars: n * 100 } }] })),
-    );
-    expect(results.map((r) => r.status)).toEqual(caps.map(() => 200));
-    const versions = (await req('GET', '/api/org/hooks/versions')).body as Array<{ version: number }>;
-    expect(versions.map((v) => v.version)).toEqual(Array.from({ length: before + caps.length }, (_, i) => i + 1));
-    const last = (await req('GET', `/api/org/hooks/versions/${versions.at(-1)!.version}`)).body.config;
-    expect((await req('GET', '/api/org/hooks')).body.hooks).toEqual(last);
-    await req('PUT', '/api/org/hooks', {});
+    const refused = await req('POST', `/api/agents/${id}/rollback`, { version: 2 });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('deny-prod-deletes.sh');
+    expect(((await req('GET', `/api/agents/${id}/versions`)).body as unknown[]).length).toBe(3);
+    expect((await req('GET', `/api/agents/${id}`)).body.model_config_json).toEqual(payScript('PO-V-5'));
+    expect(await auditHead()).toBe(head);
   });
 });

@@ -66,7 +66,7 @@ describe('policy versions under concurrent saves', () => {
     const versions = (await req('GET', `/api/agents/${id}/versions`)).body as Array<{ version: number }>;
     expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     const configs = await Promise.all(
-      versions.slice(1).map(async (v) => (await req('GET', `/api/agents/${id}/versions/${v.version}`)).body.config),
+      versions.slice(1).map(async (v) => (await req('GET', `/api/agents/${id}/versions/${v.version}`)).body.model_config_json),
     );
     expect(configs.map((c) => c.confirmation.timeout_s).sort()).toEqual(timeouts);
     const current = (await req('GET', `/api/agents/${id}`)).body.model_config_json;
@@ -86,7 +86,7 @@ describe('policy versions under concurrent saves', () => {
     expect(results.map((r) => r.status)).toEqual(caps.map(() => 200));
     const versions = (await req('GET', '/api/org/hooks/versions')).body as Array<{ version: number }>;
     expect(versions.map((v) => v.version)).toEqual(Array.from({ length: before + caps.length }, (_, i) => i + 1));
-    const last = (await req('GET', `/api/org/hooks/versions/${versions.at(-1)!.version}`)).body.config;
+    const last = (await req('GET', `/api/org/hooks/versions/${versions.at(-1)!.version}`)).body.hooks;
     expect((await req('GET', '/api/org/hooks')).body.hooks).toEqual(last);
     await req('PUT', '/api/org/hooks', {});
   });

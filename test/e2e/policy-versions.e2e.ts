@@ -64,8 +64,11 @@ describe('policy versions', () => {
       expect.objectContaining({ version: 1, comment: 'first', created_by: expect.any(String), rolled_back_to: null, mode: 'live' }),
       expect.objectContaining({ version: 2, comment: 'block pay', rolled_back_to: null }),
     ]);
-    expect((await req('GET', `/api/agents/${id}/versions/1`)).body.config).toEqual({});
-    expect((await req('GET', `/api/agents/${id}/versions/2`)).body.config).toEqual({ hooks: BLOCK_PAY, confirmation: { timeout_s: 60 } });
+    expect((await req('GET', `/api/agents/${id}/versions/1`)).body.model_config_json).toEqual({});
+    expect((await req('GET', `/api/agents/${id}/versions/2`)).body.model_config_json).toEqual({
+      hooks: BLOCK_PAY,
+      confirmation: { timeout_s: 60 },
+    });
     const diff = await req('GET', `/api/agents/${id}/versions/diff?from=1&to=2`);
     expect(diff.body).toEqual({
       from: 1,
@@ -89,7 +92,7 @@ describe('policy versions', () => {
       version: 3,
       rolled_back_to: 1,
       comment: 'too strict',
-      config: {},
+      model_config_json: {},
     });
 
     expect(await configEvents(id)).toEqual([

@@ -973,6 +973,20 @@ export interface components {
             };
             name: string;
         };
+        AgentPolicyVersionResponse: {
+            comment: string | null;
+            created_at: string;
+            created_by: string | null;
+            /** @enum {string} */
+            mode: "live";
+            /** @description The agent's policy in this version: the { hooks?, confirmation?, require_confirmation_for_all? } of its model_config_json */
+            model_config_json: {
+                [key: string]: unknown;
+            };
+            /** @description Set on a rollback: the version it restored */
+            rolled_back_to: number | null;
+            version: number;
+        };
         AgentResponse: {
             /** Format: date-time */
             created_at: string;
@@ -1638,6 +1652,20 @@ export interface components {
             updated_at: string | null;
             updated_by: string | null;
         };
+        OrgHooksVersionResponse: {
+            comment: string | null;
+            created_at: string;
+            created_by: string | null;
+            /** @description The org hooks in this version (as GET /api/org/hooks shows them) */
+            hooks: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            mode: "live";
+            /** @description Set on a rollback: the version it restored */
+            rolled_back_to: number | null;
+            version: number;
+        };
         OrgResponse: {
             default_channel_id: string | null;
             external_id: string;
@@ -1670,20 +1698,6 @@ export interface components {
             /** @description Why (kept with the new version) */
             comment?: string;
             /** @description The version whose config becomes the policy again (as a new version) */
-            version: number;
-        };
-        PolicyVersionDetailResponse: {
-            comment: string | null;
-            /** @description The versioned config: an agent's { hooks?, confirmation?, require_confirmation_for_all? }, or the org hooks */
-            config: {
-                [key: string]: unknown;
-            };
-            created_at: string;
-            created_by: string | null;
-            /** @enum {string} */
-            mode: "live";
-            /** @description Set on a rollback: the version it restored */
-            rolled_back_to: number | null;
             version: number;
         };
         PolicyVersionResponse: {
@@ -2068,7 +2082,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PolicyVersionDetailResponse"];
+                    "application/json": components["schemas"]["AgentPolicyVersionResponse"];
                 };
             };
         };
@@ -3279,7 +3293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PolicyVersionDetailResponse"];
+                    "application/json": components["schemas"]["OrgHooksVersionResponse"];
                 };
             };
         };

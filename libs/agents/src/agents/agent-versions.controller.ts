@@ -4,9 +4,10 @@ import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
 import {
   PolicyDiffResponse,
   PolicyRollbackDto,
-  PolicyVersionDetailResponse,
+  AgentPolicyVersionResponse,
   PolicyVersionResponse,
   PolicyVersions,
+  versionAs,
   versionParam,
 } from '@warden/hooks';
 import { agentPolicy } from './agent-policy.js';
@@ -42,11 +43,11 @@ export class AgentVersionsController {
   }
 
   @Get('versions/:n')
-  @ApiOkResponse({ type: PolicyVersionDetailResponse })
+  @ApiOkResponse({ type: AgentPolicyVersionResponse })
   async get(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Param('n') n: string) {
     const version = versionParam(n, 'version');
     await this.agents.find(p.orgId, id);
-    return this.versions.get(agentPolicy(p.orgId, id), version);
+    return versionAs(await this.versions.get(agentPolicy(p.orgId, id), version), 'model_config_json');
   }
 
   /** Puts back the policy of an earlier version, as a new version (validated and audited like PUT /api/agents/:id). */

@@ -3,8 +3,8 @@ import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
 import { OrgHooksResponse } from '../dto/org-hooks.dto.js';
 import { OrgHooksService } from '../org/org-hooks.service.js';
-import { PolicyDiffResponse, PolicyRollbackDto, PolicyVersionDetailResponse, PolicyVersionResponse } from './dto/policy-version.dto.js';
-import { PolicyVersions, versionParam, type PolicySubject } from './policy-versions.js';
+import { PolicyDiffResponse, PolicyRollbackDto, OrgHooksVersionResponse, PolicyVersionResponse } from './dto/policy-version.dto.js';
+import { PolicyVersions, versionAs, versionParam, type PolicySubject } from './policy-versions.js';
 
 const orgHooks = (p: Principal): PolicySubject => ({ orgId: p.orgId, type: 'org_hooks', id: p.orgId });
 
@@ -32,9 +32,9 @@ export class OrgHooksVersionsController {
   }
 
   @Get('versions/:n')
-  @ApiOkResponse({ type: PolicyVersionDetailResponse })
-  get(@CurrentPrincipal() p: Principal, @Param('n') n: string) {
-    return this.versions.get(orgHooks(p), versionParam(n, 'version'));
+  @ApiOkResponse({ type: OrgHooksVersionResponse })
+  async get(@CurrentPrincipal() p: Principal, @Param('n') n: string) {
+    return versionAs(await this.versions.get(orgHooks(p), versionParam(n, 'version')), 'hooks');
   }
 
   /** Puts back the hooks of an earlier version, as a new version (validated and audited like PUT /api/org/hooks). */

@@ -101,7 +101,7 @@ export class PolicyVersions {
     return rows.map((r) => summary(r));
   }
 
-  /** Version `n` of the subject; 404 naming it when there is none. */
+  /** Version `n` of the subject; 404 naming it when there is none. Routes show `config` as the subject names it. */
   async get(s: PolicySubject, n: number, tx: Queryable = this.dataSource): Promise<PolicyVersionView> {
     const [row] = await tx.query<[Row?]>(`SELECT ${COLUMNS} FROM policy_versions WHERE ${WHERE_SUBJECT} AND version = $4`, [
       s.orgId,
@@ -132,6 +132,12 @@ export class PolicyVersions {
   async orgHooksVersion(orgId: string): Promise<number | null> {
     return (await this.orgHooks.find(orgId))?.version ?? null;
   }
+}
+
+/** A version as its routes show it: `config` under the subject's own name (`model_config_json`, `hooks`). */
+export function versionAs<K extends string>(view: PolicyVersionView, key: K): PolicyVersionSummary & Record<K, Record<string, unknown>> {
+  const { config, ...rest } = view;
+  return { ...rest, [key]: config } as PolicyVersionSummary & Record<K, Record<string, unknown>>;
 }
 
 /** A version number from a path or query parameter: a positive integer, else 400 naming the parameter. */

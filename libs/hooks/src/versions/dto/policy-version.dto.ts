@@ -25,13 +25,23 @@ export class PolicyVersionResponse {
   @ApiProperty({ enum: ['live'] }) mode: string;
 }
 
-export class PolicyVersionDetailResponse extends PolicyVersionResponse {
+export class AgentPolicyVersionResponse extends PolicyVersionResponse {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    description: "The versioned config: an agent's { hooks?, confirmation?, require_confirmation_for_all? }, or the org hooks",
+    description:
+      "The agent's policy in this version: the { hooks?, confirmation?, require_confirmation_for_all? } of its model_config_json",
   })
-  config: Record<string, unknown>;
+  model_config_json: Record<string, unknown>;
+}
+
+export class OrgHooksVersionResponse extends PolicyVersionResponse {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The org hooks in this version (as GET /api/org/hooks shows them)',
+  })
+  hooks: Record<string, unknown>;
 }
 
 export class PolicyChangeResponse {

@@ -175,6 +175,32 @@ export const CONFIG_ROUTE_CASES: Record<string, ConfigRouteCase> = {
     act: (c, m) => del(c, `/api/workflows/${m.id}`),
     entity: byId('workflow'),
   },
+  'POST /api/agents/:id/rollback': {
+    setup: async (c) => {
+      const id = await created(post(c, '/api/agents', agentBody(unique('agent'))));
+      const policy = { ...agentBody(unique('agent')).model_config_json, confirmation: { timeout_s: 30 } };
+      const saved = await put(c, `/api/agents/${id}`, { ...agentBody(unique('agent')), model_config_json: policy });
+      if (saved.status !== 200) throw new Error(`setup failed: ${saved.status} ${saved.text}`);
+      return { id };
+    },
+    act: (c, m) => post(c, `/api/agents/${m.id}/rollback`, { version: 1 }),
+    entity: byId('agent'),
+  },
+  'POST /api/org/hooks/rollback': {
+    setup: async (c) => {
+      for (const body of [{ class_hooks: ['audit_log'] }, {}]) {
+        const saved = await put(c, '/api/org/hooks', body);
+        if (saved.status !== 200) throw new Error(`setup failed: ${saved.status} ${saved.text}`);
+      }
+      const versions = (await c.t.request('GET', '/api/org/hooks/versions', { token: c.admin })).body as Array<{ version: number }>;
+      return { version: String(versions.at(-2)!.version) };
+    },
+    act: (c, m) => post(c, '/api/org/hooks/rollback', { version: Number(m.version) }),
+    entity: (c) => ({ type: 'org_hooks', id: c.orgId }),
+    cleanup: async (c) => {
+      await put(c, '/api/org/hooks', {});
+    },
+  },
   'PUT /api/org/hooks': {
     act: (c) => put(c, '/api/org/hooks', { class_hooks: ['audit_log'] }),
     entity: (c) => ({ type: 'org_hooks', id: c.orgId }),

@@ -6,6 +6,7 @@ import { AgentConfigLookup } from '@warden/hooks';
 import { AgentHookLookup } from './agents/agent-config-lookup.service.js';
 import { Agent } from './agents/agent.entity.js';
 import { AgentsController } from './agents/agents.controller.js';
+import { AgentVersionsController } from './agents/agent-versions.controller.js';
 import { AgentsService } from './agents/agents.service.js';
 import { Connector, ConnectorAction } from './connectors/connector.entity.js';
 import { ConnectorExecutor } from './connectors/connector-executor.js';
@@ -60,6 +61,7 @@ import { McpToolExecutor } from './mcp/mcp-tool-executor.js';
   controllers: [
     ConnectorsController,
     AgentsController,
+    AgentVersionsController,
     ChatController,
     RunsController,
     LlmCredentialsController,

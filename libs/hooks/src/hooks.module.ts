@@ -9,6 +9,8 @@ import { HooksController } from './hooks.controller.js';
 import { OrgHooksController } from './org/org-hooks.controller.js';
 import { OrgHooksService } from './org/org-hooks.service.js';
 import { OrgHooksStore } from './org/org-hooks.store.js';
+import { OrgHooksVersionsController } from './versions/org-hooks-versions.controller.js';
+import { PolicyVersions } from './versions/policy-versions.js';
 
 /**
  * The hook engine: discovers @Hook providers of every module, resolves per-run registries, serves the catalog and
@@ -17,8 +19,8 @@ import { OrgHooksStore } from './org/org-hooks.store.js';
 @Global()
 @Module({
   imports: [DiscoveryModule, BuiltinHooksModule],
-  controllers: [HooksController, OrgHooksController],
-  providers: [HookCatalog, HookExplorer, HookResolver, HookDryRunService, OrgHooksStore, OrgHooksService],
-  exports: [HookCatalog, HookResolver],
+  controllers: [HooksController, OrgHooksController, OrgHooksVersionsController],
+  providers: [HookCatalog, HookExplorer, HookResolver, HookDryRunService, OrgHooksStore, OrgHooksService, PolicyVersions],
+  exports: [HookCatalog, HookResolver, PolicyVersions],
 })
 export class HooksModule {}

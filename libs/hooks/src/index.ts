@@ -21,3 +21,7 @@ export * from './escalation-policy.js';
 export { RESERVED_HOOK_NAMES } from './reserved-hook-names.js';
 export * from './args-schema.js';
 export * from './args-schema-check.js';
+export * from './versions/policy-versions.js';
+export * from './versions/policy-diff.js';
+export * from './versions/policy-version.entity.js';
+export * from './versions/dto/policy-version.dto.js';

@@ -48,6 +48,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/rollback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["AgentVersionsController_rollback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AgentVersionsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AgentVersionsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/versions/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AgentVersionsController_diff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit/config-events": {
         parameters: {
             query?: never;
@@ -624,6 +688,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/org/hooks/rollback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["OrgHooksVersionsController_rollback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/hooks/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["OrgHooksVersionsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/hooks/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["OrgHooksVersionsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/hooks/versions/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["OrgHooksVersionsController_diff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/org/read-only": {
         parameters: {
             query?: never;
@@ -837,11 +965,27 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AgentDto: {
+            /** @description Why: kept with the policy version this save makes (when the agent's policy changed) */
+            comment?: string;
             instructions?: string;
             model_config_json: {
                 [key: string]: unknown;
             };
             name: string;
+        };
+        AgentPolicyVersionResponse: {
+            comment: string | null;
+            created_at: string;
+            created_by: string | null;
+            /** @enum {string} */
+            mode: "live";
+            /** @description The agent's policy in this version: the { hooks?, confirmation?, require_confirmation_for_all? } of its model_config_json */
+            model_config_json: {
+                [key: string]: unknown;
+            };
+            /** @description Set on a rollback: the version it restored */
+            rolled_back_to: number | null;
+            version: number;
         };
         AgentResponse: {
             /** Format: date-time */
@@ -1495,6 +1639,8 @@ export interface components {
              *     ]
              */
             class_hooks?: unknown[];
+            /** @description Why: kept with the policy version this change makes (not part of the hooks) */
+            comment?: string;
             /** @description YAML hooks (command, module or http), as in model_config_json.hooks.yaml */
             yaml?: string;
         };
@@ -1505,6 +1651,20 @@ export interface components {
             };
             updated_at: string | null;
             updated_by: string | null;
+        };
+        OrgHooksVersionResponse: {
+            comment: string | null;
+            created_at: string;
+            created_by: string | null;
+            /** @description The org hooks in this version (as GET /api/org/hooks shows them) */
+            hooks: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            mode: "live";
+            /** @description Set on a rollback: the version it restored */
+            rolled_back_to: number | null;
+            version: number;
         };
         OrgResponse: {
             default_channel_id: string | null;
@@ -1518,6 +1678,38 @@ export interface components {
             by: "org";
             name: string;
         };
+        PolicyChangeResponse: {
+            after?: Record<string, never>;
+            before?: Record<string, never>;
+            /** @enum {string} */
+            op: "add" | "remove" | "replace";
+            /**
+             * @description JSON pointer (RFC 6901) into the config
+             * @example /hooks/class_hooks/1
+             */
+            path: string;
+        };
+        PolicyDiffResponse: {
+            changes: components["schemas"]["PolicyChangeResponse"][];
+            from: number;
+            to: number;
+        };
+        PolicyRollbackDto: {
+            /** @description Why (kept with the new version) */
+            comment?: string;
+            /** @description The version whose config becomes the policy again (as a new version) */
+            version: number;
+        };
+        PolicyVersionResponse: {
+            comment: string | null;
+            created_at: string;
+            created_by: string | null;
+            /** @enum {string} */
+            mode: "live";
+            /** @description Set on a rollback: the version it restored */
+            rolled_back_to: number | null;
+            version: number;
+        };
         ReadOnlyResponse: {
             id: string;
             read_only: boolean;
@@ -1526,6 +1718,12 @@ export interface components {
             reason?: string;
             /** @description sub of the user who decides from now on */
             to: string;
+        };
+        RunPolicyVersionsResponse: {
+            /** @description The agent's policy version (GET /api/agents/:id/versions/:n) */
+            agent: number | null;
+            /** @description The org hooks' version (GET /api/org/hooks/versions/:n) */
+            org_hooks: number | null;
         };
         RunResponse: {
             agent_id: string;
@@ -1544,6 +1742,8 @@ export interface components {
             mode: "react" | "dag";
             parent_call_id: string | null;
             parent_run_id: string | null;
+            /** @description The policy versions the run started under (null for runs recorded before versions existed) */
+            policy_versions: components["schemas"]["RunPolicyVersionsResponse"] | null;
             /** @enum {string} */
             status: "running" | "waiting" | "completed" | "failed" | "refused" | "cancelled";
             /** @enum {string} */
@@ -1815,6 +2015,98 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EffectiveHooksResponse"];
+                };
+            };
+        };
+    };
+    AgentVersionsController_rollback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyRollbackDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentResponse"];
+                };
+            };
+        };
+    };
+    AgentVersionsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyVersionResponse"][];
+                };
+            };
+        };
+    };
+    AgentVersionsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                n: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentPolicyVersionResponse"];
+                };
+            };
+        };
+    };
+    AgentVersionsController_diff: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyDiffResponse"];
                 };
             };
         };
@@ -2939,6 +3231,91 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrgHooksResponse"];
+                };
+            };
+        };
+    };
+    OrgHooksVersionsController_rollback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyRollbackDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgHooksResponse"];
+                };
+            };
+        };
+    };
+    OrgHooksVersionsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyVersionResponse"][];
+                };
+            };
+        };
+    };
+    OrgHooksVersionsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                n: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgHooksVersionResponse"];
+                };
+            };
+        };
+    };
+    OrgHooksVersionsController_diff: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyDiffResponse"];
                 };
             };
         };

@@ -2,13 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { AppConfig, AuditTrail, BadInputError, EgressPolicy, findCycle, isUuid, NotFoundError } from '@warden/common';
 import { ConfigCache } from '@warden/database';
-import { HookResolver } from '@warden/hooks';
+import { HookResolver, PolicyVersions, type VersionOrigin } from '@warden/hooks';
 import { In, Repository } from 'typeorm';
 import { LlmCredentialsService } from '../llm-credentials/llm-credentials.service.js';
 import { operatorKeyOriginProblem } from '../llm/llm-key-origin.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { unknownConfigKeys } from './agent-config-keys.js';
 import { parseAgentConfig, type AgentConfig } from './agent-config.js';
+import { agentPolicy, policyOf, withPolicy } from './agent-policy.js';
 import { Agent } from './agent.entity.js';
 import type { AgentDto } from './dto/agent.dto.js';
 
@@ -34,6 +35,7 @@ export class AgentsService {
     private readonly egress: EgressPolicy,
     private readonly audit: AuditTrail,
     private readonly cache: ConfigCache,
+    private readonly versions: PolicyVersions,
   ) {}
 
   async list(orgId: string): Promise<AgentView[]> {
@@ -50,13 +52,20 @@ export class AgentsService {
     return agent;
   }
 
-  /** The agent and its typed config (a stored config that no longer parses still yields defaults). */
-  async findWithConfig(orgId: string, id: string): Promise<{ agent: Agent; config: AgentConfig }> {
+  /**
+   * The agent, its typed config (a stored config that no longer parses still yields defaults) and the number of its
+   * policy version, read in one snapshot so a run records the version of the policy it got.
+   */
+  async findWithConfig(orgId: string, id: string): Promise<{ agent: Agent; config: AgentConfig; policyVersion: number | null }> {
     // What runs read (cached until a change): the agent and its parsed config are shared, never modified.
-    return this.cache.get(orgId, `agent:${id}`, async () => {
-      const agent = await this.find(orgId, id);
-      return { agent, config: parseAgentConfig(agent.modelConfigJson).config };
-    });
+    return this.cache.get(orgId, `agent:${id}`, () =>
+      this.agents.manager.transaction('REPEATABLE READ', async (m) => {
+        const agent = isUuid(id) ? await m.findOneBy(Agent, { id, orgId }) : null;
+        if (!agent) throw new NotFoundError('agent', id);
+        const policyVersion = await this.versions.latest(agentPolicy(orgId, id), m);
+        return { agent, config: parseAgentConfig(agent.modelConfigJson).config, policyVersion };
+      }),
+    );
   }
 
   async create(orgId: string, ownerUserId: string, dto: AgentDto): Promise<AgentView> {
@@ -73,8 +82,24 @@ export class AgentsService {
           modelConfigJson: dto.model_config_json,
         }),
       );
+      // Its policy is version 1 (whatever it holds): every run of the agent names a version.
+      const policyVersion = await this.versions.record(
+        agentPolicy(orgId, row.id),
+        policyOf(row.modelConfigJson),
+        { createdBy: ownerUserId, comment: dto.comment },
+        m,
+      );
       await this.audit.configChange(
-        { orgId, actor: ownerUserId, entityType: 'agent', entityId: row.id, change: 'created', before: null, after: audited(row) },
+        {
+          orgId,
+          actor: ownerUserId,
+          entityType: 'agent',
+          entityId: row.id,
+          change: 'created',
+          before: null,
+          after: audited(row),
+          policyVersion,
+        },
         m,
       );
       return row;
@@ -87,13 +112,42 @@ export class AgentsService {
   async update(orgId: string, id: string, dto: AgentDto, actor: string | null): Promise<AgentView> {
     const existing = await this.find(orgId, id);
     await this.validate(orgId, dto, id);
+    return this.save(existing, dto, { createdBy: actor, comment: dto.comment });
+  }
+
+  /** Puts back the policy of `version` (the rest of the config stays), checked like a save; itself a new version. */
+  async rollbackPolicy(orgId: string, id: string, version: number, actor: string | null, comment?: string): Promise<AgentView> {
+    const existing = await this.find(orgId, id);
+    const target = await this.versions.get(agentPolicy(orgId, id), version).catch((err: unknown) => {
+      if (err instanceof NotFoundError) throw new BadInputError(`version ${version} is not a policy version of agent ${id}`);
+      throw err;
+    });
+    const dto: AgentDto = {
+      name: existing.name,
+      instructions: existing.instructions,
+      model_config_json: withPolicy(existing.modelConfigJson, target.config),
+    };
+    await this.validate(orgId, dto, id);
+    return this.save(existing, dto, { createdBy: actor, comment, rolledBackTo: version });
+  }
+
+  /** The change, its policy version (when the policy changed, or on a rollback) and its audit event commit together. */
+  private async save(existing: Agent, dto: AgentDto, origin: VersionOrigin): Promise<AgentView> {
+    const { orgId, id } = existing;
     const before = audited(existing);
     const saved = await this.agents.manager.transaction(async (m) => {
+      // Changes of one agent's policy are serialized, so concurrent saves get consecutive versions in commit order.
+      await this.versions.lock(agentPolicy(orgId, id), m);
       // `existing` is this request's own copy (just loaded); `before` was taken from it above.
       const row = await m.save(
         Object.assign(existing, { name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json }),
       );
-      await this.audit.configChange({ orgId, actor, entityType: 'agent', entityId: id, change: 'updated', before, after: audited(row) }, m);
+      const policyVersion = await this.versions.record(agentPolicy(orgId, id), policyOf(row.modelConfigJson), origin, m);
+      const change = origin.rolledBackTo === undefined ? 'updated' : 'rolled_back';
+      await this.audit.configChange(
+        { orgId, actor: origin.createdBy, entityType: 'agent', entityId: id, change, before, after: audited(row), policyVersion },
+        m,
+      );
       return row;
     });
     this.cache.invalidate(orgId);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, DomainErrorKind, DomainException, isUuid, NotFoundError } from '@warden/common';
-import { HookBuildError, HookResolver, type Surface } from '@warden/hooks';
+import { HookBuildError, HookResolver, PolicyVersions, type Surface } from '@warden/hooks';
 import { randomBytes } from 'node:crypto';
 import { hookSettingsOf, parseAgentConfig, withConfirmationOverride } from '../agents/agent-config.js';
 import type { Agent } from '../agents/agent.entity.js';
@@ -46,10 +46,11 @@ export class RunFactory {
     private readonly store: RunStore,
     private readonly toolCalls: ToolCallRunner,
     private readonly config: AppConfig,
+    private readonly versions: PolicyVersions,
   ) {}
 
   async createAgentRun(opts: StartRunOptions): Promise<CreatedRun> {
-    const { agent, config } = await this.agents.findWithConfig(opts.orgId, opts.agentId);
+    const { agent, config, policyVersion } = await this.agents.findWithConfig(opts.orgId, opts.agentId);
     const mode = opts.mode ?? 'react';
     const conversation = await this.conversationFor(opts);
     const messages: ChatMessage[] = [
@@ -62,6 +63,8 @@ export class RunFactory {
       messages,
       turns: 0,
       pending_calls: [],
+      // Read from the same caches the hooks are built from just below.
+      policy_versions: { agent: policyVersion, org_hooks: await this.versions.orgHooksVersion(opts.orgId) },
       ...(opts.eval ? { eval: opts.eval } : {}),
       ...(opts.confirmationOverride ? { confirmation_override: opts.confirmationOverride } : {}),
     };
@@ -122,7 +125,14 @@ export class RunFactory {
         mode: 'react',
         hooks: 'active',
         message: `${opts.tool} ${JSON.stringify(opts.args)}`,
-        state: { phase: 'tools', messages: [], turns: 0, pending_calls: [call], tool_run: spec },
+        state: {
+          phase: 'tools',
+          messages: [],
+          turns: 0,
+          pending_calls: [call],
+          tool_run: spec,
+          policy_versions: { agent: null, org_hooks: await this.versions.orgHooksVersion(opts.orgId) },
+        },
       },
       { newConversation: false, redoable: false },
     );

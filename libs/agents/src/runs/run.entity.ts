@@ -85,6 +85,14 @@ export interface RunState {
   parked_calls?: ParkedToolCall[];
   /** The trace of the drive that parked the run (`traceparent`): the drive that resumes it continues that trace. */
   trace?: Record<string, string>;
+  /** The policy versions the run started under (absent in runs stored before versions existed). */
+  policy_versions?: RunPolicyVersions;
+}
+
+/** Which versions of the agent's policy and of the org's hooks a run got (null: the subject had none). */
+export interface RunPolicyVersions {
+  agent: number | null;
+  org_hooks: number | null;
 }
 
 /** Who a one-call run acts for, and the hooks it runs with (as an agent's model_config_json would declare them). */

@@ -65,6 +65,7 @@ export class RunsService {
       error: run.error,
       created_at: run.createdAt,
       finished_at: run.finishedAt,
+      policy_versions: run.state.policy_versions ?? null,
       trace_id: run.traceId,
       trace,
     };

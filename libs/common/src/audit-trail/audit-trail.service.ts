@@ -25,12 +25,23 @@ export interface ConfigChangeInput {
   actor: string | null;
   entityType: ConfigEntityType;
   entityId: string;
-  change: 'created' | 'updated' | 'deleted';
+  /** `rolled_back`: a policy restored from an earlier version (agents, org hooks). */
+  change: 'created' | 'updated' | 'deleted' | 'rolled_back';
   /** Secret-free views of the entity before and after (null when it did not exist). */
   before: Record<string, unknown> | null;
   after: Record<string, unknown> | null;
   /** Names of secrets whose value changed; their values are never recorded. */
   secretsChanged?: string[];
+  /** The policy version in force after the change (agents and org hooks), and whether the change made it. */
+  policyVersion?: PolicyVersionMark;
+}
+
+/** What a config event says about policy versions (recorded as `policy_version` in its payload). */
+export interface PolicyVersionMark {
+  version: number;
+  created: boolean;
+  rolled_back_to?: number;
+  comment?: string | null;
 }
 
 type AppendedListener = (events: ChainedAuditEvent[]) => void;
@@ -68,7 +79,7 @@ export class AuditTrail {
 
   /** Records a configuration change with its diff; secrets appear only as `secret_changed`. */
   async configChange(c: ConfigChangeInput, tx?: Queryable): Promise<void> {
-    const changes: ConfigChange[] = c.change === 'updated' ? configDiff(c.before, c.after) : [];
+    const changes: ConfigChange[] = c.change === 'updated' || c.change === 'rolled_back' ? configDiff(c.before, c.after) : [];
     for (const name of c.secretsChanged ?? []) changes.push({ path: `secrets.${name}`, secret_changed: true });
     await this.record(
       {
@@ -79,7 +90,7 @@ export class AuditTrail {
         entityId: c.entityId,
         actor: c.actor,
         occurredAt: new Date(),
-        payload: { before: c.before, after: c.after, changes },
+        payload: { before: c.before, after: c.after, changes, ...(c.policyVersion ? { policy_version: c.policyVersion } : {}) },
       },
       tx,
     );

@@ -26,6 +26,7 @@ import { GrantDigests1766200001000 } from './1766200001000-grant-digests.js';
 import { ToolNamespaces1766200002000 } from './1766200002000-tool-namespaces.js';
 import { LlmCredentialOrigin1766200005001 } from './1766200005001-llm-credential-origin.js';
 import { DurableEvals1766200007001 } from './1766200007001-durable-evals.js';
+import { PolicyVersions1766200009000 } from './1766200009000-policy-versions.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed) so that the app, the TypeORM CLI and the
@@ -60,4 +61,5 @@ export const MIGRATIONS = [
   ToolNamespaces1766200002000,
   LlmCredentialOrigin1766200005001,
   DurableEvals1766200007001,
+  PolicyVersions1766200009000,
 ];

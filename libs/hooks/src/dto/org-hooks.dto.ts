@@ -18,6 +18,12 @@ export class OrgHooksDto {
   @IsString()
   @MaxLength(200_000)
   yaml?: string;
+
+  @ApiPropertyOptional({ description: 'Why: kept with the policy version this change makes (not part of the hooks)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  comment?: string;
 }
 
 export class OrgHooksResponse {

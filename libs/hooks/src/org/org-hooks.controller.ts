@@ -22,8 +22,9 @@ export class OrgHooksController {
   @Roles('admin')
   @ApiOkResponse({ type: OrgHooksResponse })
   put(@CurrentPrincipal() p: Principal, @Body() body: OrgHooksDto) {
-    // The DTO's own fields as a plain record: what is validated and stored as JSON.
-    return this.orgHooks.put(p.orgId, p.userId, Object.fromEntries(Object.entries(body)));
+    // The DTO's own fields as a plain record (the comment goes with the version): what is validated and stored as JSON.
+    const { comment, ...hooks } = body;
+    return this.orgHooks.put(p.orgId, p.userId, Object.fromEntries(Object.entries(hooks)), comment);
   }
 
   @Get('agents/:id/hooks/effective')

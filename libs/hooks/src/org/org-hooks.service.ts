@@ -6,8 +6,10 @@ import { byRunOrder } from '../hook-catalog.js';
 import { HookPoint } from '../hook.types.js';
 import { HookResolver } from '../hook-resolver.js';
 import { OrgHooksStore } from './org-hooks.store.js';
+import { PolicyVersions, type PolicySubject, type VersionOrigin } from '../versions/policy-versions.js';
 
 const POINT_ORDER = Object.values(HookPoint);
+const subject = (orgId: string): PolicySubject => ({ orgId, type: 'org_hooks', id: orgId });
 
 /** Org-wide hooks: saved after the resolver accepts them; every agent of the org runs them with its own. */
 @Injectable()
@@ -18,6 +20,7 @@ export class OrgHooksService {
     private readonly lookup: AgentConfigLookup,
     private readonly tx: TransactionRunner,
     private readonly audit: AuditTrail,
+    private readonly versions: PolicyVersions,
   ) {}
 
   async get(orgId: string) {
@@ -25,22 +28,39 @@ export class OrgHooksService {
     return { hooks: found?.hooks ?? {}, updated_by: found?.updatedBy ?? null, updated_at: found?.updatedAt.toISOString() ?? null };
   }
 
-  async put(orgId: string, userId: string, hooks: Record<string, unknown>) {
+  /** Saves the org's hooks as a new policy version (none when they did not change); 400 naming each problem. */
+  async put(orgId: string, userId: string, hooks: Record<string, unknown>, comment?: string) {
+    return this.save(orgId, userId, hooks, { createdBy: userId, comment });
+  }
+
+  /** Puts back the hooks of `version` (checked again like a save); the rollback is itself a new version. */
+  async rollback(orgId: string, userId: string, version: number, comment?: string) {
+    const target = await this.versions.get(subject(orgId), version).catch((err: unknown) => {
+      if (err instanceof NotFoundError) throw new BadInputError(`version ${version} is not a version of the org hooks`);
+      throw err;
+    });
+    return this.save(orgId, userId, target.config, { createdBy: userId, comment, rolledBackTo: version });
+  }
+
+  private async save(orgId: string, userId: string, hooks: Record<string, unknown>, origin: VersionOrigin) {
     const problems = await this.resolver.validateOrg(hooks);
     if (problems.length) throw new BadInputError(`the org hooks are invalid: ${problems.join('; ')}`, problems);
-    // The change and its audit event (who, and the diff of the hooks) commit together.
+    // The change, its version and its audit event (who, the diff of the hooks, the version) commit together.
     const saved = await this.tx.run(async ({ manager }) => {
+      await this.versions.lock(subject(orgId), manager);
       const before = await this.store.current(orgId, manager);
       const row = await this.store.save(orgId, hooks, userId, manager);
+      const policyVersion = await this.versions.record(subject(orgId), row.hooks, origin, manager);
       await this.audit.configChange(
         {
           orgId,
           actor: userId,
           entityType: 'org_hooks',
           entityId: orgId,
-          change: 'updated',
+          change: origin.rolledBackTo === undefined ? 'updated' : 'rolled_back',
           before: { hooks: before ?? {} },
           after: { hooks: row.hooks },
+          policyVersion,
         },
         manager,
       );

@@ -7,6 +7,8 @@ export interface OrgHooksRecord {
   hooks: Record<string, unknown>;
   updatedBy: string | null;
   updatedAt: Date;
+  /** The policy version of these hooks (read with them, so a run records the version of the hooks it got). */
+  version: number | null;
 }
 
 /** The `org_hooks` table: one hooks config per org (the shape of `model_config_json.hooks`). */
@@ -23,11 +25,15 @@ export class OrgHooksStore {
   }
 
   private async load(orgId: string): Promise<OrgHooksRecord | null> {
-    const [row] = await this.dataSource.query<[{ hooks: Record<string, unknown>; updated_by: string | null; updated_at: Date }?]>(
-      `SELECT hooks, updated_by, updated_at FROM org_hooks WHERE org_id = $1`,
+    const [row] = await this.dataSource.query<
+      [{ hooks: Record<string, unknown>; updated_by: string | null; updated_at: Date; version: number | null }?]
+    >(
+      `SELECT hooks, updated_by, updated_at,
+              (SELECT max(version) FROM policy_versions v WHERE v.subject_type = 'org_hooks' AND v.subject_id = h.org_id) AS version
+         FROM org_hooks h WHERE org_id = $1`,
       [orgId],
     );
-    return row ? { hooks: row.hooks, updatedBy: row.updated_by, updatedAt: row.updated_at } : null;
+    return row ? { hooks: row.hooks, updatedBy: row.updated_by, updatedAt: row.updated_at, version: row.version } : null;
   }
 
   /** Drops the org's cached hooks (after a change commits; the database trigger tells other instances). */
@@ -49,7 +55,7 @@ export class OrgHooksStore {
     hooks: Record<string, unknown>,
     userId: string | null,
     tx: Queryable = this.dataSource,
-  ): Promise<OrgHooksRecord> {
+  ): Promise<Omit<OrgHooksRecord, 'version'>> {
     const [row]: Array<{ hooks: Record<string, unknown>; updated_by: string | null; updated_at: Date }> = await tx.query(
       `INSERT INTO org_hooks (org_id, hooks, updated_by, updated_at) VALUES ($1, $2, $3, now())
        ON CONFLICT (org_id) DO UPDATE SET hooks = EXCLUDED.hooks, updated_by = EXCLUDED.updated_by, updated_at = now()

@@ -1,6 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { NullableString } from '@warden/common';
 
+export class RunPolicyVersionsResponse {
+  @ApiProperty({ type: Number, nullable: true, description: "The agent's policy version (GET /api/agents/:id/versions/:n)" })
+  agent: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: "The org hooks' version (GET /api/org/hooks/versions/:n)" })
+  org_hooks: number | null;
+}
+
 export class RunResponse {
   @ApiProperty() id: string;
   @ApiProperty({ enum: ['running', 'waiting', 'completed', 'failed', 'refused', 'cancelled'] }) status: string;
@@ -17,6 +24,12 @@ export class RunResponse {
   @NullableString() error: string | null;
   @ApiProperty({ type: String, format: 'date-time' }) created_at: Date;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) finished_at: Date | null;
+  @ApiProperty({
+    type: RunPolicyVersionsResponse,
+    nullable: true,
+    description: 'The policy versions the run started under (null for runs recorded before versions existed)',
+  })
+  policy_versions: RunPolicyVersionsResponse | null;
   @ApiProperty({
     description: "The run's events that say what hooks and tools did: { seq, type, ...data, at }",
     type: 'array',

@@ -1,7 +1,7 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { AuditTrail, ConflictError, Metrics, type AuditEventInput } from '@warden/common';
 import { Counter } from 'prom-client';
-import { confirmationEvent } from '../confirmation-audit.js';
+import { confirmationEvent, requestEvent } from '../confirmation-audit.js';
 import { ConfirmationStore } from '../confirmation.store.js';
 import { ConfirmationStatus, type ConfirmationRequest } from '../confirmation.types.js';
 
@@ -47,23 +47,5 @@ export class IntegrityAlarm {
 }
 
 function alarmEvent(row: ConfirmationRequest, by: { userId: string; name: string }): AuditEventInput {
-  return {
-    orgId: row.orgId,
-    kind: 'confirmation',
-    action: 'confirmation.integrity_failed',
-    entityType: 'confirmation',
-    entityId: row.id,
-    actor: by.userId,
-    occurredAt: new Date(),
-    payload: {
-      confirmation_id: row.id,
-      run_id: row.runId,
-      call_id: row.callId,
-      agent_id: row.agentId,
-      tool: row.tool,
-      args_digest: row.argsDigest,
-      noticed_by_name: by.name,
-      reason: REASON,
-    },
-  };
+  return requestEvent(row, 'confirmation.integrity_failed', by.userId, { noticed_by_name: by.name, reason: REASON });
 }

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 export class CreateLlmCredentialDto {
@@ -26,23 +26,7 @@ export class CreateLlmCredentialDto {
 }
 
 /** A PUT replaces name and origin; the key left out stays, unless the origin changes (then it must be given again). */
-export class UpdateLlmCredentialDto {
-  @ApiProperty({ description: 'Unique in the org, e.g. "openai-prod"' })
-  @IsString()
-  @IsNotEmpty({ message: 'name must not be empty' })
-  @MaxLength(100)
-  @Matches(/^\S(.*\S)?$/, { message: 'name must not start or end with whitespace' })
-  name: string;
-
-  @ApiProperty({
-    description:
-      'The model server the key is for, e.g. "https://api.openai.com" (a base URL is taken as its origin): the key is sent to no other scheme, host or port',
-  })
-  @IsString()
-  @IsNotEmpty({ message: 'origin must not be empty' })
-  @MaxLength(2048)
-  origin: string;
-
+export class UpdateLlmCredentialDto extends OmitType(CreateLlmCredentialDto, ['api_key'] as const) {
   @ApiPropertyOptional({ description: 'A new key; required when origin changes. Write-only: never returned', writeOnly: true })
   @IsOptional()
   @IsString()

@@ -5,10 +5,13 @@ import type { AuditTrail } from '@warden/common';
 // Narrow imports: the stores and the decision path, no app, no HTTP.
 import { ConfirmationDecisionService } from '../../libs/confirmations/src/confirmation-decision.service.js';
 import type { ConfirmationCards } from '../../libs/confirmations/src/confirmation-cards.js';
+import { ConfirmationService } from '../../libs/confirmations/src/confirmation.service.js';
 import { ConfirmationStore } from '../../libs/confirmations/src/confirmation.store.js';
 import { ConfirmationVotesStore } from '../../libs/confirmations/src/confirmation-votes.store.js';
 import { DeciderResolver } from '../../libs/confirmations/src/decider-resolver.js';
 import { EditRetier } from '../../libs/confirmations/src/edits/edit-retier.js';
+import { ConfirmationReassignment } from '../../libs/confirmations/src/escalation/confirmation-reassignment.js';
+import { EscalationStore } from '../../libs/confirmations/src/escalation/escalation.store.js';
 import { IntegrityAlarm } from '../../libs/confirmations/src/integrity/integrity-alarm.js';
 import { StandingApprovalStore } from '../../libs/confirmations/src/standing/standing-approval.store.js';
 import { StandingApprovals } from '../../libs/confirmations/src/standing/standing-approvals.js';
@@ -16,24 +19,35 @@ import type { MediumDb } from './medium-db.js';
 
 /**
  * One instance of the approval stores and the decision path on the medium database (authorization-model.db.spec.ts):
- * real SQL; who is a member comes from `members`, and cards, channel lists and the audit chain are out of scope.
+ * real SQL; who is a member comes from `members`, and cards, channels (lists, notifications) and the audit chain are
+ * out of scope. The reassignment is wired as ConfirmationsModule wires it.
  */
 export interface Instance {
   store: ConfirmationStore;
   decisions: ConfirmationDecisionService;
   standing: StandingApprovals;
+  reassignment: ConfirmationReassignment;
 }
 
 export function instance(db: MediumDb, members: Map<string, MemberView>): Instance {
-  const users = { memberById: (_org: string, id: string) => Promise.resolve(members.get(id) ?? null) } as unknown as UsersService;
-  const channels = { approverList: () => Promise.resolve({}) } as unknown as ChannelsService;
+  const bySub = (sub: string) => [...members.values()].find((m) => m.sub === sub);
+  const users = {
+    memberById: (_org: string, id: string) => Promise.resolve(members.get(id) ?? null),
+    memberBySub: (_org: string, sub: string) => (bySub(sub) ? Promise.resolve(bySub(sub)) : Promise.reject(new Error(`no ${sub}`))),
+  } as unknown as UsersService;
+  const told = { sendNotification: () => Promise.resolve() };
+  const channels = {
+    approverList: () => Promise.resolve({}),
+    resolveForDelivery: () => Promise.resolve({ record: {}, impl: told }),
+  } as unknown as ChannelsService;
   const store = new ConfirmationStore(db.dataSource, new EventEmitter2());
   const audit = { record: () => Promise.resolve() } as unknown as AuditTrail;
   const standing = new StandingApprovals(new StandingApprovalStore(db.dataSource), audit, db.dataSource);
   const cards = { refreshPendingCard: () => Promise.resolve() } as unknown as ConfirmationCards;
+  const votes = new ConfirmationVotesStore(db.dataSource, new EventEmitter2());
   const decisions = new ConfirmationDecisionService(
     store,
-    new ConfirmationVotesStore(db.dataSource, new EventEmitter2()),
+    votes,
     users,
     new DeciderResolver(users, channels),
     new EditRetier(store, channels),
@@ -42,5 +56,15 @@ export function instance(db: MediumDb, members: Map<string, MemberView>): Instan
     audit,
     new IntegrityAlarm(store, audit),
   );
-  return { store, decisions, standing };
+  const confirmations = new ConfirmationService(decisions, cards, store, channels);
+  const reassignment = new ConfirmationReassignment(
+    confirmations,
+    new EscalationStore(db.dataSource),
+    votes,
+    users,
+    channels,
+    audit,
+    db.dataSource,
+  );
+  return { store, decisions, standing, reassignment };
 }

@@ -76,11 +76,11 @@ export function referenceGrantsSuffice(inForce: ModelPolicy, amount: number, gra
 }
 
 /*
- * The database model (authorization-model.db.spec.ts): people a1, a2 (admins), m1, m2 (members); two policies,
+ * The database model (authorization-model.db.spec.ts): people a1, a2, a3 (admins), m1, m2 (members); two policies,
  * each "over its threshold, two admins", else one member.
  */
-export const PEOPLE = ['a1', 'a2', 'm1', 'm2'] as const;
-export const ADMINS = new Set(['a1', 'a2']);
+export const PEOPLE = ['a1', 'a2', 'a3', 'm1', 'm2'] as const;
+export const ADMINS = new Set(['a1', 'a2', 'a3']);
 /** Two policies: over the threshold, two admins. */
 export const POLICIES = { P1: 500_000, P2: 100_000 } as const;
 export type PolicyName = keyof typeof POLICIES;
@@ -93,6 +93,8 @@ export interface ModelRequest {
   amount: number;
   openedUnder: PolicyName;
   sent: boolean;
+  /** Who the request was reassigned to: its only approver, until an edit rebinds it to a tier's approvers. */
+  assignee?: string;
 }
 export interface DbModel {
   policy: PolicyName;
@@ -117,4 +119,35 @@ export function referenceAllows(m: DbModel, r: ModelRequest, amount: number): bo
 export function referenceCovers(m: DbModel, amount: number): boolean {
   const t = tierOf(m.policy, amount);
   return t.approvals === 1 && m.standing.some((s) => amount <= s.bound && s.under === m.policy && s.tier === t.tier);
+}
+
+/** May `who` decide the request now: its assignee only, once reassigned; else whoever its tier names. */
+export function referenceMayDecide(r: ModelRequest, who: string): boolean {
+  if (r.assignee !== undefined) return who === r.assignee;
+  return !tierOf(r.openedUnder, r.amount).admins || ADMINS.has(who);
+}
+
+/** Has `who` a vote on the request: an approval from someone who could give it (a non-admin's edit into tier 0 is none). */
+const hasVoted = (m: DbModel, r: ModelRequest, who: string) =>
+  m.votes.some((v) => v.request === r.id && v.who === who && (!tierOf(v.under, v.amount).admins || ADMINS.has(who)));
+
+export type ReassignOutcome = 'moved' | 'forbidden' | 'bad_input' | 'conflict';
+
+/**
+ * A reassignment by `by` to `to` (README "Reminders, escalation, reassignment"): only an approver may hand it over,
+ * only while pending, only to someone who may approve it, never when either has voted or more than one approval is
+ * missing. `row`: the request as the store has it (status and approvals still missing).
+ */
+export function referenceReassign(
+  m: DbModel,
+  r: ModelRequest,
+  by: string,
+  to: string,
+  row: { pending: boolean; missing: number },
+): ReassignOutcome {
+  if (!referenceMayDecide(r, by)) return 'forbidden';
+  if (!row.pending) return 'conflict';
+  if (!referenceMayDecide(r, to)) return 'bad_input';
+  if (hasVoted(m, r, by) || hasVoted(m, r, to) || row.missing > 1) return 'conflict';
+  return 'moved';
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ensureBuilt, freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { until } from '../support/eventually.js';
@@ -45,6 +46,32 @@ it('prints JSON log lines, then the console URL and the dev sign-in hint last', 
   expect(logs.some((l) => JSON.parse(l).msg?.includes('Nest application successfully started'))).toBe(true);
 }, 30_000);
 
+const jsonLogs = (out: string) =>
+  out
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { msg?: string; context?: string; req?: { url?: string } });
+
+it('prints the banner once, with no route warning and no token in the logs', async () => {
+  await until('the start banner', () => server.output().includes('Dev sign-in:'));
+  const out = server.output();
+  expect(out.split('Warden console:').length - 1).toBe(1);
+  expect(out.split('Warden is running at').length - 1).toBe(1);
+  expect(out).not.toMatch(/LegacyRouteConverter|Unsupported route path/);
+  expect(jsonLogs(out).some((l) => l.msg?.includes('export TOKEN='))).toBe(false);
+}, 30_000);
+
+it('logs an API request as one JSON line and a console file request not at all', async () => {
+  const asset = readdirSync(path.resolve(import.meta.dirname, '../../dist/console/assets')).find((f) => f.endsWith('.js'));
+  expect((await fetch(`${server.url}/`)).status).toBe(200);
+  expect((await fetch(`${server.url}/assets/${asset}`)).status).toBe(200);
+  expect((await fetch(`${server.url}/api/me`)).status).toBe(401);
+  // Written synchronously in request order: once /api/me is logged, the two before it would have been too.
+  await until('the /api/me request log', () => jsonLogs(server.output()).some((l) => l.req?.url === '/api/me'));
+  const requestLogs = jsonLogs(server.output()).filter((l) => l.req);
+  expect(requestLogs.map((l) => l.req?.url)).toEqual(['/api/me']);
+}, 30_000);
+
 it('on a terminal (a pty from script(1)) the logs are pretty, not JSON, and the banner is still last', async () => {
   ensureBuilt();
   const port = await freePort();
@@ -74,6 +101,7 @@ it('on a terminal (a pty from script(1)) the logs are pretty, not JSON, and the 
     const plain = out.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, '');
     expect(plain).toMatch(/INFO.*Nest application successfully started/);
     expect(plain).not.toMatch(/^\{"level"/m);
+    expect(plain.split('Warden console:').length - 1).toBe(1);
     expect(plain.trimEnd().split('\n').slice(-2)[0]).toMatch(/Dev sign-in:/);
   } finally {
     child.kill('SIGTERM');

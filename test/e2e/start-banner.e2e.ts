@@ -72,6 +72,9 @@ it('logs an API request as one JSON line and a console file request not at all',
   expect(requestLogs.map((l) => l.req?.url)).toEqual(['/api/me']);
 }, 30_000);
 
+// eslint-disable-next-line no-control-regex
+const withoutColours = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, '');
+
 it('on a terminal (a pty from script(1)) the logs are pretty, not JSON, and the banner is still last', async () => {
   ensureBuilt();
   const port = await freePort();
@@ -97,12 +100,17 @@ it('on a terminal (a pty from script(1)) the logs are pretty, not JSON, and the 
   const exited = new Promise((resolve) => child.on('exit', resolve));
   try {
     await until('the start banner on a terminal', () => out.includes('Dev sign-in:'), 30_000);
-    // eslint-disable-next-line no-control-regex
-    const plain = out.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, '');
+    const plain = withoutColours(out);
     expect(plain).toMatch(/INFO.*Nest application successfully started/);
     expect(plain).not.toMatch(/^\{"level"/m);
+    expect(plain).toMatch(/^\d\d:\d\d:\d\d INFO +NestApplication +Nest application successfully started$/m);
     expect(plain.split('Warden console:').length - 1).toBe(1);
     expect(plain.trimEnd().split('\n').slice(-2)[0]).toMatch(/Dev sign-in:/);
+    // A request afterwards is one short line under the banner, not a screenful of headers.
+    expect((await fetch(`http://127.0.0.1:${port}/api/me`)).status).toBe(401);
+    await until('the /api/me line', () => withoutColours(out).includes('GET /api/me 401'));
+    const afterBanner = withoutColours(out).split('Set AUTH_MODE=oidc for real users.')[1];
+    expect(afterBanner.trim().split('\n')).toEqual([expect.stringMatching(/^\d\d:\d\d:\d\d INFO +GET \/api\/me 401 \d+ms$/)]);
   } finally {
     child.kill('SIGTERM');
     await exited;

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ensureBuilt, freePort, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { until } from '../support/eventually.js';
@@ -71,6 +72,44 @@ it('logs an API request as one JSON line and a console file request not at all',
   const requestLogs = jsonLogs(server.output()).filter((l) => l.req);
   expect(requestLogs.map((l) => l.req?.url)).toEqual(['/api/me']);
 }, 30_000);
+
+it('on an embedded database, says it is starting it before the slow part, not after', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'warden-embedded-'));
+  const port = await freePort();
+  const main = path.resolve(import.meta.dirname, '../../dist/apps/api/src/main.js');
+  const child = spawn(process.execPath, [main], {
+    cwd: path.resolve(import.meta.dirname, '../..'),
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'development',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PGLITE_DIR: path.join(dir, 'pglite'),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Each chunk as it arrived: progress shown only together with the rest of the boot logs would be no progress.
+  const chunks: string[] = [];
+  child.stdout.on('data', (d: Buffer) => chunks.push(d.toString()));
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  try {
+    await until('the start banner on the embedded database', () => chunks.join('').includes('Warden console:'), 120_000);
+    const chunkOf = (re: RegExp) => chunks.findIndex((c) => re.test(c));
+    const progress = chunkOf(/embedded database/i);
+    expect(progress).toBeGreaterThanOrEqual(0);
+    expect(chunkOf(/migration/i)).toBeGreaterThanOrEqual(progress);
+    expect(progress).toBeLessThan(chunkOf(/Nest application successfully started/));
+    const out = chunks.join('');
+    // Not a TTY here: the progress lines are JSON like every other log line.
+    const progressLine = out.split('\n').find((l) => /embedded database/i.test(l)) ?? '';
+    expect(JSON.parse(progressLine)).toMatchObject({ level: 30, context: 'Database' });
+    expect(out.split('Warden console:').length - 1).toBe(1);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 150_000);
 
 // eslint-disable-next-line no-control-regex
 const withoutColours = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, '');

@@ -24,3 +24,4 @@ export * from './patterns/index.js';
 export * from './due-sweeps.js';
 export * from './logging/compact-log-line.js';
 export * from './logging/log-destination.js';
+export * from './logging/boot-progress.js';

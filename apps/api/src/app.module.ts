@@ -55,7 +55,7 @@ export class AppModule {
                 redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'],
                 autoLogging: { ignore: (req) => req.url === '/api/health' },
               },
-              logDestination(config.prettyLogs),
+              logDestination(config.prettyLogs, config.logLevel),
             ],
           }),
         }),

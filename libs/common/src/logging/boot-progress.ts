@@ -10,6 +10,6 @@ export type BootProgress = (context: string, message: string) => void;
  * (compact on a terminal, JSON lines otherwise) and at the same level.
  */
 export function bootProgress(config: { prettyLogs: boolean; logLevel: string }): BootProgress {
-  const logger = pino({ level: config.logLevel }, logDestination(config.prettyLogs));
+  const logger = pino({ level: config.logLevel }, logDestination(config.prettyLogs, config.logLevel));
   return (context, message) => logger.info({ context }, message);
 }

@@ -1,4 +1,4 @@
-import { compactLogLine } from './compact-log-line.js';
+import { compactLogLine, shownOnTerminal } from './compact-log-line.js';
 
 const at = new Date(2026, 11, 2, 9, 5, 7).getTime();
 
@@ -49,5 +49,13 @@ describe('compactLogLine (the terminal format of the logs)', () => {
   it('colours the level only when asked to', () => {
     expect(compactLogLine({ level: 40, time: at, msg: 'x' }, { colors: true })).toContain('\x1b[33mWARN \x1b[0m');
     expect(compactLogLine({ level: 40, time: at, msg: 'x' })).not.toContain('\x1b[');
+  });
+
+  it("leaves Nest's wiring report (a line per module and route) off the terminal unless debugging", () => {
+    const mapped = { level: 30, context: 'RouterExplorer', msg: 'Mapped {/api/me, GET} route' };
+    expect(shownOnTerminal(mapped, 'info')).toBe(false);
+    expect(shownOnTerminal(mapped, 'debug')).toBe(true);
+    expect(shownOnTerminal({ level: 30, context: 'NestApplication', msg: 'Nest application successfully started' }, 'info')).toBe(true);
+    expect(shownOnTerminal({ level: 50, context: 'InstanceLoader', msg: 'failed' }, 'info')).toBe(true);
   });
 });

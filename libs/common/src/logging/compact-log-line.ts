@@ -58,3 +58,11 @@ export function compactLogLine(record: LogRecord, opts: { colors?: boolean } = {
   const line = parts.join(' ');
   return stack ? `${line}\n${stack.replace(/^/gm, '    ')}` : line;
 }
+
+/** Nest's wiring report at boot: a line per module and per route (~140 on this app), useful only when debugging. */
+const NEST_WIRING = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
+/** Whether a person at a terminal sees the record: Nest's wiring report only at LOG_LEVEL=debug or trace. */
+export function shownOnTerminal(record: LogRecord, logLevel: string): boolean {
+  return !(NEST_WIRING.has(record.context ?? '') && (record.level ?? 30) <= 30 && !['debug', 'trace'].includes(logLevel));
+}

@@ -13,6 +13,7 @@ import {
   AppConfigModule,
   AuditTrailModule,
   InputLimitsInterceptor,
+  logDestination,
   TelemetryModule,
   type EnvironmentInput,
 } from '@warden/common';
@@ -22,26 +23,11 @@ import { EvalsModule } from '@warden/evals';
 import { HooksModule } from '@warden/hooks';
 import { WorkflowsModule } from '@warden/workflows';
 import { LoggerModule } from 'nestjs-pino';
-import { destination, type DestinationStream } from 'pino';
-import pretty from 'pino-pretty';
 import { randomUUID } from 'node:crypto';
 import { DemoModule } from './demo/demo.module.js';
 import { HealthController } from './health.controller.js';
 import { MetricsController } from './metrics.controller.js';
 import { consoleStaticOptions } from './console-static.js';
-
-/**
- * A person at a terminal outside production reads pretty lines; machines read JSON. Both are written synchronously,
- * so that the start banner printed after boot stays the last thing on the screen.
- */
-function withPrettyStream<T>(config: AppConfig, options: T): [T, DestinationStream] {
-  return [
-    options,
-    config.prettyLogs
-      ? pretty({ sync: true, colorize: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss' })
-      : destination({ dest: 1, sync: true }),
-  ];
-}
 
 /** Wires the libraries together; holds no business logic. */
 @Module({})
@@ -56,17 +42,21 @@ export class AppModule {
         LoggerModule.forRootAsync({
           inject: [AppConfig],
           useFactory: (config: AppConfig) => ({
-            pinoHttp: withPrettyStream(config, {
-              level: config.logLevel,
-              genReqId: (req, res) => {
-                const incoming = req.headers['x-request-id'];
-                const id = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
-                res.setHeader('x-request-id', id);
-                return id;
+            // A person at a terminal outside production reads compact lines; machines read JSON.
+            pinoHttp: [
+              {
+                level: config.logLevel,
+                genReqId: (req, res) => {
+                  const incoming = req.headers['x-request-id'];
+                  const id = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+                  res.setHeader('x-request-id', id);
+                  return id;
+                },
+                redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'],
+                autoLogging: { ignore: (req) => req.url === '/api/health' },
               },
-              redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'],
-              autoLogging: { ignore: (req) => req.url === '/api/health' },
-            }),
+              logDestination(config.prettyLogs, config.logLevel),
+            ],
           }),
         }),
         EventEmitterModule.forRoot(),

@@ -22,3 +22,6 @@ export * from './run-events/run-event-map.js';
 export * from './run-events/workflow-run-event-map.js';
 export * from './patterns/index.js';
 export * from './due-sweeps.js';
+export * from './logging/compact-log-line.js';
+export * from './logging/log-destination.js';
+export * from './logging/boot-progress.js';

@@ -1,5 +1,5 @@
 import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig } from '@warden/common';
+import { AppConfig, bootProgress } from '@warden/common';
 import { resolveDatabaseTarget, type DatabaseTarget } from './data-source.js';
 
 export const DATABASE_TARGET = Symbol('DATABASE_TARGET');
@@ -19,7 +19,11 @@ class EmbeddedDatabaseCloser implements OnApplicationShutdown {
     {
       provide: DATABASE_TARGET,
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => resolveDatabaseTarget({ url: config.databaseUrl, pgliteDir: config.pgliteDir }),
+      useFactory: (config: AppConfig) => {
+        if (config.usesPglite)
+          bootProgress(config)('Database', `Starting the embedded database in ${config.pgliteDir} (set DATABASE_URL to use PostgreSQL)…`);
+        return resolveDatabaseTarget({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
+      },
     },
     EmbeddedDatabaseCloser,
   ],

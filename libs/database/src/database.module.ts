@@ -1,6 +1,6 @@
 import { Global, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AppConfig } from '@warden/common';
+import { AppConfig, bootProgress } from '@warden/common';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { buildDataSourceOptions, type DatabaseTarget } from './data-source.js';
 import { DATABASE_TARGET, DatabaseTargetModule } from './database-target.module.js';
@@ -40,7 +40,10 @@ import { runMigrationsOnce } from './migrate-once.js';
       inject: [AppConfig, DataSource],
       useFactory: async (config: AppConfig, dataSource: DataSource) => {
         if (config.skipMigrations) return false;
-        const applied = await runMigrationsOnce(dataSource);
+        const progress = bootProgress(config);
+        const applied = await runMigrationsOnce(dataSource, (count) =>
+          progress('Database', `Applying ${count} migration(s); a first start takes a while…`),
+        );
         if (applied.length > 0)
           new Logger('Database').log(`Applied ${applied.length} migration(s): ${applied.map((m) => m.name).join(', ')}`);
         return true;

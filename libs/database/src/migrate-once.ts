@@ -8,9 +8,9 @@ export const MIGRATION_LOCK_KEY = 7_366_200_008;
 
 /**
  * Applies the pending migrations (one transaction each) under MIGRATION_LOCK_KEY. One session does both, so it works
- * on a single-connection pool (the embedded PGlite) too.
+ * on a single-connection pool (the embedded PGlite) too. `onPending` hears how many are about to run (none: not called).
  */
-export async function runMigrationsOnce(dataSource: DataSource): Promise<Migration[]> {
+export async function runMigrationsOnce(dataSource: DataSource, onPending?: (count: number) => void): Promise<Migration[]> {
   const session = dataSource.createQueryRunner();
   await session.connect();
   try {
@@ -18,6 +18,8 @@ export async function runMigrationsOnce(dataSource: DataSource): Promise<Migrati
     try {
       const executor = new MigrationExecutor(dataSource, session);
       executor.transaction = 'each';
+      const pending = (await executor.getPendingMigrations()).length;
+      if (pending > 0) onPending?.(pending);
       return await executor.executePendingMigrations();
     } finally {
       await session.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AgentsService, ConnectorsService } from '@warden/agents';
 import { mintDevToken, ProvisioningService } from '@warden/auth';
 import { AppConfig } from '@warden/common';
@@ -17,8 +17,6 @@ const DEMO_APPROVAL_TIMEOUT_S = 600;
 
 @Injectable()
 export class DemoSeeder {
-  private readonly logger = new Logger(DemoSeeder.name);
-
   constructor(
     private readonly config: AppConfig,
     private readonly provisioning: ProvisioningService,
@@ -110,7 +108,7 @@ export class DemoSeeder {
       `  curl -s -X POST ${base}/api/confirmations/<id>/decision -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"decision":"approve"}'`,
       '',
     ];
-    this.logger.log(lines.join('\n'));
+    // Printed, not logged: once on the screen, and the token stays out of log files.
     process.stdout.write(lines.join('\n') + '\n');
   }
 }

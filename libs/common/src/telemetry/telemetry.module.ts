@@ -8,6 +8,7 @@ import { Tracing } from './tracing.js';
 @Module({ providers: [Metrics, Tracing], exports: [Metrics, Tracing] })
 export class TelemetryModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpMetricsMiddleware).forRoutes('*');
+    // A named wildcard (path-to-regexp v8): a bare '*' works only through Nest's LegacyRouteConverter, which warns.
+    consumer.apply(HttpMetricsMiddleware).forRoutes('/*path');
   }
 }

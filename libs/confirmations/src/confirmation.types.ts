@@ -138,6 +138,7 @@ export function confirmationView(c: ConfirmationRequest): Record<string, unknown
     escalated_at: c.escalatedAt?.toISOString() ?? null,
     escalation_channel_id: c.escalationChannelId,
     batch_key: c.batchKey,
+    batch_position: c.batchPosition,
   };
 }
 

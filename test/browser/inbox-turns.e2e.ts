@@ -58,4 +58,13 @@ it('three gated calls of one model turn show as one group in turn order in the i
   await turn.first().getByRole('button', { name: 'Approve all 3' }).click();
   await inbox.getByTestId('inbox-empty').waitFor();
   await chat.getByTestId('answer').filter({ hasText: 'All three are paid.' }).waitFor();
+
+  // The Decided table says each status in full (it used to cut "approved" to "APP…"), on a phone too.
+  await inbox.setViewportSize({ width: 390, height: 844 });
+  await inbox.getByRole('tab', { name: 'Decided' }).click();
+  const badges = inbox.getByRole('table', { name: 'Decided requests' }).locator('.mantine-Badge-label');
+  await badges.first().waitFor();
+  const cut = await badges.evaluateAll((els) => els.filter((el) => el.scrollWidth > el.clientWidth).map((el) => el.textContent));
+  expect(cut).toEqual([]);
+  await screenshot(inbox, 'approvals-decided-badges');
 }, 45_000);

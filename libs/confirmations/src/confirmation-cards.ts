@@ -42,7 +42,7 @@ export class ConfirmationCards {
   async markCardDecided(row: ConfirmationRequest): Promise<void> {
     if (row.escalationChannelId && row.escalationCard)
       void this.markEscalationCardDecided(row, row.escalationChannelId, row.escalationCard);
-    if (row.batchKey) return this.batches.refresh(row.batchKey, row.orgId);
+    if (row.batchKey && (await this.batches.sharesCard(row))) return this.batches.refresh(row.batchKey, row.orgId);
     if (!row.channelId || !row.sentCard) return;
     try {
       const { record, impl } = await this.channels.resolveForDelivery(row.orgId, row.channelId);
@@ -53,9 +53,14 @@ export class ConfirmationCards {
     }
   }
 
+  /** Whether the row's card is its turn's shared card (BatchCards.sharesCard). */
+  sharesCard(row: ConfirmationRequest): Promise<boolean> {
+    return this.batches.sharesCard(row);
+  }
+
   /** After a partial approval: the card shows the count ("1 of 2 given"), best effort. */
   async refreshPendingCard(row: ConfirmationRequest): Promise<void> {
-    if (row.batchKey) return this.batches.refresh(row.batchKey, row.orgId);
+    if (row.batchKey && (await this.batches.sharesCard(row))) return this.batches.refresh(row.batchKey, row.orgId);
     if (!row.channelId || !row.sentCard) return;
     try {
       const { record, impl } = await this.channels.resolveForDelivery(row.orgId, row.channelId);

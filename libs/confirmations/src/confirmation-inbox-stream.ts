@@ -8,6 +8,7 @@ import { ConfirmationWaiter } from './confirmation-waiter.js';
 import {
   CONFIRMATION_REQUESTED,
   CONFIRMATION_SETTLED,
+  CONFIRMATION_STEPPED,
   CONFIRMATION_VOTED,
   ConfirmationStatus,
   confirmationView,
@@ -43,7 +44,7 @@ export class ConfirmationInboxStream implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.waiter.observeNotifications((payload) => this.onChange(payload.replace(/^(requested|voted):/, ''), null));
+    this.waiter.observeNotifications((payload) => this.onChange(payload.replace(/^(requested|voted|stepped):/, ''), null));
   }
 
   @OnEvent(CONFIRMATION_REQUESTED)
@@ -58,6 +59,12 @@ export class ConfirmationInboxStream implements OnModuleInit {
 
   @OnEvent(CONFIRMATION_VOTED)
   onVoted(row: ConfirmationRequest): void {
+    this.onChange(row.id, row);
+  }
+
+  /** A reminder or escalation: the card shows it, and an escalation's widened approvers now see the request. */
+  @OnEvent(CONFIRMATION_STEPPED)
+  onStepped(row: ConfirmationRequest): void {
     this.onChange(row.id, row);
   }
 

@@ -80,7 +80,7 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       return {
         ok: true,
         message: `${verb} by ${row.respondedByName}`,
-        ...(row.batchKey ? { settled: true } : { decided: toDecidedCard(row) }),
+        ...(row.batchKey && (await this.cards.sharesCard(row)) ? { settled: true } : { decided: toDecidedCard(row) }),
       };
     } catch (err) {
       if (err instanceof ConflictError) {

@@ -88,6 +88,8 @@ export const CONFIRMATION_REQUESTED = 'confirmation.requested';
 export const CONFIRMATION_NOTIFIED = 'confirmation.notified';
 /** In-process domain event, emitted after a vote was counted on a row that may still be pending (tiers). */
 export const CONFIRMATION_VOTED = 'confirmation.voted';
+/** In-process: a reminder or escalation was taken on a pending request (payload: the row). */
+export const CONFIRMATION_STEPPED = 'confirmation.stepped';
 /**
  * Postgres NOTIFY channel; the payload is the confirmation id when a row left `pending`, and `requested:<id>` when a
  * row was created and `voted:<id>` when a vote was counted (the waiters ignore those; the inbox stream shows them).
@@ -138,6 +140,7 @@ export function confirmationView(c: ConfirmationRequest): Record<string, unknown
     escalated_at: c.escalatedAt?.toISOString() ?? null,
     escalation_channel_id: c.escalationChannelId,
     batch_key: c.batchKey,
+    batch_position: c.batchPosition,
   };
 }
 

@@ -1117,8 +1117,10 @@ export interface components {
             } | null;
             /** @description A hook asked for this approval: its reason */
             ask_reason: string | null;
-            /** @description Shared by the gated calls of one model turn (one card) */
+            /** @description Shared by the gated calls of one model turn (one card or one inbox group) */
             batch_key: string | null;
+            /** @description Its place among the calls of its model turn (0 = first) */
+            batch_position: number | null;
             call_id: string;
             channel_id: string | null;
             channel_type: string | null;

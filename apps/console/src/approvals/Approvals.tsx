@@ -7,6 +7,7 @@ import { usePendingForMe } from './PendingStream';
 import { useMemberNames } from './usePending';
 import { PendingCard } from './PendingCard';
 import { DecidedHistory, LinkedRequestOutcome } from './DecidedHistory';
+import { inTurnOrder, turnOf } from './turn-order';
 
 export type ConfirmationRow = Schemas['ConfirmationResponse'];
 
@@ -26,7 +27,7 @@ export function Approvals() {
   const all = useQuery({ queryKey: ['confirmations', 'all'], queryFn: () => data(http.GET('/api/confirmations')) });
   const match = (r: ConfirmationRow) =>
     !filter || `${r.tool} ${r.agent_name} ${r.requested_by} ${JSON.stringify(r.args)}`.toLowerCase().includes(filter.toLowerCase());
-  const pendingRows = (everyone ? (pending.data ?? []) : forMe).filter(match);
+  const pendingRows = inTurnOrder((everyone ? (pending.data ?? []) : forMe).filter(match));
   return (
     <Stack maw={1000}>
       <Title order={2}>Approvals</Title>
@@ -66,13 +67,7 @@ export function Approvals() {
               </Text>
             )}
             {pendingRows.map((r) => (
-              <PendingCard
-                key={r.id}
-                row={r}
-                nameOf={nameOf}
-                focused={r.id === focusedId}
-                turn={r.batch_key ? pendingRows.filter((x) => x.batch_key === r.batch_key) : [r]}
-              />
+              <PendingCard key={r.id} row={r} nameOf={nameOf} focused={r.id === focusedId} turn={turnOf(pendingRows, r)} />
             ))}
           </Stack>
         </Tabs.Panel>

@@ -61,7 +61,10 @@ export function DecidedHistory({ rows, nameOf }: { rows: ConfirmationRow[]; name
               <Table.Td>{r.agent_name}</Table.Td>
               <Table.Td>{nameOf(r.requested_by)}</Table.Td>
               <Table.Td>
-                <Badge color={r.status === 'approved' ? 'green' : r.status === 'rejected' ? 'red' : 'gray'}>{r.status}</Badge>
+                {/* A badge shrinks with its column and cuts the status ("APP…"): it keeps its full width. */}
+                <Badge miw="max-content" color={r.status === 'approved' ? 'green' : r.status === 'rejected' ? 'red' : 'gray'}>
+                  {r.status}
+                </Badge>
               </Table.Td>
               <Table.Td>
                 {r.responded_by ?? '—'}

@@ -142,6 +142,11 @@ export function PendingCard({
             {row.ask_reason}
           </Alert>
         )}
+        {(row.escalated_at ?? row.reminded_at) && (
+          <Badge color="orange" variant="light" data-testid="nudged">
+            {row.escalated_at ? 'escalated' : 'reminder sent'}
+          </Badge>
+        )}
         {turn.length > 1 && (
           <Badge variant="light">
             call {turn.indexOf(row) + 1} of {turn.length} in one model turn

@@ -36,6 +36,16 @@ export class BatchCards {
     private readonly config: AppConfig,
   ) {}
 
+  /**
+   * Whether a row's card is its turn's shared card: only on channels with batch cards. Elsewhere (the inbox, chat
+   * channels without batch cards) the calls of a turn share a batch key (the inbox groups them) but each has its own card.
+   */
+  async sharesCard(row: ConfirmationRequest): Promise<boolean> {
+    if (!row.batchKey || !row.channelId) return false;
+    const target = await this.channels.resolveForDelivery(row.orgId, row.channelId).catch(() => null);
+    return typeof target?.impl.sendBatchCard === 'function';
+  }
+
   /** Sends (or joins) the card of a batched row; throws when the card could not be sent. */
   async deliver(row: ConfirmationRequest, target: Target): Promise<void> {
     const key = row.batchKey;

@@ -79,7 +79,9 @@ export class ConfirmationResponse {
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) escalate_at: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) escalated_at: string | null;
   @NullableString('The channel the escalation card went to') escalation_channel_id: string | null;
-  @NullableString('Shared by the gated calls of one model turn (one card)') batch_key: string | null;
+  @NullableString('Shared by the gated calls of one model turn (one card or one inbox group)') batch_key: string | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Its place among the calls of its model turn (0 = first)' })
+  batch_position: number | null;
   @ApiPropertyOptional({
     type: StandingApprovalResponse,
     nullable: true,

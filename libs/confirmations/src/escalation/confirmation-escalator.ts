@@ -1,11 +1,11 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
 import { ChannelsService } from '@warden/channels';
-import { OnEvent } from '@nestjs/event-emitter';
+import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
 import { AppConfig, DueSweeps } from '@warden/common';
 import { approvalCardOf } from '../approval-card.js';
 import { ConfirmationWaiter } from '../confirmation-waiter.js';
-import { CONFIRMATION_REQUESTED, type ConfirmationRequest } from '../confirmation.types.js';
+import { CONFIRMATION_REQUESTED, CONFIRMATION_STEPPED, type ConfirmationRequest } from '../confirmation.types.js';
 import { EscalationStore } from './escalation.store.js';
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
@@ -30,6 +30,7 @@ export class ConfirmationEscalator implements OnModuleInit, OnModuleDestroy {
     private readonly channels: ChannelsService,
     private readonly users: UsersService,
     private readonly config: AppConfig,
+    private readonly bus: EventEmitter2,
     waiter: ConfirmationWaiter,
   ) {
     this.sweeps = new DueSweeps({
@@ -62,7 +63,10 @@ export class ConfirmationEscalator implements OnModuleInit, OnModuleDestroy {
     this.running = true;
     try {
       const steps = await this.store.claimDueSteps();
-      for (const { step, row } of steps) await (step === 'reminded' ? this.remind(row) : this.escalate(row));
+      for (const { step, row } of steps) {
+        this.bus.emit(CONFIRMATION_STEPPED, row); // this instance's inbox streams (others learn it from the NOTIFY)
+        await (step === 'reminded' ? this.remind(row) : this.escalate(row));
+      }
       return steps.length;
     } catch (err) {
       this.logger.warn(`reminder/escalation poll failed: ${(err as Error).message}`);
@@ -86,7 +90,8 @@ export class ConfirmationEscalator implements OnModuleInit, OnModuleDestroy {
         `Reminder: approval still needed for ${row.tool} (agent ${row.agentName ?? 'agent'}), waiting ${waited} s, ` +
           `expires ${row.expiresAt.toISOString()} — request ${row.id}: ${this.config.publicUrl}/approvals/${row.id}`,
       );
-      await impl.sendNotification(record, text, { agentId: row.agentId, runId: row.runId });
+      // The requester's notice (the inbox lists it to them); the approvers see it on the card (inbox stream).
+      await impl.sendNotification(record, text, { agentId: row.agentId, runId: row.runId, userId: row.requestedBy });
     } catch (err) {
       this.logger.warn(`reminder for confirmation ${row.id} not delivered: ${(err as Error).message}`);
     }

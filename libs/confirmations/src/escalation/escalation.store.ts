@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Queryable } from '@warden/common';
 import { DataSource } from 'typeorm';
-import { rowToConfirmation, type ConfirmationRequest, type ConfirmationRow } from '../confirmation.types.js';
+import { CONFIRMATION_NOTIFY_CHANNEL, rowToConfirmation, type ConfirmationRequest, type ConfirmationRow } from '../confirmation.types.js';
 import type { ReassignmentGuard } from './reassignment-policy.js';
 
 export type ConfirmationEventKind = 'reminded' | 'escalated' | 'reassigned';
@@ -20,6 +20,8 @@ const BATCH = 100;
 /**
  * Claims every reminder and escalation that is due, on all requests of all orgs, in one statement: the step is
  * marked done and its history row written in that statement, so whichever instance polls first does it, once.
+ * Each step is NOTIFYed (`stepped:<id>`, the row stays pending) so every instance's inbox stream shows it to the
+ * request's approvers (after an escalation, the widened ones).
  * An escalation due together with a reminder supersedes it (the escalation card is the louder reminder).
  */
 const CLAIM_DUE_STEPS = `
@@ -44,7 +46,7 @@ history AS (
   INSERT INTO confirmation_events (confirmation_id, kind, detail, by_name)
   SELECT id, step, CASE step WHEN 'escalated' THEN jsonb_build_object('approvers', approvers, 'channel_id', escalation_channel_id)
                              ELSE jsonb_build_object('channel_id', channel_id) END, 'system' FROM steps)
-SELECT * FROM steps`;
+SELECT steps.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'stepped:' || steps.id::text) AS notified FROM steps`;
 
 /** The earliest step still to take on a pending request (the partial indexes on `escalate_at` and `remind_at`). */
 const NEXT_STEP_DUE = `

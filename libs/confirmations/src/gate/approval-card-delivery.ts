@@ -66,7 +66,7 @@ export class ApprovalCardDelivery {
     this.logger.warn(`confirmation ${row.id}: ${reason}`);
     const closed = await this.decisions.expire(row.id, 'system', reason);
     // The turn's other calls wait on the same card: none of them can be approved through it now.
-    if (row.batchKey)
+    if (row.batchKey && (await this.batches.sharesCard(row)))
       await this.batches.expireBatch(row.batchKey, (id) => this.decisions.expire(id, 'system', reason)).catch(() => undefined);
     if (closed) {
       await ctx

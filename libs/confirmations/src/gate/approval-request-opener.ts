@@ -88,7 +88,8 @@ export class ApprovalRequestOpener {
       remindAfterS: policy.remindAfterS,
       escalateAfterS: policy.escalateAfterS,
       escalateTo: policy.escalateTo,
-      batch: target.impl.sendBatchCard ? batchKeyOf(ctx.runId, ctx.metadata.turnCallIds, callId) : null,
+      // Every channel groups a turn's calls: chat channels with batch cards on one card, the inbox as one group.
+      batch: batchKeyOf(ctx.runId, ctx.metadata.turnCallIds, callId),
     });
   }
 }

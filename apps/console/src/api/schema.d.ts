@@ -1881,6 +1881,8 @@ export interface components {
         };
         WorkflowNodeStateResponse: {
             agent_run_id?: string;
+            /** @description A failed node: why */
+            error?: string;
             /** @description The node's output (any JSON, null included) */
             output?: (string | number | boolean | {
                 [key: string]: unknown;

@@ -22,6 +22,7 @@ export class WorkflowNodeStateResponse {
   @OptionalJsonValue("The node's output (any JSON, null included)")
   output?: unknown;
   @ApiPropertyOptional() agent_run_id?: string;
+  @ApiPropertyOptional({ description: 'A failed node: why' }) error?: string;
 }
 
 @ApiExtraModels(WorkflowNodeStateResponse)

@@ -27,7 +27,8 @@ export interface TestApp {
 /**
  * `opts.imports` adds modules to the real app (e.g. a module providing test-only @Hook classes);
  * `opts.databaseUrl` shares a database between two app instances.
- * `opts.contract` (or WARDEN_CONTRACT=1) makes `request` throw when a JSON response does not match the OpenAPI document.
+ * `request` throws when a JSON response does not match the OpenAPI document (`opts.contract: false` or WARDEN_CONTRACT=0:
+ * not checked).
  */
 export async function startTestApp(
   env: EnvironmentInput = {},
@@ -56,7 +57,7 @@ export async function startTestApp(
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${port}`;
-  const contract = (opts.contract ?? process.env.WARDEN_CONTRACT === '1') ? OpenApiContract.fromApp(app) : undefined;
+  const contract = (opts.contract ?? process.env.WARDEN_CONTRACT !== '0') ? OpenApiContract.fromApp(app) : undefined;
   return {
     app,
     url,

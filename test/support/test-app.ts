@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { mintDevToken } from '@warden/auth';
 import type { EnvironmentInput } from '@warden/common';
 import { createApp } from '../../apps/api/src/bootstrap.js';
+import { OpenApiContract } from './openapi-contract.js';
 import { createTestDatabase } from './test-database.js';
 
 export const TEST_DEV_SECRET = 'test-dev-secret-0123456789abcdef';
@@ -26,10 +27,12 @@ export interface TestApp {
 /**
  * `opts.imports` adds modules to the real app (e.g. a module providing test-only @Hook classes);
  * `opts.databaseUrl` shares a database between two app instances.
+ * `request` throws when a JSON response does not match the OpenAPI document (`opts.contract: false` or WARDEN_CONTRACT=0:
+ * not checked).
  */
 export async function startTestApp(
   env: EnvironmentInput = {},
-  opts: { databaseUrl?: string; imports?: Array<Type | DynamicModule> } = {},
+  opts: { databaseUrl?: string; imports?: Array<Type | DynamicModule>; contract?: boolean } = {},
 ): Promise<TestApp> {
   const db = opts.databaseUrl ? undefined : await createTestDatabase();
   const databaseUrl = opts.databaseUrl ?? db!.url;
@@ -54,6 +57,7 @@ export async function startTestApp(
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${port}`;
+  const contract = (opts.contract ?? process.env.WARDEN_CONTRACT !== '0') ? OpenApiContract.fromApp(app) : undefined;
   return {
     app,
     url,
@@ -75,6 +79,8 @@ export async function startTestApp(
       } catch {
         /* not JSON */
       }
+      const violations = contract?.violations(method, path, res.status, res.headers.get('content-type'), parsed) ?? [];
+      if (violations.length) throw new Error(`response does not match the OpenAPI document:\n${violations.join('\n')}`);
       return { status: res.status, body: parsed, text, headers: res.headers };
     },
     async close() {

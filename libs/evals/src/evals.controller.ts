@@ -6,7 +6,7 @@ import type { EvalRun } from './eval.entity.js';
 import { EvalsService } from './evals.service.js';
 import { EvalResponse, EvalStartedResponse } from './dto/eval.response.js';
 
-const view = (e: EvalRun) => ({
+const view = (e: EvalRun): EvalResponse => ({
   id: e.id,
   agent_id: e.agentId,
   status: e.status,
@@ -30,7 +30,7 @@ export class EvalsController {
   @Roles('admin')
   @ApiAcceptedResponse({ type: EvalStartedResponse })
   @HttpCode(202)
-  async create(@CurrentPrincipal() p: Principal, @Body() body: CreateEvalDto) {
+  async create(@CurrentPrincipal() p: Principal, @Body() body: CreateEvalDto): Promise<EvalStartedResponse> {
     const row = await this.evals.create(p.orgId, p.userId, body);
     return { id: row.id, status: row.status, hooks: row.hooks };
   }
@@ -39,7 +39,7 @@ export class EvalsController {
   @Get(':id')
   @Roles('admin')
   @ApiOkResponse({ type: EvalResponse })
-  async get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+  async get(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<EvalResponse> {
     return view(await this.evals.get(p.orgId, id));
   }
 }

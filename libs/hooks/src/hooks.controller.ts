@@ -21,7 +21,7 @@ export class HooksController {
    */
   @Get()
   @ApiOkResponse({ type: [HookInfoResponse] })
-  list() {
+  list(): HookInfoResponse[] {
     return this.catalog.list().map((e) => ({
       name: e.name,
       point: e.point,

@@ -1168,6 +1168,24 @@ export interface components {
             /** @description index of the tier that applied */
             tier: number | null;
             tool: string;
+            /** @description GET one only: each person's decision */
+            votes?: components["schemas"]["ConfirmationVoteResponse"][];
+        };
+        ConfirmationVoteResponse: {
+            /** @description the approver policy that let this person decide */
+            approvers: string[];
+            /** Format: date-time */
+            at: string;
+            /** @enum {string} */
+            decision: "approve" | "reject";
+            /** @description the chat identity the decision came from */
+            external_id: string | null;
+            name: string;
+            /** @description feishu | slack | wecom, or null for the inbox/API */
+            platform: string | null;
+            /** @description index of the tier that applied */
+            tier: number | null;
+            user_id: string;
         };
         ConnectorActionDto: {
             description?: string;
@@ -1217,7 +1235,14 @@ export interface components {
             id: string;
             method: string | null;
             org_id: string;
+            /**
+             * @description in_flight while the call is being sent; interrupted when the process stopped before it answered
+             * @enum {string}
+             */
+            outcome: "in_flight" | "completed" | "interrupted";
             run_id: string | null;
+            /** @description An eval run's call: simulated, never sent */
+            simulated: boolean;
             status: number | null;
             success: boolean;
             surface: string | null;
@@ -1458,6 +1483,11 @@ export interface components {
             hooks: string;
             id: string;
             passed: number;
+            /**
+             * @description Connector reads run for real, or are simulated like writes
+             * @enum {string}
+             */
+            reads: "live" | "simulated";
             /** @description { input, output, passed, tool_calls } */
             results: {
                 [key: string]: unknown;
@@ -1493,6 +1523,8 @@ export interface components {
             /** @enum {string} */
             point: "SessionStart" | "UserPromptSubmit" | "PreModelCall" | "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "Stop";
             priority: number;
+            /** @description Runs after every other hook of its point (the confirmation gate) */
+            runs_last: boolean;
         };
         IdentitiesResponse: {
             feishu_open_id: string | null;
@@ -1681,8 +1713,14 @@ export interface components {
             name: string;
         };
         PolicyChangeResponse: {
-            after?: Record<string, never>;
-            before?: Record<string, never>;
+            /** @description The value after (absent for remove) */
+            after?: (string | number | boolean | {
+                [key: string]: unknown;
+            } | unknown[]) | null;
+            /** @description The value before (absent for add) */
+            before?: (string | number | boolean | {
+                [key: string]: unknown;
+            } | unknown[]) | null;
             /** @enum {string} */
             op: "add" | "remove" | "replace";
             /**
@@ -1754,6 +1792,8 @@ export interface components {
             trace: {
                 [key: string]: unknown;
             }[];
+            /** @description The OpenTelemetry trace id of the run (null when it was not traced) */
+            trace_id: string | null;
             user_id: string | null;
         };
         SetIdentitiesDto: {
@@ -1843,10 +1883,12 @@ export interface components {
         };
         WorkflowNodeStateResponse: {
             agent_run_id?: string;
-            /** @description The node's output (any JSON) */
-            output?: string | number | boolean | {
+            /** @description A failed node: why */
+            error?: string;
+            /** @description The node's output (any JSON, null included) */
+            output?: (string | number | boolean | {
                 [key: string]: unknown;
-            } | unknown[];
+            } | unknown[]) | null;
             /** @enum {string} */
             status: "pending" | "running" | "waiting" | "completed" | "failed" | "skipped";
         };

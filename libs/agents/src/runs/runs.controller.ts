@@ -14,7 +14,7 @@ export class RunsController {
 
   @Get(':id')
   @ApiOkResponse({ type: RunResponse })
-  get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+  get(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<RunResponse> {
     return this.runs.view(p, id);
   }
 
@@ -36,7 +36,7 @@ export class RunsController {
   @Post(':id/cancel')
   @ApiOkResponse({ type: RunResponse })
   @HttpCode(200)
-  cancel(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+  cancel(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<RunResponse> {
     return this.runs.cancel(p, id);
   }
 }

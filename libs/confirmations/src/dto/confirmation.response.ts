@@ -22,6 +22,17 @@ export class ConfirmationEventResponse {
   @ApiProperty({ format: 'date-time' }) at: string;
 }
 
+export class ConfirmationVoteResponse {
+  @ApiProperty() user_id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ enum: ['approve', 'reject'] }) decision: string;
+  @NullableString('feishu | slack | wecom, or null for the inbox/API') platform: string | null;
+  @NullableString('the chat identity the decision came from') external_id: string | null;
+  @ApiProperty({ type: [String], description: 'the approver policy that let this person decide' }) approvers: string[];
+  @ApiProperty({ type: Number, nullable: true, description: 'index of the tier that applied' }) tier: number | null;
+  @ApiProperty({ format: 'date-time' }) at: string;
+}
+
 export class ConfirmationResponse {
   @ApiProperty() id: string;
   @ApiProperty() run_id: string;
@@ -72,6 +83,8 @@ export class ConfirmationResponse {
   @NullableString('Who approved with changes') edited_by: string | null;
   @NullableString() edited_by_user_id: string | null;
   @NullableString('A hook asked for this approval: its reason') ask_reason: string | null;
+  @ApiPropertyOptional({ type: [ConfirmationVoteResponse], description: "GET one only: each person's decision" })
+  votes?: ConfirmationVoteResponse[];
   @ApiPropertyOptional({ type: [ConfirmationEventResponse], description: 'GET one only: reminders, escalations, reassignments' })
   history?: ConfirmationEventResponse[];
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) remind_at: string | null;

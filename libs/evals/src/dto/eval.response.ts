@@ -9,12 +9,14 @@ export class EvalStartedResponse {
 
 export class EvalResponse extends EvalStartedResponse {
   @ApiProperty() agent_id: string;
+  @ApiProperty({ enum: ['live', 'simulated'], description: 'Connector reads run for real, or are simulated like writes' })
+  reads: string;
   @ApiProperty({
     type: 'array',
     items: { type: 'object', additionalProperties: true },
     description: '{ input, output, passed, tool_calls }',
   })
-  results: Array<Record<string, unknown>>;
+  results: object[];
   @NullableString() error: string | null;
   @ApiProperty() passed: number;
   @ApiProperty() total: number;

@@ -8,8 +8,9 @@ export class HookInfoResponse {
   @ApiProperty() priority: number;
   @ApiProperty() description: string;
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: "JSON Schema of the hook's config" })
-  config_schema: Record<string, unknown> | null;
+  config_schema: object | null;
   @ApiProperty({ description: 'Attached to every agent whether declared or not' }) auto_attached: boolean;
+  @ApiProperty({ description: 'Runs after every other hook of its point (the confirmation gate)' }) runs_last: boolean;
 }
 
 export class DryRunVerdictResponse {

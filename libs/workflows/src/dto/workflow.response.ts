@@ -1,5 +1,5 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { JsonObject, NullableString } from '@warden/common';
+import { JsonObject, NullableString, OptionalJsonValue } from '@warden/common';
 
 export class WorkflowResponse {
   @ApiProperty() id: string;
@@ -19,18 +19,10 @@ export class WorkflowRunStartedResponse {
 
 export class WorkflowNodeStateResponse {
   @ApiProperty({ enum: ['pending', 'running', 'waiting', 'completed', 'failed', 'skipped'] }) status: string;
-  @ApiPropertyOptional({
-    description: "The node's output (any JSON)",
-    oneOf: [
-      { type: 'string' },
-      { type: 'number' },
-      { type: 'boolean' },
-      { type: 'object', additionalProperties: true },
-      { type: 'array', items: {} },
-    ],
-  })
+  @OptionalJsonValue("The node's output (any JSON, null included)")
   output?: unknown;
   @ApiPropertyOptional() agent_run_id?: string;
+  @ApiPropertyOptional({ description: 'A failed node: why' }) error?: string;
 }
 
 @ApiExtraModels(WorkflowNodeStateResponse)

@@ -30,6 +30,7 @@ export class RunResponse {
     description: 'The policy versions the run started under (null for runs recorded before versions existed)',
   })
   policy_versions: RunPolicyVersionsResponse | null;
+  @NullableString('The OpenTelemetry trace id of the run (null when it was not traced)') trace_id: string | null;
   @ApiProperty({
     description: "The run's events that say what hooks and tools did: { seq, type, ...data, at }",
     type: 'array',

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { OptionalJsonValue } from '@warden/common';
 
 /** POST …/rollback: the version to put back, and why. */
 export class PolicyRollbackDto {
@@ -47,8 +48,8 @@ export class OrgHooksVersionResponse extends PolicyVersionResponse {
 export class PolicyChangeResponse {
   @ApiProperty({ enum: ['add', 'remove', 'replace'] }) op: string;
   @ApiProperty({ description: 'JSON pointer (RFC 6901) into the config', example: '/hooks/class_hooks/1' }) path: string;
-  @ApiPropertyOptional() before?: unknown;
-  @ApiPropertyOptional() after?: unknown;
+  @OptionalJsonValue('The value before (absent for add)') before?: unknown;
+  @OptionalJsonValue('The value after (absent for remove)') after?: unknown;
 }
 
 export class PolicyDiffResponse {

@@ -23,5 +23,11 @@ export class ConnectorCallResponse {
   @NullableString() error: string | null;
   @NullableString() blocked_by: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Who approved the call, under which approval' }) approved_by: string | null;
+  @ApiProperty({ description: "An eval run's call: simulated, never sent" }) simulated: boolean;
+  @ApiProperty({
+    enum: ['in_flight', 'completed', 'interrupted'],
+    description: 'in_flight while the call is being sent; interrupted when the process stopped before it answered',
+  })
+  outcome: string;
   @ApiProperty({ type: String, format: 'date-time' }) created_at: Date;
 }

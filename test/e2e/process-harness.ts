@@ -2,7 +2,7 @@ import { mintDevToken } from '@warden/auth';
 import pg from 'pg';
 import { type FakeOpenAI } from '../fakes/fake-openai.js';
 import { type HttpFake } from '../fakes/http-fake.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { startServerProcess, type ServerProcess, type StartOptions } from '../support/server-process.js';
 import { until as untilWithin } from '../support/eventually.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { parseSse, OA_ACTIONS, type SseEvent } from './runtime-helpers.js';
@@ -24,7 +24,7 @@ export interface ProcessHarness {
   env: Record<string, string>;
   token: string;
   sql: pg.Client;
-  start: (extra?: Record<string, string>) => Promise<ServerProcess>;
+  start: (extra?: Record<string, string>, opts?: StartOptions) => Promise<ServerProcess>;
   api: (server: ServerProcess, method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
   /** Kills every process started here and drops the database. */
   close(): Promise<void>;
@@ -65,9 +65,9 @@ export async function startProcesses(opts: { env?: Record<string, string> } = {}
   const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
   const sql = new pg.Client({ connectionString: db.url });
   await sql.connect();
-  const start = async (extra: Record<string, string> = {}) => {
+  const start = async (extra: Record<string, string> = {}, opts: StartOptions = {}) => {
     // A loaded CI machine can take a while to boot a server; restarts in fault tests must not fail on that.
-    const server = await startServerProcess({ ...env, ...extra }, { timeoutMs: 90_000 });
+    const server = await startServerProcess({ ...env, ...extra }, { timeoutMs: 90_000, ...opts });
     servers.push(server);
     return server;
   };
@@ -126,12 +126,12 @@ export async function startHarness(opts: {
   // The set-up server runs the harness's env: the test's first start() without extra env takes it over (one boot less
   // per test); a start with extra env (another INSTANCE_ID...) stops it first, as before.
   let setUp: ServerProcess | undefined = first;
-  const start = async (extra: Record<string, string> = {}) => {
+  const start = async (extra: Record<string, string> = {}, startOpts: StartOptions = {}) => {
     const idle = setUp;
     setUp = undefined;
-    if (idle && Object.keys(extra).length === 0) return idle;
+    if (idle && Object.keys(extra).length === 0 && !startOpts.main) return idle;
     await idle?.stop();
-    return base.start(extra);
+    return base.start(extra, startOpts);
   };
 
   const chatUntil = async (server: ServerProcess, message: string, stopAt: (e: SseEvent) => boolean) => {

@@ -49,10 +49,14 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts `node dist/apps/api/src/main.js` as a real child process and waits for /api/health. */
-export async function startServerProcess(
-  env: Record<string, string>,
-  opts: { timeoutMs?: number; nodeArgs?: string[] } = {},
-): Promise<ServerProcess> {
+export interface StartOptions {
+  timeoutMs?: number;
+  nodeArgs?: string[];
+  /** Another build's entry point (a next release, test/support/next-release.ts); the current dist/ by default. */
+  main?: string;
+}
+
+export async function startServerProcess(env: Record<string, string>, opts: StartOptions = {}): Promise<ServerProcess> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnce(env, opts);
@@ -63,11 +67,11 @@ export async function startServerProcess(
   }
 }
 
-async function startOnce(env: Record<string, string>, opts: { timeoutMs?: number; nodeArgs?: string[] }): Promise<ServerProcess> {
+async function startOnce(env: Record<string, string>, opts: StartOptions): Promise<ServerProcess> {
   ensureBuilt();
   const port = env.PORT ?? String(await freePort());
   let out = '';
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), MAIN], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.main ?? MAIN], {
     cwd: ROOT,
     // The production build as deployed, except for two explicit test allowances: dev tokens (the tests pass a
     // 32+ char AUTH_DEV_SECRET) and loopback egress (the fakes listen on 127.0.0.1).

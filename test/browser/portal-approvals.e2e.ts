@@ -68,6 +68,9 @@ it('a member chats, PO-1002 waits at the gate, an admin approves it live from th
   expect(argRows[0]).toMatch(/amount\s+68,000/); // formatted, the decisive field first
   await request.getByText(/^expires in \d+:\d\d$/).waitFor(); // how long is left, not a clock time
   await request.getByRole('link', { name: 'open the run' }).waitFor();
+  // Why a person is asked (the rule that fired) and the member's own words.
+  expect(await request.getByTestId('approval-trigger').innerText()).toMatch(/args\.amount > 50000/);
+  expect(await request.getByTestId('member-message').innerText()).toBe('Pay the open purchase orders');
   await screenshot(approver.page, 'approvals-inbox');
   await request.getByLabel('Reason (optional)').fill('budget line 7 confirmed');
   // Approve with changes: the approver lowers the amount in the edit form; the call runs with exactly that.

@@ -665,6 +665,11 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       expect(pending.data.channel).toMatchObject({ id: 'inbox', type: 'inbox' });
       const listed = await t.request('GET', '/api/confirmations?status=pending', { token: bob.token });
       expect(listed.body.map((r: { id: string }) => r.id)).toContain(id);
+      // Why and in what context (#32): the rule that fired and the member's message, as the approver reads them.
+      expect(listed.body.find((r: { id: string }) => r.id === id)).toMatchObject({
+        trigger: 'args.amount > 50000',
+        member_message: `pay ${po} 60000`,
+      });
       expect(paymentsOf(po)).toHaveLength(0);
       const res = await t.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } });
       expect(res.status).toBe(200);

@@ -46,6 +46,8 @@ export interface ConfirmationRow {
   edited_by_user_id?: string | null;
   edited_by_name?: string | null;
   ask_reason?: string | null;
+  trigger?: string | null;
+  member_message?: string | null;
   remind_at: Date | null;
   reminded_at: Date | null;
   escalate_at: Date | null;
@@ -103,6 +105,8 @@ export function rowToConfirmation(r: ConfirmationRow): ConfirmationRequest {
     editedByUserId: r.edited_by_user_id ?? null,
     editedByName: r.edited_by_name ?? null,
     askReason: r.ask_reason ?? null,
+    trigger: r.trigger ?? null,
+    memberMessage: r.member_message ?? null,
     remindAt: toDateOrNull(r.remind_at),
     remindedAt: toDateOrNull(r.reminded_at),
     escalateAt: toDateOrNull(r.escalate_at),

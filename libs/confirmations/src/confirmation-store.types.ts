@@ -31,6 +31,9 @@ export interface NewConfirmation {
   argsSchema?: Record<string, unknown> | null;
   /** A hook asked for this approval, with this reason. */
   askReason?: string | null;
+  /** The rule that made the call need a person (the action's condition...), and the member's message of the run. */
+  trigger?: string | null;
+  memberMessage?: string | null;
   /** Reminder / escalation delays (seconds after the request) and whom to escalate to. */
   remindAfterS?: number;
   escalateAfterS?: number;

@@ -80,6 +80,9 @@ export class ConfirmationRequestEntity {
   editedByUserId: string | null;
   @Column('text', { nullable: true }) editedByName: string | null;
   @Column('text', { nullable: true }) askReason: string | null;
+  // Why and in what context (#32)
+  @Column('text', { nullable: true }) trigger: string | null;
+  @Column('text', { nullable: true }) memberMessage: string | null;
   // Reminders and escalation
   @Column('timestamptz', { nullable: true }) remindAt: Date | null;
   @Column('timestamptz', { nullable: true }) remindedAt: Date | null;

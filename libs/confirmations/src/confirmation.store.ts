@@ -84,10 +84,11 @@ export class ConfirmationStore implements OnModuleInit {
       `WITH inserted AS (INSERT INTO confirmation_requests
          (org_id, agent_id, agent_name, run_id, call_id, tool, args, requested_by, approver_scope, agent_owner_id,
           forbid_self_approval, channel_id, channel_type, expires_at, approvers, tier, approvals_required, decisive_fields, args_digest,
-          args_schema, ask_reason, remind_at, escalate_at, escalate_to, batch_key, batch_position, policy, policy_version)
+          args_schema, ask_reason, remind_at, escalate_at, escalate_to, batch_key, batch_position, policy, policy_version,
+          "trigger", member_message)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, now() + make_interval(secs => $14),
                $15::jsonb, $16, $17, $18::jsonb, $19, $20::jsonb, $21,
-               now() + make_interval(secs => $22), now() + make_interval(secs => $23), $24::jsonb, $25, $26, $27::jsonb, $28)
+               now() + make_interval(secs => $22), now() + make_interval(secs => $23), $24::jsonb, $25, $26, $27::jsonb, $28, $29, $30)
        ON CONFLICT (run_id, call_id) DO NOTHING
        RETURNING *)
        SELECT inserted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'requested:' || inserted.id::text) AS notified FROM inserted`,
@@ -120,6 +121,8 @@ export class ConfirmationStore implements OnModuleInit {
         input.batch?.position ?? null,
         JSON.stringify(input.policy),
         input.policyVersion,
+        input.trigger ?? null,
+        input.memberMessage ?? null,
       ],
     );
     if (inserted) {

@@ -62,6 +62,10 @@ export interface ConfirmationRequest {
   editedByName: string | null;
   /** A hook asked for this approval (`permissionDecision: "ask"`): its reason, shown on the card. */
   askReason: string | null;
+  /** Why a person is asked: the rule that fired (e.g. `args.amount > 50000`), when it was not a hook's ask. */
+  trigger: string | null;
+  /** The member's message the run started from (context for the approver). */
+  memberMessage: string | null;
   /** Reminder / escalation steps: when due, when done (issue #20), whom to escalate to, the escalation card. */
   remindAt: Date | null;
   remindedAt: Date | null;
@@ -134,6 +138,8 @@ export function confirmationView(c: ConfirmationRequest): Record<string, unknown
     edited_by: c.editedByName,
     edited_by_user_id: c.editedByUserId,
     ask_reason: c.askReason,
+    trigger: c.trigger,
+    member_message: c.memberMessage,
     remind_at: c.remindAt?.toISOString() ?? null,
     reminded_at: c.remindedAt?.toISOString() ?? null,
     escalate_at: c.escalateAt?.toISOString() ?? null,

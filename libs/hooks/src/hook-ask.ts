@@ -19,3 +19,15 @@ export function askReasonOf(metadata: ToolCallMetadata): string | null {
   const asks = metadata.confirmationAsks ?? [];
   return asks.length ? asks.map((a) => `${a.hook}: ${a.reason}`).join('; ') : null;
 }
+
+/**
+ * Why a person is asked, as the approver reads it (#32): the action's condition, or that it always needs one, or the
+ * agent's "every call" setting. A hook's ask has its own reason (`askReasonOf`); a question to a person needs none.
+ */
+export function triggerOf(metadata: ToolCallMetadata): string | null {
+  if (metadata.humanTask) return null;
+  if (metadata.confirmationWhen) return metadata.confirmationWhen;
+  if (metadata.requiresConfirmation) return 'this action always needs an approval';
+  if (metadata.agent?.requireConfirmationForAll) return "this agent's tool calls all need an approval";
+  return null;
+}

@@ -17,6 +17,8 @@ export interface ToolCallMetadata {
   /** The tool changes something (connector action `write`, or a built-in tool that declares it). */
   write?: boolean;
   conversationId?: string;
+  /** The member's message the run started from (shown to approvers as the call's context). */
+  memberMessage?: string;
   /** The CEL condition that made this call need approval (its `args.*` fields are shown first on the card). */
   confirmationWhen?: string | null;
   /** Present for connector tools. */

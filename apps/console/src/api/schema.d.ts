@@ -1141,6 +1141,8 @@ export interface components {
             /** @description GET one only: reminders, escalations, reassignments */
             history?: components["schemas"]["ConfirmationEventResponse"][];
             id: string;
+            /** @description The member's message the run started from */
+            member_message: string | null;
             /** @description Approved with changes: the args as proposed (args holds the edit) */
             original_args: {
                 [key: string]: unknown;
@@ -1168,6 +1170,8 @@ export interface components {
             /** @description index of the tier that applied */
             tier: number | null;
             tool: string;
+            /** @description The rule that made the call need a person, e.g. the action's condition `args.amount > 50000` */
+            trigger: string | null;
             /** @description GET one only: each person's decision */
             votes?: components["schemas"]["ConfirmationVoteResponse"][];
         };

@@ -1,4 +1,19 @@
-import { Alert, Anchor, Badge, Button, Card, Group, Stack, Switch, Table, Text, Textarea, TextInput } from '@mantine/core';
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Blockquote,
+  Button,
+  Card,
+  Code,
+  Group,
+  Stack,
+  Switch,
+  Table,
+  Text,
+  Textarea,
+  TextInput,
+} from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -141,6 +156,16 @@ export function PendingCard({
           <Alert color="yellow" title="Why a hook asks">
             {row.ask_reason}
           </Alert>
+        )}
+        {row.trigger && (
+          <Text size="sm" data-testid="approval-trigger">
+            Why: the rule <Code>{row.trigger}</Code> holds for these arguments
+          </Text>
+        )}
+        {row.member_message && (
+          <Blockquote p="xs" data-testid="member-message" aria-label="The member's message">
+            <Text size="sm">{row.member_message}</Text>
+          </Blockquote>
         )}
         {(row.escalated_at ?? row.reminded_at) && (
           <Badge color="orange" variant="light" data-testid="nudged">

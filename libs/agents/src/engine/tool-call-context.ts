@@ -22,6 +22,7 @@ export function callContext(
     ...toolMetadata,
     agent: live.settings,
     conversationId: run.conversationId ?? undefined,
+    memberMessage: run.message,
     parentRunId: run.parentRunId ?? undefined,
     turnCallIds: turn?.map((c) => c.call_id),
   };

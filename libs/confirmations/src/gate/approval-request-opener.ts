@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { SettledHere } from './settled-here.js';
 import { ChannelsService, type Channel, type ChannelRecord } from '@warden/channels';
 import { isDroppedDatabaseConnection } from '@warden/database';
-import { askReasonOf, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
+import { askReasonOf, triggerOf, type AgentHookSettings, type HookContext, type HookResult } from '@warden/hooks';
 import { batchKeyOf } from '../batch/batch-cards.js';
 import { humanTaskSchema } from '../edits/human-task.js';
 import { ConfirmationStore } from '../confirmation.store.js';
@@ -85,6 +85,8 @@ export class ApprovalRequestOpener {
       timeoutS: policy.timeoutS,
       argsSchema: ctx.metadata.humanTask ? humanTaskSchema(ctx.metadata.argsSchema, ctx.toolArgs) : (ctx.metadata.argsSchema ?? null),
       askReason: askReasonOf(ctx.metadata),
+      trigger: triggerOf(ctx.metadata),
+      memberMessage: ctx.metadata.memberMessage ?? null,
       remindAfterS: policy.remindAfterS,
       escalateAfterS: policy.escalateAfterS,
       escalateTo: policy.escalateTo,

@@ -93,6 +93,18 @@ describe('hooks can ask for a human (YAML and class hooks, Feishu fake, PostgreS
     expect(paysOf('PO-ASK').map((r) => r.body)).toEqual([{ amount: 100, vendor: 'V-NEW' }]);
   });
 
+  it('a card asked by the action\'s own rule says which rule, and the member\'s message is on the request (#32)', async () => {
+    const agent = await createAgent({ id: 'PO-RULE', amount: 60000 }, {});
+    const run = openChat(t, admin.token, { agent_id: agent, message: 'pay PO-RULE for the new laptops' });
+    const pending = (await run.next('confirmation_pending')).data;
+    const text = await until('the Feishu card', () => cardText(pending.confirmation_id));
+    expect(text).toContain('**Why:** the rule args.amount &#62; 50000 holds for these arguments');
+    const row = (await t.request('GET', `/api/confirmations/${pending.confirmation_id}`, { token: admin.token })).body;
+    expect(row).toMatchObject({ trigger: 'args.amount > 50000', ask_reason: null, member_message: 'pay PO-RULE for the new laptops' });
+    await t.request('POST', `/api/confirmations/${pending.confirmation_id}/decision`, { token: admin.token, body: { decision: 'reject' } });
+    await run.finished;
+  });
+
   it('the same hook with nothing to ask lets a small payment run without a card', async () => {
     const agent = await createAgent({ id: 'PO-OLD', amount: 100, vendor: 'V-OLD' }, { yaml: askYaml });
     const cards = feishu.sent.length;

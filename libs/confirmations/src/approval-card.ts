@@ -18,6 +18,11 @@ export async function approvalCardOf(row: ConfirmationRequest, users: UsersServi
     approvalsRequired: row.approvalsRequired,
     approvalsGiven: row.approvalsGiven,
     link: `${publicUrl}/approvals/${row.id}`,
-    askReason: row.askReason,
+    askReason: whyAsked(row),
   };
+}
+
+/** The card's "Why": a hook's reason for asking, else the rule that fired (null for a question to a person). */
+export function whyAsked(row: Pick<ConfirmationRequest, 'askReason' | 'trigger'>): string | null {
+  return row.askReason ?? (row.trigger ? `the rule ${row.trigger} holds for these arguments` : null);
 }

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
 import { ChannelsService, type BatchCard, type Channel, type ChannelRecord, type SentCard } from '@warden/channels';
 import { AppConfig } from '@warden/common';
-import { approvalCardOf } from '../approval-card.js';
+import { approvalCardOf, whyAsked } from '../approval-card.js';
 import { ConfirmationStatus, type ConfirmationRequest } from '../confirmation.types.js';
 import { BatchStore } from './batch.store.js';
 
@@ -129,7 +129,7 @@ export class BatchCards {
         tool: r.tool,
         args: r.args,
         decisiveFields: r.decisiveFields ?? [],
-        askReason: r.askReason,
+        askReason: whyAsked(r),
         status: r.status,
         decidedBy: r.respondedByName,
         reason: r.reason,

@@ -61,9 +61,11 @@ describe('rolling upgrade N -> N+1 with runs waiting (server processes, PostgreS
     const parked = Array.from({ length: PARKED }, (_, i) => `PO-W${i}`);
     for (let i = 0; i < PARKED; i += 10) {
       await Promise.all(
-        parked.slice(i, i + 10).map((po, j) =>
-          harness.chatUntil(j % 2 ? servers.a : servers.b, `Pay ${po} amount 60000`, (e) => e.event === 'confirmation_pending'),
-        ),
+        parked
+          .slice(i, i + 10)
+          .map((po, j) =>
+            harness.chatUntil(j % 2 ? servers.a : servers.b, `Pay ${po} amount 60000`, (e) => e.event === 'confirmation_pending'),
+          ),
       );
     }
     const inFlight = Array.from({ length: IN_FLIGHT }, (_, i) => `PO-F${i}`);
@@ -108,13 +110,17 @@ describe('rolling upgrade N -> N+1 with runs waiting (server processes, PostgreS
     await roll('b');
     await decide(PARKED);
 
-    const runs = await until('every run to end', async () => {
-      const { rows } = await harness.sql.query<{ status: string; n: string }>(
-        `SELECT status, count(*) AS n FROM agent_runs GROUP BY status`,
-      );
-      const byStatus = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
-      return byStatus.completed === PARKED + IN_FLIGHT ? byStatus : undefined;
-    }, 60_000);
+    const runs = await until(
+      'every run to end',
+      async () => {
+        const { rows } = await harness.sql.query<{ status: string; n: string }>(
+          `SELECT status, count(*) AS n FROM agent_runs GROUP BY status`,
+        );
+        const byStatus = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+        return byStatus.completed === PARKED + IN_FLIGHT ? byStatus : undefined;
+      },
+      60_000,
+    );
     expect(runs).toEqual({ completed: PARKED + IN_FLIGHT });
     expect(decided.size).toBe(PARKED);
     const paid = paymentsByPo(oa);

@@ -1,3 +1,4 @@
+import { ShutdownSignal } from '@nestjs/common';
 import type { RequestHandler } from 'express';
 
 /** How long a client (or the proxy in front) should wait before trying this request again — on another instance. */
@@ -7,16 +8,16 @@ const RETRY_AFTER_S = '1';
 let draining = false;
 
 /**
- * From the stop signal on, this instance takes no new request: each gets a 503 with `Retry-After` (the health check
- * too, so a proxy or a readiness probe takes the instance out at once), while the requests already under way, the
- * runs' drives and the buffered audit rows finish. Without it a request arriving while modules shut down could meet
+ * From a stop signal on (any that `enableShutdownHooks()` closes the app on: SIGTERM, SIGINT, SIGHUP...), this
+ * instance takes no new request: each gets a 503 with `Retry-After` (the health check too, so a proxy or a readiness
+ * probe takes the instance out at once), while the requests already under way, the runs' drives and the buffered
+ * audit rows finish. Without it a request arriving while modules shut down could meet
  * a closed pool and answer 500. `once`: Nest's own handler re-sends the signal after closing, which must then end
  * the process.
  */
 export function drainOnStopSignals(): void {
   const start = () => (draining = true);
-  process.once('SIGTERM', start);
-  process.once('SIGINT', start);
+  for (const signal of Object.values(ShutdownSignal)) process.once(signal, start);
 }
 
 export function drainGate(): RequestHandler {

@@ -33,9 +33,13 @@ export async function seriousA11yViolations(page: Page): Promise<AxeFinding[]> {
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
+/** The page's serious and critical violations as readable lines (state, rule, help, first elements). */
+export async function a11yReport(page: Page, state: string): Promise<string[]> {
+  const found = await seriousA11yViolations(page);
+  return found.map((v) => `${state}: ${v.impact} ${v.id} (${v.help}) at ${v.targets.join(' | ')}`);
+}
+
 /** Fails with a readable list (rule, help, first elements) when the page has serious or critical violations. */
 export async function expectAccessible(page: Page, state: string): Promise<void> {
-  const found = await seriousA11yViolations(page);
-  const report = found.map((v) => `${state}: ${v.impact} ${v.id} (${v.help}) at ${v.targets.join(' | ')}`);
-  expect(report).toEqual([]);
+  expect(await a11yReport(page, state)).toEqual([]);
 }

@@ -69,11 +69,16 @@ function SignedIn({
   ];
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between">
           <Group>
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
-            <Title order={3}>Warden</Title>
+            <Text fw={700} size="xl" component="span">
+              Warden
+            </Text>
           </Group>
           <Group gap="xs">
             <Text size="sm" data-testid="whoami">
@@ -107,7 +112,7 @@ function SignedIn({
           ))}
         </ScrollArea>
       </AppShell.Navbar>
-      <AppShell.Main>
+      <AppShell.Main id="main" tabIndex={-1}>
         <Routes>
           <Route path="/" element={<Navigate to="/portal" replace />} />
           <Route path="/portal" element={<AgentsList />} />
@@ -116,9 +121,20 @@ function SignedIn({
           <Route path="/approvals/:id" element={<Approvals />} />
           <Route path="/workflows/*" element={<WorkflowsRoutes />} />
           <Route path="/admin/*" element={<AdminRoutes />} />
-          <Route path="*" element={<Text>Nothing here. Pick a page on the left.</Text>} />
+          <Route path="*" element={<NotFound />} />
         </Routes>
       </AppShell.Main>
     </AppShell>
+  );
+}
+
+function NotFound() {
+  return (
+    <>
+      <Title order={1} size="h2">
+        Nothing here
+      </Title>
+      <Text>Pick a page on the left.</Text>
+    </>
   );
 }

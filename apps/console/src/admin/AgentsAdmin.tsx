@@ -20,7 +20,9 @@ export function AgentsAdmin() {
   return (
     <Stack maw={900}>
       <Group justify="space-between">
-        <Title order={2}>Agents</Title>
+        <Title order={1} size="h2">
+          Agents
+        </Title>
         <Button component={Link} to="/admin/agents/new">
           New agent
         </Button>
@@ -97,7 +99,9 @@ export function AgentEditor() {
 
   return (
     <Stack>
-      <Title order={2}>{isNew ? 'New agent' : `Agent ${agent.data?.name ?? ''}`}</Title>
+      <Title order={1} size="h2">
+        {isNew ? 'New agent' : `Agent ${agent.data?.name ?? ''}`}
+      </Title>
       <Grid>
         <Grid.Col span={{ base: 12, md: 7 }}>
           <Stack>

@@ -61,7 +61,9 @@ export function AuditAdmin() {
   const pages = Math.max(1, Math.ceil(shown.length / PAGE));
   return (
     <Stack>
-      <Title order={2}>Audit log</Title>
+      <Title order={1} size="h2">
+        Audit log
+      </Title>
       <Group align="flex-end">
         <Select
           label="Agent"

@@ -65,7 +65,9 @@ export function ChannelsAdmin() {
   });
   return (
     <Stack maw={800}>
-      <Title order={2}>Channels</Title>
+      <Title order={1} size="h2">
+        Channels
+      </Title>
       {list.data?.length === 0 && <Text c="dimmed">No channels: approval cards go to the built-in inbox.</Text>}
       <Table aria-label="Channels">
         <Table.Tbody>

@@ -25,7 +25,9 @@ export function ConnectorsAdmin() {
   });
   return (
     <Stack maw={800}>
-      <Title order={2}>Connectors</Title>
+      <Title order={1} size="h2">
+        Connectors
+      </Title>
       <ErrorAlert error={list.error} what="The connectors could not be loaded" />
       {list.data?.length === 0 && <Text c="dimmed">No connectors yet.</Text>}
       <Table aria-label="Connectors">

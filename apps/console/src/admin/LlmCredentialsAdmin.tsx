@@ -36,7 +36,9 @@ export function LlmCredentialsAdmin() {
   });
   return (
     <Stack maw={800}>
-      <Title order={2}>LLM credentials</Title>
+      <Title order={1} size="h2">
+        LLM credentials
+      </Title>
       <ErrorAlert error={list.error} what="The credentials could not be loaded" />
       {list.data?.length === 0 && <Text c="dimmed">No LLM credentials yet: agents use the operator&apos;s key variables.</Text>}
       <Table aria-label="LLM credentials">

@@ -26,7 +26,9 @@ export function McpServersAdmin() {
   });
   return (
     <Stack maw={960}>
-      <Title order={2}>MCP servers</Title>
+      <Title order={1} size="h2">
+        MCP servers
+      </Title>
       <ErrorAlert error={list.error} what="The MCP servers could not be loaded" />
       {list.data?.length === 0 && <Text c="dimmed">No MCP servers yet.</Text>}
       {list.data?.map((s) => (

@@ -15,7 +15,9 @@ export function OrgAdmin() {
   });
   return (
     <Stack maw={700}>
-      <Title order={2}>Organisation {org.data?.name ?? org.data?.external_id ?? ''}</Title>
+      <Title order={1} size="h2">
+        Organisation {org.data?.name ?? org.data?.external_id ?? ''}
+      </Title>
       <ErrorAlert error={org.error} what="The organisation could not be loaded" />
       <Card withBorder>
         <Switch

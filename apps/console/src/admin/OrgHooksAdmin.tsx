@@ -30,7 +30,9 @@ export function OrgHooksAdmin() {
   const current = value ?? { class_hooks: [] };
   return (
     <Stack maw={900}>
-      <Title order={2}>Org hooks</Title>
+      <Title order={1} size="h2">
+        Org hooks
+      </Title>
       <Text c="dimmed" size="sm">
         Run for every agent of the organisation, before the agent&apos;s own hooks of the same point; an agent hook of the same name is
         replaced by the org&apos;s.

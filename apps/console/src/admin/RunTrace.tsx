@@ -31,7 +31,9 @@ export function RunTrace() {
   const steps = traceTimeline(run.data.trace, run.data.answer);
   return (
     <Stack>
-      <Title order={2}>Run trace</Title>
+      <Title order={1} size="h2">
+        Run trace
+      </Title>
       <Text size="sm">
         Run{' '}
         <Text span ff="monospace">

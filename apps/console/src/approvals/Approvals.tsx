@@ -30,7 +30,9 @@ export function Approvals() {
   const pendingRows = inTurnOrder((everyone ? (pending.data ?? []) : forMe).filter(match));
   return (
     <Stack maw={1000}>
-      <Title order={2}>Approvals</Title>
+      <Title order={1} size="h2">
+        Approvals
+      </Title>
       <Group align="flex-end">
         <TextInput
           label="Filter"

@@ -46,8 +46,8 @@ export function SignIn() {
   return (
     <Center mih="100vh" p="md">
       <Paper withBorder shadow="sm" p="xl" w="100%" maw={420}>
-        <Title order={2} mb="xs">
-          Warden
+        <Title order={1} size="h2" mb="xs">
+          Sign in to Warden
         </Title>
         {issuer && clientId && (
           <Stack>

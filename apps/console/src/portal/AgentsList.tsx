@@ -11,7 +11,9 @@ export function AgentsList() {
   const agents = useQuery({ queryKey: ['agents'], queryFn: () => data(http.GET('/api/agents')) });
   return (
     <Stack>
-      <Title order={2}>Agents</Title>
+      <Title order={1} size="h2">
+        Agents
+      </Title>
       <ErrorAlert error={agents.error} what="Agents could not be loaded" />
       {agents.data?.length === 0 && <Text c="dimmed">No agents yet. An admin creates them under Agents.</Text>}
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>

@@ -97,7 +97,9 @@ export function ChatView() {
       <Grid.Col span={{ base: 12, md: 8 }}>
         <Stack maw={900}>
           <Group justify="space-between">
-            <Title order={2}>{agent.data?.name ?? 'Chat'}</Title>
+            <Title order={1} size="h2">
+              {agent.data?.name ?? 'Chat'}
+            </Title>
             <Button variant="default" size="xs" component={Link} to={`/portal/chat/${agentId}`} disabled={!conversationId}>
               New conversation
             </Button>

@@ -43,7 +43,9 @@ function WorkflowsList() {
   return (
     <Stack maw={800}>
       <Group justify="space-between">
-        <Title order={2}>Workflows</Title>
+        <Title order={1} size="h2">
+          Workflows
+        </Title>
         {isAdmin(session) && (
           <Button component={Link} to="/workflows/new">
             New workflow
@@ -115,7 +117,9 @@ function WorkflowEditor() {
   });
   return (
     <Stack>
-      <Title order={2}>{isNew ? 'New workflow' : (wf.data?.name ?? 'Workflow')}</Title>
+      <Title order={1} size="h2">
+        {isNew ? 'New workflow' : (wf.data?.name ?? 'Workflow')}
+      </Title>
       {def ? <WorkflowGraph def={def} /> : <Text c="dimmed">The graph appears when the JSON is valid.</Text>}
       <Grid>
         <Grid.Col span={{ base: 12, md: 7 }}>
@@ -189,7 +193,9 @@ function WorkflowRunView() {
   const waiting = Object.entries(run.data?.nodes ?? {}).filter(([, s]) => s.status === 'waiting');
   return (
     <Stack>
-      <Title order={2}>Run of {wf.data?.name ?? 'workflow'}</Title>
+      <Title order={1} size="h2">
+        Run of {wf.data?.name ?? 'workflow'}
+      </Title>
       <ErrorAlert error={run.error} what="The workflow run could not be loaded" />
       {run.data && (
         <Text>

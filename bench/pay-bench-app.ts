@@ -43,6 +43,7 @@ export async function startPayBenchApp(
     APP_ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef',
     SEED_DEMO: 'false',
     WARDEN_LLM_KEY_FAKE: 'sk-fake',
+    LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}`,
     ...opts.env,
   };
   const server = await startServerProcess(env, { timeoutMs: 120_000, nodeArgs: opts.nodeArgs });

@@ -27,7 +27,6 @@ const base = {
     ...aliases,
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
-  testTimeout: 30_000,
 };
 
 /**
@@ -62,5 +61,6 @@ export default {
     },
   ],
   maxWorkers: 2,
+  testTimeout: 30_000,
   forceExit: true,
 };

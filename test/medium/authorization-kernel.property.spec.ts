@@ -1,4 +1,4 @@
-import { actionDigest, HookRegistry, type GrantStatement, type PolicyInForce } from '@warden/hooks';
+import { actionDigest, HookRegistry, type GrantStatement, type PolicyInForce, type RegisteredHook } from '@warden/hooks';
 import { authorize, policyVersion } from '@warden/policy';
 import * as fc from 'fast-check';
 import { Pre, registeredHook } from '../../libs/hooks/src/testing/registered-hooks.js';
@@ -20,10 +20,11 @@ import {
  * (transforming and deciding), tiers, policy changes, edits and grants. Every action sent must be one the reference
  * allows, and every action the reference allows must be sent.
  *
- * Priorities: transforms draw from 1..40 and deciders from 41..99 — the band order "transform, then decide" that the
- * "phases" work (#28 break 7) makes hold for any priorities; widen BANDS then.
+ * Priorities: transforms and deciders (blocking and asking) draw from the same range in both bands (org, agent), so
+ * they interleave at any priority: a decider placed before a transform decides again on the final args (the decide
+ * pass, docs/authorization.md "Phases").
  */
-const BANDS = { transform: { min: 1, max: 40 }, decide: { min: 41, max: 99 } };
+const BANDS = { transform: { min: 1, max: 99 }, decide: { min: 1, max: 99 } };
 const TOOL = 'oa__purchase_pay';
 const CASES = 10_000;
 
@@ -33,6 +34,7 @@ const hookArb: fc.Arbitrary<ModelHook> = fc.oneof(
   fc.record({ kind: fc.constant('add' as const), priority: fc.integer(BANDS.transform), origin, k: fc.constantFrom(0, 1, -1, 400_000) }),
   fc.record({ kind: fc.constant('cap' as const), priority: fc.integer(BANDS.transform), origin, max: amount }),
   fc.record({ kind: fc.constant('blockOver' as const), priority: fc.integer(BANDS.decide), origin, max: amount }),
+  fc.record({ kind: fc.constant('askOver' as const), priority: fc.integer(BANDS.decide), origin, max: amount }),
 );
 const tiersArb: fc.Arbitrary<ModelTier[]> = fc.array(
   fc.record({ over: fc.constantFrom(50_000, 500_000, 900_000), approvals: fc.integer({ min: 1, max: 3 }) }),
@@ -49,19 +51,23 @@ function realPolicy(p: ModelPolicy): PolicyInForce {
   };
 }
 
-function realHooks(hooks: ModelHook[]) {
-  return hooks.map((h, i) =>
-    registeredHook(
-      `${h.origin}_${h.kind}_${i}`,
+const nameOf = (h: ModelHook, i: number) => `${h.origin}_${h.kind}_${i}`;
+
+function realHooks(hooks: ModelHook[]): RegisteredHook[] {
+  return hooks.map((h, i) => ({
+    ...registeredHook(
+      nameOf(h, i),
       h.priority,
       new Pre((ctx) => {
         const a = Number(ctx.toolArgs.amount);
         if (h.kind === 'blockOver') return a > h.max ? { allow: false, error: `over ${h.max}` } : {};
+        if (h.kind === 'askOver') return a > h.max ? { ask: `over ${h.max}` } : {};
         const next = h.kind === 'add' ? a + h.k : Math.min(a, h.max);
         return next === a ? {} : { modifiedArgs: { ...ctx.toolArgs, amount: next } };
       }),
     ),
-  );
+    origin: h.origin,
+  }));
 }
 
 const scenario = fc.record({
@@ -92,10 +98,13 @@ describe('authorization kernel against the reference model (pure, fast-check)', 
         const registry = new HookRegistry(realHooks(s.hooks));
         const ctx = toolCallContext({ toolArgs: { id: 'PO-1', amount: s.amount } });
         const verdict = await registry.runPreToolUse(ctx);
-        const atGate = referenceChain(s.hooks, s.amount);
-        expect(verdict.allow).toBe(atGate !== null);
-        if (atGate === null) return;
-        expect(verdict.args.amount).toBe(atGate);
+        const reference = referenceChain(s.hooks, s.amount);
+        expect(verdict.allow).toBe(reference !== null);
+        if (reference === null) return;
+        expect(verdict.args.amount).toBe(reference.amount);
+        const asked = (ctx.metadata.confirmationAsks ?? []).map((a) => a.hook).sort();
+        expect(asked).toEqual(reference.asks.map((i) => nameOf(s.hooks[i], i)).sort());
+        const atGate = reference.amount;
 
         let sent = atGate;
         if (s.edit !== undefined) {

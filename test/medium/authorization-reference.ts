@@ -3,11 +3,12 @@
  * no CEL, no digests, no libs/policy. The real kernel is checked against what this says must be sent.
  */
 
-/** A hook of the model: a transform rewrites `amount`, a decider blocks by it. */
+/** A hook of the model: a transform rewrites `amount`, a decider blocks or asks by it. */
 export type ModelHook =
   | { kind: 'add'; priority: number; origin: 'org' | 'agent'; k: number }
   | { kind: 'cap'; priority: number; origin: 'org' | 'agent'; max: number }
-  | { kind: 'blockOver'; priority: number; origin: 'org' | 'agent'; max: number };
+  | { kind: 'blockOver'; priority: number; origin: 'org' | 'agent'; max: number }
+  | { kind: 'askOver'; priority: number; origin: 'org' | 'agent'; max: number };
 
 /** A tier of the model: `amount > over` needs `approvals` distinct approvers. */
 export interface ModelTier {
@@ -29,41 +30,60 @@ export interface ModelGrant {
   tier: number | null;
 }
 
-export const isTransform = (h: ModelHook): boolean => h.kind !== 'blockOver';
-
 /** The tier of an amount: the first whose threshold it exceeds; null = none (one approval). */
 export function referenceTier(policy: ModelPolicy, amount: number): { tier: number | null; approvals: number } {
   for (let i = 0; i < policy.tiers.length; i++) if (amount > policy.tiers[i].over) return { tier: i, approvals: policy.tiers[i].approvals };
   return { tier: null, approvals: 1 };
 }
 
-function transformed(h: ModelHook, amount: number): number {
-  if (h.kind === 'add') return amount + h.k;
-  if (h.kind === 'cap') return Math.min(amount, h.max);
-  return amount;
+/** What a hook makes of an amount: another amount (a transform's rewrite), a block, an ask, or nothing. */
+function verdictOf(h: ModelHook, amount: number): { to: number } | 'block' | 'ask' | null {
+  if (h.kind === 'blockOver') return amount > h.max ? 'block' : null;
+  if (h.kind === 'askOver') return amount > h.max ? 'ask' : null;
+  const to = h.kind === 'add' ? amount + h.k : Math.min(amount, h.max);
+  return to === amount ? null : { to };
 }
 
-/** The transform phase: every transform, by priority. */
-function referenceTransform(hooks: ModelHook[], amount: number): number {
+/** The run order: the agent's hooks, then the org's (bands), each by priority. */
+const inRunOrder = (hooks: ModelHook[]) =>
+  hooks
+    .map((hook, index) => ({ hook, index }))
+    .sort((x, y) => Number(x.hook.origin === 'org') - Number(y.hook.origin === 'org') || x.hook.priority - y.hook.priority);
+
+/**
+ * Transform, then decide (docs/authorization.md "Phases"): the hooks rewrite in run order (a block stops the call);
+ * every hook that ran before the last rewrite decides again on the final amount: a block or an ask there counts (its
+ * ask of the first pass does not), and a hook that did not rewrite in the first pass but would change the final
+ * amount blocks. Returns the amount that reaches the gate and the indexes of the hooks that ask, or null (blocked).
+ */
+export function referenceChain(hooks: ModelHook[], amount: number): { amount: number; asks: number[] } | null {
+  const order = inRunOrder(hooks);
+  const asks = new Map<number, boolean>();
+  const rewrote = new Set<number>();
+  let last = -1;
   let a = amount;
-  for (const h of hooks.filter(isTransform).sort((x, y) => x.priority - y.priority)) a = transformed(h, a);
-  return a;
+  for (let i = 0; i < order.length; i++) {
+    const v = verdictOf(order[i].hook, a);
+    if (v === 'block') return null;
+    if (v === 'ask') asks.set(order[i].index, true);
+    if (v !== null && v !== 'ask') {
+      a = v.to;
+      rewrote.add(order[i].index);
+      last = i;
+    }
+  }
+  for (let i = 0; i < last; i++) {
+    const { hook, index } = order[i];
+    const v = verdictOf(hook, a);
+    if (v === 'block' || (v !== null && v !== 'ask' && !rewrote.has(index))) return null;
+    asks.set(index, v === 'ask');
+  }
+  return { amount: a, asks: [...asks].filter(([, asked]) => asked).map(([index]) => index) };
 }
 
-/** Decide on an amount nothing changes afterwards: every decider allows it. */
-export function referenceDecides(hooks: ModelHook[], amount: number): boolean {
-  return hooks.every((h) => h.kind !== 'blockOver' || amount <= h.max);
-}
-
-/** Transform, then decide: the amount that reaches the gate, or null when a decider blocks it. */
-export function referenceChain(hooks: ModelHook[], amount: number): number | null {
-  const a = referenceTransform(hooks, amount);
-  return referenceDecides(hooks, a) ? a : null;
-}
-
-/** An approver's edit re-enters decide: the transform phase leaves it as it is, and every decider allows it. */
+/** An approver's edit re-enters transform and decide: it stands when the chain allows it and leaves it as it is. */
 export function referenceEditStands(hooks: ModelHook[], edited: number): boolean {
-  return referenceTransform(hooks, edited) === edited && referenceDecides(hooks, edited);
+  return referenceChain(hooks, edited)?.amount === edited;
 }
 
 /** Sent only with enough distinct principals granting exactly this amount, under the policy in force, at its tier. */

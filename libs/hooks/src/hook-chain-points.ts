@@ -1,6 +1,7 @@
 import { isDroppedDatabaseConnection } from '@warden/database';
 import { noteAsk } from './hook-ask.js';
 import type { HookChainPoint, HookChainRun, RegisteredHook } from './hook-chain.js';
+import { sameArgs } from './hook-chain-run.js';
 import type { HookInvocation, ToolCallContext } from './hook-invocation.js';
 import {
   BLOCKING_POINTS,
@@ -84,6 +85,7 @@ export const PRE_TOOL_USE: HookChainPoint<PreToolUseVerdict> = {
     }
     if (result.approval && entry.runsLast) run.approval = result.approval;
     if (result.modifiedArgs !== undefined) {
+      if (!sameArgs(run.args, result.modifiedArgs)) (run.changedBy ??= new Set()).add((run.lastChange = entry));
       run.args = result.modifiedArgs;
       if (kind === 'allow') kind = 'rewrite';
     }

@@ -1,3 +1,4 @@
+import type { RegisteredHook } from './hook-chain.types.js';
 import type { HookOutcome, HookResult, ToolArgs } from './hook.types.js';
 
 /**
@@ -5,7 +6,6 @@ import type { HookOutcome, HookResult, ToolArgs } from './hook.types.js';
  * added, and every outcome. One class for every point, so the runner reads one object shape.
  */
 export class HookChainRun {
-  readonly outcomes: HookOutcome[] = [];
   wouldRequireConfirmation = false;
   approval: HookResult['approval'] = undefined;
   model: string | undefined = undefined;
@@ -17,6 +17,12 @@ export class HookChainRun {
   suspended: string | undefined = undefined;
   /** The confirmation a PreToolUse gate parked the call on (its `park`): the run waits for it without a process. */
   parked: HookResult['park'] = undefined;
+  /** PreToolUse: the last hook whose rewrite changed the args; the hooks before it saw other args than the final ones. */
+  lastChange: RegisteredHook | undefined = undefined;
+  /** PreToolUse: every hook whose rewrite changed the args (the transforms of this call), made when the first one does. */
+  changedBy: Set<RegisteredHook> | undefined = undefined;
+  /** Why the chain stops when the point's `apply` blocks without the hook's own reason (the decide pass's refusal). */
+  blockReason: string | undefined = undefined;
   /** performance.now() at the last hook boundary, where the next hook's duration starts (HookChain's own). */
   started = 0;
 
@@ -27,7 +33,25 @@ export class HookChainRun {
     public text: string | undefined,
     /** Context the hooks add (SessionStart, the text points); empty and unused elsewhere. */
     readonly additionalContext: string[] = NO_CONTEXT,
+    /** Every outcome, in order: a later pass of the same call (decide, gate) appends to the first pass's list. */
+    readonly outcomes: HookOutcome[] = [],
   ) {}
 }
 
-const NO_CONTEXT: string[] = Object.freeze([]) as unknown as string[];
+/**
+ * Whether a rewrite leaves the args as they were: the same keys with the same values (`===`). A new object or array
+ * as a value counts as a change (cheap, and on the safe side: the decide pass then runs the hooks before it again).
+ */
+export function sameArgs(before: ToolArgs, after: ToolArgs): boolean {
+  if (before === after) return true;
+  let keys = 0;
+  for (const key in after) {
+    if (!Object.hasOwn(after, key)) continue;
+    if (!Object.hasOwn(before, key) || before[key] !== after[key]) return false;
+    keys++;
+  }
+  for (const key in before) if (Object.hasOwn(before, key) && --keys < 0) return false;
+  return true;
+}
+
+export const NO_CONTEXT: string[] = Object.freeze([]) as unknown as string[];

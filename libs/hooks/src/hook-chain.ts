@@ -61,26 +61,36 @@ export class HookChain<R> {
    * part of no hook's duration.
    */
   run(ctx: ToolCallContext, run: HookChainRun): Promise<R> {
-    const { hooks, spec } = this;
     try {
-      let inv = new HookInvocation(ctx, spec.point, run.args, run.text);
-      run.started = clock.now();
-      for (let i = 0; i < hooks.length; i++) {
-        const entry = hooks[i];
-        inv = nextInvocation(inv, ctx, run);
-        if (!triggers(entry, inv)) continue;
-        const returned = callHook(spec, entry, inv, run);
-        if (returned instanceof HookPending) return this.runAsync(i, ctx, run, inv, returned, undefined);
-        const step = this.conclude(entry, ctx, run, returned);
-        if (step === undefined) continue;
-        if (step instanceof ChainStop && step.emitted === undefined) return Promise.resolve(step.result);
-        return this.runAsync(i + 1, ctx, run, inv, undefined, step);
-      }
-      return Promise.resolve(spec.finish(run));
+      const result = this.start(ctx, run);
+      return result instanceof Promise ? result : Promise.resolve(result);
     } catch (err) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what a hook point or the emitter threw, passed on as is
       return Promise.reject(err);
     }
+  }
+
+  /**
+   * `run` without the promise when every hook returned synchronously and nothing was awaited: the result itself, so
+   * that a caller chaining passes of one call (transform, decide, gate: HookRegistry) pays for no extra microtask.
+   * May throw synchronously (what a hook point or the emitter threw).
+   */
+  start(ctx: ToolCallContext, run: HookChainRun): R | Promise<R> {
+    const { hooks, spec } = this;
+    let inv = new HookInvocation(ctx, spec.point, run.args, run.text);
+    run.started = clock.now();
+    for (let i = 0; i < hooks.length; i++) {
+      const entry = hooks[i];
+      inv = nextInvocation(inv, ctx, run);
+      if (!triggers(entry, inv)) continue;
+      const returned = callHook(spec, entry, inv, run);
+      if (returned instanceof HookPending) return this.runAsync(i, ctx, run, inv, returned, undefined);
+      const step = this.conclude(entry, ctx, run, returned);
+      if (step === undefined) continue;
+      if (step instanceof ChainStop && step.emitted === undefined) return step.result;
+      return this.runAsync(i + 1, ctx, run, inv, undefined, step);
+    }
+    return spec.finish(run);
   }
 
   /**
@@ -142,7 +152,7 @@ export class HookChain<R> {
       kind = this.spec.apply(result, entry, run, ctx);
       sideEffects = result.sideEffects ?? NO_SIDE_EFFECTS;
       // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing -- `||`: an empty reason gets the default too
-      if (kind === 'block') reason = result.error || `Blocked by hook '${entry.name}'`;
+      if (kind === 'block') reason = run.blockReason ?? (result.error || `Blocked by hook '${entry.name}'`);
     } catch (err) {
       const kept = this.spec.keepsSideEffectsOfInvalidResult ? result.sideEffects : undefined;
       return this.failed(entry, ctx, run, err, kept ?? NO_SIDE_EFFECTS);

@@ -16,7 +16,7 @@ function context(events: Array<[string, Record<string, unknown>]> = []): ToolCal
 }
 
 describe('HookRegistry', () => {
-  it('runs hooks by ascending priority, ties by name, and chains arg rewrites to the tool', async () => {
+  it('runs hooks by ascending priority, ties by name, chains arg rewrites to the tool, then decides again on them', async () => {
     const seen: string[] = [];
     const tag =
       (label: string): HookFn =>
@@ -30,12 +30,16 @@ describe('HookRegistry', () => {
       hook('alpha', 10, new Pre(tag('a'))),
     ]);
     const verdict = await registry.runPreToolUse(context());
-    expect(seen).toEqual(['a', 'b', 'z']);
+    // The decide pass: alpha and beta saw the args before zeta's rewrite, so they decide again on the final args;
+    // they are this call's transforms, so what they would make of the final args is not applied.
+    expect(seen).toEqual(['a', 'b', 'z', 'a', 'b']);
     expect(verdict).toMatchObject({ allow: true, args: { id: 'PO-1', trail: 'abz' } });
     expect(verdict.outcomes.map((o) => [o.hook, o.outcome])).toEqual([
       ['alpha', 'rewrite'],
       ['beta', 'rewrite'],
       ['zeta', 'rewrite'],
+      ['alpha', 'allow'],
+      ['beta', 'allow'],
     ]);
   });
 
@@ -104,7 +108,8 @@ describe('HookRegistry', () => {
     ]);
     const verdict = await registry.runPreToolUse(context());
     expect(verdict).toMatchObject({ allow: true, args: { id: 'PO-2' } });
-    expect(verdict.outcomes.map((o) => o.outcome)).toEqual(['error', 'rewrite']);
+    // It failed on the model's args and again on the final ones (the decide pass): recorded both times.
+    expect(verdict.outcomes.map((o) => o.outcome)).toEqual(['error', 'rewrite', 'error']);
   });
 
   it('blocks a hook past its timeout and aborts its signal', async () => {

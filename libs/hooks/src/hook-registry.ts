@@ -11,6 +11,7 @@ import {
 } from './hook-chain-points.js';
 import type { ToolCallContext } from './hook-invocation.js';
 import { actionDigest } from './builtin/audit/canonical-json.js';
+import { PreToolUsePhases } from './pre-tool-use-phases.js';
 import { HookPoint, type AgentHookSettings, type HookOutcome, type PostToolUseHook, type ToolArgs } from './hook.types.js';
 
 export { HookTimeoutError, type RegisteredHook } from './hook-chain.js';
@@ -54,6 +55,8 @@ export class HookRegistry {
   private readonly gate: HookChain<PreToolUseVerdict>;
   /** The PreToolUse hooks before the gate: what decides a parked call again when the chain changed while it waited. */
   private readonly beforeGate: HookChain<PreToolUseVerdict>;
+  /** Transform, decide, gate: how every PreToolUse call is decided (docs/authorization.md "Phases"). */
+  private readonly phases: PreToolUsePhases;
   private readonly post: HookChain<{ result: string; outcomes: HookOutcome[] }>;
   private readonly sessionStart: HookChain<{ additionalContext: string[]; outcomes: HookOutcome[] }>;
   private readonly blockedListeners: HookChain<HookOutcome[]>;
@@ -78,6 +81,7 @@ export class HookRegistry {
       this.pre.hooks.filter((h) => !h.runsLast),
       PRE_TOOL_USE,
     );
+    this.phases = new PreToolUsePhases(this.beforeGate, this.gate);
     this.post = new HookChain(at(HookPoint.PostToolUse), POST_TOOL_USE);
     this.sessionStart = new HookChain(at(HookPoint.SessionStart), SESSION_START);
     this.blockedListeners = new HookChain(
@@ -143,18 +147,19 @@ export class HookRegistry {
     if (this.pre.hooks.length === 0)
       return Promise.resolve({ allow: true, args: ctx.toolArgs, wouldRequireConfirmation: false, outcomes: [] });
     this.attachAgent(ctx);
-    return this.pre.run(ctx, new HookChainRun(ctx.toolArgs, undefined));
+    return this.phases.run(ctx, true);
   }
 
   /**
    * An approver changed the args after the chain decided (approve with changes): the call re-enters *decide* on
-   * them — every PreToolUse hook but the gate runs again on exactly these args (org policies included). The edit
-   * must be a fixed point: a hook that would block or rewrite it stops the call (docs/authorization.md).
+   * them — every PreToolUse hook but the gate runs again on these args, in its phases (transform, decide; org
+   * policies included). The edit must be a fixed point: a hook that would block it or a chain that would leave other
+   * args stops the call (docs/authorization.md).
    */
   async redecide(ctx: ToolCallContext, args: ToolCallContext['toolArgs']): Promise<PreToolUseVerdict> {
     const again = { ...ctx, toolArgs: args, metadata: { ...ctx.metadata, confirmationAsks: undefined } };
     this.attachAgent(again);
-    const verdict = await this.beforeGate.run(again, new HookChainRun(args, undefined));
+    const verdict = await this.phases.run(again, false);
     if (verdict.allow && canonicalJson(verdict.args) !== canonicalJson(args)) {
       return {
         ...verdict,
@@ -176,10 +181,7 @@ export class HookRegistry {
     const gate = await this.runPreToolUse(ctx, true);
     if (!gate.allow || parked.chain === this.chainDigest) return gate;
     const metadata = { ...ctx.metadata, decidingAgain: true, resumedAtGate: false, confirmationAsks: undefined };
-    const again = await this.beforeGate.run(
-      { ...ctx, toolArgs: parked.modelArgs, metadata },
-      new HookChainRun(parked.modelArgs, undefined),
-    );
+    const again = await this.phases.run({ ...ctx, toolArgs: parked.modelArgs, metadata }, false);
     const outcomes = [...gate.outcomes, ...again.outcomes];
     if (!again.allow) return { ...again, outcomes };
     if (actionDigest(ctx.toolName, again.args) === actionDigest(ctx.toolName, ctx.toolArgs)) return { ...gate, outcomes };

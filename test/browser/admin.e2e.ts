@@ -81,6 +81,8 @@ it('a designer draws a workflow with an agent node, starts it, the node waits, a
   await page.getByRole('link', { name: 'Workflows' }).click();
   await page.getByRole('link', { name: 'New workflow' }).click();
   await page.getByLabel('Workflow name').fill('pay-po');
+  // Imported as JSON through the designer's advanced tab (workflow-designer.e2e.ts draws one on the canvas).
+  await page.getByRole('tab', { name: 'Advanced (JSON)' }).click();
   await page.getByLabel('Definition (JSON)').fill(
     JSON.stringify({
       nodes: [

@@ -30,6 +30,11 @@ export interface ConfigRouteCase {
   actor?: (c: RouteCaseContext) => string;
   /** Puts things back after the event was checked (its own events are not counted). */
   cleanup?: (c: RouteCaseContext) => Promise<void>;
+  /**
+   * What a `designer` (no admin role) gets from `act`: `allowed` for building workflows, `own` for a route about the
+   * caller's own account (acted with another member's token); absent: 403 (designer-role.e2e.ts).
+   */
+  designer?: 'allowed' | 'own';
 }
 
 /** Every secret any case stores: none may appear in any audit event. */
@@ -164,16 +169,22 @@ export const CONFIG_ROUTE_CASES: Record<string, ConfigRouteCase> = {
     act: (c, m) => del(c, `/api/llm-credentials/${m.id}`),
     entity: byId('llm_credential'),
   },
-  'POST /api/workflows': { act: (c) => post(c, '/api/workflows', workflowBody(unique('wf'))), entity: byBody('workflow') },
+  'POST /api/workflows': {
+    act: (c) => post(c, '/api/workflows', workflowBody(unique('wf'))),
+    entity: byBody('workflow'),
+    designer: 'allowed',
+  },
   'PUT /api/workflows/:id': {
     setup: async (c) => ({ id: await created(post(c, '/api/workflows', workflowBody(unique('wf')))) }),
     act: (c, m) => put(c, `/api/workflows/${m.id}`, { name: unique('wf') }),
     entity: byId('workflow'),
+    designer: 'allowed',
   },
   'DELETE /api/workflows/:id': {
     setup: async (c) => ({ id: await created(post(c, '/api/workflows', workflowBody(unique('wf')))) }),
     act: (c, m) => del(c, `/api/workflows/${m.id}`),
     entity: byId('workflow'),
+    designer: 'allowed',
   },
   'POST /api/agents/:id/rollback': {
     setup: async (c) => {
@@ -229,5 +240,6 @@ export const CONFIG_ROUTE_CASES: Record<string, ConfigRouteCase> = {
     act: (c, m) => c.t.request('POST', '/api/me/identities/verify', { token: c.bob, body: { link_id: m.linkId, code: m.code } }),
     entity: (c) => ({ type: 'identity', id: c.bobUserId }),
     actor: (c) => c.bobUserId,
+    designer: 'own',
   },
 };

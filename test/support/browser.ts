@@ -88,20 +88,24 @@ export async function devSignIn(page: Page, who: { sub: string; org: string; rol
 /** The built server on a fresh database with the demo seed (as `npm start` has it), and a headless browser. */
 export async function startConsole(
   env: Record<string, string> = {},
+  opts: { timeoutMs?: number } = {},
 ): Promise<{ server: ServerProcess; browser: Browser; close: () => Promise<void> }> {
   const db = await createTestDatabase();
   const [server, browser] = await Promise.all([
-    startServerProcess({
-      DATABASE_URL: db.url,
-      DB_SKIP_MIGRATIONS: '1',
-      SEED_DEMO: 'true',
-      NODE_ENV: 'development',
-      AUTH_MODE: 'dev',
-      AUTH_DEV_SECRET: 'browser-dev-secret-0123456789',
-      APP_ENCRYPTION_KEY: 'browser-encryption-key-0123456789',
-      CONFIRMATION_POLL_MS: '200',
-      ...env,
-    }),
+    startServerProcess(
+      {
+        DATABASE_URL: db.url,
+        DB_SKIP_MIGRATIONS: '1',
+        SEED_DEMO: 'true',
+        NODE_ENV: 'development',
+        AUTH_MODE: 'dev',
+        AUTH_DEV_SECRET: 'browser-dev-secret-0123456789',
+        APP_ENCRYPTION_KEY: 'browser-encryption-key-0123456789',
+        CONFIRMATION_POLL_MS: '200',
+        ...env,
+      },
+      opts,
+    ),
     launchBrowser(),
   ]);
   return {

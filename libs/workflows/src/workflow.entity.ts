@@ -40,6 +40,8 @@ export interface NodeState {
 
 @Entity('workflow_runs')
 @Index('workflow_runs_org_idx', ['orgId', 'createdAt'])
+/** A workflow's runs, newest first (the designer's run list). */
+@Index('workflow_runs_workflow_idx', ['workflowId', 'createdAt'])
 /** The runs a recovery sweep looks at: only active ones, by lease expiry. */
 @Index('workflow_runs_resumable_idx', ['leaseUntil'], { where: "status IN ('running', 'waiting')" })
 @Check('workflow_runs_status_check', "status IN ('running', 'waiting', 'completed', 'failed', 'cancelled')")

@@ -3,13 +3,23 @@ import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiNoContentRes
 import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
 import { openEventStream, parseLastEventId, SSE_RESPONSE } from '@warden/common';
 import type { Response } from 'express';
-import { CreateWorkflowDto, StartWorkflowRunDto, UpdateWorkflowDto } from './dto/workflow.dto.js';
+import { CreateWorkflowDto, StartWorkflowRunDto, UpdateWorkflowDto, ValidateWorkflowDto } from './dto/workflow.dto.js';
 import { WorkflowCancel } from './engine/workflow-cancel.js';
 import { WorkflowRunEvents } from './engine/workflow-run-events.js';
 import { WorkflowRunner } from './engine/workflow-runner.js';
 import type { Workflow, WorkflowRun } from './workflow.entity.js';
 import { WorkflowsService } from './workflows.service.js';
-import { WorkflowResponse, WorkflowRunResponse, WorkflowRunStartedResponse } from './dto/workflow.response.js';
+import {
+  WorkflowResponse,
+  WorkflowRunResponse,
+  WorkflowRunStartedResponse,
+  WorkflowRunSummaryResponse,
+  WorkflowToolResponse,
+  WorkflowValidationResponse,
+} from './dto/workflow.response.js';
+
+/** Who builds workflows: admins, and designers (who may not change agents, hooks, connectors or org settings). */
+const BUILDERS = ['admin', 'designer'];
 
 const workflowView = (w: Workflow) => ({
   id: w.id,
@@ -42,9 +52,26 @@ export class WorkflowsController {
 
   @Post('workflows')
   @ApiCreatedResponse({ type: WorkflowResponse })
-  @Roles('admin')
+  @Roles(...BUILDERS)
   async create(@CurrentPrincipal() p: Principal, @Body() body: CreateWorkflowDto) {
     return workflowView(await this.workflows.create(p.orgId, p.userId, body.name, body.definition));
+  }
+
+  /** The problems saving this definition would report (none: it would save); nothing is stored. */
+  @Post('workflows/validate')
+  @ApiOkResponse({ type: WorkflowValidationResponse })
+  @Roles(...BUILDERS)
+  @HttpCode(200)
+  async validate(@CurrentPrincipal() p: Principal, @Body() body: ValidateWorkflowDto): Promise<WorkflowValidationResponse> {
+    return { problems: await this.workflows.problems(p.orgId, body.definition) };
+  }
+
+  /** The connector and MCP tools a CONNECTOR node may call, with their parameters (no connector secrets). */
+  @Get('workflow-tools')
+  @ApiOkResponse({ type: [WorkflowToolResponse] })
+  @Roles(...BUILDERS)
+  tools(@CurrentPrincipal() p: Principal): Promise<WorkflowToolResponse[]> {
+    return this.workflows.callableTools(p.orgId);
   }
 
   @Get('workflows')
@@ -61,14 +88,14 @@ export class WorkflowsController {
 
   @Put('workflows/:id')
   @ApiOkResponse({ type: WorkflowResponse })
-  @Roles('admin')
+  @Roles(...BUILDERS)
   async update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: UpdateWorkflowDto) {
     return workflowView(await this.workflows.update(p.orgId, id, body, p.userId));
   }
 
   @Delete('workflows/:id')
   @ApiNoContentResponse()
-  @Roles('admin')
+  @Roles(...BUILDERS)
   @HttpCode(204)
   async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     await this.workflows.remove(p.orgId, id, p.userId);
@@ -80,6 +107,21 @@ export class WorkflowsController {
   async start(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: StartWorkflowRunDto) {
     const run = await this.runner.start(p.orgId, p.userId, id, body.inputs ?? {});
     return { run_id: run.id, status: run.status };
+  }
+
+  /** The workflow's runs, newest first: all of them for an admin, the caller's own for anyone else. */
+  @Get('workflows/:id/runs')
+  @ApiOkResponse({ type: [WorkflowRunSummaryResponse] })
+  async runs(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<WorkflowRunSummaryResponse[]> {
+    const wf = await this.workflows.get(p.orgId, id);
+    return (await this.runner.listVisible(p, wf.id)).map((r) => ({
+      id: r.id,
+      status: r.status,
+      user_id: r.userId,
+      error: r.error,
+      created_at: r.createdAt,
+      updated_at: r.updatedAt,
+    }));
   }
 
   @Get('workflow-runs/:id')

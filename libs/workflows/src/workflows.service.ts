@@ -7,6 +7,17 @@ import { Repository } from 'typeorm';
 import { nodeField, validateWorkflowDefinition, type WorkflowDefinition } from './workflow-definition.js';
 import { Workflow } from './workflow.entity.js';
 
+/** A tool a CONNECTOR node may call, as the designer's action picker shows it. */
+export interface WorkflowTool {
+  name: string;
+  kind: 'connector' | 'mcp';
+  source: string;
+  action: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  write: boolean;
+}
+
 @Injectable()
 export class WorkflowsService {
   constructor(
@@ -19,30 +30,55 @@ export class WorkflowsService {
 
   /** Structure plus references: every agent must exist in the org, every connector tool must be known. */
   async validate(orgId: string, definition: unknown): Promise<WorkflowDefinition> {
-    const problems = validateWorkflowDefinition(definition);
-    if (problems.length === 0) {
-      const def = definition as WorkflowDefinition;
-      for (const node of def.nodes) {
-        if (node.type === 'agent') {
-          const agentId = nodeField(node, 'agent_id');
-          const exists =
-            isUuid(agentId) &&
-            (await this.agents.findWithConfig(orgId, agentId).then(
-              () => true,
-              () => false,
-            ));
-          if (!exists) problems.push(`node ${node.id}: unknown agent "${agentId}"`);
-        }
-        if (node.type === 'connector') {
-          const tool = nodeField(node, 'tool');
-          const known = (await this.tools.forAgent(orgId, [tool])).some((t) => t.spec.name === tool && t.kind !== 'builtin');
-          if (!known) problems.push(`node ${node.id}: unknown connector tool "${tool}"`);
-          for (const p of await this.hooks.validate(node.hooks ?? {})) problems.push(`node ${node.id}: ${p}`);
-        }
-      }
-    }
+    const problems = await this.problems(orgId, definition);
     if (problems.length) throw new BadInputError(`invalid workflow: ${problems.join('; ')}`, problems);
     return definition as WorkflowDefinition;
+  }
+
+  /** What saving the definition would refuse, one message each (the messages a save's 400 carries). */
+  async problems(orgId: string, definition: unknown): Promise<string[]> {
+    const problems = validateWorkflowDefinition(definition);
+    if (problems.length) return problems;
+    for (const node of (definition as WorkflowDefinition).nodes) {
+      if (node.type === 'agent') {
+        const agentId = nodeField(node, 'agent_id');
+        const exists =
+          isUuid(agentId) &&
+          (await this.agents.findWithConfig(orgId, agentId).then(
+            () => true,
+            () => false,
+          ));
+        if (!exists) problems.push(`node ${node.id}: unknown agent "${agentId}"`);
+      }
+      if (node.type === 'connector') {
+        const tool = nodeField(node, 'tool');
+        const known = (await this.tools.forAgent(orgId, [tool])).some((t) => t.spec.name === tool && t.kind !== 'builtin');
+        if (!known) problems.push(`node ${node.id}: unknown connector tool "${tool}"`);
+        for (const p of await this.hooks.validate(node.hooks ?? {})) problems.push(`node ${node.id}: ${p}`);
+      }
+    }
+    return problems;
+  }
+
+  /** The tools a CONNECTOR node may name: connector actions and MCP tools (not the built-ins), without secrets. */
+  async callableTools(orgId: string): Promise<WorkflowTool[]> {
+    const tools: WorkflowTool[] = [];
+    for (const t of await this.tools.all(orgId)) {
+      const { name, description, parameters } = t.spec;
+      if (t.kind === 'connector')
+        tools.push({
+          name,
+          kind: 'connector',
+          source: t.connector.connector.name,
+          action: t.connector.action.name,
+          description,
+          parameters,
+          write: t.connector.action.write,
+        });
+      if (t.kind === 'mcp')
+        tools.push({ name, kind: 'mcp', source: t.mcp.server.name, action: t.mcp.tool, description, parameters, write: t.mcp.write });
+    }
+    return tools.sort((a, b) => a.name.localeCompare(b.name));
   }
 
   async create(orgId: string, userId: string, name: string, definition: unknown): Promise<Workflow> {

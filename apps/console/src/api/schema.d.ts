@@ -912,6 +912,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workflow-tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["WorkflowsController_tools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workflows": {
         parameters: {
             query?: never;
@@ -951,9 +967,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        get: operations["WorkflowsController_runs"];
         put?: never;
         post: operations["WorkflowsController_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workflows/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["WorkflowsController_validate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1870,6 +1902,12 @@ export interface components {
             };
             name?: string;
         };
+        ValidateWorkflowDto: {
+            /** @description the definition to check, as it would be saved */
+            definition: {
+                [key: string]: unknown;
+            };
+        };
         VerifyLinkDto: {
             /** @description The 6-digit code sent to the account */
             code: string;
@@ -1929,6 +1967,38 @@ export interface components {
             run_id: string;
             /** @enum {string} */
             status: "running" | "waiting" | "completed" | "failed" | "cancelled";
+        };
+        WorkflowRunSummaryResponse: {
+            /** Format: date-time */
+            created_at: string;
+            error: string | null;
+            id: string;
+            /** @enum {string} */
+            status: "running" | "waiting" | "completed" | "failed" | "cancelled";
+            /** Format: date-time */
+            updated_at: string;
+            /** @description who started it */
+            user_id: string;
+        };
+        WorkflowToolResponse: {
+            /** @description the action (or MCP tool) name within its source */
+            action: string;
+            description: string;
+            /** @enum {string} */
+            kind: "connector" | "mcp";
+            /** @description the tool a CONNECTOR node names, `<connector>__<action>` */
+            name: string;
+            parameters: {
+                [key: string]: unknown;
+            };
+            /** @description the connector or MCP server offering it */
+            source: string;
+            /** @description whether the call changes something (writes) */
+            write: boolean;
+        };
+        WorkflowValidationResponse: {
+            /** @description what saving would refuse, one message each; empty when it would save */
+            problems: string[];
         };
     };
     responses: never;
@@ -3592,6 +3662,25 @@ export interface operations {
             };
         };
     };
+    WorkflowsController_tools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowToolResponse"][];
+                };
+            };
+        };
+    };
     WorkflowsController_list: {
         parameters: {
             query?: never;
@@ -3699,6 +3788,27 @@ export interface operations {
             };
         };
     };
+    WorkflowsController_runs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowRunSummaryResponse"][];
+                };
+            };
+        };
+    };
     WorkflowsController_start: {
         parameters: {
             query?: never;
@@ -3720,6 +3830,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WorkflowRunStartedResponse"];
+                };
+            };
+        };
+    };
+    WorkflowsController_validate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidateWorkflowDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowValidationResponse"];
                 };
             };
         };

@@ -24,3 +24,6 @@ export function saveSession(s: Session | null): void {
 }
 
 export const isAdmin = (s: Session | null) => !!s?.roles.includes('admin');
+
+/** Who builds workflows: admins and designers (the server's rule for the workflow routes). */
+export const isBuilder = (s: Session | null) => !!s?.roles.some((r) => r === 'admin' || r === 'designer');

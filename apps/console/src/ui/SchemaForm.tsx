@@ -54,7 +54,7 @@ export function SchemaForm({
         const type = Array.isArray(p.type) ? p.type.find((t) => t !== 'null') : p.type;
         const common = {
           key,
-          label: key,
+          label: p.title ?? key,
           description: p.description,
           id: `${idPrefix}-${key}`,
           withAsterisk: schema.required?.includes(key),

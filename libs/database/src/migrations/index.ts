@@ -27,6 +27,7 @@ import { ToolNamespaces1766200002000 } from './1766200002000-tool-namespaces.js'
 import { LlmCredentialOrigin1766200005001 } from './1766200005001-llm-credential-origin.js';
 import { DurableEvals1766200007001 } from './1766200007001-durable-evals.js';
 import { PolicyVersions1766200009000 } from './1766200009000-policy-versions.js';
+import { WorkflowRunsByWorkflow1766300300000 } from './1766300300000-workflow-runs-by-workflow.js';
 import { ConfirmationContext1766300900000 } from './1766300900000-confirmation-context.js';
 
 /**
@@ -63,5 +64,6 @@ export const MIGRATIONS = [
   LlmCredentialOrigin1766200005001,
   DurableEvals1766200007001,
   PolicyVersions1766200009000,
+  WorkflowRunsByWorkflow1766300300000,
   ConfirmationContext1766300900000,
 ];

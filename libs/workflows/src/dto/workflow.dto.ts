@@ -19,3 +19,10 @@ export class UpdateWorkflowDto {
 export class StartWorkflowRunDto {
   @ApiPropertyOptional(JSON_OBJECT) @IsOptional() @IsObject() inputs?: Record<string, unknown>;
 }
+
+export class ValidateWorkflowDto {
+  @ApiProperty({ ...JSON_OBJECT, description: 'the definition to check, as it would be saved' }) @IsObject() definition: Record<
+    string,
+    unknown
+  >;
+}

@@ -37,3 +37,27 @@ export class WorkflowRunResponse {
   @ApiProperty({ type: String, format: 'date-time' }) created_at: Date;
   @ApiProperty({ type: String, format: 'date-time' }) updated_at: Date;
 }
+
+export class WorkflowRunSummaryResponse {
+  @ApiProperty() id: string;
+  @ApiProperty({ enum: ['running', 'waiting', 'completed', 'failed', 'cancelled'] }) status: string;
+  @ApiProperty({ description: 'who started it' }) user_id: string;
+  @NullableString() error: string | null;
+  @ApiProperty({ type: String, format: 'date-time' }) created_at: Date;
+  @ApiProperty({ type: String, format: 'date-time' }) updated_at: Date;
+}
+
+export class WorkflowToolResponse {
+  @ApiProperty({ description: 'the tool a CONNECTOR node names, `<connector>__<action>`' }) name: string;
+  @ApiProperty({ enum: ['connector', 'mcp'] }) kind: string;
+  @ApiProperty({ description: 'the connector or MCP server offering it' }) source: string;
+  @ApiProperty({ description: 'the action (or MCP tool) name within its source' }) action: string;
+  @ApiProperty() description: string;
+  @JsonObject() parameters: Record<string, unknown>;
+  @ApiProperty({ description: 'whether the call changes something (writes)' }) write: boolean;
+}
+
+export class WorkflowValidationResponse {
+  @ApiProperty({ type: [String], description: 'what saving would refuse, one message each; empty when it would save' })
+  problems: string[];
+}

@@ -89,6 +89,12 @@ export class WorkflowRunner implements OnApplicationShutdown {
     return run;
   }
 
+  /** A workflow's runs the caller may read (as getVisible), newest first; at most the last 100. */
+  async listVisible(p: Principal, workflowId: string): Promise<WorkflowRun[]> {
+    const where = isAdmin(p) ? { orgId: p.orgId, workflowId } : { orgId: p.orgId, workflowId, userId: p.userId };
+    return this.runs.find({ where, order: { createdAt: 'DESC' }, take: 100 });
+  }
+
   /** Stops driving and hands the leases back, so another instance (or this one restarted) continues at once. */
   async onApplicationShutdown(): Promise<void> {
     await this.leases.releaseAll();

@@ -47,7 +47,7 @@ it('an admin attaches result_truncate through its generated form, sees it in a d
   const verdicts = page.getByRole('table', { name: 'Dry-run verdicts' });
   await verdicts.getByText('result_truncate').waitFor();
   expect(await verdicts.innerText()).toMatch(
-    /confirmation_gate\s+PreToolUse\s+would require confirmation\s+would wait up to 600 s for approval \(org_admins\)/i,
+    /confirmation_gate\s+PreToolUse\s+would require confirmation\s+would wait up to 600 s for 1 approval by org_admins/i,
   );
   expect(await verdicts.innerText()).toContain('{"max_chars":500}');
   await screenshot(page, 'admin-hooks-dry-run');

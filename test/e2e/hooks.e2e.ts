@@ -106,9 +106,15 @@ describe('hooks API', () => {
     expect(res.status).toBe(200);
     const verdicts = res.body as Array<{ hook: string; point: string; outcome: string; detail: string | null }>;
     expect(verdicts.filter((v) => ['redact-card', 'big_amount_check', 'deny-prod-deletes'].includes(v.hook))).toEqual([
-      { hook: 'redact-card', point: 'PreToolUse', outcome: 'rewrite', detail: 'card_number redacted' },
+      {
+        hook: 'redact-card',
+        point: 'PreToolUse',
+        outcome: 'rewrite',
+        detail: 'card_number redacted',
+        args_after: { amount: 900, card_number: '****1111' },
+      },
       { hook: 'big_amount_check', point: 'PreToolUse', outcome: 'would_require_confirmation', detail: 'amount over 500' },
-      { hook: 'deny-prod-deletes', point: 'PreToolUse', outcome: 'allow', detail: null },
+      { hook: 'deny-prod-deletes', point: 'PreToolUse', outcome: 'allow', detail: null, rule: 'matcher "oa__*"' },
     ]);
     const prod = await t.request('POST', '/api/hooks/dry-run', {
       token: admin,
@@ -119,6 +125,7 @@ describe('hooks API', () => {
       point: 'PreToolUse',
       outcome: 'block',
       detail: 'deleting in prod needs a change ticket',
+      rule: 'matcher "oa__*"',
     });
     expect(await rowCounts(t.databaseUrl)).toEqual(before);
   });

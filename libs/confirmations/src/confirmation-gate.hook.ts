@@ -13,6 +13,7 @@ import {
   type HookResult,
 } from '@warden/hooks';
 import { policyInForce } from '@warden/policy';
+import { dryRunWords } from './gate/gate-dry-run.js';
 import { ConfirmationDecisionService } from './confirmation-decision.service.js';
 import { ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
 import { ConfirmationWaiter, WaiterClosedError } from './confirmation-waiter.js';
@@ -79,13 +80,8 @@ export class ConfirmationGateHook extends PreToolUseHook {
 
   async execute(ctx: HookContext): Promise<HookResult> {
     const policy = { ...DEFAULT_POLICY, ...(ctx.metadata.agent?.confirmation ?? {}) };
-    if (ctx.metadata.dryRun) {
-      return {
-        allow: true,
-        wouldRequireConfirmation: true,
-        sideEffects: [`would wait up to ${policy.timeoutS} s for approval (${policy.approverScope})`],
-      };
-    }
+    if (ctx.metadata.dryRun)
+      return { allow: true, wouldRequireConfirmation: true, sideEffects: [dryRunWords(policy, ctx.metadata, ctx.toolArgs)] };
     if (!ctx.callId) return block('the tool call has no call id, so its approval cannot be recorded');
     const digest = actionDigest(ctx.toolName, ctx.toolArgs);
     const opened = await this.requests.open(ctx, ctx.callId, policy, digest);

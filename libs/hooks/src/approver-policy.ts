@@ -160,3 +160,23 @@ export function argsReadBy(expression: string | null | undefined): string[] {
   for (const m of expression.matchAll(/\bhas\(\s*args\.([A-Za-z_][A-Za-z0-9_]*)\s*\)/g)) names.add(m[1]);
   return [...names];
 }
+
+/**
+ * A tier condition tried on example args (POST /api/hooks/cel-check), with the checks a save makes and the verdict
+ * matchTier would reach: `holds` is true also when the condition cannot be evaluated on these args (fail closed),
+ * and `error` then says why.
+ */
+export function tryTierCondition(
+  expression: string,
+  args: Record<string, unknown>,
+): { valid: boolean; problem: string | null; holds: boolean | null; error: string | null } {
+  const problem = checkTierCondition(expression);
+  if (problem) return { valid: false, problem, holds: null, error: null };
+  try {
+    const value: unknown = celEnv.parse(expression)({ args: JSON.parse(JSON.stringify(args)) as Record<string, unknown> });
+    if (typeof value === 'boolean') return { valid: true, problem: null, holds: value, error: null };
+    return { valid: true, problem: null, holds: true, error: `returned ${typeof value}, not a bool: counts as holding` };
+  } catch (err) {
+    return { valid: true, problem: null, holds: true, error: `${firstLine((err as Error).message)}: counts as holding` };
+  }
+}

@@ -6,18 +6,12 @@ import { AgentConfigLookup } from './agent-config-lookup.js';
 import { DRY_RUN_POINTS } from './dto/dry-run.dto.js';
 import { HookResolver } from './hook-resolver.js';
 import { runTextHooks } from './hook-points.js';
-import { HookPoint, type AgentHookSettings, type ApproverScope, type HookOutcome, type ToolArgs } from './hook.types.js';
+import { toVerdict, tracedPreToolUse, unsavedAgent, verdictsOf, type DryRunVerdict } from './dry-run-verdicts.js';
+import { HookPoint, type AgentHookSettings, type ToolArgs, type ToolCallMetadata } from './hook.types.js';
 
-export interface DryRunVerdict {
-  hook: string;
-  point: string;
-  outcome: 'allow' | 'block' | 'rewrite' | 'ask' | 'would_require_confirmation';
-  detail: string | null;
-}
+export type { DryRunVerdict } from './dry-run-verdicts.js';
 
-const APPROVER_SCOPES: ApproverScope[] = ['initiator', 'agent_owner', 'org_members', 'org_admins'];
 const isDryRunPoint = (p: string): p is HookPoint => (DRY_RUN_POINTS as readonly string[]).includes(p);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * POST /api/hooks/dry-run: runs an agent's PreToolUse hooks (class, YAML, auto-attached) for one sample call with
@@ -51,8 +45,9 @@ export class HookDryRunService {
       // Checked above: without agent_id, model_config_json is given.
       if (json === undefined) throw new BadInputError('give exactly one of agent_id or model_config_json');
       hooksConfig = json.hooks;
-      agent = unsavedAgent(json, principal);
-      const problems = await this.resolver.validate(hooksConfig);
+      const unsaved = unsavedAgent(json, principal);
+      agent = unsaved.agent;
+      const problems = [...unsaved.problems, ...(await this.resolver.validate(hooksConfig))];
       if (problems.length) throw new BadInputError(`model_config_json.hooks is invalid: ${problems.join('; ')}`, problems);
     }
     // A saved agent whose hooks no longer build gets the same 422 its runs would get.
@@ -83,7 +78,9 @@ export class HookDryRunService {
       );
       return verdict.outcomes.map((o) => toVerdict(o, !verdict.allow && verdict.blockedBy === o.hook));
     }
-    const verdict = await registry.runPreToolUse({
+    const chain = tracedPreToolUse(registry);
+    const ctxMetadata: ToolCallMetadata = { ...metadata, agent, dryRun: true };
+    const verdict = await chain.registry.runPreToolUse({
       toolName: tool,
       toolArgs: args,
       agentId: agent.id,
@@ -92,35 +89,9 @@ export class HookDryRunService {
       runId: randomUUID(),
       callId: randomUUID(),
       surface: 'api',
-      metadata: { ...metadata, agent, dryRun: true },
+      metadata: ctxMetadata,
       emit: () => Promise.resolve(),
     });
-    return verdict.outcomes.map((o) => toVerdict(o, !verdict.allow && verdict.blockedBy === o.hook));
+    return verdictsOf(verdict, chain, ctxMetadata, agent);
   }
-}
-
-/** A failed hook is reported as what it amounted to: a block when it closed the gate, else (on_error: allow) an allow. */
-function toVerdict(o: HookOutcome, closedTheGate: boolean): DryRunVerdict {
-  const outcome = o.outcome === 'error' ? (closedTheGate ? 'block' : 'allow') : o.outcome;
-  const detail = o.detail ?? (o.sideEffects.length ? o.sideEffects.join('; ') : null);
-  return { hook: o.hook, point: o.point, outcome, detail: o.outcome === 'error' ? `hook failed: ${detail}` : detail };
-}
-
-/** Hook settings for a config that is not saved yet (the same keys the agents API reads). */
-function unsavedAgent(json: Record<string, unknown>, principal: Principal): AgentHookSettings {
-  const confirmation = isObject(json.confirmation) ? json.confirmation : {};
-  const scope = confirmation.approver_scope as ApproverScope;
-  return {
-    id: randomUUID(),
-    name: 'dry run',
-    orgId: principal.orgId,
-    ownerUserId: principal.userId,
-    requireConfirmationForAll: json.require_confirmation_for_all === true,
-    confirmation: {
-      channelId: typeof confirmation.channel_id === 'string' ? confirmation.channel_id : undefined,
-      timeoutS: typeof confirmation.timeout_s === 'number' ? confirmation.timeout_s : 120,
-      approverScope: APPROVER_SCOPES.includes(scope) ? scope : 'initiator',
-      forbidSelfApproval: confirmation.forbid_self_approval === true,
-    },
-  };
 }

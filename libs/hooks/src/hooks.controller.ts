@@ -1,6 +1,8 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
+import { tryTierCondition } from './approver-policy.js';
+import { CelCheckDto, CelCheckResponse } from './dto/cel-check.dto.js';
 import { DryRunDto } from './dto/dry-run.dto.js';
 import { HookCatalog } from './hook-catalog.js';
 import { HookDryRunService } from './hook-dry-run.service.js';
@@ -43,5 +45,16 @@ export class HooksController {
   @HttpCode(200)
   dryRun(@CurrentPrincipal() principal: Principal, @Body() body: DryRunDto) {
     return this.dryRuns.dryRun(principal, body);
+  }
+
+  /**
+   * Checks a tier condition (CEL over `args`) as a save would and evaluates it on example args: the console's policy
+   * editor asks here as the admin types, so the server stays the one CEL evaluator. Reads and writes nothing.
+   */
+  @Post('cel-check')
+  @ApiOkResponse({ type: CelCheckResponse })
+  @HttpCode(200)
+  celCheck(@Body() body: CelCheckDto): CelCheckResponse {
+    return tryTierCondition(body.expression, body.args ?? {});
   }
 }

@@ -58,6 +58,11 @@ export interface ToolCallMetadata {
   decidingAgain?: boolean;
   /** Set by the confirmation gate when it lets the call through: who approved it, under which approval (audited). */
   approvedBy?: string;
+  /**
+   * Set by the confirmation gate in a dry run: what the authorization kernel requires of this call (the tier its args
+   * fall in, how many distinct approvals, from whom), for the dry-run report.
+   */
+  dryRunRequirement?: { tier: number | null; when: string | null; approvals: number; approvers: string[] };
   /** The tool's parameter schema (JSON schema): what an approver's edited args are validated against. */
   argsSchema?: Record<string, unknown>;
   [key: string]: unknown;

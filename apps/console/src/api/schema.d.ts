@@ -112,6 +112,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["AgentsController_validate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit/config-events": {
         parameters: {
             query?: never;
@@ -506,6 +522,22 @@ export interface paths {
         get: operations["HooksController_list"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hooks/cel-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["HooksController_celCheck"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1019,6 +1051,15 @@ export interface components {
             rolled_back_to: number | null;
             version: number;
         };
+        AgentProblemsResponse: {
+            /**
+             * @description What a save would refuse, each starting with its path (empty: the config would be saved)
+             * @example [
+             *       "model_config_json.confirmation.tiers[0].when \"args.amount >\" is not a valid CEL condition: ..."
+             *     ]
+             */
+            problems: string[];
+        };
         AgentResponse: {
             /** Format: date-time */
             created_at: string;
@@ -1031,6 +1072,13 @@ export interface components {
             owner_user_id: string | null;
             /** Format: date-time */
             updated_at: string;
+        };
+        AgentValidateDto: {
+            /** @description The saved agent this config is for (its own id is no delegate; cycles are checked) */
+            agent_id?: string;
+            model_config_json: {
+                [key: string]: unknown;
+            };
         };
         AuditEventPageResponse: {
             items: components["schemas"]["AuditEventResponse"][];
@@ -1081,6 +1129,32 @@ export interface components {
             /** @description Position in the org chain */
             seq: number;
             stored_hash: string;
+        };
+        CelCheckDto: {
+            /**
+             * @description Example args
+             * @example {
+             *       "amount": 68000
+             *     }
+             */
+            args?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description A CEL condition over `args`, as in confirmation.tiers[].when
+             * @example args.amount > 50000
+             */
+            expression: string;
+        };
+        CelCheckResponse: {
+            /** @description Why the condition could not be evaluated on the example args */
+            error: string | null;
+            /** @description Whether the tier would apply to the example args (true also when it cannot be evaluated: fail closed) */
+            holds: boolean | null;
+            /** @description Why it would be refused on save */
+            problem: string | null;
+            /** @description The condition passes the checks a save makes (syntax, types, bool result, no regex) */
+            valid: boolean;
         };
         ChannelResponse: {
             callback_url: string;
@@ -1471,13 +1545,41 @@ export interface components {
              */
             tool?: string;
         };
+        DryRunTierResponse: {
+            /** @description Distinct approvals needed */
+            approvals: number;
+            /** @description Who may approve under this tier */
+            approvers: string[];
+            /** @description Position in confirmation.tiers, from 0 */
+            index: number;
+            /** @example args.amount > 50000 */
+            when: string;
+        };
         DryRunVerdictResponse: {
+            /**
+             * @description The confirmation gate: who may approve this call (the tier that applies, else the policy)
+             * @example [
+             *       "org_admins"
+             *     ]
+             */
+            approvers?: string[];
+            /** @description The args as this hook left them (it rewrote them) */
+            args_after?: {
+                [key: string]: unknown;
+            };
             detail: string | null;
             hook: string;
             /** @enum {string} */
             outcome: "allow" | "block" | "rewrite" | "ask" | "would_require_confirmation";
             /** @enum {string} */
             point: "SessionStart" | "UserPromptSubmit" | "PreModelCall" | "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "Stop";
+            /**
+             * @description What selected the call: a YAML hook's matcher and condition, or why the gate asks for a human
+             * @example requires_confirmation_when args.amount > 50000
+             */
+            rule?: string;
+            /** @description The confirmation gate: the first tier whose condition holds */
+            tier?: components["schemas"]["DryRunTierResponse"];
         };
         EffectiveHookResponse: {
             name: string;
@@ -2225,6 +2327,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PolicyDiffResponse"];
+                };
+            };
+        };
+    };
+    AgentsController_validate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentValidateDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentProblemsResponse"];
                 };
             };
         };
@@ -2988,6 +3113,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HookInfoResponse"][];
+                };
+            };
+        };
+    };
+    HooksController_celCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CelCheckDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CelCheckResponse"];
                 };
             };
         };

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nest
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
 import { AgentsService } from './agents.service.js';
-import { AgentDto } from './dto/agent.dto.js';
+import { AgentDto, AgentProblemsResponse, AgentValidateDto } from './dto/agent.dto.js';
 import { AgentResponse } from './dto/agent.response.js';
 
 /** Admins write agents; every member of the org may read them. */
@@ -17,6 +17,15 @@ export class AgentsController {
   @Roles('admin')
   create(@CurrentPrincipal() p: Principal, @Body() dto: AgentDto) {
     return this.agents.create(p.orgId, p.userId, dto);
+  }
+
+  /** What saving this config would refuse, every problem by path; nothing is saved (the console checks as you type). */
+  @Post('validate')
+  @ApiOkResponse({ type: AgentProblemsResponse })
+  @Roles('admin')
+  @HttpCode(200)
+  async validate(@CurrentPrincipal() p: Principal, @Body() dto: AgentValidateDto): Promise<AgentProblemsResponse> {
+    return { problems: await this.agents.problemsOf(p.orgId, dto.model_config_json, dto.agent_id) };
   }
 
   @Get()

@@ -176,8 +176,14 @@ export class AgentsService {
 
   /** Every problem at once, each named; nothing is saved when there is one. */
   private async validate(orgId: string, dto: AgentDto, selfId?: string): Promise<void> {
-    const { config, problems } = parseAgentConfig(dto.model_config_json);
-    problems.unshift(...unknownConfigKeys(dto.model_config_json));
+    const problems = await this.problemsOf(orgId, dto.model_config_json, selfId);
+    if (problems.length > 0) throw new BadInputError(`invalid agent: ${problems.join('; ')}`, problems);
+  }
+
+  /** What a save of this config would refuse (POST /api/agents/validate asks as the admin types), each by path. */
+  async problemsOf(orgId: string, json: Record<string, unknown>, selfId?: string): Promise<string[]> {
+    const { config, problems } = parseAgentConfig(json);
+    problems.unshift(...unknownConfigKeys(json));
     const keyEnv = config.model.apiKeyEnv;
     if (keyEnv !== undefined && !this.config.llmKeyEnvAllowed(keyEnv)) {
       problems.push(
@@ -212,7 +218,7 @@ export class AgentsService {
       if (cycle) problems.push(`delegates form a cycle: ${cycle.join(' -> ')}`);
     }
     if (config.hooks !== undefined) problems.push(...(await this.hooks.validate(config.hooks)));
-    if (problems.length > 0) throw new BadInputError(`invalid agent: ${problems.join('; ')}`, problems);
+    return problems;
   }
 }
 

@@ -33,6 +33,8 @@ export class YamlHook extends BaseHook<unknown> {
     private readonly matcher: ToolMatcher,
     private readonly condition: Condition | undefined,
     private readonly hooksDir: string,
+    /** The matcher and condition as written, for the dry run (undefined: every call of its point). */
+    readonly rule?: string,
   ) {
     super();
   }

@@ -22,6 +22,8 @@ export interface YamlHookSpec {
   http?: HttpHookSpec;
   /** e.g. `hooks.yaml: hooks[0] (line 3)`, prefix of every problem about this entry. */
   at: string;
+  /** What selects the calls it acts on, as written (`matcher "oa__*", if args.amount > 10`): the dry run names it. */
+  rule?: string;
 }
 
 export const YAML_HOOK_DEFAULT_PRIORITY = 50;
@@ -153,7 +155,17 @@ function parseEntry(raw: unknown, index: number, where: string, problems: string
     condition,
     ...target,
     at: where,
+    rule: ruleText(raw),
   };
+}
+
+/** The entry's matcher and condition as written, or undefined when it acts on every call of its point. */
+function ruleText(raw: Record<string, unknown>): string | undefined {
+  const parts = [
+    typeof raw.matcher === 'string' && raw.matcher !== '' ? `matcher ${JSON.stringify(raw.matcher)}` : '',
+    typeof raw.if === 'string' ? `if ${raw.if.trim()}` : '',
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : undefined;
 }
 
 /** What the entry runs: exactly one of `run` (command), `module` or `url` (http), agreeing with `type` when given. */
@@ -219,7 +231,7 @@ export async function buildYamlHooks(
       priority: spec.priority,
       timeoutMs: spec.timeoutMs,
       onError: spec.onError,
-      hook: new YamlHook(spec.point, spec.name, target, spec.matcher, spec.condition, hooksDir),
+      hook: new YamlHook(spec.point, spec.name, target, spec.matcher, spec.condition, hooksDir, spec.rule),
       config: undefined,
       source: 'yaml',
       autoAttached: false,

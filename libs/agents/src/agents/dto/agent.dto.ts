@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsArray, IsObject, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 
 export class AgentDto {
   @ApiProperty() @IsString() @MinLength(1) @MaxLength(200) name: string;
@@ -10,4 +10,23 @@ export class AgentDto {
   @IsString()
   @MaxLength(1000)
   comment?: string;
+}
+
+/** A config to check without saving it (POST /api/agents/validate). */
+export class AgentValidateDto {
+  @ApiProperty({ type: 'object', additionalProperties: true }) @IsObject() model_config_json: Record<string, unknown>;
+  @ApiPropertyOptional({ description: 'The saved agent this config is for (its own id is no delegate; cycles are checked)' })
+  @IsOptional()
+  @IsUUID()
+  agent_id?: string;
+}
+
+export class AgentProblemsResponse {
+  @ApiProperty({
+    type: [String],
+    description: 'What a save would refuse, each starting with its path (empty: the config would be saved)',
+    example: ['model_config_json.confirmation.tiers[0].when "args.amount >" is not a valid CEL condition: ...'],
+  })
+  @IsArray()
+  problems: string[];
 }

@@ -13,6 +13,7 @@ import { isAdmin } from '../auth/session';
 import { Link } from 'react-router-dom';
 import { SchemaForm, type JsonSchema } from '../ui/SchemaForm';
 import { schemaProblems } from '../ui/schema-problems';
+import { ReassignControl } from './ReassignControl';
 
 import type { ConfirmationRow } from './Approvals';
 
@@ -227,6 +228,7 @@ export function PendingCard({
             </Button>
           )}
         </Group>
+        <ReassignControl row={row} />
       </Stack>
     </Card>
   );

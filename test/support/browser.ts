@@ -88,7 +88,7 @@ export async function devSignIn(page: Page, who: { sub: string; org: string; rol
 /** The built server on a fresh database with the demo seed (as `npm start` has it), and a headless browser. */
 export async function startConsole(
   env: Record<string, string> = {},
-): Promise<{ server: ServerProcess; browser: Browser; close: () => Promise<void> }> {
+): Promise<{ server: ServerProcess; browser: Browser; databaseUrl: string; close: () => Promise<void> }> {
   const db = await createTestDatabase();
   const [server, browser] = await Promise.all([
     startServerProcess({
@@ -107,6 +107,7 @@ export async function startConsole(
   return {
     server,
     browser,
+    databaseUrl: db.url,
     async close() {
       await browser.close();
       await server.stop();

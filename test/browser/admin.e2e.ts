@@ -112,16 +112,20 @@ it('a designer draws a workflow with an agent node, starts it, the node waits, a
   await page.locator('[data-testid="node-pay"][data-status="completed"]').waitFor();
 }, 40_000);
 
-it('the audit log lists connector calls and downloads them as CSV', async () => {
+it('the audit log lists connector calls and downloads them as CSV (the server streams the whole filtered log)', async () => {
   // The workflow above paid PO-1001 and PO-1002 through the oa connector.
   await page.getByRole('link', { name: 'Audit log' }).click();
+  await page.getByRole('tab', { name: 'Connector calls' }).click();
   const table = page.getByRole('table', { name: 'Connector calls' });
   await table.getByText('oa__purchase_pay').first().waitFor();
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
   const csv = readFileSync(await download.path(), 'utf8')
     .trim()
     .split('\r\n');
-  expect(csv[0]).toBe('created_at,tool,method,url,status,success,blocked_by,duration_ms,agent_id,user_id,run_id,error');
+  expect(csv[0]).toBe(
+    'id,created_at,org_id,agent_id,user_id,run_id,call_id,surface,tool,connector_id,connector,action,method,url,args_digest,args,' +
+      'status,duration_ms,success,error,blocked_by,simulated,outcome,approved_by',
+  );
   expect(
     csv
       .filter((l) => l.includes('oa__purchase_pay'))

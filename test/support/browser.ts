@@ -89,7 +89,7 @@ export async function devSignIn(page: Page, who: { sub: string; org: string; rol
 export async function startConsole(
   env: Record<string, string> = {},
   opts: { timeoutMs?: number } = {},
-): Promise<{ server: ServerProcess; browser: Browser; close: () => Promise<void> }> {
+): Promise<{ server: ServerProcess; browser: Browser; databaseUrl: string; close: () => Promise<void> }> {
   const db = await createTestDatabase();
   const [server, browser] = await Promise.all([
     startServerProcess(
@@ -111,6 +111,7 @@ export async function startConsole(
   return {
     server,
     browser,
+    databaseUrl: db.url,
     async close() {
       await browser.close();
       await server.stop();

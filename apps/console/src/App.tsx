@@ -11,6 +11,7 @@ import { AgentsList } from './portal/AgentsList';
 import { ChatView } from './portal/ChatView';
 import { AdminRoutes } from './admin/AdminRoutes';
 import { WorkflowsRoutes } from './workflows/WorkflowsRoutes';
+import { ChatAccounts } from './me/ChatAccounts';
 
 export function App() {
   return (
@@ -54,6 +55,7 @@ function SignedIn({
     { to: '/portal', label: 'Portal' },
     { to: '/approvals', label: 'Approvals', badge: forMe.length },
     { to: '/workflows', label: 'Workflows' },
+    { to: '/me/identities', label: 'My chat accounts' },
     ...(isAdmin(session)
       ? [
           { to: '/admin/agents', label: 'Agents' },
@@ -63,6 +65,7 @@ function SignedIn({
           { to: '/admin/llm-credentials', label: 'LLM credentials' },
           { to: '/admin/hooks', label: 'Org hooks' },
           { to: '/admin/audit', label: 'Audit log' },
+          { to: '/admin/evals', label: 'Evals' },
           { to: '/admin/org', label: 'Organisation' },
         ]
       : []),
@@ -121,6 +124,7 @@ function SignedIn({
           <Route path="/approvals/:id" element={<Approvals />} />
           <Route path="/workflows/*" element={<WorkflowsRoutes />} />
           <Route path="/admin/*" element={<AdminRoutes />} />
+          <Route path="/me/identities" element={<ChatAccounts />} />
           <Route path="*" element={<NotFound />} />
         </Routes>
       </AppShell.Main>

@@ -53,6 +53,10 @@ export class EvalsService {
     return row;
   }
 
+  list(orgId: string, agentId: string | undefined, limit: number): Promise<EvalRun[]> {
+    return this.evals.find({ where: { orgId, ...(agentId ? { agentId } : {}) }, order: { createdAt: 'DESC' }, take: limit });
+  }
+
   async get(orgId: string, id: string): Promise<EvalRun> {
     const row = isUuid(id) ? await this.evals.findOneBy({ id, orgId }) : null;
     if (!row) throw new NotFoundError('eval', id);

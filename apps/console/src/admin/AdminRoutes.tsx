@@ -6,6 +6,8 @@ import { AgentEditor, AgentsAdmin } from './AgentsAdmin';
 import { AuditAdmin } from './AuditAdmin';
 import { ChannelsAdmin } from './ChannelsAdmin';
 import { ConnectorsAdmin } from './ConnectorsAdmin';
+import { EvalDetail } from './EvalDetail';
+import { EvalsAdmin } from './EvalsAdmin';
 import { LlmCredentialsAdmin } from './LlmCredentialsAdmin';
 import { McpServersAdmin } from './McpServersAdmin';
 import { OrgAdmin } from './OrgAdmin';
@@ -26,6 +28,8 @@ export function AdminRoutes() {
       <Route path="hooks" element={<OrgHooksAdmin />} />
       <Route path="audit" element={<AuditAdmin />} />
       <Route path="runs/:runId" element={<RunTrace />} />
+      <Route path="evals" element={<EvalsAdmin />} />
+      <Route path="evals/:evalId" element={<EvalDetail />} />
       <Route path="org" element={<OrgAdmin />} />
       <Route path="*" element={<AdminPageMissing />} />
     </Routes>

@@ -487,7 +487,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        get: operations["EvalsController_list"];
         put?: never;
         post: operations["EvalsController_create"];
         delete?: never;
@@ -1612,26 +1612,40 @@ export interface components {
             };
             input: string;
         };
+        EvalCaseResultResponse: {
+            error?: string;
+            /** @description Why the case failed, one line per unmet expectation */
+            failures?: string[];
+            input: string;
+            /** @description The agent's answer */
+            output: string | null;
+            passed: boolean;
+            /** @description The run of the case (its trace: GET /api/runs/:id) */
+            run_id: string;
+            tool_calls: components["schemas"]["EvalToolCallResponse"][];
+        };
         EvalResponse: {
             agent_id: string;
             /** Format: date-time */
             created_at: string;
+            /** @description Cases run so far */
+            done: number;
             error: string | null;
             /** @description Always "bypassed": eval runs skip hooks on purpose, and writes are simulated */
             hooks: string;
             id: string;
+            /** @description Cases passed so far */
             passed: number;
             /**
              * @description Connector reads run for real, or are simulated like writes
              * @enum {string}
              */
             reads: "live" | "simulated";
-            /** @description { input, output, passed, tool_calls } */
-            results: {
-                [key: string]: unknown;
-            }[];
+            /** @description One result per case run so far, in case order */
+            results: components["schemas"]["EvalCaseResultResponse"][];
             /** @enum {string} */
             status: "running" | "completed" | "failed" | "interrupted";
+            /** @description Cases in the eval */
             total: number;
         };
         EvalStartedResponse: {
@@ -1640,6 +1654,37 @@ export interface components {
             id: string;
             /** @enum {string} */
             status: "running" | "completed" | "failed" | "interrupted";
+        };
+        EvalSummaryResponse: {
+            agent_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Cases run so far */
+            done: number;
+            error: string | null;
+            /** @description Always "bypassed": eval runs skip hooks on purpose, and writes are simulated */
+            hooks: string;
+            id: string;
+            /** @description Cases passed so far */
+            passed: number;
+            /**
+             * @description Connector reads run for real, or are simulated like writes
+             * @enum {string}
+             */
+            reads: "live" | "simulated";
+            /** @enum {string} */
+            status: "running" | "completed" | "failed" | "interrupted";
+            /** @description Cases in the eval */
+            total: number;
+        };
+        EvalToolCallResponse: {
+            args: {
+                [key: string]: unknown;
+            };
+            /** @description A write (or a simulated read): answered from the fixtures, never sent */
+            simulated: boolean;
+            status: string;
+            tool: string;
         };
         ExpectedToolCallDto: {
             /** @description The call passes when its args contain these (deeply) */
@@ -2361,6 +2406,8 @@ export interface operations {
                 action?: string;
                 /** @description The user id who caused the event */
                 actor?: string;
+                /** @description Only events about this agent: its calls and approval requests, its config changes */
+                agent_id?: string;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
                 /** @description The id of the agent, connector, channel ... the event is about */
@@ -2480,6 +2527,8 @@ export interface operations {
                 action?: string;
                 /** @description The user id who caused the event */
                 actor?: string;
+                /** @description Only events about this agent: its calls and approval requests, its config changes */
+                agent_id?: string;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
                 /** @description The id of the agent, connector, channel ... the event is about */
@@ -2518,6 +2567,8 @@ export interface operations {
                 action?: string;
                 /** @description The user id who caused the event */
                 actor?: string;
+                /** @description Only events about this agent: its calls and approval requests, its config changes */
+                agent_id?: string;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
                 /** @description The id of the agent, connector, channel ... the event is about */
@@ -3050,6 +3101,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DevSignInResponse"];
+                };
+            };
+        };
+    };
+    EvalsController_list: {
+        parameters: {
+            query?: {
+                /** @description Only this agent's evals */
+                agent_id?: string;
+                /** @description At most this many, newest first (default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvalSummaryResponse"][];
                 };
             };
         };

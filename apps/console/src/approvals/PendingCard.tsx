@@ -28,6 +28,7 @@ import { isAdmin } from '../auth/session';
 import { Link } from 'react-router-dom';
 import { SchemaForm, type JsonSchema } from '../ui/SchemaForm';
 import { schemaProblems } from '../ui/schema-problems';
+import { ReassignControl } from './ReassignControl';
 
 import type { ConfirmationRow } from './Approvals';
 
@@ -252,6 +253,7 @@ export function PendingCard({
             </Button>
           )}
         </Group>
+        <ReassignControl row={row} />
       </Stack>
     </Card>
   );

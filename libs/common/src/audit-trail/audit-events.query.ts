@@ -10,6 +10,8 @@ export interface AuditEventFilters {
   entityType?: string;
   entityId?: string;
   actor?: string;
+  /** Events about this agent: those whose payload names it (calls, approval requests) and its own config changes. */
+  agentId?: string;
   from?: Date;
   to?: Date;
 }
@@ -98,6 +100,7 @@ function filters(f: AuditEventFilters): { where: string[]; params: unknown[] } {
   add((n) => `entity_type = $${n}`, f.entityType);
   add((n) => `entity_id = $${n}`, f.entityId);
   add((n) => `actor = $${n}`, f.actor);
+  add((n) => `(payload->>'agent_id' = $${n} OR (entity_type = 'agent' AND entity_id = $${n}))`, f.agentId);
   add((n) => `occurred_at >= $${n}`, f.from);
   add((n) => `occurred_at < $${n}`, f.to);
   return { where, params };

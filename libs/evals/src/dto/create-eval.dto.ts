@@ -1,6 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsString, IsUUID, Length, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 
 export class ExpectedToolCallDto {
   @ApiProperty({ description: 'Tool name, e.g. oa__purchase_pay' }) @IsString() @Length(1, 200) tool: string;
@@ -49,4 +63,19 @@ export class CreateEvalDto {
   @ValidateNested({ each: true })
   @Type(() => EvalCaseDto)
   cases: EvalCaseDto[];
+}
+
+export class ListEvalsQuery {
+  @ApiPropertyOptional({ description: "Only this agent's evals" })
+  @IsOptional()
+  @IsUUID('all', { message: 'agent_id must be a UUID' })
+  agent_id?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 200, description: 'At most this many, newest first (default 50)' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'limit must be an integer between 1 and 200' })
+  @Min(1, { message: 'limit must be an integer between 1 and 200' })
+  @Max(200, { message: 'limit must be an integer between 1 and 200' })
+  limit?: number;
 }

@@ -9,7 +9,8 @@ import { AuditEventPageResponse, VerifyResponse } from './dto/audit-trail.respon
 import { AuditRangeQuery } from './dto/list-connector-calls.dto.js';
 
 function filters(orgId: string, q: AuditEventFilterQuery, kind: ListAuditEventsQuery['kind']): AuditEventFilters {
-  return { orgId, kind, action: q.action, entityType: q.entity_type, entityId: q.entity_id, actor: q.actor, ...parseRange(q) };
+  const { action, entity_type: entityType, entity_id: entityId, actor, agent_id: agentId } = q;
+  return { orgId, kind, action, entityType, entityId, actor, agentId, ...parseRange(q) };
 }
 
 /** The tamper-evident audit trail (hash-chained per org): its events, its configuration changes and its proof. */

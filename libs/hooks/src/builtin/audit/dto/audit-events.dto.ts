@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { CONFIG_ENTITY_TYPES } from '@warden/common';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { AuditRangeQuery, MAX_AUDIT_ROWS } from './list-connector-calls.dto.js';
 
 const KINDS = ['connector_call', 'config', 'confirmation', 'identity'] as const;
@@ -30,6 +30,11 @@ export class AuditEventFilterQuery extends AuditRangeQuery {
   @IsString()
   @MaxLength(200)
   actor?: string;
+
+  @ApiPropertyOptional({ description: 'Only events about this agent: its calls and approval requests, its config changes' })
+  @IsOptional()
+  @IsUUID('all', { message: 'agent_id must be a UUID' })
+  agent_id?: string;
 
   @ApiPropertyOptional({ description: `Events to return, newest first (1-${MAX_AUDIT_ROWS}, default 100)` })
   @IsOptional()

@@ -27,6 +27,7 @@ import { ToolNamespaces1766200002000 } from './1766200002000-tool-namespaces.js'
 import { LlmCredentialOrigin1766200005001 } from './1766200005001-llm-credential-origin.js';
 import { DurableEvals1766200007001 } from './1766200007001-durable-evals.js';
 import { PolicyVersions1766200009000 } from './1766200009000-policy-versions.js';
+import { ScimDirectory1766300700000 } from './1766300700000-scim-directory.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed) so that the app, the TypeORM CLI and the
@@ -62,4 +63,5 @@ export const MIGRATIONS = [
   LlmCredentialOrigin1766200005001,
   DurableEvals1766200007001,
   PolicyVersions1766200009000,
+  ScimDirectory1766300700000,
 ];

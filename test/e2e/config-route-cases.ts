@@ -223,6 +223,15 @@ export const CONFIG_ROUTE_CASES: Record<string, ConfigRouteCase> = {
       await put(c, '/api/org/read-only', { read_only: false });
     },
   },
+  'POST /api/org/scim-tokens': {
+    act: (c) => post(c, '/api/org/scim-tokens', { label: unique('okta') }),
+    entity: (_c, _m, res) => ({ type: 'scim_token', id: res.body.id as string }),
+  },
+  'DELETE /api/org/scim-tokens/:id': {
+    setup: async (c) => ({ id: await created(post(c, '/api/org/scim-tokens', { label: unique('entra') })) }),
+    act: (c, m) => c.t.request('DELETE', `/api/org/scim-tokens/${m.id}`, { token: c.admin }),
+    entity: (_c, m) => ({ type: 'scim_token', id: m.id }),
+  },
   'PUT /api/users/:sub/identities': {
     act: (c) => put(c, '/api/users/bob/identities', { slack_user_id: unique('U-BOB-') }),
     entity: (c) => ({ type: 'identity', id: c.bobUserId }),

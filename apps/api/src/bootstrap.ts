@@ -28,9 +28,10 @@ export async function createApp(
   // Before any route or static file: every response, errors included, carries them.
   app.use(securityHeaders(app.get(AppConfig)));
   app.use(drainGate());
-  app.setGlobalPrefix('api', { exclude: ['demo-oa/{*path}', 'metrics'] });
+  app.setGlobalPrefix('api', { exclude: ['demo-oa/{*path}', 'metrics', 'scim/v2/{*path}'] });
   app.enableShutdownHooks();
-  app.useBodyParser('json', { limit: '2mb' });
+  // SCIM clients send application/scim+json (RFC 7644 §3.1).
+  app.useBodyParser('json', { limit: '2mb', type: ['application/json', 'application/scim+json'] });
   app.useBodyParser('urlencoded', { limit: '2mb', extended: true });
   // Built on the first request for it, not at every boot (a few hundred ms of metadata scanning).
   SwaggerModule.setup('api/docs', app, () => openApiDocument(app), { jsonDocumentUrl: 'api/docs-json' });

@@ -2,7 +2,7 @@ import type { ServeStaticModuleOptions } from '@nestjs/serve-static';
 import type { AppConfig } from '@warden/common';
 
 /** Paths that belong to the server: never answered with the console's index.html (unknown ones stay JSON 404s). */
-const SERVER_PATHS = /^\/(api|metrics|demo-oa)(\/|$)/;
+const SERVER_PATHS = /^\/(api|metrics|demo-oa|scim)(\/|$)/;
 
 /**
  * The web console (apps/console, built into dist/console) at `/`: its files, and index.html for any other path so

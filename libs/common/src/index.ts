@@ -3,6 +3,7 @@ export * from './config/app-config.js';
 export * from './config/config.module.js';
 export * from './errors/domain.exception.js';
 export * from './errors/all-exceptions.filter.js';
+export * from './errors/scim-error.js';
 export * from './http/event-stream.js';
 export * from './http/egress.js';
 export * from './http/egress-request.js';

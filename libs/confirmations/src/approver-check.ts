@@ -56,6 +56,8 @@ function satisfies(entry: string, row: ConfirmationRequest, d: ResolvedDecider, 
  * approve his own call; rejecting one's own request only stops it, so it is always allowed to those in the policy.
  */
 export function refusalFor(row: ConfirmationRequest, d: ResolvedDecider, decision: Decision, list: ChannelList): string | null {
+  // Deprovisioned in the directory (SCIM): no role, link or list entry of theirs counts any more.
+  if (d.member.active === false) return `${d.member.sub} was deactivated in the directory and decides nothing`;
   const approvers = approversOf(row);
   if (!approvers.some((entry) => satisfies(entry, row, d, list))) {
     if (approvers.length === 1 && approvers[0] === 'channel' && d.via)

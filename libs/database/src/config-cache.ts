@@ -27,10 +27,13 @@ export class ConfigCache implements OnModuleInit, OnModuleDestroy {
   private readonly generations = new Map<string, number>();
   private epoch = 0;
   private readonly listener: PgNotificationListener | null;
+  private readonly embedded: boolean;
+  private readonly followers: Array<(orgId: string) => void> = [];
   /** Loads that went to the database (a counter for tests and /metrics). */
   loads = 0;
 
   constructor(@Inject(DATABASE_TARGET) target: DatabaseTarget) {
+    this.embedded = target.embedded;
     this.listener = target.embedded
       ? null
       : new PgNotificationListener({
@@ -77,8 +80,22 @@ export class ConfigCache implements OnModuleInit, OnModuleDestroy {
     return value;
   }
 
+  /**
+   * True when every change is announced to this instance: the LISTEN connection is up, or the database is embedded
+   * (one process, whose writers call `invalidate` themselves). Other caches of org state trust their entries only then.
+   */
+  get announcesChanges(): boolean {
+    return this.embedded || (this.listener?.isListening ?? false);
+  }
+
+  /** Also tells `follower` of every change notice (an org id, or `*` after a reconnection). */
+  follow(follower: (orgId: string) => void): void {
+    this.followers.push(follower);
+  }
+
   /** Forgets what is cached for the org (`*`: for every org). */
   invalidate(orgId: string): void {
+    for (const follower of this.followers) follower(orgId);
     if (orgId === '*') {
       this.epoch++;
       this.entries.clear();

@@ -800,6 +800,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/org/scim-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ScimTokensController_list"];
+        put?: never;
+        post: operations["ScimTokensController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/scim-tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["ScimTokensController_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}": {
         parameters: {
             query?: never;
@@ -1449,6 +1481,16 @@ export interface components {
             /** @enum {string} */
             type: "feishu" | "slack" | "wecom" | "inbox";
         };
+        CreatedScimTokenResponse: {
+            created_at: string;
+            /** @description The user id of the admin who created it */
+            created_by: string | null;
+            id: string;
+            label: string | null;
+            revoked_at: string | null;
+            /** @description The bearer secret for the identity provider: shown once, stored only as a hash */
+            token: string;
+        };
         CreateEvalDto: {
             agent_id: string;
             cases: components["schemas"]["EvalCaseDto"][];
@@ -1466,6 +1508,10 @@ export interface components {
             name: string;
             /** @description The model server the key is for, e.g. "https://api.openai.com" (a base URL is taken as its origin): the key is sent to no other scheme, host or port */
             origin: string;
+        };
+        CreateScimTokenDto: {
+            /** @description What the token is for, e.g. "Okta" */
+            label?: string;
         };
         CreateWorkflowDto: {
             /** @description { nodes: [...], edges: [...] } — see API.md "Workflows" */
@@ -1979,6 +2025,14 @@ export interface components {
             trace_id: string | null;
             user_id: string | null;
         };
+        ScimTokenResponse: {
+            created_at: string;
+            /** @description The user id of the admin who created it */
+            created_by: string | null;
+            id: string;
+            label: string | null;
+            revoked_at: string | null;
+        };
         SetIdentitiesDto: {
             /** @description Feishu open id (ou_...); null unlinks */
             feishu_open_id?: string | null;
@@ -2412,7 +2466,7 @@ export interface operations {
                 cursor?: string;
                 /** @description The id of the agent, connector, channel ... the event is about */
                 entity_id?: string;
-                entity_type?: "agent" | "connector" | "channel" | "org" | "org_hooks" | "workflow" | "identity" | "mcp_server" | "llm_credential" | "run" | "confirmation";
+                entity_type?: "agent" | "connector" | "channel" | "org" | "org_hooks" | "workflow" | "identity" | "mcp_server" | "llm_credential" | "scim_token" | "run" | "confirmation";
                 /** @description Only rows at or after this time (ISO 8601) */
                 from?: string;
                 /** @description Events to return, newest first (1-500, default 100) */
@@ -2533,7 +2587,7 @@ export interface operations {
                 cursor?: string;
                 /** @description The id of the agent, connector, channel ... the event is about */
                 entity_id?: string;
-                entity_type?: "agent" | "connector" | "channel" | "org" | "org_hooks" | "workflow" | "identity" | "mcp_server" | "llm_credential" | "run" | "confirmation";
+                entity_type?: "agent" | "connector" | "channel" | "org" | "org_hooks" | "workflow" | "identity" | "mcp_server" | "llm_credential" | "scim_token" | "run" | "confirmation";
                 /** @description Only for /export (default jsonl) */
                 format?: "csv" | "jsonl";
                 /** @description Only rows at or after this time (ISO 8601) */
@@ -2573,7 +2627,7 @@ export interface operations {
                 cursor?: string;
                 /** @description The id of the agent, connector, channel ... the event is about */
                 entity_id?: string;
-                entity_type?: "agent" | "connector" | "channel" | "org" | "org_hooks" | "workflow" | "identity" | "mcp_server" | "llm_credential" | "run" | "confirmation";
+                entity_type?: "agent" | "connector" | "channel" | "org" | "org_hooks" | "workflow" | "identity" | "mcp_server" | "llm_credential" | "scim_token" | "run" | "confirmation";
                 /** @description Only for /export (default jsonl) */
                 format?: "csv" | "jsonl";
                 /** @description Only rows at or after this time (ISO 8601) */
@@ -3680,6 +3734,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReadOnlyResponse"];
+                };
+            };
+        };
+    };
+    ScimTokensController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScimTokenResponse"][];
+                };
+            };
+        };
+    };
+    ScimTokensController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateScimTokenDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedScimTokenResponse"];
+                };
+            };
+        };
+    };
+    ScimTokensController_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScimTokenResponse"];
                 };
             };
         };

@@ -31,6 +31,11 @@ export class OrgMember {
   @PrimaryColumn('uuid')
   userId: string;
   @Column('text', { array: true, default: () => "'{}'" }) roles: string[];
+  /** False once the directory deactivated the member: every token of theirs is refused at once. */
+  @Column('boolean', { default: true }) active: boolean;
+  /** Provisioned by SCIM: roles and active state come from the directory, never from token claims. */
+  @Column('boolean', { default: false }) directoryManaged: boolean;
+  @Column('text', { nullable: true }) scimExternalId: string | null;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
 }

@@ -12,6 +12,8 @@ export interface MemberView {
   name: string | null;
   roles: string[];
   identities: Partial<Record<ChatPlatform, string>>;
+  /** False when the directory (SCIM) deactivated the member: they decide nothing, whatever their roles. */
+  active?: boolean;
 }
 
 /** How an identity changed hands: an admin set it, its owner proved it with a one-time code, a user unlinked their own, or the IdP asserted it. */
@@ -72,16 +74,25 @@ export class UsersService {
   async memberById(orgId: string, userId: string): Promise<MemberView | null> {
     const [row] = await this.dataSource.query<
       Array<
-        { sub: string; email: string | null; name: string | null; roles: string[]; identities: MemberView['identities'] | null } | undefined
+        | {
+            sub: string;
+            email: string | null;
+            name: string | null;
+            roles: string[];
+            active: boolean;
+            identities: MemberView['identities'] | null;
+          }
+        | undefined
       >
     >(
-      `SELECT u.sub, u.email, u.name, m.roles,
+      `SELECT u.sub, u.email, u.name, m.roles, m.active,
               (SELECT json_object_agg(i.platform, i.external_id) FROM identities i WHERE i.org_id = m.org_id AND i.user_id = m.user_id) AS identities
          FROM org_members m JOIN users u ON u.id = m.user_id WHERE m.org_id = $1 AND m.user_id = $2`,
       [orgId, userId],
     );
     if (!row) return null;
-    return { userId, sub: row.sub, email: row.email, name: row.name, roles: row.roles, identities: row.identities ?? {} };
+    const { sub, email, name, roles, active } = row;
+    return { userId, sub, email, name, roles, active, identities: row.identities ?? {} };
   }
 
   /** The org member linked to a chat-app account, or null. */

@@ -15,6 +15,7 @@ export const CONFIG_ENTITY_TYPES = [
   'identity',
   'mcp_server',
   'llm_credential',
+  'scim_token',
 ] as const;
 export type ConfigEntityType = (typeof CONFIG_ENTITY_TYPES)[number];
 

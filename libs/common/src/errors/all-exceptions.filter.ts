@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DOMAIN_ERROR_STATUS, DomainException } from './domain.exception.js';
+import { scimErrorBody } from './scim-error.js';
 
 const STATUS_NAMES: Record<number, string> = {
   400: 'Bad Request',
@@ -35,6 +36,15 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (res.headersSent) {
       // A streaming response already started; the stream reports its own errors.
       if (!res.writableEnded) res.end();
+      return;
+    }
+    if (req.path.startsWith('/scim/')) {
+      // SCIM clients (Okta, Entra ID) read RFC 7644 error bodies; a body that did not parse is invalidSyntax.
+      const scimType = body.scimType ?? (body.statusCode === 400 && !(exception instanceof DomainException) ? 'invalidSyntax' : undefined);
+      res
+        .status(body.statusCode)
+        .type('application/scim+json')
+        .send(JSON.stringify(scimErrorBody(body.statusCode, String(body.message), scimType)));
       return;
     }
     res.status(body.statusCode).json(body);

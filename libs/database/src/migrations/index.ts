@@ -28,6 +28,7 @@ import { LlmCredentialOrigin1766200005001 } from './1766200005001-llm-credential
 import { DurableEvals1766200007001 } from './1766200007001-durable-evals.js';
 import { PolicyVersions1766200009000 } from './1766200009000-policy-versions.js';
 import { WorkflowRunsByWorkflow1766300300000 } from './1766300300000-workflow-runs-by-workflow.js';
+import { ScimDirectory1766300700000 } from './1766300700000-scim-directory.js';
 import { ConfirmationContext1766300900000 } from './1766300900000-confirmation-context.js';
 
 /**
@@ -65,5 +66,6 @@ export const MIGRATIONS = [
   DurableEvals1766200007001,
   PolicyVersions1766200009000,
   WorkflowRunsByWorkflow1766300300000,
+  ScimDirectory1766300700000,
   ConfirmationContext1766300900000,
 ];

@@ -3,9 +3,10 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { data, http } from '../api/typed';
 import { useHookCatalog, type HooksValue } from './HooksEditor';
+import { VerdictFacts } from './DryRunFacts';
 import { ErrorAlert } from '../ui/ErrorAlert';
 
-const COLORS: Record<string, string> = { allow: 'green', block: 'red', rewrite: 'yellow', would_require_confirmation: 'orange' };
+const COLORS: Record<string, string> = { allow: 'green.9', block: 'red.9', rewrite: 'yellow.9', would_require_confirmation: 'orange.9' };
 
 /** What each hook would decide for a sample call, on the config as edited (unsaved); nothing runs or is sent. */
 export function DryRunPanel({ modelConfig, hooks }: { modelConfig: Record<string, unknown> | null; hooks: HooksValue }) {
@@ -65,6 +66,7 @@ export function DryRunPanel({ modelConfig, hooks }: { modelConfig: Record<string
                       {v.outcome.replace(/_/g, ' ')}
                     </Text>
                     {v.detail && <Text size="xs">{v.detail}</Text>}
+                    <VerdictFacts verdict={v} />
                   </Table.Td>
                 </Table.Tr>
               ))}

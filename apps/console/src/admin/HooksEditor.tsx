@@ -37,8 +37,22 @@ export function yamlProblems(text: string | undefined): string[] {
   return doc.errors.map((e) => e.message.split('\n')[0]);
 }
 
-/** The agent's hooks: the catalog from GET /api/hooks, a generated settings form per attached hook, YAML hooks. */
-export function HooksEditor({ value, onChange }: { value: HooksValue; onChange: (v: HooksValue) => void }) {
+/**
+ * The agent's hooks: the catalog from GET /api/hooks, a generated settings form per attached hook, YAML hooks.
+ * `orgHooks`: class hooks the org's policy attaches to every agent (shown checked and locked); `problems`: the
+ * server's problems with `hooks.*` (checked as typed), shown at the class hooks and at the YAML field.
+ */
+export function HooksEditor({
+  value,
+  onChange,
+  orgHooks = [],
+  problems: serverProblems = [],
+}: {
+  value: HooksValue;
+  onChange: (v: HooksValue) => void;
+  orgHooks?: string[];
+  problems?: string[];
+}) {
   const catalog = useHookCatalog();
   const attached = (name: string) => value.class_hooks.find((h) => h.name === name);
   const toggle = (name: string, on: boolean) =>
@@ -48,15 +62,34 @@ export function HooksEditor({ value, onChange }: { value: HooksValue; onChange: 
       ...value,
       class_hooks: value.class_hooks.map((h) => (h.name === name ? { name, ...(Object.keys(config).length ? { config } : {}) } : h)),
     });
-  const problems = yamlProblems(value.yaml);
+  const syntax = yamlProblems(value.yaml);
+  const problems = syntax.length ? syntax : serverProblems.filter((p) => p.startsWith('hooks.yaml'));
+  const classProblems = serverProblems.filter((p) => p.startsWith('hooks.class_hooks'));
   return (
     <Stack>
       <Title order={4}>Hooks</Title>
       <ErrorAlert error={catalog.error} what="The hook catalog could not be loaded" />
+      {classProblems.map((p) => (
+        <Text key={p} size="sm" c="red.8" role="alert">
+          {p}
+        </Text>
+      ))}
       {catalog.data?.map((h) => (
         <Card key={h.name} withBorder padding="sm" data-testid={`hook-${h.name}`}>
           <Group justify="space-between" wrap="nowrap">
-            {h.auto_attached ? (
+            {orgHooks.includes(h.name) ? (
+              <Checkbox
+                label={
+                  <Text fw={600} ff="monospace" span>
+                    {h.name}
+                  </Text>
+                }
+                aria-label={`${h.name} (org policy, in force)`}
+                checked
+                disabled
+                readOnly
+              />
+            ) : h.auto_attached ? (
               <Text fw={600} ff="monospace">
                 {h.name}
               </Text>
@@ -76,12 +109,13 @@ export function HooksEditor({ value, onChange }: { value: HooksValue; onChange: 
               <Badge variant="light">{h.point}</Badge>
               <Badge variant="outline">priority {h.priority}</Badge>
               {h.auto_attached && <Badge color="gray">always on</Badge>}
+              {orgHooks.includes(h.name) && <Badge color="grape">org policy</Badge>}
             </Group>
           </Group>
           <Text size="sm" c="dimmed" mt={4}>
             {h.description}
           </Text>
-          {attached(h.name) && h.config_schema && (
+          {attached(h.name) && h.config_schema && !orgHooks.includes(h.name) && (
             <Card mt="xs" padding="xs" bg="gray.0">
               <SchemaForm
                 idPrefix={h.name}

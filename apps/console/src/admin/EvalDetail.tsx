@@ -18,7 +18,9 @@ export function EvalDetail() {
   const e = ev.data;
   return (
     <Stack maw={1100}>
-      <Title order={2}>Eval results</Title>
+      <Title order={1} size="h2">
+        Eval results
+      </Title>
       <Text role="status" data-testid="eval-status" data-status={e.status}>
         <Badge color={EVAL_STATUS_COLOR[e.status] ?? 'gray'}>{e.status}</Badge> · {e.passed} of {e.total} cases passed · reads {e.reads} ·
         hooks {e.hooks}

@@ -19,7 +19,9 @@ export function EvalsAdmin() {
   const agentName = (id: string) => agents.find((a) => a.value === id)?.label ?? id;
   return (
     <Stack maw={1100}>
-      <Title order={2}>Evals</Title>
+      <Title order={1} size="h2">
+        Evals
+      </Title>
       <Text size="sm" c="dimmed">
         An eval runs an agent over test cases with its own hooks bypassed: writes are simulated from the fixtures and never sent; the
         organisation&apos;s hooks still apply.

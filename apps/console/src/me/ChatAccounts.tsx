@@ -45,7 +45,9 @@ export function ChatAccounts() {
   const hint = PLATFORMS.find((p) => p.value === platform)?.hint;
   return (
     <Stack maw={760}>
-      <Title order={2}>My chat accounts</Title>
+      <Title order={1} size="h2">
+        My chat accounts
+      </Title>
       <Text size="sm" c="dimmed">
         Link your Feishu, Slack or WeCom account so that your taps on approval cards in chat count as yours.
       </Text>

@@ -25,7 +25,9 @@ export function WorkflowRunView() {
   const node = def?.nodes.find((n) => n.id === selected);
   return (
     <Stack>
-      <Title order={2}>Run of {wf.data?.name ?? 'workflow'}</Title>
+      <Title order={1} size="h2">
+        Run of {wf.data?.name ?? 'workflow'}
+      </Title>
       <ErrorAlert error={run.error ?? wf.error} what="The workflow run could not be loaded" />
       <ErrorAlert error={streamError} what="The run's live updates stopped" />
       <Group>

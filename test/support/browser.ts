@@ -91,17 +91,21 @@ export async function startConsole(
 ): Promise<{ server: ServerProcess; browser: Browser; databaseUrl: string; close: () => Promise<void> }> {
   const db = await createTestDatabase();
   const [server, browser] = await Promise.all([
-    startServerProcess({
-      DATABASE_URL: db.url,
-      DB_SKIP_MIGRATIONS: '1',
-      SEED_DEMO: 'true',
-      NODE_ENV: 'development',
-      AUTH_MODE: 'dev',
-      AUTH_DEV_SECRET: 'browser-dev-secret-0123456789',
-      APP_ENCRYPTION_KEY: 'browser-encryption-key-0123456789',
-      CONFIRMATION_POLL_MS: '200',
-      ...env,
-    }),
+    startServerProcess(
+      {
+        DATABASE_URL: db.url,
+        DB_SKIP_MIGRATIONS: '1',
+        SEED_DEMO: 'true',
+        NODE_ENV: 'development',
+        AUTH_MODE: 'dev',
+        AUTH_DEV_SECRET: 'browser-dev-secret-0123456789',
+        APP_ENCRYPTION_KEY: 'browser-encryption-key-0123456789',
+        CONFIRMATION_POLL_MS: '200',
+        ...env,
+      },
+      // A loaded machine (parallel suites) can take more than the default 30 s to load the app.
+      { timeoutMs: 60_000 },
+    ),
     launchBrowser(),
   ]);
   return {

@@ -58,7 +58,7 @@ it('an admin filters the audit trail to a range, sees a config change as a diff,
   await page.getByRole('link', { name: 'Audit log' }).click();
   const local = `${start.getFullYear()}-${String(start.getMonth() + 1).padStart(2, '0')}-${String(start.getDate()).padStart(2, '0')}T${String(start.getHours()).padStart(2, '0')}:${String(start.getMinutes()).padStart(2, '0')}`;
   await page.getByLabel('From').fill(local);
-  await page.getByRole('textbox', { name: 'Kind' }).click();
+  await page.getByRole('combobox', { name: 'Kind' }).click();
   await page.getByRole('option', { name: 'Configuration changes' }).click();
   const table = page.getByRole('table', { name: 'Audit events' });
   await page.getByRole('status').filter({ hasText: '100 events loaded; older ones remain' }).waitFor();
@@ -110,7 +110,7 @@ it('an admin filters the audit trail to a range, sees a config change as a diff,
 it('an admin starts an eval of two cases with fields only and reads each case result', async () => {
   await page.getByRole('link', { name: 'Evals' }).click();
   const form = page.getByRole('form', { name: 'New eval' });
-  await form.getByRole('textbox', { name: 'Agent' }).click();
+  await form.getByRole('combobox', { name: 'Agent' }).click();
   await page.getByRole('option', { name: 'demo-buyer' }).click();
   await form.getByLabel('Case 1 message').fill('Pay the open purchase orders');
   await form.getByLabel('Case 1: calls tool').fill('oa__purchase_pay');

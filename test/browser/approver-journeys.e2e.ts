@@ -98,7 +98,7 @@ it('an approver reassigns a request (the server refuses someone the policy does 
   const card = admin.page.getByTestId('pending-confirmation').filter({ hasText: 'PO-1002' });
   await card.getByRole('button', { name: 'Reassign…' }).click();
   const reassign = card.getByRole('form', { name: 'Reassign' });
-  await reassign.getByRole('textbox', { name: 'Reassign to' }).click();
+  await reassign.getByRole('combobox', { name: 'Reassign to' }).click();
   await admin.page.getByRole('option', { name: 'mia' }).click();
   await reassign.getByRole('button', { name: 'Reassign' }).click();
   // mia asked for the payment and is no admin: the request's policy (org_admins) does not allow her.
@@ -106,7 +106,7 @@ it('an approver reassigns a request (the server refuses someone the policy does 
   await expectAccessible(admin.page, 'inbox, reassignment refused');
   await screenshot(admin.page, 'approvals-reassign-refused');
 
-  await reassign.getByRole('textbox', { name: 'Reassign to' }).click();
+  await reassign.getByRole('combobox', { name: 'Reassign to' }).click();
   await admin.page.getByRole('option', { name: /bob/ }).click();
   await reassign.getByLabel('Why (optional)').fill('Bob runs purchasing this week');
   await reassign.getByRole('button', { name: 'Reassign' }).click();

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { startFakeFeishu, type FakeFeishu } from '../fakes/fake-feishu.js';
+import { expectAccessible } from '../support/axe.js';
 import { apiToken, devSignIn, newPerson, screenshot, startConsole } from '../support/browser.js';
 import { until } from '../support/eventually.js';
 import type { ServerProcess } from '../support/server-process.js';
@@ -175,14 +176,20 @@ it('the read-only switch blocks every write tool, and the run trace shows the mo
     await turn.getByTestId('tool-call').filter({ hasText: po }).getByText('blocked by read_only_guard').first().waitFor();
 
   await turn.getByRole('link', { name: 'Trace' }).click();
-  const trace = page.getByRole('table', { name: 'Trace' });
+  // A time line: each step with its clock time and offset from the run's start, what it was, and how long it took.
+  const trace = page.getByRole('list', { name: 'Trace' });
   await trace.getByText('Model turn 1').waitFor();
-  const rows = await trace.locator('tbody tr').allInnerTexts();
-  expect(rows[0]).toMatch(/model turn\s+Model turn 1\s+proposed oa__purchase_pay, oa__purchase_pay/i);
+  const rows = await trace.getByRole('listitem').allInnerTexts();
+  const time = String.raw`\d\d:\d\d:\d\d\.\d{3} \(\+\d+(\.\d+)? m?s\)`;
+  expect(rows[0]).toMatch(
+    new RegExp(`^${time}\\s+model turn\\s+Model turn 1\\s+took \\d+(\\.\\d+)? m?s\\s+proposed oa__purchase_pay, oa__purchase_pay`, 'i'),
+  );
   const guard = rows.filter((r) => r.includes('read_only_guard · PreToolUse'));
   expect(guard).toHaveLength(2);
-  for (const r of guard) expect(r).toMatch(/block\s+\d+(\.\d+)? ms/i);
-  expect(rows.at(-1)).toMatch(/Model turn 2\s+answered/i);
+  for (const r of guard)
+    expect(r).toMatch(new RegExp(`^${time}\\s+hook\\s+read_only_guard · PreToolUse\\s+block\\s+took \\d+(\\.\\d+)? ms`, 'i'));
+  expect(rows.at(-1)).toMatch(/Model turn 2\s+answered\s+took \d+(\.\d+)? m?s/i);
+  await expectAccessible(page, 'run trace');
   await screenshot(page, 'admin-run-trace');
 
   await page.getByRole('link', { name: 'Organisation' }).click();

@@ -104,7 +104,8 @@ export async function startConsole(
         CONFIRMATION_POLL_MS: '200',
         ...env,
       },
-      opts,
+      // A loaded machine (parallel suites) can take more than the default 30 s to load the app.
+      { timeoutMs: 60_000, ...opts },
     ),
     launchBrowser(),
   ]);

@@ -1,8 +1,8 @@
-import { Alert, Badge, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Badge, Box, Group, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useParams } from 'react-router-dom';
 import { data, http } from '../api/typed';
-import { traceTimeline } from './trace-timeline';
+import { traceTimeline, type TimelineStep } from './trace-timeline';
 
 const OUTCOME_COLOR: Record<string, string> = {
   allow: 'green',
@@ -12,8 +12,52 @@ const OUTCOME_COLOR: Record<string, string> = {
   rewrite: 'yellow',
   pending: 'orange',
 };
+const KIND_COLOR: Record<TimelineStep['kind'], string> = {
+  'model turn': 'violet',
+  'tool call': 'blue',
+  hook: 'gray',
+  approval: 'orange',
+  observation: 'teal',
+  plan: 'indigo',
+  error: 'red',
+};
 
-/** One run's timeline: model turns, tool calls, each hook with its outcome and duration, approvals, observations. */
+const clock = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour12: false, fractionalSecondDigits: 3 });
+const duration = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms} ms`);
+
+/** One step on the time line: when (clock and offset from the run's start), what, its outcome and how long it took. */
+function Step({ s, start }: { s: TimelineStep; start: number }) {
+  return (
+    <Box component="li" data-kind={s.kind} pl="md" pb="sm" style={{ borderLeft: `3px solid var(--mantine-color-${KIND_COLOR[s.kind]}-6)` }}>
+      <Group gap="xs" wrap="wrap">
+        {s.at && (
+          <Text size="xs" ff="monospace" c="dimmed" title={new Date(s.at).toLocaleString()}>
+            {clock(s.at)} (+{duration(Date.parse(s.at) - start)})
+          </Text>
+        )}
+        <Text size="xs" tt="uppercase" fw={700} c={`${KIND_COLOR[s.kind]}.9`}>
+          {s.kind}
+        </Text>
+        <Text size="sm" ff="monospace">
+          {s.title}
+        </Text>
+        {s.outcome && (
+          <Badge variant="light" color={OUTCOME_COLOR[s.outcome] ?? 'red'}>
+            {s.outcome}
+          </Badge>
+        )}
+        {s.durationMs !== undefined && <Text size="sm">took {duration(s.durationMs)}</Text>}
+      </Group>
+      {s.detail && (
+        <Text size="xs" ff="monospace" style={{ wordBreak: 'break-word' }}>
+          {s.detail}
+        </Text>
+      )}
+    </Box>
+  );
+}
+
+/** One run's time line: model turns, tool calls, each hook with its outcome and duration, approvals, observations. */
 export function RunTrace() {
   const { runId = '' } = useParams();
   const run = useQuery({
@@ -28,7 +72,10 @@ export function RunTrace() {
       </Alert>
     );
   if (!run.data) return <Text c="dimmed">Loading…</Text>;
-  const steps = traceTimeline(run.data.trace, run.data.answer);
+  const r = run.data;
+  const steps = traceTimeline(r.trace, r.answer, { createdAt: r.created_at, finishedAt: r.finished_at });
+  const start = Date.parse(r.created_at);
+  const total = r.finished_at ? Date.parse(r.finished_at) - start : null;
   return (
     <Stack>
       <Title order={1} size="h2">
@@ -37,47 +84,20 @@ export function RunTrace() {
       <Text size="sm">
         Run{' '}
         <Text span ff="monospace">
-          {run.data.id}
+          {r.id}
         </Text>{' '}
-        · <Badge>{run.data.status}</Badge> · surface {run.data.surface} · “{run.data.message}”
+        · <Badge>{r.status}</Badge> · surface {r.surface} · started {new Date(r.created_at).toLocaleString()}
+        {total !== null ? ` · took ${duration(total)}` : ''} · “{r.message}”
+      </Text>
+      <Text size="xs" c="dimmed">
+        Token use is not recorded by the server yet; times are when each event was stored.
       </Text>
       {steps.length === 0 && <Text c="dimmed">Nothing happened in this run yet.</Text>}
-      <Table.ScrollContainer minWidth={640}>
-        <Table striped aria-label="Trace">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>#</Table.Th>
-              <Table.Th>Step</Table.Th>
-              <Table.Th>What</Table.Th>
-              <Table.Th>Outcome</Table.Th>
-              <Table.Th>Duration</Table.Th>
-              <Table.Th>Detail</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {steps.map((s, i) => (
-              <Table.Tr key={i} data-kind={s.kind}>
-                <Table.Td>{i + 1}</Table.Td>
-                <Table.Td>{s.kind}</Table.Td>
-                <Table.Td ff="monospace">{s.title}</Table.Td>
-                <Table.Td>
-                  {s.outcome && (
-                    <Badge variant="light" color={OUTCOME_COLOR[s.outcome] ?? 'red'}>
-                      {s.outcome}
-                    </Badge>
-                  )}
-                </Table.Td>
-                <Table.Td>{s.durationMs !== undefined ? `${s.durationMs} ms` : ''}</Table.Td>
-                <Table.Td>
-                  <Text size="xs" ff="monospace" style={{ wordBreak: 'break-word' }}>
-                    {s.detail ?? ''}
-                  </Text>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <Box component="ol" aria-label="Trace" m={0} p={0} style={{ listStyle: 'none' }}>
+        {steps.map((s, i) => (
+          <Step key={i} s={s} start={start} />
+        ))}
+      </Box>
     </Stack>
   );
 }

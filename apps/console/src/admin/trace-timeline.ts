@@ -7,6 +7,14 @@ export interface TimelineStep {
   outcome?: string;
   durationMs?: number;
   detail?: string;
+  /** When it happened (ISO 8601): the event's time; a model turn's is when its reply arrived. */
+  at?: string;
+}
+
+/** The run's start and end, so that the first and the last model turns get a duration too. */
+export interface RunSpan {
+  createdAt?: string;
+  finishedAt?: string | null;
 }
 
 /**
@@ -21,18 +29,36 @@ const stored = <T extends object>(d: T): Partial<T> => d;
  * turns made visible: the tool calls one model response proposed arrive together, so each group is one turn, and a
  * completed run's answer is its last turn.
  */
-export function traceTimeline(entries: Array<Record<string, unknown>>, answer: string | null | undefined): TimelineStep[] {
+export function traceTimeline(
+  entries: Array<Record<string, unknown>>,
+  answer: string | null | undefined,
+  span: RunSpan = {},
+): TimelineStep[] {
   const trace = entries as unknown as Entry[];
   const at = (j: number): Entry | undefined => trace[j];
+  const timeOf = (j: number) => (trace[j] as { at?: string } | undefined)?.at;
   const steps: TimelineStep[] = [];
   let turn = 0;
+  // A model turn lasts from the last thing before it (the run's start, an observation) until its reply arrived.
+  const since = (i: number, end: string | undefined) => {
+    const start = i > 0 ? timeOf(i - 1) : span.createdAt;
+    return start && end ? Math.max(0, Date.parse(end) - Date.parse(start)) : undefined;
+  };
   trace.forEach((e, i) => {
     const type = stored(e).type ?? '';
+    const when = timeOf(i);
     if (type === 'tool_call' && at(i - 1)?.type !== 'tool_call') {
       const proposed: string[] = [];
       for (let j = i, next = at(j); next?.type === 'tool_call'; next = at(++j)) proposed.push(next.tool);
-      steps.push({ kind: 'model turn', title: `Model turn ${++turn}`, detail: `proposed ${proposed.join(', ')}` });
+      steps.push({
+        kind: 'model turn',
+        title: `Model turn ${++turn}`,
+        detail: `proposed ${proposed.join(', ')}`,
+        at: when,
+        durationMs: since(i, when),
+      });
     }
+    const before = steps.length;
     if (e.type === 'tool_call') steps.push({ kind: 'tool call', title: e.tool, detail: JSON.stringify(e.args) });
     else if (e.type === 'hook') {
       steps.push({
@@ -61,8 +87,18 @@ export function traceTimeline(entries: Array<Record<string, unknown>>, answer: s
     else if (type === 'plan' || type === 'plan_rejected')
       steps.push({ kind: 'plan', title: type, detail: JSON.stringify(e).slice(0, 300) });
     else if (e.type === 'error') steps.push({ kind: 'error', title: 'error', detail: stored(e).message ?? '' });
+    for (const s of steps.slice(before)) s.at = when;
   });
-  if (answer !== null && answer !== undefined)
-    steps.push({ kind: 'model turn', title: `Model turn ${turn + 1}`, outcome: 'answered', detail: answer.slice(0, 300) });
+  if (answer !== null && answer !== undefined) {
+    const end = span.finishedAt ?? undefined;
+    steps.push({
+      kind: 'model turn',
+      title: `Model turn ${turn + 1}`,
+      outcome: 'answered',
+      detail: answer.slice(0, 300),
+      at: end,
+      durationMs: since(trace.length, end),
+    });
+  }
   return steps;
 }

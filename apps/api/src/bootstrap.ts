@@ -6,6 +6,7 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 import { AppConfig, type EnvironmentInput } from '@warden/common';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
+import { precompressedAssets } from './precompressed-assets.js';
 import { securityHeaders } from './security-headers.js';
 
 /** Builds the configured HTTP application; used by main.ts and by e2e tests (with env overrides). */
@@ -26,6 +27,7 @@ export async function createApp(
   app.useLogger(app.get(Logger));
   // Before any route or static file: every response, errors included, carries them.
   app.use(securityHeaders(app.get(AppConfig)));
+  app.use(precompressedAssets(app.get(AppConfig).consoleDir));
   app.setGlobalPrefix('api', { exclude: ['demo-oa/{*path}', 'metrics'] });
   app.enableShutdownHooks();
   app.useBodyParser('json', { limit: '2mb' });

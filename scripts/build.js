@@ -4,6 +4,7 @@ import { transformFile } from '@swc/core';
 import { build as viteBuild } from 'vite';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const root = path.resolve(import.meta.dirname, '..');
 const out = path.join(root, 'dist');
@@ -45,4 +46,15 @@ await Promise.all(
 console.log(`built ${sources.length} files into dist/`);
 
 await viteBuild({ configFile: path.join(root, 'apps/console/vite.config.ts'), logLevel: 'warn' });
-console.log('built the console into dist/console/');
+// Precompressed copies (brotli and gzip, maximum level) beside each text asset: the server sends them as they are.
+const consoleDir = path.join(out, 'console');
+const compressible = readdirSync(consoleDir, { recursive: true, withFileTypes: true }).filter(
+  (e) => e.isFile() && /\.(js|css|html|svg|json)$/.test(e.name),
+);
+for (const e of compressible) {
+  const file = path.join(e.parentPath, e.name);
+  const body = readFileSync(file);
+  writeFileSync(`${file}.br`, brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+  writeFileSync(`${file}.gz`, gzipSync(body, { level: 9 }));
+}
+console.log(`built the console into dist/console/ (${compressible.length} files precompressed)`);

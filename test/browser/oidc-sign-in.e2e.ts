@@ -56,6 +56,9 @@ it('signs in through the identity provider with PKCE; there is no dev sign-in fo
   expect(token.body.code_verifier).toMatch(/^[\w-]{43,128}$/);
   expect(idp.pkceFailures).toBe(0);
   await page.getByText('No agents yet').waitFor();
+  // The bearer token is in memory only: no web storage of the origin holds it (nor any token-like value).
+  const stored = await page.evaluate<string>('JSON.stringify([{ ...localStorage }, { ...sessionStorage }])');
+  expect(stored).not.toMatch(/access_token|refresh_token|id_token|eyJ[\w-]+\.[\w-]+/);
   await screenshot(page, 'oidc-signed-in');
   await context.close();
 }, 30_000);

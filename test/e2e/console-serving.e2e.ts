@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -11,6 +12,11 @@ const consoleDir = mkdtempSync(path.join(tmpdir(), 'warden-console-'));
 writeFileSync(path.join(consoleDir, 'index.html'), '<!doctype html><title>Warden console</title>');
 mkdirSync(path.join(consoleDir, 'assets'));
 writeFileSync(path.join(consoleDir, 'assets', 'app-1234.js'), 'console.log("hi")');
+// As scripts/build.js leaves them: precompressed copies beside the asset.
+const APP_JS = 'console.log("precompressed")'.repeat(50);
+writeFileSync(path.join(consoleDir, 'assets', 'main-5678.js'), APP_JS);
+writeFileSync(path.join(consoleDir, 'assets', 'main-5678.js.br'), brotliCompressSync(APP_JS));
+writeFileSync(path.join(consoleDir, 'assets', 'main-5678.js.gz'), gzipSync(APP_JS));
 
 describe('in dev', () => {
   let t: TestApp;
@@ -27,9 +33,26 @@ describe('in dev', () => {
     }
     const asset = await t.request('GET', '/assets/app-1234.js');
     expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect((await t.request('GET', '/')).headers.get('cache-control')).toBe('no-cache');
     const unknown = await t.request('GET', '/api/nope');
     expect([unknown.status, unknown.body]).toEqual([404, { statusCode: 404, error: 'Not Found', message: 'Cannot GET /api/nope' }]);
     expect((await t.request('GET', '/api/health')).body).toMatchObject({ status: 'ok' });
+  });
+
+  it('sends the precompressed copy the browser accepts (brotli first, else gzip, else as is), varying on Accept-Encoding', async () => {
+    for (const [accept, encoding] of [
+      ['gzip, deflate, br', 'br'],
+      ['gzip', 'gzip'],
+      ['identity', null],
+    ] as const) {
+      const res = await fetch(`${t.url}/assets/main-5678.js`, { headers: { 'accept-encoding': accept } });
+      const sent = Number(res.headers.get('content-length'));
+      expect([accept, res.status, res.headers.get('content-encoding'), await res.text()]).toEqual([accept, 200, encoding, APP_JS]);
+      expect(res.headers.get('vary')).toMatch(/Accept-Encoding/i);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(res.headers.get('content-type')).toMatch(/javascript/);
+      if (encoding) expect(sent).toBeLessThan(APP_JS.length / 5);
+    }
   });
 
   it('dev sign-in mints a token that works on the API; bad input is a 400 naming the field', async () => {

@@ -7,6 +7,7 @@ import { AppConfig, type EnvironmentInput } from '@warden/common';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { drainGate } from './drain-gate.js';
+import { precompressedAssets } from './precompressed-assets.js';
 import { securityHeaders } from './security-headers.js';
 
 /** Builds the configured HTTP application; used by main.ts and by e2e tests (with env overrides). */
@@ -28,6 +29,7 @@ export async function createApp(
   // Before any route or static file: every response, errors included, carries them.
   app.use(securityHeaders(app.get(AppConfig)));
   app.use(drainGate());
+  app.use(precompressedAssets(app.get(AppConfig).consoleDir));
   app.setGlobalPrefix('api', { exclude: ['demo-oa/{*path}', 'metrics', 'scim/v2/{*path}'] });
   app.enableShutdownHooks();
   // SCIM clients send application/scim+json (RFC 7644 §3.1).

@@ -1,4 +1,4 @@
-import { AppShell, Badge, Burger, Group, NavLink, ScrollArea, Text, Title, Button } from '@mantine/core';
+import { AppShell, Badge, Burger, Group, Loader, NavLink, ScrollArea, Text, Title, Button } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { Link, Navigate, Route, Routes, useLocation } from 'react-router-dom';
 import { PendingProvider, usePendingForMe } from './approvals/PendingStream';
@@ -6,12 +6,15 @@ import { SessionProvider, useSession } from './auth/SessionContext';
 import { OidcCallback } from './auth/OidcCallback';
 import { SignIn } from './auth/SignIn';
 import { isAdmin } from './auth/session';
-import { Approvals } from './approvals/Approvals';
-import { AgentsList } from './portal/AgentsList';
-import { ChatView } from './portal/ChatView';
-import { AdminRoutes } from './admin/AdminRoutes';
-import { WorkflowsRoutes } from './workflows/WorkflowsRoutes';
-import { ChatAccounts } from './me/ChatAccounts';
+import { lazy, Suspense } from 'react';
+
+// Route-level code splitting: a page's code (and its libraries: the workflow graph, admin forms) loads when it opens.
+const Approvals = lazy(() => import('./approvals/Approvals').then((m) => ({ default: m.Approvals })));
+const AgentsList = lazy(() => import('./portal/AgentsList').then((m) => ({ default: m.AgentsList })));
+const ChatView = lazy(() => import('./portal/ChatView').then((m) => ({ default: m.ChatView })));
+const AdminRoutes = lazy(() => import('./admin/AdminRoutes').then((m) => ({ default: m.AdminRoutes })));
+const WorkflowsRoutes = lazy(() => import('./workflows/WorkflowsRoutes').then((m) => ({ default: m.WorkflowsRoutes })));
+const ChatAccounts = lazy(() => import('./me/ChatAccounts').then((m) => ({ default: m.ChatAccounts })));
 
 export function App() {
   return (
@@ -116,17 +119,19 @@ function SignedIn({
         </ScrollArea>
       </AppShell.Navbar>
       <AppShell.Main id="main" tabIndex={-1}>
-        <Routes>
-          <Route path="/" element={<Navigate to="/portal" replace />} />
-          <Route path="/portal" element={<AgentsList />} />
-          <Route path="/portal/chat/:agentId/:conversationId?" element={<ChatView />} />
-          <Route path="/approvals" element={<Approvals />} />
-          <Route path="/approvals/:id" element={<Approvals />} />
-          <Route path="/workflows/*" element={<WorkflowsRoutes />} />
-          <Route path="/admin/*" element={<AdminRoutes />} />
-          <Route path="/me/identities" element={<ChatAccounts />} />
-          <Route path="*" element={<NotFound />} />
-        </Routes>
+        <Suspense fallback={<Loader aria-label="Loading the page" />}>
+          <Routes>
+            <Route path="/" element={<Navigate to="/portal" replace />} />
+            <Route path="/portal" element={<AgentsList />} />
+            <Route path="/portal/chat/:agentId/:conversationId?" element={<ChatView />} />
+            <Route path="/approvals" element={<Approvals />} />
+            <Route path="/approvals/:id" element={<Approvals />} />
+            <Route path="/workflows/*" element={<WorkflowsRoutes />} />
+            <Route path="/admin/*" element={<AdminRoutes />} />
+            <Route path="/me/identities" element={<ChatAccounts />} />
+            <Route path="*" element={<NotFound />} />
+          </Routes>
+        </Suspense>
       </AppShell.Main>
     </AppShell>
   );

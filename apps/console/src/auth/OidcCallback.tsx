@@ -1,7 +1,6 @@
 import { Alert, Anchor, Center, Loader, Stack } from '@mantine/core';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
-import { finishSignIn } from './oidc';
 import { useSession } from './SessionContext';
 
 /** Where the identity provider sends the browser back: finish the code exchange, learn who we are, go on. */
@@ -14,12 +13,18 @@ export function OidcCallback() {
     if (started.current) return; // the code can be exchanged once only (StrictMode runs effects twice)
     started.current = true;
     (async () => {
-      const { accessToken, expiresAt } = await finishSignIn();
+      const { finishSignIn } = await import('./oidc');
+      const { accessToken, expiresAt, manager } = await finishSignIn();
       const res = await fetch('/api/me', { headers: { authorization: `Bearer ${accessToken}` } });
       const me = (await res.json()) as { sub?: string; org?: string; roles?: string[]; message?: string };
       if (!res.ok) throw new Error(me.message ?? `the server refused the token (${res.status})`);
       if (!me.sub || !me.org) throw new Error('the server did not say who you are (no sub or org in /api/me)');
-      signIn({ token: accessToken, sub: me.sub, org: me.org, roles: me.roles ?? [], expiresAt: new Date(expiresAt).toISOString() });
+      const who = { sub: me.sub, org: me.org, roles: me.roles ?? [], sso: true };
+      signIn({ ...who, token: accessToken, expiresAt: new Date(expiresAt).toISOString() });
+      // Silent renewal: each renewed token replaces the one in memory.
+      manager.events.addUserLoaded((user) =>
+        signIn({ ...who, token: user.access_token, expiresAt: new Date((user.expires_at ?? 0) * 1000).toISOString() }),
+      );
       void navigate('/', { replace: true });
     })().catch((err: unknown) => setError((err as Error).message));
   }, [navigate, signIn]);

@@ -16,8 +16,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const queries = useQueryClient();
   const signIn = useCallback(
     (s: Session) => {
+      const before = loadSession();
       saveSession(s);
-      queries.clear();
+      // A renewed token for the same person keeps what is loaded; another person starts afresh.
+      if (before?.sub !== s.sub || before.org !== s.org) queries.clear();
       setSession(s);
     },
     [queries],

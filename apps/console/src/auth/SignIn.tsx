@@ -3,7 +3,6 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
 import { ApiError } from '../api/client';
 import { data, http } from '../api/typed';
-import { startSignIn } from './oidc';
 import { useSession } from './SessionContext';
 
 /** Dev mode: pick any user, org and roles (the server mints the token). OIDC: sign in at the organisation's SSO. */
@@ -20,6 +19,8 @@ export function SignIn() {
     setBusy(true);
     setError(null);
     try {
+      // oidc-client-ts loads only for SSO sign-in, not with every first load.
+      const { startSignIn } = await import('./oidc');
       await startSignIn(issuer, clientId);
     } catch (err) {
       setError(`The identity provider cannot be reached: ${(err as Error).message}`);

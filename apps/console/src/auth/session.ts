@@ -1,26 +1,37 @@
-/** The signed-in user's token and who they are, kept per browser profile (localStorage). */
+/**
+ * The signed-in user's token and who they are. Never in localStorage (any script of the origin, any tab, kept on
+ * disk): an SSO session lives in memory only (oidc-client-ts renews it silently; a reload signs in again through the
+ * identity provider), a dev session in this tab's sessionStorage (gone with the tab; dev tokens are for trying out).
+ */
 export interface Session {
   token: string;
   sub: string;
   org: string;
   roles: string[];
   expiresAt: string;
+  /** Set for an SSO session: kept in memory only. */
+  sso?: boolean;
 }
 
 const KEY = 'warden.session';
+let inMemory: Session | null = null;
+
+const live = (s: Session | null) => (s && new Date(s.expiresAt).getTime() > Date.now() ? s : null);
 
 export function loadSession(): Session | null {
+  if (inMemory) return live(inMemory);
   try {
-    const s = JSON.parse(localStorage.getItem(KEY) ?? 'null') as Session | null;
-    return s && new Date(s.expiresAt).getTime() > Date.now() ? s : null;
+    return live(JSON.parse(sessionStorage.getItem(KEY) ?? 'null') as Session | null);
   } catch {
     return null;
   }
 }
 
 export function saveSession(s: Session | null): void {
-  if (s) localStorage.setItem(KEY, JSON.stringify(s));
-  else localStorage.removeItem(KEY);
+  inMemory = s?.sso ? s : null;
+  if (s && !s.sso) sessionStorage.setItem(KEY, JSON.stringify(s));
+  else sessionStorage.removeItem(KEY);
+  localStorage.removeItem(KEY); // a session an older console kept there
 }
 
 export const isAdmin = (s: Session | null) => !!s?.roles.includes('admin');

@@ -14,12 +14,12 @@ export function OidcCallback() {
     if (started.current) return; // the code can be exchanged once only (StrictMode runs effects twice)
     started.current = true;
     (async () => {
-      const { accessToken, expiresAt } = await finishSignIn();
+      const { accessToken, expiresAt, sso } = await finishSignIn();
       const res = await fetch('/api/me', { headers: { authorization: `Bearer ${accessToken}` } });
       const me = (await res.json()) as { sub?: string; org?: string; roles?: string[]; message?: string };
       if (!res.ok) throw new Error(me.message ?? `the server refused the token (${res.status})`);
       if (!me.sub || !me.org) throw new Error('the server did not say who you are (no sub or org in /api/me)');
-      signIn({ token: accessToken, sub: me.sub, org: me.org, roles: me.roles ?? [], expiresAt: new Date(expiresAt).toISOString() });
+      signIn({ token: accessToken, sub: me.sub, org: me.org, roles: me.roles ?? [], expiresAt: new Date(expiresAt).toISOString(), sso });
       void navigate('/', { replace: true });
     })().catch((err: unknown) => setError((err as Error).message));
   }, [navigate, signIn]);

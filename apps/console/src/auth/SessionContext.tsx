@@ -1,15 +1,23 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import { setUnauthorizedHandler } from '../api/client';
+import { signOutAtIdp } from './oidc';
 import { loadSession, saveSession, type Session } from './session';
 
 interface SessionState {
   session: Session | null;
   signIn: (s: Session) => void;
   signOut: () => void;
+  /** The user's own sign-out: also at the identity provider when signed in through SSO. */
+  signOutEverywhere: () => void;
 }
 
-const Ctx = createContext<SessionState>({ session: null, signIn: () => undefined, signOut: () => undefined });
+const Ctx = createContext<SessionState>({
+  session: null,
+  signIn: () => undefined,
+  signOut: () => undefined,
+  signOutEverywhere: () => undefined,
+});
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [session, setSession] = useState<Session | null>(loadSession);
@@ -27,8 +35,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     queries.clear();
     setSession(null);
   }, [queries]);
+  const signOutEverywhere = useCallback(() => {
+    const sso = session?.sso;
+    signOut();
+    if (sso) void signOutAtIdp(sso);
+  }, [session, signOut]);
+  // A refused token (401) signs out here only: the IdP session may still be good for a fresh token.
   useEffect(() => setUnauthorizedHandler(signOut), [signOut]);
-  return <Ctx.Provider value={{ session, signIn, signOut }}>{children}</Ctx.Provider>;
+  return <Ctx.Provider value={{ session, signIn, signOut, signOutEverywhere }}>{children}</Ctx.Provider>;
 }
 
 export const useSession = () => useContext(Ctx);

@@ -5,6 +5,8 @@ export interface Session {
   org: string;
   roles: string[];
   expiresAt: string;
+  /** Signed in through SSO: where to sign out (RP-initiated logout with the id token as hint). */
+  sso?: { issuer: string; clientId: string; idToken: string };
 }
 
 const KEY = 'warden.session';

@@ -25,14 +25,14 @@ export function App() {
 }
 
 function Shell() {
-  const { session, signOut } = useSession();
+  const { session, signOutEverywhere } = useSession();
   const [opened, { toggle, close }] = useDisclosure();
   const location = useLocation();
   if (location.pathname === '/auth/callback') return <OidcCallback />;
   if (!session) return <SignIn />;
   return (
     <PendingProvider>
-      <SignedIn opened={opened} toggle={toggle} close={close} pathname={location.pathname} signOut={signOut} />
+      <SignedIn opened={opened} toggle={toggle} close={close} pathname={location.pathname} signOut={signOutEverywhere} />
     </PendingProvider>
   );
 }

@@ -43,6 +43,7 @@ const NOT_ACTIONS: Record<string, string> = {
     'the connector request itself (ConnectorExecutor.execute, an ACTION_SENDER)',
   'libs/hooks/src/yaml/http-hook.ts: env.fetch(': 'an HTTP hook asking its server for a decision: part of decide',
   'libs/auth/src/tokens/token-verifier.ts: fetch(': 'OIDC discovery',
+  'libs/auth/src/tokens/jwks-cache.ts: fetch(': "the OIDC issuer's signing keys (JWKS)",
   'libs/channels/src/wecom/wecom-tokens.ts: this.fetch(': 'WeCom access token for approval cards and channel messages',
   'libs/channels/src/wecom/wecom.channel.ts: egress.fetch(': 'WeCom approval cards and channel messages',
   'libs/channels/src/slack/slack.channel.ts: .fetch(': 'Slack approval cards and channel messages',

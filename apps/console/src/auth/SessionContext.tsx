@@ -7,9 +7,16 @@ interface SessionState {
   session: Session | null;
   signIn: (s: Session) => void;
   signOut: () => void;
+  /** The user's own sign-out: also at the identity provider when signed in through SSO. */
+  signOutEverywhere: () => void;
 }
 
-const Ctx = createContext<SessionState>({ session: null, signIn: () => undefined, signOut: () => undefined });
+const Ctx = createContext<SessionState>({
+  session: null,
+  signIn: () => undefined,
+  signOut: () => undefined,
+  signOutEverywhere: () => undefined,
+});
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [session, setSession] = useState<Session | null>(loadSession);
@@ -29,8 +36,15 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     queries.clear();
     setSession(null);
   }, [queries]);
+  const signOutEverywhere = useCallback(() => {
+    const sso = session?.sso;
+    signOut();
+    // oidc-client-ts loads only for SSO sessions (it is not part of the first load).
+    if (sso) void import('./oidc').then((oidc) => oidc.signOutAtIdp(sso));
+  }, [session, signOut]);
+  // A refused token (401) signs out here only: the IdP session may still be good for a fresh token.
   useEffect(() => setUnauthorizedHandler(signOut), [signOut]);
-  return <Ctx.Provider value={{ session, signIn, signOut }}>{children}</Ctx.Provider>;
+  return <Ctx.Provider value={{ session, signIn, signOut, signOutEverywhere }}>{children}</Ctx.Provider>;
 }
 
 export const useSession = () => useContext(Ctx);

@@ -1,4 +1,9 @@
-import { InMemoryWebStorage, UserManager, WebStorageStateStore } from 'oidc-client-ts';
+export async function finishSignIn(): Promise<{
+  accessToken: string;
+  expiresAt: number;
+  manager: UserManager;
+  sso: NonNullable<Session['sso']>;
+}> {
 
 let manager: UserManager | null = null;
 
@@ -31,11 +36,24 @@ export async function startSignIn(issuer: string, clientId: string): Promise<voi
 }
 
 /** Finishes the redirect: exchanges the code (with the PKCE verifier) for tokens; returns the access token. */
-export async function finishSignIn(): Promise<{ accessToken: string; expiresAt: number; manager: UserManager }> {
+export async function finishSignIn(): Promise<{ accessToken: string; expiresAt: number; sso: NonNullable<Session['sso']> }> {
   const pending = JSON.parse(sessionStorage.getItem(PENDING) ?? 'null') as { issuer: string; clientId: string } | null;
   if (!pending) throw new Error('No sign-in was started from this tab. Start again from the sign-in page.');
   const users = userManager(pending.issuer, pending.clientId);
   const user = await users.signinRedirectCallback();
   sessionStorage.removeItem(PENDING);
-  return { accessToken: user.access_token, expiresAt: (user.expires_at ?? Date.now() / 1000 + 3600) * 1000, manager: users };
+  return {
+    accessToken: user.access_token,
+    expiresAt: (user.expires_at ?? Date.now() / 1000 + 3600) * 1000,
+    manager: users,
+    sso: { ...pending, idToken: user.id_token ?? '' },
+  };
+}
+
+/** Ends the session at the identity provider too (RP-initiated logout), then comes back to the sign-in page. */
+export async function signOutAtIdp(sso: NonNullable<Session['sso']>): Promise<void> {
+  await userManager(sso.issuer, sso.clientId).signoutRedirect({
+    id_token_hint: sso.idToken || undefined,
+    post_logout_redirect_uri: `${window.location.origin}/`,
+  });
 }

@@ -9,8 +9,8 @@ export interface Session {
   org: string;
   roles: string[];
   expiresAt: string;
-  /** Set for an SSO session: kept in memory only. */
-  sso?: boolean;
+  /** Signed in through SSO: where to sign out (RP-initiated logout with the id token as hint). */
+  sso?: { issuer: string; clientId: string; idToken: string };
 }
 
 const KEY = 'warden.session';

@@ -1,7 +1,8 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@warden/common';
 import { VerifiedTokens } from './verified-tokens.js';
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { JwksCache } from './jwks-cache.js';
 
 export class InvalidTokenError extends Error {}
 
@@ -21,8 +22,8 @@ type VerifiedPlatform = 'feishu' | 'slack' | 'wecom';
 @Injectable()
 export class TokenVerifier implements OnModuleInit {
   private readonly logger = new Logger(TokenVerifier.name);
-  private jwks?: JWTVerifyGetKey;
-  private jwksReady?: Promise<JWTVerifyGetKey>;
+  private jwks?: JwksCache;
+  private jwksReady?: Promise<JwksCache>;
   private readonly verified = new VerifiedTokens<VerifiedClaims>();
 
   constructor(private readonly config: AppConfig) {}
@@ -76,7 +77,8 @@ export class TokenVerifier implements OnModuleInit {
   }
 
   private claims(payload: JWTPayload): VerifiedClaims {
-    if (typeof payload.sub !== 'string' || payload.sub === '') throw new InvalidTokenError('token has no sub claim');
+    const sub = payload[this.config.userClaim];
+    if (typeof sub !== 'string' || sub === '') throw new InvalidTokenError(`token has no ${this.config.userClaim} claim`);
     const org = payload[this.config.orgClaim];
     if (typeof org !== 'string' || org === '') throw new InvalidTokenError(`token has no ${this.config.orgClaim} claim`);
     const rawRoles = payload[this.config.rolesClaim] ?? [];
@@ -84,7 +86,7 @@ export class TokenVerifier implements OnModuleInit {
       throw new InvalidTokenError(`token claim ${this.config.rolesClaim} must be an array of strings`);
     }
     return {
-      sub: payload.sub,
+      sub,
       orgExternalId: org,
       roles: [...new Set(rawRoles as string[])].sort(),
       email: typeof payload.email === 'string' ? payload.email : undefined,
@@ -97,7 +99,20 @@ export class TokenVerifier implements OnModuleInit {
     };
   }
 
-  private keySet(): Promise<JWTVerifyGetKey> {
+  /**
+   * Fetches the issuer's keys now: a key it removed stops verifying (and tokens verified with it are forgotten), a
+   * key it added verifies. The same refresh runs by itself when the keys are 10 minutes old.
+   */
+  async refreshKeys(): Promise<void> {
+    if (this.config.authMode === 'dev') return;
+    await (await this.keyCache()).refresh();
+  }
+
+  private async keySet(): Promise<JWTVerifyGetKey> {
+    return (await this.keyCache()).getKey;
+  }
+
+  private keyCache(): Promise<JwksCache> {
     if (this.jwks) return Promise.resolve(this.jwks);
     this.jwksReady ??= this.discoverJwks()
       .then((set) => (this.jwks = set))
@@ -108,7 +123,7 @@ export class TokenVerifier implements OnModuleInit {
     return this.jwksReady;
   }
 
-  private async discoverJwks(): Promise<JWTVerifyGetKey> {
+  private async discoverJwks(): Promise<JwksCache> {
     let url = this.config.oidcJwksUrl;
     if (!url) {
       // The environment check at start-up demands OIDC_ISSUER in oidc mode; refuse rather than fetch "undefined/...".
@@ -120,7 +135,7 @@ export class TokenVerifier implements OnModuleInit {
       if (!doc.jwks_uri) throw new Error('OIDC discovery document has no jwks_uri');
       url = doc.jwks_uri;
     }
-    return createRemoteJWKSet(new URL(url), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000 });
+    return new JwksCache(new URL(url), { maxAgeMs: 10 * 60_000, cooldownMs: 30_000 }, () => this.verified.clear());
   }
 }
 

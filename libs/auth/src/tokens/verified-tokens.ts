@@ -10,6 +10,11 @@ const MAX_ENTRIES = 10_000;
 export class VerifiedTokens<C> {
   private readonly entries = new Map<string, { claims: C; until: number }>();
 
+  /** Forgets every verification (the issuer removed a signing key: tokens it signed must be checked again). */
+  clear(): void {
+    this.entries.clear();
+  }
+
   get(token: string, now = Date.now()): C | undefined {
     const entry = this.entries.get(token);
     if (!entry) return undefined;

@@ -104,6 +104,10 @@ export class AppConfig {
   get oidcClientId(): string | undefined {
     return this.env.OIDC_CLIENT_ID;
   }
+  /** The claim naming the user (their Warden `sub`, and the SCIM userName the directory provisions). */
+  get userClaim(): string {
+    return this.env.AUTH_USER_CLAIM ?? 'sub';
+  }
   get orgClaim(): string {
     return this.env.AUTH_ORG_CLAIM ?? 'org_id';
   }

@@ -84,6 +84,7 @@ export class Environment {
   @Matches(/\S/, { message: 'OIDC_AUDIENCE must be set when AUTH_MODE=oidc (the client id tokens must be issued for)' })
   OIDC_AUDIENCE?: string;
   @IsOptional() @IsString() @MinLength(1) OIDC_CLIENT_ID?: string;
+  @IsOptional() @IsString() @MinLength(1) AUTH_USER_CLAIM?: string;
   @IsOptional() @IsString() @MinLength(1) AUTH_ORG_CLAIM?: string;
   @IsOptional() @IsString() @MinLength(1) AUTH_ROLES_CLAIM?: string;
   /** Chat identities asserted by the IdP, e.g. `feishu=feishu_open_id,slack=slack_user_id` (platform=claim). */

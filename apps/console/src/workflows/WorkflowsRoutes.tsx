@@ -20,13 +20,13 @@ function WorkflowsList() {
           Workflows
         </Title>
         {canBuild && (
-          <Button component={Link} to="/workflows/new">
+          <Button component={Link} to="/workflows/new" color="blue.8">
             New workflow
           </Button>
         )}
       </Group>
       <ErrorAlert error={list.error} what="Workflows could not be loaded" />
-      {list.data?.length === 0 && <Text c="dimmed">No workflows yet{canBuild ? ': create one.' : '. A designer draws them.'}</Text>}
+      {list.data?.length === 0 && <Text c="gray.7">No workflows yet{canBuild ? ': create one.' : '. A designer draws them.'}</Text>}
       <Table aria-label="Workflows">
         <Table.Tbody>
           {list.data?.map((w) => (

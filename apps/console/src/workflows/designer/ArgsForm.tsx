@@ -29,7 +29,7 @@ export function ArgsForm({
   const props = Object.entries(schema.properties ?? {});
   if (props.length === 0)
     return (
-      <Text size="sm" c="dimmed">
+      <Text size="sm" c="gray.7">
         This action takes no arguments.
       </Text>
     );

@@ -24,7 +24,7 @@ export function FormBuilder({ form, onChange }: { form: unknown; onChange: (sche
         Answer form
       </Text>
       {fields.length === 0 && (
-        <Text size="sm" c="dimmed">
+        <Text size="sm" c="gray.7">
           No fields: the person answers with one line of text.
         </Text>
       )}
@@ -77,7 +77,7 @@ export function FormBuilder({ form, onChange }: { form: unknown; onChange: (sche
           </Stack>
         </Paper>
       ))}
-      <Button variant="light" size="xs" onClick={add}>
+      <Button variant="default" size="xs" onClick={add}>
         Add form field
       </Button>
     </Stack>

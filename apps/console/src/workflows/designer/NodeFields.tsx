@@ -48,7 +48,7 @@ export function NodeFields({ node, set, suggestions }: { node: WfNode; set: Set;
       );
     default:
       return (
-        <Text size="sm" c="dimmed">
+        <Text size="sm" c="gray.7">
           The run is done when it reaches this node.
         </Text>
       );

@@ -33,7 +33,7 @@ export function NodePanel({ def, node, problems, onChange, onSelect }: Props) {
         <Title order={3} size="h4">
           {kind.label} node
         </Title>
-        <Text size="xs" c="dimmed">
+        <Text size="xs" c="gray.7">
           {kind.hint}
         </Text>
         {problems.length > 0 && (
@@ -61,8 +61,8 @@ export function NodePanel({ def, node, problems, onChange, onSelect }: Props) {
         <Divider />
         <NextNodes def={def} node={node} onChange={onChange} />
         <Button
-          color="red"
-          variant="light"
+          color="red.9"
+          variant="outline"
           onClick={() => {
             onChange(removeNode(def, node.id));
             onSelect(null);
@@ -89,7 +89,7 @@ function NextNodes({ def, node, onChange }: { def: WfDefinition; node: WfNode; o
         Next nodes
       </Text>
       {out.length === 0 && (
-        <Text size="sm" c="dimmed">
+        <Text size="sm" c="gray.7">
           None yet: connect one below, or drag from this node&apos;s right handle.
         </Text>
       )}
@@ -115,6 +115,7 @@ function NextNodes({ def, node, onChange }: { def: WfDefinition; node: WfNode; o
       <Group gap="xs" align="flex-end" wrap="nowrap">
         <Select label="Connect to" placeholder="Choose a node" data={candidates} value={target} onChange={setTarget} style={{ flex: 1 }} />
         <Button
+          color="blue.8"
           disabled={!target}
           onClick={() => {
             if (target) onChange(connect(def, node.id, target));

@@ -15,7 +15,7 @@ export function Palette({ def, selected, onAdd }: { def: WfDefinition; selected:
       <Title order={3} size="h5">
         Add node
       </Title>
-      <Text size="xs" c="dimmed">
+      <Text size="xs" c="gray.7">
         Drag onto the canvas, or press to add {selected ? `after ${selected}` : 'one'}.
       </Text>
       {NODE_KINDS.map((k) => (

@@ -80,7 +80,7 @@ export function WorkflowDesigner() {
         <TextInput label="Workflow name" value={name} onChange={(e) => setName(e.currentTarget.value)} readOnly={!canBuild} w={280} />
         {canBuild && (
           <>
-            <Button onClick={() => save.mutate()} disabled={!name} loading={save.isPending}>
+            <Button color="blue.8" onClick={() => save.mutate()} disabled={!name} loading={save.isPending}>
               Save workflow
             </Button>
             <Button variant="default" onClick={() => setDef(autoLayout(def))}>
@@ -96,7 +96,7 @@ export function WorkflowDesigner() {
           </>
         )}
       </Group>
-      {!canBuild && <Text c="dimmed">Read only: admins and designers build workflows.</Text>}
+      {!canBuild && <Text c="gray.7">Read only: admins and designers build workflows.</Text>}
       <Tabs defaultValue="canvas" keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="canvas">Canvas</Tabs.Tab>
@@ -131,7 +131,7 @@ export function WorkflowDesigner() {
                     onSelect={setSelected}
                   />
                 ) : (
-                  <Text c="dimmed" size="sm">
+                  <Text c="gray.7" size="sm">
                     Select a node (click it, or Tab to it and press Enter) to configure it.
                   </Text>
                 )}

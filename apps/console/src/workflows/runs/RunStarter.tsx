@@ -22,7 +22,7 @@ export function RunStarter({ workflowId, def }: { workflowId: string; def: WfDef
           Run it
         </Title>
         {names.length === 0 && (
-          <Text size="sm" c="dimmed">
+          <Text size="sm" c="gray.7">
             The saved workflow takes no inputs.
           </Text>
         )}
@@ -34,7 +34,7 @@ export function RunStarter({ workflowId, def }: { workflowId: string; def: WfDef
             onChange={(e) => setInputs({ ...inputs, [n]: e.currentTarget.value })}
           />
         ))}
-        <Button onClick={() => run.mutate()} loading={run.isPending}>
+        <Button color="blue.8" onClick={() => run.mutate()} loading={run.isPending}>
           Start run
         </Button>
         {run.error && <Alert color="red">{run.error.message}</Alert>}

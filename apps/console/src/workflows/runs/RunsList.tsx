@@ -25,7 +25,7 @@ export function RunsList({ workflowId }: { workflowId: string }) {
       </Title>
       <ErrorAlert error={runs.error} what="The runs could not be loaded" />
       {runs.data?.length === 0 && (
-        <Text size="sm" c="dimmed">
+        <Text size="sm" c="gray.7">
           No runs yet.
         </Text>
       )}

@@ -34,19 +34,19 @@ export function WorkflowRunView() {
         {status && (
           <Text>
             Status{' '}
-            <Badge data-testid="workflow-run-status" color={RUN_COLORS[status] ?? 'gray'} variant="light">
+            <Badge data-testid="workflow-run-status" color={RUN_COLORS[status] ?? 'gray'} variant="outline" c="dark.7">
               {status}
             </Badge>
           </Text>
         )}
-        <Anchor component={Link} to={`/workflows/${workflowId}`}>
+        <Anchor component={Link} to={`/workflows/${workflowId}`} c="blue.9">
           Back to the designer and past runs
         </Anchor>
       </Group>
       {waiting.length > 0 && (
         <Alert color="orange" role="status">
           {waiting.map((n) => `${n.id} ${statusWords(n.type, 'waiting')}`).join(', ')}.{' '}
-          <Anchor component={Link} to="/approvals">
+          <Anchor component={Link} to="/approvals" c="blue.9">
             Open the approvals inbox
           </Anchor>
           .
@@ -57,7 +57,7 @@ export function WorkflowRunView() {
         <Grid>
           <Grid.Col span={{ base: 12, md: 8 }}>
             <FlowCanvas label="Run canvas" def={def} selected={selected} onSelect={setSelected} states={nodes} />
-            <Text size="xs" c="dimmed" mt={4}>
+            <Text size="xs" c="gray.7" mt={4}>
               Click a node, or Tab to it and press Enter, to see its inputs, output, hooks and approvals.
             </Text>
           </Grid.Col>
@@ -65,7 +65,7 @@ export function WorkflowRunView() {
             {node ? (
               <NodeRunDetails node={node} state={nodes[node.id]} />
             ) : (
-              <Text c="dimmed" size="sm">
+              <Text c="gray.7" size="sm">
                 No node selected.
               </Text>
             )}

@@ -2,7 +2,7 @@ import { claimExpiredLeases } from '@warden/database';
 // Narrow imports (not the libs' indexes): the store, its leases and what they need, not the whole app.
 import type { LiveRun } from '../../libs/agents/src/engine/live-run.js';
 import type { RunStore } from '../../libs/agents/src/engine/run-store.js';
-import type { RunState } from '../../libs/agents/src/runs/run.entity.js';
+import type { ToolTurnState } from '../../libs/agents/src/runs/run.entity.js';
 import type { MediumDb } from './medium-db.js';
 import { twoStoreInstances, type StoreInstance } from './store-instance.js';
 
@@ -38,7 +38,7 @@ describe('RunStore.park and RunLeases.claimParked (medium)', () => {
       observed: new Map(),
       abort: new AbortController(),
     }) as Partial<LiveRun> as LiveRun;
-  const parkedState = (calls: Array<[string, string]>): RunState => ({
+  const parkedState = (calls: Array<[string, string]>): ToolTurnState => ({
     phase: 'tools',
     messages: [],
     turns: 1,

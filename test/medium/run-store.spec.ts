@@ -22,7 +22,7 @@ async function driving(store: RunStore, runId: string, epoch: number): Promise<L
   return live as LiveRun;
 }
 
-const state = (turns: number): RunState => ({ phase: 'llm', messages: [{ role: 'user', content: 'hi' }], turns, pending_calls: [] });
+const state = (turns: number): RunState => ({ phase: 'llm', messages: [{ role: 'user', content: 'hi' }], turns });
 
 /** RunStore on a real database, without the app: claims, fenced writes, the one ending transaction, waiting. */
 describe('RunStore (medium)', () => {
@@ -82,7 +82,7 @@ describe('RunStore (medium)', () => {
       },
     );
     expect(refused).toMatchObject({ held: false, seqs: [], counts: { stale: 0 } });
-    await a.store.setWaiting(old, true);
+    await a.store.setStatus(old, 'waiting');
     expect(await a.store.finishLive(old, 'completed', { answer: 'stale' })).toBe(false);
     expect(old.outcome).toBeUndefined();
     expect(await row(id)).toEqual(before);
@@ -110,6 +110,45 @@ describe('RunStore (medium)', () => {
     }
     // The table itself: waiting can never become refused (a refusal happens before anything waits).
     expect(RUN_TRANSITIONS.waiting).not.toContain('refused');
+  });
+
+  it("a run's status changes only by a write naming it (through the table), never because of an event's name", async () => {
+    const id = await db.newRun({ lockedBy: 'a', epoch: 1 });
+    const live = await driving(a.store, id, 1);
+    const pending = {
+      type: 'confirmation_pending',
+      data: { confirmation_id: 'x', call_id: 'c1', tool: 't', args: {}, expires_at: '', channel: { id: null, type: null, name: null } },
+    } as PendingRunEvent;
+    const resolved = {
+      type: 'confirmation_resolved',
+      data: { call_id: 'c1', confirmation_id: 'x', status: 'approved', responded_by: 'Bob' },
+    } as PendingRunEvent;
+    // An event's name moves nothing.
+    expect((await a.store.writeRun(live, [pending], {})).held).toBe(true);
+    expect((await row(id)).status).toBe('running');
+    // A write that names the change moves the run (running -> waiting is in the table).
+    expect((await a.store.writeRun(live, [], { status: 'waiting' })).held).toBe(true);
+    expect((await row(id)).status).toBe('waiting');
+    live.deferred.push(resolved);
+    expect((await a.store.writeRun(live, [], {})).held).toBe(true);
+    expect((await row(id)).status).toBe('waiting');
+    expect((await a.store.writeRun(live, [], { status: 'running' })).held).toBe(true);
+    expect((await row(id)).status).toBe('running');
+    expect((await events(id)).map((e) => e.type)).toEqual(['confirmation_pending', 'confirmation_resolved']);
+  });
+
+  it('a status change the table does not allow is refused: the write changes nothing', async () => {
+    const id = await db.newRun({ status: 'waiting', lockedBy: 'a', epoch: 1 });
+    const live = await driving(a.store, id, 1);
+    const observation = {
+      type: 'observation',
+      data: { call_id: 'c1', tool: 't', args: {}, content: '1', blocked: false },
+    } as PendingRunEvent;
+    // waiting -> refused is not in the table (a refusal happens before anything waits).
+    expect((await a.store.writeRun(live, [observation], { status: 'refused', set: [`answer = 'no'`] })).held).toBe(false);
+    expect(await row(id)).toMatchObject({ status: 'waiting', answer: null, event_seq: 0 });
+    expect(await a.store.finish(live.run, 'refused', { error: 'no' }, { epoch: 1 })).toBe(false);
+    expect((await row(id)).status).toBe('waiting');
   });
 
   it('a cancelled run cannot be finished as completed: its driver loses, and the run ends (and is announced) once', async () => {
@@ -180,7 +219,7 @@ describe('RunStore (medium)', () => {
       type: 'confirmation_pending',
       data: { confirmation_id: 'x', call_id: 'c1', tool: 't', args: {}, expires_at: '', channel: { id: null, type: null, name: null } },
     } as PendingRunEvent;
-    expect((await a.store.writeRun(live, [pending], { set: [`answer = 'asked'`], waiting: true })).held).toBe(true);
+    expect((await a.store.writeRun(live, [pending], { set: [`answer = 'asked'`], status: 'waiting' })).held).toBe(true);
     expect([(await row(child)).status, (await row(parent)).status]).toEqual(['waiting', 'waiting']);
     expect((await events(child)).map((e) => e.type)).toEqual(['confirmation_pending']);
     expect((await events(parent)).map((e) => e.type)).toEqual(['confirmation_pending']);
@@ -196,7 +235,7 @@ describe('RunStore (medium)', () => {
     expect((await events(parent)).map((e) => e.type)).toEqual(['confirmation_pending']);
   });
 
-  it('setWaiting moves the run and its ancestors between running and waiting; only its holder moves the run', async () => {
+  it('setStatus moves the run and its ancestors between running and waiting; only its holder moves the run', async () => {
     const parent = await db.newRun({ lockedBy: 'a', epoch: 1 });
     const child = await db.newRun({ lockedBy: 'a', epoch: 1 });
     await db.dataSource.query(`UPDATE agent_runs SET parent_run_id = $2 WHERE id = $1`, [child, parent]);
@@ -204,15 +243,15 @@ describe('RunStore (medium)', () => {
     expect(live.ancestors).toEqual([{ id: parent }]);
     const statuses = async () => [(await row(child)).status, (await row(parent)).status];
 
-    await a.store.setWaiting(live, true);
+    await a.store.setStatus(live, 'waiting');
     expect(await statuses()).toEqual(['waiting', 'waiting']);
-    await a.store.setWaiting({ ...live, epoch: 0 }, false); // a driver from before the last claim
+    await a.store.setStatus({ ...live, epoch: 0 }, 'running'); // a driver from before the last claim
     expect((await row(child)).status).toBe('waiting');
-    await a.store.setWaiting(live, false);
+    await a.store.setStatus(live, 'running');
     expect(await statuses()).toEqual(['running', 'running']);
 
     expect(await a.store.finish(live.run, 'cancelled', { error: 'the run was cancelled' })).toBe(true);
-    await a.store.setWaiting(live, true);
+    await a.store.setStatus(live, 'waiting');
     expect((await row(child)).status).toBe('cancelled');
   });
 });

@@ -98,13 +98,17 @@ export class ConfirmationGateHook extends PreToolUseHook {
         return { park: { confirmationId: row.id, expiresAt: row.expiresAt.toISOString() } };
       const final = row.status === ConfirmationStatus.Pending ? await this.waitTraced(ctx, row) : row;
       if (ctx.metadata.resumedAtGate) traceParkedWait(ctx, final);
-      await ctx.emit('confirmation_resolved', {
-        call_id: ctx.callId,
-        confirmation_id: final.id,
-        status: final.status,
-        responded_by: final.respondedByName,
-        ...(final.originalArgs ? { args: final.args, original_args: final.originalArgs, edited_by: final.editedByName } : {}),
-      });
+      await ctx.emit(
+        'confirmation_resolved',
+        {
+          call_id: ctx.callId,
+          confirmation_id: final.id,
+          status: final.status,
+          responded_by: final.respondedByName,
+          ...(final.originalArgs ? { args: final.args, original_args: final.originalArgs, edited_by: final.editedByName } : {}),
+        },
+        'running', // decided: the call no longer waits for a person
+      );
       // The row may have been changed while it waited: an approval counts only for the action it names.
       if (final.status === ConfirmationStatus.Approved && !rowCoversCall(final, digest)) return await this.unbound(ctx, final);
       return verdictOf(final, ctx.metadata, policyInForce(policy));
@@ -128,14 +132,18 @@ export class ConfirmationGateHook extends PreToolUseHook {
   ): Promise<HookResult | undefined> {
     // A new row, or one whose card never went out: the previous attempt died before announcing it, or right after.
     if (created || (row.status === ConfirmationStatus.Pending && !row.sentCard)) {
-      await ctx.emit('confirmation_pending', {
-        call_id: ctx.callId,
-        confirmation_id: row.id,
-        tool: row.tool,
-        args: row.args,
-        expires_at: row.expiresAt.toISOString(),
-        channel: { id: row.channelId, type: row.channelType, name: channel?.record.name ?? null },
-      });
+      await ctx.emit(
+        'confirmation_pending',
+        {
+          call_id: ctx.callId,
+          confirmation_id: row.id,
+          tool: row.tool,
+          args: row.args,
+          expires_at: row.expiresAt.toISOString(),
+          channel: { id: row.channelId, type: row.channelType, name: channel?.record.name ?? null },
+        },
+        'waiting', // the call waits for a person
+      );
     }
     // A new row, or one whose card never went out (the previous attempt died before sending it).
     if (row.status === ConfirmationStatus.Pending && !row.sentCard) return this.delivery.deliver(ctx, row, channel);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatMessage } from '../llm/llm-provider.js';
-import type { PlanStep, RunState, StepProgress } from '../runs/run.entity.js';
+import type { PlanState, PlanStep, StepProgress, StepsState } from '../runs/run.entity.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import { PLANNING_PROMPT, parsePlan } from './dag-plan.js';
@@ -28,7 +28,7 @@ export class DagSteps {
     private readonly llm: LlmProviderFactory,
   ) {}
 
-  async plan(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
+  async plan(live: LiveRun, state: PlanState): Promise<PlanState | StepsState | 'finished'> {
     const { run } = live;
     const tools = await this.tools.forAgent(run.orgId, live.config.tools);
     const planning = `${PLANNING_PROMPT}\nTools the steps can use: ${tools.map((t) => t.spec.name).join(', ') || 'none'}.`;
@@ -67,10 +67,10 @@ export class DagSteps {
   }
 
   /** Starts every step whose dependencies are done (concurrently, each a ReAct sub-run with its own hooks), waits for one to end. */
-  async runSteps(live: LiveRun, state: RunState, children: ChildRuns): Promise<RunState | 'finished'> {
+  async runSteps(live: LiveRun, state: StepsState, children: ChildRuns): Promise<StepsState | 'finished'> {
     const { run } = live;
-    const plan = state.plan ?? [];
-    const steps = { ...(state.steps ?? {}) };
+    const plan = state.plan;
+    const steps = { ...state.steps };
     const failed = plan.find((s) => steps[s.id].status === 'failed');
     if (failed) {
       await this.store.finishLive(live, 'failed', { error: `step "${failed.id}" failed: ${steps[failed.id].error ?? 'unknown error'}` });
@@ -114,9 +114,9 @@ export class DagSteps {
     return { ...state, steps };
   }
 
-  async synthesize(live: LiveRun, state: RunState): Promise<RunState | 'finished'> {
+  async synthesize(live: LiveRun, state: StepsState): Promise<StepsState | 'finished'> {
     const { run } = live;
-    const results = (state.plan ?? []).map((s) => `- ${s.id} (${s.task}): ${state.steps?.[s.id]?.answer ?? ''}`).join('\n');
+    const results = state.plan.map((s) => `- ${s.id} (${s.task}): ${state.steps[s.id].answer ?? ''}`).join('\n');
     const messages: ChatMessage[] = [
       state.messages[0],
       {

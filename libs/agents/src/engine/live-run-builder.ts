@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { annotateSpan, AppConfig, type RunEventMap, type RunEventType } from '@warden/common';
+import { annotateSpan, AppConfig, type RunEventActiveStatus as ActiveRunStatus, type RunEventMap, type RunEventType } from '@warden/common';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import type { AgentRun } from '../runs/run.entity.js';
 import type { LiveRun, PreparedRun } from './live-run.js';
@@ -37,7 +37,7 @@ export class LiveRunBuilder {
       provider: this.llm.create(base.config.model, run.orgId),
       emit: () => Promise.resolve(),
     };
-    live.emit = (type, data) => this.emit(live, type, data);
+    live.emit = (type, data, status) => this.emit(live, type, data, status);
     return live;
   }
 
@@ -50,7 +50,8 @@ export class LiveRunBuilder {
   async revive(parked: LiveRun, epoch: number): Promise<LiveRun | undefined> {
     if (epoch !== parked.epoch + 1) return undefined;
     const prepared = await this.factory.prepare(parked.run);
-    const fresh = new Set(parked.run.state.parked_calls?.map((c) => c.call_id));
+    const { state } = parked.run;
+    const fresh = new Set(state.phase === 'tools' ? state.parked_calls?.map((c) => c.call_id) : []);
     const live: LiveRun = {
       ...parked,
       ...prepared,
@@ -58,25 +59,31 @@ export class LiveRunBuilder {
       epoch,
       abort: new AbortController(),
       deferred: [],
+      deferredStatus: undefined,
       fresh,
       observed: new Map(),
       outcome: undefined,
     };
-    live.emit = (type, data) => this.emit(live, type, data);
+    live.emit = (type, data, status) => this.emit(live, type, data, status);
     return live;
   }
 
   /**
    * The `emit` of a live run: persists the event on the run — only while this driver holds it at its epoch (else the
    * drive stops with LeaseLostError, writing nothing) — and on each ancestor run (so a DAG step's or a delegate's
-   * story appears in the caller's stream). A pending confirmation makes the run (and its ancestors) `waiting` in the
-   * same transaction; the decision's event returns it to `running` with the call's next write.
+   * story appears in the caller's stream). A status change comes only from the emitter (`status`: the gate's
+   * `waiting` while a call waits for a person, `running` once decided), written through the transition table with
+   * the event; an event's type changes no status.
    */
-  private async emit<K extends RunEventType>(live: LiveRun, type: K, data: RunEventMap[K]): Promise<void> {
-    // A hook's outcome, and a decision on the call (with the run's return from `waiting`), are written with the
-    // run's next write — the call's execution mark or its blocked outcome: one transaction instead of one each.
-    if (type === 'hook' || type === 'confirmation_resolved') return void live.deferred.push({ type, data });
-    const written = await this.store.writeRun(live, [{ type, data }], { waiting: type === 'confirmation_pending' });
+  private async emit<K extends RunEventType>(live: LiveRun, type: K, data: RunEventMap[K], status?: ActiveRunStatus): Promise<void> {
+    // A hook's outcome, and a decision on the call (with its status change), are written with the run's next write —
+    // the call's execution mark or its blocked outcome: one statement instead of one each.
+    if (type === 'hook' || type === 'confirmation_resolved') {
+      live.deferred.push({ type, data });
+      if (status) live.deferredStatus = status;
+      return;
+    }
+    const written = await this.store.writeRun(live, [{ type, data }], status ? { status } : {});
     if (!written.held) throw this.store.leaseLost(live);
   }
 }

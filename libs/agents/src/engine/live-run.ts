@@ -1,9 +1,9 @@
-import type { PendingRunEvent } from '@warden/common';
+import type { PendingRunEvent, RunEventActiveStatus as ActiveRunStatus } from '@warden/common';
 import type { AgentHookSettings, HookRegistry, RunEventEmitter, Surface } from '@warden/hooks';
 import type { AgentConfig } from '../agents/agent-config.js';
 import type { Agent } from '../agents/agent.entity.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
-import type { AgentRun, EvalRunOptions, ParkedToolCall, RunMode, RunState, RunStatus } from '../runs/run.entity.js';
+import type { AgentRun, EvalRunOptions, RunMode, RunState, RunStatus, ToolTurnState } from '../runs/run.entity.js';
 import type { ResolvedTool } from '../tools/tool-registry.js';
 
 export interface StartRunOptions {
@@ -72,6 +72,8 @@ export interface LiveRun {
    * call's execution mark or result, the next event, the step's state), in its transaction.
    */
   deferred: PendingRunEvent[];
+  /** A status change named with a deferred event (the gate's decision: `running`), applied with the run's next write. */
+  deferredStatus?: ActiveRunStatus;
   /** Calls this driver recorded `pending` in this drive: their execution mark claims them (no separate claim). */
   fresh: Set<string>;
   /** Results this driver stored in this turn, by call id: the model reads them without another query. */
@@ -102,4 +104,4 @@ export class RunSuspendedError extends Error {
  * crash before that save redoes it); the calls of a tool turn parked at the gate (`park`: the driver parks the run,
  * whose turn then resumes at the gate); or the end.
  */
-export type StepOutcome = RunState | { saved: RunState } | { carry: RunState } | { park: ParkedToolCall[] } | 'finished';
+export type StepOutcome = RunState | { saved: RunState } | { carry: RunState } | { park: ToolTurnState } | 'finished';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { inSpan } from '@warden/common';
+import { inSpan, traceHeaders, tracingEnabled } from '@warden/common';
 import { SqlParams } from '@warden/database';
 import { randomBytes } from 'node:crypto';
 import { LlmError, type ChatMessage, type LlmRequest, type LlmTurn } from '../llm/llm-provider.js';
-import type { RunState } from '../runs/run.entity.js';
+import type { ModelTurnState, RunState, StartState, ToolTurnState } from '../runs/run.entity.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import { AnswerDeltaStream } from './answer-delta-stream.js';
@@ -31,7 +31,7 @@ export class ReactSteps {
     private readonly llm: LlmProviderFactory,
   ) {}
 
-  async sessionStart(live: LiveRun, state: RunState): Promise<StepOutcome> {
+  async sessionStart(live: LiveRun, state: StartState): Promise<StepOutcome> {
     const { run } = live;
     const { additionalContext } = await live.registry.runSessionStart({
       toolName: '',
@@ -58,7 +58,7 @@ export class ReactSteps {
     return { carry: { ...state, messages: prompt.messages, phase: run.mode === 'dag' ? 'plan' : 'llm' } };
   }
 
-  async modelTurn(live: LiveRun, state: RunState): Promise<StepOutcome> {
+  async modelTurn(live: LiveRun, state: ModelTurnState): Promise<StepOutcome> {
     const { run, config } = live;
     if (state.turns >= config.maxIterations) {
       await this.store.finishLive(live, 'failed', {
@@ -134,7 +134,7 @@ export class ReactSteps {
     return { saved: next };
   }
 
-  async toolTurn(live: LiveRun, state: RunState): Promise<StepOutcome> {
+  async toolTurn(live: LiveRun, state: ToolTurnState): Promise<StepOutcome> {
     const tools = live.catalog ?? (await this.tools.forAgent(live.run.orgId, live.config.tools));
     live.catalog = undefined;
     const parkedAt = new Map(state.parked_calls?.map((p) => [p.call_id, p]));
@@ -149,7 +149,7 @@ export class ReactSteps {
     const parked = results.filter((p) => p !== undefined);
     if (parked.length > 0) {
       live.catalog = tools; // the turn resumes with it, if this process resumes it
-      return { park: parked };
+      return { park: { ...state, parked_calls: parked, ...(tracingEnabled() ? { trace: traceHeaders() } : {}) } };
     }
     const observations = await this.toolCalls.observations(
       live,
@@ -163,9 +163,7 @@ export class ReactSteps {
     // Carried to the model turn, which saves it with its output: redoing this step finds every call settled.
     return {
       carry: {
-        ...withoutParked(state),
-        phase: 'llm',
-        pending_calls: [],
+        ...nextModelTurn(state),
         messages: [
           ...state.messages,
           ...state.pending_calls.map((c): ChatMessage => ({
@@ -218,8 +216,8 @@ export class ReactSteps {
   }
 }
 
-/** The state without its parked calls and the trace they parked in (the calls have their outcomes now). */
-function withoutParked(state: RunState): RunState {
-  const { parked_calls: _parked, trace: _trace, ...rest } = state;
-  return rest;
+/** The model turn after a tool turn: without its calls, its parked calls and the trace they parked in (all settled). */
+function nextModelTurn(state: ToolTurnState): ModelTurnState {
+  const { pending_calls: _calls, parked_calls: _parked, trace: _trace, ...rest } = state;
+  return { ...rest, phase: 'llm' };
 }

@@ -1,10 +1,10 @@
 import type { PendingRunEvent, RunEventData } from '@warden/common';
-import type { EventBatch, OwnerWrite, SqlParams } from '@warden/database';
+import { SqlParams, type EventBatch, type OwnerWrite } from '@warden/database';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { RunEventsService } from '../runs/run-events.service.js';
-import type { AgentRun, RunState } from '../runs/run.entity.js';
+import type { AgentRun, RunState, RunStatus } from '../runs/run.entity.js';
 import { expirePendingConfirmations } from './run-fence.js';
-import { FINAL_FROM, type FinalRunStatus } from './run-transitions.js';
+import { statusChange, type FinalRunStatus } from './run-transitions.js';
 
 /** One transaction of a run's writes: its manager, and the events it appended (published to followers at commit). */
 export interface RunTx {
@@ -13,10 +13,11 @@ export interface RunTx {
 }
 
 /**
- * A write of `RunStore.writeRun`: the run row's assignments, a further condition, other writes; `waiting`: the run
- * waits for a person; `ends`: the write moves the run to its final status.
+ * A write of `RunStore.writeRun`: the run row's assignments, a further condition, other writes, and the status it
+ * moves the run to (through the transition table, run-transitions.ts; a final status refuses the whole write when
+ * the table does not allow it).
  */
-export type RunWrite = Omit<OwnerWrite, 'params'> & { waiting?: boolean; ends?: boolean };
+export type RunWrite = Omit<OwnerWrite, 'params'> & { status?: RunStatus };
 
 /** How a run ends: its final status, answer or error, and (for a driver) the fence and final state. */
 export interface RunEnding {
@@ -34,19 +35,15 @@ export interface RunEnding {
  */
 export async function writeRunEnding(tx: RunTx, events: RunEventsService, run: AgentRun, ending: RunEnding): Promise<boolean> {
   const { status, result } = ending;
+  const p = new SqlParams();
+  const values = [run.id, result.answer ?? null, result.error ?? null, ending.epoch ?? null].map((v) => p.add(v));
+  const state = p.add(ending.state ? JSON.stringify(ending.state) : null);
+  const change = statusChange(p, status);
   const [rows] = await tx.m.query<[unknown[], number]>(
-    `UPDATE agent_runs SET status = $2, answer = $3, error = $4, finished_at = now(), updated_at = now(), locked_by = NULL, lease_until = NULL, parked_on = NULL,
-       state = COALESCE($6::jsonb, state)
-     WHERE id = $1 AND status = ANY($7) AND ($5::int IS NULL OR lease_epoch = $5) RETURNING id`,
-    [
-      run.id,
-      status,
-      result.answer ?? null,
-      result.error ?? null,
-      ending.epoch ?? null,
-      ending.state ? JSON.stringify(ending.state) : null,
-      FINAL_FROM[status],
-    ],
+    `UPDATE agent_runs SET ${change.set}, answer = ${values[1]}, error = ${values[2]}, finished_at = now(), updated_at = now(),
+            locked_by = NULL, lease_until = NULL, parked_on = NULL, state = COALESCE(${state}::jsonb, state)
+      WHERE id = ${values[0]} AND ${change.guard} AND (${values[3]}::int IS NULL OR lease_epoch = ${values[3]}) RETURNING id`,
+    p.values,
   );
   if (rows.length === 0) return false;
   if (status === 'cancelled') await expirePendingConfirmations(tx.m, run.id);
@@ -91,7 +88,6 @@ export function runEndingWrite(
 ): { events: PendingRunEvent[]; write: RunWrite } {
   const { status, result } = ending;
   const set = [
-    `status = ${p.add(status)}`,
     `answer = ${p.add(result.answer ?? null)}`,
     `error = ${p.add(result.error ?? null)}`,
     `finished_at = now()`,
@@ -109,7 +105,7 @@ export function runEndingWrite(
         WHERE id = ${p.add(run.conversationId)}::uuid AND EXISTS (SELECT 1 FROM owner) RETURNING id`,
     ]);
   }
-  return { events: closingEvents(run, ending), write: { set, where: `status = ANY(${p.add(FINAL_FROM[status])})`, ctes, ends: true } };
+  return { events: closingEvents(run, ending), write: { set, ctes, status } };
 }
 
 /** A closing event (written by whoever ends the run, in its transaction) on the run and its ancestors. */

@@ -1,8 +1,8 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { activeTraceId, AppConfig, inSpan, traceHeaders, tracingEnabled } from '@warden/common';
+import { activeTraceId, AppConfig, inSpan } from '@warden/common';
 import { LeaseKeeper } from '@warden/database';
-import { AgentRun, type RunState } from '../runs/run.entity.js';
+import { AgentRun, type RunState, type ToolTurnState } from '../runs/run.entity.js';
 import { DagSteps } from './dag-steps.js';
 import { abortOnLeaseLost, settleDriveError, stopDrives, waitForRunEnd } from './drive-errors.js';
 import { LiveRunBuilder } from './live-run-builder.js';
@@ -192,8 +192,8 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
         const next = await this.step(live, state);
         if (next === 'finished') break;
         if ('park' in next) {
-          state = { ...state, parked_calls: next.park, ...(tracingEnabled() ? { trace: traceHeaders() } : {}) };
-          if (await this.park(live, state)) break;
+          state = next.park;
+          if (await this.park(live, next.park)) break;
         } else if ('saved' in next) state = next.saved;
         else if ('carry' in next) state = next.carry;
         else if (await this.store.saveState(live, next)) state = next;
@@ -211,7 +211,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   }
 
   /** Parks the run (true: this drive ends); false when a decision came first: the turn resumes at the gate now. */
-  private async park(live: LiveRun, state: RunState): Promise<boolean> {
+  private async park(live: LiveRun, state: ToolTurnState): Promise<boolean> {
     const runId = live.run.id;
     // No renewal may follow the park (a renewal never touches a row without a holder, either).
     this.keeper.release(runId);

@@ -62,7 +62,6 @@ export class RunFactory {
       phase: 'start',
       messages,
       turns: 0,
-      pending_calls: [],
       // Read from the same caches the hooks are built from just below.
       policy_versions: { agent: policyVersion, org_hooks: await this.versions.orgHooksVersion(opts.orgId) },
       ...(opts.eval ? { eval: opts.eval } : {}),

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@warden/common';
 import { SqlParams } from '@warden/database';
 import { DataSource } from 'typeorm';
-import type { RunState } from '../runs/run.entity.js';
+import type { ToolTurnState } from '../runs/run.entity.js';
 import type { RunWrite } from './run-ending.js';
 
 /** A parked run claimed for this instance: its new epoch, and the trace it parked in. */
@@ -76,7 +76,7 @@ export class RunLeases {
    * and no holder nor lease — unless one of them is already decided (seen by the same snapshot, counted in
    * `decided`): then the run stays held with a renewed lease. Redoable: lost in a crash, the run is driven again.
    */
-  parkWrite(p: SqlParams, state: RunState): RunWrite {
+  parkWrite(p: SqlParams, state: ToolTurnState): RunWrite {
     const ids = p.add((state.parked_calls ?? []).map((c) => c.confirmation_id));
     const decided = `SELECT 1 FROM confirmation_requests WHERE id = ANY(${ids}::uuid[]) AND status <> 'pending'`;
     const undecided = `NOT EXISTS (${decided})`;
@@ -88,6 +88,6 @@ export class RunLeases {
       `locked_by = CASE WHEN ${undecided} THEN NULL ELSE locked_by END`,
       `lease_until = CASE WHEN ${undecided} THEN NULL ELSE ${lease} END`,
     ];
-    return { set, ctes: [['decided', decided]], waiting: true, redoable: true };
+    return { set, ctes: [['decided', decided]], status: 'waiting', redoable: true };
   }
 }

@@ -4,13 +4,13 @@ import { AppConfig, type PendingRunEvent, type RunEventData, type RunEventMap, t
 import { EventBatch, ownerWriteResult, ownerWriteSql, SqlParams, type OwnerWriteResult } from '@warden/database';
 import { DataSource } from 'typeorm';
 import { RUN_EVENT_TABLES, RunEventsService } from '../runs/run-events.service.js';
-import { AgentRun, type RunState } from '../runs/run.entity.js';
+import { AgentRun, type RunState, type ToolTurnState } from '../runs/run.entity.js';
 import { RUN_FINISHED, type LiveRun, type RunOutcome } from './live-run.js';
 import { ancestorsOf, runEndingWrite, writeRunEnding, type RunTx, type RunWrite } from './run-ending.js';
 import { insertRun, type NewRunFields } from './run-insert.js';
 import { RunLeases } from './run-leases.js';
 import { LeaseLostError } from './run-fence.js';
-import type { FinalRunStatus } from './run-transitions.js';
+import { isFinal, statusChange, type ActiveRunStatus, type FinalRunStatus } from './run-transitions.js';
 
 export type { RunTx, RunWrite } from './run-ending.js';
 
@@ -76,7 +76,7 @@ export class RunStore {
    * decision committed after the park's snapshot finds the run parked and claims it (ParkedRunResumer); if that
    * claim misses it, recovery claims a parked run whose approval is decided or overdue.
    */
-  async park(live: LiveRun, state: RunState): Promise<'parked' | 'decided' | 'lost'> {
+  async park(live: LiveRun, state: ToolTurnState): Promise<'parked' | 'decided' | 'lost'> {
     const p = new SqlParams();
     const written = await this.writeRun(live, [], this.leases.parkWrite(p, state), p);
     if (!written.held) return 'lost';
@@ -142,13 +142,19 @@ export class RunStore {
    */
   async writeRun(live: LiveRun, events: PendingRunEvent[], write: RunWrite, p = new SqlParams()): Promise<OwnerWriteResult> {
     const all = [...live.deferred.splice(0), ...events];
-    // A pending confirmation makes the run wait; a decision's event (deferred by LiveRunBuilder) returns it to running
-    // (unless the write ends the run: it sets the final status itself).
-    const resumes = !write.ends && all.some((e) => e.type === 'confirmation_resolved');
-    const moves = write.waiting ? ['running', 'waiting'] : resumes ? ['waiting', 'running'] : null;
-    const status = moves ? [`status = CASE WHEN status = '${moves[0]}' THEN '${moves[1]}' ELSE status END`] : [];
-    const fence = `lease_epoch = ${p.add(live.epoch)} AND status IN ('running', 'waiting')${write.where ? ` AND ${write.where}` : ''}`;
-    const full = { ...write, params: p, set: [...(write.set ?? []), ...status], where: fence };
+    // The status this write moves the run to: its own, else one named with a deferred event (a decision: running).
+    const to = write.status ?? live.deferredStatus;
+    live.deferredStatus = undefined;
+    const change = to ? statusChange(p, to) : undefined;
+    const final = to !== undefined && isFinal(to);
+    const guards = [
+      `lease_epoch = ${p.add(live.epoch)}`,
+      `status IN ('running', 'waiting')`,
+      write.where,
+      final ? change?.guard : undefined,
+    ];
+    const set = [...(write.set ?? []), ...(change ? [change.set] : [])];
+    const full = { ...write, params: p, set, where: guards.filter(Boolean).join(' AND ') };
     if (live.ancestors.length === 0) {
       const envelope = { run_id: live.run.id, surface: live.run.surface };
       return this.events.appendWith(
@@ -166,7 +172,7 @@ export class RunStore {
       const result = ownerWriteResult(row, 0, write);
       if (!result.held) return result;
       for (const e of all) await this.appendToStreams(live, e.type, e.data, tx);
-      if (moves) await this.setWaiting(live, moves[1] === 'waiting', tx);
+      if (to && !final) await this.setStatus(live, to, tx);
       return result;
     });
   }
@@ -181,12 +187,12 @@ export class RunStore {
     return err;
   }
 
-  /** The live run's deferred hook events, appended in `tx` in the order they happened. */
+  /** The live run's deferred hook events, appended in `tx` in the order they happened (with their status change). */
   private async flushDeferred(live: LiveRun, tx: RunTx): Promise<void> {
-    for (const e of live.deferred.splice(0)) {
-      await this.appendToStreams(live, e.type, e.data, tx);
-      if (e.type === 'confirmation_resolved') await this.setWaiting(live, false, tx);
-    }
+    for (const e of live.deferred.splice(0)) await this.appendToStreams(live, e.type, e.data, tx);
+    const to = live.deferredStatus;
+    live.deferredStatus = undefined;
+    if (to) await this.setStatus(live, to, tx);
   }
 
   /** Appends an event of the live run, fenced by its epoch; throws LeaseLostError (and stops the drive) when not held. */
@@ -207,12 +213,15 @@ export class RunStore {
     return payload;
   }
 
-  /** The run (and its ancestors, which show its state) waits for a person, or runs again; fenced for the run itself. */
-  async setWaiting(live: LiveRun, waiting: boolean, tx?: RunTx): Promise<void> {
-    const [from, to] = waiting ? ['running', 'waiting'] : ['waiting', 'running'];
+  /** Moves the run (only its holder may) and its ancestors, which show its state, through the transition table. */
+  async setStatus(live: LiveRun, to: ActiveRunStatus, tx?: RunTx): Promise<void> {
+    const p = new SqlParams();
+    const [run, ids, epoch] = [p.add(live.run.id), p.add([live.run.id, ...live.ancestors.map((a) => a.id)]), p.add(live.epoch)];
+    const change = statusChange(p, to);
     await (tx?.m ?? this.dataSource).query(
-      `UPDATE agent_runs SET status = $2, updated_at = now() WHERE id = ANY($1) AND status = $3 AND (id <> $4 OR lease_epoch = $5)`,
-      [[live.run.id, ...live.ancestors.map((a) => a.id)], to, from, live.run.id, live.epoch],
+      `UPDATE agent_runs SET ${change.set}, updated_at = now()
+        WHERE id = ANY(${ids}::uuid[]) AND ${change.guard} AND (id <> ${run}::uuid OR lease_epoch = ${epoch})`,
+      p.values,
     );
   }
 

@@ -60,34 +60,60 @@ export interface StepProgress {
   error?: string;
 }
 
-/**
- * Everything a run needs to continue, persisted after every step so that any instance can pick it up:
- * the conversation so far, how many model turns were taken, the current turn's tool calls, the DAG's progress.
- */
-export interface RunState {
-  phase: 'start' | 'llm' | 'tools' | 'plan' | 'steps' | 'synthesis';
+/** What every phase of a run's state carries: the conversation so far, the model calls made, how the run runs. */
+interface RunStateBase {
   messages: ChatMessage[];
   /** Model calls made so far. */
   turns: number;
-  pending_calls: PendingToolCall[];
-  plan_attempts?: number;
   /** How often a Stop hook made the model continue in this run. */
   stop_continuations?: number;
-  plan?: PlanStep[];
-  steps?: Record<string, StepProgress>;
   /** Set for a one-call run (a workflow CONNECTOR node): no model, the call's observation is the answer. */
   tool_run?: ToolRunSpec;
   /** Set for eval runs and their children: calls are simulated per EvalRunOptions. */
   eval?: EvalRunOptions;
   /** A workflow AGENT node's `confirmation`, laid over the agent's own approval policy (kept for resumes). */
   confirmation_override?: Record<string, unknown>;
+  /** The policy versions the run started under (absent in runs stored before versions existed). */
+  policy_versions?: RunPolicyVersions;
+}
+
+/** Before the first step: SessionStart and UserPromptSubmit hooks. */
+export interface StartState extends RunStateBase {
+  phase: 'start';
+}
+/** A model turn is next. */
+export interface ModelTurnState extends RunStateBase {
+  phase: 'llm';
+}
+/** The calls of the model's last turn run next (recorded before any of them runs). */
+export interface ToolTurnState extends RunStateBase {
+  phase: 'tools';
+  pending_calls: PendingToolCall[];
   /** The calls of this tool turn parked at the gate: they resume there when the run is claimed again. */
   parked_calls?: ParkedToolCall[];
   /** The trace of the drive that parked the run (`traceparent`): the drive that resumes it continues that trace. */
   trace?: Record<string, string>;
-  /** The policy versions the run started under (absent in runs stored before versions existed). */
-  policy_versions?: RunPolicyVersions;
 }
+/** DAG mode: the model writes a plan (asked again once when it is invalid). */
+export interface PlanState extends RunStateBase {
+  phase: 'plan';
+  plan_attempts?: number;
+}
+/** DAG mode: the plan's steps run as child runs (`steps`), then the model writes the answer (`synthesis`). */
+export interface StepsState extends RunStateBase {
+  phase: 'steps' | 'synthesis';
+  plan_attempts?: number;
+  plan: PlanStep[];
+  steps: Record<string, StepProgress>;
+}
+
+/**
+ * Everything a run needs to continue, persisted after every step so that any instance can pick it up; what else it
+ * holds depends on its phase (a discriminated union: the tool turn's calls exist only in `tools`, the plan only in
+ * `steps` and `synthesis`).
+ */
+export type RunState = StartState | ModelTurnState | ToolTurnState | PlanState | StepsState;
+export type RunPhase = RunState['phase'];
 
 /** Which versions of the agent's policy and of the org's hooks a run got (null: the subject had none). */
 export interface RunPolicyVersions {

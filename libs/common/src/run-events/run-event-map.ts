@@ -136,8 +136,16 @@ export interface PendingRunEvent<K extends RunEventType = RunEventType> {
   data: RunEventMap[K];
 }
 
-/** Puts an event on a run's stream (persisted first, then sent). A wrong type or field is a compile error. */
-export type RunEventEmitter = <K extends RunEventType>(type: K, data: RunEventMap[K]) => Promise<void>;
+/** The statuses a run moves between while it is active (the run engine's transition table names the moves). */
+export type RunEventActiveStatus = 'running' | 'waiting';
+
+/**
+ * Puts an event on a run's stream (persisted first, then sent). A wrong type or field is a compile error. An event
+ * changes no status by its name: an emitter whose event goes with a status change names it (`status`), and the run
+ * engine applies it through its transition table in the same write (e.g. the gate's `confirmation_pending` with
+ * `waiting`: a call waits for a person).
+ */
+export type RunEventEmitter = <K extends RunEventType>(type: K, data: RunEventMap[K], status?: RunEventActiveStatus) => Promise<void>;
 
 /** Every type of the map, at run time (the object makes the compiler check the list is complete and exact). */
 const EVERY_RUN_EVENT: Record<RunEventType, true> = {

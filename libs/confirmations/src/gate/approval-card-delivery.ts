@@ -70,7 +70,11 @@ export class ApprovalCardDelivery {
       await this.batches.expireBatch(row.batchKey, (id) => this.decisions.expire(id, 'system', reason)).catch(() => undefined);
     if (closed) {
       await ctx
-        .emit('confirmation_resolved', { call_id: ctx.callId, confirmation_id: row.id, status: closed.status, responded_by: 'system' })
+        .emit(
+          'confirmation_resolved',
+          { call_id: ctx.callId, confirmation_id: row.id, status: closed.status, responded_by: 'system' },
+          'running',
+        )
         .catch(() => undefined);
     }
     return block(`the approval card could not be delivered (${message(cause)}); the call was not approved`);

@@ -61,12 +61,12 @@ export class StandingCoversWaiting {
 
   private async mayCover(row: ConfirmationRequest, s: StandingApproval): Promise<boolean> {
     if (isHumanTask(row) || row.askReason || !row.argsIntact || s.grantedByUserId === null) return false;
-    if (row.argsDigest === null || row.callId === null || row.policyVersion === null) return false;
+    if (row.argsDigest === null || row.policyVersion === null) return false;
     if (row.approvalsRequired !== 1 || row.tier !== s.tier || row.policyVersion !== s.policyVersion) return false;
     if (!argsWithinBound(s.condition, row.args)) return false;
     const requirement = { tier: row.tier, approvals: row.approvalsRequired, approvers: approversOf(row) };
     const grant = statement(row.argsDigest, s);
-    if (approvalRefusal(requirement, row.policyVersion ?? '', row.argsDigest, [grant]) !== null) return false;
+    if (approvalRefusal(requirement, row.policyVersion, row.argsDigest, [grant]) !== null) return false;
     // The grant's principal must be someone this request's own approver policy allows.
     return this.deciders.resolve(row, 'approve', { userId: s.grantedByUserId }).then(
       () => true,
@@ -77,7 +77,7 @@ export class StandingCoversWaiting {
   /** One use of the grant for this request's call, then the grant's principal's vote that settles it. */
   private async settle(row: ConfirmationRequest, s: StandingApproval): Promise<ConfirmationRequest | 'exhausted' | null> {
     const { callId, argsDigest } = row;
-    if (callId === null || argsDigest === null) return null;
+    if (argsDigest === null) return null;
     const used = await this.dataSource.transaction(async (m) => {
       const taken = await this.standing.use(s.id, row.runId, callId, argsDigest, m);
       if (taken) await this.audit.record(standingEvent('used', taken, { actor: null, callId, argsDigest }), m);

@@ -123,6 +123,8 @@ export class Decide implements Cmd {
     const r = m.requests[this.pick % m.requests.length];
     const user = real.users.get(this.who)!;
     const mayDecide = referenceMayDecide(r, this.who);
+    const store = real.instances[this.on].store;
+    const before = new Map((await store.findByRun(real.runId)).map((row) => [row.id, row.status]));
     try {
       const row = await real.instances[this.on].decisions.decide({
         orgId: real.db.orgId,
@@ -139,10 +141,32 @@ export class Decide implements Cmd {
       if (this.edit !== undefined && this.edit !== r.amount) r.assignee = undefined;
       if (this.edit !== undefined) r.amount = this.edit;
       m.votes.push({ who: this.who, request: r.id, amount: r.amount, under: r.openedUnder });
-      if (this.bound !== undefined && row.status === ConfirmationStatus.Approved)
-        m.standing.push({ who: this.who, bound: this.bound, under: r.openedUnder, tier: tierOf(r.openedUnder, r.amount).tier });
+      if (this.bound !== undefined && row.status === ConfirmationStatus.Approved) {
+        const tier = tierOf(r.openedUnder, r.amount).tier;
+        m.standing.push({ who: this.who, bound: this.bound, under: r.openedUnder, tier });
+        await this.coverWaiting(m, r, tier, this.bound, before, store);
+      }
     } catch (err) {
       if (!(err instanceof DomainException)) throw err;
+    }
+  }
+  /** The grant also settles the requests of the run waiting when it was given, exactly those the reference covers. */
+  private async coverWaiting(
+    m: Model,
+    r: Model['requests'][number],
+    tier: number | null,
+    bound: number,
+    before: Map<string, string>,
+    store: Real['instances'][0]['store'],
+  ): Promise<void> {
+    for (const o of m.requests) {
+      if (o.id === r.id || before.get(o.id) !== ConfirmationStatus.Pending) continue;
+      const t = tierOf(o.openedUnder, o.amount);
+      const covers =
+        o.openedUnder === r.openedUnder && t.approvals === 1 && t.tier === tier && o.amount <= bound && referenceMayDecide(o, this.who);
+      const now = await store.findById(o.id);
+      expect(`${o.id} ${now?.status}`).toBe(`${o.id} ${covers ? ConfirmationStatus.Approved : ConfirmationStatus.Pending}`);
+      if (covers) m.votes.push({ who: this.who, request: o.id, amount: o.amount, under: o.openedUnder });
     }
   }
   toString = () =>

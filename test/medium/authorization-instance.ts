@@ -15,6 +15,7 @@ import { EscalationStore } from '../../libs/confirmations/src/escalation/escalat
 import { IntegrityAlarm } from '../../libs/confirmations/src/integrity/integrity-alarm.js';
 import { StandingApprovalStore } from '../../libs/confirmations/src/standing/standing-approval.store.js';
 import { StandingApprovals } from '../../libs/confirmations/src/standing/standing-approvals.js';
+import { StandingCoversWaiting } from '../../libs/confirmations/src/standing/standing-waiting.js';
 import type { MediumDb } from './medium-db.js';
 
 /**
@@ -42,16 +43,20 @@ export function instance(db: MediumDb, members: Map<string, MemberView>): Instan
   } as unknown as ChannelsService;
   const store = new ConfirmationStore(db.dataSource, new EventEmitter2());
   const audit = { record: () => Promise.resolve() } as unknown as AuditTrail;
-  const standing = new StandingApprovals(new StandingApprovalStore(db.dataSource), audit, db.dataSource);
+  const standingStore = new StandingApprovalStore(db.dataSource);
+  const standing = new StandingApprovals(standingStore, audit, db.dataSource);
   const cards = { refreshPendingCard: () => Promise.resolve() } as unknown as ConfirmationCards;
   const votes = new ConfirmationVotesStore(db.dataSource, new EventEmitter2());
+  const deciders = new DeciderResolver(users, channels);
+  const waiting = new StandingCoversWaiting(store, votes, deciders, standingStore, audit, db.dataSource);
   const decisions = new ConfirmationDecisionService(
     store,
     votes,
     users,
-    new DeciderResolver(users, channels),
+    deciders,
     new EditRetier(store, channels),
     standing,
+    waiting,
     cards,
     audit,
     new IntegrityAlarm(store, audit),

@@ -8,6 +8,7 @@ import { approvalEdit } from './edits/approval-edit.js';
 import { EditRetier, type Retiered } from './edits/edit-retier.js';
 import { answeredArgs } from './edits/human-task.js';
 import { checkStandingGrant, StandingApprovals, type StandingGrant } from './standing/standing-approvals.js';
+import { StandingCoversWaiting } from './standing/standing-waiting.js';
 import { ConfirmationCards } from './confirmation-cards.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import { ConfirmationVotesStore } from './confirmation-votes.store.js';
@@ -57,6 +58,7 @@ export class ConfirmationDecisionService {
     private readonly deciders: DeciderResolver,
     private readonly retier: EditRetier,
     private readonly standing: StandingApprovals,
+    private readonly waiting: StandingCoversWaiting,
     private readonly cards: ConfirmationCards,
     private readonly audit: AuditTrail,
     private readonly integrity: IntegrityAlarm,
@@ -212,11 +214,13 @@ export class ConfirmationDecisionService {
       confirmationEvent(settled, decision === 'approve' ? 'approved' : 'rejected', decidedBy),
     ];
     // After the decision, chained with its events: a grant that failed to record only means later calls ask again.
+    // It also covers the calls of the run already waiting (standing-waiting.ts), as it covers later ones.
     if (input.standing && decision === input.decision && settled.status === ConfirmationStatus.Approved) {
-      await this.standing.grant(settled, input.standing, events).catch(async (err: unknown) => {
+      const granted = await this.standing.grant(settled, input.standing, events).catch(async (err: unknown) => {
         this.logger.error(`standing approval of ${row.id} not recorded: ${(err as Error).message}`);
         await this.audit.record(events);
       });
+      if (granted) await this.waiting.cover(settled, granted);
     } else await this.audit.record(events);
     return settled;
   }

@@ -21,6 +21,7 @@ import { EscalationStore } from './escalation/escalation.store.js';
 import { BatchCards } from './batch/batch-cards.js';
 import { BatchStore } from './batch/batch.store.js';
 import { StandingApprovalStore } from './standing/standing-approval.store.js';
+import { StandingCoversWaiting } from './standing/standing-waiting.js';
 import { StandingApprovals } from './standing/standing-approvals.js';
 import { IntegrityAlarm } from './integrity/integrity-alarm.js';
 
@@ -44,6 +45,7 @@ import { IntegrityAlarm } from './integrity/integrity-alarm.js';
     ConfirmationInboxStream,
     StandingApprovalStore,
     StandingApprovals,
+    StandingCoversWaiting,
     EscalationStore,
     ConfirmationEscalator,
     ConfirmationReassignment,

@@ -93,7 +93,7 @@ describe('hooks can ask for a human (YAML and class hooks, Feishu fake, PostgreS
     expect(paysOf('PO-ASK').map((r) => r.body)).toEqual([{ amount: 100, vendor: 'V-NEW' }]);
   });
 
-  it('a card asked by the action\'s own rule says which rule, and the member\'s message is on the request (#32)', async () => {
+  it("a card asked by the action's own rule says which rule, and the member's message is on the request (#32)", async () => {
     const agent = await createAgent({ id: 'PO-RULE', amount: 60000 }, {});
     const run = openChat(t, admin.token, { agent_id: agent, message: 'pay PO-RULE for the new laptops' });
     const pending = (await run.next('confirmation_pending')).data;

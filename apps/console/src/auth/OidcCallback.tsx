@@ -13,17 +13,8 @@ export function OidcCallback() {
     if (started.current) return; // the code can be exchanged once only (StrictMode runs effects twice)
     started.current = true;
     (async () => {
-      const who = { sub: me.sub, org: me.org, roles: me.roles ?? [] };
-      signIn({ ...who, sso, token: accessToken, expiresAt: new Date(expiresAt).toISOString() });
-      // Silent renewal: each renewed token replaces the one in memory.
-      manager.events.addUserLoaded((user) =>
-        signIn({
-          ...who,
-          sso: { ...sso, idToken: user.id_token ?? sso.idToken },
-          token: user.access_token,
-          expiresAt: new Date((user.expires_at ?? 0) * 1000).toISOString(),
-        }),
-      );
+      const { finishSignIn } = await import('./oidc');
+      const { accessToken, expiresAt, manager, sso } = await finishSignIn();
       const res = await fetch('/api/me', { headers: { authorization: `Bearer ${accessToken}` } });
       const me = (await res.json()) as { sub?: string; org?: string; roles?: string[]; message?: string };
       if (!res.ok) throw new Error(me.message ?? `the server refused the token (${res.status})`);

@@ -1,9 +1,5 @@
-export async function finishSignIn(): Promise<{
-  accessToken: string;
-  expiresAt: number;
-  manager: UserManager;
-  sso: NonNullable<Session['sso']>;
-}> {
+import { InMemoryWebStorage, UserManager, WebStorageStateStore } from 'oidc-client-ts';
+import type { Session } from './session';
 
 let manager: UserManager | null = null;
 
@@ -36,7 +32,12 @@ export async function startSignIn(issuer: string, clientId: string): Promise<voi
 }
 
 /** Finishes the redirect: exchanges the code (with the PKCE verifier) for tokens; returns the access token. */
-export async function finishSignIn(): Promise<{ accessToken: string; expiresAt: number; sso: NonNullable<Session['sso']> }> {
+export async function finishSignIn(): Promise<{
+  accessToken: string;
+  expiresAt: number;
+  manager: UserManager;
+  sso: NonNullable<Session['sso']>;
+}> {
   const pending = JSON.parse(sessionStorage.getItem(PENDING) ?? 'null') as { issuer: string; clientId: string } | null;
   if (!pending) throw new Error('No sign-in was started from this tab. Start again from the sign-in page.');
   const users = userManager(pending.issuer, pending.clientId);

@@ -83,7 +83,7 @@ export class ConfirmationResponse {
   @NullableString('Who approved with changes') edited_by: string | null;
   @NullableString() edited_by_user_id: string | null;
   @NullableString('A hook asked for this approval: its reason') ask_reason: string | null;
-  @NullableString('The rule that made the call need a person, e.g. the action\'s condition `args.amount > 50000`')
+  @NullableString("The rule that made the call need a person, e.g. the action's condition `args.amount > 50000`")
   trigger: string | null;
   @NullableString("The member's message the run started from") member_message: string | null;
   @ApiPropertyOptional({ type: [ConfirmationVoteResponse], description: "GET one only: each person's decision" })

@@ -4,7 +4,9 @@
  * COVERAGE_OUT (JSON: V8's ScriptCoverage list) and stops. Prints `[coverage] started` / `[coverage] written`.
  */
 'use strict';
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a `--require` preload is CommonJS
 const inspector = require('node:inspector');
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a `--require` preload is CommonJS
 const fs = require('node:fs');
 
 const session = new inspector.Session();

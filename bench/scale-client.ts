@@ -11,7 +11,7 @@ const CONCURRENCY = Number(process.env.SCALE_CONCURRENCY ?? 40);
 
 /** Runs `task` over `items`, `CONCURRENCY` at a time. */
 async function pooled<T, R>(items: T[], task: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
+  const out: R[] = [];
   let next = 0;
   const worker = async () => {
     while (next < items.length) {
@@ -72,7 +72,8 @@ export class ScaleClient {
         body: JSON.stringify({ agent_id: agentId, message: `Pay ${po} amount 60000` }),
         signal: abort.signal,
       });
-      const reader = res.body!.getReader();
+      if (!res.body) throw new Error(`the chat of ${po} answered ${res.status} without a body`);
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
       const decoder = new TextDecoder();
       let text = '';
       try {
@@ -81,7 +82,7 @@ export class ScaleClient {
           if (done) throw new Error(`stream of ${po} ended before its approval request:\n${text}`);
           text += decoder.decode(value, { stream: true });
           const pending = parseSse(text.slice(0, text.lastIndexOf('\n\n') + 2)).events.find((e) => e.event === 'confirmation_pending');
-          if (pending) return { id: pending.data.confirmation_id as string, po };
+          if (pending) return { id: String((pending.data as { confirmation_id: unknown }).confirmation_id), po };
         }
       } finally {
         abort.abort();
@@ -125,7 +126,7 @@ export async function statementsOf(servers: ServerProcess[], seconds: number): P
     });
     await new Promise((r) => setTimeout(r, 200));
   }
-  return ends.reduce((sum, end, i) => sum + (end!.statements - start[i].statements) / (end!.ticks - start[i].ticks), 0);
+  return (ends as CounterReport[]).reduce((sum, end, i) => sum + (end.statements - start[i].statements) / (end.ticks - start[i].ticks), 0);
 }
 
 export function percentile(values: number[], p: number): number {

@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     const sentAt = await client.approveAll(burst);
     const waitUntil = Date.now() + 120_000;
     while (burst.some((c) => !paidAt.has(c.po)) && Date.now() < waitUntil) await new Promise((r) => setTimeout(r, 50));
-    const latencies = burst.map((c) => (paidAt.get(c.po)?.[0] ?? Number.NaN) - sentAt.get(c.id)!);
+    const latencies = burst.map((c) => (paidAt.get(c.po)?.[0] ?? Number.NaN) - (sentAt.get(c.id) ?? Number.NaN));
     const twice = [...paidAt.values()].filter((times) => times.length > 1).length;
     const unpaid = burst.filter((c) => !paidAt.has(c.po)).length;
     const stray = [...paidAt.keys()].filter((po) => !burst.some((c) => c.po === po)).length;

@@ -41,7 +41,8 @@ async function gatedChat(app: PayBenchApp): Promise<void> {
   const id = /"confirmation_id":"([^"]+)"/.exec(text)?.[1];
   if (!id) throw new Error(`no approval request in:\n${text}`);
   await retried(() => app.api('POST', `/api/confirmations/${id}/decision`, { decision: 'approve' }));
-  const run = /"run_id":"([^"]+)"/.exec(text)![1];
+  const run = /"run_id":"([^"]+)"/.exec(text)?.[1];
+  if (!run) throw new Error(`no run id in:\n${text}`);
   for (;;) {
     const { status } = await retried(() => app.api<{ status: string }>('GET', `/api/runs/${run}`));
     if (status === 'completed') return;

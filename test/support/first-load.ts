@@ -23,7 +23,7 @@ export async function measureFirstLoad(
   if (throttle) await cdp.send('Network.emulateNetworkConditions', { offline: false, ...throttle });
   const byId = new Map<string, LoadedResource>();
   cdp.on('Network.responseReceived', (e) => {
-    const headers = Object.fromEntries(Object.entries(e.response.headers).map(([k, v]) => [k.toLowerCase(), String(v)]));
+    const headers = Object.fromEntries(Object.entries(e.response.headers).map(([k, v]) => [k.toLowerCase(), v]));
     byId.set(e.requestId, { url: e.response.url, bytes: 0, encoding: headers['content-encoding'] ?? null });
   });
   cdp.on('Network.loadingFinished', (e) => {

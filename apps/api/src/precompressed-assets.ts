@@ -32,17 +32,26 @@ const ENCODINGS = [
  */
 export function precompressedAssets(consoleDir: string) {
   return (req: Req, res: Res, next: Next): void => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !ASSET.test(req.path)) return next();
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !ASSET.test(req.path)) {
+      next();
+      return;
+    }
     const accepted = String(req.headers['accept-encoding'] ?? '');
     const file = path.join(consoleDir, req.path);
     const encoding = ENCODINGS.find((e) => new RegExp(`\\b${e.name}\\b`).test(accepted) && existsSync(file + e.ext));
     res.setHeader('vary', 'Accept-Encoding');
-    if (!encoding) return next();
+    if (!encoding) {
+      next();
+      return;
+    }
     res.setHeader('content-type', TYPES[path.extname(file)] ?? 'application/octet-stream');
     res.setHeader('content-encoding', encoding.name);
     res.setHeader('content-length', statSync(file + encoding.ext).size);
     res.setHeader('cache-control', 'public, max-age=31536000, immutable');
-    if (req.method === 'HEAD') return res.end();
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
     createReadStream(file + encoding.ext).pipe(res as unknown as NodeJS.WritableStream);
   };
 }

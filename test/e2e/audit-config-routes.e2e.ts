@@ -23,6 +23,7 @@ const NOT_CONFIGURATION: Record<string, string> = {
   'POST /api/confirmations/:id/reassign': 'moves a pending approval, audited on the confirmation trail',
   // No configuration changes.
   'POST /api/hooks/dry-run': 'what hooks would do, with no side effects',
+  'POST /api/policies/replay': 'what a candidate policy would have decided over recorded calls; changes nothing',
   'POST /api/channels/:id/test': 'sends a test card through a channel',
   'POST /api/channels/:id/callback': "a chat platform's signed callback: clicks become decisions",
   'POST /api/me/identities/link': 'sends a one-time code; the link itself is made (and audited) by /verify',

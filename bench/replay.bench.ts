@@ -47,15 +47,15 @@ try {
       body: JSON.stringify(body),
     });
     if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<Record<string, any>>;
+    return res.json() as Promise<Record<string, unknown>>;
   };
   await api('/api/connectors', { name: 'oa', base_url: 'http://127.0.0.1:9', actions: [PAY] });
   const model = { provider: 'scripted', script: [{ content: 'ok' }] };
-  const agent = await api('/api/agents', {
+  const agent = (await api('/api/agents', {
     name: 'payer',
     instructions: 'x',
     model_config_json: { model, tools: ['oa__*'], confirmation: { approvers: ['org_admins'] } },
-  });
+  })) as { id: string };
 
   // The recorded calls, as the live policy decided them: amounts 0 … 99 999; above 50 000 the action asks once.
   const seed = createDataSource({ url: db.url, embedded: false, close: () => Promise.resolve() }, 1);

@@ -212,6 +212,55 @@ export const CONFIG_ROUTE_CASES: Record<string, ConfigRouteCase> = {
       await put(c, '/api/org/hooks', {});
     },
   },
+  'POST /api/agents/:id/shadow': {
+    setup: async (c) => ({ id: await created(post(c, '/api/agents', agentBody(unique('agent')))) }),
+    act: (c, m) => post(c, `/api/agents/${m.id}/shadow`, { config: { require_confirmation_for_all: true } }),
+    entity: byId('agent'),
+  },
+  'POST /api/agents/:id/shadow/promote': {
+    setup: async (c) => {
+      const id = await created(post(c, '/api/agents', agentBody(unique('agent'))));
+      await created(post(c, `/api/agents/${id}/shadow`, { config: { require_confirmation_for_all: true } }));
+      return { id };
+    },
+    act: (c, m) => post(c, `/api/agents/${m.id}/shadow/promote`, {}),
+    entity: byId('agent'),
+  },
+  'POST /api/agents/:id/shadow/discard': {
+    setup: async (c) => {
+      const id = await created(post(c, '/api/agents', agentBody(unique('agent'))));
+      await created(post(c, `/api/agents/${id}/shadow`, { config: { require_confirmation_for_all: true } }));
+      return { id };
+    },
+    act: (c, m) => post(c, `/api/agents/${m.id}/shadow/discard`, {}),
+    entity: byId('agent'),
+  },
+  'POST /api/org/hooks/shadow': {
+    act: (c) => post(c, '/api/org/hooks/shadow', { config: { class_hooks: ['audit_log'] } }),
+    entity: (c) => ({ type: 'org_hooks', id: c.orgId }),
+    cleanup: async (c) => {
+      await post(c, '/api/org/hooks/shadow/discard', {});
+    },
+  },
+  'POST /api/org/hooks/shadow/promote': {
+    setup: async (c) => {
+      await created(post(c, '/api/org/hooks/shadow', { config: { class_hooks: ['audit_log'] } }));
+      return {};
+    },
+    act: (c) => post(c, '/api/org/hooks/shadow/promote', {}),
+    entity: (c) => ({ type: 'org_hooks', id: c.orgId }),
+    cleanup: async (c) => {
+      await put(c, '/api/org/hooks', {});
+    },
+  },
+  'POST /api/org/hooks/shadow/discard': {
+    setup: async (c) => {
+      await created(post(c, '/api/org/hooks/shadow', { config: { class_hooks: ['audit_log'] } }));
+      return {};
+    },
+    act: (c) => post(c, '/api/org/hooks/shadow/discard', {}),
+    entity: (c) => ({ type: 'org_hooks', id: c.orgId }),
+  },
   'PUT /api/org/hooks': {
     act: (c) => put(c, '/api/org/hooks', { class_hooks: ['audit_log'] }),
     entity: (c) => ({ type: 'org_hooks', id: c.orgId }),

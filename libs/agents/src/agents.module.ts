@@ -49,6 +49,7 @@ import { McpServersService } from './mcp/mcp-servers.service.js';
 import { McpServersStore } from './mcp/mcp-servers.store.js';
 import { ToolNamespaces } from './tools/tool-namespaces.js';
 import { McpToolExecutor } from './mcp/mcp-tool-executor.js';
+import { PolicyLifecycleModule } from './policy-lifecycle/policy-lifecycle.module.js';
 
 /** Connectors, agents, the LLM providers, the run engine (ReAct + DAG) and the chat / runs API. Global: other modules register built-in tools and start runs. */
 @Global()
@@ -57,6 +58,7 @@ import { McpToolExecutor } from './mcp/mcp-tool-executor.js';
     TypeOrmModule.forFeature([Connector, ConnectorAction, Agent, AgentRun, RunEvent, ToolCallRecord, Conversation]),
     ChannelsModule,
     DiscoveryModule,
+    PolicyLifecycleModule,
   ],
   controllers: [
     ConnectorsController,

@@ -15,3 +15,7 @@ export * from './runs/runs.service.js';
 export * from './engine/run-executor.js';
 export { ParkedRunResumer } from './engine/parked-run-resumer.js';
 export * from './engine/tool-call-runner.js';
+export { DecisionRecorder } from './policy-lifecycle/decision-recorder.js';
+export { DecisionStore, type RecordedCall } from './policy-lifecycle/decision-store.js';
+export { ReplayService } from './policy-lifecycle/replay.service.js';
+export type { Decision } from './policy-lifecycle/policy-decision.js';

@@ -30,6 +30,9 @@ export const CONFIRMATION_GATE = 'confirmation_gate';
 export const CHAIN_CHANGED_REWRITE =
   'the hooks changed while the call waited for its approval and now make it a different call than the one approved: it was not sent';
 
+/** Told of each PreToolUse decision on a live call (not a dry run, a resume or a second decision); must not throw. */
+export type DecisionObserver = (ctx: ToolCallContext, modelArgs: ToolArgs, verdict: PreToolUseVerdict) => void;
+
 /** A call parked at the gate, as it resumes: the model's own args, and the chain it was parked under. */
 export interface ParkedCall {
   modelArgs: ToolArgs;
@@ -61,6 +64,7 @@ export class HookRegistry {
   private readonly sessionStart: HookChain<{ additionalContext: string[]; outcomes: HookOutcome[] }>;
   private readonly blockedListeners: HookChain<HookOutcome[]>;
   private readonly text = new Map<HookPoint, HookChain<TextHookVerdict>>();
+  private observer: DecisionObserver | undefined;
 
   /**
    * @param chainDigest what the chain was built from (HookResolver): a call parked under another digest is decided
@@ -89,6 +93,12 @@ export class HookRegistry {
       BLOCKED_CALL,
     );
     for (const point of TEXT_POINTS) this.text.set(point, new HookChain(at(point), textPoint(point)));
+  }
+
+  /** Tells `observer` of every live PreToolUse decision of this registry (HookResolver: the DecisionSink). */
+  observe(observer: DecisionObserver): this {
+    this.observer = observer;
+    return this;
   }
 
   /** A registry with no hooks at all (eval runs bypass hooks on purpose). */
@@ -147,7 +157,14 @@ export class HookRegistry {
     if (this.pre.hooks.length === 0)
       return Promise.resolve({ allow: true, args: ctx.toolArgs, wouldRequireConfirmation: false, outcomes: [] });
     this.attachAgent(ctx);
-    return this.phases.run(ctx, true);
+    const decided = this.phases.run(ctx, true);
+    const observer = this.observer;
+    if (!observer || ctx.metadata.dryRun || ctx.metadata.decidingAgain) return decided;
+    const modelArgs = ctx.toolArgs;
+    return decided.then((verdict) => {
+      observer(ctx, modelArgs, verdict);
+      return verdict;
+    });
   }
 
   /**

@@ -11,11 +11,22 @@ import { buildYamlHooks, parseYamlHooks } from './yaml/yaml-hooks.js';
 import { mergeOrgAndAgent, type HookChain, type HookOrigin, type ResolvedHook } from './org/hook-origin.js';
 import { OrgHooksStore } from './org/org-hooks.store.js';
 import { hookNameProblems } from './reserved-hook-names.js';
+import { DecisionSink } from './decision-sink.js';
 
 /** `model_config_json.hooks` as users write it. */
 export interface HooksConfig {
   class_hooks?: Array<string | { name: string; config?: Record<string, unknown> }>;
   yaml?: string;
+}
+
+/**
+ * What a chain is built from. `orgHooks`: a candidate org hooks config (a shadow, a replay, a policy test) in place of
+ * the org's saved one; never given by a run.
+ */
+export interface ChainInput {
+  hooksConfig: unknown;
+  agent?: AgentHookSettings;
+  orgHooks?: unknown;
 }
 
 interface Plan {
@@ -40,22 +51,29 @@ export class HookResolver {
     @Optional() private readonly metrics?: Metrics,
     @Optional() private readonly orgHooks?: OrgHooksStore,
     @Optional() private readonly egress?: EgressPolicy,
+    @Optional() private readonly decisions?: DecisionSink,
   ) {}
 
-  async resolve({ hooksConfig, agent }: { hooksConfig: unknown; agent?: AgentHookSettings }): Promise<HookRegistry> {
-    const { hooks, digest } = await this.chain({ hooksConfig, agent });
+  async resolve({ hooksConfig, agent, orgHooks }: ChainInput): Promise<HookRegistry> {
+    const { hooks, digest } = await this.chain({ hooksConfig, agent, orgHooks });
     // Every run checks its calls' final args against their action's schema (not a hook anyone declares or removes).
     const checks = [argsSchemaCheck('before-org'), argsSchemaCheck('before-gate')];
-    return new HookRegistry(this.counted([...hooks, ...checks]), agent, digest);
+    const registry = new HookRegistry(this.counted([...hooks, ...checks]), agent, digest);
+    // A run's registry records its decisions (shadows compare against them, replays read them); a candidate's does not.
+    const sink = this.decisions;
+    if (sink && orgHooks === undefined) {
+      registry.observe((ctx, modelArgs, verdict) => sink.record({ ctx, modelArgs, verdict, hooksConfig, agent, at: new Date() }));
+    }
+    return registry;
   }
 
   /**
    * The hook chain of a run of `agent` (its org's hooks when `agent.orgId` is known, the agent's own, the
    * auto-attached ones), each with its origin. Throws HookBuildError listing every problem of either config.
    */
-  async chain({ hooksConfig, agent }: { hooksConfig: unknown; agent?: AgentHookSettings }): Promise<HookChain> {
+  async chain({ hooksConfig, agent, orgHooks }: ChainInput): Promise<HookChain> {
     const problems: string[] = [];
-    const { orgConfig, hooks: org } = await this.orgHooksOf(agent, problems);
+    const { orgConfig, hooks: org } = await this.orgHooksOf(agent, problems, orgHooks);
     const own = await this.build(hooksConfig, 'hooks', 'agent', problems);
     const merged = mergeOrgAndAgent(org, own);
     merged.hooks.push(...this.autoAttached(new Set(merged.hooks.map((h) => h.name)), problems));
@@ -67,8 +85,10 @@ export class HookResolver {
   private async orgHooksOf(
     agent: AgentHookSettings | undefined,
     problems: string[],
+    candidate?: unknown,
   ): Promise<{ orgConfig: unknown; hooks: ResolvedHook[] }> {
-    const orgConfig = agent?.orgId && this.orgHooks ? (await this.orgHooks.find(agent.orgId))?.hooks : undefined;
+    const orgConfig =
+      candidate !== undefined ? candidate : agent?.orgId && this.orgHooks ? (await this.orgHooks.find(agent.orgId))?.hooks : undefined;
     return { orgConfig, hooks: orgConfig === undefined ? [] : await this.build(orgConfig, 'org hooks', 'org', problems) };
   }
 

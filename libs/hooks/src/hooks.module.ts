@@ -21,6 +21,6 @@ import { PolicyVersions } from './versions/policy-versions.js';
   imports: [DiscoveryModule, BuiltinHooksModule],
   controllers: [HooksController, OrgHooksController, OrgHooksVersionsController],
   providers: [HookCatalog, HookExplorer, HookResolver, HookDryRunService, OrgHooksStore, OrgHooksService, PolicyVersions],
-  exports: [HookCatalog, HookResolver, PolicyVersions],
+  exports: [HookCatalog, HookResolver, PolicyVersions, OrgHooksService],
 })
 export class HooksModule {}

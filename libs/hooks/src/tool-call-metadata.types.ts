@@ -27,6 +27,11 @@ export interface ToolCallMetadata {
   agent?: AgentHookSettings;
   /** Set by POST /api/hooks/dry-run: report what you would do; send nothing, write nothing, wait for nothing. */
   dryRun?: boolean;
+  /**
+   * Set by evaluations that must have no side effect (a shadow policy, a replay, policy tests): command and HTTP
+   * hooks are not run (they report EXTERNAL_HOOK_NOT_RUN) unless the evaluation explicitly allows them.
+   */
+  externalHooks?: 'skip';
   /** PostToolUse only: how the tool execution went (HTTP status for connectors). */
   execution?: { status?: number; durationMs: number; success: boolean; error?: string };
   /** Parent run / call when this run is a delegated sub-agent. */

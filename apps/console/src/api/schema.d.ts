@@ -64,6 +64,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/shadow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ShadowController_getAgent"];
+        put?: never;
+        post: operations["ShadowController_deployAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/shadow-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ShadowController_reportAgent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/shadow/discard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["ShadowController_discardAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/shadow/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["ShadowController_promoteAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/{id}/versions": {
         parameters: {
             query?: never;
@@ -736,6 +800,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/org/hooks/shadow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ShadowController_getOrg"];
+        put?: never;
+        post: operations["ShadowController_deployOrg"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/hooks/shadow-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ShadowController_reportOrg"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/hooks/shadow/discard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["ShadowController_discardOrg"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/hooks/shadow/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["ShadowController_promoteOrg"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/org/hooks/versions": {
         parameters: {
             query?: never;
@@ -827,6 +955,22 @@ export interface paths {
         put?: never;
         post?: never;
         delete: operations["ScimTokensController_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/policies/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["ReplayController_replay"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1535,6 +1679,16 @@ export interface components {
             /** @description approve only: also approve later calls of this tool in this run within the bound */
             standing?: components["schemas"]["StandingGrantBody"];
         };
+        DecisionSideResponse: {
+            /** @description Distinct approvals required (0 unless ask) */
+            approvals: number;
+            /** @description Digest of the tool and args as the chain left them (what would be sent) */
+            args_digest: string;
+            blocked_by: string | null;
+            /** @enum {string} */
+            decision: "allow" | "ask" | "block";
+            reason?: string | null;
+        };
         DevSignInDto: {
             /** @description Display name */
             name?: string;
@@ -1988,6 +2142,76 @@ export interface components {
             /** @description sub of the user who decides from now on */
             to: string;
         };
+        ReplayChangeResponse: {
+            agent_id: string | null;
+            args: {
+                [key: string]: unknown;
+            };
+            at: string;
+            call_id: string | null;
+            decision_id: string;
+            differences: string[];
+            /** @description What the candidate decides */
+            new: components["schemas"]["ReplayDecisionResponse"];
+            /** @description What the live policy decided */
+            old: components["schemas"]["ReplayDecisionResponse"];
+            run_id: string | null;
+            skipped: string[];
+            tool: string;
+            user_id: string | null;
+        };
+        ReplayDecisionResponse: {
+            /** @description Distinct approvals required (0 unless ask) */
+            approvals: number;
+            /** @description Digest of the tool and args as the chain left them (what would be sent) */
+            args_digest: string;
+            blocked_by: string | null;
+            /** @enum {string} */
+            decision: "allow" | "ask" | "block";
+            reason?: string | null;
+            /** @description The chain changed the args */
+            rewritten: boolean;
+            tier: number | null;
+        };
+        ReplayDto: {
+            /** @description Replay this agent's calls under a candidate of its policy (default: the org hooks, every call) */
+            agent?: string;
+            /** @description Run command and HTTP hooks of the candidate (through the egress policy); default false */
+            allow_external_hooks?: boolean;
+            /** @description The candidate: the agent's policy fragment (with `agent`) or the org hooks. Exactly one of config or version. */
+            config?: {
+                [key: string]: unknown;
+            };
+            /** @description Start of the window (ISO time, inclusive) */
+            from: string;
+            /** @description End of the window (ISO time, exclusive); at most 31 days after from */
+            to: string;
+            /** @description A version of the agent's policy (with `agent`) or of the org hooks */
+            version?: number;
+        };
+        ReplayResponse: {
+            agent: string | null;
+            /** @description The calls decided differently, oldest first (at most 10 000) */
+            changes: components["schemas"]["ReplayChangeResponse"][];
+            from: string;
+            summary: components["schemas"]["ReplaySummaryResponse"];
+            to: string;
+            truncated: boolean;
+        };
+        ReplaySummaryResponse: {
+            calls: number;
+            changed: number;
+            changed_rewrites: number;
+            fewer_approvals: number;
+            incomplete: number;
+            more_approvals: number;
+            newly_asked: number;
+            newly_blocked: number;
+            newly_unblocked: number;
+            no_longer_asked: number;
+            /** @example this change would have required 37 more approvals, blocked 2 calls, changed 0 rewrites */
+            text: string;
+        };
         RunPolicyVersionsResponse: {
             /** @description The agent's policy version (GET /api/agents/:id/versions/:n) */
             agent: number | null;
@@ -2043,6 +2267,73 @@ export interface components {
         };
         SetReadOnlyDto: {
             read_only: boolean;
+        };
+        ShadowCallResponse: {
+            agent_id: string | null;
+            /** @description The model's args, as the policy decided on them */
+            args: {
+                [key: string]: unknown;
+            };
+            at: string;
+            call_id: string | null;
+            decision_id: string;
+            /** @description would_block, would_unblock, would_ask, would_not_ask, approvals_changed, rewrite_changed */
+            differences: string[];
+            live: components["schemas"]["DecisionSideResponse"];
+            run_id: string | null;
+            shadow: components["schemas"]["DecisionSideResponse"];
+            /** @description Command/HTTP hooks of the shadow that were not run (their verdict is unknown) */
+            skipped: string[];
+            tool: string;
+            user_id: string | null;
+        };
+        ShadowDeployDto: {
+            /** @description Why (kept with the shadow, and with the version if it is promoted) */
+            comment?: string;
+            /** @description The candidate policy: an agent's { hooks?, confirmation?, require_confirmation_for_all? }, or the org's hooks { class_hooks?, yaml? } */
+            config: {
+                [key: string]: unknown;
+            };
+        };
+        ShadowDiscardedResponse: {
+            discarded: string;
+        };
+        ShadowPromotedResponse: {
+            promoted: string;
+            /** @description The live version it became */
+            version: number | null;
+        };
+        ShadowPromoteDto: {
+            /** @description Comment of the new live version (default: "promoted from shadow <id>") */
+            comment?: string;
+        };
+        ShadowReportResponse: {
+            /** @description The differing calls, oldest first (at most 1000) */
+            calls: components["schemas"]["ShadowCallResponse"][];
+            /** @description Live calls the shadow decided too */
+            calls_seen: number;
+            /** @description Differing calls per kind of difference */
+            counts: {
+                [key: string]: number;
+            };
+            /** @description Calls it would have decided differently */
+            differing: number;
+            /** @description Calls where a command/HTTP hook of the shadow was not run */
+            incomplete: number;
+            shadow: components["schemas"]["ShadowResponse"];
+            truncated: boolean;
+        };
+        ShadowResponse: {
+            comment: string | null;
+            /** @description The candidate policy: an agent's { hooks?, confirmation?, require_confirmation_for_all? }, or the org's hooks { class_hooks?, yaml? } */
+            config: {
+                [key: string]: unknown;
+            };
+            deployed_at: string;
+            deployed_by: string | null;
+            id: string;
+            /** @description The live version when the shadow was deployed */
+            live_version: number | null;
         };
         StandingApprovalResponse: {
             confirmation_id: string;
@@ -2359,6 +2650,119 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AgentResponse"];
+                };
+            };
+        };
+    };
+    ShadowController_getAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowResponse"];
+                };
+            };
+        };
+    };
+    ShadowController_deployAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShadowDeployDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowResponse"];
+                };
+            };
+        };
+    };
+    ShadowController_reportAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowReportResponse"];
+                };
+            };
+        };
+    };
+    ShadowController_discardAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowDiscardedResponse"];
+                };
+            };
+        };
+    };
+    ShadowController_promoteAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShadowPromoteDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowPromotedResponse"];
                 };
             };
         };
@@ -3653,6 +4057,109 @@ export interface operations {
             };
         };
     };
+    ShadowController_getOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowResponse"];
+                };
+            };
+        };
+    };
+    ShadowController_deployOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShadowDeployDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowResponse"];
+                };
+            };
+        };
+    };
+    ShadowController_reportOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowReportResponse"];
+                };
+            };
+        };
+    };
+    ShadowController_discardOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowDiscardedResponse"];
+                };
+            };
+        };
+    };
+    ShadowController_promoteOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShadowPromoteDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowPromotedResponse"];
+                };
+            };
+        };
+    };
     OrgHooksVersionsController_list: {
         parameters: {
             query?: never;
@@ -3797,6 +4304,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ScimTokenResponse"];
+                };
+            };
+        };
+    };
+    ReplayController_replay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayResponse"];
                 };
             };
         };

@@ -26,8 +26,11 @@ export interface ConfigChangeInput {
   actor: string | null;
   entityType: ConfigEntityType;
   entityId: string;
-  /** `rolled_back`: a policy restored from an earlier version (agents, org hooks). */
-  change: 'created' | 'updated' | 'deleted' | 'rolled_back';
+  /**
+   * `rolled_back`: a policy restored from an earlier version (agents, org hooks); `shadow_deployed` /
+   * `shadow_discarded`: a candidate policy put beside the live one, or taken away (#34; a promotion is an update).
+   */
+  change: 'created' | 'updated' | 'deleted' | 'rolled_back' | 'shadow_deployed' | 'shadow_discarded';
   /** Secret-free views of the entity before and after (null when it did not exist). */
   before: Record<string, unknown> | null;
   after: Record<string, unknown> | null;
@@ -80,7 +83,9 @@ export class AuditTrail {
 
   /** Records a configuration change with its diff; secrets appear only as `secret_changed`. */
   async configChange(c: ConfigChangeInput, tx?: Queryable): Promise<void> {
-    const changes: ConfigChange[] = c.change === 'updated' || c.change === 'rolled_back' ? configDiff(c.before, c.after) : [];
+    const changes: ConfigChange[] = ['updated', 'rolled_back', 'shadow_deployed', 'shadow_discarded'].includes(c.change)
+      ? configDiff(c.before, c.after)
+      : [];
     for (const name of c.secretsChanged ?? []) changes.push({ path: `secrets.${name}`, secret_changed: true });
     await this.record(
       {

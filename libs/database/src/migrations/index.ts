@@ -26,6 +26,7 @@ import { GrantDigests1766200001000 } from './1766200001000-grant-digests.js';
 import { ToolNamespaces1766200002000 } from './1766200002000-tool-namespaces.js';
 import { LlmCredentialOrigin1766200005001 } from './1766200005001-llm-credential-origin.js';
 import { DurableEvals1766200007001 } from './1766200007001-durable-evals.js';
+import { PolicyLifecycle1766300800000 } from './1766300800000-policy-lifecycle.js';
 import { PolicyVersions1766200009000 } from './1766200009000-policy-versions.js';
 import { WorkflowRunsByWorkflow1766300300000 } from './1766300300000-workflow-runs-by-workflow.js';
 import { ScimDirectory1766300700000 } from './1766300700000-scim-directory.js';
@@ -67,5 +68,6 @@ export const MIGRATIONS = [
   PolicyVersions1766200009000,
   WorkflowRunsByWorkflow1766300300000,
   ScimDirectory1766300700000,
+  PolicyLifecycle1766300800000,
   ConfirmationContext1766300900000,
 ];

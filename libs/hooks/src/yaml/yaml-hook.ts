@@ -11,6 +11,8 @@ export const MAX_STDOUT_BYTES = 1024 * 1024;
 const TOOL_POINTS = new Set<HookPoint>([HookPoint.PreToolUse, HookPoint.PostToolUse, HookPoint.PostToolUseFailure]);
 const MAX_STDERR_BYTES = 64 * 1024;
 const MAX_REASON_CHARS = 2000;
+/** What a command or HTTP hook reports when an evaluation without side effects (shadow, replay) did not run it. */
+export const EXTERNAL_HOOK_NOT_RUN = 'not run: command and HTTP hooks run only when the evaluation allows them';
 
 /** A module hook's default export. */
 export type ModuleHookFunction = (input: HookProtocolInput, options: { signal: AbortSignal }) => unknown;
@@ -55,6 +57,7 @@ export class YamlHook extends BaseHook<unknown> {
 
   async execute(ctx: HookContext): Promise<HookResult> {
     if (this.condition && !this.condition(conditionInput(ctx))) return {};
+    if (this.target.kind !== 'module' && ctx.metadata.externalHooks === 'skip') return { sideEffects: [EXTERNAL_HOOK_NOT_RUN] };
     const input = protocolInput(ctx);
     const signal = ctx.signal;
     if (this.target.kind === 'module') {

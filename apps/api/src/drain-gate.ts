@@ -22,7 +22,10 @@ export function drainOnStopSignals(): void {
 
 export function drainGate(): RequestHandler {
   return (_req, res, next) => {
-    if (!draining) return next();
+    if (!draining) {
+      next();
+      return;
+    }
     res.setHeader('Retry-After', RETRY_AFTER_S);
     res.setHeader('Connection', 'close');
     res.status(503).json({

@@ -244,17 +244,22 @@ export const CONFIG_ROUTE_CASES: Record<string, ConfigRouteCase> = {
   },
   'POST /api/org/hooks/shadow/promote': {
     setup: async (c) => {
+      // One shadow per org: a case whose route was refused (another role's run of these cases) leaves one behind.
+      await post(c, '/api/org/hooks/shadow/discard', {});
       await created(post(c, '/api/org/hooks/shadow', { config: { class_hooks: ['audit_log'] } }));
       return {};
     },
     act: (c) => post(c, '/api/org/hooks/shadow/promote', {}),
     entity: (c) => ({ type: 'org_hooks', id: c.orgId }),
     cleanup: async (c) => {
+      await post(c, '/api/org/hooks/shadow/discard', {});
       await put(c, '/api/org/hooks', {});
     },
   },
   'POST /api/org/hooks/shadow/discard': {
     setup: async (c) => {
+      // One shadow per org: a case whose route was refused (another role's run of these cases) leaves one behind.
+      await post(c, '/api/org/hooks/shadow/discard', {});
       await created(post(c, '/api/org/hooks/shadow', { config: { class_hooks: ['audit_log'] } }));
       return {};
     },

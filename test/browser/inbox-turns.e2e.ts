@@ -48,7 +48,9 @@ it('three gated calls of one model turn show as one group in turn order in the i
   await turn.nth(2).waitFor();
   expect(await turn.count()).toBe(3);
   const texts = await turn.allInnerTexts();
-  expect(texts.map((t) => /PO-300\d/.exec(t)?.[0])).toEqual(['PO-3001', 'PO-3002', 'PO-3003']);
+  // Each card's own arguments (the member's message on every card names all three).
+  const args = await turn.getByRole('table', { name: 'Arguments' }).allInnerTexts();
+  expect(args.map((t) => /PO-300\d/.exec(t)?.[0])).toEqual(['PO-3001', 'PO-3002', 'PO-3003']);
   expect(texts.map((t) => /call \d of 3 in one model turn/i.exec(t)?.[0].toLowerCase())).toEqual([
     'call 1 of 3 in one model turn',
     'call 2 of 3 in one model turn',

@@ -56,11 +56,9 @@ const OWNERS: Record<string, string> = {
  */
 const KNOWN_DEBT = [
   'libs/agents/src/conversations/conversations.store.ts -> users',
-  'libs/agents/src/engine/in-flight-audit.ts -> connector_call_logs',
   'libs/agents/src/engine/run-fence.ts -> confirmation_requests',
   'libs/agents/src/engine/run-leases.ts -> confirmation_requests',
   'libs/agents/src/engine/run-recovery.ts -> confirmation_requests',
-  'libs/agents/src/engine/tool-call.store.ts -> connector_call_logs',
   'libs/agents/src/llm-credentials/llm-credentials.store.ts -> users',
 ];
 

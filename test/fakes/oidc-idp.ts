@@ -37,6 +37,8 @@ export interface OidcIdp {
   requests: Array<{ method: string; path: string; query: URLSearchParams }>;
   /** The grant type of every token the token endpoint issued, in order (`refresh_token` for each renewal). */
   grants: string[];
+  /** The refresh token presented at each renewal (all different when the IdP rotates them). */
+  refreshTokensPresented: string[];
   /** Registers the console's redirect and post-logout URIs (known once Warden listens). */
   setConsole(origin: string): Promise<void>;
   /** A new signing key; `publish` only adds it to the JWKS, `sign` makes it the signing key. Returns its kid. */
@@ -64,6 +66,7 @@ export async function startOidcIdp(opts: IdpOptions): Promise<OidcIdp> {
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const requests: OidcIdp['requests'] = [];
   const grants: string[] = [];
+  const refreshTokensPresented: string[] = [];
   const accessTokenTTL = opts.accessTokenTtlS ?? 3600;
 
   function handle(req: IncomingMessage, res: ServerResponse) {
@@ -153,7 +156,11 @@ export async function startOidcIdp(opts: IdpOptions): Promise<OidcIdp> {
     };
     try {
       provider = new Provider(url, config);
-      provider.on('grant.success', (ctx) => grants.push(String(ctx.oidc.params?.grant_type)));
+      provider.on('grant.success', (ctx) => {
+        grants.push(String(ctx.oidc.params?.grant_type));
+        const presented = ctx.oidc.params?.refresh_token;
+        if (typeof presented === 'string') refreshTokensPresented.push(presented);
+      });
     } finally {
       console.warn = warn;
     }
@@ -163,6 +170,7 @@ export async function startOidcIdp(opts: IdpOptions): Promise<OidcIdp> {
     url,
     requests,
     grants,
+    refreshTokensPresented,
     setConsole(o) {
       origin = o;
       build();

@@ -19,13 +19,13 @@ let renewal: ReturnType<typeof setTimeout> | undefined;
  * browsers that block third-party cookies break iframe renewal). The sign-in round trip's state (PKCE verifier) stays
  * in sessionStorage, where the redirect needs it.
  */
-export function userManager(issuer: string, clientId: string): UserManager {
+export function userManager(issuer: string, clientId: string, scope = 'openid profile email'): UserManager {
   manager ??= new UserManager({
     authority: issuer,
     client_id: clientId,
     redirect_uri: `${window.location.origin}/auth/callback`,
     response_type: 'code',
-    scope: 'openid profile email',
+    scope,
     loadUserInfo: false,
     automaticSilentRenew: false,
     userStore: new WebStorageStateStore({ store: new InMemoryWebStorage() }),
@@ -35,15 +35,25 @@ export function userManager(issuer: string, clientId: string): UserManager {
 
 const PENDING = 'warden.oidc';
 
+/** The provider as the server's /api/auth/config describes it (`scope`: what the console asks for). */
+export interface Provider {
+  issuer: string;
+  clientId: string;
+  scope: string;
+}
+
 /**
  * Sends the browser to the provider. `silent` asks it not to show anything (`prompt=none`): with a live session there
  * it answers with a code at once (a reload signs in again unnoticed), without one it answers `login_required`.
  * The page the person was on comes back with the answer.
  */
-export async function startSignIn(issuer: string, clientId: string, opts: { silent?: boolean } = {}): Promise<void> {
-  sessionStorage.setItem(PENDING, JSON.stringify({ issuer, clientId }));
+export async function startSignIn(provider: Provider, opts: { silent?: boolean } = {}): Promise<void> {
+  sessionStorage.setItem(PENDING, JSON.stringify(provider));
   const returnTo = window.location.pathname + window.location.search;
-  await userManager(issuer, clientId).signinRedirect({ prompt: opts.silent ? 'none' : undefined, state: { returnTo } });
+  await userManager(provider.issuer, provider.clientId, provider.scope).signinRedirect({
+    prompt: opts.silent ? 'none' : undefined,
+    state: { returnTo },
+  });
 }
 
 export type SignInOutcome = { signedIn: true; tokens: SsoTokens; sso: Sso; returnTo: string } | { signedIn: false; reason: string };
@@ -53,9 +63,9 @@ const NEEDS_THE_PERSON = new Set(['login_required', 'interaction_required', 'con
 
 /** Finishes the redirect: exchanges the code (with the PKCE verifier) for tokens. */
 export async function finishSignIn(): Promise<SignInOutcome> {
-  const pending = JSON.parse(sessionStorage.getItem(PENDING) ?? 'null') as { issuer: string; clientId: string } | null;
+  const pending = JSON.parse(sessionStorage.getItem(PENDING) ?? 'null') as Provider | null;
   if (!pending) throw new Error('No sign-in was started from this tab. Start again from the sign-in page.');
-  const users = userManager(pending.issuer, pending.clientId);
+  const users = userManager(pending.issuer, pending.clientId, pending.scope);
   let user: User;
   try {
     user = await users.signinRedirectCallback();
@@ -70,7 +80,7 @@ export async function finishSignIn(): Promise<SignInOutcome> {
   return {
     signedIn: true,
     tokens: tokensOf(user),
-    sso: { ...pending, idToken: user.id_token ?? '' },
+    sso: { issuer: pending.issuer, clientId: pending.clientId, idToken: user.id_token ?? '' },
     returnTo: returnTo?.startsWith('/') && !returnTo.startsWith('/auth/') ? returnTo : '/',
   };
 }

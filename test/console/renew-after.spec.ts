@@ -1,4 +1,4 @@
-import { renewAfterS } from '../../apps/console/src/auth/oidc.js';
+import { renewAfterS } from '../../apps/console/src/auth/renew-after.js';
 
 describe('when the console renews its SSO token', () => {
   it('a minute before an hour-long token ends', () => {

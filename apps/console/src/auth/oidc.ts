@@ -1,5 +1,6 @@
 import { ErrorResponse, InMemoryWebStorage, UserManager, WebStorageStateStore, type User } from 'oidc-client-ts';
 import { forgetSsoTab, type Session } from './session';
+import { renewAfterS } from './renew-after';
 
 type Sso = NonNullable<Session['sso']>;
 
@@ -90,9 +91,6 @@ const tokensOf = (user: User): SsoTokens => ({
   expiresAt: (user.expires_at ?? Date.now() / 1000 + 300) * 1000,
   idToken: user.id_token ?? '',
 });
-
-/** When to renew a token that lives `lifetimeS`: a minute before it ends, or after three quarters of a short one. */
-export const renewAfterS = (lifetimeS: number): number => Math.max(1, lifetimeS - Math.min(60, lifetimeS / 4));
 
 /**
  * Renews the token before it expires, with the refresh token (the provider rotates it at each use), and hands each

@@ -26,3 +26,4 @@ export * from './due-sweeps.js';
 export * from './logging/compact-log-line.js';
 export * from './logging/log-destination.js';
 export * from './logging/boot-progress.js';
+export * from './bus/bus-events.js';

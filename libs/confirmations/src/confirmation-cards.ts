@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+
 import { UsersService } from '@warden/auth';
 import { ChannelsService, type DecidedCard, type SentCard } from '@warden/channels';
-import { AppConfig } from '@warden/common';
+import { AppConfig, OnBus } from '@warden/common';
 import { approvalCardOf } from './approval-card.js';
 import { BatchCards } from './batch/batch-cards.js';
 import { ConfirmationStore } from './confirmation.store.js';
@@ -38,7 +38,7 @@ export class ConfirmationCards {
   ) {}
 
   /** After any settlement in this process: replace the platform card with its decided version (best effort). */
-  @OnEvent(CONFIRMATION_SETTLED, { async: true })
+  @OnBus(CONFIRMATION_SETTLED, { async: true })
   async markCardDecided(row: ConfirmationRequest): Promise<void> {
     if (row.escalationChannelId && row.escalationCard)
       void this.markEscalationCardDecided(row, row.escalationChannelId, row.escalationCard);
@@ -74,7 +74,7 @@ export class ConfirmationCards {
    * The run engine expires a cancelled run's pending requests in the cancel's own transaction (on whichever instance
    * took the cancel); their cards are updated from here. 'run.cancelled' is RUN_CANCELLED of @warden/agents.
    */
-  @OnEvent('run.cancelled', { async: true })
+  @OnBus('run.cancelled', { async: true })
   async onRunCancelled(event: { runId: string }): Promise<void> {
     try {
       for (const row of await this.store.findByRun(event.runId)) {

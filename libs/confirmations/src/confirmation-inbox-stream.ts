@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnBus } from '@warden/common';
+
 import { UsersService, type MemberView } from '@warden/auth';
 import { ChannelsService } from '@warden/channels';
 import { refusalFor, type ChannelList } from './approver-check.js';
@@ -47,23 +48,23 @@ export class ConfirmationInboxStream implements OnModuleInit {
     this.waiter.observeNotifications((payload) => this.onChange(payload.replace(/^(requested|voted|stepped):/, ''), null));
   }
 
-  @OnEvent(CONFIRMATION_REQUESTED)
+  @OnBus(CONFIRMATION_REQUESTED)
   onRequested(row: ConfirmationRequest): void {
     this.onChange(row.id, row);
   }
 
-  @OnEvent(CONFIRMATION_SETTLED)
+  @OnBus(CONFIRMATION_SETTLED)
   onSettled(row: ConfirmationRequest): void {
     this.onChange(row.id, row);
   }
 
-  @OnEvent(CONFIRMATION_VOTED)
+  @OnBus(CONFIRMATION_VOTED)
   onVoted(row: ConfirmationRequest): void {
     this.onChange(row.id, row);
   }
 
   /** A reminder or escalation: the card shows it, and an escalation's widened approvers now see the request. */
-  @OnEvent(CONFIRMATION_STEPPED)
+  @OnBus(CONFIRMATION_STEPPED)
   onStepped(row: ConfirmationRequest): void {
     this.onChange(row.id, row);
   }

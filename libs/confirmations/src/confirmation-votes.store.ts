@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import type { Bus } from '@warden/common';
 import { DataSource } from 'typeorm';
 import {
   CONFIRMATION_NOTIFY_CHANNEL,
@@ -58,7 +59,7 @@ export interface VoteView {
 export class ConfirmationVotesStore {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly events: EventEmitter2,
+    @Inject(EventEmitter2) private readonly events: Bus,
   ) {}
 
   /**

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
-import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
-import { AppConfig, AuditTrail, Metrics } from '@warden/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { AppConfig, AuditTrail, Metrics, type Bus, OnBus } from '@warden/common';
 import { isRunInterruption } from '@warden/hooks';
 import { DATABASE_TARGET, PgNotificationListener, type DatabaseTarget } from '@warden/database';
 import { confirmationEvent } from './confirmation-audit.js';
@@ -43,7 +43,7 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
     private readonly store: ConfirmationStore,
     private readonly config: AppConfig,
     @Inject(DATABASE_TARGET) target: DatabaseTarget,
-    private readonly bus: EventEmitter2,
+    @Inject(EventEmitter2) private readonly bus: Bus,
     private readonly audit: AuditTrail,
     @Optional() private readonly metrics?: Metrics,
   ) {
@@ -140,7 +140,7 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
   }
 
   /** A row left pending in this process (decision, expiry, delivery failure): wake its waiters without a query. */
-  @OnEvent(CONFIRMATION_SETTLED)
+  @OnBus(CONFIRMATION_SETTLED)
   onSettled(row: ConfirmationRequest): void {
     this.settleWaiters(row);
   }

@@ -1,6 +1,6 @@
-import { Injectable, Optional, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { isUuid, Metrics } from '@warden/common';
+import { isUuid, Metrics, type Bus } from '@warden/common';
 import { DataSource } from 'typeorm';
 import {
   CONFIRMATION_NOTIFY_CHANNEL,
@@ -39,7 +39,7 @@ export class ConfirmationStore implements OnModuleInit {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly events: EventEmitter2,
+    @Inject(EventEmitter2) private readonly events: Bus,
     @Optional() private readonly metrics?: Metrics,
   ) {}
 

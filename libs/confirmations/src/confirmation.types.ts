@@ -94,6 +94,17 @@ export const CONFIRMATION_NOTIFIED = 'confirmation.notified';
 export const CONFIRMATION_VOTED = 'confirmation.voted';
 /** In-process: a reminder or escalation was taken on a pending request (payload: the row). */
 export const CONFIRMATION_STEPPED = 'confirmation.stepped';
+
+declare module '@warden/common' {
+  interface BusEvents {
+    [CONFIRMATION_SETTLED]: ConfirmationRequest;
+    [CONFIRMATION_REQUESTED]: ConfirmationRequest;
+    /** The id of the request a NOTIFY said left `pending`. */
+    [CONFIRMATION_NOTIFIED]: string;
+    [CONFIRMATION_VOTED]: ConfirmationRequest;
+    [CONFIRMATION_STEPPED]: ConfirmationRequest;
+  }
+}
 /**
  * Postgres NOTIFY channel; the payload is the confirmation id when a row left `pending`, and `requested:<id>` when a
  * row was created and `voted:<id>` when a vote was counted (the waiters ignore those; the inbox stream shows them).

@@ -48,6 +48,24 @@ export interface RunParkedEvent {
   runId: string;
   approvals: Array<{ confirmationId: string; expiresAt?: string }>;
 }
+export interface RunFinishedEvent {
+  runId: string;
+  orgId: string;
+  status: string;
+  surface?: string;
+}
+export interface RunCancelledEvent {
+  runId: string;
+  orgId: string;
+}
+
+declare module '@warden/common' {
+  interface BusEvents {
+    [RUN_FINISHED]: RunFinishedEvent;
+    [RUN_CANCELLED]: RunCancelledEvent;
+    [RUN_PARKED]: RunParkedEvent;
+  }
+}
 
 /** What a run needs in memory while it executes; all of it can be rebuilt from the database. */
 export interface LiveRun {

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
-import { BoundedMap } from '@warden/common';
+
+import { BoundedMap, OnBus } from '@warden/common';
 import { RUN_PARKED, type RunParkedEvent } from './live-run.js';
 import { ParkedDeadlines } from './parked-deadlines.js';
 import { RunExecutor } from './run-executor.js';
@@ -37,20 +37,20 @@ export class ParkedRunResumer implements OnModuleDestroy {
     private readonly executor: RunExecutor,
   ) {}
 
-  @OnEvent(CONFIRMATION_SETTLED)
+  @OnBus(CONFIRMATION_SETTLED)
   onSettled(row: { id: string; status: string }): void {
     if (row.status === 'pending') return;
     this.deadlines.forget(row.id);
     if (this.firstNews(row.id)) this.schedule(row.id);
   }
 
-  @OnEvent(CONFIRMATION_NOTIFIED)
+  @OnBus(CONFIRMATION_NOTIFIED)
   onNotified(id: string): void {
     this.deadlines.forget(id);
     if (this.firstNews(id)) this.schedule(id);
   }
 
-  @OnEvent(RUN_PARKED)
+  @OnBus(RUN_PARKED)
   onParked(event: RunParkedEvent): void {
     for (const a of event.approvals) if (a.expiresAt) this.deadlines.watch(a.confirmationId, a.expiresAt);
   }

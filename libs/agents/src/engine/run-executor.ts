@@ -1,6 +1,6 @@
-import { Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { activeTraceId, AppConfig, inSpan } from '@warden/common';
+import { activeTraceId, AppConfig, inSpan, type Bus } from '@warden/common';
 import { LeaseKeeper } from '@warden/database';
 import { AgentRun, type RunState, type ToolTurnState } from '../runs/run.entity.js';
 import { DagSteps } from './dag-steps.js';
@@ -46,7 +46,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
   constructor(
     private readonly lives: LiveRunBuilder,
     private readonly toolCalls: ToolCallRecovery,
-    private readonly bus: EventEmitter2,
+    @Inject(EventEmitter2) private readonly bus: Bus,
     private readonly config: AppConfig,
     private readonly store: RunStore,
     private readonly factory: RunFactory,

@@ -1,7 +1,7 @@
 import { decidedOrOverdueAmong, dueAmong } from '@warden/confirmations/run-port';
 import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
-import { AppConfig, DueSweeps, Metrics } from '@warden/common';
+
+import { AppConfig, DueSweeps, Metrics, OnBus } from '@warden/common';
 import { claimExpiredLeases, nextClaimDueInMs } from '@warden/database';
 import { DataSource } from 'typeorm';
 import { RunEventsService } from '../runs/run-events.service.js';
@@ -62,8 +62,8 @@ export class RunRecovery implements OnApplicationBootstrap, OnModuleDestroy {
     this.sweeps.stop();
   }
 
-  @OnEvent(CONFIRMATION_SETTLED)
-  @OnEvent(CONFIRMATION_NOTIFIED)
+  @OnBus(CONFIRMATION_SETTLED)
+  @OnBus(CONFIRMATION_NOTIFIED)
   onDecision(): void {
     this.sweeps.dueIn(this.config.runRecoveryMs);
   }

@@ -1,6 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { AppConfig, type PendingRunEvent, type RunEventData, type RunEventMap, type RunEventType } from '@warden/common';
+import { AppConfig, type PendingRunEvent, type RunEventData, type RunEventMap, type RunEventType, type Bus } from '@warden/common';
 import { EventBatch, ownerWriteResult, ownerWriteSql, SqlParams, type OwnerWriteResult } from '@warden/database';
 import { DataSource } from 'typeorm';
 import { RUN_EVENT_TABLES, RunEventsService } from '../runs/run-events.service.js';
@@ -26,7 +26,7 @@ export class RunStore {
   constructor(
     readonly dataSource: DataSource,
     private readonly events: RunEventsService,
-    private readonly bus: EventEmitter2,
+    @Inject(EventEmitter2) private readonly bus: Bus,
     private readonly config: AppConfig,
     readonly leases: RunLeases,
   ) {}

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
-import { Metrics } from '@warden/common';
+
+import { Metrics, OnBus } from '@warden/common';
 import { DataSource } from 'typeorm';
 import { RUN_FINISHED } from '../engine/run-executor.js';
 import { RunEventsService } from './run-events.service.js';
@@ -31,7 +31,7 @@ export class RunMetrics implements OnModuleInit {
     );
   }
 
-  @OnEvent(RUN_FINISHED)
+  @OnBus(RUN_FINISHED)
   onFinished(e: { status: string; surface?: string }): void {
     this.metrics.runsFinished.labels(e.status, e.surface ?? 'unknown').inc();
   }

@@ -1,18 +1,24 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
-import { AuditTrail, NotFoundError } from '@warden/common';
+import { AuditTrail, NotFoundError, type Bus } from '@warden/common';
 import { ConfigCache } from '@warden/database';
 import { Repository, type EntityManager } from 'typeorm';
 import { Org } from './org.entity.js';
 
 export const ORG_READ_ONLY_CHANGED = 'org.read_only_changed';
 
+declare module '@warden/common' {
+  interface BusEvents {
+    [ORG_READ_ONLY_CHANGED]: { orgId: string; readOnly: boolean };
+  }
+}
+
 @Injectable()
 export class OrgsService {
   constructor(
     @InjectRepository(Org) private readonly orgs: Repository<Org>,
-    private readonly events: EventEmitter2,
+    @Inject(EventEmitter2) private readonly events: Bus,
     private readonly audit: AuditTrail,
     private readonly cache: ConfigCache,
   ) {}

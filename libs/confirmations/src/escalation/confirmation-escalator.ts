@@ -1,8 +1,8 @@
-import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
 import { ChannelsService } from '@warden/channels';
-import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
-import { AppConfig, DueSweeps } from '@warden/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { AppConfig, DueSweeps, type Bus, OnBus } from '@warden/common';
 import { approvalCardOf } from '../approval-card.js';
 import { ConfirmationWaiter } from '../confirmation-waiter.js';
 import { CONFIRMATION_REQUESTED, CONFIRMATION_STEPPED, type ConfirmationRequest } from '../confirmation.types.js';
@@ -30,7 +30,7 @@ export class ConfirmationEscalator implements OnModuleInit, OnModuleDestroy {
     private readonly channels: ChannelsService,
     private readonly users: UsersService,
     private readonly config: AppConfig,
-    private readonly bus: EventEmitter2,
+    @Inject(EventEmitter2) private readonly bus: Bus,
     waiter: ConfirmationWaiter,
   ) {
     this.sweeps = new DueSweeps({
@@ -52,7 +52,7 @@ export class ConfirmationEscalator implements OnModuleInit, OnModuleDestroy {
     this.sweeps.stop();
   }
 
-  @OnEvent(CONFIRMATION_REQUESTED)
+  @OnBus(CONFIRMATION_REQUESTED)
   onRequested(row: ConfirmationRequest): void {
     for (const at of [row.remindAt, row.escalateAt]) if (at) this.sweeps.dueIn(at.getTime() - Date.now());
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
-import { BoundedMap } from '@warden/common';
+
+import { BoundedMap, OnBus } from '@warden/common';
 import { CONFIRMATION_SETTLED, ConfirmationStatus, type ConfirmationRequest } from '../confirmation.types.js';
 
 /** How many settled requests are kept; the oldest is forgotten first (its call then reads the row). */
@@ -15,7 +15,7 @@ const KEPT = 500;
 export class SettledHere {
   private readonly rows = new BoundedMap<string, ConfirmationRequest>(KEPT);
 
-  @OnEvent(CONFIRMATION_SETTLED)
+  @OnBus(CONFIRMATION_SETTLED)
   onSettled(row: ConfirmationRequest): void {
     if (row.status !== ConfirmationStatus.Pending) this.rows.set(`${row.runId}:${row.callId}`, row);
   }

@@ -11,7 +11,8 @@ import { OnEvent } from '@nestjs/event-emitter';
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging in each module
 export interface BusEvents {}
 
-export type BusEventName = keyof BusEvents & string;
+// Keys are the events' names (strings); `Extract` keeps the name type a string-literal union.
+export type BusEventName = Extract<keyof BusEvents, string>;
 
 /** The bus as modules see it: inject with `@Inject(EventEmitter2) bus: Bus`. */
 export interface Bus {
@@ -27,5 +28,7 @@ export function OnBus<K extends BusEventName>(name: K, options?: OnEventOptions)
     target: object,
     key: string | symbol,
     descriptor: TypedPropertyDescriptor<H>,
-  ): TypedPropertyDescriptor<H> | void => decorate(target, key, descriptor);
+  ): void => {
+    decorate(target, key, descriptor);
+  };
 }

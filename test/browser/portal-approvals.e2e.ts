@@ -219,7 +219,7 @@ it('on a phone the Portal chat and the inbox fit the screen, every control has a
   expect(await overflowsSideways(chat)).toBe(false);
   await phoneMember.context.close();
   await phoneApprover.context.close();
-}, 45_000);
+}, 60_000); // two more browser profiles signing in
 
 it('under a four-eyes policy that forbids self-approval the requester reads who may decide, with the count, and not "you"', async () => {
   const token = await apiToken(server.url, ADMIN);
@@ -255,7 +255,9 @@ it('a link to a decided request says what became of it; with the server unreacha
   const chat = member.page;
   await chat.getByRole('link', { name: 'Portal' }).click();
   await chat.getByRole('link', { name: 'Chat with demo-buyer' }).click();
-  await chat.getByRole('link', { name: 'New conversation' }).click();
+  // A new conversation already ('New conversation' is disabled until one is open).
+  await chat.getByTestId('chat-empty').waitFor();
+  expect(await chat.getByRole('button', { name: 'New conversation' }).isDisabled()).toBe(true);
   const turn = await startPayments(chat);
   await pendingRequest(approver.page, 'PO-1002').waitFor();
 

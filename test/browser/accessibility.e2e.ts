@@ -79,17 +79,19 @@ it('workflows and every admin page have no serious or critical violations', asyn
   const admin = await newPerson(browser, server.url);
   await devSignIn(admin.page, ADMIN);
   const problems: string[] = [];
-  await admin.page.goto('/workflows');
-  await admin.page.getByRole('main').waitFor();
+  // A page is checked once it is there: its h1 shown (its code and data loaded), no loader left.
+  const open = async (path: string) => {
+    await admin.page.goto(path);
+    await admin.page.getByRole('main').getByRole('heading', { level: 1 }).first().waitFor();
+    await admin.page.getByRole('progressbar').or(admin.page.getByText('Loading')).first().waitFor({ state: 'detached' });
+  };
+  await open('/workflows');
   problems.push(...(await pageProblems(admin.page, 'workflows')));
   for (const name of ADMIN_PAGES) {
-    await admin.page.goto(`/admin/${name}`);
-    await admin.page.getByRole('main').waitFor();
-    await admin.page.getByRole('progressbar').or(admin.page.getByText('Loading')).first().waitFor({ state: 'detached' });
+    await open(`/admin/${name}`);
     problems.push(...(await pageProblems(admin.page, `admin-${name}`)));
   }
-  await admin.page.goto('/admin/agents/demo-buyer');
-  await admin.page.getByRole('main').waitFor();
+  await open('/admin/agents/demo-buyer');
   problems.push(...(await pageProblems(admin.page, 'admin-agent-editor')));
   expect(problems).toEqual([]);
   await admin.context.close();

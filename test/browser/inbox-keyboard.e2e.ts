@@ -27,9 +27,12 @@ afterAll(() => close?.());
 
 const pay = (n: number) => ({ name: 'oa__purchase_pay', args: { id: `PO-400${n}`, amount: 70_000 + n } });
 
-/** The approval card that has the focus ('' when none has): its accessible name. */
-const focusedCard = (page: Page) =>
-  page.evaluate<string>(`document.activeElement?.closest('[data-testid="pending-confirmation"]')?.getAttribute('aria-label') ?? ''`);
+/** Waits until the focus is on the approval card of `po` (the focus moves on once a decision is recorded). */
+const focusOn = (page: Page, po: string) =>
+  page.waitForFunction(
+    `document.activeElement?.closest('[data-testid="pending-confirmation"]')?.getAttribute('aria-label') === ` +
+      `'Approval request oa__purchase_pay ${po}'`,
+  );
 
 it('an approver approves, rejects, approves with changes and approves a whole turn with the keyboard only', async () => {
   const token = await apiToken(server.url, ADMIN);
@@ -62,16 +65,16 @@ it('an approver approves, rejects, approves with changes and approves a whole tu
 
   // J reaches the first request; A approves it and the focus moves on to the next one.
   await inbox.keyboard.press('j');
-  expect(await focusedCard(inbox)).toBe('Approval request oa__purchase_pay PO-4001');
+  await focusOn(inbox, 'PO-4001');
   await screenshot(inbox, 'approvals-keyboard-focused-card');
   await inbox.keyboard.press('a');
   await cardOf('PO-4001').waitFor({ state: 'detached' });
-  expect(await focusedCard(inbox)).toBe('Approval request oa__purchase_pay PO-4002');
+  await focusOn(inbox, 'PO-4002');
 
   // R rejects.
   await inbox.keyboard.press('r');
   await cardOf('PO-4002').waitFor({ state: 'detached' });
-  expect(await focusedCard(inbox)).toBe('Approval request oa__purchase_pay PO-4003');
+  await focusOn(inbox, 'PO-4003');
 
   // E opens the edit form with the focus in it; Tab to the amount, type, Ctrl+Enter approves with the change.
   await inbox.keyboard.press('e');
@@ -90,7 +93,7 @@ it('an approver approves, rejects, approves with changes and approves a whole tu
   // The second turn: two calls, one group; J to its first card, Shift+A approves both.
   await cardOf('PO-4005').waitFor();
   await inbox.keyboard.press('j');
-  expect(await focusedCard(inbox)).toBe('Approval request oa__purchase_pay PO-4004');
+  await focusOn(inbox, 'PO-4004');
   await inbox.keyboard.press('Shift+A');
   await inbox.getByTestId('inbox-empty').waitFor();
   await chat.getByTestId('answer').filter({ hasText: 'Five payment requests handled.' }).waitFor();

@@ -1,8 +1,12 @@
 import { useEffect, useRef, type RefObject } from 'react';
 
-/** Fields a person types into: a navigation while typing there (a new conversation gets its URL) keeps the focus. */
-const typing = (el: Element | null) =>
-  el instanceof HTMLTextAreaElement || (el instanceof HTMLInputElement && !['button', 'submit', 'checkbox', 'radio'].includes(el.type));
+/**
+ * Whether the focus stays where it is after a navigation: on a field or button that is still there and usable (typing
+ * a message that opens a conversation, saving a new workflow). A link just followed, an element the new page removed
+ * or disabled, or no focus at all: it moves.
+ */
+const keeps = (el: Element | null) =>
+  el instanceof HTMLElement && el !== document.body && el.isConnected && !el.matches(':disabled') && !el.closest('a[href]');
 
 /**
  * After a navigation inside the console the next Tab starts at the top of the page (the skip link), as after a page
@@ -14,7 +18,7 @@ export function useRouteFocus(pathname: string, start: RefObject<HTMLElement | n
   useEffect(() => {
     if (shown.current === pathname) return;
     shown.current = pathname;
-    if (typing(document.activeElement)) return;
+    if (keeps(document.activeElement)) return;
     start.current?.focus({ preventScroll: true });
   }, [pathname, start]);
 }

@@ -38,8 +38,7 @@ afterAll(async () => {
   await feishu?.close();
 });
 
-// Skipped (#31/#32, 2026-12-02): axe: the 'My chat accounts' NavLink label is below AA contrast.
-it.skip('an approver links their Feishu account with the code Feishu delivered to it', async () => {
+it('an approver links their Feishu account with the code Feishu delivered to it', async () => {
   const token = await apiToken(server.url, ADMIN);
   const channel = await fetch(`${server.url}/api/channels`, {
     method: 'POST',
@@ -87,8 +86,7 @@ it.skip('an approver links their Feishu account with the code Feishu delivered t
   expect(me.identities.feishu_open_id).toBe('ou_bob');
 }, 90_000);
 
-// Skipped (#31/#32, 2026-12-02): after Reassign to bob the card stayed in the reassigner's inbox (30 s).
-it.skip('an approver reassigns a request (the server refuses someone the policy does not allow, with its reason) and the new approver approves it', async () => {
+it('an approver reassigns a request (the server refuses someone the policy does not allow, with its reason) and the new approver approves it', async () => {
   await admin.page.getByRole('link', { name: 'Approvals' }).click();
   await bob.page.getByRole('link', { name: 'Approvals' }).click();
   const chat = member.page;

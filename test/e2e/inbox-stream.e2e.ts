@@ -44,6 +44,7 @@ function openInbox(t: TestApp, who: Person): Inbox {
           if (e.data.status === 'pending') rows.set(e.data.id, e.data);
           else rows.delete(e.data.id);
         }
+        if (e.event === 'withdrawn') rows.delete(e.data.id);
       }
       return rows;
     },
@@ -151,6 +152,26 @@ describe('approvals inbox stream (SSE, NOTIFY across instances)', () => {
     expect((await decide(a, max, id)).status).toBe(200);
     await until("the request gone from max's inbox", () => !maxInbox.rows().has(id));
     expect((await twoNeeded.result).allow).toBe(true);
+  });
+
+  it('a request reassigned on another instance leaves the inbox of the approver who handed it on; the new approver decides it', async () => {
+    const kai = await person(a, 'kai', 'acme', ['admin']);
+    const adaInbox = open(ada);
+    const kaiInbox = open(kai);
+    await Promise.all([snapshotOf(adaInbox), snapshotOf(kaiInbox)]);
+    const gate = runGate(a, mia, settings(ada, { approvers: ['org_admins'] }), { id: 'PO-11', amount: 80000 });
+    const id = await gate.id;
+    await until('the request in both inboxes', () => adaInbox.rows().has(id) && kaiInbox.rows().has(id));
+
+    const moved = await a.request('POST', `/api/confirmations/${id}/reassign`, { token: ada.token, body: { to: 'kai' } });
+    expect(moved.status).toBe(200);
+    await until("the request gone from ada's inbox", () => !adaInbox.rows().has(id));
+    // Only the id: she no longer decides it, and learns nothing more about it from the stream.
+    expect(adaInbox.events.filter((e) => e.event === 'withdrawn')).toEqual([expect.objectContaining({ data: { id } })]);
+    await until("kai's inbox shows him as its only approver", () => kaiInbox.rows().get(id)?.approvers?.includes('users:kai'));
+    expect((await decide(a, kai, id)).status).toBe(200);
+    await until("the request gone from kai's inbox", () => !kaiInbox.rows().has(id));
+    expect((await gate.result).allow).toBe(true);
   });
 
   it('a closed inbox is forgotten', async () => {

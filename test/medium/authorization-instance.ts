@@ -70,6 +70,7 @@ export function instance(db: MediumDb, members: Map<string, MemberView>): Instan
     channels,
     audit,
     db.dataSource,
+    new EventEmitter2(),
   );
   return { store, decisions, standing, reassignment };
 }

@@ -6,7 +6,8 @@ import { SessionProvider, useSession } from './auth/SessionContext';
 import { OidcCallback } from './auth/OidcCallback';
 import { SignIn } from './auth/SignIn';
 import { isAdmin } from './auth/session';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useRef } from 'react';
+import { useRouteFocus } from './ui/useRouteFocus';
 
 // Route-level code splitting: a page's code (and its libraries: the workflow graph, admin forms) loads when it opens.
 const Approvals = lazy(() => import('./approvals/Approvals').then((m) => ({ default: m.Approvals })));
@@ -52,6 +53,8 @@ function SignedIn({
 }) {
   const { session } = useSession();
   const { forMe } = usePendingForMe();
+  const pageStart = useRef<HTMLDivElement>(null);
+  useRouteFocus(pathname, pageStart);
   if (!session) return null;
 
   const nav = [
@@ -75,6 +78,7 @@ function SignedIn({
   ];
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <div ref={pageStart} tabIndex={-1} className="page-start" />
       <a className="skip-link" href="#main">
         Skip to content
       </a>

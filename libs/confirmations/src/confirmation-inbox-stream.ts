@@ -16,15 +16,22 @@ import {
   type ConfirmationRequest,
 } from './confirmation.types.js';
 
-/** One open inbox stream: the member it belongs to and where its events go. */
-export interface InboxSubscriber {
+export type InboxEvent = 'snapshot' | 'confirmation' | 'withdrawn';
+
+/** One open inbox stream: the member it belongs to, where its events go, the pending requests it shows. */
+interface InboxSubscriber {
   member: MemberView;
-  send(type: 'snapshot' | 'confirmation', data: unknown): void;
+  send(type: InboxEvent, data: unknown): void;
+  /** Ids of the pending requests this inbox was given (snapshot and since), to withdraw one its user lost. */
+  shown: Set<string>;
+  /** False until its snapshot is read: a change meanwhile may concern a row the snapshot is about to show. */
+  ready: boolean;
 }
 
 /**
  * "Pending for me", live: each open inbox gets the pending requests the approver policy lets its user approve, then
- * every change to such a request (new, decided, expired). Changes arrive through the waiters' LISTEN connection
+ * every change to such a request (new, decided, expired), and `withdrawn` `{ id }` when a request it shows is no
+ * longer its user's to decide (reassigned to someone else). Changes arrive through the waiters' LISTEN connection
  * (other instances) and in-process events (this one, and PGlite); the changed rows are read in one query per batch of
  * changes, whatever the number of open inboxes — nothing polls per client.
  */
@@ -80,9 +87,13 @@ export class ConfirmationInboxStream implements OnModuleInit {
     const member = await this.users.memberById(orgId, userId);
     if (!member) return null;
     // Buffered until the snapshot is out, so a change never arrives before the state it changes.
-    const early: Array<[Parameters<InboxSubscriber['send']>[0], unknown]> = [];
-    let ready = false;
-    const sub: InboxSubscriber = { member, send: (type, data) => (ready ? send(type, data) : early.push([type, data])) };
+    const early: Array<[InboxEvent, unknown]> = [];
+    const sub: InboxSubscriber = {
+      member,
+      shown: new Set(),
+      ready: false,
+      send: (type, data) => (sub.ready ? send(type, data) : early.push([type, data])),
+    };
     const set = this.subscribers.get(orgId) ?? new Set();
     this.subscribers.set(orgId, set);
     set.add(sub);
@@ -94,9 +105,13 @@ export class ConfirmationInboxStream implements OnModuleInit {
       const pending = await this.store.list(orgId, { status: ConfirmationStatus.Pending, limit: 500 });
       const lists = new Map<string, Promise<ChannelList>>();
       const rows = [];
-      for (const row of pending) if (await this.mayApprove(row, member, lists)) rows.push(confirmationView(row));
+      for (const row of pending) {
+        if (!(await this.mayApprove(row, member, lists))) continue;
+        rows.push(confirmationView(row));
+        sub.shown.add(row.id);
+      }
       send('snapshot', { rows });
-      ready = true;
+      sub.ready = true;
       for (const [type, data] of early) send(type, data);
     } catch (err) {
       unsubscribe();
@@ -127,12 +142,21 @@ export class ConfirmationInboxStream implements OnModuleInit {
       const lists = new Map<string, Promise<ChannelList>>();
       for (const row of batch.values()) {
         if (!row) continue;
-        for (const sub of this.subscribers.get(row.orgId) ?? []) {
-          if (await this.mayApprove(row, sub.member, lists)) sub.send('confirmation', confirmationView(row));
-        }
+        for (const sub of this.subscribers.get(row.orgId) ?? []) await this.tell(sub, row, lists);
       }
     } catch (err) {
       this.logger.warn(`inbox streams missed a change (open inboxes catch up when they reconnect): ${(err as Error).message}`);
+    }
+  }
+
+  /** The change if the inbox's user may decide the request; else, if the inbox may be showing it, its withdrawal. */
+  private async tell(sub: InboxSubscriber, row: ConfirmationRequest, lists: Map<string, Promise<ChannelList>>): Promise<void> {
+    if (await this.mayApprove(row, sub.member, lists)) {
+      if (row.status === ConfirmationStatus.Pending) sub.shown.add(row.id);
+      else sub.shown.delete(row.id);
+      sub.send('confirmation', confirmationView(row));
+    } else if (sub.shown.delete(row.id) || !sub.ready) {
+      sub.send('withdrawn', { id: row.id });
     }
   }
 

@@ -53,7 +53,8 @@ export class ConfirmationsController {
 
   /**
    * "Pending for me", live (SSE): `snapshot` `{ rows }` (the pending requests the approver policy lets the caller
-   * approve), then `confirmation` with a row each time one of those is created, decided or expires.
+   * approve), then `confirmation` with a row each time one of those is created, decided or expires, and `withdrawn`
+   * `{ id }` when one it showed is no longer the caller's to decide (reassigned to someone else).
    */
   @Get('stream')
   @ApiOkResponse(SSE_RESPONSE)

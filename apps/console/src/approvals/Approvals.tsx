@@ -1,6 +1,6 @@
 import { Alert, Group, Stack, Switch, Tabs, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useParams } from 'react-router-dom';
 import { data, http, type Schemas } from '../api/typed';
 import { usePendingForMe } from './PendingStream';
@@ -8,6 +8,7 @@ import { useMemberNames } from './usePending';
 import { PendingCard } from './PendingCard';
 import { DecidedHistory, LinkedRequestOutcome } from './DecidedHistory';
 import { inTurnOrder, turnOf } from './turn-order';
+import { onInboxKey, SHORTCUTS_HINT } from './decision-keys';
 
 export type ConfirmationRow = Schemas['ConfirmationResponse'];
 
@@ -28,6 +29,10 @@ export function Approvals() {
   const match = (r: ConfirmationRow) =>
     !filter || `${r.tool} ${r.agent_name} ${r.requested_by} ${JSON.stringify(r.args)}`.toLowerCase().includes(filter.toLowerCase());
   const pendingRows = inTurnOrder((everyone ? (pending.data ?? []) : forMe).filter(match));
+  useEffect(() => {
+    document.addEventListener('keydown', onInboxKey);
+    return () => document.removeEventListener('keydown', onInboxKey);
+  }, []);
   return (
     <Stack maw={1000}>
       <Title order={1} size="h2">
@@ -66,6 +71,11 @@ export function Approvals() {
             {pendingRows.length === 0 && (everyone ? pending.isSuccess : live) && (
               <Text c="dimmed" data-testid="inbox-empty">
                 Nothing waiting for you. New requests appear here on their own.
+              </Text>
+            )}
+            {pendingRows.length > 0 && (
+              <Text size="sm" c="dimmed">
+                {SHORTCUTS_HINT}
               </Text>
             )}
             {pendingRows.map((r) => (

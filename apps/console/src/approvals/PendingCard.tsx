@@ -1,69 +1,21 @@
-import {
-  Alert,
-  Anchor,
-  Badge,
-  Blockquote,
-  Button,
-  Card,
-  Code,
-  Group,
-  Stack,
-  Switch,
-  Table,
-  Text,
-  Textarea,
-  TextInput,
-} from '@mantine/core';
+import { Alert, Anchor, Badge, Blockquote, Button, Card, Code, Group, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { data, http } from '../api/typed';
 import { toastError } from '../ui/errors';
-import { decisiveFirst } from '../ui/JsonBlock';
 import { asText } from '../ui/as-text';
-import { formatValue } from '../ui/format-value';
-import { useCountdown } from '../ui/useCountdown';
 import { useSession } from '../auth/SessionContext';
 import { isAdmin } from '../auth/session';
 import { Link } from 'react-router-dom';
 import { SchemaForm, type JsonSchema } from '../ui/SchemaForm';
 import { schemaProblems } from '../ui/schema-problems';
 import { ReassignControl } from './ReassignControl';
+import { ArgsTable, Expiry } from './CardParts';
+import { cardAfter, cardShortcuts, onCardKey, type DecisionKeys } from './decision-keys';
+import { useApproveTurn } from './useApproveTurn';
 
 import type { ConfirmationRow } from './Approvals';
-
-function ArgsTable({ args }: { args: Record<string, unknown> }) {
-  return (
-    <Table withRowBorders={false} verticalSpacing={2} aria-label="Arguments">
-      <Table.Tbody>
-        {decisiveFirst(args).map(([k, v]) => (
-          <Table.Tr key={k}>
-            <Table.Td w={140}>
-              <Text size="sm" c="dimmed">
-                {k}
-              </Text>
-            </Table.Td>
-            <Table.Td>
-              <Text size="sm" ff="monospace">
-                {formatValue(k, v)}
-              </Text>
-            </Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
-  );
-}
-
-/** How long is left, ticking; the clock time on hover. */
-function Expiry({ at }: { at: string }) {
-  const left = useCountdown(at);
-  return (
-    <Text size="xs" c={left === '0:00' ? 'red' : 'dimmed'} title={`expires at ${new Date(at).toLocaleTimeString()}`}>
-      {left === '0:00' ? 'expired' : `expires in ${left}`}
-    </Text>
-  );
-}
 
 type Values = Record<string, unknown>;
 
@@ -100,6 +52,10 @@ export function PendingCard({
   const problems = edited ? schemaProblems(form, edited) : {};
   const blocked = Object.keys(problems).length > 0;
   const queries = useQueryClient();
+  const card = useRef<HTMLDivElement>(null);
+  const editForm = useRef<HTMLDivElement>(null);
+  // Where the focus goes once the decision is recorded (decision-keys.ts): read when it is made.
+  const after = useRef<HTMLElement | null>(null);
   const decide = useMutation({
     mutationFn: (decision: 'approve' | 'reject') => {
       const edit = decision === 'approve' && edited !== null ? edited : undefined;
@@ -118,15 +74,56 @@ export function PendingCard({
         message: `${decision === 'approve' ? (edited !== null ? 'Approved with changes' : 'Approved') : 'Rejected'}: ${row.tool}`,
       });
       void queries.invalidateQueries({ queryKey: ['confirmations'] });
+      after.current?.focus();
     },
     onError: (err) => toastError('The decision was not recorded', err),
   });
+  const approveTurn = useApproveTurn(turn, () => after.current?.focus());
+  const editing = edited !== null;
+  const canEdit = !question && !!row.args_schema && row.approvals_required === 1;
+  const toggleEdit = () => setEdited(editing ? null : { ...row.args });
+  // An opened edit form takes the focus (its first field), so the keyboard goes on where the eyes do.
+  useEffect(() => {
+    if (editing && !question) editForm.current?.querySelector<HTMLElement>('input, textarea, select')?.focus();
+  }, [editing, question]);
+  const busy = decide.isPending || approveTurn.isPending;
+  const keys: DecisionKeys = {
+    approve: () => {
+      if (blocked || busy) return;
+      after.current = cardAfter(card.current, [row.id]);
+      decide.mutate('approve');
+    },
+    reject: () => {
+      if (busy) return;
+      after.current = cardAfter(card.current, [row.id]);
+      decide.mutate('reject');
+    },
+    toggleEdit: canEdit ? toggleEdit : undefined,
+    approveAll:
+      turn.length > 1 && turn[0] === row
+        ? () => {
+            if (busy) return;
+            after.current = cardAfter(
+              card.current,
+              turn.map((r) => r.id),
+            );
+            approveTurn.mutate();
+          }
+        : undefined,
+  };
   const label = `${row.tool} ${asText(row.args.id ?? '')}`.trim();
   return (
     <Card
+      ref={card}
       withBorder
+      role="group"
+      tabIndex={0}
       data-testid="pending-confirmation"
+      data-confirmation-id={row.id}
+      className="approval-card"
       aria-label={`Approval request ${label}`}
+      aria-keyshortcuts={cardShortcuts(keys)}
+      onKeyDown={(e) => onCardKey(e, keys)}
       bd={focused ? '2px solid var(--mantine-color-blue-5)' : undefined}
     >
       <Stack gap="xs">
@@ -181,7 +178,7 @@ export function PendingCard({
         {question && <Text fw={600}>{asText(row.args.question ?? '')}</Text>}
         <ArgsTable args={row.args} />
         {edited !== null && (
-          <Card withBorder padding="xs" aria-label={question ? 'Answer' : 'Edited arguments'}>
+          <Card ref={editForm} withBorder padding="xs" aria-label={question ? 'Answer' : 'Edited arguments'}>
             <Text size="sm" fw={600} mb={4}>
               {question ? 'Your answer' : 'Arguments to run with'}
             </Text>
@@ -224,32 +221,20 @@ export function PendingCard({
           </Group>
         )}
         <Group>
-          <Button color="green" loading={decide.isPending} disabled={blocked} onClick={() => decide.mutate('approve')}>
-            {question ? 'Answer' : edited === null ? 'Approve' : 'Approve with changes'}
+          <Button color="green" loading={decide.isPending} disabled={blocked} onClick={keys.approve}>
+            {question ? 'Answer' : editing ? 'Approve with changes' : 'Approve'}
           </Button>
-          <Button color="red" variant="light" loading={decide.isPending} onClick={() => decide.mutate('reject')}>
+          <Button color="red" variant="light" loading={decide.isPending} onClick={keys.reject}>
             Reject
           </Button>
-          {turn.length > 1 && turn[0] === row && (
-            <Button
-              variant="light"
-              loading={decide.isPending}
-              onClick={() =>
-                void Promise.all(
-                  turn.map((r) =>
-                    data(
-                      http.POST('/api/confirmations/{id}/decision', { params: { path: { id: r.id } }, body: { decision: 'approve' } }),
-                    ).catch((err: unknown) => toastError(`${r.tool} was not approved`, err)),
-                  ),
-                ).then(() => queries.invalidateQueries({ queryKey: ['confirmations'] }))
-              }
-            >
+          {keys.approveAll && (
+            <Button variant="light" loading={approveTurn.isPending} onClick={keys.approveAll}>
               Approve all {turn.length}
             </Button>
           )}
-          {!question && row.args_schema && row.approvals_required === 1 && (
-            <Button variant="subtle" onClick={() => setEdited(edited === null ? { ...row.args } : null)}>
-              {edited === null ? 'Edit arguments' : 'Cancel edit'}
+          {canEdit && (
+            <Button variant="subtle" onClick={toggleEdit}>
+              {editing ? 'Cancel edit' : 'Edit arguments'}
             </Button>
           )}
         </Group>

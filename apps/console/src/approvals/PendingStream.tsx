@@ -21,7 +21,7 @@ const newestFirst = (rows: Map<string, ConfirmationRow>) => [...rows.values()].s
 
 /**
  * One stream per tab (`GET /api/confirmations/stream`): a snapshot of "pending for me", then each change as it
- * happens. Reconnects with backoff and starts again from a fresh snapshot, so nothing is missed while it was away.
+ * happens (a request decided, expired, or reassigned away from me leaves the list). Reconnects with backoff and starts again from a fresh snapshot, so nothing is missed while it was away.
  */
 export function PendingProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<PendingState>({ forMe: [], live: false, unreachable: false });
@@ -42,9 +42,10 @@ export function PendingProvider({ children }: { children: ReactNode }) {
               rows.clear();
               for (const r of (e.data as { rows: ConfirmationRow[] }).rows) rows.set(r.id, r);
               retryMs = 1000;
-            } else if (e.event === 'confirmation') {
+            } else if (e.event === 'confirmation' || e.event === 'withdrawn') {
+              // `withdrawn` { id }: no longer mine to decide (reassigned to someone else).
               const row = e.data as ConfirmationRow;
-              if (row.status === 'pending') rows.set(row.id, row);
+              if (e.event === 'confirmation' && row.status === 'pending') rows.set(row.id, row);
               else rows.delete(row.id);
               // Decided history and the other lists follow the same change (one refetch, no polling).
               void queries.invalidateQueries({ queryKey: ['confirmations'] });

@@ -100,9 +100,16 @@ export function ChatView() {
             <Title order={1} size="h2">
               {agent.data?.name ?? 'Chat'}
             </Title>
-            <Button variant="default" size="xs" component={Link} to={`/portal/chat/${agentId}`} disabled={!conversationId}>
-              New conversation
-            </Button>
+            {/* A link cannot be disabled: until there is a conversation it is a disabled button (no stop for Tab). */}
+            {conversationId ? (
+              <Button variant="default" size="xs" component={Link} to={`/portal/chat/${agentId}`}>
+                New conversation
+              </Button>
+            ) : (
+              <Button variant="default" size="xs" disabled>
+                New conversation
+              </Button>
+            )}
           </Group>
           {agent.error && (
             <Alert color="red" role="alert">

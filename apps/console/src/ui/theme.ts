@@ -1,4 +1,4 @@
-import { createTheme, DEFAULT_THEME, Notification, type CSSVariablesResolver, type MantineColorsTuple } from '@mantine/core';
+import { createTheme, DEFAULT_THEME, Loader, Notification, type CSSVariablesResolver, type MantineColorsTuple } from '@mantine/core';
 
 /**
  * Mantine's default palette with the two darkest shades of its light colours darkened until white text on them, and
@@ -29,10 +29,14 @@ export const cssVariablesResolver: CSSVariablesResolver = () => ({
 
 /**
  * The console's theme: filled buttons, badges and coloured text use shade 8 (all AA against white), light variants
- * use shade 9 on shade 1. Toasts' close buttons are icons: a screen reader needs their name.
+ * use shade 9 on shade 1. Toasts' close buttons are icons: a screen reader needs their name. A loader is a progress
+ * bar (its label names what loads; a name on a role-less span is prohibited ARIA, axe's aria-prohibited-attr).
  */
 export const theme = createTheme({
   primaryShade: { light: 8, dark: 8 },
   colors,
-  components: { Notification: Notification.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Dismiss' } } }) },
+  components: {
+    Notification: Notification.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Dismiss' } } }),
+    Loader: Loader.extend({ defaultProps: { role: 'progressbar' } }),
+  },
 });

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { UsersService } from '@warden/auth';
 import { ChannelsService } from '@warden/channels';
 import { AuditTrail, ConflictError, NotFoundError } from '@warden/common';
@@ -6,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { reassignedEvent } from '../confirmation-audit.js';
 import { ConfirmationService } from '../confirmation.service.js';
 import { ConfirmationVotesStore } from '../confirmation-votes.store.js';
-import { ConfirmationStatus, reasonOf, type ConfirmationRequest } from '../confirmation.types.js';
+import { CONFIRMATION_STEPPED, ConfirmationStatus, reasonOf, type ConfirmationRequest } from '../confirmation.types.js';
 import { EscalationStore } from './escalation.store.js';
 import { checkReassignment } from './reassignment-policy.js';
 
@@ -28,6 +29,7 @@ export class ConfirmationReassignment {
     private readonly channels: ChannelsService,
     private readonly audit: AuditTrail,
     private readonly dataSource: DataSource,
+    private readonly bus: EventEmitter2,
   ) {}
 
   async reassign(input: {
@@ -66,6 +68,7 @@ export class ConfirmationReassignment {
         });
       throw new ConflictError(`confirmation ${row.id} is already ${now.status}`, { status: now.status });
     }
+    this.bus.emit(CONFIRMATION_STEPPED, moved); // this instance's inbox streams (others learn it from the NOTIFY)
     void this.tellChannel(moved, `${by.name} reassigned approval request ${moved.id} (${moved.tool}) to ${target.name ?? target.sub}`);
     return moved;
   }

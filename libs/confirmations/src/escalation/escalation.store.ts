@@ -79,7 +79,8 @@ export class EscalationStore {
   /**
    * Hands a pending request to one named user: the only approver from now on; written with its history row. Only
    * while the request is as it was checked (`guard`: same approvers, same count, neither person has voted since).
-   * In `runner`'s transaction when given (its audit event commits with it).
+   * In `runner`'s transaction when given (its audit event commits with it). NOTIFYed as a step (`stepped:<id>`, at
+   * commit): every instance's inbox streams show it to the new approver and take it from the ones who lost it.
    */
   async reassign(
     id: string,
@@ -100,7 +101,7 @@ export class EscalationStore {
        history AS (
          INSERT INTO confirmation_events (confirmation_id, kind, detail, by_user_id, by_name)
          SELECT id, 'reassigned', jsonb_build_object('from', previous_approvers, 'to', $2::text, 'reason', $5::text), $3, $4 FROM moved)
-       SELECT * FROM moved`,
+       SELECT moved.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'stepped:' || moved.id::text) AS notified FROM moved`,
       [id, toSub, by.userId, by.name, reason, JSON.stringify(guard.approvers), guard.approvalsGiven, guard.toUserId],
     );
     return row ? rowToConfirmation(row) : null;

@@ -4,7 +4,7 @@ import { PolicyVersions, type HookRegistry, type PolicySubject } from '@warden/h
 import { agentPolicy } from '../agents/agent-policy.js';
 import { AgentsService } from '../agents/agents.service.js';
 import { CandidateCheck } from './candidate-check.js';
-import { DecisionStore, type StoredCall } from './decision-store.js';
+import { DecisionStore, type PageMark, type StoredCall } from './decision-store.js';
 import { differences, type Decision, type Difference } from './policy-decision.js';
 import { PolicyEvaluator, type Candidate, type CandidateSetup } from './policy-evaluator.js';
 import { checkCallCount, replayWindow } from './replay-window.js';
@@ -72,19 +72,20 @@ export class ReplayService {
     const tools = await this.evaluator.toolsOf(orgId);
     const summary = emptySummary();
     const changes: ReplayChange[] = [];
-    for (let after = '0'; ;) {
-      const page = await this.store.page(orgId, window.from, window.to, body.agent, after, PAGE);
-      if (page.length === 0) break;
-      for (const call of page) {
+    const allowExternal = body.allow_external_hooks === true;
+    for (let after: PageMark | null = null; ; ) {
+      const { calls, next } = await this.store.page(orgId, { ...window, agentId: body.agent }, after, PAGE);
+      if (!next) break;
+      for (const call of calls) {
         const { registry, setup } = await chainOf(call.agentId ?? '');
         const evaluated = { ...call, agentId: call.agentId ?? '', userId: call.userId ?? '' };
         const metadata = this.evaluator.metadata(tools, call.tool, call.args);
-        const { decision, skipped } = await this.evaluator.decide(registry, setup, evaluated, metadata, body.allow_external_hooks === true);
+        const { decision, skipped } = await this.evaluator.decide(registry, setup, evaluated, metadata, allowExternal);
         const diff = differences(call.decision, decision);
         count(summary, call.decision, decision, diff, skipped);
         if (diff.length && changes.length < REPLAY_MAX_LISTED) changes.push(change(call, decision, diff, skipped));
       }
-      after = page[page.length - 1].id;
+      after = next;
     }
     summary.text = summaryText(summary);
     return { from: window.from, to: window.to, agent: body.agent ?? null, summary, changes, truncated: summary.changed > changes.length };

@@ -73,9 +73,14 @@ export class ReplayService {
     const summary = emptySummary();
     const changes: ReplayChange[] = [];
     const allowExternal = body.allow_external_hooks === true;
-    for (let after: PageMark | null = null; ; ) {
-      const { calls, next } = await this.store.page(orgId, { ...window, agentId: body.agent }, after, PAGE);
+    const pageAfter = (after: PageMark | null) => this.store.page(orgId, { ...window, agentId: body.agent }, after, PAGE);
+    // The next page is read while this one is decided (the database works while the evaluation does).
+    for (let pending = pageAfter(null); ;) {
+      const { calls, next } = await pending;
       if (!next) break;
+      pending = pageAfter(next);
+      // Awaited on the next turn; should a decision below throw first, its failure must not go unhandled.
+      pending.catch(() => undefined);
       for (const call of calls) {
         const { registry, setup } = await chainOf(call.agentId ?? '');
         const evaluated = { ...call, agentId: call.agentId ?? '', userId: call.userId ?? '' };
@@ -85,7 +90,6 @@ export class ReplayService {
         count(summary, call.decision, decision, diff, skipped);
         if (diff.length && changes.length < REPLAY_MAX_LISTED) changes.push(change(call, decision, diff, skipped));
       }
-      after = next;
     }
     summary.text = summaryText(summary);
     return { from: window.from, to: window.to, agent: body.agent ?? null, summary, changes, truncated: summary.changed > changes.length };

@@ -102,7 +102,7 @@ export class DecisionStore {
               args_digest, rewritten, created_at, created_at::text AS at_key
          FROM policy_decisions
         WHERE org_id = $1 ${agent} AND created_at >= $2 AND created_at < $3 AND (created_at, id) > ($4::timestamptz, $5::bigint)
-        ORDER BY created_at, id LIMIT ${Number(limit)}`,
+        ORDER BY created_at, id LIMIT ${limit}`,
       [orgId, from, to, after?.at ?? from.toISOString(), after?.id ?? '0', ...(agentId === undefined ? [] : [agentId])],
     );
     const last = rows.at(-1);

@@ -69,7 +69,7 @@ export function HistoryPanel({ subject, onChanged }: { subject: PolicySubject; o
                 {i > 0 && (
                   <Button
                     size="xs"
-                    variant="light"
+                    variant="default"
                     loading={rollback.isPending && rollback.variables.version === v.version}
                     onClick={() => rollback.mutate({ version: v.version, force: false })}
                   >

@@ -11,7 +11,7 @@ import type { PolicyConfig, PolicySubject } from './policy-api';
  */
 export function PolicyLifecyclePanels(props: { subject: PolicySubject; candidate: PolicyConfig; onChanged: () => void }) {
   return (
-    <Card withBorder>
+    <Card withBorder component="section" aria-label="Change safely" data-testid="policy-lifecycle">
       <Stack gap="xs">
         <Title order={3} size="h4">
           Change safely

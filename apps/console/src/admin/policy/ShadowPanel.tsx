@@ -57,7 +57,7 @@ export function ShadowPanel({ subject, candidate, onChanged }: { subject: Policy
       )}
       {active && (
         <Group>
-          <Button size="xs" variant="light" onClick={() => void report.refetch()} loading={report.isFetching}>
+          <Button size="xs" variant="default" onClick={() => void report.refetch()} loading={report.isFetching}>
             Refresh report
           </Button>
           <Button size="xs" onClick={() => promote.mutate(false)} loading={promote.isPending}>
@@ -92,7 +92,7 @@ function ShadowReportView({ report }: { report: NonNullable<Awaited<ReturnType<t
       </Text>
       <Group gap={4}>
         {counts.map(([kind, n]) => (
-          <Badge key={kind} variant="light" color="orange">{`${kind.replace(/_/g, ' ')}: ${n}`}</Badge>
+          <Badge key={kind} color="orange.9">{`${kind.replace(/_/g, ' ')}: ${n}`}</Badge>
         ))}
       </Group>
       {report.calls.length > 0 && (

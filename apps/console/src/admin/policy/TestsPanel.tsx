@@ -58,7 +58,7 @@ export function TestsPanel({ subject, candidate }: { subject: PolicySubject; can
         </Button>
         <Button
           size="xs"
-          variant="light"
+          variant="default"
           onClick={() => run.mutate('edited')}
           disabled={!cases}
           loading={run.isPending && run.variables === 'edited'}

@@ -122,7 +122,8 @@ it('history and diff, replay, tests, a rollback refused then forced, a shadow re
   await tab('Tests');
   const casesField = panel().getByLabel('Test cases (JSON)');
   // The stored cases load into the field.
-  await page.waitForFunction(`[...document.querySelectorAll('textarea')].some((t) => t.value.includes('big payments ask twice'))`);
+  await panel().getByTestId('saved-cases').filter({ hasText: '1 saved test case' }).waitFor();
+  expect(await casesField.inputValue()).toContain('big payments ask twice');
   await panel().getByRole('button', { name: 'Run against the edited policy' }).click();
   await panel().getByText('All 1 passed (config policy)').waitFor();
   const extra = { name: 'reads run freely', tool: 'oa__get_purchase', args: { id: 'PO-1' }, expect: { decision: 'deny' } };
@@ -168,4 +169,55 @@ it('history and diff, replay, tests, a rollback refused then forced, a shadow re
   const last = (await api(`/api/agents/${agent.id}/versions`)).at(-1);
   expect(last).toMatchObject({ version: 4, tests_forced: ['big payments ask twice'] });
   expect(await panel().getByRole('switch', { name: 'Deploy as shadow' }).isChecked()).toBe(false);
+}, 180_000);
+
+it('the org hooks editor: its tests run against the live hooks, the diff of two versions, a shadow deployed and discarded', async () => {
+  const block = { class_hooks: [{ name: 'read_only_guard' }] };
+  const cases = [{ name: 'reads go through', tool: 'oa__get_purchase', args: { id: 'PO-1' }, expect: { decision: 'allow' } }];
+  await api('/api/org/hooks/tests', { method: 'PUT', body: { cases } });
+  await page.goto('/admin/hooks');
+  await page.getByRole('heading', { name: 'Org hooks' }).waitFor({ timeout: 60_000 });
+
+  // Tests: the stored case runs against the live org hooks.
+  await tab('Tests');
+  await panel().getByTestId('saved-cases').filter({ hasText: '1 saved test case' }).waitFor();
+  expect(await panel().getByLabel('Test cases (JSON)').inputValue()).toContain('reads go through');
+  await panel().getByRole('button', { name: 'Run against the live policy' }).click();
+  await panel().getByText('All 1 passed (live policy)').waitFor();
+  await expectAccessible(page, 'org tests', PANEL);
+
+  // Two saves (made through the API; the tests pass on both) and the diff between them.
+  await api('/api/org/hooks', { method: 'PUT', body: { class_hooks: [{ name: 'result_truncate', config: { max_chars: 4000 } }] } });
+  await api('/api/org/hooks', { method: 'PUT', body: { ...block, comment: 'guard' } });
+  await tab('History');
+  const versions = panel().getByRole('table', { name: 'Policy versions' });
+  await versions.getByText('guard').waitFor();
+  const list = (await api('/api/org/hooks/versions')) as Array<{ version: number }>;
+  const [prev, last] = list.slice(-2).map((v) => String(v.version));
+  await panel().getByRole('combobox', { name: 'Diff from' }).click();
+  await page.getByRole('option', { name: `Version ${prev}`, exact: true }).click();
+  await panel().getByRole('combobox', { name: 'Diff to' }).click();
+  await page.getByRole('option', { name: `Version ${last}`, exact: true }).click();
+  await panel()
+    .getByRole('table', { name: `Changes from version ${prev} to ${last}` })
+    .getByText('/class_hooks')
+    .first()
+    .waitFor();
+  await expectAccessible(page, 'org history', PANEL);
+
+  // Shadow: deployed from the switch, then discarded from it.
+  await tab('Shadow');
+  const shadowSwitch = panel().getByRole('switch', { name: 'Deploy as shadow' });
+  await shadowSwitch.click();
+  await panel()
+    .getByText(/Shadow deployed .* beside version/)
+    .waitFor();
+  await panel().getByRole('region', { name: 'Shadow report' }).waitFor();
+  await expectAccessible(page, 'org shadow', PANEL);
+  await shadowSwitch.click();
+  await page.getByText('Shadow discarded').waitFor();
+  await panel()
+    .getByText(/Shadow deployed/)
+    .waitFor({ state: 'detached' });
+  await api('/api/org/hooks', { method: 'PUT', body: {} });
 }, 180_000);

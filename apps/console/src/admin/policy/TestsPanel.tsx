@@ -1,7 +1,7 @@
 import { Badge, Button, Group, List, Stack, Table, Text, Textarea } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { policyApi, subjectKey, type PolicyConfig, type PolicySubject, type TestRun } from './policy-api';
 
@@ -21,10 +21,9 @@ function parse(text: string): { cases: PolicyConfig[] | null; error: string | nu
 export function TestsPanel({ subject, candidate }: { subject: PolicySubject; candidate: PolicyConfig }) {
   const queries = useQueryClient();
   const stored = useQuery({ queryKey: [...subjectKey(subject), 'tests'], queryFn: () => policyApi.tests(subject) });
-  const [text, setText] = useState<string | null>(null);
-  useEffect(() => {
-    if (stored.data && text === null) setText(JSON.stringify(stored.data.cases.length ? stored.data.cases : EXAMPLE, null, 2));
-  }, [stored.data, text]);
+  const [edited, setText] = useState<string | null>(null);
+  // Until edited, the field shows the saved cases (an example when there are none).
+  const text = edited ?? (stored.data ? JSON.stringify(stored.data.cases.length ? stored.data.cases : EXAMPLE, null, 2) : null);
   const { cases, error } = parse(text ?? '[]');
   const save = useMutation({
     mutationFn: () => policyApi.saveTests(subject, cases ?? []),
@@ -43,6 +42,11 @@ export function TestsPanel({ subject, candidate }: { subject: PolicySubject; can
         Each case is a call (tool, args, optional user) and what the policy must decide: allow, ask (optionally how many approvals) or deny,
         and optionally the args as rewritten (null: not rewritten). Saving a policy on which a saved case fails is refused.
       </Text>
+      {stored.data && (
+        <Text size="sm" data-testid="saved-cases">
+          {stored.data.cases.length === 1 ? '1 saved test case' : `${stored.data.cases.length} saved test cases`}
+        </Text>
+      )}
       <Textarea
         label="Test cases (JSON)"
         autosize

@@ -61,6 +61,7 @@ describe('in dev', () => {
       dev_sign_in: true,
       oidc_issuer: null,
       oidc_client_id: null,
+      oidc_scope: null,
     });
     const res = await t.request('POST', '/api/dev/sign-in', { body: { sub: 'mia', org: 'acme', roles: ['admin'] } });
     expect(res.status).toBe(200);

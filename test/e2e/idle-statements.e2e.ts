@@ -112,3 +112,42 @@ describe('a run parked on an approval costs no statement while it waits (server 
     expect(oa.requests.filter((r) => r.path === '/purchases/PO-IDLE/pay')).toHaveLength(1);
   });
 });
+
+/** The statements that read or write an org's run configuration or its members (what caches exist to spare). */
+const CONFIGURATION =
+  /FROM "?(agents|org_hooks|connectors|connector_actions|mcp_servers|orgs|policy_shadows)"?\b|INTO (orgs|users|org_members)\b/i;
+
+describe('a chat run after the first reads no configuration (server process, PostgreSQL)', () => {
+  let llm: FakeOpenAI;
+  let oa: HttpFake;
+  let h: Harness;
+  let server: ServerProcess | undefined;
+
+  beforeAll(async () => {
+    llm = await startFakeOpenAI(payingModel);
+    oa = await startHttpFake(() => ({ paid: true }));
+    h = await startHarness({ llm, oa, env: { STATEMENT_COUNTER_TICK_MS: String(TICK_MS), STATEMENT_COUNTER_RECENT: '200' } });
+    await (await h.start()).stop();
+  }, 120_000);
+  afterAll(async () => {
+    server?.child.kill('SIGKILL');
+    await server?.exited;
+    await h?.close();
+    await llm?.close();
+    await oa?.close();
+  });
+
+  it('the same member, agent and token: no sign-in provisioning, no agent, hook or catalog read', async () => {
+    server = await startServerProcess(h.env, { nodeArgs: ['--require', COUNTER], timeoutMs: 90_000 });
+    const done = (e: { event: string }) => e.event === 'done';
+    await h.chatUntil(server, 'Pay PO-WARM amount 100', done);
+    // Settled: 20 ticks (2 s) lets the first run's batched writes (decisions linger up to 1 s) go out.
+    const settled = await afterTicks(server, (lastReport(server)?.ticks ?? 0) + 20);
+    await h.chatUntil(server, 'Pay PO-SECOND amount 100', done);
+    const later = await afterTicks(server, (lastReport(server)?.ticks ?? 0) + 20);
+    const statements = later.recent.slice(later.recent.length - (later.statements - settled.statements));
+    expect(statements.length).toBeGreaterThan(0); // the run itself was counted
+    expect(statements.filter((s) => CONFIGURATION.test(s))).toEqual([]);
+    expect(oa.requests.filter((r) => r.path === '/purchases/PO-SECOND/pay')).toHaveLength(1);
+  }, 120_000);
+});

@@ -53,7 +53,9 @@ describe('rolling upgrade N -> N+1 with runs waiting (server processes, PostgreS
   });
 
   it('nothing lost, nothing paid twice, only 503 + Retry-After from a draining instance', async () => {
-    h = await startHarness({ llm, oa, env: { RUN_RECOVERY_MS: '300' } });
+    // The parked requests must outlive the whole rollout (four boots, two drains): with the default 120 s deadline a
+    // loaded machine saw the first 10 expire before the last decide() reached them (40 of 50 decided).
+    h = await startHarness({ llm, oa, env: { RUN_RECOVERY_MS: '300' }, confirmation: { timeout_s: 3600 } });
     const harness = h;
     const servers: Instances = { a: await harness.start({ INSTANCE_ID: 'a' }), b: await harness.start({ INSTANCE_ID: 'b' }) };
     const proxy = instanceProxy(servers, harness.token);

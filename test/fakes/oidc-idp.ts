@@ -27,12 +27,18 @@ export interface IdpOptions {
   services?: IdpService[];
   /** Claim names, as the IdP is configured to emit them (Warden's AUTH_ORG_CLAIM, AUTH_ROLES_CLAIM). */
   claims: { org: string; roles: string };
+  /** Lifetime of the access tokens it issues for Warden (3600 s by default; seconds, to see renewals in a test). */
+  accessTokenTtlS?: number;
 }
 
 export interface OidcIdp {
   url: string;
   /** Every request the IdP received (method and path), in order. */
   requests: Array<{ method: string; path: string; query: URLSearchParams }>;
+  /** The grant type of every token the token endpoint issued, in order (`refresh_token` for each renewal). */
+  grants: string[];
+  /** The refresh token presented at each renewal (all different when the IdP rotates them). */
+  refreshTokensPresented: string[];
   /** Registers the console's redirect and post-logout URIs (known once Warden listens). */
   setConsole(origin: string): Promise<void>;
   /** A new signing key; `publish` only adds it to the JWKS, `sign` makes it the signing key. Returns its kid. */
@@ -59,14 +65,13 @@ export async function startOidcIdp(opts: IdpOptions): Promise<OidcIdp> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const requests: OidcIdp['requests'] = [];
+  const grants: string[] = [];
+  const refreshTokensPresented: string[] = [];
+  const accessTokenTTL = opts.accessTokenTtlS ?? 3600;
 
   function handle(req: IncomingMessage, res: ServerResponse) {
     const u = new URL(req.url ?? '/', url);
     requests.push({ method: req.method ?? 'GET', path: u.pathname, query: u.searchParams });
-    // A public SPA client calls the token endpoint from the console's origin.
-    res.setHeader('access-control-allow-origin', '*');
-    res.setHeader('access-control-allow-headers', '*');
-    if (req.method === 'OPTIONS') return void res.writeHead(204).end();
     provider.callback()(req, res);
   }
 
@@ -79,7 +84,9 @@ export async function startOidcIdp(opts: IdpOptions): Promise<OidcIdp> {
         {
           client_id: opts.consoleClientId,
           token_endpoint_auth_method: 'none',
-          grant_types: ['authorization_code'],
+          // Refresh tokens for the SPA, bound to the IdP session and rotated at each use (as Okta's, Entra ID's and
+          // Keycloak's SPA clients are set up): the console renews its token in memory with them.
+          grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],
           redirect_uris: [`${origin}/auth/callback`],
           post_logout_redirect_uris: [`${origin}/`],
@@ -94,7 +101,19 @@ export async function startOidcIdp(opts: IdpOptions): Promise<OidcIdp> {
       ],
       jwks: { keys: [...keys].reverse() },
       pkce: { required: () => true },
-      ttl: { AccessToken: 3600, ClientCredentials: 3600, IdToken: 3600, Interaction: 600, Session: 3600, Grant: 3600 },
+      ttl: {
+        AccessToken: accessTokenTTL,
+        ClientCredentials: 3600,
+        IdToken: 3600,
+        Interaction: 600,
+        Session: 3600,
+        Grant: 3600,
+        RefreshToken: 3600,
+      },
+      // The browser posts to the token endpoint from the console's origin: allowed for the public client whose
+      // redirect URIs are on that origin ("web origins" / "trusted origins" in Keycloak / Okta), no other.
+      clientBasedCORS: (_ctx, origin, client) => client.redirectUris?.some((uri) => new URL(uri).origin === origin) ?? false,
+      issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       cookies: { keys: ['warden-test-idp-cookie-key'] },
       claims: { openid: ['sub'], profile: ['name'], email: ['email'] },
       findAccount: (_ctx, sub) => {
@@ -126,7 +145,7 @@ export async function startOidcIdp(opts: IdpOptions): Promise<OidcIdp> {
           enabled: true,
           defaultResource: () => RESOURCE,
           useGrantedResource: () => true,
-          getResourceServerInfo: () => ({ scope: 'api', audience: opts.audience, accessTokenFormat: 'jwt', accessTokenTTL: 3600 }),
+          getResourceServerInfo: () => ({ scope: 'api', audience: opts.audience, accessTokenFormat: 'jwt', accessTokenTTL }),
         },
       },
     };
@@ -137,6 +156,11 @@ export async function startOidcIdp(opts: IdpOptions): Promise<OidcIdp> {
     };
     try {
       provider = new Provider(url, config);
+      provider.on('grant.success', (ctx) => {
+        grants.push(String(ctx.oidc.params?.grant_type));
+        const presented = ctx.oidc.params?.refresh_token;
+        if (typeof presented === 'string') refreshTokensPresented.push(presented);
+      });
     } finally {
       console.warn = warn;
     }
@@ -145,6 +169,8 @@ export async function startOidcIdp(opts: IdpOptions): Promise<OidcIdp> {
   const idp: OidcIdp = {
     url,
     requests,
+    grants,
+    refreshTokensPresented,
     setConsole(o) {
       origin = o;
       build();

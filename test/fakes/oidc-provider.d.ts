@@ -18,7 +18,15 @@ declare module 'oidc-provider' {
       provider: { Grant: new (init: { clientId: string; accountId: string }) => Grant };
       client?: { clientId: string };
       session?: { accountId?: string };
+      params?: Record<string, unknown>;
     };
+  }
+
+  /** The client as `clientBasedCORS` and `issueRefreshToken` see it. */
+  export interface ClientLike {
+    clientId: string;
+    redirectUris?: string[];
+    grantTypeAllowed(grantType: string): boolean;
   }
 
   export interface Account {
@@ -37,10 +45,13 @@ declare module 'oidc-provider' {
     extraTokenClaims?: (ctx: KoaContextWithOIDC, token: AccessTokenLike) => Record<string, unknown> | undefined;
     loadExistingGrant?: (ctx: KoaContextWithOIDC) => Promise<Grant | undefined>;
     features?: Record<string, Record<string, unknown>>;
+    clientBasedCORS?: (ctx: KoaContextWithOIDC, origin: string, client: ClientLike) => boolean;
+    issueRefreshToken?: (ctx: KoaContextWithOIDC, client: ClientLike) => boolean | Promise<boolean>;
   }
 
   export default class Provider {
     constructor(issuer: string, configuration?: Configuration);
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
+    on(event: 'grant.success', listener: (ctx: KoaContextWithOIDC) => void): this;
   }
 }

@@ -57,6 +57,25 @@ describe('ConfigCache (medium)', () => {
     );
   });
 
+  it('an update that leaves the row as it was (sign-in provisioning upserts the org) drops nothing', async () => {
+    const heard: string[] = [];
+    cache.follow((orgId) => heard.push(orgId));
+    await cache.get(db.orgId, 'org', readOnly);
+    const loads = cache.loads;
+    // What ProvisioningService runs on every sign-in cache miss.
+    await db.dataSource.query(
+      `INSERT INTO orgs (external_id, name) SELECT external_id, name FROM orgs WHERE id = $1
+       ON CONFLICT (external_id) DO UPDATE SET external_id = EXCLUDED.external_id`,
+      [db.orgId],
+    );
+    // A real change elsewhere, committed after it: once its notice is heard, an earlier one would have been too.
+    const [other] = await db.dataSource.query(`INSERT INTO orgs (external_id, name) VALUES ($1, $1) RETURNING id`, [`other-${Date.now()}`]);
+    await until('the other org insert to be announced', () => Promise.resolve(heard.includes(other.id)));
+    expect(heard).not.toContain(db.orgId);
+    await cache.get(db.orgId, 'org', readOnly);
+    expect(cache.loads).toBe(loads);
+  });
+
   it('a load that was under way when a change was announced is not kept', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));

@@ -5,7 +5,8 @@
  * - On SIGWINCH it prints one line `[statement-counter] {"ticks":…,"statements":…,"recent":[…]}` to stderr.
  * - With STATEMENT_COUNTER_TICK_MS set, it also prints that line every tick: `ticks` counts them, a barrier that
  *   proves the process's own event loop has lived through that many intervals (a counter, not a sleep in the test).
- * `recent` lists the first words of the last statements, to name the culprit when a count is not what was expected.
+ * `recent` lists the first words of the last statements (STATEMENT_COUNTER_RECENT of them, 10 unless set), to name
+ * the culprit when a count is not what was expected.
  */
 'use strict';
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a `--require` preload is CommonJS
@@ -14,6 +15,7 @@ const pg = require('pg');
 let statements = 0;
 let ticks = 0;
 const recent = [];
+const keep = Number(process.env.STATEMENT_COUNTER_RECENT) || 10;
 
 const originalQuery = pg.Client.prototype.query;
 pg.Client.prototype.query = function countedQuery(config, ...rest) {
@@ -25,7 +27,7 @@ pg.Client.prototype.query = function countedQuery(config, ...rest) {
       .trim()
       .slice(0, 120),
   );
-  if (recent.length > 10) recent.shift();
+  if (recent.length > keep) recent.shift();
   return originalQuery.call(this, config, ...rest);
 };
 

@@ -9,3 +9,4 @@ export * from './users/provisioning.service.js';
 export * from './tokens/token-verifier.js';
 export * from './tokens/dev-token.js';
 export * from './dto/auth.response.js';
+export * from './users/user-join.js';

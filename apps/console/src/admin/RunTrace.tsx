@@ -22,7 +22,15 @@ const KIND_COLOR: Record<TimelineStep['kind'], string> = {
   error: 'red',
 };
 
-const clock = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour12: false, fractionalSecondDigits: 3 });
+/** hh:mm:ss.mmm; the hour, minute and second are named: with only `fractionalSecondDigits`, "525" is all it shows. */
+const clock = (iso: string) =>
+  new Date(iso).toLocaleTimeString(undefined, {
+    hourCycle: 'h23',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    fractionalSecondDigits: 3,
+  });
 const duration = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms} ms`);
 
 /** One step on the time line: when (clock and offset from the run's start), what, its outcome and how long it took. */

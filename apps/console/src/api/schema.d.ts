@@ -1359,6 +1359,8 @@ export interface components {
             oidc_client_id: string | null;
             /** @description OIDC issuer the console signs in with */
             oidc_issuer: string | null;
+            /** @description The scope the console asks for: "openid profile email" and OIDC_SCOPES */
+            oidc_scope: string | null;
         };
         BrokenLinkResponse: {
             action: string;

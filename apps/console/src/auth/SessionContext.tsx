@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import { setUnauthorizedHandler } from '../api/client';
-import { loadSession, saveSession, type Session } from './session';
+import { forgetSsoTab, loadSession, saveSession, ssoTabRemembered, type Session } from './session';
 
 interface SessionState {
   session: Session | null;
@@ -32,6 +32,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     [queries],
   );
   const signOut = useCallback(() => {
+    // No renewal may sign the person in again (oidc-client-ts is loaded already when this tab signed in with SSO).
+    if (ssoTabRemembered()) void import('./oidc').then((oidc) => oidc.stopRenewal());
     saveSession(null);
     queries.clear();
     setSession(null);
@@ -39,10 +41,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const signOutEverywhere = useCallback(() => {
     const sso = session?.sso;
     signOut();
+    forgetSsoTab();
     // oidc-client-ts loads only for SSO sessions (it is not part of the first load).
     if (sso) void import('./oidc').then((oidc) => oidc.signOutAtIdp(sso));
   }, [session, signOut]);
-  // A refused token (401) signs out here only: the IdP session may still be good for a fresh token.
+  // A refused token (401) signs out here only: the IdP session may still be good for a fresh token (the sign-in page
+  // tries it silently).
   useEffect(() => setUnauthorizedHandler(signOut), [signOut]);
   return <Ctx.Provider value={{ session, signIn, signOut, signOutEverywhere }}>{children}</Ctx.Provider>;
 }

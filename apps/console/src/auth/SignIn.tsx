@@ -1,9 +1,11 @@
-import { Alert, Button, Center, Paper, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Center, Loader, Paper, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useState, type SyntheticEvent } from 'react';
+import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { ApiError } from '../api/client';
 import { data, http } from '../api/typed';
 import { useSession } from './SessionContext';
+import type { Provider } from './oidc';
+import { ssoTabRemembered } from './session';
 
 /** Dev mode: pick any user, org and roles (the server mints the token). OIDC: sign in at the organisation's SSO. */
 export function SignIn() {
@@ -15,13 +17,13 @@ export function SignIn() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  async function sso(issuer: string, clientId: string) {
+  async function sso(provider: Provider, silent = false) {
     setBusy(true);
     setError(null);
     try {
       // oidc-client-ts loads only for SSO sign-in, not with every first load.
       const { startSignIn } = await import('./oidc');
-      await startSignIn(issuer, clientId);
+      await startSignIn(provider, { silent });
     } catch (err) {
       setError(`The identity provider cannot be reached: ${(err as Error).message}`);
       setBusy(false);
@@ -44,6 +46,22 @@ export function SignIn() {
 
   const issuer = config.data?.oidc_issuer;
   const clientId = config.data?.oidc_client_id;
+  const scope = config.data?.oidc_scope ?? 'openid profile email';
+  // This tab was signed in through SSO (a reload, an expired session): back to the provider without asking.
+  const [silent] = useState(ssoTabRemembered);
+  const tried = useRef(false);
+  useEffect(() => {
+    if (!silent || !issuer || !clientId || tried.current) return;
+    tried.current = true;
+    void sso({ issuer, clientId, scope }, true);
+  }, [silent, issuer, clientId, scope]);
+  if (silent && !error && !config.error) {
+    return (
+      <Center mih="100vh">
+        <Loader aria-label="Signing in" />
+      </Center>
+    );
+  }
   return (
     <Center mih="100vh" p="md">
       <Paper withBorder shadow="sm" p="xl" w="100%" maw={420}>
@@ -60,7 +78,7 @@ export function SignIn() {
                 {error}
               </Alert>
             )}
-            <Button loading={busy} onClick={() => void sso(issuer, clientId)}>
+            <Button loading={busy} onClick={() => void sso({ issuer, clientId, scope })}>
               Sign in with SSO
             </Button>
           </Stack>

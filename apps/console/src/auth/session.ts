@@ -1,7 +1,8 @@
 /**
  * The signed-in user's token and who they are. Never in localStorage (any script of the origin, any tab, kept on
- * disk): an SSO session lives in memory only (oidc-client-ts renews it silently; a reload signs in again through the
- * identity provider), a dev session in this tab's sessionStorage (gone with the tab; dev tokens are for trying out).
+ * disk): an SSO session lives in memory only (renewed with the refresh token before it expires; a reload signs in
+ * again through the identity provider's session), a dev session in this tab's sessionStorage (gone with the tab; dev
+ * tokens are for trying out).
  */
 export interface Session {
   token: string;
@@ -33,6 +34,22 @@ export function saveSession(s: Session | null): void {
   else sessionStorage.removeItem(KEY);
   localStorage.removeItem(KEY); // a session an older console kept there
 }
+
+const SSO_TAB = 'warden.sso-tab';
+
+/**
+ * This tab signed in through SSO (a flag, no token): after a reload the sign-in page goes back to the identity provider
+ * silently (`prompt=none`) instead of asking. Cleared by signing out and by a provider that answers it needs the person.
+ */
+export function rememberSsoTab(): void {
+  sessionStorage.setItem(SSO_TAB, '1');
+}
+
+export function forgetSsoTab(): void {
+  sessionStorage.removeItem(SSO_TAB);
+}
+
+export const ssoTabRemembered = (): boolean => sessionStorage.getItem(SSO_TAB) === '1';
 
 export const isAdmin = (s: Session | null) => !!s?.roles.includes('admin');
 

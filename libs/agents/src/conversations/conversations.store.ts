@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { joinUser } from '@warden/auth';
 import { DataSource } from 'typeorm';
 
 export interface ConversationRow {
@@ -24,7 +25,7 @@ export interface ConversationRunRow {
 }
 
 const BASE = `SELECT c.id, c.agent_id, a.name AS agent_name, c.user_id, u.sub AS user_sub, c.created_at
-  FROM conversations c LEFT JOIN agents a ON a.id = c.agent_id LEFT JOIN users u ON u.id = c.user_id`;
+  FROM conversations c LEFT JOIN agents a ON a.id = c.agent_id ${joinUser('u', 'c.user_id')}`;
 
 /** The SQL of conversation history: a conversation is the chain of top-level runs sharing its id. */
 @Injectable()

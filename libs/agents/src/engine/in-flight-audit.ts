@@ -1,7 +1,5 @@
-import { appendAuditEvents } from '@warden/common';
-import { argsDigest, CONNECTOR_CALL_DIGEST_SQL, type ToolCallMetadata } from '@warden/hooks';
+import { argsDigest, inFlightAuditInsert, type ToolCallMetadata } from '@warden/hooks';
 import type { SqlParams } from '@warden/database';
-import type { DataSource } from 'typeorm';
 import type { PendingToolCall } from '../runs/run.entity.js';
 import type { LiveRun } from './live-run.js';
 
@@ -31,76 +29,24 @@ export function executionMarkWrites(
   // A simulated eval call sends nothing: its audit row (simulated: true) is written by the audit_log hook.
   if (!meta.connector || simulated) return [marked];
   const c = meta.connector;
-  const values = [
-    run.orgId,
-    run.agentId || null,
-    run.userId || null,
-    run.surface,
-    call.tool,
-    c.id || null,
-    c.name,
-    c.action,
-    c.method,
-    c.url,
-    argsDigest(args),
-    meta.approvedBy ?? null,
-  ].map((v) => p.add(v));
-  return [
-    marked,
-    [
-      'audited',
-      `INSERT INTO connector_call_logs (org_id, agent_id, user_id, surface, tool, connector_id, connector_name,
-         action, method, url, args_digest, approved_by, run_id, call_id, success, outcome, created_at)
-       SELECT ${values.join(', ')}, ${runId}::text, ${callId}, false, 'in_flight', now() FROM marked RETURNING id`,
-    ],
-  ];
-}
-
-/**
- * After a crash: the audit rows of calls that were in flight say so (they were not completed, and are not retried),
- * and the org's hash-chained audit trail records the interruption with the row's digest, in the same transaction.
- */
-export async function markAuditInterrupted(db: DataSource, runId: string, callId: string): Promise<void> {
-  await db.transaction(async (m) => {
-    const [rows]: [
-      Array<{
-        id: string;
-        org_id: string;
-        agent_id: string | null;
-        user_id: string | null;
-        tool: string;
-        created_at: Date;
-        row_sha256: string;
-      }>,
-    ] = await m.query(
-      `UPDATE connector_call_logs SET outcome = 'interrupted', error = 'interrupted', audit_pending = false
-        WHERE run_id = $1 AND call_id = $2 AND outcome = 'in_flight'
-        RETURNING id::text AS id, org_id::text AS org_id, agent_id, user_id, tool, created_at, ${CONNECTOR_CALL_DIGEST_SQL} AS row_sha256`,
-      [runId, callId],
-    );
-    await appendAuditEvents(
-      m,
-      rows.map((r) => ({
-        orgId: r.org_id,
-        kind: 'connector_call' as const,
-        action: 'connector_call.interrupted',
-        entityType: 'run',
-        entityId: runId,
-        actor: r.user_id,
-        occurredAt: new Date(r.created_at),
-        payload: {
-          log_id: r.id,
-          row_sha256: r.row_sha256,
-          run_id: runId,
-          call_id: callId,
-          agent_id: r.agent_id,
-          tool: r.tool,
-          status: null,
-          success: false,
-          blocked_by: null,
-          simulated: false,
-        },
-      })),
-    );
-  });
+  const audited = inFlightAuditInsert(
+    {
+      orgId: p.add(run.orgId),
+      agentId: p.add(run.agentId || null),
+      userId: p.add(run.userId || null),
+      surface: p.add(run.surface),
+      tool: p.add(call.tool),
+      connectorId: p.add(c.id || null),
+      connectorName: p.add(c.name),
+      action: p.add(c.action),
+      method: p.add(c.method),
+      url: p.add(c.url),
+      argsDigest: p.add(argsDigest(args)),
+      approvedBy: p.add(meta.approvedBy ?? null),
+      runId,
+      callId,
+    },
+    'marked',
+  );
+  return [marked, ['audited', audited]];
 }

@@ -1,9 +1,9 @@
+import { expirePendingConfirmations } from '@warden/confirmations/run-port';
 import type { PendingRunEvent, RunEventData } from '@warden/common';
 import { SqlParams, type EventBatch, type OwnerWrite } from '@warden/database';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { RunEventsService } from '../runs/run-events.service.js';
 import type { AgentRun, RunState, RunStatus } from '../runs/run.entity.js';
-import { expirePendingConfirmations } from './run-fence.js';
 import { statusChange, type FinalRunStatus } from './run-transitions.js';
 
 /** One transaction of a run's writes: its manager, and the events it appended (published to followers at commit). */

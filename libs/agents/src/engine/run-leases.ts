@@ -1,3 +1,4 @@
+import { decidedAmong, decidedOrOverdueAmong } from '@warden/confirmations/run-port';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@warden/common';
 import { SqlParams } from '@warden/database';
@@ -47,9 +48,8 @@ export class RunLeases {
     const [rows]: [Array<{ id: string; lease_epoch: number; trace: Record<string, string> | null }>, number] = await this.dataSource.query(
       `UPDATE agent_runs r SET locked_by = $2, lease_until = now() + make_interval(secs => $3), lease_epoch = r.lease_epoch + 1,
               parked_on = NULL, updated_at = now()
-         FROM confirmation_requests c
-        WHERE c.id = ANY($1::uuid[]) AND r.id = c.run_id AND r.parked_on && $1::uuid[] AND r.locked_by IS NULL
-          AND r.status IN ('running', 'waiting') AND (c.status <> 'pending' OR c.expires_at <= now())
+         FROM (${decidedOrOverdueAmong('$1::uuid[]')}) c
+        WHERE r.id = c.run_id AND r.parked_on && $1::uuid[] AND r.locked_by IS NULL AND r.status IN ('running', 'waiting')
        RETURNING r.id, r.lease_epoch, r.state -> 'trace' AS trace, set_config('synchronous_commit', 'off', true)`,
       [confirmationIds, this.config.instanceId, this.config.runLeaseMs / 1000],
     );
@@ -78,7 +78,7 @@ export class RunLeases {
    */
   parkWrite(p: SqlParams, state: ToolTurnState): RunWrite {
     const ids = p.add((state.parked_calls ?? []).map((c) => c.confirmation_id));
-    const decided = `SELECT 1 FROM confirmation_requests WHERE id = ANY(${ids}::uuid[]) AND status <> 'pending'`;
+    const decided = decidedAmong(`${ids}::uuid[]`);
     const undecided = `NOT EXISTS (${decided})`;
     const lease = `now() + make_interval(secs => ${p.add(this.config.runLeaseMs / 1000)})`;
     const set = [

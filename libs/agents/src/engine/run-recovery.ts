@@ -1,3 +1,4 @@
+import { decidedOrOverdueAmong, dueAmong } from '@warden/confirmations/run-port';
 import { Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { AppConfig, DueSweeps, Metrics } from '@warden/common';
@@ -13,11 +14,10 @@ const CLAIM_BATCH = 100;
  * A run that is not parked, or one whose approval was decided (a decision whose claim missed it: the resumer runs
  * on the instance that took the decision) or whose deadline passed (the gate then expires it).
  */
-const PARKED_RUN_CLAIMABLE = `(parked_on IS NULL OR EXISTS (SELECT 1 FROM confirmation_requests c
-  WHERE c.id = ANY(agent_runs.parked_on) AND (c.status <> 'pending' OR c.expires_at <= now())))`;
+const PARKED_RUN_CLAIMABLE = `(parked_on IS NULL OR EXISTS (${decidedOrOverdueAmong('agent_runs.parked_on')}))`;
 /** When a parked run becomes claimable: at once once an approval it waits for is decided, else at its deadline. */
-const PARKED_RUN_DUE = `SELECT min(CASE WHEN c.status <> 'pending' THEN now() ELSE c.expires_at END) FROM agent_runs r
-  JOIN confirmation_requests c ON c.id = ANY(r.parked_on) WHERE r.status IN ('running', 'waiting') AND r.parked_on IS NOT NULL`;
+const PARKED_RUN_DUE = `SELECT min(d.due) FROM agent_runs r CROSS JOIN LATERAL (${dueAmong('r.parked_on')}) d
+  WHERE r.status IN ('running', 'waiting') AND r.parked_on IS NOT NULL`;
 
 /**
  * Continues runs nobody drives any more. Every instance sweeps: it claims active runs whose lease expired (their

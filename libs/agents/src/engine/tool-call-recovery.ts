@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { markAuditInterrupted } from '@warden/hooks';
 import { DataSource } from 'typeorm';
 import type { LiveRun } from './live-run.js';
-import { markAuditInterrupted } from './in-flight-audit.js';
 import { ToolCallStore } from './tool-call.store.js';
 
 /** What the model and the stream are told about a call that was executing when its server stopped. */

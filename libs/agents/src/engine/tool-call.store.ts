@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SqlParams } from '@warden/database';
+import { inFlightAuditCompletion } from '@warden/hooks';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PendingToolCall, ToolCallStatus } from '../runs/run.entity.js';
 import type { LiveRun } from './live-run.js';
@@ -138,9 +139,17 @@ export class ToolCallStore {
         ],
         [
           'audited',
-          `UPDATE connector_call_logs SET outcome = 'completed', success = (${status}::text = 'done'), error = ${error}::text,
-                  status = COALESCE(${p.add(r.http?.status ?? null)}::int, status), duration_ms = COALESCE(${p.add(r.http ? Math.round(r.http.durationMs) : null)}::int, duration_ms)
-            WHERE run_id = ${runId}::text AND call_id = ${call} AND outcome = 'in_flight' AND EXISTS (SELECT 1 FROM done) RETURNING id`,
+          inFlightAuditCompletion(
+            {
+              runId,
+              callId: call,
+              status,
+              error,
+              httpStatus: p.add(r.http?.status ?? null),
+              durationMs: p.add(r.http ? Math.round(r.http.durationMs) : null),
+            },
+            'done',
+          ),
         ],
       ],
     };

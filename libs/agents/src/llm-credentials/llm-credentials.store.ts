@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { joinUser } from '@warden/auth';
 import { isUuid, type Queryable } from '@warden/common';
 import { DataSource } from 'typeorm';
 
@@ -59,7 +60,7 @@ export class LlmCredentialsStore {
       `WITH inserted AS (
          INSERT INTO llm_credentials (org_id, name, origin, secret_enc, created_by) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (org_id, name) DO NOTHING RETURNING *)
-       SELECT inserted.*, u.sub AS created_by_sub FROM inserted LEFT JOIN users u ON u.id = inserted.created_by`,
+       SELECT inserted.*, u.sub AS created_by_sub FROM inserted ${joinUser('u', 'inserted.created_by')}`,
       [orgId, write.name, write.origin, write.sealed, createdBy],
     );
     return row ? toRow(row) : null;
@@ -77,7 +78,7 @@ export class LlmCredentialsStore {
       `WITH updated AS (
          UPDATE llm_credentials SET name = $3, origin = $4, secret_enc = COALESCE($5, secret_enc)
           WHERE id = $1 AND org_id = $2 RETURNING *)
-       SELECT updated.*, u.sub AS created_by_sub FROM updated LEFT JOIN users u ON u.id = updated.created_by`,
+       SELECT updated.*, u.sub AS created_by_sub FROM updated ${joinUser('u', 'updated.created_by')}`,
       [id, orgId, write.name, write.origin, write.sealed ?? null],
     );
     return row ? toRow(row) : null;
@@ -86,7 +87,7 @@ export class LlmCredentialsStore {
   async find(orgId: string, id: string, tx: Queryable = this.dataSource): Promise<LlmCredentialRow | null> {
     if (!isUuid(id)) return null;
     const [row] = await tx.query<[CredentialDbRow?]>(
-      `SELECT c.*, u.sub AS created_by_sub FROM llm_credentials c LEFT JOIN users u ON u.id = c.created_by
+      `SELECT c.*, u.sub AS created_by_sub FROM llm_credentials c ${joinUser('u', 'c.created_by')}
         WHERE c.id = $1 AND c.org_id = $2`,
       [id, orgId],
     );
@@ -95,7 +96,7 @@ export class LlmCredentialsStore {
 
   async list(orgId: string): Promise<LlmCredentialRow[]> {
     const rows = await this.dataSource.query<CredentialDbRow[]>(
-      `SELECT c.*, u.sub AS created_by_sub FROM llm_credentials c LEFT JOIN users u ON u.id = c.created_by
+      `SELECT c.*, u.sub AS created_by_sub FROM llm_credentials c ${joinUser('u', 'c.created_by')}
         WHERE c.org_id = $1 ORDER BY c.created_at, c.id`,
       [orgId],
     );

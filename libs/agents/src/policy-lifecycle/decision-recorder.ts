@@ -6,17 +6,24 @@ import { decisionOf } from './policy-decision.js';
 import { ShadowEvaluator } from './shadow-evaluator.js';
 
 const BATCH = 500;
+/**
+ * How long a decision waits for others to share its statement: one chat run after another would otherwise cost one
+ * transaction each. A crash loses at most this much of the what-if record (never a call, never the audit trail).
+ */
+const LINGER_MS = 1000;
 
 /**
  * Records live PreToolUse decisions off the call's path: `record` only enqueues (the live call goes on at once);
- * a background loop writes them in batches (one statement per batch) and lets each active shadow decide the same
- * calls (ShadowEvaluator). A failure is logged and loses only the record, never the call.
+ * a background loop writes them in batches (one statement per batch, at most LINGER_MS after the first) and lets
+ * each active shadow decide the same calls (ShadowEvaluator). A failure is logged and loses only the record, never
+ * the call. Readers on this instance `drain()` first.
  */
 @Injectable()
 export class DecisionRecorder extends DecisionSink implements OnApplicationShutdown {
   private readonly logger = new Logger(DecisionRecorder.name);
   private queue: Array<{ call: RecordedCall; live: LiveDecision; metadata: ToolCallMetadata }> = [];
   private running: Promise<void> | null = null;
+  private lingering: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly store: DecisionStore,
@@ -46,12 +53,20 @@ export class DecisionRecorder extends DecisionSink implements OnApplicationShutd
         createdAt: live.at,
       },
     });
-    this.running ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.loop());
+    if (this.queue.length >= BATCH) this.writeNow();
+    else if (!this.lingering && !this.running) this.lingering = setTimeout(() => this.writeNow(), LINGER_MS);
   }
 
   /** Resolves once every decision recorded so far is written (and evaluated by the shadows). */
   async drain(): Promise<void> {
+    if (this.queue.length > 0) this.writeNow();
     while (this.running) await this.running;
+  }
+
+  private writeNow(): void {
+    if (this.lingering) clearTimeout(this.lingering);
+    this.lingering = null;
+    this.running ??= this.loop().finally(() => (this.running = null));
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -71,6 +86,5 @@ export class DecisionRecorder extends DecisionSink implements OnApplicationShutd
         this.logger.error(`${batch.length} policy decision(s) not recorded: ${(err as Error).message}`);
       }
     }
-    this.running = null;
   }
 }

@@ -4,6 +4,7 @@ import { PolicyVersions, type HookRegistry, type PolicySubject } from '@warden/h
 import { agentPolicy } from '../agents/agent-policy.js';
 import { AgentsService } from '../agents/agents.service.js';
 import { CandidateCheck } from './candidate-check.js';
+import { DecisionRecorder } from './decision-recorder.js';
 import { DecisionStore, type PageMark, type StoredCall } from './decision-store.js';
 import { differences, type Decision, type Difference } from './policy-decision.js';
 import { PolicyEvaluator, type Candidate, type CandidateSetup } from './policy-evaluator.js';
@@ -52,11 +53,13 @@ export class ReplayService {
     private readonly check: CandidateCheck,
     private readonly versions: PolicyVersions,
     private readonly agents: AgentsService,
+    private readonly recorder: DecisionRecorder,
   ) {}
 
   async replay(orgId: string, body: ReplayRequest) {
     const candidate = await this.candidate(orgId, body);
     const window = replayWindow(body.from, body.to);
+    await this.recorder.drain(); // the calls this instance decided a moment ago are part of the window
     checkCallCount(await this.store.count(orgId, window.from, window.to, body.agent));
     const chains = new Map<string, Promise<{ registry: HookRegistry; setup: CandidateSetup }>>();
     const chainOf = (agentId: string) => {

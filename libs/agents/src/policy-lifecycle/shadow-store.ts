@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConflictError, type Queryable } from '@warden/common';
+import { ConfigCache } from '@warden/database';
 import type { PolicySubject, PolicySubjectType } from '@warden/hooks';
 import { DataSource } from 'typeorm';
 import type { Decision, Difference } from './policy-decision.js';
@@ -32,7 +33,10 @@ const COLUMNS = `id, org_id AS "orgId", subject_type AS "subjectType", subject_i
 /** The `policy_shadows` and `policy_shadow_results` tables. */
 @Injectable()
 export class ShadowStore {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: ConfigCache,
+  ) {}
 
   /** Deploys `config` as the subject's shadow; 409 when it already has one (promote or discard it first). */
   async deploy(
@@ -61,11 +65,19 @@ export class ShadowStore {
     return row ?? null;
   }
 
-  /** The active shadows of these orgs. */
-  activeIn(orgIds: string[]): Promise<Shadow[]> {
-    return this.dataSource.query<Shadow[]>(`SELECT ${COLUMNS} FROM policy_shadows WHERE org_id = ANY($1::uuid[]) AND ended_at IS NULL`, [
-      orgIds,
-    ]);
+  /**
+   * The active shadows of these orgs, from the per-instance config cache: every recorded decision asks, and shadows
+   * change rarely (the `policy_shadows` trigger announces each change, migration 1766301400000).
+   */
+  async activeIn(orgIds: string[]): Promise<Shadow[]> {
+    const perOrg = await Promise.all(
+      orgIds.map((orgId) =>
+        this.config.get(orgId, 'policy_shadows', () =>
+          this.dataSource.query<Shadow[]>(`SELECT ${COLUMNS} FROM policy_shadows WHERE org_id = $1 AND ended_at IS NULL`, [orgId]),
+        ),
+      ),
+    );
+    return perOrg.flat();
   }
 
   /** Ends shadow `id` (promoted or discarded); false when it had already ended. */

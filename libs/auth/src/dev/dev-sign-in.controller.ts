@@ -26,6 +26,7 @@ export class DevSignInController {
       dev_sign_in: this.config.devSignIn,
       oidc_issuer: this.config.authMode === 'oidc' ? (this.config.oidcIssuer ?? null) : null,
       oidc_client_id: this.config.authMode === 'oidc' ? (this.config.oidcClientId ?? null) : null,
+      oidc_scope: this.config.authMode === 'oidc' ? this.config.oidcConsoleScope : null,
     };
   }
 

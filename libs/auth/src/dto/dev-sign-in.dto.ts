@@ -40,4 +40,6 @@ export class AuthConfigResponse {
   @ApiProperty({ type: String, description: 'OIDC issuer the console signs in with', nullable: true }) oidc_issuer: string | null;
   @ApiProperty({ type: String, description: "The console's OIDC client id (OIDC_CLIENT_ID)", nullable: true }) oidc_client_id:
     string | null;
+  @ApiProperty({ type: String, description: 'The scope the console asks for: "openid profile email" and OIDC_SCOPES', nullable: true })
+  oidc_scope: string | null;
 }

@@ -104,6 +104,10 @@ export class AppConfig {
   get oidcClientId(): string | undefined {
     return this.env.OIDC_CLIENT_ID;
   }
+  /** What the console asks its IdP for: the OpenID scopes, then OIDC_SCOPES (e.g. Entra ID's scope for the API). */
+  get oidcConsoleScope(): string {
+    return ['openid profile email', this.env.OIDC_SCOPES].filter(Boolean).join(' ');
+  }
   /** The claim naming the user (their Warden `sub`, and the SCIM userName the directory provisions). */
   get userClaim(): string {
     return this.env.AUTH_USER_CLAIM ?? 'sub';

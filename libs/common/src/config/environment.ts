@@ -84,6 +84,12 @@ export class Environment {
   @Matches(/\S/, { message: 'OIDC_AUDIENCE must be set when AUTH_MODE=oidc (the client id tokens must be issued for)' })
   OIDC_AUDIENCE?: string;
   @IsOptional() @IsString() @MinLength(1) OIDC_CLIENT_ID?: string;
+  /** Scopes the console asks for besides `openid profile email`, space-separated (the API's scope, `offline_access`). */
+  @IsOptional()
+  @Matches(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, {
+    message: 'OIDC_SCOPES must be scope names separated by single spaces (e.g. "api://warden/access offline_access")',
+  })
+  OIDC_SCOPES?: string;
   @IsOptional() @IsString() @MinLength(1) AUTH_USER_CLAIM?: string;
   @IsOptional() @IsString() @MinLength(1) AUTH_ORG_CLAIM?: string;
   @IsOptional() @IsString() @MinLength(1) AUTH_ROLES_CLAIM?: string;

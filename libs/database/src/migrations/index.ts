@@ -32,6 +32,7 @@ import { WorkflowRunsByWorkflow1766300300000 } from './1766300300000-workflow-ru
 import { ScimDirectory1766300700000 } from './1766300700000-scim-directory.js';
 import { ConfirmationContext1766300900000 } from './1766300900000-confirmation-context.js';
 import { PolicyVersionTestsForced1766301000000 } from './1766301000000-policy-version-tests-forced.js';
+import { ConfigNotifyRealChanges1766301400000 } from './1766301400000-config-notify-real-changes.js';
 
 /**
  * Every migration, in order. Listed explicitly (not globbed) so that the app, the TypeORM CLI and the
@@ -72,4 +73,5 @@ export const MIGRATIONS = [
   PolicyLifecycle1766300800000,
   ConfirmationContext1766300900000,
   PolicyVersionTestsForced1766301000000,
+  ConfigNotifyRealChanges1766301400000,
 ];

@@ -9,3 +9,4 @@ export * from './read-only/read-only-guard.hook.js';
 export * from './session-context/session-context.hook.js';
 export * from './truncate/result-truncate.hook.js';
 export * from './audit/connector-call-event.js';
+export * from './audit/connector-call-log-writes.js';

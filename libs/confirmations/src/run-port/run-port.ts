@@ -1,0 +1,91 @@
+import { appendAuditEvents, type AuditEventInput } from '@warden/common';
+import type { EntityManager } from 'typeorm';
+
+/*
+ * The run engine's port onto `confirmation_requests` (this module owns the table): the pieces of SQL the engine places
+ * in its own statements (a park, a claim, a recovery sweep) and the expiry of a cancelled run's requests. This file
+ * imports nothing of @warden/agents, so the engine can import it (`@warden/confirmations/run-port`) without a cycle.
+ */
+
+/** The confirmations' NOTIFY channel (what ConfirmationWaiter listens to). */
+const CONFIRMATION_NOTIFY_CHANNEL = 'confirmation_decided';
+
+/** A row source `(id, run_id)` of the requests among `ids` (an SQL uuid[] expression) that are decided or overdue. */
+export function decidedOrOverdueAmong(ids: string): string {
+  return `SELECT id, run_id FROM confirmation_requests WHERE id = ANY(${ids}) AND (status <> 'pending' OR expires_at <= now())`;
+}
+
+/** A row source of the requests among `ids` that are decided (not pending any more). */
+export function decidedAmong(ids: string): string {
+  return `SELECT 1 FROM confirmation_requests WHERE id = ANY(${ids}) AND status <> 'pending'`;
+}
+
+/** A row source with one column `due`: now when one of `ids` is decided, else the earliest deadline among them. */
+export function dueAmong(ids: string): string {
+  return `SELECT min(CASE WHEN status <> 'pending' THEN now() ELSE expires_at END) AS due FROM confirmation_requests WHERE id = ANY(${ids})`;
+}
+
+/** What a cancel's expiry returns of each request: the fields of its `confirmation.expired` audit event. */
+interface ExpiredRequest {
+  id: string;
+  org_id: string;
+  run_id: string;
+  call_id: string;
+  agent_id: string | null;
+  tool: string;
+  args_digest: string | null;
+  requested_by: string | null;
+  approvals_given: number;
+  approvals_required: number;
+  tier: number | null;
+}
+
+const CANCELLED = 'the run was cancelled';
+
+/**
+ * A cancelled run's pending approvals expire with it (same transaction), each with its chained `confirmation.expired`
+ * event (the payload of confirmation-audit.ts); the NOTIFY wakes
+ * their waiters on every instance, and a decision arriving later finds the row expired (409).
+ */
+export async function expirePendingConfirmations(m: EntityManager, runId: string): Promise<void> {
+  const expired = await m.query<ExpiredRequest[]>(
+    `WITH expired AS (
+       UPDATE confirmation_requests SET status = 'expired', responded_at = now(), responded_by_name = 'system',
+              reason = '${CANCELLED}', updated_at = now()
+        WHERE run_id = $1 AND status = 'pending'
+        RETURNING id, org_id, run_id, call_id, agent_id, tool, args_digest, requested_by, approvals_given, approvals_required, tier)
+     SELECT expired.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', id::text) FROM expired`,
+    [runId],
+  );
+  await appendAuditEvents(m, expired.map(expiredEvent));
+}
+
+function expiredEvent(r: ExpiredRequest): AuditEventInput {
+  return {
+    orgId: r.org_id,
+    kind: 'confirmation',
+    action: 'confirmation.expired',
+    entityType: 'confirmation',
+    entityId: r.id,
+    actor: null,
+    occurredAt: new Date(),
+    payload: {
+      confirmation_id: r.id,
+      run_id: r.run_id,
+      call_id: r.call_id,
+      agent_id: r.agent_id,
+      tool: r.tool,
+      args_digest: r.args_digest,
+      requested_by: r.requested_by,
+      decision: 'expired',
+      decided_by_user_id: null,
+      decided_by_name: 'system',
+      platform: null,
+      external_id: null,
+      reason: CANCELLED,
+      approvals_given: r.approvals_given,
+      approvals_required: r.approvals_required,
+      tier: r.tier,
+    },
+  };
+}

@@ -7,6 +7,7 @@
  * BENCH_REPLAY_CALLS sets the number of calls (default 100,000).
  */
 import 'reflect-metadata';
+import { loadavg } from 'node:os';
 import { createApp } from '../apps/api/src/bootstrap.js';
 import { mintDevToken } from '../libs/auth/src/tokens/dev-token.js';
 import { createDataSource } from '../libs/database/src/data-source.js';
@@ -73,6 +74,8 @@ try {
   await seed.destroy();
   const expected = Array.from({ length: CALLS }, (_, g) => g % 100000).filter((a) => a > 80000).length;
 
+  const load = loadavg();
+  const cpu = process.cpuUsage();
   const started = Date.now();
   const res = await api('/api/policies/replay', {
     config: TIERED,
@@ -81,11 +84,18 @@ try {
     to: '2026-12-01T00:00:00Z',
   });
   const ms = Date.now() - started;
+  const used = process.cpuUsage(cpu);
+  const cpuS = (used.user + used.system) / 1e6;
   const { summary } = res as { summary: { calls: number; changed: number; more_approvals: number; text: string } };
   console.log(
     `replay of ${summary.calls} recorded calls: ${(ms / 1000).toFixed(1)} s (${Math.round((summary.calls / ms) * 1000)} calls/s)`,
   );
   console.log(`  ${summary.text}`);
+  // The machine may be shared: the CPU this process spent, and the load around the run, say how much of the time was ours.
+  const after = loadavg();
+  console.log(
+    `  app process CPU: ${cpuS.toFixed(1)} s; load average before ${load.map((l) => l.toFixed(2)).join(' ')}, after ${after.map((l) => l.toFixed(2)).join(' ')}`,
+  );
   console.log(`  target: ≤ ${TARGET_MS / 1000} s for ${CALLS} calls, ${expected} changed`);
   if (summary.calls !== CALLS || summary.changed !== expected || summary.more_approvals !== expected || ms > TARGET_MS) failed = true;
   await app.close();

@@ -27,6 +27,8 @@ const NOT_CONFIGURATION: Record<string, string> = {
   'POST /api/hooks/cel-check': 'checks a tier condition on example args; reads and writes nothing',
   'POST /api/agents/validate': 'what a save of an agent config would refuse; nothing is saved',
   'POST /api/policies/replay': 'what a candidate policy would have decided over recorded calls; changes nothing',
+  'POST /api/agents/:id/test': "runs the agent's policy tests against a candidate (dry run); changes nothing",
+  'POST /api/org/hooks/test': "runs the org hooks' policy tests against a candidate (dry run); changes nothing",
   'POST /api/channels/:id/test': 'sends a test card through a channel',
   'POST /api/channels/:id/callback': "a chat platform's signed callback: clicks become decisions",
   'POST /api/me/identities/link': 'sends a one-time code; the link itself is made (and audited) by /verify',

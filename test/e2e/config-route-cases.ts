@@ -54,6 +54,8 @@ export const SECRETS = {
 const NOWHERE = 'http://127.0.0.1:9';
 let seq = 0;
 const unique = (prefix: string) => `${prefix}${++seq}`;
+// A policy test case on a built-in tool (every org has it): stored, not run.
+const policyTestCase = (name: string) => ({ name, tool: 'ask_human', args: { question: 'ok?' }, expect: { decision: 'allow' } });
 const llmKeyBody = (name: string) => ({ name, api_key: SECRETS.llmKey, origin: 'https://api.openai.com' });
 
 const created = async (res: Promise<Res>): Promise<string> => {
@@ -234,6 +236,18 @@ export const CONFIG_ROUTE_CASES: Record<string, ConfigRouteCase> = {
     },
     act: (c, m) => post(c, `/api/agents/${m.id}/shadow/discard`, {}),
     entity: byId('agent'),
+  },
+  'PUT /api/agents/:id/tests': {
+    setup: async (c) => ({ id: await created(post(c, '/api/agents', agentBody(unique('agent')))) }),
+    act: (c, m) => put(c, `/api/agents/${m.id}/tests`, { cases: [policyTestCase(unique('case'))] }),
+    entity: byId('agent'),
+  },
+  'PUT /api/org/hooks/tests': {
+    act: (c) => put(c, '/api/org/hooks/tests', { cases: [policyTestCase(unique('case'))] }),
+    cleanup: async (c) => {
+      await put(c, '/api/org/hooks/tests', { cases: [] });
+    },
+    entity: (c) => ({ type: 'org_hooks', id: c.orgId }),
   },
   'POST /api/org/hooks/shadow': {
     act: (c) => post(c, '/api/org/hooks/shadow', { config: { class_hooks: ['audit_log'] } }),

@@ -1,5 +1,6 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { celRegexProblem } from '@warden/common';
+import { compiledCel } from './cel-compiled.js';
 import type { ApprovalTier } from './hook.types.js';
 
 /**
@@ -136,9 +137,8 @@ export function matchTier(tiers: ApprovalTier[] | undefined, args: Record<string
   for (const [index, tier] of (tiers ?? []).entries()) {
     let holds: boolean;
     try {
-      const when = celEnv.parse(tier.when);
-      // A condition calling matches() (saved before it was refused) is not run: the tier holds, fail closed.
-      holds = celRegexProblem(when.ast) !== null || when({ args }) !== false;
+      // A condition calling matches() (saved before it was refused) is not run (it throws): the tier holds, fail closed.
+      holds = compiledCel(celEnv, tier.when)({ args }) !== false;
     } catch {
       holds = true;
     }

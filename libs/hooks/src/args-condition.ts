@@ -1,5 +1,6 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { celRegexProblem } from '@warden/common';
+import { compiledCel } from './cel-compiled.js';
 
 /**
  * CEL over a call's `args` (`args.amount > 50000`): connector actions' `requires_confirmation_when`, and the bound of
@@ -48,8 +49,5 @@ export function argsWithinBound(expression: string, args: Record<string, unknown
 
 /** Evaluates; a condition calling matches() (saved before it was refused) throws, so the callers fail closed. */
 function evaluate(expression: string, args: Record<string, unknown>): unknown {
-  const compiled = environment.parse(expression);
-  const regex = celRegexProblem(compiled.ast);
-  if (regex) throw new Error(regex);
-  return compiled({ args });
+  return compiledCel(environment, expression)({ args });
 }

@@ -45,7 +45,8 @@ export function recordHookOutcome(
     event.detail = detail;
   }
   outcomes.push(outcome);
-  entry.stats?.record(kind, durationMs / 1000);
+  // Dry runs (the dry-run route, shadows, replays, policy tests) are not live hook executions: not in the metrics.
+  if (!ctx.metadata.dryRun) entry.stats?.record(kind, durationMs / 1000);
   if (tracingEnabled()) traceHookOutcome(entry, kind, duration, durationMs, detail, ctx.callId);
   const emitted = ctx.emit('hook', event) as PromiseLike<void> | undefined;
   return isThenable(emitted) ? emitted : undefined;

@@ -22,6 +22,7 @@ export { RESERVED_HOOK_NAMES } from './reserved-hook-names.js';
 export * from './args-schema.js';
 export * from './args-schema-check.js';
 export * from './versions/policy-versions.js';
+export * from './versions/policy-test-gate.js';
 export * from './org/org-hooks.service.js';
 export * from './versions/policy-diff.js';
 export * from './versions/policy-version.entity.js';

@@ -6,6 +6,10 @@ import { ApiError } from '../api/client';
 import { data, http } from '../api/typed';
 import { ErrorAlert } from '../ui/ErrorAlert';
 import { HooksEditor, normaliseHooks, yamlProblems, type HooksValue } from './HooksEditor';
+import { ForceConfirm } from './policy/ForceConfirm';
+import { PolicyLifecyclePanels } from './policy/PolicyLifecyclePanels';
+
+const hooksBody = (v: HooksValue) => ({ class_hooks: v.class_hooks, ...(v.yaml?.trim() ? { yaml: v.yaml } : {}) });
 
 /** The org-wide hooks: every run of every agent of the org gets them (class hooks and YAML), checked as typed. */
 export function OrgHooksAdmin() {
@@ -16,17 +20,27 @@ export function OrgHooksAdmin() {
   useEffect(() => {
     if (saved.data && value === null) setValue(normaliseHooks(saved.data.hooks));
   }, [saved.data, value]);
+  const [testsRefused, setTestsRefused] = useState<string | null>(null);
   const save = useMutation({
-    mutationFn: (v: HooksValue) =>
-      data(http.PUT('/api/org/hooks', { body: { class_hooks: v.class_hooks, ...(v.yaml?.trim() ? { yaml: v.yaml } : {}) } })),
+    mutationFn: ({ v, force }: { v: HooksValue; force: boolean }) =>
+      data(http.PUT('/api/org/hooks', { body: { ...hooksBody(v), ...(force ? { force } : {}) } })),
     onSuccess: () => {
+      setTestsRefused(null);
       notifications.show({ color: 'green', message: 'Org hooks saved: every agent of the org runs them from its next turn.' });
       setProblems([]);
       void queries.invalidateQueries({ queryKey: ['org-hooks'] });
       void queries.invalidateQueries({ queryKey: ['effective-hooks'] });
     },
-    onError: (err) => setProblems(err instanceof ApiError && err.problems.length ? err.problems : [err.message]),
+    onError: (err) => {
+      // 409: the org hooks' tests fail on this change; the admin may save anyway (recorded with the version).
+      if (err instanceof ApiError && err.status === 409) setTestsRefused(err.message);
+      else setProblems(err instanceof ApiError && err.problems.length ? err.problems : [err.message]);
+    },
   });
+  const reload = () => {
+    setValue(null);
+    void queries.invalidateQueries({ queryKey: ['org-hooks'] });
+  };
   const current = value ?? { class_hooks: [] };
   return (
     <Stack maw={900}>
@@ -48,11 +62,25 @@ export function OrgHooksAdmin() {
           </List>
         </Alert>
       )}
+      {testsRefused && (
+        <ForceConfirm
+          title="Not saved: the policy tests fail"
+          message={testsRefused}
+          action="Save anyway"
+          onForce={() => save.mutate({ v: current, force: true })}
+          onCancel={() => setTestsRefused(null)}
+        />
+      )}
       <Group>
-        <Button onClick={() => save.mutate(current)} disabled={!value || yamlProblems(current.yaml).length > 0} loading={save.isPending}>
+        <Button
+          onClick={() => save.mutate({ v: current, force: false })}
+          disabled={!value || yamlProblems(current.yaml).length > 0}
+          loading={save.isPending}
+        >
           Save org hooks
         </Button>
       </Group>
+      <PolicyLifecyclePanels subject={{ type: 'org_hooks' }} candidate={hooksBody(current)} onChanged={reload} />
       <EffectiveChain />
     </Stack>
   );

@@ -128,6 +128,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["PolicyTestsController_runAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/tests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["PolicyTestsController_getAgent"];
+        put: operations["PolicyTestsController_replaceAgent"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/{id}/versions": {
         parameters: {
             query?: never;
@@ -864,6 +896,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/org/hooks/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["PolicyTestsController_runOrg"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/org/hooks/tests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["PolicyTestsController_getOrg"];
+        put: operations["PolicyTestsController_replaceOrg"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/org/hooks/versions": {
         parameters: {
             query?: never;
@@ -1207,6 +1271,8 @@ export interface components {
         AgentDto: {
             /** @description Why: kept with the policy version this save makes (when the agent's policy changed) */
             comment?: string;
+            /** @description Save even if the agent's policy tests fail on the new policy (the failing cases are recorded) */
+            force?: boolean;
             instructions?: string;
             model_config_json: {
                 [key: string]: unknown;
@@ -1225,6 +1291,8 @@ export interface components {
             };
             /** @description Set on a rollback: the version it restored */
             rolled_back_to: number | null;
+            /** @description Saved with force: true although these policy test cases failed (null when the tests passed or there were none) */
+            tests_forced: string[] | null;
             version: number;
         };
         AgentProblemsResponse: {
@@ -2060,6 +2128,8 @@ export interface components {
             class_hooks?: unknown[];
             /** @description Why: kept with the policy version this change makes (not part of the hooks) */
             comment?: string;
+            /** @description Save even if the policy tests fail on these hooks (the failing cases are recorded) */
+            force?: boolean;
             /** @description YAML hooks (command, module or http), as in model_config_json.hooks.yaml */
             yaml?: string;
         };
@@ -2083,6 +2153,8 @@ export interface components {
             mode: "live";
             /** @description Set on a rollback: the version it restored */
             rolled_back_to: number | null;
+            /** @description Saved with force: true although these policy test cases failed (null when the tests passed or there were none) */
+            tests_forced: string[] | null;
             version: number;
         };
         OrgResponse: {
@@ -2122,8 +2194,105 @@ export interface components {
         PolicyRollbackDto: {
             /** @description Why (kept with the new version) */
             comment?: string;
+            /** @description Save even if the policy's tests fail on it (the failing cases are recorded with the version) */
+            force?: boolean;
             /** @description The version whose config becomes the policy again (as a new version) */
             version: number;
+        };
+        PolicyTestActualResponse: {
+            approvals: number;
+            blocked_by: string | null;
+            /** @enum {string} */
+            decision: "allow" | "ask" | "deny";
+            reason: string | null;
+            /** @description The args as rewritten; null: not rewritten */
+            rewrite: {
+                [key: string]: unknown;
+            } | null;
+            tier: number | null;
+        };
+        PolicyTestCaseResponse: {
+            agent?: string;
+            args: {
+                [key: string]: unknown;
+            };
+            expect: components["schemas"]["PolicyTestExpectResponse"];
+            name: string;
+            roles?: string[];
+            tool: string;
+            user?: string;
+        };
+        PolicyTestExpectResponse: {
+            approvals?: number;
+            /** @enum {string} */
+            decision: "allow" | "ask" | "deny";
+            rewrite?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        PolicyTestResultResponse: {
+            actual: components["schemas"]["PolicyTestActualResponse"];
+            expected: components["schemas"]["PolicyTestExpectResponse"];
+            /**
+             * @example [
+             *       "decision: expected deny, got allow"
+             *     ]
+             */
+            failures: string[];
+            name: string;
+            pass: boolean;
+            /** @description Command/HTTP hooks not run (their verdict is unknown) */
+            skipped: string[];
+        };
+        PolicyTestRunDto: {
+            /** @description Cases to run instead of the stored ones (same shape as PUT …/tests); nothing is stored */
+            cases?: {
+                [key: string]: unknown;
+            }[];
+            /** @description The candidate: an agent's { hooks?, confirmation?, require_confirmation_for_all? } or the org hooks */
+            config?: {
+                [key: string]: unknown;
+            };
+            /** @description A version of the policy as the candidate */
+            version?: number;
+        };
+        PolicyTestRunResponse: {
+            /**
+             * @description "live", "config" or "version N"
+             * @example config
+             */
+            candidate: string;
+            failed: number;
+            passed: boolean;
+            results: components["schemas"]["PolicyTestResultResponse"][];
+            total: number;
+        };
+        PolicyTestsDto: {
+            /**
+             * @description Test cases: { name, tool, args, user?, roles?, agent? (org hooks only), expect: { decision: allow | ask | deny, approvals?, rewrite? (the args as rewritten, or null for "not rewritten") } }
+             * @example [
+             *       {
+             *         "name": "big payments ask twice",
+             *         "tool": "oa__purchase_pay",
+             *         "args": {
+             *           "id": "PO-1",
+             *           "amount": 90000
+             *         },
+             *         "expect": {
+             *           "decision": "ask",
+             *           "approvals": 2
+             *         }
+             *       }
+             *     ]
+             */
+            cases: {
+                [key: string]: unknown;
+            }[];
+        };
+        PolicyTestsResponse: {
+            cases: components["schemas"]["PolicyTestCaseResponse"][];
+            updated_at: string | null;
+            updated_by: string | null;
         };
         PolicyVersionResponse: {
             comment: string | null;
@@ -2133,6 +2302,8 @@ export interface components {
             mode: "live";
             /** @description Set on a rollback: the version it restored */
             rolled_back_to: number | null;
+            /** @description Saved with force: true although these policy test cases failed (null when the tests passed or there were none) */
+            tests_forced: string[] | null;
             version: number;
         };
         ReadOnlyResponse: {
@@ -2308,6 +2479,8 @@ export interface components {
         ShadowPromoteDto: {
             /** @description Comment of the new live version (default: "promoted from shadow <id>") */
             comment?: string;
+            /** @description Promote even if the policy tests fail on the shadow (the failing cases are recorded) */
+            force?: boolean;
         };
         ShadowReportResponse: {
             /** @description The differing calls, oldest first (at most 1000) */
@@ -2765,6 +2938,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ShadowPromotedResponse"];
+                };
+            };
+        };
+    };
+    PolicyTestsController_runAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyTestRunDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyTestRunResponse"];
+                };
+            };
+        };
+    };
+    PolicyTestsController_getAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyTestsResponse"];
+                };
+            };
+        };
+    };
+    PolicyTestsController_replaceAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyTestsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyTestsResponse"];
                 };
             };
         };
@@ -4158,6 +4402,71 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ShadowPromotedResponse"];
+                };
+            };
+        };
+    };
+    PolicyTestsController_runOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyTestRunDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyTestRunResponse"];
+                };
+            };
+        };
+    };
+    PolicyTestsController_getOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyTestsResponse"];
+                };
+            };
+        };
+    };
+    PolicyTestsController_replaceOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyTestsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyTestsResponse"];
                 };
             };
         };

@@ -56,6 +56,6 @@ export class AgentVersionsController {
   @HttpCode(200)
   @ApiOkResponse({ type: AgentResponse })
   rollback(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: PolicyRollbackDto) {
-    return this.agents.rollbackPolicy(p.orgId, id, body.version, p.userId, body.comment);
+    return this.agents.rollbackPolicy(p.orgId, id, body.version, p.userId, { comment: body.comment, force: body.force });
   }
 }

@@ -1,8 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { AppConfig, AuditTrail, BadInputError, EgressPolicy, findCycle, isUuid, NotFoundError } from '@warden/common';
 import { ConfigCache } from '@warden/database';
-import { HookResolver, PolicyVersions, type VersionOrigin } from '@warden/hooks';
+import { HookResolver, PolicyTestGate, PolicyVersions, type VersionOrigin } from '@warden/hooks';
 import { In, Repository } from 'typeorm';
 import { LlmCredentialsService } from '../llm-credentials/llm-credentials.service.js';
 import { operatorKeyOriginProblem } from '../llm/llm-key-origin.js';
@@ -36,6 +36,7 @@ export class AgentsService {
     private readonly audit: AuditTrail,
     private readonly cache: ConfigCache,
     private readonly versions: PolicyVersions,
+    @Optional() private readonly tests?: PolicyTestGate,
   ) {}
 
   async list(orgId: string): Promise<AgentView[]> {
@@ -112,11 +113,17 @@ export class AgentsService {
   async update(orgId: string, id: string, dto: AgentDto, actor: string | null): Promise<AgentView> {
     const existing = await this.find(orgId, id);
     await this.validate(orgId, dto, id);
-    return this.save(existing, dto, { createdBy: actor, comment: dto.comment });
+    return this.save(existing, dto, { createdBy: actor, comment: dto.comment }, dto.force === true);
   }
 
   /** Puts back the policy of `version` (the rest of the config stays), checked like a save; itself a new version. */
-  async rollbackPolicy(orgId: string, id: string, version: number, actor: string | null, comment?: string): Promise<AgentView> {
+  async rollbackPolicy(
+    orgId: string,
+    id: string,
+    version: number,
+    actor: string | null,
+    opts: { comment?: string; force?: boolean } = {},
+  ): Promise<AgentView> {
     const existing = await this.find(orgId, id);
     const target = await this.versions.get(agentPolicy(orgId, id), version).catch((err: unknown) => {
       if (err instanceof NotFoundError) throw new BadInputError(`version ${version} is not a policy version of agent ${id}`);
@@ -128,12 +135,17 @@ export class AgentsService {
       model_config_json: withPolicy(existing.modelConfigJson, target.config),
     };
     await this.validate(orgId, dto, id);
-    return this.save(existing, dto, { createdBy: actor, comment, rolledBackTo: version });
+    return this.save(existing, dto, { createdBy: actor, comment: opts.comment, rolledBackTo: version }, opts.force === true);
   }
 
-  /** The change, its policy version (when the policy changed, or on a rollback) and its audit event commit together. */
-  private async save(existing: Agent, dto: AgentDto, origin: VersionOrigin): Promise<AgentView> {
+  /**
+   * The change, its policy version (when the policy changed, or on a rollback) and its audit event commit together.
+   * The policy's tests run first (409 naming the failing cases unless `force`; forced, they are recorded).
+   */
+  private async save(existing: Agent, dto: AgentDto, checked: VersionOrigin, force: boolean): Promise<AgentView> {
     const { orgId, id } = existing;
+    const testsForced = (await this.tests?.check(agentPolicy(orgId, id), policyOf(dto.model_config_json), force)) ?? [];
+    const origin = { ...checked, testsForced };
     const before = audited(existing);
     const saved = await this.agents.manager.transaction(async (m) => {
       // Changes of one agent's policy are serialized, so concurrent saves get consecutive versions in commit order.

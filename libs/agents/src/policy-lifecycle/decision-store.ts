@@ -85,18 +85,35 @@ export class DecisionStore {
     return Number(row.n);
   }
 
-  /** The calls decided in [from, to), oldest first, `limit` at a time after id `after` (keyset pages). */
-  async page(orgId: string, from: Date, to: Date, agentId: string | undefined, after: string, limit: number): Promise<StoredCall[]> {
-    const rows = await this.dataSource.query<Row[]>(
+  /**
+   * The calls decided in [from, to), oldest first, `limit` at a time after `after` (keyset pages in the order of the
+   * (org, [agent,] created_at, id) indexes, so each page is one index range read: no re-scan of the window per page).
+   */
+  async page(
+    orgId: string,
+    window: { from: Date; to: Date; agentId?: string },
+    after: PageMark | null,
+    limit: number,
+  ): Promise<{ calls: StoredCall[]; next: PageMark | null }> {
+    const { from, to, agentId } = window;
+    const agent = agentId === undefined ? '' : 'AND agent_id = $6';
+    const rows = await this.dataSource.query<Array<Row & { at_key: string }>>(
       `SELECT id::text, org_id, agent_id, user_id, run_id, call_id, tool, args, decision, approvals, tier, blocked_by, reason,
-              args_digest, rewritten, created_at
+              args_digest, rewritten, created_at, created_at::text AS at_key
          FROM policy_decisions
-        WHERE org_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::text IS NULL OR agent_id = $4) AND id > $5::bigint
-        ORDER BY policy_decisions.id LIMIT $6`,
-      [orgId, from, to, agentId ?? null, after, limit],
+        WHERE org_id = $1 ${agent} AND created_at >= $2 AND created_at < $3 AND (created_at, id) > ($4::timestamptz, $5::bigint)
+        ORDER BY created_at, id LIMIT ${limit}`,
+      [orgId, from, to, after?.at ?? from.toISOString(), after?.id ?? '0', ...(agentId === undefined ? [] : [agentId])],
     );
-    return rows.map(toCall);
+    const last = rows.at(-1);
+    return { calls: rows.map(toCall), next: last ? { at: last.at_key, id: last.id } : null };
   }
+}
+
+/** Where a page ends: the next page starts after this (time as PostgreSQL wrote it, to the microsecond; id). */
+export interface PageMark {
+  at: string;
+  id: string;
 }
 
 function toCall(r: Row): StoredCall {

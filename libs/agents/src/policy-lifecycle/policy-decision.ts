@@ -39,7 +39,8 @@ export function decisionOf(
     blocked_by: decision === 'block' ? (verdict.blockedBy ?? null) : null,
     reason: decision === 'block' ? (verdict.error ?? null) : null,
     args_digest: digest,
-    rewritten: digest !== actionDigest(tool, modelArgs),
+    // The chain passes the model's args on as they are unless a hook rewrites them: then no second digest is needed.
+    rewritten: verdict.args !== modelArgs && digest !== actionDigest(tool, modelArgs),
   };
 }
 

@@ -79,14 +79,14 @@ export class PolicyEvaluator {
     return this.tools.metadataFor(tools.get(tool), args);
   }
 
-  /** The candidate's decision for `call`, and the command/HTTP hooks it did not run. */
+  /** The candidate's decision for `call`, the args as its chain left them, and the command/HTTP hooks it did not run. */
   async decide(
     registry: HookRegistry,
     setup: CandidateSetup,
     call: EvaluatedCall,
     metadata: ToolCallMetadata,
     allowExternal = false,
-  ): Promise<{ decision: Decision; skipped: string[] }> {
+  ): Promise<{ decision: Decision; args: ToolArgs; skipped: string[] }> {
     const verdict = await registry.runPreToolUse({
       toolName: call.tool,
       toolArgs: call.args,
@@ -99,7 +99,7 @@ export class PolicyEvaluator {
       metadata: { ...metadata, agent: setup.agent, dryRun: true, ...(allowExternal ? {} : { externalHooks: 'skip' as const }) },
       emit: noEmit,
     });
-    return { decision: decisionOf(call.tool, call.args, verdict, setup.agent), skipped: skippedHooks(verdict) };
+    return { decision: decisionOf(call.tool, call.args, verdict, setup.agent), args: verdict.args, skipped: skippedHooks(verdict) };
   }
 }
 

@@ -5,7 +5,7 @@ import { agentPolicy } from '../agents/agent-policy.js';
 import { AgentsService } from '../agents/agents.service.js';
 import { CandidateCheck } from './candidate-check.js';
 import { DecisionRecorder } from './decision-recorder.js';
-import { DecisionStore, type StoredCall } from './decision-store.js';
+import { DecisionStore, type PageMark, type StoredCall } from './decision-store.js';
 import { differences, type Decision, type Difference } from './policy-decision.js';
 import { PolicyEvaluator, type Candidate, type CandidateSetup } from './policy-evaluator.js';
 import { checkCallCount, replayWindow } from './replay-window.js';
@@ -75,19 +75,24 @@ export class ReplayService {
     const tools = await this.evaluator.toolsOf(orgId);
     const summary = emptySummary();
     const changes: ReplayChange[] = [];
-    for (let after = '0'; ;) {
-      const page = await this.store.page(orgId, window.from, window.to, body.agent, after, PAGE);
-      if (page.length === 0) break;
-      for (const call of page) {
+    const allowExternal = body.allow_external_hooks === true;
+    const pageAfter = (after: PageMark | null) => this.store.page(orgId, { ...window, agentId: body.agent }, after, PAGE);
+    // The next page is read while this one is decided (the database works while the evaluation does).
+    for (let pending = pageAfter(null); ;) {
+      const { calls, next } = await pending;
+      if (!next) break;
+      pending = pageAfter(next);
+      // Awaited on the next turn; should a decision below throw first, its failure must not go unhandled.
+      pending.catch(() => undefined);
+      for (const call of calls) {
         const { registry, setup } = await chainOf(call.agentId ?? '');
         const evaluated = { ...call, agentId: call.agentId ?? '', userId: call.userId ?? '' };
         const metadata = this.evaluator.metadata(tools, call.tool, call.args);
-        const { decision, skipped } = await this.evaluator.decide(registry, setup, evaluated, metadata, body.allow_external_hooks === true);
+        const { decision, skipped } = await this.evaluator.decide(registry, setup, evaluated, metadata, allowExternal);
         const diff = differences(call.decision, decision);
         count(summary, call.decision, decision, diff, skipped);
         if (diff.length && changes.length < REPLAY_MAX_LISTED) changes.push(change(call, decision, diff, skipped));
       }
-      after = page[page.length - 1].id;
     }
     summary.text = summaryText(summary);
     return { from: window.from, to: window.to, agent: body.agent ?? null, summary, changes, truncated: summary.changed > changes.length };

@@ -48,7 +48,7 @@ export class ShadowController {
   @HttpCode(200)
   @ApiOkResponse({ type: ShadowPromotedResponse })
   promoteAgent(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: ShadowPromoteDto) {
-    return this.shadows.promote(agentPolicy(p.orgId, id), p.userId, body.comment);
+    return this.shadows.promote(agentPolicy(p.orgId, id), p.userId, body);
   }
 
   @Post('agents/:id/shadow/discard')
@@ -80,7 +80,7 @@ export class ShadowController {
   @HttpCode(200)
   @ApiOkResponse({ type: ShadowPromotedResponse })
   promoteOrg(@CurrentPrincipal() p: Principal, @Body() body: ShadowPromoteDto) {
-    return this.shadows.promote(orgHooks(p), p.userId, body.comment);
+    return this.shadows.promote(orgHooks(p), p.userId, body);
   }
 
   @Post('org/hooks/shadow/discard')

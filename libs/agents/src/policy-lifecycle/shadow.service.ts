@@ -91,15 +91,16 @@ export class ShadowService {
   }
 
   /** Saves the shadow as the subject's next live version, then ends it. */
-  async promote(s: PolicySubject, by: string, comment?: string) {
+  async promote(s: PolicySubject, by: string, opts: { comment?: string; force?: boolean } = {}) {
     const shadow = await this.required(s);
-    const why = comment ?? `promoted from shadow ${shadow.id}`;
+    const why = opts.comment ?? `promoted from shadow ${shadow.id}`;
     if (s.type === 'org_hooks') {
-      await this.orgHooks.put(s.orgId, by, shadow.config, why);
+      await this.orgHooks.put(s.orgId, by, shadow.config, { comment: why, force: opts.force });
     } else {
       const agent = await this.agents.find(s.orgId, s.id);
       const model_config_json = withPolicy(agent.modelConfigJson, shadow.config);
-      await this.agents.update(s.orgId, s.id, { name: agent.name, instructions: agent.instructions, model_config_json, comment: why }, by);
+      const dto = { name: agent.name, instructions: agent.instructions, model_config_json, comment: why, force: opts.force };
+      await this.agents.update(s.orgId, s.id, dto, by);
     }
     await this.dataSource.transaction((m) => this.store.end(shadow.id, 'promoted', m));
     return { promoted: shadow.id, version: await this.versions.latest(s) };

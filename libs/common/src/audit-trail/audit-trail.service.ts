@@ -28,9 +28,10 @@ export interface ConfigChangeInput {
   entityId: string;
   /**
    * `rolled_back`: a policy restored from an earlier version (agents, org hooks); `shadow_deployed` /
-   * `shadow_discarded`: a candidate policy put beside the live one, or taken away (#34; a promotion is an update).
+   * `shadow_discarded`: a candidate policy put beside the live one, or taken away (#34; a promotion is an update);
+   * `tests_replaced`: the policy's test cases replaced (#34).
    */
-  change: 'created' | 'updated' | 'deleted' | 'rolled_back' | 'shadow_deployed' | 'shadow_discarded';
+  change: 'created' | 'updated' | 'deleted' | 'rolled_back' | 'shadow_deployed' | 'shadow_discarded' | 'tests_replaced';
   /** Secret-free views of the entity before and after (null when it did not exist). */
   before: Record<string, unknown> | null;
   after: Record<string, unknown> | null;
@@ -46,6 +47,8 @@ export interface PolicyVersionMark {
   created: boolean;
   rolled_back_to?: number;
   comment?: string | null;
+  /** A save forced past failing policy tests (#34): the cases that failed. */
+  tests_forced?: string[];
 }
 
 type AppendedListener = (events: ChainedAuditEvent[]) => void;
@@ -83,7 +86,7 @@ export class AuditTrail {
 
   /** Records a configuration change with its diff; secrets appear only as `secret_changed`. */
   async configChange(c: ConfigChangeInput, tx?: Queryable): Promise<void> {
-    const changes: ConfigChange[] = ['updated', 'rolled_back', 'shadow_deployed', 'shadow_discarded'].includes(c.change)
+    const changes: ConfigChange[] = ['updated', 'rolled_back', 'shadow_deployed', 'shadow_discarded', 'tests_replaced'].includes(c.change)
       ? configDiff(c.before, c.after)
       : [];
     for (const name of c.secretsChanged ?? []) changes.push({ path: `secrets.${name}`, secret_changed: true });

@@ -31,6 +31,7 @@ import { PolicyVersions1766200009000 } from './1766200009000-policy-versions.js'
 import { WorkflowRunsByWorkflow1766300300000 } from './1766300300000-workflow-runs-by-workflow.js';
 import { ScimDirectory1766300700000 } from './1766300700000-scim-directory.js';
 import { ConfirmationContext1766300900000 } from './1766300900000-confirmation-context.js';
+import { PolicyVersionTestsForced1766301000000 } from './1766301000000-policy-version-tests-forced.js';
 import { ConfigNotifyRealChanges1766301400000 } from './1766301400000-config-notify-real-changes.js';
 
 /**
@@ -71,5 +72,6 @@ export const MIGRATIONS = [
   ScimDirectory1766300700000,
   PolicyLifecycle1766300800000,
   ConfirmationContext1766300900000,
+  PolicyVersionTestsForced1766301000000,
   ConfigNotifyRealChanges1766301400000,
 ];

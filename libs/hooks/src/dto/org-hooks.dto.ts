@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { HookPoint } from '../hook.types.js';
-import { IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsArray, IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
 
 /** The same schema as `model_config_json.hooks`; entries are checked by the hook resolver (400 naming each problem). */
 export class OrgHooksDto {
@@ -24,6 +24,11 @@ export class OrgHooksDto {
   @IsString()
   @MaxLength(1000)
   comment?: string;
+
+  @ApiPropertyOptional({ description: 'Save even if the policy tests fail on these hooks (the failing cases are recorded)' })
+  @IsOptional()
+  @IsBoolean()
+  force?: boolean;
 }
 
 export class OrgHooksResponse {

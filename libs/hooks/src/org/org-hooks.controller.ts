@@ -23,8 +23,8 @@ export class OrgHooksController {
   @ApiOkResponse({ type: OrgHooksResponse })
   put(@CurrentPrincipal() p: Principal, @Body() body: OrgHooksDto) {
     // The DTO's own fields as a plain record (the comment goes with the version): what is validated and stored as JSON.
-    const { comment, ...hooks } = body;
-    return this.orgHooks.put(p.orgId, p.userId, Object.fromEntries(Object.entries(hooks)), comment);
+    const { comment, force, ...hooks } = body;
+    return this.orgHooks.put(p.orgId, p.userId, Object.fromEntries(Object.entries(hooks)), { comment, force });
   }
 
   @Get('agents/:id/hooks/effective')

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { AuditTrail, BadInputError, NotFoundError } from '@warden/common';
 import { TransactionRunner } from '@warden/database';
 import { AgentConfigLookup } from '../agent-config-lookup.js';
@@ -6,10 +6,17 @@ import { byRunOrder } from '../hook-catalog.js';
 import { HookPoint } from '../hook.types.js';
 import { HookResolver } from '../hook-resolver.js';
 import { OrgHooksStore } from './org-hooks.store.js';
+import { PolicyTestGate } from '../versions/policy-test-gate.js';
 import { PolicyVersions, type PolicySubject, type VersionOrigin } from '../versions/policy-versions.js';
 
 const POINT_ORDER = Object.values(HookPoint);
 const subject = (orgId: string): PolicySubject => ({ orgId, type: 'org_hooks', id: orgId });
+
+/** Why a save is made, and whether it goes ahead although the policy tests fail on it. */
+export interface SaveOptions {
+  comment?: string;
+  force?: boolean;
+}
 
 /** Org-wide hooks: saved after the resolver accepts them; every agent of the org runs them with its own. */
 @Injectable()
@@ -21,6 +28,7 @@ export class OrgHooksService {
     private readonly tx: TransactionRunner,
     private readonly audit: AuditTrail,
     private readonly versions: PolicyVersions,
+    @Optional() private readonly tests?: PolicyTestGate,
   ) {}
 
   async get(orgId: string) {
@@ -28,23 +36,28 @@ export class OrgHooksService {
     return { hooks: found?.hooks ?? {}, updated_by: found?.updatedBy ?? null, updated_at: found?.updatedAt.toISOString() ?? null };
   }
 
-  /** Saves the org's hooks as a new policy version (none when they did not change); 400 naming each problem. */
-  async put(orgId: string, userId: string, hooks: Record<string, unknown>, comment?: string) {
-    return this.save(orgId, userId, hooks, { createdBy: userId, comment });
+  /**
+   * Saves the org's hooks as a new policy version (none when they did not change); 400 naming each problem, 409
+   * naming the failing policy tests unless `force`.
+   */
+  async put(orgId: string, userId: string, hooks: Record<string, unknown>, opts: SaveOptions = {}) {
+    return this.save(orgId, userId, hooks, { createdBy: userId, comment: opts.comment }, opts.force === true);
   }
 
   /** Puts back the hooks of `version` (checked again like a save); the rollback is itself a new version. */
-  async rollback(orgId: string, userId: string, version: number, comment?: string) {
+  async rollback(orgId: string, userId: string, version: number, opts: SaveOptions = {}) {
     const target = await this.versions.get(subject(orgId), version).catch((err: unknown) => {
       if (err instanceof NotFoundError) throw new BadInputError(`version ${version} is not a version of the org hooks`);
       throw err;
     });
-    return this.save(orgId, userId, target.config, { createdBy: userId, comment, rolledBackTo: version });
+    const origin = { createdBy: userId, comment: opts.comment, rolledBackTo: version };
+    return this.save(orgId, userId, target.config, origin, opts.force === true);
   }
 
-  private async save(orgId: string, userId: string, hooks: Record<string, unknown>, origin: VersionOrigin) {
+  private async save(orgId: string, userId: string, hooks: Record<string, unknown>, checked: VersionOrigin, force: boolean) {
     const problems = await this.resolver.validateOrg(hooks);
     if (problems.length) throw new BadInputError(`the org hooks are invalid: ${problems.join('; ')}`, problems);
+    const origin = { ...checked, testsForced: (await this.tests?.check(subject(orgId), hooks, force)) ?? [] };
     // The change, its version and its audit event (who, the diff of the hooks, the version) commit together.
     const saved = await this.tx.run(async ({ manager }) => {
       await this.versions.lock(subject(orgId), manager);

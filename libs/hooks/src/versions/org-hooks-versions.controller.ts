@@ -42,6 +42,6 @@ export class OrgHooksVersionsController {
   @HttpCode(200)
   @ApiOkResponse({ type: OrgHooksResponse })
   rollback(@CurrentPrincipal() p: Principal, @Body() body: PolicyRollbackDto) {
-    return this.service.rollback(p.orgId, p.userId, body.version, body.comment);
+    return this.service.rollback(p.orgId, p.userId, body.version, { comment: body.comment, force: body.force });
   }
 }

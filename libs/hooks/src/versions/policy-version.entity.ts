@@ -22,5 +22,7 @@ export class PolicyVersionRow {
   @Column('text', { nullable: true }) comment: string | null;
   /** Set on a rollback: the version whose config it restored. */
   @Column('integer', { nullable: true }) rolledBackTo: number | null;
+  /** Set on a save forced past failing policy tests: the cases that failed. */
+  @Column('text', { array: true, nullable: true }) testsForced: string[] | null;
   @Column('timestamptz', { default: () => 'now()' }) createdAt: Date;
 }

@@ -18,6 +18,8 @@ export interface PolicyVersionSummary {
   created_by: string | null;
   comment: string | null;
   rolled_back_to: number | null;
+  /** Saved with `force: true` although these policy test cases failed (null: the tests passed, or there were none). */
+  tests_forced: string[] | null;
   /** Every version is live for now (shadow deployment comes with #34's shadow mode). */
   mode: 'live';
 }
@@ -32,6 +34,8 @@ export interface VersionOrigin {
   createdBy: string | null;
   comment?: string | null;
   rolledBackTo?: number;
+  /** The failing policy test cases a forced save overrode. */
+  testsForced?: string[];
 }
 
 interface Row {
@@ -40,10 +44,11 @@ interface Row {
   created_by: string | null;
   comment: string | null;
   rolled_back_to: number | null;
+  tests_forced: string[] | null;
   created_at: Date;
 }
 
-const COLUMNS = 'version, config, created_by, comment, rolled_back_to, created_at';
+const COLUMNS = 'version, config, created_by, comment, rolled_back_to, tests_forced, created_at';
 const WHERE_SUBJECT = 'org_id = $1 AND subject_type = $2 AND subject_id = $3';
 
 /**
@@ -74,20 +79,32 @@ export class PolicyVersions {
       s.type,
       s.id,
     ]);
-    if (latest && origin.rolledBackTo === undefined && canonicalJson(latest.config) === canonicalJson(config)) {
+    const forced = origin.testsForced?.length ? origin.testsForced : null;
+    if (latest && origin.rolledBackTo === undefined && !forced && canonicalJson(latest.config) === canonicalJson(config)) {
       return { version: latest.version, created: false };
     }
     const version = (latest?.version ?? 0) + 1;
     await tx.query(
-      `INSERT INTO policy_versions (subject_type, subject_id, version, org_id, config, created_by, comment, rolled_back_to)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [s.type, s.id, version, s.orgId, JSON.stringify(config), origin.createdBy, origin.comment ?? null, origin.rolledBackTo ?? null],
+      `INSERT INTO policy_versions (subject_type, subject_id, version, org_id, config, created_by, comment, rolled_back_to, tests_forced)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        s.type,
+        s.id,
+        version,
+        s.orgId,
+        JSON.stringify(config),
+        origin.createdBy,
+        origin.comment ?? null,
+        origin.rolledBackTo ?? null,
+        forced,
+      ],
     );
     return {
       version,
       created: true,
       ...(origin.rolledBackTo !== undefined ? { rolled_back_to: origin.rolledBackTo } : {}),
       ...(origin.comment ? { comment: origin.comment } : {}),
+      ...(forced ? { tests_forced: forced } : {}),
     };
   }
 
@@ -157,6 +174,7 @@ function summary(r: Row): PolicyVersionSummary {
     created_by: r.created_by,
     comment: r.comment,
     rolled_back_to: r.rolled_back_to,
+    tests_forced: r.tests_forced,
     mode: 'live',
   };
 }

@@ -8,12 +8,19 @@ import { data, http } from '../../api/typed';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { DryRunPanel } from '../DryRunPanel';
 import { HooksEditor, normaliseHooks, type HooksValue } from '../HooksEditor';
+import { ForceConfirm } from '../policy/ForceConfirm';
+import { PolicyLifecyclePanels } from '../policy/PolicyLifecyclePanels';
 import { isObject, NEW_CONFIG, problemsAt, unclaimed, withKey, type ConfigJson } from './agent-config';
 import { EffectiveChain, useOrgClassHooks } from './EffectiveChain';
 import { ModelFields } from './ModelFields';
 import { PolicyFields } from './PolicyFields';
 import { ToolsFields } from './ToolsFields';
 import { useAgentProblems } from './useAgentProblems';
+
+const POLICY_KEYS = ['hooks', 'confirmation', 'require_confirmation_for_all'];
+/** The agent's policy as edited: what is versioned, shadowed, replayed and tested. */
+const policyOf = (config: ConfigJson) =>
+  Object.fromEntries(Object.entries(config).filter(([k, v]) => POLICY_KEYS.includes(k) && v !== undefined));
 
 const hooksJson = (v: HooksValue) => {
   const out = { ...(v.class_hooks.length ? { class_hooks: v.class_hooks } : {}), ...(v.yaml ? { yaml: v.yaml } : {}) };
@@ -75,22 +82,28 @@ export function AgentEditor() {
     }
   };
 
+  const [testsRefused, setTestsRefused] = useState<string | null>(null);
   const save = useMutation({
-    mutationFn: () => {
-      const body = { name, instructions, model_config_json: config };
+    mutationFn: (force: boolean) => {
+      const body = { name, instructions, model_config_json: config, ...(force ? { force } : {}) };
       return isNew
         ? data(http.POST('/api/agents', { body }))
         : data(http.PUT('/api/agents/{id}', { params: { path: { id: agentId } }, body }));
     },
     onSuccess: (a) => {
       setSaveProblems([]);
+      setTestsRefused(null);
       notifications.show({ color: 'green', message: `Saved ${a.name}` });
       void queries.invalidateQueries({ queryKey: ['agents'] });
       void queries.invalidateQueries({ queryKey: ['agent', a.id] });
       void queries.invalidateQueries({ queryKey: ['effective-hooks', a.id] });
       if (isNew) void navigate(`/admin/agents/${a.id}`, { replace: true });
     },
-    onError: (err) => setSaveProblems(err instanceof ApiError && err.problems.length ? err.problems : [err.message]),
+    onError: (err) => {
+      // 409: the policy's tests fail on this change; the admin may save anyway (recorded with the version).
+      if (err instanceof ApiError && err.status === 409) setTestsRefused(err.message);
+      else setSaveProblems(err instanceof ApiError && err.problems.length ? err.problems : [err.message]);
+    },
   });
   const general = unclaimed(problems);
 
@@ -152,8 +165,17 @@ export function AgentEditor() {
                 </List>
               </Alert>
             )}
+            {testsRefused && (
+              <ForceConfirm
+                title="Not saved: the policy tests fail"
+                message={testsRefused}
+                action="Save anyway"
+                onForce={() => save.mutate(true)}
+                onCancel={() => setTestsRefused(null)}
+              />
+            )}
             <Group>
-              <Button onClick={() => save.mutate()} disabled={!!jsonError || !name.trim()} loading={save.isPending}>
+              <Button onClick={() => save.mutate(false)} disabled={!!jsonError || !name.trim()} loading={save.isPending}>
                 Save agent
               </Button>
               {live.checking && (
@@ -172,6 +194,13 @@ export function AgentEditor() {
         <Grid.Col span={{ base: 12, md: 5 }}>
           <Stack>
             <DryRunPanel modelConfig={config} hooks={hooks} />
+            {!isNew && (
+              <PolicyLifecyclePanels
+                subject={{ type: 'agent', id: agentId }}
+                candidate={policyOf(config)}
+                onChanged={() => void queries.invalidateQueries({ queryKey: ['agent', agentId] })}
+              />
+            )}
             {!isNew && <EffectiveChain agentId={agentId} name={agent.data?.name ?? ''} />}
           </Stack>
         </Grid.Col>

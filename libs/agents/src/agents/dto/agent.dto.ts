@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsObject, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { IsArray, IsBoolean, IsObject, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 
 export class AgentDto {
   @ApiProperty() @IsString() @MinLength(1) @MaxLength(200) name: string;
@@ -10,6 +10,10 @@ export class AgentDto {
   @IsString()
   @MaxLength(1000)
   comment?: string;
+  @ApiPropertyOptional({ description: "Save even if the agent's policy tests fail on the new policy (the failing cases are recorded)" })
+  @IsOptional()
+  @IsBoolean()
+  force?: boolean;
 }
 
 /** A config to check without saving it (POST /api/agents/validate). */

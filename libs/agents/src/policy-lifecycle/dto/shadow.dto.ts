@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 
 const CONFIG = {
   type: 'object',
@@ -28,6 +28,11 @@ export class ShadowPromoteDto {
   @IsString()
   @MaxLength(1000)
   comment?: string;
+
+  @ApiPropertyOptional({ description: 'Promote even if the policy tests fail on the shadow (the failing cases are recorded)' })
+  @IsOptional()
+  @IsBoolean()
+  force?: boolean;
 }
 
 export class ShadowResponse {

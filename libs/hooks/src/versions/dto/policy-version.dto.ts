@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { OptionalJsonValue } from '@warden/common';
 
 /** POST …/rollback: the version to put back, and why. */
@@ -15,6 +15,11 @@ export class PolicyRollbackDto {
   @IsString()
   @MaxLength(1000)
   comment?: string;
+
+  @ApiPropertyOptional({ description: "Save even if the policy's tests fail on it (the failing cases are recorded with the version)" })
+  @IsOptional()
+  @IsBoolean()
+  force?: boolean;
 }
 
 export class PolicyVersionResponse {
@@ -23,6 +28,12 @@ export class PolicyVersionResponse {
   @ApiProperty({ type: String, nullable: true }) created_by: string | null;
   @ApiProperty({ type: String, nullable: true }) comment: string | null;
   @ApiProperty({ type: Number, nullable: true, description: 'Set on a rollback: the version it restored' }) rolled_back_to: number | null;
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    description: 'Saved with force: true although these policy test cases failed (null when the tests passed or there were none)',
+  })
+  tests_forced: string[] | null;
   @ApiProperty({ enum: ['live'] }) mode: string;
 }
 

@@ -66,50 +66,54 @@ describe('an idle instance sends no statement (server process, PostgreSQL)', () 
   });
 });
 
-describe('a run parked on an approval costs no statement while it waits (server process, PostgreSQL)', () => {
-  let llm: FakeOpenAI;
-  let oa: HttpFake;
-  let h: Harness;
-  let server: ServerProcess | undefined;
-
+/**
+ * A paying model, a connector fake and a harness, set up and torn down around the describe; each test starts the
+ * counted server itself (`t.server`). The harness's own set-up instance is stopped: only the counted one runs.
+ */
+function payingInstance(env: Record<string, string>) {
+  const t = {} as { llm: FakeOpenAI; oa: HttpFake; h: Harness; server?: ServerProcess };
   beforeAll(async () => {
-    llm = await startFakeOpenAI(payingModel);
-    oa = await startHttpFake(() => ({ paid: true }));
-    h = await startHarness({ llm, oa, env: SHORT_INTERVALS });
-    // The harness's set-up instance stops: the one counted is started with the counter.
-    await (await h.start()).stop();
-  });
+    t.llm = await startFakeOpenAI(payingModel);
+    t.oa = await startHttpFake(() => ({ paid: true }));
+    t.h = await startHarness({ llm: t.llm, oa: t.oa, env });
+    await (await t.h.start()).stop();
+  }, 120_000);
   afterAll(async () => {
-    server?.child.kill('SIGKILL');
-    await server?.exited;
-    await h?.close();
-    await llm?.close();
-    await oa?.close();
+    t.server?.child.kill('SIGKILL');
+    await t.server?.exited;
+    await t.h?.close();
+    await t.llm?.close();
+    await t.oa?.close();
   });
+  return t;
+}
+
+describe('a run parked on an approval costs no statement while it waits (server process, PostgreSQL)', () => {
+  const t = payingInstance(SHORT_INTERVALS);
 
   it('parked: 0 statements over 30 intervals of every loop; the approval then continues it, paid once', async () => {
-    server = await startServerProcess(h.env, { nodeArgs: ['--require', COUNTER], timeoutMs: 90_000 });
-    const events = await h.chatUntil(server, 'Pay PO-IDLE amount 60000', (e) => e.event === 'confirmation_pending');
+    t.server = await startServerProcess(t.h.env, { nodeArgs: ['--require', COUNTER], timeoutMs: 90_000 });
+    const events = await t.h.chatUntil(t.server, 'Pay PO-IDLE amount 60000', (e) => e.event === 'confirmation_pending');
     const runId = events[0].data.run_id as string;
     const confirmationId = events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string;
     await until('the run parked', async () => {
-      const { rows } = await h.sql.query(`SELECT parked_on FROM agent_runs WHERE id = $1`, [runId]);
+      const { rows } = await t.h.sql.query(`SELECT parked_on FROM agent_runs WHERE id = $1`, [runId]);
       return rows[0]?.parked_on !== null;
     });
     // Settled: the sweep due one lease period after the run's last event has run (and found only a far deadline).
-    const settled = await afterTicks(server, (lastReport(server)?.ticks ?? 0) + 20);
-    const later = await afterTicks(server, settled.ticks + 30);
+    const settled = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 20);
+    const later = await afterTicks(t.server, settled.ticks + 30);
     expect({ statements: later.statements - settled.statements, recent: later.recent }).toEqual({
       statements: 0,
       recent: settled.recent,
     });
 
-    expect((await h.api(server, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status).toBe(200);
+    expect((await t.h.api(t.server, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status).toBe(200);
     await until('the run completed', async () => {
-      const { rows } = await h.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId]);
+      const { rows } = await t.h.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId]);
       return rows[0]?.status === 'completed';
     });
-    expect(oa.requests.filter((r) => r.path === '/purchases/PO-IDLE/pay')).toHaveLength(1);
+    expect(t.oa.requests.filter((r) => r.path === '/purchases/PO-IDLE/pay')).toHaveLength(1);
   });
 });
 
@@ -118,36 +122,19 @@ const CONFIGURATION =
   /FROM "?(agents|org_hooks|connectors|connector_actions|mcp_servers|orgs|policy_shadows)"?\b|INTO (orgs|users|org_members)\b/i;
 
 describe('a chat run after the first reads no configuration (server process, PostgreSQL)', () => {
-  let llm: FakeOpenAI;
-  let oa: HttpFake;
-  let h: Harness;
-  let server: ServerProcess | undefined;
-
-  beforeAll(async () => {
-    llm = await startFakeOpenAI(payingModel);
-    oa = await startHttpFake(() => ({ paid: true }));
-    h = await startHarness({ llm, oa, env: { STATEMENT_COUNTER_TICK_MS: String(TICK_MS), STATEMENT_COUNTER_RECENT: '200' } });
-    await (await h.start()).stop();
-  }, 120_000);
-  afterAll(async () => {
-    server?.child.kill('SIGKILL');
-    await server?.exited;
-    await h?.close();
-    await llm?.close();
-    await oa?.close();
-  });
+  const t = payingInstance({ STATEMENT_COUNTER_TICK_MS: String(TICK_MS), STATEMENT_COUNTER_RECENT: '200' });
 
   it('the same member, agent and token: no sign-in provisioning, no agent, hook or catalog read', async () => {
-    server = await startServerProcess(h.env, { nodeArgs: ['--require', COUNTER], timeoutMs: 90_000 });
+    t.server = await startServerProcess(t.h.env, { nodeArgs: ['--require', COUNTER], timeoutMs: 90_000 });
     const done = (e: { event: string }) => e.event === 'done';
-    await h.chatUntil(server, 'Pay PO-WARM amount 100', done);
+    await t.h.chatUntil(t.server, 'Pay PO-WARM amount 100', done);
     // Settled: 20 ticks (2 s) lets the first run's batched writes (decisions linger up to 1 s) go out.
-    const settled = await afterTicks(server, (lastReport(server)?.ticks ?? 0) + 20);
-    await h.chatUntil(server, 'Pay PO-SECOND amount 100', done);
-    const later = await afterTicks(server, (lastReport(server)?.ticks ?? 0) + 20);
+    const settled = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 20);
+    await t.h.chatUntil(t.server, 'Pay PO-SECOND amount 100', done);
+    const later = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 20);
     const statements = later.recent.slice(later.recent.length - (later.statements - settled.statements));
     expect(statements.length).toBeGreaterThan(0); // the run itself was counted
     expect(statements.filter((s) => CONFIGURATION.test(s))).toEqual([]);
-    expect(oa.requests.filter((r) => r.path === '/purchases/PO-SECOND/pay')).toHaveLength(1);
+    expect(t.oa.requests.filter((r) => r.path === '/purchases/PO-SECOND/pay')).toHaveLength(1);
   }, 120_000);
 });

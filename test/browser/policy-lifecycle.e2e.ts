@@ -168,7 +168,7 @@ it('history and diff, replay, tests, a rollback refused then forced, a shadow re
   expect((await api(`/api/agents/${agent.id}`)).model_config_json.require_confirmation_for_all).toBe(true);
   const last = (await api(`/api/agents/${agent.id}/versions`)).at(-1);
   expect(last).toMatchObject({ version: 4, tests_forced: ['big payments ask twice'] });
-  expect(await panel().getByRole('switch', { name: 'Deploy as shadow' }).isChecked()).toBe(false);
+  await panel().getByRole('switch', { name: 'Deploy as shadow', checked: false }).waitFor();
 }, 180_000);
 
 it('the org hooks editor: its tests run against the live hooks, the diff of two versions, a shadow deployed and discarded', async () => {

@@ -26,13 +26,18 @@ export function ShadowPanel({ subject, candidate, onChanged }: { subject: Policy
     void queries.invalidateQueries({ queryKey: subjectKey(subject) });
   };
   const deploy = useMutation({ mutationFn: () => policyApi.deployShadow(subject, candidate), onSuccess: () => done('Deployed as shadow') });
-  const discard = useMutation({ mutationFn: () => policyApi.discard(subject), onSuccess: () => done('Shadow discarded') });
+  // Promoted or discarded, there is no shadow any more: the switch turns off with the message, not a refetch later.
+  const ended = (message: string) => {
+    queries.setQueryData(key, null);
+    done(message);
+  };
+  const discard = useMutation({ mutationFn: () => policyApi.discard(subject), onSuccess: () => ended('Shadow discarded') });
   const [refused, setRefused] = useState<string | null>(null);
   const promote = useMutation({
     mutationFn: (force: boolean) => policyApi.promote(subject, force),
     onSuccess: () => {
       setRefused(null);
-      done('Shadow promoted: it is the live policy now');
+      ended('Shadow promoted: it is the live policy now');
       onChanged();
     },
     onError: (err) => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { startFakeFeishu, type FakeFeishu } from '../fakes/fake-feishu.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { expectAccessible } from '../support/axe.js';
 import { apiToken, devSignIn, newPerson, screenshot, startConsole } from '../support/browser.js';
 import { until } from '../support/eventually.js';
@@ -16,11 +17,14 @@ let browser: Browser;
 let close: () => Promise<void>;
 let page: Page;
 let feishu: FakeFeishu;
+let llm: FakeOpenAI;
 const FEISHU_APP = { appId: 'cli_console', appSecret: 'console-SECRET-7f3a9c' };
 const ADMIN = { sub: 'demo-admin', org: 'demo', roles: ['admin'] };
 
 beforeAll(async () => {
-  [{ server, browser, close }, feishu] = await Promise.all([startConsole(), startFakeFeishu(FEISHU_APP)]);
+  llm = await startFakeOpenAI(() => ({ content: 'hello' }));
+  const modelKey = { WARDEN_LLM_KEY_FAKE: 'sk-fake', LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}` };
+  [{ server, browser, close }, feishu] = await Promise.all([startConsole(modelKey), startFakeFeishu(FEISHU_APP)]);
   ({ page } = await newPerson(browser, server.url));
   await devSignIn(page, ADMIN);
 }, 60_000);
@@ -28,6 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await close?.();
   await feishu?.close();
+  await llm?.close();
 });
 
 it('an admin attaches result_truncate through its generated form, sees it in a dry run, and saves it', async () => {
@@ -196,6 +201,8 @@ it('the read-only switch blocks every write tool, and the run trace shows the mo
   for (const r of audited) expect(r).toMatch(new RegExp(`^${time} hook audit_log · PostToolUse allow ${took}$`, 'i'));
   expect(rows.filter((r) => /observation oa__purchase_pay blocked by read_only_guard/i.test(r))).toHaveLength(2);
   expect(rows.at(-1)).toMatch(new RegExp(`^${time} model turn Model turn 2 answered ${took} Both payment requests are handled`, 'i'));
+  // The demo's scripted model is no model server: it reports no tokens, and the trace says so rather than show 0.
+  await page.getByTestId('run-tokens').getByText('Token use: the model server reported none for this run').waitFor();
   await expectAccessible(page, 'run trace');
   await screenshot(page, 'admin-run-trace');
 
@@ -260,3 +267,41 @@ it('an unknown admin address says there is no such page instead of freezing the 
   await page.getByRole('link', { name: 'agents', exact: true }).click();
   await page.getByRole('link', { name: 'Edit demo-buyer' }).waitFor();
 }, 30_000);
+
+it('a run on a model server shows the tokens each model turn used, as the server reported them, and their sum', async () => {
+  const token = await apiToken(server.url, ADMIN);
+  const api = async (path: string, body: unknown) => {
+    const res = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, text: await res.text() };
+  };
+  const model = { provider: 'openai', base_url: llm.baseUrl, model: 'fake-1', api_key_env: 'WARDEN_LLM_KEY_FAKE' };
+  const created = await api('/api/agents', {
+    name: 'token-counter',
+    instructions: 'You look up purchase orders.',
+    model_config_json: { model, tools: ['oa__get_purchase'] },
+  });
+  expect(created.status).toBe(201);
+  llm.setHandler((_, i) =>
+    [
+      { tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1001' } }], usage: { prompt_tokens: 1812, completion_tokens: 23 } },
+      { content: 'PO-1001 is open.', usage: { prompt_tokens: 1901, completion_tokens: 9 } },
+    ][i] ?? { content: 'out of script' },
+  );
+  const chat = await api('/api/chat', { agent_id: JSON.parse(created.text).id, message: 'Look up PO-1001' });
+  const runId = /"run_id":"([0-9a-f-]{36})"/.exec(chat.text)?.[1];
+  expect(chat.text).toContain('"status":"completed"');
+
+  await page.goto(`/admin/runs/${runId}`);
+  await page.getByTestId('run-tokens').getByText('Token use: 3,745 tokens (3,713 in, 32 out) over 2 model call(s)').waitFor();
+  const trace = page.getByRole('list', { name: 'Trace' });
+  await trace.getByText('Model turn 2').waitFor();
+  const turns = (await trace.locator('li[data-kind="model turn"]').allInnerTexts()).map((r) => r.replace(/\s+/g, ' '));
+  expect(turns).toHaveLength(2);
+  expect(turns[0]).toContain('· 1,835 tokens (1,812 in, 23 out) proposed oa__get_purchase');
+  expect(turns[1]).toMatch(/answered .*· 1,910 tokens \(1,901 in, 9 out\) PO-1001 is open\./i);
+  await expectAccessible(page, 'run trace with tokens');
+}, 60_000);

@@ -51,6 +51,27 @@ async function docShot(name: string): Promise<void> {
   await page.setViewportSize(size);
 }
 
+// First: later tests put result_truncate in the org's policy, where it is locked in every agent's editor.
+it('a hook ticked while the agent is still loading is not undone when it arrives', async () => {
+  // The agent's GET is held until the tick has been tried: the form must not take input it would then overwrite.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const agentGet = /\/api\/agents\/[0-9a-f-]{36}$/;
+  await page.route(agentGet, async (route) => {
+    if (route.request().method() === 'GET') await held;
+    await route.continue();
+  });
+  await page.getByRole('link', { name: 'Agents' }).click();
+  await page.getByRole('link', { name: 'Edit demo-buyer' }).click();
+  await page.getByText('Loading the agent…').waitFor();
+  const tick = page.getByLabel('Attach result_truncate').check();
+  release();
+  await tick;
+  await page.getByLabel('max_chars').waitFor();
+  expect(await page.getByLabel('Attach result_truncate').isChecked()).toBe(true);
+  await page.unroute(agentGet);
+}, 60_000);
+
 it('an admin creates an agent with a tier policy and a YAML hook through fields, reopens it and dry-runs it', async () => {
   await api('/api/org/hooks', { method: 'PUT', body: { class_hooks: [{ name: 'result_truncate', config: { max_chars: 4000 } }] } });
   await page.getByRole('link', { name: 'Agents' }).click();

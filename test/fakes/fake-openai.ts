@@ -16,6 +16,8 @@ export interface FakeReply {
   truncate?: boolean;
   /** Streaming: a 200 event stream that ends without a single chunk. */
   empty?: boolean;
+  /** The usage to report (default: about a token per 4 characters of the request and of the reply); null: none. */
+  usage?: { prompt_tokens: number; completion_tokens: number } | null;
 }
 
 export type FakeReplyHandler = (body: ChatRequestBody, index: number) => FakeReply | Promise<FakeReply>;
@@ -23,6 +25,7 @@ export type FakeReplyHandler = (body: ChatRequestBody, index: number) => FakeRep
 export interface ChatRequestBody {
   model: string;
   stream?: boolean;
+  stream_options?: { include_usage?: boolean };
   messages: Array<{
     role: string;
     content: string | null;
@@ -72,6 +75,7 @@ export async function startFakeOpenAI(handler: FakeReplyHandler): Promise<FakeOp
       name: c.name,
       arguments: c.arguments ?? JSON.stringify(c.args ?? {}),
     }));
+    const usage = usageOf(body, reply, calls);
     if (!body.stream) {
       if (reply.hang) return new Promise(() => undefined);
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -94,7 +98,7 @@ export async function startFakeOpenAI(handler: FakeReplyHandler): Promise<FakeOp
               },
             },
           ],
-          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          ...(usage ? { usage } : {}),
         }),
       );
       return;
@@ -117,6 +121,10 @@ export async function startFakeOpenAI(handler: FakeReplyHandler): Promise<FakeOp
     });
     if (reply.truncate) return void res.end();
     chunk({}, calls.length ? 'tool_calls' : 'stop');
+    // As OpenAI does with stream_options.include_usage: one more chunk, without choices, carrying the usage.
+    if (body.stream_options?.include_usage && usage) {
+      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage })}\n\n`);
+    }
     res.write('data: [DONE]\n\n');
     res.end();
   });
@@ -132,4 +140,15 @@ export async function startFakeOpenAI(handler: FakeReplyHandler): Promise<FakeOp
 /** The last message of a request of the given role. */
 export function lastMessage(body: ChatRequestBody, role: string): string {
   return [...body.messages].reverse().find((m) => m.role === role)?.content ?? '';
+}
+
+/** The usage a reply reports: its own, or an estimate (a token per 4 characters) of the request and the reply. */
+function usageOf(body: ChatRequestBody, reply: FakeReply, calls: Array<{ name: string; arguments: string }>) {
+  if (reply.usage === null) return undefined;
+  const estimate = (text: string) => Math.ceil(text.length / 4);
+  const { prompt_tokens, completion_tokens } = reply.usage ?? {
+    prompt_tokens: estimate(JSON.stringify(body.messages)),
+    completion_tokens: estimate((reply.content ?? '') + calls.map((c) => c.name + c.arguments).join('')),
+  };
+  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
 }

@@ -31,6 +31,9 @@ const clock = (iso: string) =>
     second: '2-digit',
     fractionalSecondDigits: 3,
   });
+const count = new Intl.NumberFormat();
+const tokens = (u: { prompt_tokens: number; completion_tokens: number; total_tokens: number }) =>
+  `${count.format(u.total_tokens)} tokens (${count.format(u.prompt_tokens)} in, ${count.format(u.completion_tokens)} out)`;
 const duration = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms} ms`);
 
 /** One step on the time line: when (clock and offset from the run's start), what, its outcome and how long it took. */
@@ -55,6 +58,7 @@ function Step({ s, start }: { s: TimelineStep; start: number }) {
           </Badge>
         )}
         {s.durationMs !== undefined && <Text size="sm">took {duration(s.durationMs)}</Text>}
+        {s.tokens && <Text size="sm">· {tokens(s.tokens)}</Text>}
       </Group>
       {s.detail && (
         <Text size="xs" ff="monospace" style={{ wordBreak: 'break-word' }}>
@@ -97,8 +101,13 @@ export function RunTrace() {
         · <Badge>{r.status}</Badge> · surface {r.surface} · started {new Date(r.created_at).toLocaleString()}
         {total !== null ? ` · took ${duration(total)}` : ''} · “{r.message}”
       </Text>
+      <Text size="sm" data-testid="run-tokens">
+        {r.usage
+          ? `Token use: ${tokens(r.usage)} over ${r.usage.reported_calls} model call(s)`
+          : 'Token use: the model server reported none for this run'}
+      </Text>
       <Text size="xs" c="dimmed">
-        Token use is not recorded by the server yet; times are when each event was stored.
+        Times are when each event was stored; tokens are what the model server reported.
       </Text>
       {steps.length === 0 && <Text c="dimmed">Nothing happened in this run yet.</Text>}
       <Box component="ol" aria-label="Trace" m={0} p={0} style={{ listStyle: 'none' }}>

@@ -1,4 +1,4 @@
-import type { RunEventMap, RunEventType } from '../../../../libs/common/src/run-events/run-event-map';
+import type { RunEventMap, RunEventTokenUsage, RunEventType } from '../../../../libs/common/src/run-events/run-event-map';
 
 /** One line of a run's timeline, in the order things happened. */
 export interface TimelineStep {
@@ -9,6 +9,8 @@ export interface TimelineStep {
   detail?: string;
   /** When it happened (ISO 8601): the event's time; a model turn's is when its reply arrived. */
   at?: string;
+  /** A model turn's (or plan's) tokens, as the model server reported them. */
+  tokens?: RunEventTokenUsage;
 }
 
 /** The run's start and end, so that the first and the last model turns get a duration too. */
@@ -39,6 +41,7 @@ export function traceTimeline(
   const timeOf = (j: number) => (trace[j] as { at?: string } | undefined)?.at;
   const steps: TimelineStep[] = [];
   let turn = 0;
+  let answered = false as boolean; // set inside the loop's callback, which narrowing does not see
   // A model turn lasts from the last thing before it (the run's start, an observation) until its reply arrived.
   const since = (i: number, end: string | undefined) => {
     const start = i > 0 ? timeOf(i - 1) : span.createdAt;
@@ -56,6 +59,7 @@ export function traceTimeline(
         detail: `proposed ${proposed.join(', ')}`,
         at: when,
         durationMs: since(i, when),
+        tokens: e.type === 'tool_call' ? e.usage : undefined,
       });
     }
     const before = steps.length;
@@ -84,12 +88,18 @@ export function traceTimeline(
         outcome: e.blocked ? `blocked${e.blocked_by ? ` by ${e.blocked_by}` : ''}` : 'done',
         detail: (stored(e).content ?? '').slice(0, 300),
       });
-    else if (type === 'plan' || type === 'plan_rejected')
-      steps.push({ kind: 'plan', title: type, detail: JSON.stringify(e).slice(0, 300) });
+    else if (e.type === 'answer') {
+      answered = true;
+      const answerTurn = { kind: 'model turn' as const, title: `Model turn ${++turn}`, outcome: 'answered', durationMs: since(i, when) };
+      steps.push({ ...answerTurn, detail: e.content.slice(0, 300), tokens: stored(e).usage });
+    } else if (e.type === 'plan')
+      steps.push({ kind: 'plan', title: type, detail: JSON.stringify(e.steps).slice(0, 300), tokens: stored(e).usage });
+    else if (e.type === 'plan_rejected') steps.push({ kind: 'plan', title: type, detail: JSON.stringify(e).slice(0, 300) });
     else if (e.type === 'error') steps.push({ kind: 'error', title: 'error', detail: stored(e).message ?? '' });
     for (const s of steps.slice(before)) s.at = when;
   });
-  if (answer !== null && answer !== undefined) {
+  // Runs stored before the trace carried the answer: the run's answer is its last turn, at its end.
+  if (!answered && answer !== null && answer !== undefined) {
     const end = span.finishedAt ?? undefined;
     steps.push({
       kind: 'model turn',

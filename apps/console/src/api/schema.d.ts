@@ -2420,7 +2420,19 @@ export interface components {
             }[];
             /** @description The OpenTelemetry trace id of the run (null when it was not traced) */
             trace_id: string | null;
+            /** @description The run's tokens, summed from its model calls' reported usage (null when no call reported any) */
+            usage: components["schemas"]["RunTokenUsageResponse"] | null;
             user_id: string | null;
+        };
+        RunTokenUsageResponse: {
+            /** @description Completion tokens of those calls */
+            completion_tokens: number;
+            /** @description Prompt tokens of every model call that reported its usage */
+            prompt_tokens: number;
+            /** @description How many model calls reported usage (a model server may report none) */
+            reported_calls: number;
+            /** @description Their total, as the model server counted it */
+            total_tokens: number;
         };
         ScimTokenResponse: {
             created_at: string;

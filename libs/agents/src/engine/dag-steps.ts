@@ -54,7 +54,7 @@ export class DagSteps {
         ],
       };
     }
-    await live.emit('plan', { steps });
+    await live.emit('plan', { steps, ...(turn.usage ? { usage: turn.usage } : {}) });
     return {
       ...state,
       phase: 'steps',
@@ -138,7 +138,7 @@ export class DagSteps {
       await this.store.finishLive(live, ending.status, { error: ending.error });
       return 'finished';
     }
-    await this.store.finishLive(live, 'completed', { answer: stop.answer }, { ...state, turns: state.turns + 1 });
+    await this.store.finishLive(live, 'completed', { answer: stop.answer, usage: turn.usage }, { ...state, turns: state.turns + 1 });
     return 'finished';
   }
 }

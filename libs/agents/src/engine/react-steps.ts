@@ -97,7 +97,7 @@ export class ReactSteps {
         turns: state.turns + 1,
         messages: [...state.messages, { role: 'assistant', content: stop.answer }],
       };
-      await this.store.finishLive(live, 'completed', { answer: stop.answer }, answered);
+      await this.store.finishLive(live, 'completed', { answer: stop.answer, usage: turn.usage }, answered);
       return 'finished';
     }
     // Our own ids: unique across runs, so each doubles as the connector's Idempotency-Key.
@@ -125,7 +125,10 @@ export class ReactSteps {
     const p = new SqlParams();
     const stored = await this.store.writeRun(
       live,
-      next.pending_calls.map((c) => ({ type: 'tool_call', data: { call_id: c.call_id, tool: c.tool, args: c.args } })),
+      next.pending_calls.map((c, i) => ({
+        type: 'tool_call',
+        data: { call_id: c.call_id, tool: c.tool, args: c.args, ...(i === 0 && turn.usage ? { usage: turn.usage } : {}) },
+      })),
       { set: this.store.stateSets(p, next), ctes: [this.toolCalls.recordWrite(p, run.id, next.pending_calls)], redoable: true },
       p,
     );

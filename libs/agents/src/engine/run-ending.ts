@@ -1,5 +1,5 @@
 import { expirePendingConfirmations } from '@warden/confirmations/run-port';
-import type { PendingRunEvent, RunEventData } from '@warden/common';
+import type { PendingRunEvent, RunEventData, RunEventTokenUsage } from '@warden/common';
 import { SqlParams, type EventBatch, type OwnerWrite } from '@warden/database';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { RunEventsService } from '../runs/run-events.service.js';
@@ -19,10 +19,17 @@ export interface RunTx {
  */
 export type RunWrite = Omit<OwnerWrite, 'params'> & { status?: RunStatus };
 
+/** What a run ends with: its answer (and the tokens of the model call that wrote it) or its error. */
+export interface RunResult {
+  answer?: string;
+  error?: string;
+  usage?: RunEventTokenUsage;
+}
+
 /** How a run ends: its final status, answer or error, and (for a driver) the fence and final state. */
 export interface RunEnding {
   status: FinalRunStatus;
-  result: { answer?: string; error?: string };
+  result: RunResult;
   epoch?: number;
   state?: RunState;
   ancestors: Array<{ id: string }>;
@@ -72,7 +79,9 @@ function conversationExchange(run: AgentRun, { status, result }: Pick<RunEnding,
 function closingEvents(run: AgentRun, { status, result }: Pick<RunEnding, 'status' | 'result'>): PendingRunEvent[] {
   const events: PendingRunEvent[] = [];
   if (result.error && status !== 'cancelled') events.push({ type: 'error', data: { message: result.error } });
-  if (status === 'completed') events.push({ type: 'answer', data: { content: result.answer ?? '' } });
+  if (status === 'completed') {
+    events.push({ type: 'answer', data: { content: result.answer ?? '', ...(result.usage ? { usage: result.usage } : {}) } });
+  }
   events.push({ type: 'done', data: { run_id: run.id, status } });
   return events;
 }

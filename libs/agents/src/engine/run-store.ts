@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { RUN_EVENT_TABLES, RunEventsService } from '../runs/run-events.service.js';
 import { AgentRun, type RunState, type ToolTurnState } from '../runs/run.entity.js';
 import { RUN_FINISHED, type LiveRun, type RunOutcome } from './live-run.js';
-import { ancestorsOf, runEndingWrite, writeRunEnding, type RunTx, type RunWrite } from './run-ending.js';
+import { ancestorsOf, runEndingWrite, writeRunEnding, type RunResult, type RunTx, type RunWrite } from './run-ending.js';
 import { insertRun, type NewRunFields } from './run-insert.js';
 import { RunLeases } from './run-leases.js';
 import { LeaseLostError } from './run-fence.js';
@@ -101,7 +101,7 @@ export class RunStore {
   async finish(
     run: AgentRun,
     status: FinalRunStatus,
-    result: { answer?: string; error?: string },
+    result: RunResult,
     fence: { epoch?: number; state?: RunState; live?: LiveRun } = {},
   ): Promise<boolean> {
     const live = fence.live;
@@ -129,7 +129,7 @@ export class RunStore {
   }
 
   /** The driver ends its run (fenced by its epoch); when it wins, the outcome is kept on `live` (no read to report it). */
-  async finishLive(live: LiveRun, status: FinalRunStatus, result: { answer?: string; error?: string }, state?: RunState): Promise<boolean> {
+  async finishLive(live: LiveRun, status: FinalRunStatus, result: RunResult, state?: RunState): Promise<boolean> {
     const won = await this.finish(live.run, status, result, { epoch: live.epoch, state, live });
     if (won) live.outcome = { runId: live.run.id, status, answer: result.answer ?? null, error: result.error ?? null };
     return won;

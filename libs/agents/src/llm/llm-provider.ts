@@ -1,3 +1,4 @@
+import type { RunEventTokenUsage } from '@warden/common';
 import type { ToolSpec } from '../tools/tool-registry.js';
 
 /** A message in the OpenAI chat format: what the run state stores and what every provider reads. */
@@ -22,6 +23,17 @@ export interface LlmToolCall {
 export interface LlmTurn {
   content: string;
   toolCalls: LlmToolCall[];
+  /** Tokens the call used, as the model server reported them (none: it did not say). */
+  usage?: RunEventTokenUsage;
+}
+
+/** The three counts of a reported usage (OpenAI's shape; servers that omit the total get the sum). */
+export function tokenUsage(
+  reported: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | null | undefined,
+): RunEventTokenUsage | undefined {
+  if (!reported || typeof reported.prompt_tokens !== 'number' || typeof reported.completion_tokens !== 'number') return undefined;
+  const { prompt_tokens, completion_tokens } = reported;
+  return { prompt_tokens, completion_tokens, total_tokens: reported.total_tokens ?? prompt_tokens + completion_tokens };
 }
 
 export interface LlmRequest {

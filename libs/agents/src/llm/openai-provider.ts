@@ -3,7 +3,7 @@ import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/compl
 import { egressRefusalIn, type EgressPolicy } from '@warden/common';
 import type { ModelSettings } from '../agents/agent-config.js';
 import { DEFAULT_LLM_BASE_URL } from './llm-key-origin.js';
-import { LlmError, LlmProvider, parseToolArguments, type LlmRequest, type LlmToolCall, type LlmTurn } from './llm-provider.js';
+import { LlmError, LlmProvider, parseToolArguments, tokenUsage, type LlmRequest, type LlmToolCall, type LlmTurn } from './llm-provider.js';
 
 /** Any OpenAI-compatible chat completions server, through the official SDK: native and parallel tool calls, streaming. */
 export class OpenAiProvider extends LlmProvider {
@@ -73,7 +73,7 @@ export class OpenAiProvider extends LlmProvider {
           ]
         : [],
     );
-    return { content: message.content ?? '', toolCalls };
+    return { content: message.content ?? '', toolCalls, usage: tokenUsage(completion.usage) };
   }
 
   /** Accumulates content and tool-call deltas (`index`-keyed, arguments arriving in pieces). */
@@ -82,11 +82,17 @@ export class OpenAiProvider extends LlmProvider {
     signal: AbortSignal,
     onContent?: (delta: string) => void,
   ): Promise<LlmTurn> {
-    const stream = await this.client.chat.completions.create({ ...params, stream: true }, { signal });
+    // include_usage: the server sends one last chunk (no choices) with the whole call's usage.
+    const stream = await this.client.chat.completions.create(
+      { ...params, stream: true, stream_options: { include_usage: true } },
+      { signal },
+    );
     let content = '';
+    let usage: LlmTurn['usage'];
     let finishReason: string | null = null;
     const calls = new Map<number, { id: string; name: string; arguments: string }>();
     for await (const chunk of stream) {
+      usage = tokenUsage(chunk.usage) ?? usage;
       const choice = chunk.choices.at(0);
       finishReason = choice?.finish_reason ?? finishReason;
       const delta = choice?.delta;
@@ -113,6 +119,6 @@ export class OpenAiProvider extends LlmProvider {
         if (!c.name) throw new LlmError(`the model streamed tool call #${index} without a function name`);
         return { id: c.id || `call_${index}`, name: c.name, rawArguments: c.arguments, args: parseToolArguments(c.name, c.arguments) };
       });
-    return { content, toolCalls };
+    return { content, toolCalls, usage };
   }
 }

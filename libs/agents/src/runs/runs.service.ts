@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { isAdmin, type Principal } from '@warden/auth';
-import { ConflictError, isUuid, NotFoundError, type RunEventType } from '@warden/common';
+import { ConflictError, isUuid, NotFoundError, type RunEventTokenUsage, type RunEventType } from '@warden/common';
 import type { Response } from 'express';
 import { Repository } from 'typeorm';
 import { RunExecutor } from '../engine/run-executor.js';
@@ -19,6 +19,7 @@ const TRACE_TYPES: RunEventType[] = [
   'plan',
   'plan_rejected',
   'error',
+  'answer',
 ];
 
 @Injectable()
@@ -67,6 +68,7 @@ export class RunsService {
       finished_at: run.finishedAt,
       policy_versions: run.state.policy_versions ?? null,
       trace_id: run.traceId,
+      usage: totalUsage(trace),
       trace,
     };
   }
@@ -91,4 +93,17 @@ export class RunsService {
       stream.close();
     }
   }
+}
+
+/** The run's tokens: the sum of what its model calls reported (on their events); null when none reported any. */
+function totalUsage(trace: object[]): (RunEventTokenUsage & { reported_calls: number }) | null {
+  const reported = trace.flatMap((e) => ('usage' in e && e.usage ? [e.usage as RunEventTokenUsage] : []));
+  if (reported.length === 0) return null;
+  const sum = (key: keyof RunEventTokenUsage) => reported.reduce((n, u) => n + u[key], 0);
+  return {
+    prompt_tokens: sum('prompt_tokens'),
+    completion_tokens: sum('completion_tokens'),
+    total_tokens: sum('total_tokens'),
+    reported_calls: reported.length,
+  };
 }

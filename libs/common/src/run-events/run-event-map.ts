@@ -27,6 +27,13 @@ export type RunEventEnvelope = {
   parent_call_id?: string | null;
 };
 
+/** What one model call used, as the model server reported it (OpenAI's `usage`); absent when it reported none. */
+export interface RunEventTokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
 export interface RunEventMap {
   /** Always first. Emitted by RunFactory when the run row is inserted; read by the console (run and conversation ids). */
   run: {
@@ -39,7 +46,8 @@ export interface RunEventMap {
     parent_call_id: string | null;
   };
   /** A call the model proposed. Emitted by ReactSteps (and RunFactory for a tool run); read by the trace and console. */
-  tool_call: { call_id: string; tool: string; args: Record<string, unknown> };
+  /** `usage`: the model call that proposed it, on the first call of a turn only. */
+  tool_call: { call_id: string; tool: string; args: Record<string, unknown>; usage?: RunEventTokenUsage };
   /** One hook's outcome. Emitted by HookRegistry.record (written with the run's next write); read by trace, console. */
   hook: {
     call_id?: string;
@@ -112,13 +120,13 @@ export interface RunEventMap {
   /** The model endpoint failed and is tried again. Emitted by ReactSteps; read by the console (as is). */
   model_retry: { attempt: number; message: string; retry_in_ms: number };
   /** A DAG run's plan. Emitted by DagSteps; read by the trace. */
-  plan: { steps: Array<{ id: string; task: string; depends_on: string[] }> };
+  plan: { steps: Array<{ id: string; task: string; depends_on: string[] }>; usage?: RunEventTokenUsage };
   /** A DAG plan the model must redo. Emitted by DagSteps; read by the trace. */
   plan_rejected: { problems: string[] };
   /** Part of the answer as it streams. Emitted by AnswerDeltaStream; read by the console. */
   answer_delta: { content: string };
-  /** The final answer. Emitted by RunStore.finish; read by the console (replaces the deltas). */
-  answer: { content: string };
+  /** The final answer. Emitted by RunStore.finish; read by the console (replaces the deltas) and the trace. */
+  answer: { content: string; usage?: RunEventTokenUsage };
   /** Why the run failed. Emitted by RunStore.finish; read by the trace and console. */
   error: { message: string };
   /** Always last, once. Emitted by RunStore.finish; read by the SSE writer and waitForRun (the end of a stream). */

@@ -1,7 +1,7 @@
 import { Alert, Button, Grid, Group, List, Stack, Tabs, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { ApiError } from '../../api/client';
 import { data, http } from '../../api/typed';
@@ -52,12 +52,15 @@ export function AgentEditor() {
   const live = useAgentProblems(jsonError ? null : config, isNew ? undefined : agentId);
   const problems = [...new Set([...live.problems, ...saveProblems])];
 
-  useEffect(() => {
-    if (!agent.data) return;
+  // The fields take the stored agent while rendering (not in an effect after paint): nothing typed or ticked between
+  // the agent's arrival and an effect is overwritten. A later change on the server (a save, a rollback) loads again.
+  const [shown, setShown] = useState<typeof agent.data>(undefined);
+  if (agent.data && agent.data !== shown) {
+    setShown(agent.data);
     setName(agent.data.name);
     setInstructions(agent.data.instructions);
     setConfig(agent.data.model_config_json);
-  }, [agent.data]);
+  }
 
   const edit = (next: ConfigJson) => {
     setSaveProblems([]);
@@ -113,98 +116,101 @@ export function AgentEditor() {
         {isNew ? 'New agent' : `Agent ${agent.data?.name ?? ''}`}
       </Title>
       <ErrorAlert error={agent.error} what="The agent could not be loaded" />
-      <Grid>
-        <Grid.Col span={{ base: 12, md: 7 }}>
-          <Stack>
-            <TextInput
-              label="Name"
-              value={name}
-              onChange={(e) => setName(e.currentTarget.value)}
-              required
-              error={name.trim() ? undefined : 'Required'}
-            />
-            <Textarea
-              label="Instructions"
-              autosize
-              minRows={2}
-              value={instructions}
-              onChange={(e) => setInstructions(e.currentTarget.value)}
-            />
-            <Tabs value={tab} onChange={switchTab} keepMounted={false}>
-              <Tabs.List>
-                <Tabs.Tab value="fields">Fields</Tabs.Tab>
-                <Tabs.Tab value="advanced">Advanced (JSON)</Tabs.Tab>
-              </Tabs.List>
-              <Tabs.Panel value="fields" pt="md">
-                <Stack gap="lg">
-                  <ModelFields config={config} onChange={edit} problems={problems} />
-                  <ToolsFields config={config} onChange={edit} problems={problems} agentId={isNew ? undefined : agentId} />
-                  <PolicyFields config={config} onChange={edit} problems={problems} />
-                  <HooksEditor value={hooks} onChange={setHooks} orgHooks={orgHooks} problems={problemsAt(problems, /^hooks\./)} />
-                </Stack>
-              </Tabs.Panel>
-              <Tabs.Panel value="advanced" pt="md">
-                <Textarea
-                  label="Model settings, tools, policy and hooks (JSON)"
-                  description="The same config as the fields: a change here shows there, and back."
-                  autosize
-                  minRows={10}
-                  styles={{ input: { fontFamily: 'monospace' } }}
-                  value={jsonText}
-                  onChange={(e) => editJson(e.currentTarget.value)}
-                  error={jsonError ?? (problems.length ? problems.join('\n') : undefined)}
+      {!isNew && !shown && !agent.error && <Text c="dimmed">Loading the agent…</Text>}
+      {(isNew || shown) && (
+        <Grid>
+          <Grid.Col span={{ base: 12, md: 7 }}>
+            <Stack>
+              <TextInput
+                label="Name"
+                value={name}
+                onChange={(e) => setName(e.currentTarget.value)}
+                required
+                error={name.trim() ? undefined : 'Required'}
+              />
+              <Textarea
+                label="Instructions"
+                autosize
+                minRows={2}
+                value={instructions}
+                onChange={(e) => setInstructions(e.currentTarget.value)}
+              />
+              <Tabs value={tab} onChange={switchTab} keepMounted={false}>
+                <Tabs.List>
+                  <Tabs.Tab value="fields">Fields</Tabs.Tab>
+                  <Tabs.Tab value="advanced">Advanced (JSON)</Tabs.Tab>
+                </Tabs.List>
+                <Tabs.Panel value="fields" pt="md">
+                  <Stack gap="lg">
+                    <ModelFields config={config} onChange={edit} problems={problems} />
+                    <ToolsFields config={config} onChange={edit} problems={problems} agentId={isNew ? undefined : agentId} />
+                    <PolicyFields config={config} onChange={edit} problems={problems} />
+                    <HooksEditor value={hooks} onChange={setHooks} orgHooks={orgHooks} problems={problemsAt(problems, /^hooks\./)} />
+                  </Stack>
+                </Tabs.Panel>
+                <Tabs.Panel value="advanced" pt="md">
+                  <Textarea
+                    label="Model settings, tools, policy and hooks (JSON)"
+                    description="The same config as the fields: a change here shows there, and back."
+                    autosize
+                    minRows={10}
+                    styles={{ input: { fontFamily: 'monospace' } }}
+                    value={jsonText}
+                    onChange={(e) => editJson(e.currentTarget.value)}
+                    error={jsonError ?? (problems.length ? problems.join('\n') : undefined)}
+                  />
+                </Tabs.Panel>
+              </Tabs>
+              {general.length > 0 && (
+                <Alert color="red" role="alert" title={saveProblems.length ? 'Not saved' : 'Save would refuse this'}>
+                  <List size="sm">
+                    {general.map((p) => (
+                      <List.Item key={p}>{p}</List.Item>
+                    ))}
+                  </List>
+                </Alert>
+              )}
+              {testsRefused && (
+                <ForceConfirm
+                  title="Not saved: the policy tests fail"
+                  message={testsRefused}
+                  action="Save anyway"
+                  onForce={() => save.mutate(true)}
+                  onCancel={() => setTestsRefused(null)}
                 />
-              </Tabs.Panel>
-            </Tabs>
-            {general.length > 0 && (
-              <Alert color="red" role="alert" title={saveProblems.length ? 'Not saved' : 'Save would refuse this'}>
-                <List size="sm">
-                  {general.map((p) => (
-                    <List.Item key={p}>{p}</List.Item>
-                  ))}
-                </List>
-              </Alert>
-            )}
-            {testsRefused && (
-              <ForceConfirm
-                title="Not saved: the policy tests fail"
-                message={testsRefused}
-                action="Save anyway"
-                onForce={() => save.mutate(true)}
-                onCancel={() => setTestsRefused(null)}
-              />
-            )}
-            <Group>
-              <Button onClick={() => save.mutate(false)} disabled={!!jsonError || !name.trim()} loading={save.isPending}>
-                Save agent
-              </Button>
-              {live.checking && (
-                <Text size="xs" c="dimmed">
-                  Checking…
-                </Text>
               )}
-              {!live.checking && problems.length > 0 && (
-                <Text size="sm" c="red.8" data-testid="problem-count">
-                  {problems.length === 1 ? '1 problem' : `${problems.length} problems`} to fix (shown at the fields)
-                </Text>
+              <Group>
+                <Button onClick={() => save.mutate(false)} disabled={!!jsonError || !name.trim()} loading={save.isPending}>
+                  Save agent
+                </Button>
+                {live.checking && (
+                  <Text size="xs" c="dimmed">
+                    Checking…
+                  </Text>
+                )}
+                {!live.checking && problems.length > 0 && (
+                  <Text size="sm" c="red.8" data-testid="problem-count">
+                    {problems.length === 1 ? '1 problem' : `${problems.length} problems`} to fix (shown at the fields)
+                  </Text>
+                )}
+              </Group>
+            </Stack>
+          </Grid.Col>
+          <Grid.Col span={{ base: 12, md: 5 }}>
+            <Stack>
+              <DryRunPanel modelConfig={config} hooks={hooks} />
+              {!isNew && (
+                <PolicyLifecyclePanels
+                  subject={{ type: 'agent', id: agentId }}
+                  candidate={policyOf(config)}
+                  onChanged={() => void queries.invalidateQueries({ queryKey: ['agent', agentId] })}
+                />
               )}
-            </Group>
-          </Stack>
-        </Grid.Col>
-        <Grid.Col span={{ base: 12, md: 5 }}>
-          <Stack>
-            <DryRunPanel modelConfig={config} hooks={hooks} />
-            {!isNew && (
-              <PolicyLifecyclePanels
-                subject={{ type: 'agent', id: agentId }}
-                candidate={policyOf(config)}
-                onChanged={() => void queries.invalidateQueries({ queryKey: ['agent', agentId] })}
-              />
-            )}
-            {!isNew && <EffectiveChain agentId={agentId} name={agent.data?.name ?? ''} />}
-          </Stack>
-        </Grid.Col>
-      </Grid>
+              {!isNew && <EffectiveChain agentId={agentId} name={agent.data?.name ?? ''} />}
+            </Stack>
+          </Grid.Col>
+        </Grid>
+      )}
     </Stack>
   );
 }

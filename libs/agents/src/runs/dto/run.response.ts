@@ -8,6 +8,13 @@ export class RunPolicyVersionsResponse {
   org_hooks: number | null;
 }
 
+export class RunTokenUsageResponse {
+  @ApiProperty({ description: 'Prompt tokens of every model call that reported its usage' }) prompt_tokens: number;
+  @ApiProperty({ description: 'Completion tokens of those calls' }) completion_tokens: number;
+  @ApiProperty({ description: 'Their total, as the model server counted it' }) total_tokens: number;
+  @ApiProperty({ description: 'How many model calls reported usage (a model server may report none)' }) reported_calls: number;
+}
+
 export class RunResponse {
   @ApiProperty() id: string;
   @ApiProperty({ enum: ['running', 'waiting', 'completed', 'failed', 'refused', 'cancelled'] }) status: string;
@@ -31,6 +38,12 @@ export class RunResponse {
   })
   policy_versions: RunPolicyVersionsResponse | null;
   @NullableString('The OpenTelemetry trace id of the run (null when it was not traced)') trace_id: string | null;
+  @ApiProperty({
+    type: RunTokenUsageResponse,
+    nullable: true,
+    description: "The run's tokens, summed from its model calls' reported usage (null when no call reported any)",
+  })
+  usage: RunTokenUsageResponse | null;
   @ApiProperty({
     description: "The run's events that say what hooks and tools did: { seq, type, ...data, at }",
     type: 'array',

@@ -66,5 +66,6 @@ describe('audit_log at shutdown', () => {
     } finally {
       await db.drop();
     }
-  });
+    // 6 000 hash-chained rows: minutes, not seconds, on a loaded 2-core machine (CI saw 66 s); a bound, not a figure.
+  }, 180_000);
 });

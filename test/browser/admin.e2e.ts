@@ -285,11 +285,12 @@ it('a run on a model server shows the tokens each model turn used, as the server
     model_config_json: { model, tools: ['oa__get_purchase'] },
   });
   expect(created.status).toBe(201);
-  llm.setHandler((_, i) =>
-    [
-      { tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1001' } }], usage: { prompt_tokens: 1812, completion_tokens: 23 } },
-      { content: 'PO-1001 is open.', usage: { prompt_tokens: 1901, completion_tokens: 9 } },
-    ][i] ?? { content: 'out of script' },
+  llm.setHandler(
+    (_, i) =>
+      [
+        { tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1001' } }], usage: { prompt_tokens: 1812, completion_tokens: 23 } },
+        { content: 'PO-1001 is open.', usage: { prompt_tokens: 1901, completion_tokens: 9 } },
+      ][i] ?? { content: 'out of script' },
   );
   const chat = await api('/api/chat', { agent_id: JSON.parse(created.text).id, message: 'Look up PO-1001' });
   const runId = /"run_id":"([0-9a-f-]{36})"/.exec(chat.text)?.[1];

@@ -63,7 +63,11 @@ describe('token use of a run', () => {
     // The model was asked for its usage while streaming (OpenAI sends it only when asked).
     expect(llm.requests.every((r) => !r.stream || r.stream_options?.include_usage === true)).toBe(true);
     const run = await runOf(res.events);
-    expect(run.trace.find((e: any) => e.type === 'tool_call').usage).toEqual({ prompt_tokens: 812, completion_tokens: 23, total_tokens: 835 });
+    expect(run.trace.find((e: any) => e.type === 'tool_call').usage).toEqual({
+      prompt_tokens: 812,
+      completion_tokens: 23,
+      total_tokens: 835,
+    });
     expect(run.trace.find((e: any) => e.type === 'answer')).toMatchObject({
       content: 'PO-1 is open.',
       usage: { prompt_tokens: 901, completion_tokens: 9, total_tokens: 910 },
@@ -72,7 +76,9 @@ describe('token use of a run', () => {
   });
 
   it('a model server that reports no usage: the run says so (null), the turns carry none', async () => {
-    llm.setHandler(script({ tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1' } }], usage: null }, { content: 'Open.', usage: null }));
+    llm.setHandler(
+      script({ tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1' } }], usage: null }, { content: 'Open.', usage: null }),
+    );
     const res = await chat(t, admin, { agent_id: await agent(true), message: 'Look up PO-1' });
     const run = await runOf(res.events);
     expect(run.status).toBe('completed');

@@ -18,6 +18,8 @@ export interface EngineInstance {
   dataSource: DataSource;
   /** Database transactions this instance committed or rolled back (a statement outside a transaction is one). */
   transactions(): number;
+  /** The statements this instance sent (their text), in order. */
+  statements: string[];
   close(): Promise<void>;
 }
 
@@ -47,16 +49,17 @@ export async function startEngine(databaseUrl: string, env: EnvironmentInput = {
     ],
   }).compile();
   const dataSource = module.get(DataSource);
-  const counter = countTransactions(dataSource);
+  const statements: string[] = [];
+  const counter = countTransactions(dataSource, statements);
   await module.init();
-  return { module, executor: module.get(RunExecutor), dataSource, transactions: counter, close: () => module.close() };
+  return { module, executor: module.get(RunExecutor), dataSource, transactions: counter, statements, close: () => module.close() };
 }
 
 /**
  * Counts the transactions a DataSource sends, as PostgreSQL counts them (pg_stat_database.xact_commit + rollback):
  * each COMMIT / ROLLBACK, and each statement sent outside a transaction. Every query goes through a query runner.
  */
-function countTransactions(dataSource: DataSource): () => number {
+function countTransactions(dataSource: DataSource, statements: string[]): () => number {
   let count = 0;
   const create = dataSource.createQueryRunner.bind(dataSource);
   dataSource.createQueryRunner = (...args: Parameters<DataSource['createQueryRunner']>) => {
@@ -64,6 +67,7 @@ function countTransactions(dataSource: DataSource): () => number {
     const query = runner.query.bind(runner);
     runner.query = ((sql: string, ...rest: unknown[]) => {
       if (/^(COMMIT|ROLLBACK)$/i.test(sql.trim()) || !runner.isTransactionActive) count++;
+      statements.push(sql);
       return (query as (...a: unknown[]) => Promise<unknown>)(sql, ...rest);
     }) as QueryRunner['query'];
     return runner;

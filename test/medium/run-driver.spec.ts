@@ -144,6 +144,26 @@ describe('run driver (medium)', () => {
     expect(spent).toBeLessThanOrEqual(MAX_TRANSACTIONS_PER_RUN);
   });
 
+  it('a chat run writes its run row in 4 statements: start, model turn with the execution mark, result, end', async () => {
+    const from = a.statements.length;
+    const started = await startChat(a);
+    expect((await started.completion).status).toBe('completed');
+    const runWrites = a.statements.slice(from).filter((sql) => /(UPDATE|INSERT INTO) agent_runs/.test(sql));
+    // The model turn's output (state, call row, tool_call event) goes with the call's execution mark: one statement.
+    expect(runWrites).toHaveLength(4);
+    const [events, calls] = [await eventsOf(started.runId), await toolCallsOf(started.runId)];
+    expect(events.filter((e) => e.type !== 'hook').map((e) => e.type)).toEqual([
+      'run',
+      'tool_call',
+      'observation',
+      'answer_delta',
+      'answer',
+      'done',
+    ]);
+    expect(calls).toMatchObject([{ status: 'done', executed_args: { id: 'PO-1', amount: 100 } }]);
+    expect(oa.requests).toHaveLength(1);
+  });
+
   it('a driver that loses its run mid-call writes nothing more, and the new driver does not send the call again', async () => {
     const inCall = barrier();
     const answer = barrier();

@@ -3,6 +3,7 @@ import type { AgentHookSettings, HookRegistry, RunEventEmitter, Surface } from '
 import type { AgentConfig } from '../agents/agent-config.js';
 import type { Agent } from '../agents/agent.entity.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
+import type { SqlParams } from '@warden/database';
 import type { AgentRun, EvalRunOptions, RunMode, RunState, RunStatus, ToolTurnState } from '../runs/run.entity.js';
 import type { ResolvedTool } from '../tools/tool-registry.js';
 
@@ -92,6 +93,14 @@ export interface LiveRun {
   deferred: PendingRunEvent[];
   /** A status change named with a deferred event (the gate's decision: `running`), applied with the run's next write. */
   deferredStatus?: ActiveRunStatus;
+  /**
+   * A model turn's output not written yet (a turn of one call, in a run without ancestors): its state and its call's
+   * record go with the run's next write (RunStore.writeRun) — the call's execution mark records the call marked
+   * already, one statement for both — its `tool_call` event waits in `deferred`. Lost in a crash, the turn is redone.
+   */
+  turn?: DeferredTurn;
+  /** The write carrying `turn`, while it is in flight: the run's next write waits for it (it needs the call's row). */
+  turnWrite?: Promise<unknown>;
   /** Calls this driver recorded `pending` in this drive: their execution mark claims them (no separate claim). */
   fresh: Set<string>;
   /** Results this driver stored in this turn, by call id: the model reads them without another query. */
@@ -100,6 +109,13 @@ export interface LiveRun {
   outcome?: RunOutcome;
   /** The tool catalog built for the current model turn, reused by that turn's tool calls. */
   catalog?: ResolvedTool[];
+}
+
+/** A model turn's output waiting for the run's next write (LiveRun.turn). */
+export interface DeferredTurn {
+  state: RunState;
+  /** The write recording the turn's calls `pending` (a CTE of `RunStore.writeRun`). */
+  record: (p: SqlParams) => [string, string];
 }
 
 /** What a run's parts need from the agent hook settings, the registry and the agent, before it has a provider. */

@@ -120,18 +120,24 @@ export class ReactSteps {
       ],
       pending_calls: calls.map(({ call_id, tool, args }) => ({ call_id, tool, args })),
     };
-    // The turn's output (assistant message, call rows, tool_call events) commits in one transaction before any tool
+    // The turn's output (assistant message, call rows, tool_call events) commits in one statement before any tool
     // runs: a resumed run continues with these calls and never asks the model again for this turn.
+    const events = next.pending_calls.map((c, i) => ({
+      type: 'tool_call' as const,
+      data: { call_id: c.call_id, tool: c.tool, args: c.args, ...(i === 0 && turn.usage ? { usage: turn.usage } : {}) },
+    }));
+    const record = (p: SqlParams) => this.toolCalls.recordWrite(p, run.id, next.pending_calls);
+    if (next.pending_calls.length === 1 && live.ancestors.length === 0) {
+      // One call, no ancestor stream: the run's next write carries the turn — the call's execution mark when its
+      // hooks let it run (one statement less), else the gate's event or the call's outcome (RunStore.writeRun).
+      // Nothing outside has been acted on before it, so a crash before it only redoes this turn.
+      live.deferred.push(...events);
+      live.turn = { state: next, record };
+      for (const c of next.pending_calls) live.fresh.add(c.call_id);
+      return { carry: next };
+    }
     const p = new SqlParams();
-    const stored = await this.store.writeRun(
-      live,
-      next.pending_calls.map((c, i) => ({
-        type: 'tool_call',
-        data: { call_id: c.call_id, tool: c.tool, args: c.args, ...(i === 0 && turn.usage ? { usage: turn.usage } : {}) },
-      })),
-      { set: this.store.stateSets(p, next), ctes: [this.toolCalls.recordWrite(p, run.id, next.pending_calls)], redoable: true },
-      p,
-    );
+    const stored = await this.store.writeRun(live, events, { set: this.store.stateSets(p, next), ctes: [record(p)], redoable: true }, p);
     if (!stored.held) return 'finished';
     for (const c of next.pending_calls) live.fresh.add(c.call_id);
     return { saved: next };

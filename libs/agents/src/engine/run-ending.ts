@@ -17,7 +17,11 @@ export interface RunTx {
  * moves the run to (through the transition table, run-transitions.ts; a final status refuses the whole write when
  * the table does not allow it).
  */
-export type RunWrite = Omit<OwnerWrite, 'params'> & { status?: RunStatus };
+export type RunWrite = Omit<OwnerWrite, 'params'> & {
+  status?: RunStatus;
+  /** Its writes record the live run's deferred turn's call themselves (the call's execution mark, in-flight-audit.ts). */
+  recordsTurn?: boolean;
+};
 
 /** What a run ends with: its answer (and the tokens of the model call that wrote it) or its error. */
 export interface RunResult {

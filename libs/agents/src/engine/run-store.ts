@@ -141,6 +141,25 @@ export class RunStore {
    * A run whose events are copied to its ancestors' streams takes the transaction path (same writes, same order).
    */
   async writeRun(live: LiveRun, events: PendingRunEvent[], write: RunWrite, p = new SqlParams()): Promise<OwnerWriteResult> {
+    if (live.turnWrite) await live.turnWrite.catch(() => undefined);
+    const turn = live.turn;
+    if (turn) {
+      live.turn = undefined;
+      // Carried by this write (an event, or the call's execution mark), else written first on its own (redoable).
+      const carried = write.recordsTurn === true || (!write.set && !write.ctes && !write.where);
+      if (!carried) {
+        const q = new SqlParams();
+        const flushed = await this.writeRun(live, [], { set: this.stateSets(q, turn.state), ctes: [turn.record(q)], redoable: true }, q);
+        if (!flushed.held) return flushed;
+      } else {
+        const ctes = write.recordsTurn ? (write.ctes ?? []) : [turn.record(p)];
+        const written = this.writeRun(live, events, { ...write, set: [...this.stateSets(p, turn.state), ...(write.set ?? [])], ctes }, p);
+        live.turnWrite = written;
+        return written.finally(() => {
+          if (live.turnWrite === written) live.turnWrite = undefined;
+        });
+      }
+    }
     const all = [...live.deferred.splice(0), ...events];
     // The status this write moves the run to: its own, else one named with a deferred event (a decision: running).
     const to = write.status ?? live.deferredStatus;

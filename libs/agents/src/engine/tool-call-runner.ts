@@ -186,7 +186,10 @@ export class ToolCallRunner {
     // Fenced: a driver that lost the run (or a cancelled run) never sends the request. Audited in flight.
     const simulated = this.execution.simulates(live, tool, args, (ctx.metadata.confirmationAsks?.length ?? 0) > 0);
     const p = new SqlParams();
-    const marked = await this.runs.writeRun(live, [], { ctes: executionMarkWrites(p, live, call, args, executedMeta, simulated) }, p);
+    // Read before the writes are built: the mark records the call of a turn not written yet (one statement for both).
+    const recordsTurn = live.turn !== undefined;
+    const ctes = executionMarkWrites(p, live, call, args, executedMeta, simulated);
+    const marked = await this.runs.writeRun(live, [], { ctes, recordsTurn }, p);
     if (!marked.held) throw this.runs.leaseLost(live);
     if (marked.counts.marked === 0) throw await this.toolCalls.lostOrGone(live, call.call_id);
     const started = Date.now();

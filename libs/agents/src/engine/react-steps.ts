@@ -120,8 +120,8 @@ export class ReactSteps {
       ],
       pending_calls: calls.map(({ call_id, tool, args }) => ({ call_id, tool, args })),
     };
-    // The turn's output (assistant message, call rows, tool_call events) commits in one statement before any tool
-    // runs: a resumed run continues with these calls and never asks the model again for this turn.
+    // The turn's output (assistant message, call rows, tool_call events) commits before any tool acts: a resumed run
+    // continues with these calls. With several calls (or ancestors) it commits now, before their hooks run.
     const events = next.pending_calls.map((c, i) => ({
       type: 'tool_call' as const,
       data: { call_id: c.call_id, tool: c.tool, args: c.args, ...(i === 0 && turn.usage ? { usage: turn.usage } : {}) },

@@ -33,7 +33,12 @@ export class ChannelCallbackController {
     return this.handle(id, 'POST', req, res);
   }
 
-  private async handle(id: string, method: 'GET' | 'POST', req: Request & { rawBody?: Buffer }, res: Response): Promise<void> {
+  private async handle(
+    id: string,
+    method: 'GET' | 'POST',
+    req: Request & { rawBody?: Buffer },
+    res: Response,
+  ): Promise<void> {
     const record = await this.channels.recordForCallback(id);
     const impl = this.registry.get(record.type);
     const request: CallbackRequest = {
@@ -44,7 +49,8 @@ export class ChannelCallbackController {
       query: Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, typeof v === 'string' ? v : undefined])),
     };
     const parsed = await impl.parseCallback(record, request);
-    if (parsed.kind === 'rejected') this.logger.warn(`callback for ${record.type} channel ${record.id} rejected: ${parsed.reason}`);
+    if (parsed.kind === 'rejected')
+      this.logger.warn(`callback for ${record.type} channel ${record.id} rejected: ${parsed.reason}`);
     send(res, parsed.kind === 'decision' ? await this.decide(record.id, parsed) : parsed.reply);
   }
 
@@ -53,7 +59,8 @@ export class ChannelCallbackController {
       return click.respond({ ok: false, message: 'This click was already handled.' });
     }
     const sink = this.channels.decisionSink;
-    if (!sink) return click.respond({ ok: false, message: 'Approvals are not available right now; nothing was decided.' });
+    if (!sink)
+      return click.respond({ ok: false, message: 'Approvals are not available right now; nothing was decided.' });
     let outcome: DecisionOutcome;
     try {
       const record = await this.channels.recordForCallback(channelId);

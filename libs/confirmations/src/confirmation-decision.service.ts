@@ -38,7 +38,13 @@ interface Deciding {
   decider: ResolvedDecider;
   name: string;
   edit: Retiered['edit'] | undefined;
-  decidedBy: { userId: string; name: string; platform: ChatPlatform | null; externalId: string | null; reason: string | null };
+  decidedBy: {
+    userId: string;
+    name: string;
+    platform: ChatPlatform | null;
+    externalId: string | null;
+    reason: string | null;
+  };
 }
 
 /**
@@ -80,7 +86,11 @@ export class ConfirmationDecisionService {
     membership?.catch(() => undefined);
     const row = await this.get(input.orgId, input.confirmationId);
     // A click on a card of channel A must not decide a request sent to channel B (or to its escalation channel).
-    if ('platform' in input.actor && row.channelId !== input.actor.channelId && row.escalationChannelId !== input.actor.channelId) {
+    if (
+      'platform' in input.actor &&
+      row.channelId !== input.actor.channelId &&
+      row.escalationChannelId !== input.actor.channelId
+    ) {
       throw new NotFoundError('confirmation', input.confirmationId);
     }
     const decider = await this.authorize(row, input.decision, input.actor, membership);
@@ -106,7 +116,11 @@ export class ConfirmationDecisionService {
     };
     const deciding: Deciding = { row, input, decider, name, edit, decidedBy };
     if (retiered && !retiered.settles) return this.rebound(deciding, retiered);
-    const counted = await this.vote(deciding, edit ?? row, input.decision === 'reject' || row.approvalsGiven + 1 >= row.approvalsRequired);
+    const counted = await this.vote(
+      deciding,
+      edit ?? row,
+      input.decision === 'reject' || row.approvalsGiven + 1 >= row.approvalsRequired,
+    );
     if (!counted) return this.uncounted(deciding);
     if (input.decision === 'approve' && counted.approvalsGiven < counted.approvalsRequired) {
       await this.audit.record(confirmationEvent(counted, 'vote', { ...decidedBy, decision: input.decision }));
@@ -124,7 +138,11 @@ export class ConfirmationDecisionService {
   }
 
   /** Records this person's vote as a grant statement on `bound`'s digest and tier (the row's, or the edit's). */
-  private vote(d: Deciding, bound: Pick<ConfirmationRequest, 'argsDigest' | 'tier'> & { approvers: string[] | null }, settles: boolean) {
+  private vote(
+    d: Deciding,
+    bound: Pick<ConfirmationRequest, 'argsDigest' | 'tier'> & { approvers: string[] | null },
+    settles: boolean,
+  ) {
     return this.votes.record({
       confirmationId: d.row.id,
       userId: d.decider.member.userId,
@@ -162,7 +180,12 @@ export class ConfirmationDecisionService {
   }
 
   /** Who is deciding, as a Warden user allowed by the request's approver policy (DeciderResolver). */
-  authorize(row: ConfirmationRequest, decision: Decision, actor: Actor, userMember?: MemberLookup): Promise<ResolvedDecider> {
+  authorize(
+    row: ConfirmationRequest,
+    decision: Decision,
+    actor: Actor,
+    userMember?: MemberLookup,
+  ): Promise<ResolvedDecider> {
     return this.deciders.resolve(row, decision, actor, userMember);
   }
 
@@ -175,15 +198,21 @@ export class ConfirmationDecisionService {
     const { row, input } = d;
     const userId = d.decider.member.userId;
     const now = (await this.store.findById(row.id)) ?? row;
-    const mine = now.status === ConfirmationStatus.Pending && now.expiresAt > new Date() ? await this.votes.voteOf(row.id, userId) : null;
+    const mine =
+      now.status === ConfirmationStatus.Pending && now.expiresAt > new Date()
+        ? await this.votes.voteOf(row.id, userId)
+        : null;
     if (mine && (mine === 'reject' || now.approvalsGiven >= now.approvalsRequired)) return this.settle(d, mine);
     // The same person again counts nothing — a vote is not changed either — and says so, as any other decision that
     // changes nothing (not lostRace: the request is open, there is nothing to expire).
     if (mine === 'approve') {
       const change = input.decision === 'reject' ? ' (a vote cannot be changed)' : '';
-      throw new ConflictError(`you have already approved confirmation ${row.id}${change}; ${approvalsProgress(now)} so far`, {
-        status: now.status,
-      });
+      throw new ConflictError(
+        `you have already approved confirmation ${row.id}${change}; ${approvalsProgress(now)} so far`,
+        {
+          status: now.status,
+        },
+      );
     }
     return this.lostRace(row);
   }
@@ -192,7 +221,11 @@ export class ConfirmationDecisionService {
    * Settles the request with `decision`. The settling vote's audit event is chained after the decision commits, with
    * the decision's, in one write: the waiting call is released without waiting for the audit chain.
    */
-  private async settle(d: Deciding, decision: 'approve' | 'reject', vote?: ConfirmationRequest): Promise<ConfirmationRequest> {
+  private async settle(
+    d: Deciding,
+    decision: 'approve' | 'reject',
+    vote?: ConfirmationRequest,
+  ): Promise<ConfirmationRequest> {
     const { row, input, decidedBy } = d;
     const via = d.decider.via;
     const settled = await this.store.settle(row.id, {
@@ -230,7 +263,9 @@ export class ConfirmationDecisionService {
     const now = (await this.store.findById(row.id)) ?? row;
     if (now.status === ConfirmationStatus.Pending) {
       const closed =
-        (await this.expire(row.id, 'timeout', 'no decision before the deadline')) ?? (await this.store.findById(row.id)) ?? now;
+        (await this.expire(row.id, 'timeout', 'no decision before the deadline')) ??
+        (await this.store.findById(row.id)) ??
+        now;
       throw this.alreadyDecided(closed);
     }
     throw this.alreadyDecided(now);

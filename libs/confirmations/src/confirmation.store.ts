@@ -12,7 +12,12 @@ import {
   type ConfirmationRequest,
 } from './confirmation.types.js';
 import { GRANTS_OF_APPROVING_VOTES } from './confirmation-votes.store.js';
-import { candidateEntries, type ListFilter, type NewConfirmation, type Settlement } from './confirmation-store.types.js';
+import {
+  candidateEntries,
+  type ListFilter,
+  type NewConfirmation,
+  type Settlement,
+} from './confirmation-store.types.js';
 
 export type { ListFilter, NewConfirmation, Settlement } from './confirmation-store.types.js';
 
@@ -52,7 +57,11 @@ export class ConfirmationStore implements OnModuleInit {
     });
   }
 
-  private async rows(kind: keyof ConfirmationStore['queryCounts'], sql: string, params: unknown[]): Promise<ConfirmationRequest[]> {
+  private async rows(
+    kind: keyof ConfirmationStore['queryCounts'],
+    sql: string,
+    params: unknown[],
+  ): Promise<ConfirmationRequest[]> {
     this.queryCounts[kind]++;
     const result: unknown[] = await this.dataSource.query(sql, params);
     // TypeORM answers a bare UPDATE with [rows, rowCount]; every other statement with the rows.
@@ -70,7 +79,10 @@ export class ConfirmationStore implements OnModuleInit {
   }
 
   async findByRunCall(runId: string, callId: string): Promise<ConfirmationRequest | null> {
-    const row = await this.row('other', `SELECT * FROM confirmation_requests WHERE run_id = $1 AND call_id = $2`, [runId, callId]);
+    const row = await this.row('other', `SELECT * FROM confirmation_requests WHERE run_id = $1 AND call_id = $2`, [
+      runId,
+      callId,
+    ]);
     return row ?? null;
   }
 
@@ -130,7 +142,8 @@ export class ConfirmationStore implements OnModuleInit {
       return { row: inserted, created: true };
     }
     const existing = await this.findByRunCall(input.runId, input.callId);
-    if (!existing) throw new Error(`confirmation for run ${input.runId} call ${input.callId} vanished after a conflicting insert`);
+    if (!existing)
+      throw new Error(`confirmation for run ${input.runId} call ${input.callId} vanished after a conflicting insert`);
     return { row: existing, created: false };
   }
 
@@ -140,7 +153,10 @@ export class ConfirmationStore implements OnModuleInit {
 
   async findInOrg(orgId: string, id: string): Promise<ConfirmationRequest | null> {
     if (!isUuid(id)) return null;
-    const row = await this.row('other', `SELECT * FROM confirmation_requests WHERE id = $1 AND org_id = $2`, [id, orgId]);
+    const row = await this.row('other', `SELECT * FROM confirmation_requests WHERE id = $1 AND org_id = $2`, [
+      id,
+      orgId,
+    ]);
     return row ?? null;
   }
 
@@ -165,18 +181,33 @@ export class ConfirmationStore implements OnModuleInit {
                  WHERE entry IN ('org_members', 'channel') OR entry LIKE 'users:%' OR entry = ANY($6::text[])
                     OR (entry = 'agent_owner' AND agent_owner_id = $5)))
         ORDER BY created_at DESC, id DESC LIMIT $3`,
-      [orgId, filter.status ?? null, filter.limit, filter.afterId ?? null, c?.userId ?? null, candidateEntries(c?.roles ?? [])],
+      [
+        orgId,
+        filter.status ?? null,
+        filter.limit,
+        filter.afterId ?? null,
+        c?.userId ?? null,
+        candidateEntries(c?.roles ?? []),
+      ],
     );
   }
 
   /** The rows among `ids` that belong to one of `orgIds` (the inbox stream reads a batch of changes at once). */
   async findAmong(ids: string[], orgIds: string[]): Promise<ConfirmationRequest[]> {
-    return this.rows('other', `SELECT * FROM confirmation_requests WHERE id = ANY($1::uuid[]) AND org_id = ANY($2::uuid[])`, [ids, orgIds]);
+    return this.rows(
+      'other',
+      `SELECT * FROM confirmation_requests WHERE id = ANY($1::uuid[]) AND org_id = ANY($2::uuid[])`,
+      [ids, orgIds],
+    );
   }
 
   /** The rows among `ids` that are no longer pending (one statement for any number of waiters). */
   async settledAmong(ids: string[], purpose: 'poll' | 'wake'): Promise<ConfirmationRequest[]> {
-    return this.rows(purpose, `SELECT * FROM confirmation_requests WHERE id = ANY($1::uuid[]) AND status <> 'pending'`, [ids]);
+    return this.rows(
+      purpose,
+      `SELECT * FROM confirmation_requests WHERE id = ANY($1::uuid[]) AND status <> 'pending'`,
+      [ids],
+    );
   }
 
   /**
@@ -225,7 +256,11 @@ export class ConfirmationStore implements OnModuleInit {
   }
 
   /** An edit into a tier its editor alone cannot satisfy: the request now asks about the edit, under that tier. */
-  async rebind(id: string, edit: NonNullable<Settlement['edit']>, approvalsRequired: number): Promise<ConfirmationRequest | null> {
+  async rebind(
+    id: string,
+    edit: NonNullable<Settlement['edit']>,
+    approvalsRequired: number,
+  ): Promise<ConfirmationRequest | null> {
     const row = await this.row(
       'transition',
       `UPDATE confirmation_requests SET original_args = COALESCE(original_args, args), args = $2::jsonb, args_digest = $3,

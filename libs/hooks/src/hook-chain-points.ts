@@ -127,8 +127,10 @@ export const PRE_TOOL_USE: HookChainPoint<PreToolUseVerdict> = {
 /** Only the gate (it runs last) may park a call, and only in a run that can park; anything else is a hook failure. */
 function park(parked: unknown, entry: RegisteredHook, run: HookChainRun, ctx: ToolCallContext): HookOutcomeKind {
   const { confirmationId, expiresAt } = (parked ?? {}) as { confirmationId?: unknown; expiresAt?: unknown };
-  if (!entry.runsLast || !ctx.metadata.canPark) throw new Error('only the confirmation gate of a run that can park may park a call');
-  if (typeof confirmationId !== 'string' || confirmationId === '') throw new Error('park must name the confirmation the call waits for');
+  if (!entry.runsLast || !ctx.metadata.canPark)
+    throw new Error('only the confirmation gate of a run that can park may park a call');
+  if (typeof confirmationId !== 'string' || confirmationId === '')
+    throw new Error('park must name the confirmation the call waits for');
   if (expiresAt !== undefined && (typeof expiresAt !== 'string' || Number.isNaN(Date.parse(expiresAt))))
     throw new Error('park.expiresAt must be an ISO time');
   run.parked = expiresAt === undefined ? { confirmationId } : { confirmationId, expiresAt };
@@ -199,7 +201,12 @@ export function textPoint(point: HookPoint): HookChainPoint<TextHookVerdict> {
 
 function makeTextPoint(point: HookPoint): HookChainPoint<TextHookVerdict> {
   const verdict = (run: HookChainRun): TextHookVerdict => {
-    const v: TextHookVerdict = { allow: true, text: textOf(run), additionalContext: run.additionalContext, outcomes: run.outcomes };
+    const v: TextHookVerdict = {
+      allow: true,
+      text: textOf(run),
+      additionalContext: run.additionalContext,
+      outcomes: run.outcomes,
+    };
     if (run.model !== undefined) v.model = run.model;
     return v;
   };
@@ -237,7 +244,8 @@ function checkTextResult(point: HookPoint, result: HookResult): void {
   if (result.allow === false && !BLOCKING_POINTS.has(point)) throw new Error(`a ${point} hook cannot block`);
   if (result.modifiedResult !== undefined) {
     if (typeof result.modifiedResult !== 'string') throw new Error('modifiedResult must be a string');
-    if (point === HookPoint.PreModelCall) throw new Error('a PreModelCall hook rewrites the model (modifiedModel), not a text');
+    if (point === HookPoint.PreModelCall)
+      throw new Error('a PreModelCall hook rewrites the model (modifiedModel), not a text');
   }
   if (
     result.modifiedModel !== undefined &&

@@ -10,6 +10,11 @@ export type { TextHookVerdict } from './hook-chain-points.js';
  * stops the chain, per-hook timeout, every outcome recorded and streamed. A failing hook blocks when its policy says
  * `block` (the default of UserPromptSubmit and PreModelCall).
  */
-export function runTextHooks(registry: HookRegistry, point: HookPoint, ctx: ToolCallContext, text: string): Promise<TextHookVerdict> {
+export function runTextHooks(
+  registry: HookRegistry,
+  point: HookPoint,
+  ctx: ToolCallContext,
+  text: string,
+): Promise<TextHookVerdict> {
   return registry.runText(point, ctx, text);
 }

@@ -12,7 +12,13 @@ import {
 import type { ToolCallContext } from './hook-invocation.js';
 import { actionDigest } from './builtin/audit/canonical-json.js';
 import { PreToolUsePhases } from './pre-tool-use-phases.js';
-import { HookPoint, type AgentHookSettings, type HookOutcome, type PostToolUseHook, type ToolArgs } from './hook.types.js';
+import {
+  HookPoint,
+  type AgentHookSettings,
+  type HookOutcome,
+  type PostToolUseHook,
+  type ToolArgs,
+} from './hook.types.js';
 
 export { HookTimeoutError, type RegisteredHook } from './hook-chain.js';
 export type { PreToolUseVerdict } from './hook-chain-points.js';
@@ -23,7 +29,8 @@ export const DEFAULT_HOOK_TIMEOUT_MS = 5000;
 /** Why a call is blocked when the args to be sent are not the ones its approval covers. */
 export const ARGS_CHANGED_AFTER_APPROVAL = 'args changed after approval: the call was not sent';
 /** Why an approver's edit is not sent when a hook would still rewrite it: the approval covers exactly the edit. */
-export const EDIT_NOT_FINAL = "a hook would change the approver's edited args, so the approval does not cover what would be sent";
+export const EDIT_NOT_FINAL =
+  "a hook would change the approver's edited args, so the approval does not cover what would be sent";
 /** The name the confirmation gate blocks under (also when the runtime's own re-check of an approval fails). */
 export const CONFIRMATION_GATE = 'confirmation_gate';
 /** Why a resumed call is denied when the hooks in force now turn the model's call into another than the approved one. */
@@ -45,7 +52,12 @@ export function blockedObservation(hook: string, error: string): string {
   return `Tool call blocked by ${hook}: ${error}`;
 }
 
-const TEXT_POINTS = [HookPoint.UserPromptSubmit, HookPoint.PreModelCall, HookPoint.PostToolUseFailure, HookPoint.Stop] as const;
+const TEXT_POINTS = [
+  HookPoint.UserPromptSubmit,
+  HookPoint.PreModelCall,
+  HookPoint.PostToolUseFailure,
+  HookPoint.Stop,
+] as const;
 const NO_HOOKS: readonly RegisteredHook[] = Object.freeze([]);
 
 /**
@@ -120,7 +132,13 @@ export class HookRegistry {
     }
   }
 
-  entries(): Array<{ name: string; point: HookPoint; priority: number; source: 'class' | 'yaml'; autoAttached: boolean }> {
+  entries(): Array<{
+    name: string;
+    point: HookPoint;
+    priority: number;
+    source: 'class' | 'yaml';
+    autoAttached: boolean;
+  }> {
     const attached = this.pre.hooks.filter((h) => !h.checksArgs);
     return [...this.sessionStart.hooks, ...attached, ...this.post.hooks].map((h) => ({
       name: h.name,
@@ -201,7 +219,8 @@ export class HookRegistry {
     const again = await this.phases.run({ ...ctx, toolArgs: parked.modelArgs, metadata }, false);
     const outcomes = [...gate.outcomes, ...again.outcomes];
     if (!again.allow) return { ...again, outcomes };
-    if (actionDigest(ctx.toolName, again.args) === actionDigest(ctx.toolName, ctx.toolArgs)) return { ...gate, outcomes };
+    if (actionDigest(ctx.toolName, again.args) === actionDigest(ctx.toolName, ctx.toolArgs))
+      return { ...gate, outcomes };
     return {
       allow: false,
       args: again.args,

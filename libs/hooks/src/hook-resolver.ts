@@ -62,7 +62,9 @@ export class HookResolver {
     // A run's registry records its decisions (shadows compare against them, replays read them); a candidate's does not.
     const sink = this.decisions;
     if (sink && orgHooks === undefined) {
-      registry.observe((ctx, modelArgs, verdict) => sink.record({ ctx, modelArgs, verdict, hooksConfig, agent, at: new Date() }));
+      registry.observe((ctx, modelArgs, verdict) =>
+        sink.record({ ctx, modelArgs, verdict, hooksConfig, agent, at: new Date() }),
+      );
     }
     return registry;
   }
@@ -88,8 +90,15 @@ export class HookResolver {
     candidate?: unknown,
   ): Promise<{ orgConfig: unknown; hooks: ResolvedHook[] }> {
     const orgConfig =
-      candidate !== undefined ? candidate : agent?.orgId && this.orgHooks ? (await this.orgHooks.find(agent.orgId))?.hooks : undefined;
-    return { orgConfig, hooks: orgConfig === undefined ? [] : await this.build(orgConfig, 'org hooks', 'org', problems) };
+      candidate !== undefined
+        ? candidate
+        : agent?.orgId && this.orgHooks
+          ? (await this.orgHooks.find(agent.orgId))?.hooks
+          : undefined;
+    return {
+      orgConfig,
+      hooks: orgConfig === undefined ? [] : await this.build(orgConfig, 'org hooks', 'org', problems),
+    };
   }
 
   /** Checks an org's hooks config (PUT /api/org/hooks): every problem, each naming its entry. */
@@ -99,7 +108,12 @@ export class HookResolver {
     return problems;
   }
 
-  private async build(hooksConfig: unknown, at: string, origin: HookOrigin, problems: string[]): Promise<ResolvedHook[]> {
+  private async build(
+    hooksConfig: unknown,
+    at: string,
+    origin: HookOrigin,
+    problems: string[],
+  ): Promise<ResolvedHook[]> {
     const plan = this.plan(hooksConfig, at);
     const hooks = [...plan.classHooks];
     if (plan.yaml !== undefined) {
@@ -120,7 +134,8 @@ export class HookResolver {
 
   /** Metric labels from a bounded set: a catalog hook by name; a YAML hook (named by a tenant) is "other". */
   private counted(hooks: RegisteredHook[]): RegisteredHook[] {
-    if (this.metrics) for (const h of hooks) h.stats = this.metrics.statsFor(this.catalog.get(h.name) ? h.name : 'other', h.point);
+    if (this.metrics)
+      for (const h of hooks) h.stats = this.metrics.statsFor(this.catalog.get(h.name) ? h.name : 'other', h.point);
     return hooks;
   }
 
@@ -161,7 +176,8 @@ export class HookResolver {
       }
       const config = hooksConfig as Record<string, unknown>;
       for (const key of Object.keys(config)) {
-        if (key !== 'class_hooks' && key !== 'yaml') plan.problems.push(`${at}.${key}: unknown key (expected class_hooks, yaml)`);
+        if (key !== 'class_hooks' && key !== 'yaml')
+          plan.problems.push(`${at}.${key}: unknown key (expected class_hooks, yaml)`);
       }
       this.readClassHooks(config.class_hooks, declared, plan.problems, at);
       if (config.yaml !== undefined && config.yaml !== null) {
@@ -192,7 +208,12 @@ export class HookResolver {
     return hooks;
   }
 
-  private readClassHooks(raw: unknown, declared: Map<string, { index: number; config: unknown }>, problems: string[], at0: string): void {
+  private readClassHooks(
+    raw: unknown,
+    declared: Map<string, { index: number; config: unknown }>,
+    problems: string[],
+    at0: string,
+  ): void {
     if (raw === undefined || raw === null) return;
     if (!Array.isArray(raw)) {
       problems.push(`${at0}.class_hooks: must be a list of hook names or { "name", "config" } objects`);
@@ -206,7 +227,8 @@ export class HookResolver {
         name = item;
       } else if (isObject(item)) {
         const extra = Object.keys(item).filter((k) => k !== 'name' && k !== 'config');
-        if (extra.length) problems.push(`${at}: unknown key(s) ${extra.map((k) => `"${k}"`).join(', ')} (expected name, config)`);
+        if (extra.length)
+          problems.push(`${at}: unknown key(s) ${extra.map((k) => `"${k}"`).join(', ')} (expected name, config)`);
         name = item.name;
         config = item.config;
         if (typeof name !== 'string') {
@@ -214,7 +236,9 @@ export class HookResolver {
           return;
         }
       } else {
-        problems.push(`${at}: must be a hook name or { "name", "config" }, not ${item === null ? 'null' : typeof item}`);
+        problems.push(
+          `${at}: must be a hook name or { "name", "config" }, not ${item === null ? 'null' : typeof item}`,
+        );
         return;
       }
       const hookName = name as string;

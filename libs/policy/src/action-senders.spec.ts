@@ -12,7 +12,9 @@ const root = path.resolve(import.meta.dirname, '../../..');
 function sources(): Array<{ file: string; text: string }> {
   return ['apps/api', 'libs'].flatMap((dir) =>
     readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile() && e.name.endsWith('.ts') && !/\.(spec|e2e)\.ts$/.test(e.name) && !e.name.endsWith('.d.ts'))
+      .filter(
+        (e) => e.isFile() && e.name.endsWith('.ts') && !/\.(spec|e2e)\.ts$/.test(e.name) && !e.name.endsWith('.d.ts'),
+      )
       .map((e) => {
         const file = path.relative(root, path.join(e.parentPath, e.name));
         return { file, text: readFileSync(path.join(root, file), 'utf8') };
@@ -33,7 +35,8 @@ const ACTION_SENDERS: Record<string, string> = {
   'libs/agents/src/engine/tool-execution.ts: mcp.execute(': 'MCP tool call, from ToolExecution.execute',
   'libs/agents/src/engine/tool-execution.ts: builtin.execute(':
     'built-ins (channel_notify, call_agent, ask_human), from ToolExecution.execute',
-  'libs/agents/src/mcp/mcp-tool-executor.ts: pool.callTool(': 'McpToolExecutor.execute, itself called only by ToolExecution',
+  'libs/agents/src/mcp/mcp-tool-executor.ts: pool.callTool(':
+    'McpToolExecutor.execute, itself called only by ToolExecution',
   'libs/agents/src/mcp/mcp-client-pool.ts: client.callTool(': 'the MCP SDK call behind McpClientPool.callTool',
 };
 
@@ -58,9 +61,9 @@ describe('every path that can send an action calls the kernel', () => {
   });
 
   it('outbound HTTP outside the senders sends no action (each site listed with why)', () => {
-    const found = callSites(/(?:\begress\.(?:request|fetch)\(|\benv\.fetch\(|\bthis\.fetch\(|^\s*\.fetch\(|(?<![.\w])fetch\()/gm).map((s) =>
-      s.replace(/: \s+\.fetch\(/, ': .fetch('),
-    );
+    const found = callSites(
+      /(?:\begress\.(?:request|fetch)\(|\benv\.fetch\(|\bthis\.fetch\(|^\s*\.fetch\(|(?<![.\w])fetch\()/gm,
+    ).map((s) => s.replace(/: \s+\.fetch\(/, ': .fetch('));
     expect([...new Set(found)].sort()).toEqual(Object.keys(NOT_ACTIONS).sort());
   });
 

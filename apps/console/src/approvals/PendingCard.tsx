@@ -1,4 +1,18 @@
-import { Alert, Anchor, Badge, Blockquote, Button, Card, Code, Group, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Blockquote,
+  Button,
+  Card,
+  Code,
+  Group,
+  Stack,
+  Switch,
+  Text,
+  Textarea,
+  TextInput,
+} from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
@@ -27,7 +41,9 @@ function decisionForm(row: ConfirmationRow, question: boolean): JsonSchema {
 
 /** A question's starting answer: the first choice of each enum, nothing else prefilled. */
 function answerTemplate(form: JsonSchema): Values {
-  return Object.fromEntries(Object.entries(form.properties ?? {}).flatMap(([k, p]) => (p.enum?.length ? [[k, p.enum[0]]] : [])));
+  return Object.fromEntries(
+    Object.entries(form.properties ?? {}).flatMap(([k, p]) => (p.enum?.length ? [[k, p.enum[0]]] : [])),
+  );
 }
 
 export function PendingCard({
@@ -60,7 +76,8 @@ export function PendingCard({
     mutationFn: (decision: 'approve' | 'reject') => {
       const edit = decision === 'approve' && edited !== null ? edited : undefined;
       const change = edit ? (question ? { answer: edit } : { args: edit }) : {};
-      const grant = decision === 'approve' && standing ? { standing: { when: standing.when, max_calls: standing.max } } : {};
+      const grant =
+        decision === 'approve' && standing ? { standing: { when: standing.when, max_calls: standing.max } } : {};
       return data(
         http.POST('/api/confirmations/{id}/decision', {
           params: { path: { id: row.id } },
@@ -192,13 +209,23 @@ export function PendingCard({
             />
           </Card>
         )}
-        <Textarea label="Reason (optional)" value={reason} onChange={(e) => setReason(e.currentTarget.value)} autosize minRows={1} />
+        <Textarea
+          label="Reason (optional)"
+          value={reason}
+          onChange={(e) => setReason(e.currentTarget.value)}
+          autosize
+          minRows={1}
+        />
         {!question && row.approvals_required === 1 && (
           <Switch
             label="Also approve similar calls in this run"
             checked={standing !== null}
             onChange={(e) =>
-              setStanding(e.currentTarget.checked ? { when: amount !== null ? `args.amount <= ${amount}` : 'true', max: 3 } : null)
+              setStanding(
+                e.currentTarget.checked
+                  ? { when: amount !== null ? `args.amount <= ${amount}` : 'true', max: 3 }
+                  : null,
+              )
             }
           />
         )}

@@ -57,7 +57,10 @@ export class AgentsService {
    * The agent, its typed config (a stored config that no longer parses still yields defaults) and the number of its
    * policy version, read in one snapshot so a run records the version of the policy it got.
    */
-  async findWithConfig(orgId: string, id: string): Promise<{ agent: Agent; config: AgentConfig; policyVersion: number | null }> {
+  async findWithConfig(
+    orgId: string,
+    id: string,
+  ): Promise<{ agent: Agent; config: AgentConfig; policyVersion: number | null }> {
     // What runs read (cached until a change): the agent and its parsed config are shared, never modified.
     return this.cache.get(orgId, `agent:${id}`, () =>
       this.agents.manager.transaction('REPEATABLE READ', async (m) => {
@@ -126,7 +129,8 @@ export class AgentsService {
   ): Promise<AgentView> {
     const existing = await this.find(orgId, id);
     const target = await this.versions.get(agentPolicy(orgId, id), version).catch((err: unknown) => {
-      if (err instanceof NotFoundError) throw new BadInputError(`version ${version} is not a policy version of agent ${id}`);
+      if (err instanceof NotFoundError)
+        throw new BadInputError(`version ${version} is not a policy version of agent ${id}`);
       throw err;
     });
     const dto: AgentDto = {
@@ -135,7 +139,12 @@ export class AgentsService {
       model_config_json: withPolicy(existing.modelConfigJson, target.config),
     };
     await this.validate(orgId, dto, id);
-    return this.save(existing, dto, { createdBy: actor, comment: opts.comment, rolledBackTo: version }, opts.force === true);
+    return this.save(
+      existing,
+      dto,
+      { createdBy: actor, comment: opts.comment, rolledBackTo: version },
+      opts.force === true,
+    );
   }
 
   /**
@@ -152,12 +161,30 @@ export class AgentsService {
       await this.versions.lock(agentPolicy(orgId, id), m);
       // `existing` is this request's own copy (just loaded); `before` was taken from it above.
       const row = await m.save(
-        Object.assign(existing, { name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json }),
+        Object.assign(existing, {
+          name: dto.name,
+          instructions: dto.instructions ?? '',
+          modelConfigJson: dto.model_config_json,
+        }),
       );
-      const policyVersion = await this.versions.record(agentPolicy(orgId, id), policyOf(row.modelConfigJson), origin, m);
+      const policyVersion = await this.versions.record(
+        agentPolicy(orgId, id),
+        policyOf(row.modelConfigJson),
+        origin,
+        m,
+      );
       const change = origin.rolledBackTo === undefined ? 'updated' : 'rolled_back';
       await this.audit.configChange(
-        { orgId, actor: origin.createdBy, entityType: 'agent', entityId: id, change, before, after: audited(row), policyVersion },
+        {
+          orgId,
+          actor: origin.createdBy,
+          entityType: 'agent',
+          entityId: id,
+          change,
+          before,
+          after: audited(row),
+          policyVersion,
+        },
         m,
       );
       return row;
@@ -210,13 +237,17 @@ export class AgentsService {
       if (egress) problems.push(egress);
     }
     const credentialId = config.model.apiKeyCredentialId;
-    const credentialProblem = credentialId !== undefined && (await this.credentials.useProblem(orgId, credentialId, config.model.baseUrl));
-    if (credentialProblem) problems.push(`model_config_json.model.api_key_credential_id "${credentialId}" ${credentialProblem}`);
+    const credentialProblem =
+      credentialId !== undefined && (await this.credentials.useProblem(orgId, credentialId, config.model.baseUrl));
+    if (credentialProblem)
+      problems.push(`model_config_json.model.api_key_credential_id "${credentialId}" ${credentialProblem}`);
     for (const pattern of await this.tools.unknownPatterns(orgId, config.tools)) {
       problems.push(`unknown tool "${pattern}": no connector action or built-in tool matches it`);
     }
     const delegateIds = config.delegates.filter(isUuid);
-    const found = new Set(delegateIds.length ? (await this.agents.findBy({ orgId, id: In(delegateIds) })).map((a) => a.id) : []);
+    const found = new Set(
+      delegateIds.length ? (await this.agents.findBy({ orgId, id: In(delegateIds) })).map((a) => a.id) : [],
+    );
     for (const d of config.delegates) {
       if (d === selfId) problems.push(`delegate "${d}" is this agent itself`);
       else if (!found.has(d)) problems.push(`unknown delegate "${d}": no agent with this id in the org`);
@@ -236,7 +267,12 @@ export class AgentsService {
 
 /** What an agent's configuration audit records (its model_config_json holds hooks and the approver policy). */
 function audited(a: Agent): Record<string, unknown> {
-  return { name: a.name, instructions: a.instructions, model_config_json: a.modelConfigJson, owner_user_id: a.ownerUserId };
+  return {
+    name: a.name,
+    instructions: a.instructions,
+    model_config_json: a.modelConfigJson,
+    owner_user_id: a.ownerUserId,
+  };
 }
 
 function view(a: Agent): AgentView {

@@ -1,6 +1,12 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { annotateSpan, Metrics, type RunEventMap } from '@warden/common';
-import { blockedObservation, CONFIRMATION_GATE, type PreToolUseVerdict, type ToolCallContext, type ToolCallMetadata } from '@warden/hooks';
+import {
+  blockedObservation,
+  CONFIRMATION_GATE,
+  type PreToolUseVerdict,
+  type ToolCallContext,
+  type ToolCallMetadata,
+} from '@warden/hooks';
 import { isTransientDatabaseError, SqlParams } from '@warden/database';
 import type { EntityManager } from 'typeorm';
 import type { ParkedToolCall, PendingToolCall } from '../runs/run.entity.js';
@@ -45,9 +51,12 @@ export class ToolCallRunner {
   /** The observation text of each finished call (from memory when this driver stored them all). */
   async observations(live: LiveRun, callIds: string[]): Promise<Map<string, string>> {
     // `?? ''` never applies: every id was just found in `observed`.
-    if (callIds.every((id) => live.observed.has(id))) return new Map(callIds.map((id) => [id, live.observed.get(id) ?? '']));
+    if (callIds.every((id) => live.observed.has(id)))
+      return new Map(callIds.map((id) => [id, live.observed.get(id) ?? '']));
     const rows = await this.toolCalls.results(live.run.id, callIds);
-    return new Map(rows.map((r) => [r.call_id, r.result ?? `Error: the outcome of this call is unknown (status ${r.status})`]));
+    return new Map(
+      rows.map((r) => [r.call_id, r.result ?? `Error: the outcome of this call is unknown (status ${r.status})`]),
+    );
   }
 
   /**
@@ -98,18 +107,24 @@ export class ToolCallRunner {
         // A hook could not decide (the approval wait ended because this instance is stopping): nobody decided, so
         // nothing is recorded as blocked. The hooks run again when the run is resumed (the gate reuses its row).
         await this.toolCalls.release(live, call.call_id);
-        throw new RunSuspendedError(`call ${call.call_id} was left undecided by ${verdict.blockedBy ?? 'a hook'}: ${verdict.suspended}`);
+        throw new RunSuspendedError(
+          `call ${call.call_id} was left undecided by ${verdict.blockedBy ?? 'a hook'}: ${verdict.suspended}`,
+        );
       }
       // What will be sent, frozen here: nothing a hook still holds can change it after the check below.
       const args = structuredClone(verdict.args);
       // An approver's edit re-enters *decide*: the deciding hooks (org policies included) run on exactly these args.
       if (verdict.allow && verdict.approval?.edited) {
         const again = await live.registry.redecide(ctx, args);
-        if (!again.allow) Object.assign(verdict, { allow: false, args, blockedBy: again.blockedBy, error: again.error });
+        if (!again.allow)
+          Object.assign(verdict, { allow: false, args, blockedBy: again.blockedBy, error: again.error });
       }
       const refusal = verdict.allow ? sendRefusal(verdict, call.tool, args) : null;
       if (refusal) {
-        this.logger.warn({ runId: live.run.id, callId: call.call_id, tool: call.tool, refusal }, 'gated call not authorized; blocked');
+        this.logger.warn(
+          { runId: live.run.id, callId: call.call_id, tool: call.tool, refusal },
+          'gated call not authorized; blocked',
+        );
         Object.assign(verdict, { allow: false, args, blockedBy: CONFIRMATION_GATE, error: refusal });
       }
       if (!verdict.allow) await this.storeBlocked(live, call, ctx, verdict, label);
@@ -118,7 +133,12 @@ export class ToolCallRunner {
     } catch (err) {
       // Not the call's outcome: the run stops here (shutdown, lease lost, cancel, database blip) and its next
       // driver settles the call (in-flight rule).
-      if (live.abort.signal.aborted || err instanceof RunSuspendedError || err instanceof LeaseLostError || isTransientDatabaseError(err))
+      if (
+        live.abort.signal.aborted ||
+        err instanceof RunSuspendedError ||
+        err instanceof LeaseLostError ||
+        isTransientDatabaseError(err)
+      )
         throw err;
       this.logger.error({ err, runId: live.run.id, callId: call.call_id }, 'tool call failed unexpectedly');
       const content = `Error: the tool call failed: ${(err as Error).message}`;
@@ -186,7 +206,12 @@ export class ToolCallRunner {
     // Fenced: a driver that lost the run (or a cancelled run) never sends the request. Audited in flight.
     const simulated = this.execution.simulates(live, tool, args, (ctx.metadata.confirmationAsks?.length ?? 0) > 0);
     const p = new SqlParams();
-    const marked = await this.runs.writeRun(live, [], { ctes: executionMarkWrites(p, live, call, args, executedMeta, simulated) }, p);
+    const marked = await this.runs.writeRun(
+      live,
+      [],
+      { ctes: executionMarkWrites(p, live, call, args, executedMeta, simulated) },
+      p,
+    );
     if (!marked.held) throw this.runs.leaseLost(live);
     if (marked.counts.marked === 0) throw await this.toolCalls.lostOrGone(live, call.call_id);
     const started = Date.now();
@@ -246,7 +271,12 @@ export class ToolCallRunner {
     // duration included, so a crash before the audit batch lands leaves a completed row) and the `observation` event.
     const p = new SqlParams();
     const { precondition, ctes } = this.toolCalls.outcomeWrites(p, live, callId, r);
-    const stored = await this.runs.writeRun(live, [{ type: 'observation', data: observation }], { where: precondition, ctes }, p);
+    const stored = await this.runs.writeRun(
+      live,
+      [{ type: 'observation', data: observation }],
+      { where: precondition, ctes },
+      p,
+    );
     if (!stored.held) throw await this.toolCalls.lostOrGone(live, callId);
     live.observed.set(callId, r.result);
   }

@@ -37,7 +37,10 @@ export class WecomTokens {
     }
     if (body.errcode !== 0 || !body.access_token)
       throw new Error(`WeCom refused the token request: errcode ${body.errcode} ${body.errmsg ?? ''}`.trim());
-    this.tokens.set(key, { token: body.access_token, until: Date.now() + Math.max(60, (body.expires_in ?? 7200) - 300) * 1000 });
+    this.tokens.set(key, {
+      token: body.access_token,
+      until: Date.now() + Math.max(60, (body.expires_in ?? 7200) - 300) * 1000,
+    });
     return body.access_token;
   }
 }

@@ -16,7 +16,8 @@ export class AppConfig {
   constructor(config: ConfigService) {
     this.env = config.getOrThrow('warden');
     // Validated at boot (environment.ts): only a malformed default could be null.
-    this.llmKeyOrigins = parseLlmKeyOrigins(this.env.LLM_KEY_ORIGINS ?? DEFAULT_LLM_KEY_ORIGINS) ?? new Map<string, string>();
+    this.llmKeyOrigins =
+      parseLlmKeyOrigins(this.env.LLM_KEY_ORIGINS ?? DEFAULT_LLM_KEY_ORIGINS) ?? new Map<string, string>();
     this.instanceId = this.env.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   }
 
@@ -75,7 +76,10 @@ export class AppConfig {
   }
 
   get authMode(): 'dev' | 'oidc' {
-    return (this.env.AUTH_MODE as 'dev' | 'oidc' | undefined) ?? (this.env.OIDC_ISSUER || this.env.OIDC_JWKS_URL ? 'oidc' : 'dev');
+    return (
+      (this.env.AUTH_MODE as 'dev' | 'oidc' | undefined) ??
+      (this.env.OIDC_ISSUER || this.env.OIDC_JWKS_URL ? 'oidc' : 'dev')
+    );
   }
   get devSecret(): string {
     return this.env.AUTH_DEV_SECRET ?? DEV_AUTH_SECRET_DEFAULT;
@@ -231,7 +235,9 @@ export class AppConfig {
 
   /** Whether an agent's `api_key_env` may name this variable: only allow-listed names, never the server's own settings. */
   llmKeyEnvAllowed(name: string): boolean {
-    return this.llmKeyEnvAllow.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) && name.length > p.length - 1 : name === p));
+    return this.llmKeyEnvAllow.some((p) =>
+      p.endsWith('*') ? name.startsWith(p.slice(0, -1)) && name.length > p.length - 1 : name === p,
+    );
   }
 
   /** The origin LLM_KEY_ORIGINS binds this key variable to (where its key may be sent); undefined when none. */

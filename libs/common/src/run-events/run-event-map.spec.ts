@@ -48,12 +48,15 @@ describe('run event maps', () => {
   it.each([
     ['agent run', false, RUN_EVENT_TYPES],
     ['workflow run', true, WORKFLOW_RUN_EVENT_TYPES],
-  ] as const)('%s events: every emitted type is in the map and every type of the map is emitted', (_name, workflow, mapped) => {
-    const emitted = emittedBy(workflow);
-    const unmapped = [...emitted]
-      .filter(([type]) => !(mapped as readonly string[]).includes(type))
-      .map(([type, files]) => `${type} (${files.join(', ')})`);
-    const neverEmitted = mapped.filter((type) => !emitted.has(type));
-    expect({ unmapped, neverEmitted }).toEqual({ unmapped: [], neverEmitted: [] });
-  });
+  ] as const)(
+    '%s events: every emitted type is in the map and every type of the map is emitted',
+    (_name, workflow, mapped) => {
+      const emitted = emittedBy(workflow);
+      const unmapped = [...emitted]
+        .filter(([type]) => !(mapped as readonly string[]).includes(type))
+        .map(([type, files]) => `${type} (${files.join(', ')})`);
+      const neverEmitted = mapped.filter((type) => !emitted.has(type));
+      expect({ unmapped, neverEmitted }).toEqual({ unmapped: [], neverEmitted: [] });
+    },
+  );
 });

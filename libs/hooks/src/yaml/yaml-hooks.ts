@@ -29,7 +29,21 @@ export interface YamlHookSpec {
 export const YAML_HOOK_DEFAULT_PRIORITY = 50;
 const MAX_TIMEOUT_MS = 600_000;
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-const KEYS = ['name', 'event', 'matcher', 'if', 'type', 'run', 'module', 'url', 'headers', 'format', 'priority', 'timeout_ms', 'on_error'];
+const KEYS = [
+  'name',
+  'event',
+  'matcher',
+  'if',
+  'type',
+  'run',
+  'module',
+  'url',
+  'headers',
+  'format',
+  'priority',
+  'timeout_ms',
+  'on_error',
+];
 const TYPES = ['command', 'module', 'http'];
 const EVENTS = new Set<string>(Object.values(HookPoint));
 const TOOL_POINTS = new Set<string>([HookPoint.PreToolUse, HookPoint.PostToolUse, HookPoint.PostToolUseFailure]);
@@ -60,16 +74,21 @@ export function parseYamlHooks(source: string, at = 'hooks.yaml'): { specs: Yaml
     // Aliases expand on conversion: a small budget keeps an alias bomb from costing memory and time.
     value = doc.toJS({ maxAliasCount: YAML_ALIAS_BUDGET });
   } catch (err) {
-    return { specs: [], problems: [`${at}: ${(err as Error).message.split('\n')[0]} (at most ${YAML_ALIAS_BUDGET} alias expansions)`] };
+    return {
+      specs: [],
+      problems: [`${at}: ${(err as Error).message.split('\n')[0]} (at most ${YAML_ALIAS_BUDGET} alias expansions)`],
+    };
   }
   if (value === null || value === undefined) return { specs: [], problems: [] };
-  if (!isObject(value) || !isMap(root)) return { specs: [], problems: [`${at}: must be a mapping with a "hooks:" list`] };
+  if (!isObject(value) || !isMap(root))
+    return { specs: [], problems: [`${at}: must be a mapping with a "hooks:" list`] };
   const extra = Object.keys(value).filter((k) => k !== 'hooks');
   const problems = extra.map((k) => `${at}: unknown top-level key "${k}" (expected "hooks")`);
   const list = value.hooks;
   if (list === undefined || list === null) return { specs: [], problems };
   const listNode = root.get('hooks', true) as Node | undefined;
-  if (!Array.isArray(list) || !isSeq(listNode)) return { specs: [], problems: [...problems, `${at}: hooks must be a list`] };
+  if (!Array.isArray(list) || !isSeq(listNode))
+    return { specs: [], problems: [...problems, `${at}: hooks must be a list`] };
 
   const specs: YamlHookSpec[] = [];
   const names = new Map<string, number>();
@@ -79,7 +98,8 @@ export function parseYamlHooks(source: string, at = 'hooks.yaml'): { specs: Yaml
     const where = `${at}: hooks[${i}]${line ? ` (line ${line})` : ''}`;
     const entryProblems: string[] = [];
     const spec = parseEntry(raw, i, where, entryProblems);
-    if (spec && names.has(spec.name)) entryProblems.push(`${where}: duplicate name "${spec.name}" (also hooks[${names.get(spec.name)}])`);
+    if (spec && names.has(spec.name))
+      entryProblems.push(`${where}: duplicate name "${spec.name}" (also hooks[${names.get(spec.name)}])`);
     if (spec) names.set(spec.name, i);
     problems.push(...entryProblems);
     if (spec && entryProblems.length === 0) specs.push(spec);
@@ -96,7 +116,8 @@ function parseEntry(raw: unknown, index: number, where: string, problems: string
     if (!KEYS.includes(key)) problems.push(`${where}: unknown key "${key}" (expected one of ${KEYS.join(', ')})`);
   }
   const name = raw.name ?? `yaml-hook-${index + 1}`;
-  if (typeof name !== 'string' || !NAME.test(name)) problems.push(`${where}.name: must be 1-64 letters, digits, "_", "-" or "."`);
+  if (typeof name !== 'string' || !NAME.test(name))
+    problems.push(`${where}.name: must be 1-64 letters, digits, "_", "-" or "."`);
 
   const event = raw.event;
   if (typeof event !== 'string' || !EVENTS.has(event)) {
@@ -121,7 +142,8 @@ function parseEntry(raw: unknown, index: number, where: string, problems: string
 
   let condition: Condition | undefined;
   if (raw.if !== undefined) {
-    if (typeof raw.if !== 'string' || raw.if.trim() === '') problems.push(`${where}.if: must be a CEL expression string`);
+    if (typeof raw.if !== 'string' || raw.if.trim() === '')
+      problems.push(`${where}.if: must be a CEL expression string`);
     else {
       try {
         condition = compileCondition(raw.if);
@@ -142,7 +164,9 @@ function parseEntry(raw: unknown, index: number, where: string, problems: string
   const onError = raw.on_error ?? (BLOCKING_POINTS.has(point) && point !== HookPoint.Stop ? 'block' : 'allow');
   if (onError !== 'block' && onError !== 'allow') problems.push(`${where}.on_error: must be "block" or "allow"`);
   else if (onError === 'block' && !BLOCKING_POINTS.has(point) && EVENTS.has(point)) {
-    problems.push(`${where}.on_error: "block" only applies to ${[...BLOCKING_POINTS].join(', ')} (${point} hooks cannot block)`);
+    problems.push(
+      `${where}.on_error: "block" only applies to ${[...BLOCKING_POINTS].join(', ')} (${point} hooks cannot block)`,
+    );
   }
 
   return {
@@ -169,19 +193,30 @@ function ruleText(raw: Record<string, unknown>): string | undefined {
 }
 
 /** What the entry runs: exactly one of `run` (command), `module` or `url` (http), agreeing with `type` when given. */
-function parseTarget(raw: Record<string, unknown>, where: string, problems: string[]): Pick<YamlHookSpec, 'run' | 'module' | 'http'> {
-  if (raw.type !== undefined && !TYPES.includes(raw.type as string)) problems.push(`${where}.type: must be one of ${TYPES.join(', ')}`);
+function parseTarget(
+  raw: Record<string, unknown>,
+  where: string,
+  problems: string[],
+): Pick<YamlHookSpec, 'run' | 'module' | 'http'> {
+  if (raw.type !== undefined && !TYPES.includes(raw.type as string))
+    problems.push(`${where}.type: must be one of ${TYPES.join(', ')}`);
   const given = (['run', 'module', 'url'] as const).filter((k) => raw[k] !== undefined);
   if (given.length === 0) problems.push(`${where}: needs "run" (a command), "module" or "url" (an http hook)`);
   if (given.length > 1) problems.push(`${where}: has ${given.map((k) => `"${k}"`).join(' and ')}; choose one`);
   const expected = { command: 'run', module: 'module', http: 'url' }[raw.type as string];
-  if (expected && given.length === 1 && given[0] !== expected) problems.push(`${where}: type ${String(raw.type)} needs "${expected}"`);
+  if (expected && given.length === 1 && given[0] !== expected)
+    problems.push(`${where}: type ${String(raw.type)} needs "${expected}"`);
   if (raw.url === undefined && (raw.headers !== undefined || raw.format !== undefined))
     problems.push(`${where}: "headers" and "format" are for http hooks (with "url")`);
   const target: Pick<YamlHookSpec, 'run' | 'module' | 'http'> = {};
   if (raw.run !== undefined) {
     const parts = typeof raw.run === 'string' ? [raw.run] : raw.run;
-    if (!Array.isArray(parts) || parts.length === 0 || parts.some((p) => typeof p !== 'string') || (parts[0] as string).trim() === '') {
+    if (
+      !Array.isArray(parts) ||
+      parts.length === 0 ||
+      parts.some((p) => typeof p !== 'string') ||
+      (parts[0] as string).trim() === ''
+    ) {
       problems.push(`${where}.run: must be a command path or a list [command, ...args] of strings`);
     } else target.run = parts as string[];
   }
@@ -213,7 +248,11 @@ export async function buildYamlHooks(
         if (problem) throw new Error(problem);
         target = { kind: 'http', spec: spec.http, env: http };
       } else if (spec.run) {
-        target = { kind: 'command', file: await resolveInHooksDir(hooksDir, spec.run[0], 'command'), args: spec.run.slice(1) };
+        target = {
+          kind: 'command',
+          file: await resolveInHooksDir(hooksDir, spec.run[0], 'command'),
+          args: spec.run.slice(1),
+        };
       } else if (spec.module) {
         const file = await resolveInHooksDir(hooksDir, spec.module, 'module');
         target = { kind: 'module', fn: await loadModuleHook(file, spec.module) };

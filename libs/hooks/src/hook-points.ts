@@ -1,8 +1,8 @@
 import type { HookRegistry, ToolCallContext } from './hook-registry.js';
 import type { HookPoint } from './hook.types.js';
-import type { TextHookVerdict } from './hook-chain-points.js';
+import type { TextHookVerdict } from './text-hook-points.js';
 
-export type { TextHookVerdict } from './hook-chain-points.js';
+export type { TextHookVerdict } from './text-hook-points.js';
 
 /**
  * Runs the hooks of one text point (UserPromptSubmit, PreModelCall, PostToolUseFailure, Stop) with the registry's

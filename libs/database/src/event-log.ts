@@ -2,7 +2,8 @@ import type { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { DatabaseTarget } from './data-source.js';
 import { AppendsInFlight } from './appends-in-flight.js';
-import { EventFollowers, type Follower } from './event-followers.js';
+import { EventFollowers } from './event-followers.js';
+import { followLog, type LogFollowParts } from './log-follow.js';
 import { LogWakeups } from './log-wakeups.js';
 import { PgNotificationListener } from './pg-notification-listener.js';
 import { ownerWriteResult, ownerWriteSql, SqlParams, type OwnerWrite, type OwnerWriteResult } from './owner-write.js';
@@ -36,6 +37,7 @@ export class EventLog<M = AnyEventMap, E = unknown> {
   private readonly recent = new RecentEvents((ownerId) => this.followed.has(ownerId));
   private readonly appending = new AppendsInFlight();
   private readonly listener: PgNotificationListener | null;
+  private readonly followParts: LogFollowParts;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -52,6 +54,13 @@ export class EventLog<M = AnyEventMap, E = unknown> {
       (ownerId) => this.recent.forget(ownerId),
       (ownerId, seq) => this.wakeups.emit(ownerId, seq),
     );
+    this.followParts = {
+      recent: this.recent,
+      wakeups: this.wakeups,
+      followed: this.followed,
+      appending: this.appending,
+      read: (ownerId, last) => this.read(ownerId, last),
+    };
     this.listener = target.embedded
       ? null
       : new PgNotificationListener({
@@ -215,62 +224,14 @@ export class EventLog<M = AnyEventMap, E = unknown> {
    * Delivers the events after `afterSeq` in order, then live ones, until `isLast(event)` (returns true) or until
    * `signal` aborts (returns false).
    */
-  async follow(
+  follow(
     ownerId: string,
     afterSeq: number,
     deliver: (event: StoredEvent<M, keyof M & string, E>) => void,
     isLast: (event: StoredEvent<M, keyof M & string, E>) => boolean,
     signal: AbortSignal,
   ): Promise<boolean> {
-    // An owner born here whose whole log is in memory needs no first read.
-    const known = this.recent.completeThrough(ownerId);
-    const me: Follower = {
-      last: afterSeq,
-      told: Math.max(afterSeq, known ?? 0),
-      mustRead: known === null,
-      dirty: true,
-    };
-    const onWake = (seq?: number) => {
-      if (seq === undefined) me.mustRead = true;
-      else if (seq > me.last) me.told = Math.max(me.told, seq);
-      else return; // this follower has delivered that event already: nothing to read
-      me.dirty = true;
-      me.wake?.();
-    };
-    const onAbort = () => me.wake?.();
-    this.followed.add(ownerId, me);
-    this.wakeups.on(ownerId, onWake);
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      while (!signal.aborted) {
-        if (!me.dirty) {
-          await new Promise<void>((resolve) => (me.wake = resolve));
-          me.wake = undefined;
-          continue;
-        }
-        me.dirty = false;
-        const mustRead = me.mustRead;
-        me.mustRead = false;
-        if (!mustRead && me.told <= me.last) continue; // told of what it has already delivered
-        const remembered = mustRead ? null : this.recent.between(ownerId, me.last, me.told);
-        // Told by a NOTIFY that raced our own append's result: that result brings the event to memory and wakes us.
-        if (!remembered && !mustRead && this.appending.has(ownerId)) continue;
-        const events = (remembered ?? (await this.read(ownerId, me.last))) as Array<
-          StoredEvent<M, keyof M & string, E>
-        >;
-        for (const event of events) {
-          if (event.seq !== me.last + 1) break; // a gap closes when the earlier writer commits (and wakes us)
-          me.last = event.seq;
-          deliver(event);
-          if (isLast(event)) return true;
-        }
-      }
-      return false;
-    } finally {
-      this.wakeups.off(ownerId, onWake);
-      signal.removeEventListener('abort', onAbort);
-      this.followed.remove(ownerId, me);
-    }
+    return followLog(this.followParts, ownerId, afterSeq, deliver, isLast, signal);
   }
 
   private async read(ownerId: string, last: number): Promise<LoggedEvent[]> {

@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import type { CallbackRequest, DecisionOutcome, HttpReply, ParsedCallback } from './channel.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { ChannelsService } from './channels.service.js';
+import { CallbackEvents } from './callback-events.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -21,6 +22,7 @@ export class ChannelCallbackController {
   constructor(
     private readonly channels: ChannelsService,
     private readonly registry: ChannelRegistry,
+    private readonly events: CallbackEvents,
   ) {}
 
   @Get()
@@ -55,7 +57,7 @@ export class ChannelCallbackController {
   }
 
   private async decide(channelId: string, click: Extract<ParsedCallback, { kind: 'decision' }>): Promise<HttpReply> {
-    if (click.eventId && !(await this.channels.claimEvent(channelId, click.eventId))) {
+    if (click.eventId && !(await this.events.claim(channelId, click.eventId))) {
       return click.respond({ ok: false, message: 'This click was already handled.' });
     }
     const sink = this.channels.decisionSink;
@@ -73,7 +75,7 @@ export class ChannelCallbackController {
       });
     } catch (err) {
       this.logger.error(`decision from channel ${channelId} failed: ${(err as Error).message}`);
-      if (click.eventId) await this.channels.releaseEvent(channelId, click.eventId);
+      if (click.eventId) await this.events.release(channelId, click.eventId);
       return click.respond({ ok: false, message: 'The decision could not be recorded; nothing was decided.' });
     }
     return click.respond(outcome);

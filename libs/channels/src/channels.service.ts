@@ -6,7 +6,7 @@ import { AuditTrail, isUuid, NotFoundError } from '@warden/common';
 import { TransactionRunner } from '@warden/database';
 import { Repository } from 'typeorm';
 import type { ApprovalDecisionSink, Channel, ChannelRecord, ChannelType } from './channel.js';
-import { ChannelEntity, ChannelEventEntity } from './channel.entity.js';
+import { ChannelEntity } from './channel.entity.js';
 import { auditedChannel, changedSecrets } from './channel-audit.js';
 import { ChannelConfigs, type ChannelView } from './channel-configs.js';
 import { ChannelRegistry } from './channel-registry.js';
@@ -22,7 +22,7 @@ const inboxRecord = (orgId: string): ChannelRecord => ({
 
 /**
  * The org's channels: managed through the API (config checked and secrets sealed by ChannelConfigs, every change
- * audited), looked up for delivery and callbacks, and the de-duplication of platform callback events.
+ * audited) and looked up for delivery and callbacks (callback events are de-duplicated by CallbackEvents).
  */
 @Injectable()
 export class ChannelsService {
@@ -30,7 +30,6 @@ export class ChannelsService {
 
   constructor(
     @InjectRepository(ChannelEntity) private readonly channels: Repository<ChannelEntity>,
-    @InjectRepository(ChannelEventEntity) private readonly events: Repository<ChannelEventEntity>,
     private readonly registry: ChannelRegistry,
     private readonly configs: ChannelConfigs,
     private readonly orgs: OrgsService,
@@ -234,23 +233,6 @@ export class ChannelsService {
     } catch (err) {
       return { ok: false, error: (err as Error).message };
     }
-  }
-
-  /** true the first time an event id is seen for a channel; false for a retried or replayed delivery. */
-  async claimEvent(channelId: string, eventId: string): Promise<boolean> {
-    const res = await this.events
-      .createQueryBuilder()
-      .insert()
-      .values({ channelId, eventId: eventId.slice(0, 500) })
-      .orIgnore()
-      .returning(['event_id'])
-      .execute();
-    return (res.raw as unknown[]).length > 0;
-  }
-
-  /** Lets a platform retry go through when handling the first delivery failed on our side. */
-  async releaseEvent(channelId: string, eventId: string): Promise<void> {
-    await this.events.delete({ channelId, eventId: eventId.slice(0, 500) });
   }
 
   private async row(orgId: string, id: string): Promise<ChannelEntity> {

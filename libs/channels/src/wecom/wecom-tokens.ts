@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { WecomConfig, WecomReply } from './wecom.channel.js';
+import type { WecomConfig, WecomReply } from './wecom-config.js';
 
 /**
  * A WeCom app's access_token per corp + secret (7200 s, refreshed 5 minutes early, or when WeCom refused it). One

@@ -12,69 +12,16 @@ import {
 } from '../channel.js';
 import { STATUS_WORDS } from '../shared/card-text.js';
 import { wecomApprovalCard } from './wecom-cards.js';
-import {
-  checkConfig,
-  missingConfig,
-  optionalConfig,
-  requiredConfig,
-  secretKeysOf,
-  type ConfigKeyRule,
-} from '../shared/config-rules.js';
+import { checkConfig, secretKeysOf } from '../shared/config-rules.js';
 import { rejected } from '../shared/replies.js';
 import { openWecomEnvelope, xmlField } from './wecom-crypto.js';
 import { WecomTokens } from './wecom-tokens.js';
+import { WECOM_CONFIG, wecomConfig, type WecomConfig, type WecomReply } from './wecom-config.js';
 
-export const WECOM_CONFIG: readonly ConfigKeyRule[] = [
-  { key: 'corp_id', kind: 'string', required: true },
-  { key: 'corp_secret', kind: 'string', required: true, secret: true },
-  { key: 'agent_id', kind: 'integer', required: true },
-  { key: 'token', kind: 'string', required: true, secret: true },
-  {
-    key: 'encoding_aes_key',
-    kind: 'string',
-    required: true,
-    secret: true,
-    pattern: { test: /^[A-Za-z0-9+/]{43}$/, says: 'the 43-character EncodingAESKey' },
-  },
-  { key: 'to_user', kind: 'string', required: true },
-  { key: 'base_url', kind: 'url', required: false },
-  { key: 'approver_user_ids', kind: 'string_list', required: false },
-];
+export { WECOM_CONFIG, type WecomConfig, type WecomReply } from './wecom-config.js';
 
 /** Token errors after which a fresh token is fetched once: expired (42001), invalid (40014, 40001). */
 const STALE_TOKEN_CODES = new Set([42001, 40014, 40001]);
-
-export interface WecomConfig {
-  corpId: string;
-  corpSecret: string;
-  agentId: number;
-  token: string;
-  encodingAesKey: string;
-  toUser: string;
-  baseUrl: string;
-}
-
-const wecomConfig = (channel: ChannelRecord): WecomConfig => {
-  const rawAgentId = channel.config.agent_id;
-  const agentId =
-    typeof rawAgentId === 'number' || (typeof rawAgentId === 'string' && rawAgentId !== '') ? Number(rawAgentId) : NaN;
-  if (!Number.isInteger(agentId)) missingConfig(channel, 'agent_id');
-  return {
-    corpId: requiredConfig(channel, 'corp_id'),
-    corpSecret: requiredConfig(channel, 'corp_secret'),
-    agentId,
-    token: requiredConfig(channel, 'token'),
-    encodingAesKey: requiredConfig(channel, 'encoding_aes_key'),
-    toUser: requiredConfig(channel, 'to_user'),
-    baseUrl: (optionalConfig(channel, 'base_url') ?? 'https://qyapi.weixin.qq.com').replace(/\/$/, ''),
-  };
-};
-
-export interface WecomReply {
-  errcode?: number;
-  errmsg?: string;
-  [key: string]: unknown;
-}
 
 /** Targets of an update: the same people the card was sent to. */
 const updateTargets = (toUser: string) =>

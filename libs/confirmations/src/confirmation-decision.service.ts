@@ -1,13 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
-import type { ChatPlatform, Decision } from '@warden/channels';
+import type { Decision } from '@warden/channels';
 import { AuditTrail, ConflictError, NotFoundError } from '@warden/common';
 import { approversOf, type ResolvedDecider } from './approver-check.js';
 import { DeciderResolver, type Actor, type MemberLookup } from './decider-resolver.js';
 import { approvalEdit } from './edits/approval-edit.js';
 import { EditRetier, type Retiered } from './edits/edit-retier.js';
 import { answeredArgs } from './edits/human-task.js';
-import { checkStandingGrant, StandingApprovals, type StandingGrant } from './standing/standing-approvals.js';
+import { checkStandingGrant, StandingApprovals } from './standing/standing-approvals.js';
+import type { DecideInput, Deciding } from './deciding.js';
 import { StandingCoversWaiting } from './standing/standing-waiting.js';
 import { ConfirmationCards } from './confirmation-cards.js';
 import { ConfirmationStore } from './confirmation.store.js';
@@ -16,36 +17,8 @@ import { approvalsProgress, ConfirmationStatus, reasonOf, type ConfirmationReque
 import { confirmationEvent } from './confirmation-audit.js';
 import { IntegrityAlarm } from './integrity/integrity-alarm.js';
 
-export interface DecideInput {
-  orgId: string;
-  confirmationId: string;
-  decision: Decision;
-  reason?: string;
-  /** Approve with changes: the approver's edited args (validated against the action's parameter schema). */
-  args?: Record<string, unknown>;
-  /** A question (ask_human, HUMAN node): the person's answer, validated against its form. */
-  answer?: unknown;
-  /** Approve for this run: later calls of the same tool within this bound pass without asking. */
-  standing?: StandingGrant;
-  actor: Actor;
-}
+export type { DecideInput } from './deciding.js';
 export type { PlatformActor, UserActor } from './decider-resolver.js';
-
-/** One decision under way: the request as read, who decides, and what their decision carries. */
-interface Deciding {
-  row: ConfirmationRequest;
-  input: DecideInput;
-  decider: ResolvedDecider;
-  name: string;
-  edit: Retiered['edit'] | undefined;
-  decidedBy: {
-    userId: string;
-    name: string;
-    platform: ChatPlatform | null;
-    externalId: string | null;
-    reason: string | null;
-  };
-}
 
 /**
  * Where confirmations are decided: people's votes (with edits and standing grants), and closings without a human

@@ -24,7 +24,8 @@ import {
 import { insertRun, type NewRunFields } from './run-insert.js';
 import { RunLeases } from './run-leases.js';
 import { LeaseLostError } from './run-fence.js';
-import { isFinal, statusChange, type ActiveRunStatus, type FinalRunStatus } from './run-transitions.js';
+import { appendToStreams, fencedWrite, flushDeferred, leaseLost, setStatus, type RunStreams } from './run-streams.js';
+import { isFinal, type ActiveRunStatus, type FinalRunStatus } from './run-transitions.js';
 
 export type { RunTx, RunWrite } from './run-ending.js';
 
@@ -44,6 +45,11 @@ export class RunStore {
     private readonly config: AppConfig,
     readonly leases: RunLeases,
   ) {}
+
+  /** What the fenced appends of run-streams.ts need of this store. */
+  private get streams(): RunStreams {
+    return { events: this.events, logger: this.logger, runner: this.dataSource };
+  }
 
   /** Runs `fn` in one transaction; the events it appended reach this process's followers from memory after the commit. */
   async transaction<T>(fn: (tx: RunTx) => Promise<T>): Promise<T> {
@@ -130,7 +136,7 @@ export class RunStore {
     const ancestors = fence.live?.ancestors ?? (await this.ancestorsOf(run));
     const won = await this.transaction(async (tx) => {
       // The driver's deferred hook events go first, while the run is still active (their writes are fenced).
-      if (fence.live) await this.flushDeferred(fence.live, tx).catch(() => undefined);
+      if (fence.live) await flushDeferred(this.streams, fence.live, tx).catch(() => undefined);
       return writeRunEnding(tx, this.events, run, {
         status,
         result,
@@ -172,19 +178,7 @@ export class RunStore {
     p = new SqlParams(),
   ): Promise<OwnerWriteResult> {
     const all = [...live.deferred.splice(0), ...events];
-    // The status this write moves the run to: its own, else one named with a deferred event (a decision: running).
-    const to = write.status ?? live.deferredStatus;
-    live.deferredStatus = undefined;
-    const change = to ? statusChange(p, to) : undefined;
-    const final = to !== undefined && isFinal(to);
-    const guards = [
-      `lease_epoch = ${p.add(live.epoch)}`,
-      `status IN ('running', 'waiting')`,
-      write.where,
-      final ? change?.guard : undefined,
-    ];
-    const set = [...(write.set ?? []), ...(change ? [change.set] : [])];
-    const full = { ...write, params: p, set, where: guards.filter(Boolean).join(' AND ') };
+    const { full, to } = fencedWrite(live, write, p);
     if (live.ancestors.length === 0) {
       const envelope = { run_id: live.run.id, surface: live.run.surface };
       return this.events.appendWith(
@@ -202,83 +196,29 @@ export class RunStore {
       const result = ownerWriteResult(row, 0, write);
       if (!result.held) return result;
       for (const e of all) await this.appendToStreams(live, e.type, e.data, tx);
-      if (to && !final) await this.setStatus(live, to, tx);
+      if (to && !isFinal(to)) await this.setStatus(live, to, tx);
       return result;
     });
   }
 
   /** A fenced write of the live run was refused: the driver lost the run; it stops (LeaseLostError). */
-  leaseLost(live: LiveRun, why = 'a fenced write was refused'): LeaseLostError {
-    const err = new LeaseLostError(live.run.id, why);
-    if (!live.abort.signal.aborted) {
-      this.logger.warn(
-        { runId: live.run.id },
-        'run lease taken over by another instance or the run ended elsewhere; stopping here',
-      );
-      live.abort.abort(err);
-    }
-    return err;
-  }
-
-  /** The live run's deferred hook events, appended in `tx` in the order they happened (with their status change). */
-  private async flushDeferred(live: LiveRun, tx: RunTx): Promise<void> {
-    for (const e of live.deferred.splice(0)) await this.appendToStreams(live, e.type, e.data, tx);
-    const to = live.deferredStatus;
-    live.deferredStatus = undefined;
-    if (to) await this.setStatus(live, to, tx);
-  }
-
-  /** Appends an event of the live run, fenced by its epoch; throws LeaseLostError (and stops the drive) when not held. */
-  async appendOwn<K extends RunEventType>(
-    live: LiveRun,
-    type: K,
-    data: RunEventMap[K],
-    tx?: RunTx,
-  ): Promise<RunEventData<K>> {
-    const payload: RunEventData<K> = { run_id: live.run.id, surface: live.run.surface, ...data };
-    const seq = await this.events.appendIf(live.run.id, type, payload, {
-      epoch: live.epoch,
-      runner: tx?.m,
-      batch: tx?.batch,
-    });
-    if (seq === null) throw this.leaseLost(live);
-    return payload;
+  leaseLost(live: LiveRun, why?: string): LeaseLostError {
+    return leaseLost(this.logger, live, why);
   }
 
   /** An event of the live run (fenced) and, like every event of a child run, of its ancestors' streams. */
-  async appendToStreams<K extends RunEventType>(
+  appendToStreams<K extends RunEventType>(
     live: LiveRun,
     type: K,
     data: RunEventMap[K],
     tx?: RunTx,
   ): Promise<RunEventData<K>> {
-    const payload = await this.appendOwn(live, type, data, tx);
-    for (const a of live.ancestors) {
-      const opts = tx ? { runner: tx.m, batch: tx.batch } : {};
-      await this.events.appendIf(
-        a.id,
-        type,
-        { ...payload, parent_call_id: payload.parent_call_id ?? live.run.parentCallId },
-        opts,
-      );
-    }
-    return payload;
+    return appendToStreams(this.streams, live, type, data, tx);
   }
 
   /** Moves the run (only its holder may) and its ancestors, which show its state, through the transition table. */
-  async setStatus(live: LiveRun, to: ActiveRunStatus, tx?: RunTx): Promise<void> {
-    const p = new SqlParams();
-    const [run, ids, epoch] = [
-      p.add(live.run.id),
-      p.add([live.run.id, ...live.ancestors.map((a) => a.id)]),
-      p.add(live.epoch),
-    ];
-    const change = statusChange(p, to);
-    await (tx?.m ?? this.dataSource).query(
-      `UPDATE agent_runs SET ${change.set}, updated_at = now()
-        WHERE id = ANY(${ids}::uuid[]) AND ${change.guard} AND (id <> ${run}::uuid OR lease_epoch = ${epoch})`,
-      p.values,
-    );
+  setStatus(live: LiveRun, to: ActiveRunStatus, tx?: RunTx): Promise<void> {
+    return setStatus(tx?.m ?? this.dataSource, live, to);
   }
 
   async ancestorsOf(run: AgentRun): Promise<Array<{ id: string }>> {

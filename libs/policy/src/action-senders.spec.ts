@@ -54,6 +54,13 @@ const NOT_ACTIONS: Record<string, string> = {
   'libs/common/src/http/egress.ts: fetch(': 'the egress policy itself',
 };
 
+/** Each of `calls` appears in `text`, in this order. */
+function inOrder(text: string, calls: string[]): void {
+  const order = calls.map((c) => text.indexOf(c));
+  expect(order.every((i) => i >= 0)).toBe(true);
+  expect([...order].sort((a, b) => a - b)).toEqual(order);
+}
+
 describe('every path that can send an action calls the kernel', () => {
   it('the senders of actions are exactly the listed ones', () => {
     const found = callSites(/\b(?:connectors|mcp|builtin)\.execute\(|\b(?:pool|client)\.callTool\(/g);
@@ -72,10 +79,13 @@ describe('every path that can send an action calls the kernel', () => {
     expect(callers).toEqual(['libs/agents/src/engine/tool-call-runner.ts: execution.execute(']);
     const runner = readFileSync(path.join(root, 'libs/agents/src/engine/tool-call-runner.ts'), 'utf8');
     const run = runner.slice(runner.indexOf('  async run('), runner.indexOf('  private async storeBlocked('));
-    const order = ['runPreToolUse(', 'redecide(', 'sendRefusal(', 'this.execute('].map((s) => run.indexOf(s));
-    expect(order.every((i) => i >= 0)).toBe(true);
-    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    inOrder(run, ['decideCall(', 'this.execute(']);
     expect(runner.match(/this\.execute\(/g)).toHaveLength(1);
+    // decideCall (tool-call-decision.ts): the hooks' verdict, then lastCheck: an edit decided again, then the kernel.
+    const decision = readFileSync(path.join(root, 'libs/agents/src/engine/tool-call-decision.ts'), 'utf8');
+    const decide = decision.slice(decision.indexOf('export async function decideCall('));
+    inOrder(decide.slice(0, decide.indexOf('\n}\n')), ['runPreToolUse(', 'lastCheck(']);
+    inOrder(decision.slice(decision.indexOf('async function lastCheck(')), ['redecide(', 'sendRefusal(']);
   });
 
   it('workflow nodes send nothing themselves: they are runs of the run engine', () => {

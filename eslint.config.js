@@ -26,7 +26,9 @@ export default config(
     },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     settings: {
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['tsconfig.json', 'apps/console/tsconfig.json'] })],
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({ project: ['tsconfig.json', 'apps/console/tsconfig.json'] }),
+      ],
     },
     rules: {
       // The demand: no import cycles between files (types included).

@@ -4,5 +4,8 @@
  */
 import { createDataSource, resolveDatabaseTarget } from './libs/database/src/index.js';
 
-const target = await resolveDatabaseTarget({ url: process.env.DATABASE_URL, pgliteDir: process.env.PGLITE_DIR ?? './data/pglite' });
+const target = await resolveDatabaseTarget({
+  url: process.env.DATABASE_URL,
+  pgliteDir: process.env.PGLITE_DIR ?? './data/pglite',
+});
 export default createDataSource(target, 2, ['dist/libs/**/*.entity.js']);

@@ -44,7 +44,13 @@ try {
     emit,
     signal,
     metadata: {
-      connector: { id: 'oa', name: 'oa', action: 'purchase_pay', method: 'POST', url: `http://oa.internal/purchases/${i}/pay` },
+      connector: {
+        id: 'oa',
+        name: 'oa',
+        action: 'purchase_pay',
+        method: 'POST',
+        url: `http://oa.internal/purchases/${i}/pay`,
+      },
       execution: { status: 200, durationMs: 12, success: true },
     },
   });
@@ -59,18 +65,23 @@ try {
   await writer.drain();
   const totalMs = Number(process.hrtime.bigint() - started) / 1e6;
 
-  const [{ n }] = await dataSource.query<Array<{ n: number }>>('SELECT count(*)::int AS n FROM connector_call_logs WHERE run_id = $1', [
-    runId,
-  ]);
+  const [{ n }] = await dataSource.query<Array<{ n: number }>>(
+    'SELECT count(*)::int AS n FROM connector_call_logs WHERE run_id = $1',
+    [runId],
+  );
   await dataSource.destroy();
 
   const perS = Math.round(CALLS / (totalMs / 1000));
   console.log(
     `audit_log: ${CALLS} calls in ${totalMs.toFixed(0)} ms (calls recorded in ${recordedMs.toFixed(0)} ms, rest is the final flush)`,
   );
-  console.log(`  throughput: ${perS} calls/s written (target >= ${TARGET_PER_S}/s): ${perS >= TARGET_PER_S ? 'OK' : 'BELOW TARGET'}`);
+  console.log(
+    `  throughput: ${perS} calls/s written (target >= ${TARGET_PER_S}/s): ${perS >= TARGET_PER_S ? 'OK' : 'BELOW TARGET'}`,
+  );
   console.log(`  rows written ${n} / calls made ${CALLS}: ${n === CALLS ? 'equal' : 'MISMATCH'}`);
-  console.log(`  ${writer.stats.inserts} INSERT statements (${(CALLS / writer.stats.inserts).toFixed(0)} rows each on average)`);
+  console.log(
+    `  ${writer.stats.inserts} INSERT statements (${(CALLS / writer.stats.inserts).toFixed(0)} rows each on average)`,
+  );
   failed = n !== CALLS || perS < TARGET_PER_S;
 } finally {
   await db.drop();

@@ -62,14 +62,15 @@ async function seed(ds: DataSource, count: number, timeoutS: number): Promise<Ar
   );
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 
 async function xactCommits(): Promise<number> {
   return withAdmin(async (c) =>
     Number(
-      (await c.query<{ xact_commit: string }>(`SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, [db.name])).rows[0]
-        .xact_commit,
+      (await c.query<{ xact_commit: string }>(`SELECT xact_commit FROM pg_stat_database WHERE datname = $1`, [db.name]))
+        .rows[0].xact_commit,
     ),
   );
 }
@@ -102,7 +103,8 @@ try {
     const settled = await deciding.settle(id, { status: ConfirmationStatus.Approved, respondedByName: 'bench' });
     const acknowledged = performance.now();
     const row = await waited;
-    if (!settled || row.status !== ConfirmationStatus.Approved) throw new Error(`approval ${i} did not resolve as approved`);
+    if (!settled || row.status !== ConfirmationStatus.Approved)
+      throw new Error(`approval ${i} did not resolve as approved`);
     if (crossInstance) {
       fromIssue.push(resolvedAt - issued);
       fromCommit.push(Math.max(0, resolvedAt - acknowledged));
@@ -113,7 +115,9 @@ try {
   const s1 = [...fromIssue].sort((x, y) => x - y);
   const s2 = [...fromCommit].sort((x, y) => x - y);
   const s3 = [...inProcess].sort((x, y) => x - y);
-  console.log(`(a) wake latency over ${APPROVALS} approvals decided on another instance (LISTEN/NOTIFY; poll every ${POLL_MS} ms)`);
+  console.log(
+    `(a) wake latency over ${APPROVALS} approvals decided on another instance (LISTEN/NOTIFY; poll every ${POLL_MS} ms)`,
+  );
   console.log(
     `    decision statement issued -> waiter resolved: p50 ${fmt(pct(s1, 50))}  p99 ${fmt(pct(s1, 99))}  max ${fmt(s1[s1.length - 1])}`,
   );
@@ -171,7 +175,9 @@ try {
      SELECT pg_notify('confirmation_decided', id::text) FROM s`,
   );
   await Promise.all(waits);
-  console.log(`    releasing all ${WAITERS} (one statement on the other instance) -> all resolved in ${fmt(performance.now() - released)}`);
+  console.log(
+    `    releasing all ${WAITERS} (one statement on the other instance) -> all resolved in ${fmt(performance.now() - released)}`,
+  );
 
   failed = !latencyOk || perSecond > 2;
   await waiter.onModuleDestroy();

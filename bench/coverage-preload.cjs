@@ -14,7 +14,9 @@ session.connect();
 let on = false;
 
 const post = (method, params) =>
-  new Promise((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
+  new Promise((resolve, reject) =>
+    session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))),
+  );
 
 process.on('SIGWINCH', async () => {
   if (!on) {

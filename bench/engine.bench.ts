@@ -22,8 +22,12 @@ const app = await startPayBenchApp('engine', { env: { DB_POOL_SIZE: '20' } });
 const commits = () =>
   withAdmin(async (c) =>
     Number(
-      (await c.query<{ n: string }>(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1`, [app.db.name]))
-        .rows[0].n,
+      (
+        await c.query<{ n: string }>(
+          `SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1`,
+          [app.db.name],
+        )
+      ).rows[0].n,
     ),
   );
 let failed = false;
@@ -42,7 +46,9 @@ try {
   for (let i = 0; i < RUNS; i++) await open('pay amount 100', 'done');
   await sleep(STATS_LAG_MS);
   const perRun = ((await commits()) - before) / RUNS;
-  console.log(`(a) transactions per chat run (1 tool call), over ${RUNS} runs: ${perRun.toFixed(1)}  (target <= 8; LangGraph.js 10)`);
+  console.log(
+    `(a) transactions per chat run (1 tool call), over ${RUNS} runs: ${perRun.toFixed(1)}  (target <= 8; LangGraph.js 10)`,
+  );
   console.log('    includes the background loops of those seconds (lease keeper, recovery, approval waiter)');
 
   let waiting = 0;
@@ -52,7 +58,9 @@ try {
     const start = await commits();
     await sleep(WINDOW_S * 1000);
     const rate = ((await commits()) - start) / WINDOW_S;
-    console.log(`(b) idle with ${n} runs waiting for approval (streams open): ${rate.toFixed(2)} transactions/s  (target <= 2/s, flat)`);
+    console.log(
+      `(b) idle with ${n} runs waiting for approval (streams open): ${rate.toFixed(2)} transactions/s  (target <= 2/s, flat)`,
+    );
   }
 } catch (err) {
   failed = true;

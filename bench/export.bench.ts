@@ -35,7 +35,9 @@ try {
   const { port } = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${port}`;
   const token = await mintDevToken(SECRET, { sub: 'auditor', org: 'acme', roles: ['admin'] });
-  const me = (await (await fetch(`${url}/api/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { org_id: string };
+  const me = (await (await fetch(`${url}/api/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+    org_id: string;
+  };
 
   const seed = createDataSource({ url: db.url, embedded: false, close: () => Promise.resolve() }, 1);
   await seed.initialize();
@@ -61,7 +63,9 @@ try {
   const samples: string[] = [];
   let retainedPeak = mb(before.heapUsed);
   const started = Date.now();
-  const res = await fetch(`${url}/api/audit/connector-calls/export?format=csv`, { headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(`${url}/api/audit/connector-calls/export?format=csv`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   const decoder = new TextDecoder();
   let rest = '';
   let lines = 0;
@@ -83,21 +87,27 @@ try {
       global.gc?.();
       const live = mb(process.memoryUsage().heapUsed);
       retainedPeak = Math.max(retainedPeak, live);
-      samples.push(`${Math.round(((lines - 1) / ROWS) * 100)}%: heap ${live.toFixed(0)} MB live, rss ${mb(m.rss).toFixed(0)} MB`);
+      samples.push(
+        `${Math.round(((lines - 1) / ROWS) * 100)}%: heap ${live.toFixed(0)} MB live, rss ${mb(m.rss).toFixed(0)} MB`,
+      );
     }
   }
   const rows = lines - 1;
   await app.close();
 
   const grewMb = retainedPeak - mb(before.heapUsed);
-  console.log(`audit export: ${rows} rows, ${mb(bytes).toFixed(1)} MB of CSV in ${Date.now() - started} ms (status ${res.status})`);
+  console.log(
+    `audit export: ${rows} rows, ${mb(bytes).toFixed(1)} MB of CSV in ${Date.now() - started} ms (status ${res.status})`,
+  );
   console.log(
     `  memory before: heap ${mb(before.heapUsed).toFixed(0)} MB, rss ${mb(before.rss).toFixed(0)} MB; during: ${samples.join('; ')}`,
   );
   console.log(
     `  live heap growth ${grewMb.toFixed(1)} MB (flat if <= ${FLAT_MB} MB for any size): ${grewMb <= FLAT_MB ? 'OK' : 'NOT FLAT'}; peak heap incl. garbage ${mb(peakHeap).toFixed(0)} MB, peak rss ${mb(peakRss).toFixed(0)} MB`,
   );
-  console.log(`  rows exported ${rows} / stored ${n}, id checksum ${exportedIdSum === BigInt(idsum) ? 'equal' : 'MISMATCH'}`);
+  console.log(
+    `  rows exported ${rows} / stored ${n}, id checksum ${exportedIdSum === BigInt(idsum) ? 'equal' : 'MISMATCH'}`,
+  );
   failed = res.status !== 200 || rows !== n || n !== ROWS || exportedIdSum !== BigInt(idsum) || grewMb > FLAT_MB;
 } finally {
   await db.drop();

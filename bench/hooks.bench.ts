@@ -102,7 +102,8 @@ async function perCall(
   for (let i = 0; i < iterations; i++) await call();
   const wall = Number(process.hrtime.bigint() - start) / 1000 / iterations;
   const cpu = process.cpuUsage(cpuStart);
-  if (emitted !== (20_000 + iterations) * hooks) throw new Error(`expected ${(20_000 + iterations) * hooks} hook events, got ${emitted}`);
+  if (emitted !== (20_000 + iterations) * hooks)
+    throw new Error(`expected ${(20_000 + iterations) * hooks} hook events, got ${emitted}`);
   emitted = 0;
   return { wall, cpu: (cpu.user + cpu.system) / iterations };
 }
@@ -128,9 +129,12 @@ async function main(): Promise<void> {
   ]);
 
   console.log(`hook pipeline, µs per tool call (${iterations} calls each; Node ${process.version})`);
-  console.log(`  ${'hooks'.padEnd(30)} ${'sync emitter: cpu / wall'.padStart(26)} ${'async emitter: cpu / wall'.padStart(27)}`);
+  console.log(
+    `  ${'hooks'.padEnd(30)} ${'sync emitter: cpu / wall'.padStart(26)} ${'async emitter: cpu / wall'.padStart(27)}`,
+  );
   const figures = new Map<string, [number, number]>();
-  const fmt = (f: { wall: number; cpu: number }) => `${f.cpu.toFixed(3).padStart(7)} / ${f.wall.toFixed(3).padStart(7)} µs`;
+  const fmt = (f: { wall: number; cpu: number }) =>
+    `${f.cpu.toFixed(3).padStart(7)} / ${f.wall.toFixed(3).padStart(7)} µs`;
   for (const [label, registry] of registries) {
     const sync = await perCall(registry, iterations, context(syncEmit));
     const async = await perCall(registry, iterations, context(asyncEmit));

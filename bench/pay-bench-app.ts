@@ -26,7 +26,11 @@ export interface PayBenchApp {
  */
 export async function startPayBenchApp(
   label: string,
-  opts: { env?: Record<string, string>; nodeArgs?: string[]; beforeStart?: (db: { name: string }) => Promise<unknown> } = {},
+  opts: {
+    env?: Record<string, string>;
+    nodeArgs?: string[];
+    beforeStart?: (db: { name: string }) => Promise<unknown>;
+  } = {},
 ): Promise<PayBenchApp> {
   const db = await createBenchDatabase(label);
   await opts.beforeStart?.(db);
@@ -50,11 +54,19 @@ export async function startPayBenchApp(
   const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const api = async <T = unknown>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`${server.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${server.url}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${await res.text()}`);
     return res.json() as Promise<T>;
   };
-  const parameters = { type: 'object', properties: { id: { type: 'string' }, amount: { type: 'number' } }, required: ['id', 'amount'] };
+  const parameters = {
+    type: 'object',
+    properties: { id: { type: 'string' }, amount: { type: 'number' } },
+    required: ['id', 'amount'],
+  };
   const action = {
     name: 'purchase_pay',
     method: 'POST',

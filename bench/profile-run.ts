@@ -73,5 +73,6 @@ for (const n of profile.nodes) {
 }
 const total = profile.samples.length;
 console.log(`${DIR}/${file}: ${total} samples`);
-for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${((100 * v) / total).toFixed(1)}%  ${k}`);
+for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40))
+  console.log(`${((100 * v) / total).toFixed(1)}%  ${k}`);
 process.exit(0);

@@ -21,7 +21,11 @@ const PAY = {
   method: 'POST',
   path: '/purchases/{id}/pay',
   description: 'Pay a purchase order',
-  parameters: { type: 'object', properties: { id: { type: 'string' }, amount: { type: 'number' } }, required: ['id', 'amount'] },
+  parameters: {
+    type: 'object',
+    properties: { id: { type: 'string' }, amount: { type: 'number' } },
+    required: ['id', 'amount'],
+  },
   requires_confirmation_when: 'args.amount > 50000',
 };
 const TIERED = { confirmation: { approvers: ['org_admins'], tiers: [{ when: 'args.amount > 80000', approvals: 2 }] } };
@@ -97,7 +101,8 @@ try {
     `  app process CPU: ${cpuS.toFixed(1)} s; load average before ${load.map((l) => l.toFixed(2)).join(' ')}, after ${after.map((l) => l.toFixed(2)).join(' ')}`,
   );
   console.log(`  target: ≤ ${TARGET_MS / 1000} s for ${CALLS} calls, ${expected} changed`);
-  if (summary.calls !== CALLS || summary.changed !== expected || summary.more_approvals !== expected || ms > TARGET_MS) failed = true;
+  if (summary.calls !== CALLS || summary.changed !== expected || summary.more_approvals !== expected || ms > TARGET_MS)
+    failed = true;
   await app.close();
 } finally {
   await db.drop();

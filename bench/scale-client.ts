@@ -52,7 +52,13 @@ export class ScaleClient {
       name: 'payer',
       instructions: 'You pay purchase orders.',
       model_config_json: {
-        model: { provider: 'openai', base_url: llmBaseUrl, model: 'fake-1', api_key_env: 'WARDEN_LLM_KEY_FAKE', stream: false },
+        model: {
+          provider: 'openai',
+          base_url: llmBaseUrl,
+          model: 'fake-1',
+          api_key_env: 'WARDEN_LLM_KEY_FAKE',
+          stream: false,
+        },
         tools: ['oa__purchase_pay'],
         confirmation: { timeout_s: 3600 },
       },
@@ -81,7 +87,9 @@ export class ScaleClient {
           const { value, done } = await reader.read();
           if (done) throw new Error(`stream of ${po} ended before its approval request:\n${text}`);
           text += decoder.decode(value, { stream: true });
-          const pending = parseSse(text.slice(0, text.lastIndexOf('\n\n') + 2)).events.find((e) => e.event === 'confirmation_pending');
+          const pending = parseSse(text.slice(0, text.lastIndexOf('\n\n') + 2)).events.find(
+            (e) => e.event === 'confirmation_pending',
+          );
           if (pending) return { id: String((pending.data as { confirmation_id: unknown }).confirmation_id), po };
         }
       } finally {
@@ -126,7 +134,10 @@ export async function statementsOf(servers: ServerProcess[], seconds: number): P
     });
     await new Promise((r) => setTimeout(r, 200));
   }
-  return (ends as CounterReport[]).reduce((sum, end, i) => sum + (end.statements - start[i].statements) / (end.ticks - start[i].ticks), 0);
+  return (ends as CounterReport[]).reduce(
+    (sum, end, i) => sum + (end.statements - start[i].statements) / (end.ticks - start[i].ticks),
+    0,
+  );
 }
 
 export function percentile(values: number[], p: number): number {

@@ -47,7 +47,9 @@ async function main(): Promise<void> {
     // The first instance migrates the new database; the others start on it.
     for (let i = 0; i < INSTANCES; i++) {
       const extra = { INSTANCE_ID: `scale-${i}`, ...(i > 0 ? { DB_SKIP_MIGRATIONS: '1' } : {}) };
-      servers.push(await startServerProcess({ ...env, ...extra }, { nodeArgs: ['--require', COUNTER], timeoutMs: 120_000 }));
+      servers.push(
+        await startServerProcess({ ...env, ...extra }, { nodeArgs: ['--require', COUNTER], timeoutMs: 120_000 }),
+      );
     }
     const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
     const client = new ScaleClient(servers, token);

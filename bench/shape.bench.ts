@@ -72,7 +72,8 @@ try {
     byLib.set(lib, [...(byLib.get(lib) ?? []), f]);
   }
   console.log(`one gated chat (chat, approval, run to done) executed ${files.length} product files (target <= 60):`);
-  for (const [lib, list] of byLib) console.log(`  ${lib}: ${list.length}\n    ${list.map((f) => path.basename(f)).join(', ')}`);
+  for (const [lib, list] of byLib)
+    console.log(`  ${lib}: ${list.length}\n    ${list.map((f) => path.basename(f)).join(', ')}`);
 } catch (err) {
   console.error(`server output:\n${app.server.output().slice(-4000)}`);
   throw err;

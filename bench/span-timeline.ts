@@ -76,7 +76,9 @@ try {
     trace.sort((a, b) => ms(a.startTimeUnixNano) - ms(b.startTimeUnixNano));
     for (const s of trace) {
       const start = (ms(s.startTimeUnixNano) - t0).toFixed(2).padStart(7);
-      console.log(`+${start} ms ${(ms(s.endTimeUnixNano) - ms(s.startTimeUnixNano)).toFixed(2).padStart(7)} ms  ${s.name}`);
+      console.log(
+        `+${start} ms ${(ms(s.endTimeUnixNano) - ms(s.startTimeUnixNano)).toFixed(2).padStart(7)} ms  ${s.name}`,
+      );
     }
     console.log('--');
   }

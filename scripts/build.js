@@ -14,7 +14,9 @@ const sources = [
   ...['apps', 'libs'].flatMap((dir) =>
     readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })
       .filter((e) => !path.relative(root, e.parentPath).startsWith(path.join('apps', 'console')))
-      .filter((e) => e.isFile() && e.name.endsWith('.ts') && !/\.(spec|e2e)\.ts$/.test(e.name) && !e.name.endsWith('.d.ts'))
+      .filter(
+        (e) => e.isFile() && e.name.endsWith('.ts') && !/\.(spec|e2e)\.ts$/.test(e.name) && !e.name.endsWith('.d.ts'),
+      )
       .map((e) => path.join(e.parentPath, e.name)),
   ),
   path.join(root, 'ormconfig.ts'),

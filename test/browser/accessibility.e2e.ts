@@ -83,7 +83,11 @@ it('workflows and every admin page have no serious or critical violations', asyn
   const open = async (path: string) => {
     await admin.page.goto(path);
     await admin.page.getByRole('main').getByRole('heading', { level: 1 }).first().waitFor();
-    await admin.page.getByRole('progressbar').or(admin.page.getByText('Loading')).first().waitFor({ state: 'detached' });
+    await admin.page
+      .getByRole('progressbar')
+      .or(admin.page.getByText('Loading'))
+      .first()
+      .waitFor({ state: 'detached' });
   };
   await open('/workflows');
   problems.push(...(await pageProblems(admin.page, 'workflows')));

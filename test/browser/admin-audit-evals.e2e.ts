@@ -39,7 +39,9 @@ const api = async (path: string, init: RequestInit = {}) => {
 async function allSeqs(query: string): Promise<number[]> {
   const seqs: number[] = [];
   for (let cursor = ''; ;) {
-    const body = (await (await api(`/api/audit/events?${query}&limit=500${cursor ? `&cursor=${cursor}` : ''}`)).json()) as {
+    const body = (await (
+      await api(`/api/audit/events?${query}&limit=500${cursor ? `&cursor=${cursor}` : ''}`)
+    ).json()) as {
       items: Array<{ seq: number }>;
       next_cursor: string | null;
     };
@@ -53,7 +55,8 @@ it('an admin filters the audit trail to a range, sees a config change as a diff,
   // More configuration changes than one screen's page (100): the read-only switch flipped back and forth.
   const start = new Date();
   start.setSeconds(0, 0);
-  for (let i = 0; i < TOGGLES; i++) await api('/api/org/read-only', { method: 'PUT', body: JSON.stringify({ read_only: i % 2 === 0 }) });
+  for (let i = 0; i < TOGGLES; i++)
+    await api('/api/org/read-only', { method: 'PUT', body: JSON.stringify({ read_only: i % 2 === 0 }) });
 
   await page.getByRole('link', { name: 'Audit log' }).click();
   const local = `${start.getFullYear()}-${String(start.getMonth() + 1).padStart(2, '0')}-${String(start.getDate()).padStart(2, '0')}T${String(start.getHours()).padStart(2, '0')}:${String(start.getMinutes()).padStart(2, '0')}`;
@@ -78,14 +81,20 @@ it('an admin filters the audit trail to a range, sees a config change as a diff,
   expect(await page.getByTestId('chain-result').innerText()).toMatch(/The chain holds\s+\d+ events? checked/);
 
   // Everything in the range, not the 100 rows on screen: the server's stream, as CSV and as JSON Lines.
-  const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  const [csvDownload] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export CSV' }).click(),
+  ]);
   expect(csvDownload.suggestedFilename()).toBe('audit-events.csv');
   const csv = readFileSync(await csvDownload.path(), 'utf8')
     .trim()
     .split(/\r?\n/);
   expect(csv[0]).toBe('seq,occurred_at,kind,action,entity_type,entity_id,actor,payload,prev_hash,hash');
   expect(csv.slice(1).map((l) => Number(l.split(',')[0]))).toEqual(expected);
-  const [jsonl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSONL' }).click()]);
+  const [jsonl] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export JSONL' }).click(),
+  ]);
   const lines = readFileSync(await jsonl.path(), 'utf8')
     .trim()
     .split('\n')

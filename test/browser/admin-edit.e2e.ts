@@ -84,7 +84,11 @@ it('an admin edits a connector, must re-enter its auth header when the origin mo
 it('an admin renames a channel and changes a setting while its secret is kept, then deletes it', async () => {
   await api('/api/channels', {
     method: 'POST',
-    body: { type: 'slack', name: 'ops-slack', config: { bot_token: SLACK_TOKEN, signing_secret: 'sign-123', channel: 'C-OLD' } },
+    body: {
+      type: 'slack',
+      name: 'ops-slack',
+      config: { bot_token: SLACK_TOKEN, signing_secret: 'sign-123', channel: 'C-OLD' },
+    },
   });
   await page.getByRole('link', { name: 'Channels' }).click();
   const table = page.getByRole('table', { name: 'Channels' });

@@ -23,7 +23,10 @@ const ADMIN = { sub: 'demo-admin', org: 'demo', roles: ['admin'] };
 
 beforeAll(async () => {
   llm = await startFakeOpenAI(() => ({ content: 'hello' }));
-  const modelKey = { WARDEN_LLM_KEY_FAKE: 'sk-fake', LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}` };
+  const modelKey = {
+    WARDEN_LLM_KEY_FAKE: 'sk-fake',
+    LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}`,
+  };
   [{ server, browser, close }, feishu] = await Promise.all([startConsole(modelKey), startFakeFeishu(FEISHU_APP)]);
   ({ page } = await newPerson(browser, server.url));
   await devSignIn(page, ADMIN);
@@ -61,8 +64,12 @@ it('an admin attaches result_truncate through its generated form, sees it in a d
   await page.getByRole('button', { name: 'Save agent' }).click();
   await page.getByText('Saved demo-buyer').waitFor();
   const token = await apiToken(server.url, ADMIN);
-  const agents = (await (await fetch(`${server.url}/api/agents`, { headers: { authorization: `Bearer ${token}` } })).json()) as any[];
-  expect(agents[0].model_config_json.hooks.class_hooks).toEqual([{ name: 'result_truncate', config: { max_chars: 500 } }]);
+  const agents = (await (
+    await fetch(`${server.url}/api/agents`, { headers: { authorization: `Bearer ${token}` } })
+  ).json()) as any[];
+  expect(agents[0].model_config_json.hooks.class_hooks).toEqual([
+    { name: 'result_truncate', config: { max_chars: 500 } },
+  ]);
 }, 40_000);
 
 it('a connector with a bad CEL condition shows the error inline and cannot be created until fixed', async () => {
@@ -83,7 +90,9 @@ it('a connector with a bad CEL condition shows the error inline and cannot be cr
 
 it('a designer draws a workflow with an agent node, starts it, the node waits, and an approval from the inbox completes it', async () => {
   const token = await apiToken(server.url, ADMIN);
-  const agents = (await (await fetch(`${server.url}/api/agents`, { headers: { authorization: `Bearer ${token}` } })).json()) as any[];
+  const agents = (await (
+    await fetch(`${server.url}/api/agents`, { headers: { authorization: `Bearer ${token}` } })
+  ).json()) as any[];
   await page.getByRole('link', { name: 'Workflows' }).click();
   await page.getByRole('link', { name: 'New workflow' }).click();
   await page.getByLabel('Workflow name').fill('pay-po');
@@ -111,7 +120,11 @@ it('a designer draws a workflow with an agent node, starts it, the node waits, a
   await screenshot(page, 'workflow-waiting');
   const runUrl = page.url();
   await page.getByRole('link', { name: 'Open the approvals inbox' }).click();
-  await page.getByTestId('pending-confirmation').filter({ hasText: 'PO-1002' }).getByRole('button', { name: 'Approve' }).click();
+  await page
+    .getByTestId('pending-confirmation')
+    .filter({ hasText: 'PO-1002' })
+    .getByRole('button', { name: 'Approve' })
+    .click();
   await page.getByTestId('inbox-empty').waitFor();
   await page.goto(runUrl);
   await page.getByTestId('workflow-run-status').filter({ hasText: 'completed' }).waitFor();
@@ -124,7 +137,10 @@ it('the audit log lists connector calls and downloads them as CSV (the server st
   await page.getByRole('tab', { name: 'Connector calls' }).click();
   const table = page.getByRole('table', { name: 'Connector calls' });
   await table.getByText('oa__purchase_pay').first().waitFor();
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export CSV' }).click(),
+  ]);
   const csv = readFileSync(await download.path(), 'utf8')
     .trim()
     .split('\r\n');
@@ -178,7 +194,12 @@ it('the read-only switch blocks every write tool, and the run trace shows the mo
   const turn = page.locator('[data-testid="turn"][data-status="completed"]');
   await turn.waitFor();
   for (const po of ['PO-1001', 'PO-1002'])
-    await turn.getByTestId('tool-call').filter({ hasText: po }).getByText('blocked by read_only_guard').first().waitFor();
+    await turn
+      .getByTestId('tool-call')
+      .filter({ hasText: po })
+      .getByText('blocked by read_only_guard')
+      .first()
+      .waitFor();
 
   await turn.getByRole('link', { name: 'Trace' }).click();
   // A time line: each step with its clock time and offset from the run's start, what it was, its outcome and how long
@@ -189,18 +210,24 @@ it('the read-only switch blocks every write tool, and the run trace shows the mo
   const rows = (await trace.getByRole('listitem').allInnerTexts()).map((r) => r.replace(/\s+/g, ' ').trim());
   const time = String.raw`\d\d:\d\d:\d\d\.\d{3} \(\+\d+(\.\d+)? m?s\)`;
   const took = String.raw`took \d+(\.\d+)? m?s`;
-  expect(rows[0]).toMatch(new RegExp(`^${time} model turn Model turn 1 ${took} proposed oa__purchase_pay, oa__purchase_pay$`, 'i'));
+  expect(rows[0]).toMatch(
+    new RegExp(`^${time} model turn Model turn 1 ${took} proposed oa__purchase_pay, oa__purchase_pay$`, 'i'),
+  );
   const tools = rows.filter((r) => / tool call oa__purchase_pay /i.test(r));
   expect(tools.map((r) => /"id":"(PO-\d+)"/.exec(r)?.[1])).toEqual(['PO-1001', 'PO-1002']);
   const guard = rows.filter((r) => r.includes('read_only_guard · PreToolUse'));
   expect(guard).toHaveLength(2);
   for (const r of guard)
-    expect(r).toMatch(new RegExp(`^${time} hook read_only_guard · PreToolUse block ${took} refused write tool oa__purchase_pay`, 'i'));
+    expect(r).toMatch(
+      new RegExp(`^${time} hook read_only_guard · PreToolUse block ${took} refused write tool oa__purchase_pay`, 'i'),
+    );
   const audited = rows.filter((r) => r.includes('audit_log · PostToolUse'));
   expect(audited).toHaveLength(2);
   for (const r of audited) expect(r).toMatch(new RegExp(`^${time} hook audit_log · PostToolUse allow ${took}$`, 'i'));
   expect(rows.filter((r) => /observation oa__purchase_pay blocked by read_only_guard/i.test(r))).toHaveLength(2);
-  expect(rows.at(-1)).toMatch(new RegExp(`^${time} model turn Model turn 2 answered ${took} Both payment requests are handled`, 'i'));
+  expect(rows.at(-1)).toMatch(
+    new RegExp(`^${time} model turn Model turn 2 answered ${took} Both payment requests are handled`, 'i'),
+  );
   // The demo's scripted model is no model server: it reports no tokens, and the trace says so rather than show 0.
   await page.getByTestId('run-tokens').getByText('Token use: the model server reported none for this run').waitFor();
   await expectAccessible(page, 'run trace');
@@ -210,9 +237,10 @@ it('the read-only switch blocks every write tool, and the run trace shows the mo
   await page.getByRole('switch', { name: 'Read-only mode' }).click();
   await page.getByRole('status').filter({ hasText: 'The organisation is read-only' }).waitFor({ state: 'detached' });
   const token = await apiToken(server.url, ADMIN);
-  expect(((await (await fetch(`${server.url}/api/org`, { headers: { authorization: `Bearer ${token}` } })).json()) as any).read_only).toBe(
-    false,
-  );
+  expect(
+    ((await (await fetch(`${server.url}/api/org`, { headers: { authorization: `Bearer ${token}` } })).json()) as any)
+      .read_only,
+  ).toBe(false);
 }, 40_000);
 
 it('an admin creates a Feishu channel whose secret is never shown again, sends a test card, and a wrong secret says what to fix', async () => {
@@ -239,9 +267,9 @@ it('an admin creates a Feishu channel whose secret is never shown again, sends a
   expect(await page.content()).not.toContain(FEISHU_APP.appSecret);
   expect(await page.getByLabel('Config (JSON)').inputValue()).not.toContain(FEISHU_APP.appSecret);
   const token = await apiToken(server.url, ADMIN);
-  expect(await (await fetch(`${server.url}/api/channels`, { headers: { authorization: `Bearer ${token}` } })).text()).not.toContain(
-    FEISHU_APP.appSecret,
-  );
+  expect(
+    await (await fetch(`${server.url}/api/channels`, { headers: { authorization: `Bearer ${token}` } })).text(),
+  ).not.toContain(FEISHU_APP.appSecret);
 
   await page.getByRole('button', { name: 'Send a test card to approvals-feishu' }).click();
   await page.getByText(/Test card sent/).waitFor();
@@ -288,7 +316,10 @@ it('a run on a model server shows the tokens each model turn used, as the server
   llm.setHandler(
     (_, i) =>
       [
-        { tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1001' } }], usage: { prompt_tokens: 1812, completion_tokens: 23 } },
+        {
+          tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1001' } }],
+          usage: { prompt_tokens: 1812, completion_tokens: 23 },
+        },
         { content: 'PO-1001 is open.', usage: { prompt_tokens: 1901, completion_tokens: 9 } },
       ][i] ?? { content: 'out of script' },
   );
@@ -297,7 +328,10 @@ it('a run on a model server shows the tokens each model turn used, as the server
   expect(chat.text).toContain('"status":"completed"');
 
   await page.goto(`/admin/runs/${runId}`);
-  await page.getByTestId('run-tokens').getByText('Token use: 3,745 tokens (3,713 in, 32 out) over 2 model call(s)').waitFor();
+  await page
+    .getByTestId('run-tokens')
+    .getByText('Token use: 3,745 tokens (3,713 in, 32 out) over 2 model call(s)')
+    .waitFor();
   const trace = page.getByRole('list', { name: 'Trace' });
   await trace.getByText('Model turn 2').waitFor();
   const turns = (await trace.locator('li[data-kind="model turn"]').allInnerTexts()).map((r) => r.replace(/\s+/g, ' '));

@@ -73,7 +73,10 @@ it('a hook ticked while the agent is still loading is not undone when it arrives
 }, 60_000);
 
 it('an admin creates an agent with a tier policy and a YAML hook through fields, reopens it and dry-runs it', async () => {
-  await api('/api/org/hooks', { method: 'PUT', body: { class_hooks: [{ name: 'result_truncate', config: { max_chars: 4000 } }] } });
+  await api('/api/org/hooks', {
+    method: 'PUT',
+    body: { class_hooks: [{ name: 'result_truncate', config: { max_chars: 4000 } }] },
+  });
   await page.getByRole('link', { name: 'Agents' }).click();
   await page.getByRole('link', { name: 'New agent' }).click();
   // A required field's label reads "Name *" (the star is hidden from its accessible name, "Name").
@@ -118,7 +121,9 @@ it('an admin creates an agent with a tier policy and a YAML hook through fields,
     .getByText(/module "\.\/no-such\.mjs"/)
     .first()
     .waitFor();
-  await yaml.fill('hooks:\n  - name: redact-card\n    event: PreToolUse\n    matcher: "oa__*"\n    module: ./redact-card.mjs\n');
+  await yaml.fill(
+    'hooks:\n  - name: redact-card\n    event: PreToolUse\n    matcher: "oa__*"\n    module: ./redact-card.mjs\n',
+  );
   await page.getByText(/module "\.\/no-such\.mjs"/).waitFor({ state: 'detached' });
   expect(await unnamedControls(page)).toEqual([]);
   await expectAccessible(page, 'agent editor');
@@ -143,7 +148,9 @@ it('an admin creates an agent with a tier policy and a YAML hook through fields,
   await page.reload();
   // The tier's group appears once the saved config is loaded into the fields.
   await page.getByRole('group', { name: 'Tier 1' }).waitFor();
-  expect(await page.getByRole('textbox', { name: 'Tier 1 applies when (CEL)' }).inputValue()).toBe('args.amount > 50000');
+  expect(await page.getByRole('textbox', { name: 'Tier 1 applies when (CEL)' }).inputValue()).toBe(
+    'args.amount > 50000',
+  );
   expect(await page.getByLabel('YAML hooks').inputValue()).toContain('./redact-card.mjs');
   await page.getByRole('table', { name: 'Effective hooks of payer' }).getByText('org policy').first().waitFor();
   await page.getByRole('tab', { name: 'Advanced (JSON)' }).click();
@@ -152,7 +159,9 @@ it('an admin creates an agent with a tier policy and a YAML hook through fields,
   await page.getByRole('tab', { name: 'Fields' }).click();
 
   // Dry run: the rule that fired, the real approver policy and tier, and the args after the rewrite.
-  await page.getByLabel('Arguments (JSON)').fill('{ "id": "PO-7", "amount": 68000, "card_number": "4111111111111111" }');
+  await page
+    .getByLabel('Arguments (JSON)')
+    .fill('{ "id": "PO-7", "amount": 68000, "card_number": "4111111111111111" }');
   await page.getByRole('button', { name: 'Dry run' }).click();
   const verdicts = page.getByRole('table', { name: 'Dry-run verdicts' });
   await verdicts.getByText('confirmation_gate').waitFor();

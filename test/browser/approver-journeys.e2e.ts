@@ -66,7 +66,9 @@ it('an approver links their Feishu account with the code Feishu delivered to it'
   await form.getByRole('button', { name: 'Send code' }).click();
 
   // The chat side: the code arrives as a direct message to that Feishu account, and its owner types it in.
-  const dm = await until('the code sent to ou_bob', () => feishu.sent.find((m) => m.chatId === 'ou_bob' && m.receiveIdType === 'open_id'));
+  const dm = await until('the code sent to ou_bob', () =>
+    feishu.sent.find((m) => m.chatId === 'ou_bob' && m.receiveIdType === 'open_id'),
+  );
   const code = /Code: (\d{6})/.exec(dm.content.text as string)![1];
   const enter = page.getByRole('form', { name: 'Enter the code' });
   const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');

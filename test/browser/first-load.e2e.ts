@@ -21,12 +21,22 @@ afterAll(() => close?.());
 
 it('the sign-in page and the signed-in Portal each load in at most 200 kB, scripts and styles compressed', async () => {
   const { context } = await newPerson(browser, server.url);
-  const signIn = await measureFirstLoad(context, '/', (page) => page.getByRole('form', { name: 'Dev sign-in' }).waitFor());
+  const signIn = await measureFirstLoad(context, '/', (page) =>
+    page.getByRole('form', { name: 'Dev sign-in' }).waitFor(),
+  );
   // Signed in (the session as the console keeps it for this tab), the Portal with its agents.
   const token = await apiToken(server.url, { sub: 'mia', org: 'demo', roles: [] });
-  const session = { token, sub: 'mia', org: 'demo', roles: [], expiresAt: new Date(Date.now() + 3600_000).toISOString() };
+  const session = {
+    token,
+    sub: 'mia',
+    org: 'demo',
+    roles: [],
+    expiresAt: new Date(Date.now() + 3600_000).toISOString(),
+  };
   await context.addInitScript(`sessionStorage.setItem('warden.session', ${JSON.stringify(JSON.stringify(session))})`);
-  const portal = await measureFirstLoad(context, '/portal', (page) => page.getByRole('link', { name: 'Chat with demo-buyer' }).waitFor());
+  const portal = await measureFirstLoad(context, '/portal', (page) =>
+    page.getByRole('link', { name: 'Chat with demo-buyer' }).waitFor(),
+  );
   for (const load of [signIn, portal]) {
     const assets = load.resources.filter((r) => /\/assets\/.+\.(js|css)$/.test(r.url));
     expect(assets.length).toBeGreaterThan(0);

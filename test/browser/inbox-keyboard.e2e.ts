@@ -38,7 +38,11 @@ it('an approver approves, rejects, approves with changes and approves a whole tu
   const token = await apiToken(server.url, ADMIN);
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const [demo] = (await (await fetch(`${server.url}/api/agents`, { headers })).json()) as any[];
-  const script = [{ tool_calls: [1, 2, 3].map(pay) }, { tool_calls: [4, 5].map(pay) }, { content: 'Five payment requests handled.' }];
+  const script = [
+    { tool_calls: [1, 2, 3].map(pay) },
+    { tool_calls: [4, 5].map(pay) },
+    { content: 'Five payment requests handled.' },
+  ];
   const created = await fetch(`${server.url}/api/agents`, {
     method: 'POST',
     headers,
@@ -59,7 +63,8 @@ it('an approver approves, rejects, approves with changes and approves a whole tu
   await chat.getByRole('button', { name: 'Send' }).click();
 
   // Each card by its own call (the member's message, on every card, names all five).
-  const cardOf = (po: string) => inbox.getByRole('group', { name: `Approval request oa__purchase_pay ${po}`, exact: true });
+  const cardOf = (po: string) =>
+    inbox.getByRole('group', { name: `Approval request oa__purchase_pay ${po}`, exact: true });
   await cardOf('PO-4003').waitFor();
   await inbox.getByText(/Keyboard: J \/ K next \/ previous request/).waitFor();
 
@@ -81,7 +86,8 @@ it('an approver approves, rejects, approves with changes and approves a whole tu
   const form = cardOf('PO-4003').getByLabel('Edited arguments');
   await form.waitFor();
   const amount = form.getByLabel('amount');
-  const amountFocused = () => amount.evaluate((el) => el === (el.ownerDocument as { activeElement: unknown }).activeElement);
+  const amountFocused = () =>
+    amount.evaluate((el) => el === (el.ownerDocument as { activeElement: unknown }).activeElement);
   for (let i = 0; i < 5 && !(await amountFocused()); i++) await inbox.keyboard.press('Tab');
   expect(await amountFocused()).toBe(true);
   await inbox.keyboard.press('ControlOrMeta+a');

@@ -31,7 +31,10 @@ it('three gated calls of one model turn show as one group in turn order in the i
   const created = await fetch(`${server.url}/api/agents`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ name: 'turn-buyer', model_config_json: { ...demo.model_config_json, model: { provider: 'scripted', script } } }),
+    body: JSON.stringify({
+      name: 'turn-buyer',
+      model_config_json: { ...demo.model_config_json, model: { provider: 'scripted', script } },
+    }),
   });
   expect(created.status).toBe(201);
 
@@ -66,7 +69,9 @@ it('three gated calls of one model turn show as one group in turn order in the i
   await inbox.getByRole('tab', { name: 'Decided' }).click();
   const badges = inbox.getByRole('table', { name: 'Decided requests' }).locator('.mantine-Badge-label');
   await badges.first().waitFor();
-  const cut = await badges.evaluateAll((els) => els.filter((el) => el.scrollWidth > el.clientWidth).map((el) => el.textContent));
+  const cut = await badges.evaluateAll((els) =>
+    els.filter((el) => el.scrollWidth > el.clientWidth).map((el) => el.textContent),
+  );
   expect(cut).toEqual([]);
   await screenshot(inbox, 'approvals-decided-badges');
 }, 45_000);

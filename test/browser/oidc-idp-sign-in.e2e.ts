@@ -79,7 +79,8 @@ async function webStorage(page: Page): Promise<string> {
 }
 const TOKEN_LIKE = /access_token|refresh_token|id_token|eyJ[\w-]+\.[\w-]+/;
 
-const expOf = (jwt: string) => (JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()) as { exp: number }).exp;
+const expOf = (jwt: string) =>
+  (JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()) as { exp: number }).exp;
 
 it('signs in at the IdP with PKCE, maps its claims to roles, and signs out there too', async () => {
   const member = await newPerson(browser, server.url);
@@ -154,7 +155,9 @@ it('renews the token in memory before it expires, without the person noticing; a
   // twice: each renewal presents the refresh token the previous one returned (the IdP rotates them).
   await until(
     'the first token to expire after two renewals',
-    () => Date.now() > (expOf(first) + 1) * 1000 && idp.grants.filter((g) => g === 'refresh_token').length >= renewalsBefore + 2,
+    () =>
+      Date.now() > (expOf(first) + 1) * 1000 &&
+      idp.grants.filter((g) => g === 'refresh_token').length >= renewalsBefore + 2,
     (2 * TOKEN_TTL_S + 10) * 1000,
     200,
   );

@@ -109,7 +109,8 @@ it('history and diff, replay, tests, a rollback refused then forced, a shadow re
   await panel()
     .getByTestId('replay-summary')
     .filter({
-      hasText: 'this change would have required 1 more approval, blocked 0 calls, changed 0 rewrites (1 of 3 calls decided differently)',
+      hasText:
+        'this change would have required 1 more approval, blocked 0 calls, changed 0 rewrites (1 of 3 calls decided differently)',
     })
     .waitFor();
   const changed = panel().getByRole('table', { name: 'Calls the candidate decides differently' });
@@ -126,11 +127,19 @@ it('history and diff, replay, tests, a rollback refused then forced, a shadow re
   expect(await casesField.inputValue()).toContain('big payments ask twice');
   await panel().getByRole('button', { name: 'Run against the edited policy' }).click();
   await panel().getByText('All 1 passed (config policy)').waitFor();
-  const extra = { name: 'reads run freely', tool: 'oa__get_purchase', args: { id: 'PO-1' }, expect: { decision: 'deny' } };
+  const extra = {
+    name: 'reads run freely',
+    tool: 'oa__get_purchase',
+    args: { id: 'PO-1' },
+    expect: { decision: 'deny' },
+  };
   await casesField.fill(JSON.stringify([...CASES, extra], null, 2));
   await panel().getByRole('button', { name: 'Run against the edited policy' }).click();
   await panel().getByText('1 of 2 failed (config policy)').waitFor();
-  await panel().getByRole('table', { name: 'Test case results' }).getByText('decision: expected deny, got allow').waitFor();
+  await panel()
+    .getByRole('table', { name: 'Test case results' })
+    .getByText('decision: expected deny, got allow')
+    .waitFor();
   await expectAccessible(page, 'tests', PANEL);
 
   // Rollback to version 1: its policy fails the stored test, so it is refused naming it; forced, it is recorded.
@@ -142,7 +151,11 @@ it('history and diff, replay, tests, a rollback refused then forced, a shadow re
   await refused.getByRole('button', { name: 'Roll back anyway' }).click();
   await versions.getByText('forced past 1 failing test(s)').waitFor();
   const v3 = await api(`/api/agents/${agent.id}/versions/3`);
-  expect(v3).toMatchObject({ rolled_back_to: 1, tests_forced: ['big payments ask twice'], model_config_json: { confirmation: LIVE } });
+  expect(v3).toMatchObject({
+    rolled_back_to: 1,
+    tests_forced: ['big payments ask twice'],
+    model_config_json: { confirmation: LIVE },
+  });
 
   // Shadow: the edited policy (every call needs approval) beside the live one; a real call shows in its report.
   await page.getByLabel('Every tool call needs approval').check();
@@ -158,12 +171,19 @@ it('history and diff, replay, tests, a rollback refused then forced, a shadow re
     await report.waitFor();
   }
   await report.getByText('1 of 1 calls decided differently').waitFor();
-  await report.getByRole('table', { name: 'Calls the shadow would decide differently' }).getByText('would ask').waitFor();
+  await report
+    .getByRole('table', { name: 'Calls the shadow would decide differently' })
+    .getByText('would ask')
+    .waitFor();
   await expectAccessible(page, 'shadow report', PANEL);
 
   // Promote: the tests refuse it too (one approval, not two); promoted anyway, it is the live policy.
   await panel().getByRole('button', { name: 'Promote shadow' }).click();
-  await panel().getByRole('alert').filter({ hasText: 'Promotion refused' }).getByRole('button', { name: 'Promote anyway' }).click();
+  await panel()
+    .getByRole('alert')
+    .filter({ hasText: 'Promotion refused' })
+    .getByRole('button', { name: 'Promote anyway' })
+    .click();
   await page.getByText('Shadow promoted: it is the live policy now').waitFor();
   expect((await api(`/api/agents/${agent.id}`)).model_config_json.require_confirmation_for_all).toBe(true);
   const last = (await api(`/api/agents/${agent.id}/versions`)).at(-1);
@@ -173,7 +193,9 @@ it('history and diff, replay, tests, a rollback refused then forced, a shadow re
 
 it('the org hooks editor: its tests run against the live hooks, the diff of two versions, a shadow deployed and discarded', async () => {
   const block = { class_hooks: [{ name: 'read_only_guard' }] };
-  const cases = [{ name: 'reads go through', tool: 'oa__get_purchase', args: { id: 'PO-1' }, expect: { decision: 'allow' } }];
+  const cases = [
+    { name: 'reads go through', tool: 'oa__get_purchase', args: { id: 'PO-1' }, expect: { decision: 'allow' } },
+  ];
   await api('/api/org/hooks/tests', { method: 'PUT', body: { cases } });
   await page.goto('/admin/hooks');
   await page.getByRole('heading', { name: 'Org hooks' }).waitFor({ timeout: 60_000 });
@@ -187,7 +209,10 @@ it('the org hooks editor: its tests run against the live hooks, the diff of two 
   await expectAccessible(page, 'org tests', PANEL);
 
   // Two saves (made through the API; the tests pass on both) and the diff between them.
-  await api('/api/org/hooks', { method: 'PUT', body: { class_hooks: [{ name: 'result_truncate', config: { max_chars: 4000 } }] } });
+  await api('/api/org/hooks', {
+    method: 'PUT',
+    body: { class_hooks: [{ name: 'result_truncate', config: { max_chars: 4000 } }] },
+  });
   await api('/api/org/hooks', { method: 'PUT', body: { ...block, comment: 'guard' } });
   await tab('History');
   const versions = panel().getByRole('table', { name: 'Policy versions' });

@@ -1,5 +1,13 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { apiToken, devSignIn, newPerson, overflowsSideways, screenshot, startConsole, unnamedControls } from '../support/browser.js';
+import {
+  apiToken,
+  devSignIn,
+  newPerson,
+  overflowsSideways,
+  screenshot,
+  startConsole,
+  unnamedControls,
+} from '../support/browser.js';
 import type { ServerProcess } from '../support/server-process.js';
 
 /**
@@ -168,7 +176,9 @@ it('a member cannot approve what only admins may (the toast says whom to ask); c
   await inbox.getByLabel('Also show requests others decide').check();
   await pendingRequest(inbox, 'PO-1002').getByRole('button', { name: 'Approve' }).click();
   const toast = inbox.getByRole('alert').filter({ hasText: 'The decision was not recorded' });
-  await toast.filter({ hasText: /only organisation admins may decide this request.*Ask an admin of your organisation/ }).waitFor();
+  await toast
+    .filter({ hasText: /only organisation admins may decide this request.*Ask an admin of your organisation/ })
+    .waitFor();
   await screenshot(inbox, 'approvals-refused-toast');
   await inbox.close();
 
@@ -188,7 +198,10 @@ it('a member cannot approve what only admins may (the toast says whom to ask); c
 
 it('on a phone the Portal chat and the inbox fit the screen, every control has a name, and approving works from the keyboard', async () => {
   const phone = { width: 390, height: 800 };
-  const [phoneMember, phoneApprover] = await Promise.all([newPerson(browser, server.url, phone), newPerson(browser, server.url, phone)]);
+  const [phoneMember, phoneApprover] = await Promise.all([
+    newPerson(browser, server.url, phone),
+    newPerson(browser, server.url, phone),
+  ]);
   await Promise.all([devSignIn(phoneMember.page, MEMBER), devSignIn(phoneApprover.page, ADMIN)]);
   const chat = phoneMember.page;
   await chat.getByRole('link', { name: 'Chat with demo-buyer' }).click();
@@ -225,7 +238,11 @@ it('under a four-eyes policy that forbids self-approval the requester reads who 
   const token = await apiToken(server.url, ADMIN);
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const [demo] = (await (await fetch(`${server.url}/api/agents`, { headers })).json()) as any[];
-  const confirmation = { approvers: ['org_members'], forbid_self_approval: true, tiers: [{ when: 'args.amount > 50000', approvals: 2 }] };
+  const confirmation = {
+    approvers: ['org_members'],
+    forbid_self_approval: true,
+    tiers: [{ when: 'args.amount > 50000', approvals: 2 }],
+  };
   const created = await fetch(`${server.url}/api/agents`, {
     method: 'POST',
     headers,
@@ -263,7 +280,9 @@ it('a link to a decided request says what became of it; with the server unreacha
 
   await approver.page.goto(`/approvals/${decided.id}`);
   const linked = approver.page.getByTestId('linked-request');
-  await linked.getByText(/The linked request oa__purchase_pay PO-1002 was already approved by Demo Admin on /).waitFor();
+  await linked
+    .getByText(/The linked request oa__purchase_pay PO-1002 was already approved by Demo Admin on /)
+    .waitFor();
   await screenshot(approver.page, 'approvals-linked-decided');
   await turn.getByRole('button', { name: 'Cancel run' }).click();
   await approver.page.getByTestId('inbox-empty').waitFor();
@@ -295,7 +314,11 @@ it('an approver answers a question through a form rendered from its schema, told
     headers,
     body: JSON.stringify({
       name: 'asker',
-      model_config_json: { model: { provider: 'scripted', script }, tools: ['ask_human'], confirmation: { approver_scope: 'org_admins' } },
+      model_config_json: {
+        model: { provider: 'scripted', script },
+        tools: ['ask_human'],
+        confirmation: { approver_scope: 'org_admins' },
+      },
     }),
   });
   expect(created.status).toBe(201);

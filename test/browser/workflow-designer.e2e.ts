@@ -24,7 +24,9 @@ beforeAll(async () => {
     body: JSON.stringify({
       name: 'summariser',
       instructions: 'Summarise the purchase order.',
-      model_config_json: { model: { provider: 'scripted', script: [{ content: 'PO-77: 12 laptops, within budget.' }] } },
+      model_config_json: {
+        model: { provider: 'scripted', script: [{ content: 'PO-77: 12 laptops, within budget.' }] },
+      },
     }),
   });
   expect(res.status).toBe(201);
@@ -106,7 +108,10 @@ it('a designer draws start → agent → human → end without JSON, runs it, an
   ]);
   expect(json.nodes[2].form).toEqual({
     type: 'object',
-    properties: { approved: { title: 'Approve the payment', type: 'boolean' }, note: { title: 'Note', type: 'string' } },
+    properties: {
+      approved: { title: 'Approve the payment', type: 'boolean' },
+      note: { title: 'Note', type: 'string' },
+    },
     required: ['approved'],
   });
   await page.getByRole('tab', { name: 'Canvas' }).click();

@@ -69,7 +69,8 @@ describe('compose.prod.yml (production-like) and docker-compose.yml (development
   it('no secret is written in the file: each comes from the operator environment', () => {
     const written = Object.values(prod).flatMap((s) =>
       Object.entries(s.environment ?? {}).filter(
-        ([name, value]) => (SECRET_VARIABLES.includes(name) || name === 'POSTGRES_PASSWORD') && value !== null && writtenSecret(value),
+        ([name, value]) =>
+          (SECRET_VARIABLES.includes(name) || name === 'POSTGRES_PASSWORD') && value !== null && writtenSecret(value),
       ),
     );
     expect(written).toEqual([]);

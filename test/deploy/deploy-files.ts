@@ -43,8 +43,11 @@ export function parseDockerfile(text: string): Stage[] {
 export const argsOf = (stage: Stage, keyword: string): string[] =>
   stage.instructions.filter((i) => i.keyword === keyword).map((i) => i.args);
 
-const { compilerOptions } = JSON.parse(readRepoFile('tsconfig.json')) as { compilerOptions: { paths: Record<string, [string]> } };
-const IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+const { compilerOptions } = JSON.parse(readRepoFile('tsconfig.json')) as {
+  compilerOptions: { paths: Record<string, [string]> };
+};
+const IMPORT =
+  /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
 /** The source file a specifier names (`./x.js` -> `x.ts`, `@warden/y` -> its index), or null for a package. */
 function resolveSource(from: string, spec: string): string | null {
@@ -84,4 +87,5 @@ export function runtimePackages(entries: string[]): Set<string> {
 export const stopSeconds = (drainMs: number): number => Math.ceil(drainMs / 1000) + 10;
 
 /** Variables of a compose `environment` / k8s `env`, or of a ConfigMap, that Warden's schema does not know. */
-export const unknownNames = (names: Iterable<string>, known: string[]): string[] => [...names].filter((n) => !known.includes(n));
+export const unknownNames = (names: Iterable<string>, known: string[]): string[] =>
+  [...names].filter((n) => !known.includes(n));

@@ -4,7 +4,10 @@ import { argsOf, parseDockerfile, readRepoFile, runtimePackages } from './deploy
 const stages = parseDockerfile(readRepoFile('Dockerfile'));
 const build = stages.find((s) => s.name === 'build');
 const runtime = stages[stages.length - 1];
-const pkg = JSON.parse(readRepoFile('package.json')) as { dependencies: Record<string, string>; scripts: Record<string, string> };
+const pkg = JSON.parse(readRepoFile('package.json')) as {
+  dependencies: Record<string, string>;
+  scripts: Record<string, string>;
+};
 
 describe('Dockerfile', () => {
   it('has a build stage and a separate runtime stage (the image)', () => {
@@ -41,7 +44,9 @@ describe('Dockerfile', () => {
     const userAt = runtime.instructions.findIndex((i) => i.keyword === 'USER');
     expect(userAt).toBeGreaterThan(runtime.instructions.findIndex((i) => i.keyword === 'RUN'));
 
-    const env = Object.fromEntries(argsOf(runtime, 'ENV').flatMap((args) => args.split(' ').map((kv) => kv.split('='))));
+    const env = Object.fromEntries(
+      argsOf(runtime, 'ENV').flatMap((args) => args.split(' ').map((kv) => kv.split('='))),
+    );
     expect(env.NODE_ENV).toBe('production');
     expect(Object.keys(env).filter((name) => !environmentVariableNames().includes(name))).toEqual([]);
   });
@@ -62,7 +67,15 @@ describe('Dockerfile', () => {
       .filter((l) => l && !l.startsWith('#'));
     expect(ignored).toEqual(expect.arrayContaining(['.git', 'node_modules', 'dist', 'data', '.env', '.env.*']));
     // What `npm run build` reads stays in it.
-    const buildInputs = ['package.json', 'package-lock.json', 'tsconfig.json', 'ormconfig.ts', 'apps', 'libs', 'scripts'];
+    const buildInputs = [
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'ormconfig.ts',
+      'apps',
+      'libs',
+      'scripts',
+    ];
     expect(buildInputs.filter((input) => ignored.includes(input))).toEqual([]);
   });
 });

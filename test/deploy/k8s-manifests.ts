@@ -33,7 +33,16 @@ export const envNames = (c: Container): string[] => (c.env ?? []).map((e) => e.n
 
 /** The container's variables taken from a Secret, by name. */
 export const secretRefs = (c: Container): Map<string, SecretKeyRef> =>
-  new Map((c.env ?? []).flatMap((e) => (e.valueFrom?.secretKeyRef ? [[e.name, e.valueFrom.secretKeyRef] as const] : [])));
+  new Map(
+    (c.env ?? []).flatMap((e) => (e.valueFrom?.secretKeyRef ? [[e.name, e.valueFrom.secretKeyRef] as const] : [])),
+  );
 
 /** Private, shared, link-local (cloud metadata) and loopback IPv4 ranges: never open to the pods wholesale. */
-export const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8'];
+export const PRIVATE_RANGES = [
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '100.64.0.0/10',
+  '169.254.0.0/16',
+  '127.0.0.0/8',
+];

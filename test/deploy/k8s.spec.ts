@@ -72,7 +72,8 @@ describe('deploy/k8s (kustomize)', () => {
     expect(sleep).toBe('sleep');
     const grace = deployment.spec.template.spec.terminationGracePeriodSeconds as number;
     expect(grace).toBeGreaterThanOrEqual(Number(seconds) + stopSeconds(SHUTDOWN_DRAIN_MS));
-    for (const m of [deployment, job]) expect(m.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true });
+    for (const m of [deployment, job])
+      expect(m.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true });
   });
 
   it('migrations run once per release, by the Job; the instances never migrate and wait for it', () => {
@@ -89,10 +90,13 @@ describe('deploy/k8s (kustomize)', () => {
     const pdb = one('PodDisruptionBudget').spec;
     expect(pdb.selector).toEqual(deployment.spec.selector);
     expect(pdb.maxUnavailable ?? 0).toBeLessThan(deployment.spec.replicas as number);
-    const selects = (selector: Record<string, string>) => Object.entries(selector).every(([k, v]) => podLabels[k] === v);
+    const selects = (selector: Record<string, string>) =>
+      Object.entries(selector).every(([k, v]) => podLabels[k] === v);
     expect(selects(one('Service').spec.selector as Record<string, string>)).toBe(true);
     expect(one('Service').spec.selector).toHaveProperty(['app.kubernetes.io/component'], 'server');
-    const rules = one('Ingress').spec.rules as Array<{ http: { paths: Array<{ backend: { service: { name: string } } }> } }>;
+    const rules = one('Ingress').spec.rules as Array<{
+      http: { paths: Array<{ backend: { service: { name: string } } }> };
+    }>;
     expect(rules[0].http.paths[0].backend.service.name).toBe(one('Service').metadata.name);
   });
 
@@ -104,7 +108,9 @@ describe('deploy/k8s (kustomize)', () => {
       to: Array<{ ipBlock?: { cidr: string; except?: string[] } }>;
       ports?: Array<{ port: number }>;
     }>;
-    const blocks = egress.flatMap((rule) => rule.to.flatMap((to) => (to.ipBlock ? [{ ...to.ipBlock, ports: rule.ports }] : [])));
+    const blocks = egress.flatMap((rule) =>
+      rule.to.flatMap((to) => (to.ipBlock ? [{ ...to.ipBlock, ports: rule.ports }] : [])),
+    );
     const open = blocks.find((b) => b.cidr === '0.0.0.0/0');
     expect(open?.except).toEqual(expect.arrayContaining(PRIVATE_RANGES));
     const privateBlocks = blocks.filter((b) => b !== open);

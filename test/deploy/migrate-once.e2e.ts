@@ -28,7 +28,9 @@ function startMigrate(url: string, args: string[] = []): MigrateProcess {
   };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
-  const exited = new Promise<{ code: number | null; out: string }>((resolve) => child.on('exit', (code) => resolve({ code, out })));
+  const exited = new Promise<{ code: number | null; out: string }>((resolve) =>
+    child.on('exit', (code) => resolve({ code, out })),
+  );
   const printed = async (text: string) => {
     while (!out.includes(text)) {
       if (child.exitCode !== null) throw new Error(`exited without printing ${text}: ${out}`);
@@ -55,7 +57,10 @@ describe('the one-shot migration entry point (what the release Job runs)', () =>
   it('--wait (the init container) waits while migrations are pending and exits once the Job applied them', async () => {
     const waiting = startMigrate(url, ['--wait']);
     await waiting.printed(`waiting for the migration Job to apply ${MIGRATIONS.length} migration(s)`);
-    expect(await runMigrate(url)).toMatchObject({ code: 0, out: expect.stringContaining(`applied ${MIGRATIONS.length} migration(s)`) });
+    expect(await runMigrate(url)).toMatchObject({
+      code: 0,
+      out: expect.stringContaining(`applied ${MIGRATIONS.length} migration(s)`),
+    });
     expect(await waiting.exited).toEqual({ code: 0, out: expect.stringMatching(/\nno pending migrations\n$/) });
     expect(await startMigrate(url, ['--wait']).exited).toEqual({ code: 0, out: 'no pending migrations\n' });
   }, 120_000);

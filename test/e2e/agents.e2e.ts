@@ -45,7 +45,11 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
         },
       });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ name: 'My-CRM', tools: ['my_crm__find_lead'], header_keys: ['Authorization'] });
+      expect(created.body).toMatchObject({
+        name: 'My-CRM',
+        tools: ['my_crm__find_lead'],
+        header_keys: ['Authorization'],
+      });
       expect(created.body.actions[0]).toMatchObject({ method: 'GET', write: false });
       const list = await t.request('GET', '/api/connectors', { token: admin });
       expect(list.text).not.toContain('Bearer abc');
@@ -53,10 +57,18 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
       // PUT without headers keeps the stored ones
       const put = await t.request('PUT', `/api/connectors/${created.body.id}`, {
         token: admin,
-        body: { name: 'My-CRM', base_url: 'http://crm.internal', actions: [{ name: 'add_lead', method: 'POST', path: '/leads' }] },
+        body: {
+          name: 'My-CRM',
+          base_url: 'http://crm.internal',
+          actions: [{ name: 'add_lead', method: 'POST', path: '/leads' }],
+        },
       });
       expect(put.status).toBe(200);
-      expect(put.body).toMatchObject({ tools: ['my_crm__add_lead'], header_keys: ['Authorization'], actions: [{ write: true }] });
+      expect(put.body).toMatchObject({
+        tools: ['my_crm__add_lead'],
+        header_keys: ['Authorization'],
+        actions: [{ write: true }],
+      });
       expect((await t.request('DELETE', `/api/connectors/${created.body.id}`, { token: admin })).status).toBe(204);
       expect((await t.request('GET', `/api/connectors/${created.body.id}`, { token: admin })).status).toBe(404);
     });
@@ -82,7 +94,9 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
       expect(res.status).toBe(400);
       expect(res.body.problems).toEqual(
         expect.arrayContaining([
-          expect.stringMatching(/^action "pay": requires_confirmation_when "args.amount > > 5" is not a valid CEL condition/),
+          expect.stringMatching(
+            /^action "pay": requires_confirmation_when "args.amount > > 5" is not a valid CEL condition/,
+          ),
           expect.stringMatching(/^action "fetch": method "FETCH"/),
           expect.stringMatching(/^action "fetch": parameters.type must be "object"/),
           expect.stringMatching(/^action "fetch": path "no-slash"/),
@@ -124,7 +138,9 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
       expect(problems).not.toMatch(/"oa__\*"/);
       expect(problems).toMatch(/unknown delegate "00000000-0000-4000-8000-000000000000"/);
       expect(problems).toMatch(/no_such_hook/);
-      expect((await t.request('GET', '/api/agents', { token: admin })).body.map((a: { name: string }) => a.name)).not.toContain('broken');
+      expect(
+        (await t.request('GET', '/api/agents', { token: admin })).body.map((a: { name: string }) => a.name),
+      ).not.toContain('broken');
     });
 
     it('members read agents but cannot write them; other orgs get 404', async () => {
@@ -135,7 +151,12 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
       expect(created.status).toBe(201);
       expect((await t.request('GET', `/api/agents/${created.body.id}`, { token: member })).status).toBe(200);
       expect(
-        (await t.request('POST', '/api/agents', { token: member, body: { name: 'x', model_config_json: { model: openai() } } })).status,
+        (
+          await t.request('POST', '/api/agents', {
+            token: member,
+            body: { name: 'x', model_config_json: { model: openai() } },
+          })
+        ).status,
       ).toBe(403);
       const other = await t.token('eve', 'other-org', ['admin']);
       expect((await t.request('GET', `/api/agents/${created.body.id}`, { token: other })).status).toBe(404);
@@ -151,7 +172,10 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
         model_config_json: {
           model: {
             provider: 'scripted',
-            script: [{ tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1001' } }] }, { content: 'PO-1001 is open.' }],
+            script: [
+              { tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1001' } }] },
+              { content: 'PO-1001 is open.' },
+            ],
           },
           tools: ['oa__get_purchase'],
         },
@@ -180,7 +204,9 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
       ['user', 'what is my name?'],
     ]);
     // someone else's conversation is not found
-    expect((await chat(t, admin, { agent_id: agent.body.id, message: 'x', conversation_id: conversationId })).status).toBe(404);
+    expect(
+      (await chat(t, admin, { agent_id: agent.body.id, message: 'x', conversation_id: conversationId })).status,
+    ).toBe(404);
   });
 
   it('a run whose hooks cannot be built is a plain 422 and recorded as refused', async () => {
@@ -235,7 +261,9 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe('cancelled');
     const replay = parseSse(
-      await (await fetch(`${t.url}/api/runs/${runId}/events`, { headers: { authorization: `Bearer ${carol}` } })).text(),
+      await (
+        await fetch(`${t.url}/api/runs/${runId}/events`, { headers: { authorization: `Bearer ${carol}` } })
+      ).text(),
     ).events;
     expect(replay.at(-1)).toMatchObject({ event: 'done', data: { status: 'cancelled' } });
     expect(replay.filter((e) => e.event === 'done')).toHaveLength(1);
@@ -250,7 +278,10 @@ describe('connectors and agents admin API, scripted model, conversations, cancel
     const demoAdmin = await t.token('demo-admin', 'demo', ['admin']);
     const connectors = await t.request('GET', '/api/connectors', { token: demoAdmin });
     expect(connectors.body).toHaveLength(1);
-    expect(connectors.body[0]).toMatchObject({ name: 'oa', tools: ['oa__list_purchases', 'oa__get_purchase', 'oa__purchase_pay'] });
+    expect(connectors.body[0]).toMatchObject({
+      name: 'oa',
+      tools: ['oa__list_purchases', 'oa__get_purchase', 'oa__purchase_pay'],
+    });
     expect(connectors.body[0].base_url).toMatch(/\/demo-oa$/);
     expect(connectors.body[0].actions[2].requires_confirmation_when).toBe('args.amount > 50000');
     expect((await t.request('GET', '/api/agents', { token: demoAdmin })).body).toHaveLength(1);

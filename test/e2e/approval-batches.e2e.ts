@@ -18,7 +18,10 @@ describe('one approval card per model turn (Feishu fake, PostgreSQL)', () => {
   let channelId: string;
 
   const threePays = (prefix: string) => ({
-    tool_calls: [1, 2, 3].map((n) => ({ name: 'oa__purchase_pay', args: { id: `${prefix}-${n}`, amount: 60_000 + n } })),
+    tool_calls: [1, 2, 3].map((n) => ({
+      name: 'oa__purchase_pay',
+      args: { id: `${prefix}-${n}`, amount: 60_000 + n },
+    })),
   });
   const createAgent = async (prefix: string) => {
     const res = await t.request('POST', '/api/agents', {
@@ -42,10 +45,13 @@ describe('one approval card per model turn (Feishu fake, PostgreSQL)', () => {
       return all.length === 3 ? all : undefined;
     });
   /** The turn's card: the one message that names any of its requests, and what it shows now (after patches). */
-  const cardsNaming = (ids: string[]) => feishu.sent.filter((m) => ids.some((id) => JSON.stringify(m.content).includes(id)));
+  const cardsNaming = (ids: string[]) =>
+    feishu.sent.filter((m) => ids.some((id) => JSON.stringify(m.content).includes(id)));
   const latest = (messageId: string) => {
     const patches = feishu.patches.filter((p) => p.messageId === messageId);
-    return JSON.stringify(patches.length ? patches.at(-1)!.content : feishu.sent.find((m) => m.messageId === messageId)!.content);
+    return JSON.stringify(
+      patches.length ? patches.at(-1)!.content : feishu.sent.find((m) => m.messageId === messageId)!.content,
+    );
   };
 
   beforeAll(async () => {
@@ -54,8 +60,12 @@ describe('one approval card per model turn (Feishu fake, PostgreSQL)', () => {
     t = await startTestApp();
     ada = await person(t, 'ada', 'acme-batch', ['admin']);
     expect(
-      (await t.request('POST', '/api/connectors', { token: ada.token, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } }))
-        .status,
+      (
+        await t.request('POST', '/api/connectors', {
+          token: ada.token,
+          body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS },
+        })
+      ).status,
     ).toBe(201);
     channelId = await feishuChannel(t, ada, feishu);
     await adminLink(t, ada, 'ada', 'ou_ada');
@@ -150,11 +160,15 @@ describe('one card per turn: a claim whose card was never sent (its server died)
     const orgId = (await t.request('GET', '/api/me', { token: admin })).body.org_id;
     expect(await store.claim('run-a:call-1', orgId, 'inbox')).toBe(true);
     expect(await store.claim('run-a:call-1', orgId, 'inbox')).toBe(false);
-    await db.query(`UPDATE confirmation_batches SET created_at = now() - interval '20 seconds' WHERE batch_key = 'run-a:call-1'`);
+    await db.query(
+      `UPDATE confirmation_batches SET created_at = now() - interval '20 seconds' WHERE batch_key = 'run-a:call-1'`,
+    );
     expect(await store.claim('run-a:call-1', orgId, 'inbox')).toBe(true);
     expect(await store.claim('run-a:call-1', orgId, 'inbox')).toBe(false);
     await store.recordCard('run-a:call-1', { platformMessageId: 'om_1' });
-    await db.query(`UPDATE confirmation_batches SET created_at = now() - interval '20 seconds' WHERE batch_key = 'run-a:call-1'`);
+    await db.query(
+      `UPDATE confirmation_batches SET created_at = now() - interval '20 seconds' WHERE batch_key = 'run-a:call-1'`,
+    );
     expect(await store.claim('run-a:call-1', orgId, 'inbox')).toBe(false);
   });
 });

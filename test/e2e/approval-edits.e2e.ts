@@ -16,7 +16,10 @@ describe('approve with changes (PostgreSQL)', () => {
   let db: pg.Client;
 
   const payScript = (args: Record<string, unknown>) => ({
-    model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__purchase_pay', args }] }, { content: 'done' }] },
+    model: {
+      provider: 'scripted',
+      script: [{ tool_calls: [{ name: 'oa__purchase_pay', args }] }, { content: 'done' }],
+    },
   });
   const createAgent = async (config: Record<string, unknown>) => {
     const res = await t.request('POST', '/api/agents', {
@@ -69,15 +72,18 @@ describe('approve with changes (PostgreSQL)', () => {
     const gateHook = events.find((e) => e.event === 'hook' && e.data.hook === 'confirmation_gate')!.data;
     expect(gateHook).toMatchObject({ outcome: 'rewrite', side_effects: ['approved with changes by Alice'] });
 
-    const { rows } = await db.query(`SELECT args, original_args, edited_by_name, args_digest FROM confirmation_requests WHERE id = $1`, [
-      pending.confirmation_id,
-    ]);
+    const { rows } = await db.query(
+      `SELECT args, original_args, edited_by_name, args_digest FROM confirmation_requests WHERE id = $1`,
+      [pending.confirmation_id],
+    );
     expect(rows[0]).toMatchObject({
       args: { id: 'PO-1002', amount: 60_000 },
       original_args: { id: 'PO-1002', amount: 68_000 },
       edited_by_name: 'Alice',
     });
-    const { rows: calls } = await db.query(`SELECT executed_args, result FROM tool_calls WHERE call_id = $1`, [pending.call_id]);
+    const { rows: calls } = await db.query(`SELECT executed_args, result FROM tool_calls WHERE call_id = $1`, [
+      pending.call_id,
+    ]);
     expect(calls[0].executed_args).toEqual({ id: 'PO-1002', amount: 60_000 });
     expect(calls[0].result).toContain('approved this call with changes');
   });

@@ -29,7 +29,10 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
           tools: ['oa__*'],
           model: {
             provider: 'scripted',
-            script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: po, amount: 68_000 } }] }, { content: 'done' }],
+            script: [
+              { tool_calls: [{ name: 'oa__purchase_pay', args: { id: po, amount: 68_000 } }] },
+              { content: 'done' },
+            ],
           },
           confirmation: { channel_id: approvalsChannel, approvers: ['org_admins'], timeout_s: 60, ...confirmation },
         },
@@ -39,7 +42,8 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
     return res.body.id as string;
   };
   const paysOf = (po: string) => oa.requests.filter((r) => r.path === `/purchases/${po}/pay`);
-  const sentTo = (chat: string, text: string) => feishu.sent.filter((m) => m.chatId === chat && JSON.stringify(m.content).includes(text));
+  const sentTo = (chat: string, text: string) =>
+    feishu.sent.filter((m) => m.chatId === chat && JSON.stringify(m.content).includes(text));
 
   beforeAll(async () => {
     oa = await startHttpFake(() => ({ paid: true }));
@@ -49,8 +53,12 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
     fran = await person(t, 'fran', 'acme-esc', ['finance']);
     gus = await person(t, 'gus', 'acme-esc');
     expect(
-      (await t.request('POST', '/api/connectors', { token: ella.token, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } }))
-        .status,
+      (
+        await t.request('POST', '/api/connectors', {
+          token: ella.token,
+          body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS },
+        })
+      ).status,
     ).toBe(201);
     approvalsChannel = await feishuChannel(t, ella, feishu, { chat_id: 'oc_approvals' });
     financeChannel = await feishuChannel(t, ella, feishu, { chat_id: 'oc_finance' });
@@ -70,7 +78,11 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
     });
     const run = openChat(t, ella.token, { agent_id: agent, message: 'pay PO-ESC' });
     const { confirmation_id: id } = (await run.next('confirmation_pending')).data;
-    const reminder = await until('the reminder', () => sentTo('oc_approvals', 'Reminder: approval still needed')[0], 10_000);
+    const reminder = await until(
+      'the reminder',
+      () => sentTo('oc_approvals', 'Reminder: approval still needed')[0],
+      10_000,
+    );
     expect(JSON.stringify(reminder.content)).toContain(id);
     const escalation = await until('the escalation card', () => sentTo('oc_finance', id)[0], 10_000);
     expect(escalation.content.header.title.content).toBe('Escalated: approval needed: oa__purchase_pay');
@@ -92,9 +104,14 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
       ['reminded', 'system'],
       ['escalated', 'system'],
     ]);
-    expect(row.history[1].detail).toMatchObject({ channel_id: financeChannel, approvers: ['org_admins', 'role:finance'] });
+    expect(row.history[1].detail).toMatchObject({
+      channel_id: financeChannel,
+      approvers: ['org_admins', 'role:finance'],
+    });
     // The escalation card is replaced by its decided version too.
-    await until('the escalation card marked decided', () => feishu.patches.find((p) => p.messageId === escalation.messageId));
+    await until('the escalation card marked decided', () =>
+      feishu.patches.find((p) => p.messageId === escalation.messageId),
+    );
   });
 
   it('before its escalation, the escalation group may not decide (the policy is org_admins)', async () => {
@@ -105,11 +122,17 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
     });
     const run = openChat(t, ella.token, { agent_id: agent, message: 'pay PO-ESC-LATER' });
     const { confirmation_id: id } = (await run.next('confirmation_pending')).data;
-    const early = await t.request('POST', `/api/confirmations/${id}/decision`, { token: fran.token, body: { decision: 'approve' } });
+    const early = await t.request('POST', `/api/confirmations/${id}/decision`, {
+      token: fran.token,
+      body: { decision: 'approve' },
+    });
     expect(early.status).toBe(403);
     expect((await click(t, financeChannel, id, 'ou_fran')).ok).toBe(false);
     expect((await statusOf(t, ella, id)).status).toBe('pending');
-    const rejected = await t.request('POST', `/api/confirmations/${id}/decision`, { token: ella.token, body: { decision: 'reject' } });
+    const rejected = await t.request('POST', `/api/confirmations/${id}/decision`, {
+      token: ella.token,
+      body: { decision: 'reject' },
+    });
     expect(rejected.status).toBe(200);
     await run.finished;
     expect(paysOf('PO-ESC-LATER')).toHaveLength(0);
@@ -121,9 +144,14 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
     const { confirmation_id: id } = (await run.next('confirmation_pending')).data;
     expect((await click(t, financeChannel, id, 'ou_fran')).ok).toBe(false);
     expect((await statusOf(t, ella, id)).status).toBe('pending');
-    expect((await t.request('POST', `/api/confirmations/${id}/decision`, { token: ella.token, body: { decision: 'reject' } })).status).toBe(
-      200,
-    );
+    expect(
+      (
+        await t.request('POST', `/api/confirmations/${id}/decision`, {
+          token: ella.token,
+          body: { decision: 'reject' },
+        })
+      ).status,
+    ).toBe(200);
     await run.finished;
     expect(paysOf('PO-NOESC')).toHaveLength(0);
   });
@@ -144,10 +172,20 @@ describe('approval reminders, escalation and reassignment (Feishu fake, PostgreS
     await until('the reassignment notice', () => sentTo('oc_approvals', 'reassigned approval request')[0]);
 
     expect(
-      (await t.request('POST', `/api/confirmations/${id}/decision`, { token: ella.token, body: { decision: 'approve' } })).status,
+      (
+        await t.request('POST', `/api/confirmations/${id}/decision`, {
+          token: ella.token,
+          body: { decision: 'approve' },
+        })
+      ).status,
     ).toBe(403);
     expect(
-      (await t.request('POST', `/api/confirmations/${id}/decision`, { token: fran.token, body: { decision: 'approve' } })).status,
+      (
+        await t.request('POST', `/api/confirmations/${id}/decision`, {
+          token: fran.token,
+          body: { decision: 'approve' },
+        })
+      ).status,
     ).toBe(200);
     await run.finished;
     expect(paysOf('PO-RE')).toHaveLength(1);

@@ -33,7 +33,9 @@ describe('channel_notify through chat (every channel type, read-only guard)', ()
     if (tool) return { content: `result: ${tool.content}` };
     const user = [...body.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
     const m = /^notify (\S+) (.+)$/s.exec(user);
-    return m ? { tool_calls: [{ name: 'channel_notify', args: { channel_id: m[1], text: m[2] } }] } : { content: 'nothing to send' };
+    return m
+      ? { tool_calls: [{ name: 'channel_notify', args: { channel_id: m[1], text: m[2] } }] }
+      : { content: 'nothing to send' };
   }
 
   beforeAll(async () => {
@@ -43,7 +45,10 @@ describe('channel_notify through chat (every channel type, read-only guard)', ()
       startFakeSlack(SLACK.botToken),
       startFakeWecom(WECOM),
     ]);
-    t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake', LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}` });
+    t = await startTestApp({
+      WARDEN_LLM_KEY_FAKE: 'sk-fake',
+      LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}`,
+    });
     admin = await t.token('carol', 'acme', ['admin'], { name: 'Carol' });
     const configs: Record<string, Record<string, unknown>> = {
       feishu: {
@@ -53,7 +58,12 @@ describe('channel_notify through chat (every channel type, read-only guard)', ()
         verification_token: FEISHU.verificationToken,
         base_url: feishu.url,
       },
-      slack: { bot_token: SLACK.botToken, signing_secret: SLACK.signingSecret, channel: 'C-NEWS', base_url: slack.apiUrl },
+      slack: {
+        bot_token: SLACK.botToken,
+        signing_secret: SLACK.signingSecret,
+        channel: 'C-NEWS',
+        base_url: slack.apiUrl,
+      },
       wecom: {
         corp_id: WECOM.corpId,
         corp_secret: WECOM.corpSecret,
@@ -66,7 +76,10 @@ describe('channel_notify through chat (every channel type, read-only guard)', ()
       inbox: {},
     };
     for (const [type, config] of Object.entries(configs)) {
-      const res = await t.request('POST', '/api/channels', { token: admin, body: { type, name: `${type} news`, config } });
+      const res = await t.request('POST', '/api/channels', {
+        token: admin,
+        body: { type, name: `${type} news`, config },
+      });
       expect(res.status).toBe(201);
       channels[type] = res.body.id;
     }
@@ -91,34 +104,50 @@ describe('channel_notify through chat (every channel type, read-only guard)', ()
 
   /** Where each platform's fake shows a notification text (undefined: not there). */
   const arrived: Record<string, (text: string) => Promise<unknown>> = {
-    feishu: (text) => Promise.resolve(feishu.sent.find((m) => m.chatId === 'oc_news' && JSON.stringify(m.content).includes(text))),
+    feishu: (text) =>
+      Promise.resolve(feishu.sent.find((m) => m.chatId === 'oc_news' && JSON.stringify(m.content).includes(text))),
     slack: (text) => Promise.resolve(slack.posted.find((m) => m.channel === 'C-NEWS' && m.text === text)),
     wecom: (text) =>
-      Promise.resolve(wecom.sent.find((m) => m.touser === 'bob.wx' && m.msgtype === 'markdown' && m.markdown.content === text)),
+      Promise.resolve(
+        wecom.sent.find((m) => m.touser === 'bob.wx' && m.msgtype === 'markdown' && m.markdown.content === text),
+      ),
     inbox: async (text) =>
-      (await t.request('GET', '/api/notifications', { token: admin })).body.find((n: { text: string }) => n.text === text),
+      (await t.request('GET', '/api/notifications', { token: admin })).body.find(
+        (n: { text: string }) => n.text === text,
+      ),
   };
 
-  it.each(['feishu', 'slack', 'wecom', 'inbox'])("%s: the agent's message arrives, and the model is told where it went", async (type) => {
-    const text = `**Budget** approved for Q3 (${randomUUID().slice(0, 8)})`;
-    const res = await chat(t, admin, { agent_id: agentId, message: `notify ${channels[type]} ${text}` });
-    expect(res.status).toBe(200);
-    const observation = res.events.find((e) => e.event === 'observation')!.data;
-    expect(observation).toMatchObject({
-      tool: 'channel_notify',
-      blocked: false,
-      content: expect.stringContaining(`Notification sent to ${type} channel "${type} news"`),
-    });
-    expect(res.events.at(-1)!.data.status).toBe('completed');
-    expect(await arrived[type](text)).toBeTruthy();
-    if (type === 'inbox') {
-      const listed = (await t.request('GET', '/api/notifications', { token: admin })).body.find((n: { text: string }) => n.text === text);
-      expect(listed).toMatchObject({ channel_id: channels.inbox, agent_id: agentId, run_id: res.events[0].data.run_id });
-    }
-  });
+  it.each(['feishu', 'slack', 'wecom', 'inbox'])(
+    "%s: the agent's message arrives, and the model is told where it went",
+    async (type) => {
+      const text = `**Budget** approved for Q3 (${randomUUID().slice(0, 8)})`;
+      const res = await chat(t, admin, { agent_id: agentId, message: `notify ${channels[type]} ${text}` });
+      expect(res.status).toBe(200);
+      const observation = res.events.find((e) => e.event === 'observation')!.data;
+      expect(observation).toMatchObject({
+        tool: 'channel_notify',
+        blocked: false,
+        content: expect.stringContaining(`Notification sent to ${type} channel "${type} news"`),
+      });
+      expect(res.events.at(-1)!.data.status).toBe('completed');
+      expect(await arrived[type](text)).toBeTruthy();
+      if (type === 'inbox') {
+        const listed = (await t.request('GET', '/api/notifications', { token: admin })).body.find(
+          (n: { text: string }) => n.text === text,
+        );
+        expect(listed).toMatchObject({
+          channel_id: channels.inbox,
+          agent_id: agentId,
+          run_id: res.events[0].data.run_id,
+        });
+      }
+    },
+  );
 
   it('read-only mode: read_only_guard blocks channel_notify and nothing arrives anywhere', async () => {
-    expect((await t.request('PUT', '/api/org/read-only', { token: admin, body: { read_only: true } })).status).toBe(200);
+    expect((await t.request('PUT', '/api/org/read-only', { token: admin, body: { read_only: true } })).status).toBe(
+      200,
+    );
     try {
       for (const type of ['feishu', 'slack', 'wecom', 'inbox']) {
         const text = `frozen ${type} ${randomUUID().slice(0, 8)}`;

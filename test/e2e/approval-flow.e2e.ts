@@ -56,7 +56,12 @@ interface PlatformAdapter {
   /** Where the configured card must land. */
   configuredTarget: string;
   /** A genuine, correctly signed click, answered the way the platform shows it to the clicker. */
-  click(channelId: string, confirmationId: string, decision: 'approve' | 'reject', clicker: string): Promise<ClickAnswer>;
+  click(
+    channelId: string,
+    confirmationId: string,
+    decision: 'approve' | 'reject',
+    clicker: string,
+  ): Promise<ClickAnswer>;
   /** The exact same signed request twice (a platform retry or a replay). */
   replay(channelId: string, confirmationId: string, clicker: string): Promise<[ClickAnswer, ClickAnswer]>;
   /** Requests that must be refused without deciding anything. */
@@ -84,9 +89,16 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
   const feishuAdapter = (encrypted: boolean): PlatformAdapter => {
     const sign = (payload: Record<string, unknown>, extra: Parameters<typeof feishuRequest>[1] = {}) =>
       feishuRequest(payload, encrypted ? { encryptKey: FEISHU.encryptKey, encrypt: true, ...extra } : extra);
-    const post = async (channelId: string, r: { body: string; headers: Record<string, string> }): Promise<ClickAnswer> => {
+    const post = async (
+      channelId: string,
+      r: { body: string; headers: Record<string, string> },
+    ): Promise<ClickAnswer> => {
       const res = await t.request('POST', callback(channelId), { body: r.body, headers: r.headers });
-      return { status: res.status, ok: res.body?.toast?.type === 'success', message: res.body?.toast?.content ?? res.text };
+      return {
+        status: res.status,
+        ok: res.body?.toast?.type === 'success',
+        message: res.body?.toast?.content ?? res.text,
+      };
     };
     const action = (
       confirmationId: string,
@@ -115,7 +127,9 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       }),
       configuredTarget: 'oc_approvals',
       cardsFor: (id) =>
-        feishu.sent.filter((m) => m.msgType === 'interactive' && (id === undefined || m.uuid === id)).map((m) => ({ target: m.chatId })),
+        feishu.sent
+          .filter((m) => m.msgType === 'interactive' && (id === undefined || m.uuid === id))
+          .map((m) => ({ target: m.chatId })),
       click: (channelId, id, decision, clicker) => post(channelId, sign(action(id, decision, clicker))),
       async replay(channelId, id, clicker) {
         const request = sign(action(id, 'approve', clicker));
@@ -124,13 +138,22 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       forgeries(channelId, id, clicker) {
         const raw = async (r: { body: string; headers: Record<string, string> }) => {
           const res = await t.request('POST', callback(channelId), { body: r.body, headers: r.headers });
-          return { status: res.status, refusedMessage: res.body?.toast?.type === 'error' ? res.body.toast.content : undefined };
+          return {
+            status: res.status,
+            refusedMessage: res.body?.toast?.type === 'error' ? res.body.toast.content : undefined,
+          };
         };
         const common: Array<[string, () => Promise<{ status: number; refusedMessage?: string }>]> = [
           ['an unknown confirmation id', () => raw(sign(action(randomUUID(), 'approve', clicker)))],
           ['a malformed body', () => raw({ body: '{"schema":', headers: { 'content-type': 'application/json' } })],
-          ['a stale create_time', () => raw(sign(action(id, 'approve', clicker, { createTimeMs: Date.now() - 3_600_000 })))],
-          ['a wrong verification token', () => raw(sign(action(id, 'approve', clicker, { verificationToken: 'guessed' })))],
+          [
+            'a stale create_time',
+            () => raw(sign(action(id, 'approve', clicker, { createTimeMs: Date.now() - 3_600_000 }))),
+          ],
+          [
+            'a wrong verification token',
+            () => raw(sign(action(id, 'approve', clicker, { verificationToken: 'guessed' }))),
+          ],
         ];
         if (!encrypted) return common;
         return [
@@ -190,7 +213,9 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       cardsFor: (id) =>
         slack.posted
           .filter(
-            (m) => (m.blocks ?? []).some((b: any) => b.type === 'actions') && (id === undefined || JSON.stringify(m.blocks).includes(id)),
+            (m) =>
+              (m.blocks ?? []).some((b: any) => b.type === 'actions') &&
+              (id === undefined || JSON.stringify(m.blocks).includes(id)),
           )
           .map((m) => ({ target: m.channel })),
       click(channelId, id, decision, clicker) {
@@ -209,7 +234,10 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
             responseUrl && res.status === 200
               ? await until('slack answer', () => slack.responses.find((x) => responseUrl.endsWith(x.path)))
               : undefined;
-          return { status: res.status, refusedMessage: reply?.body.response_type === 'ephemeral' ? reply.body.text : undefined };
+          return {
+            status: res.status,
+            refusedMessage: reply?.body.response_type === 'ephemeral' ? reply.body.text : undefined,
+          };
         };
         const signedForm = (body: string) => {
           const ts = Math.floor(Date.now() / 1000);
@@ -232,10 +260,18 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
           ],
           ['a malformed body (signed, no payload=)', () => raw(signedForm('foo=bar'))],
           ['a malformed payload (signed, not JSON)', () => raw(signedForm('payload=%7Bnot-json'))],
-          ['a bad signature', () => raw(interaction(id, 'approve', clicker, slack.responseUrl(), { badSignature: true }))],
+          [
+            'a bad signature',
+            () => raw(interaction(id, 'approve', clicker, slack.responseUrl(), { badSignature: true })),
+          ],
           [
             'a stale timestamp',
-            () => raw(interaction(id, 'approve', clicker, slack.responseUrl(), { timestampS: Math.floor(Date.now() / 1000) - 600 })),
+            () =>
+              raw(
+                interaction(id, 'approve', clicker, slack.responseUrl(), {
+                  timestampS: Math.floor(Date.now() / 1000) - 600,
+                }),
+              ),
           ],
         ];
       },
@@ -258,7 +294,10 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
     ): Promise<ClickAnswer> => {
       const mine = awaiting.get(clicker) ?? new Set<string>();
       awaiting.set(clicker, mine.add(responseCode));
-      const res = await t.request('POST', callback(channelId, ev.query), { body: ev.body, headers: { 'content-type': 'text/xml' } });
+      const res = await t.request('POST', callback(channelId, ev.query), {
+        body: ev.body,
+        headers: { 'content-type': 'text/xml' },
+      });
       if (res.status !== 200) {
         mine.delete(responseCode);
         return { status: res.status, ok: false, message: res.text };
@@ -284,7 +323,12 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       responseCode: string,
       opts: Parameters<typeof wecomCardEvent>[2] = {},
       createTime?: number,
-    ) => wecomCardEvent(WECOM_KEYS, { fromUser: clicker, eventKey: `${decision}:${id}`, taskId: id, responseCode, createTime }, opts);
+    ) =>
+      wecomCardEvent(
+        WECOM_KEYS,
+        { fromUser: clicker, eventKey: `${decision}:${id}`, taskId: id, responseCode, createTime },
+        opts,
+      );
     return {
       type: 'wecom',
       approverListKey: 'approver_user_ids',
@@ -307,16 +351,27 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       click(channelId, id, decision, clicker) {
         const code = `rc-${randomUUID()}`;
         // WeCom identifies a click by user + CreateTime + key: two real clicks by one person differ in CreateTime.
-        return post(channelId, event(id, decision, clicker, code, {}, Math.floor(Date.now() / 1000) + clicks++), clicker, code);
+        return post(
+          channelId,
+          event(id, decision, clicker, code, {}, Math.floor(Date.now() / 1000) + clicks++),
+          clicker,
+          code,
+        );
       },
       async replay(channelId, id, clicker) {
         const code = `rc-${randomUUID()}`;
         const ev = event(id, 'approve', clicker, code);
-        return [await post(channelId, ev, clicker, code), await post(channelId, ev, clicker, `rc-none-${randomUUID()}`)];
+        return [
+          await post(channelId, ev, clicker, code),
+          await post(channelId, ev, clicker, `rc-none-${randomUUID()}`),
+        ];
       },
       forgeries(channelId, id, clicker) {
         const raw = async (ev: { query: string; body: string }, answered?: { code: string }) => {
-          const res = await t.request('POST', callback(channelId, ev.query), { body: ev.body, headers: { 'content-type': 'text/xml' } });
+          const res = await t.request('POST', callback(channelId, ev.query), {
+            body: ev.body,
+            headers: { 'content-type': 'text/xml' },
+          });
           if (!answered || res.status !== 200) return { status: res.status };
           const text = await until('wecom refusal message', () =>
             wecom.sent.find((m) => m.msgtype === 'text' && m.touser === clicker && !claimed.has(m)),
@@ -337,7 +392,10 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
             () => raw({ query: 'msg_signature=a&timestamp=1&nonce=2', body: '<xml><ToUserName>x</ToUserName></xml>' }),
           ],
           ['a bad signature', () => raw(event(id, 'approve', clicker, 'rc-y', { badSignature: true }))],
-          ['a stale timestamp', () => raw(event(id, 'approve', clicker, 'rc-y', { timestampS: Math.floor(Date.now() / 1000) - 600 }))],
+          [
+            'a stale timestamp',
+            () => raw(event(id, 'approve', clicker, 'rc-y', { timestampS: Math.floor(Date.now() / 1000) - 600 })),
+          ],
           ["another corp's payload", () => raw(event(id, 'approve', clicker, 'rc-y', { receiveId: 'ww-other' }))],
         ];
       },
@@ -379,7 +437,13 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
         name: `buyer-${randomUUID().slice(0, 6)}`,
         instructions: 'You pay purchase orders.',
         model_config_json: {
-          model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake-1', api_key_env: 'WARDEN_LLM_KEY_FAKE', stream: false },
+          model: {
+            provider: 'openai',
+            base_url: llm.baseUrl,
+            model: 'fake-1',
+            api_key_env: 'WARDEN_LLM_KEY_FAKE',
+            stream: false,
+          },
           tools: ['oa__*'],
           confirmation: { timeout_s: 30, approver_scope: 'org_members', forbid_self_approval: false, ...confirmation },
         },
@@ -433,7 +497,9 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
   });
 
   const adapters = () => [feishuAdapter(false), feishuAdapter(true), slackAdapter(), wecomAdapter()];
-  const table = ['feishu (verification token)', 'feishu (encrypted + signed)', 'slack', 'wecom'].map((label, i) => [label, i] as const);
+  const table = ['feishu (verification token)', 'feishu (encrypted + signed)', 'slack', 'wecom'].map(
+    (label, i) => [label, i] as const,
+  );
 
   describe.each(table)('%s', (_label, index) => {
     let p: PlatformAdapter;
@@ -485,7 +551,10 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       const types = events.map((e) => e.event);
       expect(types.indexOf('confirmation_pending')).toBeLessThan(types.indexOf('confirmation_resolved'));
       expect(types.indexOf('confirmation_resolved')).toBeLessThan(types.indexOf('observation'));
-      expect(events.find((e) => e.event === 'observation')!.data).toMatchObject({ blocked: false, tool: 'oa__purchase_pay' });
+      expect(events.find((e) => e.event === 'observation')!.data).toMatchObject({
+        blocked: false,
+        tool: 'oa__purchase_pay',
+      });
       expect(events.at(-1)!.data.status).toBe('completed');
       expect(paymentsOf(po)).toHaveLength(1);
       expect(paymentsOf(po)[0].body).toEqual({ amount: 60000 });
@@ -520,13 +589,20 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       const answer = await p.click(channelId, id, 'reject', p.ids.carol);
       expect(answer).toMatchObject({ ok: true, message: expect.stringMatching(/Rejected by Carol/) });
       const events = await run.finished;
-      expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({ status: 'rejected', responded_by: 'Carol' });
+      expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({
+        status: 'rejected',
+        responded_by: 'Carol',
+      });
       const observation = events.find((e) => e.event === 'observation')!.data;
       expect(observation).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });
       const prompt = llm.requests.find(
-        (r) => r.messages.some((m) => m.role === 'user' && m.content?.includes(po)) && r.messages.some((m) => m.role === 'tool'),
+        (r) =>
+          r.messages.some((m) => m.role === 'user' && m.content?.includes(po)) &&
+          r.messages.some((m) => m.role === 'tool'),
       )!;
-      expect(prompt.messages.find((m) => m.role === 'tool')!.content).toBe('Tool call blocked by confirmation_gate: rejected by Carol');
+      expect(prompt.messages.find((m) => m.role === 'tool')!.content).toBe(
+        'Tool call blocked by confirmation_gate: rejected by Carol',
+      );
       expect(paymentsOf(po)).toHaveLength(0);
       expect(await row(id)).toMatchObject({ status: 'rejected', responded_by_user_id: carol.userId });
     });
@@ -537,13 +613,20 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       const events = await run.finished;
       // Expired at its deadline (2 s after the request), not before: the row's own times say so.
       const expired = await row(id);
-      expect(new Date(expired.expires_at).getTime() - new Date(expired.created_at).getTime()).toBeGreaterThanOrEqual(1_900);
+      expect(new Date(expired.expires_at).getTime() - new Date(expired.created_at).getTime()).toBeGreaterThanOrEqual(
+        1_900,
+      );
       expect(new Date(expired.responded_at).getTime()).toBeGreaterThanOrEqual(new Date(expired.expires_at).getTime());
-      expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({ confirmation_id: id, status: 'expired' });
+      expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({
+        confirmation_id: id,
+        status: 'expired',
+      });
       expect(events.find((e) => e.event === 'observation')!.data.blocked).toBe(true);
       expect(
         llm.requests.some((r) =>
-          r.messages.some((m) => m.role === 'tool' && m.content === 'Tool call blocked by confirmation_gate: expired after 2 s'),
+          r.messages.some(
+            (m) => m.role === 'tool' && m.content === 'Tool call blocked by confirmation_gate: expired after 2 s',
+          ),
         ),
       ).toBe(true);
       expect(await row(id)).toMatchObject({ status: 'expired' });
@@ -619,7 +702,10 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       const listedAgent = await createAgent({ channel_id: listed });
       const second = await pendingPayment(listedAgent);
       const offList = await p.click(listed, second.id, 'approve', p.ids.carol);
-      expect(offList).toMatchObject({ ok: false, message: expect.stringMatching(/not in this channel's approver list/) });
+      expect(offList).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(/not in this channel's approver list/),
+      });
       // A click on this card arriving through another channel of the org is not a click on this card.
       const wrongChannel = await p.click(channelId, second.id, 'approve', p.ids.bob);
       expect(wrongChannel).toMatchObject({ ok: false, message: expect.stringMatching(/not found/) });
@@ -639,13 +725,22 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
         p.failDelivery(false);
       }
       const id = events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id;
-      expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({ confirmation_id: id, status: 'expired' });
+      expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({
+        confirmation_id: id,
+        status: 'expired',
+      });
       const observation = events.find((e) => e.event === 'observation')!.data;
       expect(observation).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });
       expect(observation.content).toMatch(/approval card could not be delivered/);
       expect(paymentsOf(po)).toHaveLength(0);
-      expect(await row(id)).toMatchObject({ status: 'expired', reason: expect.stringMatching(/^card delivery failed: /) });
-      const late = await t.request('POST', `/api/confirmations/${id}/decision`, { token: carol.token, body: { decision: 'approve' } });
+      expect(await row(id)).toMatchObject({
+        status: 'expired',
+        reason: expect.stringMatching(/^card delivery failed: /),
+      });
+      const late = await t.request('POST', `/api/confirmations/${id}/decision`, {
+        token: carol.token,
+        body: { decision: 'approve' },
+      });
       expect(late.status).toBe(409);
       expect(late.body.status).toBe('expired');
       const click = await p.click(channelId, id, 'approve', p.ids.carol);
@@ -671,11 +766,17 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
         member_message: `pay ${po} 60000`,
       });
       expect(paymentsOf(po)).toHaveLength(0);
-      const res = await t.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } });
+      const res = await t.request('POST', `/api/confirmations/${id}/decision`, {
+        token: bob.token,
+        body: { decision: 'approve' },
+      });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ status: 'approved', responded_by: 'Bob', responded_by_user_id: bob.userId });
       const events = await run.finished;
-      expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({ status: 'approved', responded_by: 'Bob' });
+      expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({
+        status: 'approved',
+        responded_by: 'Bob',
+      });
       // Nothing ran while waiting: the call's result comes after Bob's decision in the run's own order.
       const types = events.map((e) => e.event);
       expect(types.indexOf('confirmation_resolved')).toBeGreaterThan(types.indexOf('confirmation_pending'));
@@ -683,7 +784,10 @@ describe('approval flow through chat (gate + channels + runtime, PostgreSQL)', (
       expect(events.at(-1)!.data.status).toBe('completed');
       expect(paymentsOf(po)).toHaveLength(1);
       expect(feishu.sent.length + slack.posted.length + wecom.sent.length).toBe(sentBefore);
-      const again = await t.request('POST', `/api/confirmations/${id}/decision`, { token: carol.token, body: { decision: 'reject' } });
+      const again = await t.request('POST', `/api/confirmations/${id}/decision`, {
+        token: carol.token,
+        body: { decision: 'reject' },
+      });
       expect(again.status).toBe(409);
     });
   });

@@ -30,7 +30,10 @@ describe('reassignment keeps the approver policy and the number of distinct appr
           tools: ['oa__*'],
           model: {
             provider: 'scripted',
-            script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: po, amount: 69_000 } }] }, { content: 'done' }],
+            script: [
+              { tool_calls: [{ name: 'oa__purchase_pay', args: { id: po, amount: 69_000 } }] },
+              { content: 'done' },
+            ],
           },
           confirmation: { approvers: ['org_admins'], tiers: [{ when: 'args.amount > 50000', approvals: 2 }] },
         },

@@ -33,7 +33,10 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
   let boss: Person; // member, the channel's approver
 
   beforeAll(async () => {
-    [feishu, oa] = await Promise.all([startFakeFeishu(FEISHU_APP), startHttpFake((req) => ({ ok: true, path: req.path }))]);
+    [feishu, oa] = await Promise.all([
+      startFakeFeishu(FEISHU_APP),
+      startHttpFake((req) => ({ ok: true, path: req.path })),
+    ]);
     t = await startTestApp({ AUTH_IDENTITY_CLAIMS: 'feishu=feishu_open_id' });
     carol = await person(t, 'carol', 'acme', ['admin']);
     alice = await person(t, 'alice', 'acme');
@@ -47,7 +50,10 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
 
   it("a member cannot claim someone else's chat identity; the boss's click is never recorded as Bob's", async () => {
     const channelId = await feishuChannel(t, carol, feishu);
-    const claim = await t.request('PUT', '/api/users/bob/identities', { token: bob.token, body: { feishu_open_id: 'ou_boss_claimed' } });
+    const claim = await t.request('PUT', '/api/users/bob/identities', {
+      token: bob.token,
+      body: { feishu_open_id: 'ou_boss_claimed' },
+    });
     expect(claim.status).toBe(403);
     expect(claim.body.message).toMatch(/proof/);
     expect((await t.request('GET', '/api/me', { token: bob.token })).body.identities.feishu_open_id).toBeNull();
@@ -61,7 +67,9 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
   });
 
   it('forbid_self_approval cannot be dodged by unlinking: the requester is refused linked, unlinked and relinked', async () => {
-    const channelId = await feishuChannel(t, carol, feishu, { approver_open_ids: ['ou_bob_req', 'ou_bob_new', 'ou_boss'] });
+    const channelId = await feishuChannel(t, carol, feishu, {
+      approver_open_ids: ['ou_bob_req', 'ou_bob_new', 'ou_boss'],
+    });
     await adminLink(t, carol, 'bob', 'ou_bob_req');
     const run = runGate(t, bob, settings(carol, { channelId, approverScope: 'org_members', forbidSelfApproval: true }));
     const id = await run.id;
@@ -70,12 +78,18 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
       message: expect.stringMatching(/self-approval is forbidden/),
     });
     // Bob unlinks himself (allowed, audited) and clicks again from the same, now unlinked, allow-listed account.
-    const unlink = await t.request('PUT', '/api/users/bob/identities', { token: bob.token, body: { feishu_open_id: null } });
+    const unlink = await t.request('PUT', '/api/users/bob/identities', {
+      token: bob.token,
+      body: { feishu_open_id: null },
+    });
     expect(unlink.status).toBe(200);
     expect((await click(t, channelId, id, 'ou_bob_req')).ok).toBe(false);
     // Relinked (by an admin) to another allow-listed account: still Bob, still refused; so is the inbox API.
     await adminLink(t, carol, 'bob', 'ou_bob_new');
-    expect(await click(t, channelId, id, 'ou_bob_new')).toMatchObject({ ok: false, message: expect.stringMatching(/self-approval/) });
+    expect(await click(t, channelId, id, 'ou_bob_new')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/self-approval/),
+    });
     expect((await decide(t, bob, id)).status).toBe(403);
     expect((await statusOf(t, carol, id)).status).toBe('pending');
     await adminLink(t, carol, 'boss', 'ou_boss');
@@ -102,7 +116,11 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
     expect(own.body.message).toMatch(/channel's approver list/);
     const viaApi = await decide(t, boss, id);
     expect(viaApi.status).toBe(200);
-    expect(viaApi.body).toMatchObject({ status: 'approved', responded_by_user_id: boss.userId, approvers: ['channel'] });
+    expect(viaApi.body).toMatchObject({
+      status: 'approved',
+      responded_by_user_id: boss.userId,
+      approvers: ['channel'],
+    });
     expect((await run.result).allow).toBe(true);
     await adminLink(t, carol, 'boss', null);
   });
@@ -137,12 +155,16 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
       },
     });
     expect(wf.status).toBe(201);
-    const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, { token: alice.token, body: { inputs: {} } });
+    const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, {
+      token: alice.token,
+      body: { inputs: {} },
+    });
     expect(started.status).toBe(202);
     const row = await until('node approval pending', async () => {
       const list = await t.request('GET', '/api/confirmations?status=pending', { token: alice.token });
       return list.body.find(
-        (r: any) => r.tool === 'oa__purchase_pay' && r.requested_by === alice.userId && r.approvers?.[0] === 'org_admins',
+        (r: any) =>
+          r.tool === 'oa__purchase_pay' && r.requested_by === alice.userId && r.approvers?.[0] === 'org_admins',
       );
     });
     const own = await decide(t, alice, row.id);
@@ -161,7 +183,10 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
         model_config_json: {
           model: {
             provider: 'scripted',
-            script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-10', amount: 90000 } }] }, { content: 'paid' }],
+            script: [
+              { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-10', amount: 90000 } }] },
+              { content: 'paid' },
+            ],
           },
           tools: ['oa__*'],
         },
@@ -175,7 +200,13 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
         definition: {
           nodes: [
             { id: 's', type: 'start' },
-            { id: 'a', type: 'agent', agent_id: agent.body.id, prompt: 'pay PO-10', confirmation: { approvers: ['org_admins'] } },
+            {
+              id: 'a',
+              type: 'agent',
+              agent_id: agent.body.id,
+              prompt: 'pay PO-10',
+              confirmation: { approvers: ['org_admins'] },
+            },
             { id: 'e', type: 'end' },
           ],
           edges: [
@@ -186,9 +217,10 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
       },
     });
     expect(agentWf.status).toBe(201);
-    expect((await t.request('POST', `/api/workflows/${agentWf.body.id}/runs`, { token: alice.token, body: { inputs: {} } })).status).toBe(
-      202,
-    );
+    expect(
+      (await t.request('POST', `/api/workflows/${agentWf.body.id}/runs`, { token: alice.token, body: { inputs: {} } }))
+        .status,
+    ).toBe(202);
     const agentRow = await until('agent node approval pending', async () => {
       const list = await t.request('GET', '/api/confirmations?status=pending', { token: alice.token });
       return list.body.find((r: any) => r.args?.id === 'PO-10');
@@ -236,11 +268,16 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
     expect(me.body.identities.feishu_open_id).toBe('ou_gina_sso');
     const channelId = await feishuChannel(t, carol, feishu);
     const run = runGate(t, alice, settings(carol, { channelId, approvers: ['org_admins'] }));
-    expect(await click(t, channelId, await run.id, 'ou_gina_sso')).toMatchObject({ ok: true, message: 'Approved by Gina' });
+    expect(await click(t, channelId, await run.id, 'ou_gina_sso')).toMatchObject({
+      ok: true,
+      message: 'Approved by Gina',
+    });
     expect((await run.result).allow).toBe(true);
     const audit = await t.request('GET', '/api/audit/identities', { token: carol.token });
     expect(audit.body).toEqual(
-      expect.arrayContaining([expect.objectContaining({ sub: 'gina', external_id: 'ou_gina_sso', action: 'link', method: 'sso' })]),
+      expect.arrayContaining([
+        expect.objectContaining({ sub: 'gina', external_id: 'ou_gina_sso', action: 'link', method: 'sso' }),
+      ]),
     );
   });
 
@@ -251,7 +288,9 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
       body: { platform: 'feishu', external_id: 'ou_bob_proof', channel_id: channelId },
     });
     expect(start.status).toBe(202);
-    const dm = await until('code sent', () => feishu.sent.find((m) => m.receiveIdType === 'open_id' && m.chatId === 'ou_bob_proof'));
+    const dm = await until('code sent', () =>
+      feishu.sent.find((m) => m.receiveIdType === 'open_id' && m.chatId === 'ou_bob_proof'),
+    );
     const code = /Code: (\d{6})/.exec(dm.content.text)![1];
     const wrong = code === '000000' ? '000001' : '000000';
     const bad = await t.request('POST', '/api/me/identities/verify', {
@@ -262,13 +301,26 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
     expect((await t.request('GET', '/api/me', { token: bob.token })).body.identities.feishu_open_id).toBeNull();
     // Someone else's session cannot use Bob's code.
     expect(
-      (await t.request('POST', '/api/me/identities/verify', { token: alice.token, body: { link_id: start.body.link_id, code } })).status,
+      (
+        await t.request('POST', '/api/me/identities/verify', {
+          token: alice.token,
+          body: { link_id: start.body.link_id, code },
+        })
+      ).status,
     ).toBe(404);
-    const ok = await t.request('POST', '/api/me/identities/verify', { token: bob.token, body: { link_id: start.body.link_id, code } });
+    const ok = await t.request('POST', '/api/me/identities/verify', {
+      token: bob.token,
+      body: { link_id: start.body.link_id, code },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.identities.feishu_open_id).toBe('ou_bob_proof');
     expect(
-      (await t.request('POST', '/api/me/identities/verify', { token: bob.token, body: { link_id: start.body.link_id, code } })).status,
+      (
+        await t.request('POST', '/api/me/identities/verify', {
+          token: bob.token,
+          body: { link_id: start.body.link_id, code },
+        })
+      ).status,
     ).toBe(409);
 
     // Expiry: the code's deadline passes (moved in the database rather than waited for).
@@ -280,7 +332,9 @@ describe('who may approve: the breaks of issue #14 (PostgreSQL, fake Feishu)', (
     const late = await until('code sent', () => feishu.sent.find((m) => m.chatId === 'ou_alice_late'));
     const db = new pg.Client({ connectionString: t.databaseUrl });
     await db.connect();
-    await db.query(`UPDATE identity_link_codes SET expires_at = now() - interval '1 second' WHERE id = $1`, [again.body.link_id]);
+    await db.query(`UPDATE identity_link_codes SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+      again.body.link_id,
+    ]);
     await db.end();
     const expired = await t.request('POST', '/api/me/identities/verify', {
       token: alice.token,

@@ -53,10 +53,18 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
   });
 
   const policy = (approvers: string[], extra: Partial<AgentHookSettings['confirmation']> = {}) =>
-    settings(dave, { channelId: approvers.includes('channel') ? listed : plain, approverScope: 'initiator', approvers, ...extra });
+    settings(dave, {
+      channelId: approvers.includes('channel') ? listed : plain,
+      approverScope: 'initiator',
+      approvers,
+      ...extra,
+    });
 
   const kinds: Array<[string, () => { approvers: string[]; allowed: Person; refused: Person; message: RegExp }]> = [
-    ['initiator', () => ({ approvers: ['initiator'], allowed: alice, refused: bob, message: /the user who started the run/ })],
+    [
+      'initiator',
+      () => ({ approvers: ['initiator'], allowed: alice, refused: bob, message: /the user who started the run/ }),
+    ],
     ['agent_owner', () => ({ approvers: ['agent_owner'], allowed: dave, refused: alice, message: /agent's owner/ })],
     ['org_admins', () => ({ approvers: ['org_admins'], allowed: carol, refused: bob, message: /organisation admins/ })],
     ['role:finance', () => ({ approvers: ['role:finance'], allowed: bob, refused: dave, message: /role "finance"/ })],
@@ -73,13 +81,20 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
     expect(refused.body.message).toMatch(k.message);
     const allowed = await decide(t, k.allowed, apiId);
     expect(allowed.status).toBe(200);
-    expect(allowed.body).toMatchObject({ status: 'approved', responded_by_user_id: k.allowed.userId, approvers: k.approvers });
+    expect(allowed.body).toMatchObject({
+      status: 'approved',
+      responded_by_user_id: k.allowed.userId,
+      approvers: k.approvers,
+    });
     expect((await viaApi.result).allow).toBe(true);
 
     const viaChat = runGate(t, alice, policy(k.approvers));
     const chatId = await viaChat.id;
     const channelId = k.approvers.includes('channel') ? listed : plain;
-    expect(await click(t, channelId, chatId, ids[k.refused.sub])).toMatchObject({ ok: false, message: expect.stringMatching(k.message) });
+    expect(await click(t, channelId, chatId, ids[k.refused.sub])).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(k.message),
+    });
     expect((await statusOf(t, carol, chatId)).status).toBe('pending');
     expect(await click(t, channelId, chatId, ids[k.allowed.sub])).toMatchObject({ ok: true });
     expect((await viaChat.result).allow).toBe(true);
@@ -134,7 +149,8 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
   });
 
   describe('tier args.amount > 500000 needs 2 distinct approvals (role:finance)', () => {
-    const tiered = () => policy(['org_admins'], { tiers: [{ when: 'args.amount > 500000', approvals: 2, approvers: ['role:finance'] }] });
+    const tiered = () =>
+      policy(['org_admins'], { tiers: [{ when: 'args.amount > 500000', approvals: 2, approvers: ['role:finance'] }] });
 
     it('first approval -> still pending "1 of 2", same person again -> no change, second person -> approved once', async () => {
       const run = runGate(t, alice, tiered(), { id: 'PO-1', amount: 600000 });
@@ -155,7 +171,9 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
       expect(first.body).toMatchObject({ status: 'pending', approvals_progress: '1 of 2 approvals' });
       // The card in the chat is re-rendered with the count, buttons kept.
       const patched = await until('card shows 1 of 2', () =>
-        feishu.patches.find((p) => p.messageId === card.messageId && JSON.stringify(p.content).includes('1 of 2 given')),
+        feishu.patches.find(
+          (p) => p.messageId === card.messageId && JSON.stringify(p.content).includes('1 of 2 given'),
+        ),
       );
       expect(JSON.stringify(patched.content)).toContain('"tag":"button"');
       expect(await click(t, plain, id, ids.bob)).toMatchObject({
@@ -197,7 +215,11 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
     it('concurrent approvals: the same person twice counts once; two people at once settle it exactly once', async () => {
       const run = runGate(t, alice, tiered(), { id: 'PO-5', amount: 700000 });
       const id = await run.id;
-      const [api1, api2, chat] = await Promise.all([decide(t, bob, id), decide(t, bob, id), click(t, plain, id, ids.bob)]);
+      const [api1, api2, chat] = await Promise.all([
+        decide(t, bob, id),
+        decide(t, bob, id),
+        click(t, plain, id, ids.bob),
+      ]);
       // One of the three is counted; the others are told he already approved.
       expect([api1.status === 200, api2.status === 200, chat.ok].filter(Boolean)).toHaveLength(1);
       expect(await statusOf(t, carol, id)).toMatchObject({ status: 'pending', approvals_given: 1 });
@@ -222,14 +244,21 @@ describe('approver policies and tiers (PostgreSQL, fake Feishu)', () => {
 
       const second = runGate(t, alice, tiered(), { id: 'PO-3', amount: 900000 });
       const id2 = await second.id;
-      expect(await click(t, plain, id2, ids.bob)).toMatchObject({ ok: true, message: 'Approval recorded: 1 of 2 approvals' });
+      expect(await click(t, plain, id2, ids.bob)).toMatchObject({
+        ok: true,
+        message: 'Approval recorded: 1 of 2 approvals',
+      });
       expect(await click(t, plain, id2, ids.fran, 'reject')).toMatchObject({ ok: true, message: 'Rejected by Fran' });
       expect(await second.result).toMatchObject({ allow: false, error: 'rejected by Fran' });
       expect((await decide(t, fran, id2)).status).toBe(409);
 
       const small = runGate(t, alice, tiered(), { id: 'PO-4', amount: 60000 });
       const id3 = await small.id;
-      expect(await statusOf(t, carol, id3)).toMatchObject({ tier: null, approvals_required: 1, approvers: ['org_admins'] });
+      expect(await statusOf(t, carol, id3)).toMatchObject({
+        tier: null,
+        approvals_required: 1,
+        approvers: ['org_admins'],
+      });
       expect((await decide(t, carol, id3)).body.status).toBe('approved');
       expect((await small.result).allow).toBe(true);
     });

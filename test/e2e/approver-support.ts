@@ -23,7 +23,12 @@ export async function person(t: TestApp, sub: string, org: string, roles: string
   return { sub, token, userId: me.body.user_id, orgId: me.body.org_id };
 }
 
-export async function feishuChannel(t: TestApp, admin: Person, feishu: FakeFeishu, config: Record<string, unknown> = {}): Promise<string> {
+export async function feishuChannel(
+  t: TestApp,
+  admin: Person,
+  feishu: FakeFeishu,
+  config: Record<string, unknown> = {},
+): Promise<string> {
   const res = await t.request('POST', '/api/channels', {
     token: admin.token,
     body: {
@@ -43,7 +48,10 @@ export async function feishuChannel(t: TestApp, admin: Person, feishu: FakeFeish
   return res.body.id;
 }
 
-export function settings(owner: Person, confirmation: Partial<AgentHookSettings['confirmation']> = {}): AgentHookSettings {
+export function settings(
+  owner: Person,
+  confirmation: Partial<AgentHookSettings['confirmation']> = {},
+): AgentHookSettings {
   return {
     id: randomUUID(),
     name: 'buyer',
@@ -98,11 +106,17 @@ export async function click(
   openId: string,
   decision: 'approve' | 'reject' = 'approve',
 ) {
-  const r = feishuRequest(feishuCardAction({ verificationToken: VT, value: { confirmation_id: confirmationId, decision }, openId }), {});
+  const r = feishuRequest(
+    feishuCardAction({ verificationToken: VT, value: { confirmation_id: confirmationId, decision }, openId }),
+    {},
+  );
   const res = await t.request('POST', `/api/channels/${channelId}/callback`, { body: r.body, headers: r.headers });
   expect(res.status).toBe(200);
   // success: decided (card replaced); info: recorded but more approvals are needed; error: refused.
-  return { ok: ['success', 'info'].includes(res.body?.toast?.type), message: String(res.body?.toast?.content ?? res.text) };
+  return {
+    ok: ['success', 'info'].includes(res.body?.toast?.type),
+    message: String(res.body?.toast?.content ?? res.text),
+  };
 }
 
 export const decide = (t: TestApp, who: Person, id: string, decision: 'approve' | 'reject' = 'approve') =>
@@ -116,6 +130,9 @@ export async function statusOf(t: TestApp, who: Person, id: string): Promise<Rec
 
 /** Links a chat account the admin way (audited). */
 export async function adminLink(t: TestApp, admin: Person, sub: string, feishuOpenId: string | null): Promise<void> {
-  const res = await t.request('PUT', `/api/users/${sub}/identities`, { token: admin.token, body: { feishu_open_id: feishuOpenId } });
+  const res = await t.request('PUT', `/api/users/${sub}/identities`, {
+    token: admin.token,
+    body: { feishu_open_id: feishuOpenId },
+  });
   expect(res.status).toBe(200);
 }

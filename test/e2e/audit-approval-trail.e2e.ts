@@ -20,11 +20,18 @@ describe('approval trail: edits, reassignments, cancellations, standing grants (
   let aliceId: string;
 
   const pay = (id: string, amount: number) => ({ tool_calls: [{ name: 'oa__purchase_pay', args: { id, amount } }] });
-  const chat = async (po: string, script: unknown[], timeoutS = 60): Promise<{ run: LiveChat; pending: Record<string, any> }> => {
+  const chat = async (
+    po: string,
+    script: unknown[],
+    timeoutS = 60,
+  ): Promise<{ run: LiveChat; pending: Record<string, any> }> => {
     const confirmation = { approvers: ['org_admins'], timeout_s: timeoutS };
     const agent = await t.request('POST', '/api/agents', {
       token: admin,
-      body: { name: `trail-${po}`, model_config_json: { tools: ['oa__*'], model: { provider: 'scripted', script }, confirmation } },
+      body: {
+        name: `trail-${po}`,
+        model_config_json: { tools: ['oa__*'], model: { provider: 'scripted', script }, confirmation },
+      },
     });
     expect(agent.status).toBe(201);
     const run = openChat(t, admin, { agent_id: agent.body.id, message: `pay ${po}` });
@@ -53,9 +60,13 @@ describe('approval trail: edits, reassignments, cancellations, standing grants (
   it('an approval with changes chains the readable before/after args; editing the row later does not change them', async () => {
     const { run, pending } = await chat('PO-T1', [pay('PO-T1', 68_000), { content: 'done' }]);
     const edited = { id: 'PO-T1', amount: 60_000 };
-    expect((await decide(pending.confirmation_id, { decision: 'approve', args: edited, reason: 'budget cap' })).status).toBe(200);
+    expect(
+      (await decide(pending.confirmation_id, { decision: 'approve', args: edited, reason: 'budget cap' })).status,
+    ).toBe(200);
     await run.finished;
-    await db.query(`UPDATE confirmation_requests SET original_args = '{"id":"PO-T1","amount":1}' WHERE id = $1`, [pending.confirmation_id]);
+    await db.query(`UPDATE confirmation_requests SET original_args = '{"id":"PO-T1","amount":1}' WHERE id = $1`, [
+      pending.confirmation_id,
+    ]);
 
     const approved = (await trailOf(pending.confirmation_id)).find((e) => e.action === 'confirmation.approved');
     expect(approved).toMatchObject({
@@ -67,7 +78,10 @@ describe('approval trail: edits, reassignments, cancellations, standing grants (
   it('a reassignment is an event: who handed it over, from which approvers, to whom, why', async () => {
     const { run, pending } = await chat('PO-T2', [pay('PO-T2', 69_000), { content: 'done' }]);
     const id = pending.confirmation_id;
-    const moved = await t.request('POST', `/api/confirmations/${id}/reassign`, { token: admin, body: { to: 'bea', reason: 'her vendor' } });
+    const moved = await t.request('POST', `/api/confirmations/${id}/reassign`, {
+      token: admin,
+      body: { to: 'bea', reason: 'her vendor' },
+    });
     expect(moved.status).toBe(200);
     const reassigned = (await trailOf(id)).find((e) => e.action === 'confirmation.reassigned');
     expect(reassigned).toMatchObject({
@@ -87,7 +101,11 @@ describe('approval trail: edits, reassignments, cancellations, standing grants (
     const expired = await until('the expiry event', async () =>
       (await trailOf(pending.confirmation_id)).find((e) => e.action === 'confirmation.expired'),
     );
-    expect(expired.payload).toMatchObject({ decision: 'expired', decided_by_name: 'system', reason: 'the run was cancelled' });
+    expect(expired.payload).toMatchObject({
+      decision: 'expired',
+      decided_by_name: 'system',
+      reason: 'the run was cancelled',
+    });
     expect(expired.payload).toMatchObject({
       confirmation_id: pending.confirmation_id,
       run_id: pending.run_id,
@@ -100,7 +118,9 @@ describe('approval trail: edits, reassignments, cancellations, standing grants (
     const { run, pending } = await chat('PO-T5', [pay('PO-T5', 69_000), { content: 'done' }], 1);
     await run.finished;
     // The expiry is chained right after the settle that wakes the run, so the run may finish first: wait for it.
-    await until('the expiry event', async () => (await trailOf(pending.confirmation_id)).find((e) => e.action === 'confirmation.expired'));
+    await until('the expiry event', async () =>
+      (await trailOf(pending.confirmation_id)).find((e) => e.action === 'confirmation.expired'),
+    );
     const expired = (await trailOf(pending.confirmation_id)).filter((e) => e.action === 'confirmation.expired');
     expect(expired).toHaveLength(1);
     expect(expired[0].payload).toMatchObject({ decided_by_name: 'timeout', reason: 'no decision before the deadline' });
@@ -115,7 +135,9 @@ describe('approval trail: edits, reassignments, cancellations, standing grants (
     });
     expect(granted.status).toBe(200);
     await run.finished;
-    expect(oa.requests.filter((r) => r.path === '/purchases/PO-T4/pay').map((r) => r.body.amount)).toEqual([60_000, 65_000]);
+    expect(oa.requests.filter((r) => r.path === '/purchases/PO-T4/pay').map((r) => r.body.amount)).toEqual([
+      60_000, 65_000,
+    ]);
 
     const trail = await trailOf(pending.confirmation_id);
     expect(trail.map((e) => e.action)).toEqual([
@@ -126,14 +148,26 @@ describe('approval trail: edits, reassignments, cancellations, standing grants (
     ]);
     expect(trail[2]).toMatchObject({
       actor: aliceId,
-      payload: { standing_approval_id: granted.body.standing_approval.id, when: 'args.amount <= 70000', max_calls: 3, granted_by: 'Alice' },
+      payload: {
+        standing_approval_id: granted.body.standing_approval.id,
+        when: 'args.amount <= 70000',
+        max_calls: 3,
+        granted_by: 'Alice',
+      },
     });
-    expect(trail[3].payload).toMatchObject({ standing_approval_id: granted.body.standing_approval.id, uses: 2, max_calls: 3 });
+    expect(trail[3].payload).toMatchObject({
+      standing_approval_id: granted.body.standing_approval.id,
+      uses: 2,
+      max_calls: 3,
+    });
     expect(trail[3].payload.call_id).not.toBe(pending.call_id);
   });
 
   it('GET /api/audit/verify still verifies the whole chain', async () => {
     expect(await actionsOf('00000000-0000-0000-0000-000000000000')).toEqual([]);
-    expect((await t.request('GET', '/api/audit/verify', { token: admin })).body).toMatchObject({ valid: true, first_broken: null });
+    expect((await t.request('GET', '/api/audit/verify', { token: admin })).body).toMatchObject({
+      valid: true,
+      first_broken: null,
+    });
   });
 });

@@ -42,7 +42,8 @@ function mutatingRoutes(app: NestExpressApplication): string[] {
   for (const { route } of router.stack) {
     if (!route || typeof route.path !== 'string' || !route.path.startsWith('/api/')) continue;
     for (const method of Object.keys(route.methods as Record<string, boolean>)) {
-      if (['post', 'put', 'patch', 'delete', '_all'].includes(method)) routes.add(`${method.replace('_', '').toUpperCase()} ${route.path}`);
+      if (['post', 'put', 'patch', 'delete', '_all'].includes(method))
+        routes.add(`${method.replace('_', '').toUpperCase()} ${route.path}`);
     }
   }
   return [...routes].sort();
@@ -87,40 +88,47 @@ describe('every configuration route is in the tamper-evident trail (PostgreSQL)'
     expect(Object.keys(CONFIG_ROUTE_CASES).filter((r) => r in NOT_CONFIGURATION)).toEqual([]);
   });
 
-  it.each(Object.keys(CONFIG_ROUTE_CASES))('%s writes one chained audit event: actor, object, diff, no secret', async (route) => {
-    const kase = CONFIG_ROUTE_CASES[route];
-    const made = (await kase.setup?.(c)) ?? {};
-    const before = await head();
-    const res = await kase.act(c, made);
-    expect({ route, status: res.status, body: res.status < 300 ? 'ok' : res.body }).toEqual({ route, status: res.status, body: 'ok' });
+  it.each(Object.keys(CONFIG_ROUTE_CASES))(
+    '%s writes one chained audit event: actor, object, diff, no secret',
+    async (route) => {
+      const kase = CONFIG_ROUTE_CASES[route];
+      const made = (await kase.setup?.(c)) ?? {};
+      const before = await head();
+      const res = await kase.act(c, made);
+      expect({ route, status: res.status, body: res.status < 300 ? 'ok' : res.body }).toEqual({
+        route,
+        status: res.status,
+        body: 'ok',
+      });
 
-    const { rows: events } = await db.query(
-      `SELECT seq::int AS seq, kind, action, entity_type, entity_id, actor, payload, prev_hash, hash
+      const { rows: events } = await db.query(
+        `SELECT seq::int AS seq, kind, action, entity_type, entity_id, actor, payload, prev_hash, hash
          FROM audit_events WHERE org_id = $1 AND seq > $2 ORDER BY seq`,
-      [c.orgId, before.seq],
-    );
-    expect(events.map((e) => e.action)).toHaveLength(1);
-    const [event] = events;
-    const entity = kase.entity(c, made, res);
-    expect(event).toMatchObject({
-      seq: before.seq + 1,
-      prev_hash: before.hash,
-      kind: entity.type === 'identity' ? 'identity' : 'config',
-      entity_type: entity.type,
-      entity_id: entity.id,
-      actor: kase.actor?.(c) ?? c.adminUserId,
-    });
-    // The diff: what the object was and became, and the changed paths.
-    const { payload } = event;
-    expect(Array.isArray(payload.changes)).toBe(true);
-    const verb = String(event.action).split('.').pop();
-    if (verb === 'created') expect([payload.before, payload.after]).toEqual([null, expect.any(Object)]);
-    else if (verb === 'deleted') expect([payload.before, payload.after]).toEqual([expect.any(Object), null]);
-    else expect(payload.changes.length).toBeGreaterThan(0);
-    const text = JSON.stringify(event);
-    for (const secret of Object.values(SECRETS)) expect(text).not.toContain(secret);
-    await kase.cleanup?.(c);
-  });
+        [c.orgId, before.seq],
+      );
+      expect(events.map((e) => e.action)).toHaveLength(1);
+      const [event] = events;
+      const entity = kase.entity(c, made, res);
+      expect(event).toMatchObject({
+        seq: before.seq + 1,
+        prev_hash: before.hash,
+        kind: entity.type === 'identity' ? 'identity' : 'config',
+        entity_type: entity.type,
+        entity_id: entity.id,
+        actor: kase.actor?.(c) ?? c.adminUserId,
+      });
+      // The diff: what the object was and became, and the changed paths.
+      const { payload } = event;
+      expect(Array.isArray(payload.changes)).toBe(true);
+      const verb = String(event.action).split('.').pop();
+      if (verb === 'created') expect([payload.before, payload.after]).toEqual([null, expect.any(Object)]);
+      else if (verb === 'deleted') expect([payload.before, payload.after]).toEqual([expect.any(Object), null]);
+      else expect(payload.changes.length).toBeGreaterThan(0);
+      const text = JSON.stringify(event);
+      for (const secret of Object.values(SECRETS)) expect(text).not.toContain(secret);
+      await kase.cleanup?.(c);
+    },
+  );
 
   it('the whole trail verifies, and holds no secret anywhere', async () => {
     const verified = (await t.request('GET', '/api/audit/verify', { token: c.admin })).body;

@@ -38,15 +38,30 @@ describe('audit trail: org hooks, MCP servers and LLM credentials (PostgreSQL)',
   });
 
   it('PUT /api/org/hooks records who changed the org hooks and the diff', async () => {
-    expect((await t.request('PUT', '/api/org/hooks', { token: admin, body: { class_hooks: ['audit_log'] } })).status).toBe(200);
+    expect(
+      (await t.request('PUT', '/api/org/hooks', { token: admin, body: { class_hooks: ['audit_log'] } })).status,
+    ).toBe(200);
     const next = { class_hooks: ['audit_log', { name: 'result_truncate', config: { max_chars: 100 } }] };
     expect((await t.request('PUT', '/api/org/hooks', { token: admin, body: next })).status).toBe(200);
 
     const [updated, first] = await eventsOf('org_hooks');
-    expect(first).toMatchObject({ action: 'org_hooks.updated', actor: adminUserId, payload: { before: { hooks: {} } } });
-    expect(updated).toMatchObject({ kind: 'config', action: 'org_hooks.updated', actor: adminUserId, entity_type: 'org_hooks' });
+    expect(first).toMatchObject({
+      action: 'org_hooks.updated',
+      actor: adminUserId,
+      payload: { before: { hooks: {} } },
+    });
+    expect(updated).toMatchObject({
+      kind: 'config',
+      action: 'org_hooks.updated',
+      actor: adminUserId,
+      entity_type: 'org_hooks',
+    });
     expect(updated.payload.changes).toEqual([
-      { path: 'hooks.class_hooks', before: ['audit_log'], after: ['audit_log', { name: 'result_truncate', config: { max_chars: 100 } }] },
+      {
+        path: 'hooks.class_hooks',
+        before: ['audit_log'],
+        after: ['audit_log', { name: 'result_truncate', config: { max_chars: 100 } }],
+      },
     ]);
   });
 
@@ -54,7 +69,9 @@ describe('audit trail: org hooks, MCP servers and LLM credentials (PostgreSQL)',
   async function withAuditRefused(action: string, change: () => Promise<{ status: number }>): Promise<void> {
     await db.query(`CREATE FUNCTION refuse_audit_event() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.action = '${action}' THEN RAISE EXCEPTION 'audit refused'; END IF; RETURN NEW; END $$`);
-    await db.query(`CREATE TRIGGER refuse_audit_event BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION refuse_audit_event()`);
+    await db.query(
+      `CREATE TRIGGER refuse_audit_event BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION refuse_audit_event()`,
+    );
     try {
       expect((await change()).status).toBe(500);
     } finally {
@@ -64,23 +81,38 @@ describe('audit trail: org hooks, MCP servers and LLM credentials (PostgreSQL)',
 
   it('a change whose audit event cannot be written is not made (one transaction): org hooks, MCP servers, LLM keys, connectors, channels', async () => {
     const before = (await get('/api/org/hooks')).body.hooks;
-    await withAuditRefused('org_hooks.updated', () => t.request('PUT', '/api/org/hooks', { token: admin, body: { class_hooks: [] } }));
+    await withAuditRefused('org_hooks.updated', () =>
+      t.request('PUT', '/api/org/hooks', { token: admin, body: { class_hooks: [] } }),
+    );
     expect((await get('/api/org/hooks')).body.hooks).toEqual(before);
 
     const mcp = { name: 'refused', url: MCP_URL, headers: { Authorization: `Bearer ${MCP_TOKEN_1}` } };
-    await withAuditRefused('mcp_server.created', () => t.request('POST', '/api/mcp-servers', { token: admin, body: mcp }));
+    await withAuditRefused('mcp_server.created', () =>
+      t.request('POST', '/api/mcp-servers', { token: admin, body: mcp }),
+    );
     expect((await get('/api/mcp-servers')).body).toEqual([]);
 
     const key = { name: 'refused', api_key: LLM_KEY, origin: 'https://api.openai.com' };
-    await withAuditRefused('llm_credential.created', () => t.request('POST', '/api/llm-credentials', { token: admin, body: key }));
+    await withAuditRefused('llm_credential.created', () =>
+      t.request('POST', '/api/llm-credentials', { token: admin, body: key }),
+    );
     expect((await get('/api/llm-credentials')).body).toEqual([]);
 
-    const connector = { name: 'refused', base_url: 'http://127.0.0.1:9', headers: { 'X-Api-Key': 'k' }, actions: OA_ACTIONS };
-    await withAuditRefused('connector.created', () => t.request('POST', '/api/connectors', { token: admin, body: connector }));
+    const connector = {
+      name: 'refused',
+      base_url: 'http://127.0.0.1:9',
+      headers: { 'X-Api-Key': 'k' },
+      actions: OA_ACTIONS,
+    };
+    await withAuditRefused('connector.created', () =>
+      t.request('POST', '/api/connectors', { token: admin, body: connector }),
+    );
     expect((await get('/api/connectors')).body).toEqual([]);
 
     const channel = { type: 'inbox', name: 'refused', is_default: true };
-    await withAuditRefused('channel.created', () => t.request('POST', '/api/channels', { token: admin, body: channel }));
+    await withAuditRefused('channel.created', () =>
+      t.request('POST', '/api/channels', { token: admin, body: channel }),
+    );
     expect((await get('/api/channels')).body).toEqual([]);
     expect((await get('/api/org')).body.default_channel_id).toBeNull();
   });
@@ -97,7 +129,12 @@ describe('audit trail: org hooks, MCP servers and LLM credentials (PostgreSQL)',
     });
     expect(created.status).toBe(201);
     const id = created.body.id;
-    const update = { name: 'shop', url: MCP_URL, headers: { Authorization: `Bearer ${MCP_TOKEN_2}` }, tool_overrides: {} };
+    const update = {
+      name: 'shop',
+      url: MCP_URL,
+      headers: { Authorization: `Bearer ${MCP_TOKEN_2}` },
+      tool_overrides: {},
+    };
     expect((await t.request('PUT', `/api/mcp-servers/${id}`, { token: admin, body: update })).status).toBe(200);
     expect((await t.request('DELETE', `/api/mcp-servers/${id}`, { token: admin })).status).toBe(204);
 
@@ -139,13 +176,14 @@ describe('audit trail: org hooks, MCP servers and LLM credentials (PostgreSQL)',
     expect((await get('/api/audit/verify')).body).toMatchObject({ valid: true, first_broken: null });
     const [updated] = (await get('/api/audit/config-events?action=mcp_server.updated')).body.items;
     const org = (await get('/api/org')).body.id;
-    const original = (await db.query(`SELECT payload FROM audit_events WHERE org_id = $1 AND seq = $2`, [org, updated.seq])).rows[0]
-      .payload;
+    const original = (
+      await db.query(`SELECT payload FROM audit_events WHERE org_id = $1 AND seq = $2`, [org, updated.seq])
+    ).rows[0].payload;
     // Rewriting history: the override removal is made to look like nothing changed.
-    await db.query(`UPDATE audit_events SET payload = jsonb_set(payload, '{changes}', '[]') WHERE org_id = $1 AND seq = $2`, [
-      org,
-      updated.seq,
-    ]);
+    await db.query(
+      `UPDATE audit_events SET payload = jsonb_set(payload, '{changes}', '[]') WHERE org_id = $1 AND seq = $2`,
+      [org, updated.seq],
+    );
     expect((await get('/api/audit/verify')).body).toMatchObject({
       valid: false,
       first_broken: { seq: updated.seq, action: 'mcp_server.updated', reason: expect.stringContaining('edited') },

@@ -26,33 +26,39 @@ describe('in-flight audit rows (PostgreSQL)', () => {
   it.each([
     ['digest only', undefined],
     ['store_args', { class_hooks: [{ name: 'audit_log', config: { store_args: true } }] }],
-  ])('a completed call has exactly one audit row, completed with its status and duration, after the batch lands (%s)', async (_, hooks) => {
-    const script = [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-A1', amount: 100 } }] }, { content: 'paid' }];
-    const agent = await t.request('POST', '/api/agents', {
-      token: admin,
-      body: {
-        name: `payer-${hooks ? 'args' : 'digest'}`,
-        model_config_json: { model: { provider: 'scripted', script }, tools: ['oa__*'], ...(hooks ? { hooks } : {}) },
-      },
-    });
-    expect(agent.status).toBe(201);
-    const before = oa.requests.length;
-    const res = await chat(t, admin, { agent_id: agent.body.id, message: 'pay PO-A1' });
-    expect(res.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
-    expect(oa.requests.length - before).toBe(1);
-    const runId = res.events[0].data.run_id as string;
+  ])(
+    'a completed call has exactly one audit row, completed with its status and duration, after the batch lands (%s)',
+    async (_, hooks) => {
+      const script = [
+        { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-A1', amount: 100 } }] },
+        { content: 'paid' },
+      ];
+      const agent = await t.request('POST', '/api/agents', {
+        token: admin,
+        body: {
+          name: `payer-${hooks ? 'args' : 'digest'}`,
+          model_config_json: { model: { provider: 'scripted', script }, tools: ['oa__*'], ...(hooks ? { hooks } : {}) },
+        },
+      });
+      expect(agent.status).toBe(201);
+      const before = oa.requests.length;
+      const res = await chat(t, admin, { agent_id: agent.body.id, message: 'pay PO-A1' });
+      expect(res.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
+      expect(oa.requests.length - before).toBe(1);
+      const runId = res.events[0].data.run_id as string;
 
-    const rows = async () =>
-      (
-        await db.query(
-          `SELECT outcome, status, success, (duration_ms IS NOT NULL) AS timed, args FROM connector_call_logs WHERE run_id = $1`,
-          [runId],
-        )
-      ).rows;
-    // Completed by the call's stored result, before any batch.
-    expect(await rows()).toEqual([{ outcome: 'completed', status: 200, success: true, timed: true, args: null }]);
-    await t.app.get(AuditWriter).flush();
-    const args = hooks ? { id: 'PO-A1', amount: 100 } : null;
-    expect(await rows()).toEqual([{ outcome: 'completed', status: 200, success: true, timed: true, args }]);
-  });
+      const rows = async () =>
+        (
+          await db.query(
+            `SELECT outcome, status, success, (duration_ms IS NOT NULL) AS timed, args FROM connector_call_logs WHERE run_id = $1`,
+            [runId],
+          )
+        ).rows;
+      // Completed by the call's stored result, before any batch.
+      expect(await rows()).toEqual([{ outcome: 'completed', status: 200, success: true, timed: true, args: null }]);
+      await t.app.get(AuditWriter).flush();
+      const args = hooks ? { id: 'PO-A1', amount: 100 } : null;
+      expect(await rows()).toEqual([{ outcome: 'completed', status: 200, success: true, timed: true, args }]);
+    },
+  );
 });

@@ -23,7 +23,12 @@ describe('audit rows of executed calls', () => {
   it('a chat that calls two connector actions leaves exactly two completed rows, with status and duration', async () => {
     const admin = await t.token('ada', 'acme', ['admin']);
     expect(
-      (await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status,
+      (
+        await t.request('POST', '/api/connectors', {
+          token: admin,
+          body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS },
+        })
+      ).status,
     ).toBe(201);
     const agent = await t.request('POST', '/api/agents', {
       token: admin,
@@ -52,7 +57,9 @@ describe('audit rows of executed calls', () => {
     const runId = res.events[0].data.run_id;
     const rows = await t.request('GET', `/api/audit/connector-calls?run_id=${runId}`, { token: admin });
     expect(oa.requests).toHaveLength(2);
-    expect(rows.body.map((r: any) => [r.url.replace(oa.url, ''), r.status, r.success, typeof r.duration_ms]).sort()).toEqual([
+    expect(
+      rows.body.map((r: any) => [r.url.replace(oa.url, ''), r.status, r.success, typeof r.duration_ms]).sort(),
+    ).toEqual([
       ['/purchases/PO-1', 200, true, 'number'],
       ['/purchases/PO-2', 200, true, 'number'],
     ]);

@@ -57,7 +57,9 @@ describe('audit sink webhook (PostgreSQL)', () => {
     const event = await until('the event forwarded', () => received().find((e) => e.entity_id === id));
     expect(event).toMatchObject({ kind: 'config', action: 'agent.created', seq: '1' });
     expect(event.hash).toMatch(/^[0-9a-f]{64}$/);
-    const attempts = sink.requests.filter((r) => r.headers['idempotency-key'] === sink.requests.at(-1)!.headers['idempotency-key']);
+    const attempts = sink.requests.filter(
+      (r) => r.headers['idempotency-key'] === sink.requests.at(-1)!.headers['idempotency-key'],
+    );
     expect(attempts.map((r) => r.headers.authorization)).toEqual(Array(3).fill(`Bearer ${SINK_TOKEN}`));
     expect(await deadLetters()).toBe(0);
 
@@ -74,6 +76,9 @@ describe('audit sink webhook (PostgreSQL)', () => {
     const later = await createAgent('later');
     await until('the next event forwarded', () => received().find((e) => e.entity_id === later));
     // The dead-lettered event is still in the trail, and the chain verifies.
-    expect((await t.request('GET', '/api/audit/verify', { token: admin })).body).toMatchObject({ valid: true, rows: 4 });
+    expect((await t.request('GET', '/api/audit/verify', { token: admin })).body).toMatchObject({
+      valid: true,
+      rows: 4,
+    });
   });
 });

@@ -28,8 +28,12 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
     const run = openChat(t, admin, { agent_id: agentId, message: `pay ${po}` });
     const pending = (await run.next('confirmation_pending')).data;
     expect(
-      (await t.request('POST', `/api/confirmations/${pending.confirmation_id}/decision`, { token: admin, body: { decision: 'approve' } }))
-        .status,
+      (
+        await t.request('POST', `/api/confirmations/${pending.confirmation_id}/decision`, {
+          token: admin,
+          body: { decision: 'approve' },
+        })
+      ).status,
     ).toBe(200);
     return (await run.finished)[0].data.run_id as string;
   }
@@ -54,7 +58,10 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
         model_config_json: {
           model: {
             provider: 'scripted',
-            script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 60_000 } }] }, { content: 'paid' }],
+            script: [
+              { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 60_000 } }] },
+              { content: 'paid' },
+            ],
           },
           tools: ['oa__*'],
           hooks: { class_hooks: ['audit_log'] },
@@ -79,7 +86,12 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
       hooks: { class_hooks: ['audit_log', { name: 'result_truncate', config: { max_chars: 100 } }] },
     };
     expect(
-      (await t.request('PUT', `/api/agents/${agentId}`, { token: admin, body: { name: 'payer', model_config_json: config } })).status,
+      (
+        await t.request('PUT', `/api/agents/${agentId}`, {
+          token: admin,
+          body: { name: 'payer', model_config_json: config },
+        })
+      ).status,
     ).toBe(200);
 
     const page = await get(`/api/audit/config-events?entity_type=agent&entity_id=${agentId}`);
@@ -103,7 +115,12 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
       body: {
         type: 'slack',
         name: 'ops',
-        config: { bot_token: SLACK_TOKEN_1, signing_secret: 'signing-SECRET-value', channel: 'C-OPS', base_url: 'http://127.0.0.1:9/api/' },
+        config: {
+          bot_token: SLACK_TOKEN_1,
+          signing_secret: 'signing-SECRET-value',
+          channel: 'C-OPS',
+          base_url: 'http://127.0.0.1:9/api/',
+        },
       },
     });
     expect(created.status).toBe(201);
@@ -132,15 +149,27 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
 
   it('connector header values are secrets too; the read-only switch and identity links are audited with their actor', async () => {
     const current = (await get(`/api/connectors/${connectorId}`)).body;
-    const body = { name: 'oa', base_url: current.base_url, headers: { 'X-Api-Key': 'oa-key-SECRET-2' }, actions: OA_ACTIONS };
+    const body = {
+      name: 'oa',
+      base_url: current.base_url,
+      headers: { 'X-Api-Key': 'oa-key-SECRET-2' },
+      actions: OA_ACTIONS,
+    };
     expect((await t.request('PUT', `/api/connectors/${connectorId}`, { token: admin, body })).status).toBe(200);
-    expect((await t.request('PUT', '/api/org/read-only', { token: admin, body: { read_only: true } })).status).toBe(200);
-    expect((await t.request('PUT', '/api/org/read-only', { token: admin, body: { read_only: false } })).status).toBe(200);
+    expect((await t.request('PUT', '/api/org/read-only', { token: admin, body: { read_only: true } })).status).toBe(
+      200,
+    );
+    expect((await t.request('PUT', '/api/org/read-only', { token: admin, body: { read_only: false } })).status).toBe(
+      200,
+    );
 
-    const conn = (await get(`/api/audit/config-events?entity_type=connector&entity_id=${connectorId}&limit=1`)).body.items[0];
+    const conn = (await get(`/api/audit/config-events?entity_type=connector&entity_id=${connectorId}&limit=1`)).body
+      .items[0];
     expect(conn.payload.changes).toEqual([{ path: 'secrets.headers.X-Api-Key', secret_changed: true }]);
     expect(JSON.stringify(conn)).not.toContain('oa-key-SECRET');
-    expect((await t.request('PUT', '/api/users/bob/identities', { token: admin, body: { slack_user_id: 'U-BOB' } })).status).toBe(200);
+    expect(
+      (await t.request('PUT', '/api/users/bob/identities', { token: admin, body: { slack_user_id: 'U-BOB' } })).status,
+    ).toBe(200);
     const [link] = (await get('/api/audit/events?kind=identity')).body.items;
     expect(link).toMatchObject({
       action: 'identity.link',
@@ -166,7 +195,10 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
         { from: 'pay', to: 'end' },
       ],
     });
-    const made = await t.request('POST', '/api/workflows', { token: admin, body: { name: 'payments', definition: definition({}) } });
+    const made = await t.request('POST', '/api/workflows', {
+      token: admin,
+      body: { name: 'payments', definition: definition({}) },
+    });
     expect(made.status).toBe(201);
     const changed = await t.request('PUT', `/api/workflows/${made.body.id}`, {
       token: admin,
@@ -175,7 +207,9 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
     expect(changed.status).toBe(200);
     const [updated] = (await get(`/api/audit/config-events?entity_type=workflow&entity_id=${made.body.id}`)).body.items;
     expect(updated).toMatchObject({ action: 'workflow.updated', actor: adminUserId });
-    expect(updated.payload.changes).toEqual([{ path: 'definition.nodes', before: expect.any(Array), after: expect.any(Array) }]);
+    expect(updated.payload.changes).toEqual([
+      { path: 'definition.nodes', before: expect.any(Array), after: expect.any(Array) },
+    ]);
   });
 
   it('config events page by cursor; bad filters are 400s naming the problem; members get 403', async () => {
@@ -194,7 +228,12 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
       expect({ path, status: res.status }).toEqual({ path, status: 400 });
       expect(JSON.stringify(res.body.message)).toContain(problem);
     }
-    for (const path of ['/api/audit/verify', '/api/audit/config-events', '/api/audit/events', '/api/audit/connector-calls/export']) {
+    for (const path of [
+      '/api/audit/verify',
+      '/api/audit/config-events',
+      '/api/audit/events',
+      '/api/audit/connector-calls/export',
+    ]) {
       expect((await get(path, member)).status).toBe(403);
     }
   });
@@ -209,7 +248,12 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
     const calls = (await get(`/api/audit/connector-calls?run_id=${runId}`)).body;
     expect(calls).toHaveLength(1);
     expect(events.map((e: any) => e.action)).toEqual(
-      expect.arrayContaining(['connector_call.completed', 'confirmation.approved', 'confirmation.vote', 'agent.created']),
+      expect.arrayContaining([
+        'connector_call.completed',
+        'confirmation.approved',
+        'confirmation.vote',
+        'agent.created',
+      ]),
     );
     const verified = (await get('/api/audit/verify')).body;
     expect(verified).toMatchObject({ valid: true, first_broken: null });
@@ -220,7 +264,10 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
     await db.query(`UPDATE connector_call_logs SET status = 500 WHERE id = $1`, [calls[0].id]);
     expect((await get('/api/audit/verify')).body).toMatchObject({
       valid: false,
-      first_broken: { seq: callEvent.seq, reason: `connector_call_logs row ${calls[0].id} was changed after it was audited` },
+      first_broken: {
+        seq: callEvent.seq,
+        reason: `connector_call_logs row ${calls[0].id} was changed after it was audited`,
+      },
     });
     await db.query(`UPDATE connector_call_logs SET status = 200 WHERE id = $1`, [calls[0].id]);
     expect((await get('/api/audit/verify')).body.valid).toBe(true);
@@ -245,7 +292,10 @@ describe('audit trail: configuration changes, verification, exports (PostgreSQL)
     const lines = csv.text.trim().split('\r\n');
     expect(lines[0].split(',').slice(0, 3)).toEqual(['id', 'created_at', 'org_id']);
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(all.map((r: any) => r.id).reverse());
-    const byAccept = await t.request('GET', '/api/audit/connector-calls', { token: admin, headers: { accept: 'text/csv' } });
+    const byAccept = await t.request('GET', '/api/audit/connector-calls', {
+      token: admin,
+      headers: { accept: 'text/csv' },
+    });
     expect(byAccept.headers.get('content-type')).toContain('text/csv');
     expect(byAccept.text).toBe(csv.text);
     const jsonl = await get('/api/audit/connector-calls?format=jsonl');

@@ -85,7 +85,10 @@ describe('auth (dev mode)', () => {
       expect((await t.request('GET', '/api/users/alice-a', { token: aliceA })).status).toBe(200);
       const get = await t.request('GET', '/api/users/alice-a', { token: bobB });
       expect(get.status).toBe(404);
-      const put = await t.request('PUT', '/api/users/alice-a/identities', { token: bobB, body: { feishu_open_id: 'ou_evil' } });
+      const put = await t.request('PUT', '/api/users/alice-a/identities', {
+        token: bobB,
+        body: { feishu_open_id: 'ou_evil' },
+      });
       expect(put.status).toBe(404);
       const list = await t.request('GET', '/api/users', { token: bobB });
       expect(list.body.map((u: { sub: string }) => u.sub)).toEqual(['bob-b']);
@@ -98,7 +101,10 @@ describe('auth (dev mode)', () => {
       const dave = await t.token('dave', 'org-c', []);
       const admin = await t.token('erin', 'org-c', ['admin']);
       await t.request('GET', '/api/me', { token: dave });
-      const self = await t.request('PUT', '/api/users/carol/identities', { token: carol, body: { feishu_open_id: 'ou_carol' } });
+      const self = await t.request('PUT', '/api/users/carol/identities', {
+        token: carol,
+        body: { feishu_open_id: 'ou_carol' },
+      });
       expect(self.status).toBe(403);
       expect(self.body.message).toMatch(/POST \/api\/me\/identities\/link/);
       const ok = await t.request('PUT', '/api/users/carol/identities', {
@@ -107,10 +113,19 @@ describe('auth (dev mode)', () => {
       });
       expect(ok.status).toBe(200);
       expect(ok.body.identities).toEqual({ feishu_open_id: 'ou_carol', slack_user_id: 'U1', wecom_user_id: null });
-      expect((await t.request('PUT', '/api/users/carol/identities', { token: dave, body: { feishu_open_id: 'ou_x' } })).status).toBe(403);
-      const dup = await t.request('PUT', '/api/users/dave/identities', { token: admin, body: { feishu_open_id: 'ou_carol' } });
+      expect(
+        (await t.request('PUT', '/api/users/carol/identities', { token: dave, body: { feishu_open_id: 'ou_x' } }))
+          .status,
+      ).toBe(403);
+      const dup = await t.request('PUT', '/api/users/dave/identities', {
+        token: admin,
+        body: { feishu_open_id: 'ou_carol' },
+      });
       expect(dup.status).toBe(409);
-      const unlink = await t.request('PUT', '/api/users/carol/identities', { token: carol, body: { slack_user_id: null } });
+      const unlink = await t.request('PUT', '/api/users/carol/identities', {
+        token: carol,
+        body: { slack_user_id: null },
+      });
       expect(unlink.status).toBe(200);
       expect(unlink.body.identities).toEqual({ feishu_open_id: 'ou_carol', slack_user_id: null, wecom_user_id: null });
     });

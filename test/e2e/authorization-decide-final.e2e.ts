@@ -44,7 +44,12 @@ describe('authorization: deciders decide on the final args (PostgreSQL)', () => 
   let shop: HttpFake;
   let admin: string;
 
-  const agentWith = async (invoice: string, amount: number, hooks?: Record<string, unknown>, confirmation?: unknown) => {
+  const agentWith = async (
+    invoice: string,
+    amount: number,
+    hooks?: Record<string, unknown>,
+    confirmation?: unknown,
+  ) => {
     const res = await t.request('POST', '/api/agents', {
       token: admin,
       body: {
@@ -64,7 +69,8 @@ describe('authorization: deciders decide on the final args (PostgreSQL)', () => 
     return res.body.id as string;
   };
   const paid = (invoice: string) => shop.requests.filter((r) => r.body?.invoice === invoice).map((r) => r.body.amount);
-  const observationOf = (events: Array<{ event: string; data: any }>) => events.find((e) => e.event === 'observation')!.data;
+  const observationOf = (events: Array<{ event: string; data: any }>) =>
+    events.find((e) => e.event === 'observation')!.data;
   const orgHooks = async (body: Record<string, unknown>) =>
     expect((await t.request('PUT', '/api/org/hooks', { token: admin, body })).status).toBe(200);
 
@@ -85,7 +91,11 @@ describe('authorization: deciders decide on the final args (PostgreSQL)', () => 
   });
 
   it('(a) same band: an agent deny at priority 10 decides on what the agent rewriter at 20 makes of 40 000: blocked', async () => {
-    const agent = await agentWith('F-A', 40_000, yaml(hook('deny-big', 'block-big', 10, true), hook('double', 'double-amount', 20)));
+    const agent = await agentWith(
+      'F-A',
+      40_000,
+      yaml(hook('deny-big', 'block-big', 10, true), hook('double', 'double-amount', 20)),
+    );
     const res = await chat(t, admin, { agent_id: agent, message: 'pay' });
     const observation = observationOf(res.events);
     expect(observation).toMatchObject({ blocked: true, blocked_by: 'deny-big' });
@@ -94,17 +104,28 @@ describe('authorization: deciders decide on the final args (PostgreSQL)', () => 
   });
 
   it('(a) the same chain sends a doubled amount the deny allows: 20 000 → 40 000', async () => {
-    const agent = await agentWith('F-A2', 20_000, yaml(hook('deny-big', 'block-big', 10, true), hook('double', 'double-amount', 20)));
+    const agent = await agentWith(
+      'F-A2',
+      20_000,
+      yaml(hook('deny-big', 'block-big', 10, true), hook('double', 'double-amount', 20)),
+    );
     await chat(t, admin, { agent_id: agent, message: 'pay' });
     expect(paid('F-A2')).toEqual([40_000]);
   });
 
   it('(b) an agent ask placed before an org rewriter asks on the final args, under the tier of the final args', async () => {
     await orgHooks(yaml(hook('org-double', 'double-amount', 5)));
-    const tiers = { approvers: ['org_members'], tiers: [{ when: 'args.amount > 60000', approvals: 2, approvers: ['org_admins'] }] };
+    const tiers = {
+      approvers: ['org_members'],
+      tiers: [{ when: 'args.amount > 60000', approvals: 2, approvers: ['org_admins'] }],
+    };
     const agent = await agentWith('F-B', 40_000, yaml(hook('ask-big', 'ask-big', 10, true)), tiers);
     const run = openChat(t, admin, { agent_id: agent, message: 'pay' });
-    const pending = await until('the ask', () => run.events.find((e) => e.event === 'confirmation_pending')?.data, 15_000);
+    const pending = await until(
+      'the ask',
+      () => run.events.find((e) => e.event === 'confirmation_pending')?.data,
+      15_000,
+    );
     const row = (await t.request('GET', `/api/confirmations/${pending.confirmation_id}`, { token: admin })).body;
     expect(row).toMatchObject({
       status: 'pending',
@@ -116,8 +137,12 @@ describe('authorization: deciders decide on the final args (PostgreSQL)', () => 
     });
     expect(paid('F-B')).toEqual([]);
     expect(
-      (await t.request('POST', `/api/confirmations/${pending.confirmation_id}/decision`, { token: admin, body: { decision: 'reject' } }))
-        .status,
+      (
+        await t.request('POST', `/api/confirmations/${pending.confirmation_id}/decision`, {
+          token: admin,
+          body: { decision: 'reject' },
+        })
+      ).status,
     ).toBe(200);
     await run.finished;
     expect(paid('F-B')).toEqual([]);
@@ -141,7 +166,11 @@ describe('authorization: deciders decide on the final args (PostgreSQL)', () => 
   });
 
   it('dry run shows the decide pass: the deny decides again on the final args and blocks', async () => {
-    const agent = await agentWith('F-E', 40_000, yaml(hook('deny-big', 'block-big', 10, true), hook('double', 'double-amount', 20)));
+    const agent = await agentWith(
+      'F-E',
+      40_000,
+      yaml(hook('deny-big', 'block-big', 10, true), hook('double', 'double-amount', 20)),
+    );
     const res = await t.request('POST', '/api/hooks/dry-run', {
       token: admin,
       body: { agent_id: agent, tool: 'shop__pay', args: { invoice: 'F-E', amount: 40_000 } },

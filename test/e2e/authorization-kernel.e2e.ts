@@ -11,7 +11,11 @@ import { openChat, type LiveChat } from './runtime-helpers.js';
   name: 'test_block_over',
   priority: 50,
   description: 'Test: blocks calls of `tool` over `max`.',
-  configSchema: { type: 'object', properties: { tool: { type: 'string' }, max: { type: 'number' } }, required: ['tool', 'max'] },
+  configSchema: {
+    type: 'object',
+    properties: { tool: { type: 'string' }, max: { type: 'number' } },
+    required: ['tool', 'max'],
+  },
 })
 @Injectable()
 class TestBlockOverHook extends PreToolUseHook<{ tool: string; max: number }> {
@@ -88,7 +92,11 @@ describe('authorization kernel (PostgreSQL)', () => {
     const agent = await createAgent([pay('K-2', 60_000), { content: 'done' }], { confirmation: TWO_ADMINS_OVER_500K });
     const run = openChat(t, admin, { agent_id: agent, message: 'pay K-2' });
     const pending = await nthPending(run, 1);
-    const edited = await decide(pending.confirmation_id, { decision: 'approve', args: { id: 'K-2', amount: 900_000 } }, bob);
+    const edited = await decide(
+      pending.confirmation_id,
+      { decision: 'approve', args: { id: 'K-2', amount: 900_000 } },
+      bob,
+    );
     expect(edited.status).toBe(200);
     // Rebound to the edited args under tier 0: Bob (a member) does not qualify there, so nothing is approved yet.
     expect(edited.body).toMatchObject({
@@ -106,7 +114,9 @@ describe('authorization kernel (PostgreSQL)', () => {
       approvals_given: 1,
     });
     expect(paid('K-2')).toEqual([]);
-    expect((await decide(pending.confirmation_id, { decision: 'approve' }, carol)).body).toMatchObject({ status: 'approved' });
+    expect((await decide(pending.confirmation_id, { decision: 'approve' }, carol)).body).toMatchObject({
+      status: 'approved',
+    });
     await run.finished;
     expect(paid('K-2')).toEqual([900_000]);
   });
@@ -115,11 +125,17 @@ describe('authorization kernel (PostgreSQL)', () => {
     const agent = await createAgent([pay('K-2b', 60_000), { content: 'done' }], { confirmation: TWO_ADMINS_OVER_500K });
     const run = openChat(t, admin, { agent_id: agent, message: 'pay K-2b' });
     const pending = await nthPending(run, 1);
-    const edited = await decide(pending.confirmation_id, { decision: 'approve', args: { id: 'K-2b', amount: 800_000 } }, carol);
+    const edited = await decide(
+      pending.confirmation_id,
+      { decision: 'approve', args: { id: 'K-2b', amount: 800_000 } },
+      carol,
+    );
     expect(edited.body).toMatchObject({ status: 'pending', tier: 0, approvals_required: 2, approvals_given: 1 });
     const again = await decide(pending.confirmation_id, { decision: 'approve' }, carol);
     expect(again.status).toBe(409);
-    expect((await decide(pending.confirmation_id, { decision: 'approve' }, admin)).body).toMatchObject({ status: 'approved' });
+    expect((await decide(pending.confirmation_id, { decision: 'approve' }, admin)).body).toMatchObject({
+      status: 'approved',
+    });
     await run.finished;
     expect(paid('K-2b')).toEqual([800_000]);
   });
@@ -132,9 +148,23 @@ describe('authorization kernel (PostgreSQL)', () => {
     const agent = await createAgent([pay('K-2c', 60_000), { content: 'done' }], { confirmation: oneAdminOver500k });
     const run = openChat(t, admin, { agent_id: agent, message: 'pay K-2c' });
     const pending = await nthPending(run, 1);
-    const first = await decide(pending.confirmation_id, { decision: 'approve', args: { id: 'K-2c', amount: 700_000 } }, bob);
-    expect(first.body).toMatchObject({ status: 'pending', tier: 0, approvers: ['org_admins'], approvals_required: 1, approvals_given: 0 });
-    const second = await decide(pending.confirmation_id, { decision: 'approve', args: { id: 'K-2c', amount: 650_000 } }, carol);
+    const first = await decide(
+      pending.confirmation_id,
+      { decision: 'approve', args: { id: 'K-2c', amount: 700_000 } },
+      bob,
+    );
+    expect(first.body).toMatchObject({
+      status: 'pending',
+      tier: 0,
+      approvers: ['org_admins'],
+      approvals_required: 1,
+      approvals_given: 0,
+    });
+    const second = await decide(
+      pending.confirmation_id,
+      { decision: 'approve', args: { id: 'K-2c', amount: 650_000 } },
+      carol,
+    );
     expect(second.body).toMatchObject({
       status: 'approved',
       args: { id: 'K-2c', amount: 650_000 },
@@ -148,7 +178,10 @@ describe('authorization kernel (PostgreSQL)', () => {
     const agent = await createAgent([pay('K-3', 60_000), { content: 'done' }]);
     const run = openChat(t, admin, { agent_id: agent, message: 'pay K-3' });
     const pending = await nthPending(run, 1);
-    const res = await decide(pending.confirmation_id, { decision: 'approve', args: { id: 'K-3', amount: 60_000, bank: 'evil' } });
+    const res = await decide(pending.confirmation_id, {
+      decision: 'approve',
+      args: { id: 'K-3', amount: 60_000, bank: 'evil' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/unknown field "bank"/);
     const row = (await t.request('GET', `/api/confirmations/${pending.confirmation_id}`, { token: admin })).body;
@@ -159,14 +192,25 @@ describe('authorization kernel (PostgreSQL)', () => {
   });
 
   it('break 4: a standing grant never covers a call in a stricter tier (a member grant does not pay 900 000)', async () => {
-    const agent = await createAgent([pay('K-4', 60_000), pay('K-4', 900_000), { content: 'done' }], { confirmation: TWO_ADMINS_OVER_500K });
+    const agent = await createAgent([pay('K-4', 60_000), pay('K-4', 900_000), { content: 'done' }], {
+      confirmation: TWO_ADMINS_OVER_500K,
+    });
     const run = openChat(t, admin, { agent_id: agent, message: 'pay K-4 twice' });
     const first = await nthPending(run, 1);
-    const granted = await decide(first.confirmation_id, { decision: 'approve', standing: { when: 'args.amount <= 1000000' } }, bob);
+    const granted = await decide(
+      first.confirmation_id,
+      { decision: 'approve', standing: { when: 'args.amount <= 1000000' } },
+      bob,
+    );
     expect(granted.status).toBe(200);
     const second = await nthPending(run, 2);
     const row = (await t.request('GET', `/api/confirmations/${second.confirmation_id}`, { token: admin })).body;
-    expect(row).toMatchObject({ status: 'pending', tier: 0, approvals_required: 2, args: { id: 'K-4', amount: 900_000 } });
+    expect(row).toMatchObject({
+      status: 'pending',
+      tier: 0,
+      approvals_required: 2,
+      args: { id: 'K-4', amount: 900_000 },
+    });
     expect(paid('K-4')).toEqual([60_000]);
     expect((await decide(second.confirmation_id, { decision: 'reject' })).status).toBe(200);
     await run.finished;
@@ -198,13 +242,19 @@ describe('authorization kernel (PostgreSQL)', () => {
     });
     const run = openChat(t, admin, { agent_id: agent, message: 'ask twice' });
     const first = await nthPending(run, 1);
-    const standing = await decide(first.confirmation_id, { decision: 'approve', answer: { text: 'no' }, standing: { when: 'true' } });
+    const standing = await decide(first.confirmation_id, {
+      decision: 'approve',
+      answer: { text: 'no' },
+      standing: { when: 'true' },
+    });
     expect(standing.status).toBe(400);
     expect(standing.body.message).toMatch(/question/);
     expect((await decide(first.confirmation_id, { decision: 'approve', answer: { text: 'no' } })).status).toBe(200);
     const second = await nthPending(run, 2);
     expect(second.tool).toBe('ask_human');
-    expect((await decide(second.confirmation_id, { decision: 'approve', answer: { text: 'still no' } })).status).toBe(200);
+    expect((await decide(second.confirmation_id, { decision: 'approve', answer: { text: 'still no' } })).status).toBe(
+      200,
+    );
     const events = await run.finished;
     const answers = events.filter((e) => e.event === 'observation').map((e) => e.data.content);
     expect(answers).toEqual(['{"text":"no"}', '{"text":"still no"}']);

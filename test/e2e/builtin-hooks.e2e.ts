@@ -21,9 +21,18 @@ interface Member {
   orgId: string;
 }
 
-const OA = { id: randomUUID(), name: 'oa', action: 'purchase_pay', method: 'POST', url: 'http://oa.internal/purchases/7/pay' };
+const OA = {
+  id: randomUUID(),
+  name: 'oa',
+  action: 'purchase_pay',
+  method: 'POST',
+  url: 'http://oa.internal/purchases/7/pay',
+};
 
-function context(who: Member, over: Partial<Omit<HookContext, 'metadata'>> & { metadata?: ToolCallMetadata } = {}): HookContext {
+function context(
+  who: Member,
+  over: Partial<Omit<HookContext, 'metadata'>> & { metadata?: ToolCallMetadata } = {},
+): HookContext {
   return {
     point: HookPoint.PreToolUse,
     toolName: 'oa__purchase_pay',
@@ -233,7 +242,9 @@ describe('built-in hooks (real PostgreSQL)', () => {
         }
         await t.app.get(AuditWriter).flush();
 
-        const byAgent = await t.request('GET', `/api/audit/connector-calls?agent_id=${agentId}`, { token: admin.token });
+        const byAgent = await t.request('GET', `/api/audit/connector-calls?agent_id=${agentId}`, {
+          token: admin.token,
+        });
         expect(byAgent.status).toBe(200);
         expect(byAgent.body.map((r: { call_id: string }) => r.call_id)).toEqual(['third', 'second', 'first']);
         expect(byAgent.body[0]).toMatchObject({
@@ -246,7 +257,9 @@ describe('built-in hooks (real PostgreSQL)', () => {
           blocked_by: null,
         });
 
-        const limited = await t.request('GET', `/api/audit/connector-calls?run_id=${runId}&limit=2`, { token: admin.token });
+        const limited = await t.request('GET', `/api/audit/connector-calls?run_id=${runId}&limit=2`, {
+          token: admin.token,
+        });
         expect(limited.body.map((r: { call_id: string }) => r.call_id)).toEqual(['third', 'second']);
       });
 
@@ -294,7 +307,9 @@ describe('built-in hooks (real PostgreSQL)', () => {
 
     it('blocks write tools while the org is read-only, naming the org mode; reads still run; off -> both run', async () => {
       const guard = t.app.get(ReadOnlyGuardHook);
-      expect((await t.request('PUT', '/api/org/read-only', { token: admin.token, body: { read_only: true } })).status).toBe(200);
+      expect(
+        (await t.request('PUT', '/api/org/read-only', { token: admin.token, body: { read_only: true } })).status,
+      ).toBe(200);
 
       const writeCtx = context(admin, { metadata: write });
       expect(guard.shouldTrigger(writeCtx)).toBe(true);
@@ -366,7 +381,12 @@ describe('built-in hooks (real PostgreSQL)', () => {
       expect(second.error).toMatch(/^rate limit 1 per 10 s for oa\.purchase_pay reached; retry in \d+ s$/);
       const otherAction = { ...connector, action: 'purchase_get', method: 'GET' };
       expect(
-        (await hook.execute(context(admin, { toolName: 'oa__purchase_get', metadata: { connector: otherAction } }), withOverride)).allow,
+        (
+          await hook.execute(
+            context(admin, { toolName: 'oa__purchase_get', metadata: { connector: otherAction } }),
+            withOverride,
+          )
+        ).allow,
       ).not.toBe(false);
     });
 
@@ -387,7 +407,10 @@ describe('built-in hooks (real PostgreSQL)', () => {
     it('a malformed per-action override blocks (throws, so the registry fails closed) naming the setting', async () => {
       const hook = t.app.get(ConnectorRateLimitHook);
       await expect(
-        hook.execute(context(admin, { metadata: { connector: OA } }), { ...config, actions: { purchase_pay: { points: 0 } } }),
+        hook.execute(context(admin, { metadata: { connector: OA } }), {
+          ...config,
+          actions: { purchase_pay: { points: 0 } },
+        }),
       ).rejects.toThrow(/actions\.purchase_pay must be \{ "points": integer >= 1, "duration_s": integer >= 1 \}/);
     });
 
@@ -425,7 +448,9 @@ describe('built-in hooks (real PostgreSQL)', () => {
 
       await t.request('PUT', '/api/org/read-only', { token: admin.token, body: { read_only: true } });
       const readOnly = await hook.execute(ctx, {});
-      expect(readOnly.additionalContext).toContain('Organisation acme is in READ-ONLY mode: every write action will be refused');
+      expect(readOnly.additionalContext).toContain(
+        'Organisation acme is in READ-ONLY mode: every write action will be refused',
+      );
     });
   });
 
@@ -542,7 +567,10 @@ describe('built-in hooks (real PostgreSQL)', () => {
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(HookBuildError);
       expect((err as HookBuildError).problems).toEqual(
-        expect.arrayContaining([expect.stringMatching(/points: is required/), expect.stringMatching(/duration_s: is required/)]),
+        expect.arrayContaining([
+          expect.stringMatching(/points: is required/),
+          expect.stringMatching(/duration_s: is required/),
+        ]),
       );
     });
   });

@@ -99,7 +99,12 @@ describe('channels (e2e)', () => {
       create({
         type: 'slack',
         name: 'ops slack',
-        config: { bot_token: SLACK.botToken, signing_secret: SLACK.signingSecret, channel: 'C-OPS', base_url: slack.apiUrl },
+        config: {
+          bot_token: SLACK.botToken,
+          signing_secret: SLACK.signingSecret,
+          channel: 'C-OPS',
+          base_url: slack.apiUrl,
+        },
       }),
       create({
         type: 'wecom',
@@ -144,14 +149,20 @@ describe('channels (e2e)', () => {
       });
       const list = await t.request('GET', '/api/channels', { token: admin });
       expect(list.body).toHaveLength(5);
-      const rows = await t.app.get(DataSource).query(`SELECT config::text || coalesce(secrets_enc, '') AS stored FROM channels`);
+      const rows = await t.app
+        .get(DataSource)
+        .query(`SELECT config::text || coalesce(secrets_enc, '') AS stored FROM channels`);
       for (const text of [one.text, list.text, ...rows.map((r: { stored: string }) => r.stored)]) {
         for (const secret of ALL_SECRETS) expect(text).not.toContain(secret);
       }
     });
 
     it('400 names each missing or bad key, and nothing is created', async () => {
-      const res = await create({ type: 'slack', name: 'bad', config: { channel: 'C1', base_url: 'not a url', extra: 1 } });
+      const res = await create({
+        type: 'slack',
+        name: 'bad',
+        config: { channel: 'C1', base_url: 'not a url', extra: 1 },
+      });
       expect(res.status).toBe(400);
       expect(res.body.problems).toEqual(
         expect.arrayContaining([
@@ -170,13 +181,17 @@ describe('channels (e2e)', () => {
       expect((await create({ type: 'inbox', name: 'mine' }, member)).status).toBe(403);
       const other = await t.token('eve', 'evilcorp', ['admin']);
       expect((await t.request('GET', `/api/channels/${ids.slack}`, { token: other })).status).toBe(404);
-      expect((await t.request('PUT', `/api/channels/${ids.slack}`, { token: other, body: { name: 'pwned' } })).status).toBe(404);
+      expect(
+        (await t.request('PUT', `/api/channels/${ids.slack}`, { token: other, body: { name: 'pwned' } })).status,
+      ).toBe(404);
       expect((await t.request('DELETE', `/api/channels/${ids.slack}`, { token: other })).status).toBe(404);
       expect((await t.request('POST', `/api/channels/${ids.slack}/test`, { token: other })).status).toBe(404);
       expect((await t.request('GET', `/api/channels`, { token: other })).body).toEqual([]);
       expect((await t.request('GET', `/api/channels/not-a-uuid`, { token: admin })).status).toBe(404);
       await expect(
-        t.app.get(ChannelsService).resolveForDelivery((await t.request('GET', '/api/me', { token: other })).body.org_id, ids.slack),
+        t.app
+          .get(ChannelsService)
+          .resolveForDelivery((await t.request('GET', '/api/me', { token: other })).body.org_id, ids.slack),
       ).rejects.toThrow(/not found/);
     });
 
@@ -184,7 +199,12 @@ describe('channels (e2e)', () => {
       const extra = await create({
         type: 'slack',
         name: 'temp',
-        config: { bot_token: SLACK.botToken, signing_secret: SLACK.signingSecret, channel: 'C-TEMP', base_url: slack.apiUrl },
+        config: {
+          bot_token: SLACK.botToken,
+          signing_secret: SLACK.signingSecret,
+          channel: 'C-TEMP',
+          base_url: slack.apiUrl,
+        },
       });
       const put = await t.request('PUT', `/api/channels/${extra.body.id}`, {
         token: admin,
@@ -200,8 +220,15 @@ describe('channels (e2e)', () => {
       const orgId = (await t.request('GET', '/api/me', { token: admin })).body.org_id;
       const svc = t.app.get(ChannelsService);
       const resolved = await svc.resolveForDelivery(orgId);
-      expect(resolved.record).toMatchObject({ id: extra.body.id, type: 'slack', config: { bot_token: SLACK.botToken, channel: 'C-NEW' } });
-      const bad = await t.request('PUT', `/api/channels/${extra.body.id}`, { token: admin, body: { config: { bot_token: null } } });
+      expect(resolved.record).toMatchObject({
+        id: extra.body.id,
+        type: 'slack',
+        config: { bot_token: SLACK.botToken, channel: 'C-NEW' },
+      });
+      const bad = await t.request('PUT', `/api/channels/${extra.body.id}`, {
+        token: admin,
+        body: { config: { bot_token: null } },
+      });
       expect(bad.status).toBe(400);
       expect(bad.body.problems).toEqual(['config.bot_token is required']);
       expect((await t.request('DELETE', `/api/channels/${extra.body.id}`, { token: admin })).status).toBe(204);
@@ -224,7 +251,10 @@ describe('channels (e2e)', () => {
       expect(JSON.stringify(slack.posted.at(-1))).toContain('example__test_card');
       expect(wecom.sent.at(-1)).toMatchObject({ touser: 'zhangsan|lisi', msgtype: 'template_card', agentid: 1000002 });
       const inbox = await t.request('GET', '/api/notifications', { token: admin });
-      expect(inbox.body[0]).toMatchObject({ channel_id: ids.inbox, text: expect.stringContaining('Warden test message') });
+      expect(inbox.body[0]).toMatchObject({
+        channel_id: ids.inbox,
+        text: expect.stringContaining('Warden test message'),
+      });
     });
 
     it('reports a platform refusal instead of pretending', async () => {
@@ -233,7 +263,9 @@ describe('channels (e2e)', () => {
       wecom.failSends({ errcode: 81013, errmsg: 'user & party & tag all invalid' });
       try {
         const results = await Promise.all(
-          [ids.feishu, ids.slack, ids.wecom].map((id) => t.request('POST', `/api/channels/${id}/test`, { token: admin })),
+          [ids.feishu, ids.slack, ids.wecom].map((id) =>
+            t.request('POST', `/api/channels/${id}/test`, { token: admin }),
+          ),
         );
         expect(results.map((r) => r.body)).toEqual([
           { ok: false, error: expect.stringContaining('230002') },
@@ -249,16 +281,22 @@ describe('channels (e2e)', () => {
       const orgId = (await t.request('GET', '/api/me', { token: admin })).body.org_id;
       const { record, impl } = await svc.resolveForDelivery(orgId, ids.feishu);
       feishu.failSends({ code: 230002, msg: 'Bot/User can NOT be out of the chat.' });
-      await expect(impl.sendApprovalCard(record, card())).rejects.toThrow(/Feishu refused the approval card: code 230002/);
+      await expect(impl.sendApprovalCard(record, card())).rejects.toThrow(
+        /Feishu refused the approval card: code 230002/,
+      );
       feishu.failSends(null);
     });
 
     it('WeCom fetches a new token once when the old one expired (42001)', async () => {
       const before = wecom.tokenRequests.length;
       wecom.expireTokenOnce();
-      expect((await t.request('POST', `/api/channels/${ids.wecom}/test`, { token: admin })).body).toMatchObject({ ok: true });
+      expect((await t.request('POST', `/api/channels/${ids.wecom}/test`, { token: admin })).body).toMatchObject({
+        ok: true,
+      });
       expect(wecom.tokenRequests.length).toBe(before + 1);
-      expect((await t.request('POST', `/api/channels/${ids.wecom}/test`, { token: admin })).body).toMatchObject({ ok: true });
+      expect((await t.request('POST', `/api/channels/${ids.wecom}/test`, { token: admin })).body).toMatchObject({
+        ok: true,
+      });
       expect(wecom.tokenRequests.length).toBe(before + 1);
     });
 
@@ -285,10 +323,16 @@ describe('channels (e2e)', () => {
       expect(feishu.patches.at(-1)).toMatchObject({ messageId: fcard.messageId });
       expect(JSON.stringify(feishu.patches.at(-1)!.content)).toContain('Approved by:** alice');
       expect(JSON.stringify(slack.posted.at(-1)!.blocks)).toContain(CONF);
-      expect(slack.updates.at(-1)).toMatchObject({ ts: slack.posted.at(-1)!.ts, text: expect.stringContaining('Approved by alice') });
+      expect(slack.updates.at(-1)).toMatchObject({
+        ts: slack.posted.at(-1)!.ts,
+        text: expect.stringContaining('Approved by alice'),
+      });
       const wcard = wecom.sent.at(-1)!;
       expect(wcard.template_card).toMatchObject({ card_type: 'button_interaction', task_id: CONF });
-      expect(wcard.template_card.button_list.map((b: { key: string }) => b.key)).toEqual([`approve:${CONF}`, `reject:${CONF}`]);
+      expect(wcard.template_card.button_list.map((b: { key: string }) => b.key)).toEqual([
+        `approve:${CONF}`,
+        `reject:${CONF}`,
+      ]);
       expect(wecom.updates.at(-1)).toMatchObject({
         userids: ['zhangsan', 'lisi'],
         agentid: 1000002,
@@ -323,7 +367,10 @@ describe('channels (e2e)', () => {
         ),
       );
       expect(enc).toMatchObject({ status: 200, body: { challenge: 'xyz' } });
-      const wrong = await post(ids.feishu, feishuRequest({ type: 'url_verification', challenge: 'abc', token: 'guess' }, {}));
+      const wrong = await post(
+        ids.feishu,
+        feishuRequest({ type: 'url_verification', challenge: 'abc', token: 'guess' }, {}),
+      );
       expect(wrong.status).toBe(401);
       expect(wrong.text).not.toContain('abc');
     });
@@ -346,7 +393,10 @@ describe('channels (e2e)', () => {
 
     it('a refused click gets an error toast and no card', async () => {
       sink.answer = () => ({ ok: false, message: 'you are not allowed to approve this request' });
-      const res = await post(ids.feishu, feishuRequest(click({ value: { confirmation_id: CONF, decision: 'reject' } }), {}));
+      const res = await post(
+        ids.feishu,
+        feishuRequest(click({ value: { confirmation_id: CONF, decision: 'reject' } }), {}),
+      );
       expect(res.body).toEqual({ toast: { type: 'error', content: 'you are not allowed to approve this request' } });
       expect(sink.calls[0].decision).toBe('reject');
     });
@@ -368,14 +418,29 @@ describe('channels (e2e)', () => {
       ],
       [
         'a stale timestamp',
-        () => feishuRequest(click(), { encryptKey: FEISHU.encryptKey, encrypt: true, timestampS: Math.floor(Date.now() / 1000) - 600 }),
+        () =>
+          feishuRequest(click(), {
+            encryptKey: FEISHU.encryptKey,
+            encrypt: true,
+            timestampS: Math.floor(Date.now() / 1000) - 600,
+          }),
         'feishuEnc',
         401,
       ],
-      ['an unsigned click on a channel with an encrypt key', () => feishuRequest(click(), { sign: 'none' }), 'feishuEnc', 401],
+      [
+        'an unsigned click on a channel with an encrypt key',
+        () => feishuRequest(click(), { sign: 'none' }),
+        'feishuEnc',
+        401,
+      ],
       ['a wrong verification token', () => feishuRequest(click({ verificationToken: 'guess' }), {}), 'feishu', 401],
       ['a stale create_time', () => feishuRequest(click({ createTimeMs: Date.now() - 3_600_000 }), {}), 'feishu', 401],
-      ['a malformed body', () => ({ body: '{"schema":', headers: { 'content-type': 'application/json' } }), 'feishu', 400],
+      [
+        'a malformed body',
+        () => ({ body: '{"schema":', headers: { 'content-type': 'application/json' } }),
+        'feishu',
+        400,
+      ],
     ])('%s is refused and nothing is decided', async (_, build, which, status) => {
       const res = await post(ids[which], build());
       expect(res.status).toBe(status);
@@ -397,7 +462,9 @@ describe('channels (e2e)', () => {
       };
       const event = feishuRequest(click({ eventId: 'ev-throw-1' }), {});
       const failed = await post(ids.feishu, event);
-      expect(failed.body).toEqual({ toast: { type: 'error', content: 'The decision could not be recorded; nothing was decided.' } });
+      expect(failed.body).toEqual({
+        toast: { type: 'error', content: 'The decision could not be recorded; nothing was decided.' },
+      });
       // The failed delivery did not burn the event id: the platform's retry is handled.
       sink.answer = new RecordingSink().answer;
       expect((await post(ids.feishu, event)).body.toast.type).toBe('success');
@@ -413,10 +480,16 @@ describe('channels (e2e)', () => {
 
     it('a signed click reaches the decision service; the message is replaced through response_url', async () => {
       const responseUrl = slack.responseUrl();
-      const res = await post(slackInteraction({ signingSecret: SLACK.signingSecret, value: value(), userId: 'U-ALICE', responseUrl }));
+      const res = await post(
+        slackInteraction({ signingSecret: SLACK.signingSecret, value: value(), userId: 'U-ALICE', responseUrl }),
+      );
       expect(res.status).toBe(200);
       expect(sink.calls).toEqual([
-        expect.objectContaining({ confirmationId: CONF, decision: 'approve', actor: { platform: 'slack', externalId: 'U-ALICE' } }),
+        expect.objectContaining({
+          confirmationId: CONF,
+          decision: 'approve',
+          actor: { platform: 'slack', externalId: 'U-ALICE' },
+        }),
       ]);
       await until('the platform call', () => slack.responses.find((r) => responseUrl.endsWith(r.path)));
       const reply = slack.responses.find((r) => responseUrl.endsWith(r.path))!.body;
@@ -427,7 +500,9 @@ describe('channels (e2e)', () => {
     it('a refused click gets an ephemeral error, the message stays', async () => {
       sink.answer = () => ({ ok: false, message: 'already approved' });
       const responseUrl = slack.responseUrl();
-      await post(slackInteraction({ signingSecret: SLACK.signingSecret, value: value('reject'), userId: 'U-BOB', responseUrl }));
+      await post(
+        slackInteraction({ signingSecret: SLACK.signingSecret, value: value('reject'), userId: 'U-BOB', responseUrl }),
+      );
       await until('the platform call', () => slack.responses.find((r) => responseUrl.endsWith(r.path)));
       expect(slack.responses.find((r) => responseUrl.endsWith(r.path))!.body).toEqual({
         response_type: 'ephemeral',
@@ -437,7 +512,11 @@ describe('channels (e2e)', () => {
     });
 
     it.each([
-      ['a bad signature', () => slackInteraction({ signingSecret: SLACK.signingSecret, value: value(), userId: 'U1', badSignature: true })],
+      [
+        'a bad signature',
+        () =>
+          slackInteraction({ signingSecret: SLACK.signingSecret, value: value(), userId: 'U1', badSignature: true }),
+      ],
       [
         'a stale timestamp',
         () =>
@@ -454,7 +533,12 @@ describe('channels (e2e)', () => {
     });
 
     it('a replayed interaction (same trigger) is decided once', async () => {
-      const signed = slackInteraction({ signingSecret: SLACK.signingSecret, value: value(), userId: 'U1', triggerId: 'trig-replay' });
+      const signed = slackInteraction({
+        signingSecret: SLACK.signingSecret,
+        value: value(),
+        userId: 'U1',
+        triggerId: 'trig-replay',
+      });
       await post(signed);
       await post(signed);
       expect(sink.calls).toHaveLength(1);
@@ -465,37 +549,71 @@ describe('channels (e2e)', () => {
     const keys = { token: WECOM.token, encodingAesKey: WECOM.encodingAesKey, corpId: WECOM.corpId };
 
     it('answers the echostr verification with the decrypted plaintext, only when signed for this corp', async () => {
-      const ok = await t.request('GET', `/api/channels/${ids.wecom}/callback?${wecomEchoQuery(keys, '1616140317555161061')}`);
+      const ok = await t.request(
+        'GET',
+        `/api/channels/${ids.wecom}/callback?${wecomEchoQuery(keys, '1616140317555161061')}`,
+      );
       expect(ok.status).toBe(200);
       expect(ok.text).toBe('1616140317555161061');
       expect(
-        (await t.request('GET', `/api/channels/${ids.wecom}/callback?${wecomEchoQuery(keys, 'x', { badSignature: true })}`)).status,
+        (
+          await t.request(
+            'GET',
+            `/api/channels/${ids.wecom}/callback?${wecomEchoQuery(keys, 'x', { badSignature: true })}`,
+          )
+        ).status,
       ).toBe(401);
       expect(
-        (await t.request('GET', `/api/channels/${ids.wecom}/callback?${wecomEchoQuery(keys, 'x', { receiveId: 'ww-other' })}`)).status,
+        (
+          await t.request(
+            'GET',
+            `/api/channels/${ids.wecom}/callback?${wecomEchoQuery(keys, 'x', { receiveId: 'ww-other' })}`,
+          )
+        ).status,
       ).toBe(401);
       expect(
-        (await t.request('GET', `/api/channels/${ids.wecom}/callback?${wecomEchoQuery(keys, 'x', { timestampS: 1409659589 })}`)).status,
+        (
+          await t.request(
+            'GET',
+            `/api/channels/${ids.wecom}/callback?${wecomEchoQuery(keys, 'x', { timestampS: 1409659589 })}`,
+          )
+        ).status,
       ).toBe(401);
     });
 
     it("a button click decides by FromUserName and updates the card with the click's response code", async () => {
-      const ev = wecomCardEvent(keys, { fromUser: 'zhangsan', eventKey: `reject:${CONF}`, taskId: CONF, responseCode: 'rc-click-1' });
+      const ev = wecomCardEvent(keys, {
+        fromUser: 'zhangsan',
+        eventKey: `reject:${CONF}`,
+        taskId: CONF,
+        responseCode: 'rc-click-1',
+      });
       const res = await t.request('POST', `/api/channels/${ids.wecom}/callback?${ev.query}`, {
         body: ev.body,
         headers: { 'content-type': 'text/xml' },
       });
       expect(res.status).toBe(200);
       expect(sink.calls).toEqual([
-        expect.objectContaining({ confirmationId: CONF, decision: 'reject', actor: { platform: 'wecom', externalId: 'zhangsan' } }),
+        expect.objectContaining({
+          confirmationId: CONF,
+          decision: 'reject',
+          actor: { platform: 'wecom', externalId: 'zhangsan' },
+        }),
       ]);
       await until('the platform call', () => wecom.updates.find((u) => u.response_code === 'rc-click-1'));
-      expect(wecom.updates.find((u) => u.response_code === 'rc-click-1').button.replace_name).toBe('Rejected by zhangsan');
+      expect(wecom.updates.find((u) => u.response_code === 'rc-click-1').button.replace_name).toBe(
+        'Rejected by zhangsan',
+      );
     });
 
     it('a refused click leaves the card and tells the clicker why', async () => {
       sink.answer = () => ({ ok: false, message: 'you are not allowed to approve this request' });
-      const ev = wecomCardEvent(keys, { fromUser: 'wangwu', eventKey: `approve:${CONF}`, taskId: CONF, responseCode: 'rc-click-2' });
+      const ev = wecomCardEvent(keys, {
+        fromUser: 'wangwu',
+        eventKey: `approve:${CONF}`,
+        taskId: CONF,
+        responseCode: 'rc-click-2',
+      });
       await t.request('POST', `/api/channels/${ids.wecom}/callback?${ev.query}`, {
         body: ev.body,
         headers: { 'content-type': 'text/xml' },
@@ -511,7 +629,8 @@ describe('channels (e2e)', () => {
     it.each([
       [
         'a bad signature',
-        () => wecomCardEvent(keys, { fromUser: 'z', eventKey: `approve:${CONF}`, taskId: CONF }, { badSignature: true }),
+        () =>
+          wecomCardEvent(keys, { fromUser: 'z', eventKey: `approve:${CONF}`, taskId: CONF }, { badSignature: true }),
         401,
       ],
       [
@@ -526,7 +645,8 @@ describe('channels (e2e)', () => {
       ],
       [
         "another corp's payload",
-        () => wecomCardEvent(keys, { fromUser: 'z', eventKey: `approve:${CONF}`, taskId: CONF }, { receiveId: 'ww-other' }),
+        () =>
+          wecomCardEvent(keys, { fromUser: 'z', eventKey: `approve:${CONF}`, taskId: CONF }, { receiveId: 'ww-other' }),
         401,
       ],
       ['a body without <Encrypt>', () => ({ query: 'msg_signature=a&timestamp=1&nonce=2', body: '<xml></xml>' }), 400],

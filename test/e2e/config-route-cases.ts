@@ -55,7 +55,12 @@ const NOWHERE = 'http://127.0.0.1:9';
 let seq = 0;
 const unique = (prefix: string) => `${prefix}${++seq}`;
 // A policy test case on a built-in tool (every org has it): stored, not run.
-const policyTestCase = (name: string) => ({ name, tool: 'ask_human', args: { question: 'ok?' }, expect: { decision: 'allow' } });
+const policyTestCase = (name: string) => ({
+  name,
+  tool: 'ask_human',
+  args: { question: 'ok?' },
+  expect: { decision: 'allow' },
+});
 const llmKeyBody = (name: string) => ({ name, api_key: SECRETS.llmKey, origin: 'https://api.openai.com' });
 
 const created = async (res: Promise<Res>): Promise<string> => {
@@ -72,11 +77,21 @@ const agentBody = (name: string) => ({
   instructions: 'x',
   model_config_json: { model: { provider: 'scripted', script: [{ content: 'ok' }] } },
 });
-const connectorBody = (name: string, key: string) => ({ name, base_url: NOWHERE, headers: { 'X-Api-Key': key }, actions: OA_ACTIONS });
+const connectorBody = (name: string, key: string) => ({
+  name,
+  base_url: NOWHERE,
+  headers: { 'X-Api-Key': key },
+  actions: OA_ACTIONS,
+});
 const slackBody = (c: RouteCaseContext, name: string) => ({
   type: 'slack',
   name,
-  config: { bot_token: SECRETS.slackBot, signing_secret: SECRETS.slackSigning, channel: 'C-OPS', base_url: c.slack.apiUrl },
+  config: {
+    bot_token: SECRETS.slackBot,
+    signing_secret: SECRETS.slackSigning,
+    channel: 'C-OPS',
+    base_url: c.slack.apiUrl,
+  },
 });
 const mcpBody = (name: string, token: string, overrides: Record<string, unknown>) => ({
   name,
@@ -118,16 +133,23 @@ export const CONFIG_ROUTE_CASES: Record<string, ConfigRouteCase> = {
     entity: byBody('connector'),
   },
   'PUT /api/connectors/:id': {
-    setup: async (c) => ({ id: await created(post(c, '/api/connectors', connectorBody(unique('conn'), SECRETS.connector1))) }),
+    setup: async (c) => ({
+      id: await created(post(c, '/api/connectors', connectorBody(unique('conn'), SECRETS.connector1))),
+    }),
     act: (c, m) => put(c, `/api/connectors/${m.id}`, connectorBody(unique('conn'), SECRETS.connector2)),
     entity: byId('connector'),
   },
   'DELETE /api/connectors/:id': {
-    setup: async (c) => ({ id: await created(post(c, '/api/connectors', connectorBody(unique('conn'), SECRETS.connector1))) }),
+    setup: async (c) => ({
+      id: await created(post(c, '/api/connectors', connectorBody(unique('conn'), SECRETS.connector1))),
+    }),
     act: (c, m) => del(c, `/api/connectors/${m.id}`),
     entity: byId('connector'),
   },
-  'POST /api/channels': { act: (c) => post(c, '/api/channels', slackBody(c, unique('chan'))), entity: byBody('channel') },
+  'POST /api/channels': {
+    act: (c) => post(c, '/api/channels', slackBody(c, unique('chan'))),
+    entity: byBody('channel'),
+  },
   'PUT /api/channels/:id': {
     setup: async (c) => ({ id: await created(post(c, '/api/channels', slackBody(c, unique('chan')))) }),
     act: (c, m) => put(c, `/api/channels/${m.id}`, { name: unique('chan'), config: { bot_token: SECRETS.slackBot2 } }),
@@ -139,12 +161,15 @@ export const CONFIG_ROUTE_CASES: Record<string, ConfigRouteCase> = {
     entity: byId('channel'),
   },
   'POST /api/mcp-servers': {
-    act: (c) => post(c, '/api/mcp-servers', mcpBody(unique('mcp'), SECRETS.mcp1, { pay: { requires_confirmation: true } })),
+    act: (c) =>
+      post(c, '/api/mcp-servers', mcpBody(unique('mcp'), SECRETS.mcp1, { pay: { requires_confirmation: true } })),
     entity: byBody('mcp_server'),
   },
   'PUT /api/mcp-servers/:id': {
     setup: async (c) => ({
-      id: await created(post(c, '/api/mcp-servers', mcpBody(unique('mcp'), SECRETS.mcp1, { pay: { requires_confirmation: true } }))),
+      id: await created(
+        post(c, '/api/mcp-servers', mcpBody(unique('mcp'), SECRETS.mcp1, { pay: { requires_confirmation: true } })),
+      ),
     }),
     // Removing the approval override is the change that widens power most.
     act: (c, m) => put(c, `/api/mcp-servers/${m.id}`, mcpBody(unique('mcp'), SECRETS.mcp2, {})),
@@ -163,7 +188,11 @@ export const CONFIG_ROUTE_CASES: Record<string, ConfigRouteCase> = {
     setup: async (c) => ({ id: await created(post(c, '/api/llm-credentials', llmKeyBody(unique('key')))) }),
     // Moving the key to another origin: the change that needs the key again, recorded as secret_changed only.
     act: (c, m) =>
-      put(c, `/api/llm-credentials/${m.id}`, { ...llmKeyBody(unique('key')), origin: 'https://llm.example', api_key: SECRETS.llmKey2 }),
+      put(c, `/api/llm-credentials/${m.id}`, {
+        ...llmKeyBody(unique('key')),
+        origin: 'https://llm.example',
+        api_key: SECRETS.llmKey2,
+      }),
     entity: byId('llm_credential'),
   },
   'DELETE /api/llm-credentials/:id': {
@@ -205,7 +234,9 @@ export const CONFIG_ROUTE_CASES: Record<string, ConfigRouteCase> = {
         const saved = await put(c, '/api/org/hooks', body);
         if (saved.status !== 200) throw new Error(`setup failed: ${saved.status} ${saved.text}`);
       }
-      const versions = (await c.t.request('GET', '/api/org/hooks/versions', { token: c.admin })).body as Array<{ version: number }>;
+      const versions = (await c.t.request('GET', '/api/org/hooks/versions', { token: c.admin })).body as Array<{
+        version: number;
+      }>;
       return { version: String(versions.at(-2)!.version) };
     },
     act: (c, m) => post(c, '/api/org/hooks/rollback', { version: Number(m.version) }),
@@ -314,7 +345,8 @@ export const CONFIG_ROUTE_CASES: Record<string, ConfigRouteCase> = {
       const dm = await until('the link code sent', () => c.slack.posted.find((m) => m.channel === account));
       return { linkId: start.body.link_id, code: /Code: (\d{6})/.exec(dm.text ?? '')![1] };
     },
-    act: (c, m) => c.t.request('POST', '/api/me/identities/verify', { token: c.bob, body: { link_id: m.linkId, code: m.code } }),
+    act: (c, m) =>
+      c.t.request('POST', '/api/me/identities/verify', { token: c.bob, body: { link_id: m.linkId, code: m.code } }),
     entity: (c) => ({ type: 'identity', id: c.bobUserId }),
     actor: (c) => c.bobUserId,
     designer: 'own',

@@ -34,7 +34,10 @@ describe('approval integrity: shown args are checked against the stored digest (
           tools: ['oa__*'],
           model: {
             provider: 'scripted',
-            script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: po, amount: 69_000 } }] }, { content: 'done' }],
+            script: [
+              { tool_calls: [{ name: 'oa__purchase_pay', args: { id: po, amount: 69_000 } }] },
+              { content: 'done' },
+            ],
           },
           confirmation: { channel_id: channelId, approvers: ['org_admins'] },
         },
@@ -44,7 +47,10 @@ describe('approval integrity: shown args are checked against the stored digest (
     const run = openChat(t, ada.token, { agent_id: agent.body.id, message: `pay ${po}` });
     const id = (await run.next('confirmation_pending')).data.confirmation_id as string;
     await until('the card', () => feishu.sent.find((m) => JSON.stringify(m.content).includes(id)));
-    await db.query(`UPDATE confirmation_requests SET args = $2 WHERE id = $1`, [id, JSON.stringify({ id: po, amount: 500 })]);
+    await db.query(`UPDATE confirmation_requests SET args = $2 WHERE id = $1`, [
+      id,
+      JSON.stringify({ id: po, amount: 500 }),
+    ]);
     return { run, id };
   };
 
@@ -77,7 +83,10 @@ describe('approval integrity: shown args are checked against the stored digest (
       expect(shown.args).toEqual({ integrity_check_failed: expect.stringMatching(/do not match what was requested/) });
     }
 
-    const approved = await t.request('POST', `/api/confirmations/${id}/decision`, { token: ada.token, body: { decision: 'approve' } });
+    const approved = await t.request('POST', `/api/confirmations/${id}/decision`, {
+      token: ada.token,
+      body: { decision: 'approve' },
+    });
     expect(approved.status).toBe(409);
     expect(approved.body.message).toMatch(/its stored args no longer match the digest of the requested call/);
     const obs = (await run.next('observation')).data;
@@ -85,11 +94,20 @@ describe('approval integrity: shown args are checked against the stored digest (
     expect(obs.content).toMatch(/integrity check failed/);
     await run.finished;
     expect(paysOf('PO-I8')).toHaveLength(0);
-    expect((await get(`/api/confirmations/${id}`)).body).toMatchObject({ status: 'expired', reason: expect.stringMatching(/integrity/) });
+    expect((await get(`/api/confirmations/${id}`)).body).toMatchObject({
+      status: 'expired',
+      reason: expect.stringMatching(/integrity/),
+    });
 
-    const trail = (await get(`/api/audit/events?entity_type=confirmation&entity_id=${id}`)).body.items as Array<Record<string, any>>;
+    const trail = (await get(`/api/audit/events?entity_type=confirmation&entity_id=${id}`)).body.items as Array<
+      Record<string, any>
+    >;
     const alarm = trail.find((e) => e.action === 'confirmation.integrity_failed');
-    expect(alarm).toMatchObject({ kind: 'confirmation', actor: ada.userId, payload: { confirmation_id: id, tool: 'oa__purchase_pay' } });
+    expect(alarm).toMatchObject({
+      kind: 'confirmation',
+      actor: ada.userId,
+      payload: { confirmation_id: id, tool: 'oa__purchase_pay' },
+    });
     expect(JSON.stringify(alarm)).not.toContain('69000');
     expect(trail.map((e) => e.action)).toContain('confirmation.expired');
     expect((await get('/api/audit/verify')).body).toMatchObject({ valid: true });
@@ -98,7 +116,9 @@ describe('approval integrity: shown args are checked against the stored digest (
     const card = feishu.sent.find((m) => JSON.stringify(m.content).includes(id));
     const patch = await until('the decided card', () => feishu.patches.find((p) => p.messageId === card?.messageId));
     expect(JSON.stringify(patch.content)).not.toContain('500');
-    const metrics = await (await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const metrics = await (
+      await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
     expect(metrics).toMatch(/warden_approval_integrity_failures_total [1-9]/);
   });
 

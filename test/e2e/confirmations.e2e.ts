@@ -75,7 +75,8 @@ const pendingId = (run: GateRun) =>
   );
 
 /** Resolves once `t`'s waiter waits on `n` confirmations (the gate has delivered its card and parked). */
-const waitsOn = (t: TestApp, n: number) => until(`${n} confirmation(s) waited on`, () => t.app.get(ConfirmationWaiter).waitingCount === n);
+const waitsOn = (t: TestApp, n: number) =>
+  until(`${n} confirmation(s) waited on`, () => t.app.get(ConfirmationWaiter).waitingCount === n);
 
 /** The payloads of the waiter's LISTEN connection from now on. */
 function notificationsOf(waiter: ConfirmationWaiter): string[] {
@@ -127,7 +128,11 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
     const run = runGate(a, alice, agent(carol));
     const id = await pendingId(run);
     const pending = run.events[0].data;
-    expect(pending).toMatchObject({ call_id: run.callId, tool: 'oa__purchase_pay', args: { id: 'PO-7', amount: 60000 } });
+    expect(pending).toMatchObject({
+      call_id: run.callId,
+      tool: 'oa__purchase_pay',
+      args: { id: 'PO-7', amount: 60000 },
+    });
     expect(pending.channel).toMatchObject({ id: 'inbox', type: 'inbox' });
     expect(new Date(pending.expires_at).getTime() - Date.now()).toBeGreaterThan(50_000);
 
@@ -135,7 +140,10 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
     expect(listed.status).toBe(200);
     expect(listed.body.map((r: any) => r.id)).toContain(id);
 
-    const res = await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } });
+    const res = await a.request('POST', `/api/confirmations/${id}/decision`, {
+      token: bob.token,
+      body: { decision: 'approve' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       id,
@@ -149,7 +157,12 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
     const result = await run.result;
     expect(result.allow).toBe(true);
     expect(run.events.map((e) => e.type)).toEqual(['confirmation_pending', 'confirmation_resolved']);
-    expect(run.events[1].data).toEqual({ call_id: run.callId, confirmation_id: id, status: 'approved', responded_by: 'Bob' });
+    expect(run.events[1].data).toEqual({
+      call_id: run.callId,
+      confirmation_id: id,
+      status: 'approved',
+      responded_by: 'Bob',
+    });
   });
 
   it('reject: the call is blocked with who rejected it and why', async () => {
@@ -172,10 +185,15 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
     expect(result).toMatchObject({ allow: false, error: 'expired after 2 s' });
     // Expired at its deadline (2 s after the request), not before: the row's own times say so.
     const expired = await rowOf(a, alice, id);
-    expect(new Date(expired.expires_at).getTime() - new Date(expired.created_at).getTime()).toBeGreaterThanOrEqual(1_900);
+    expect(new Date(expired.expires_at).getTime() - new Date(expired.created_at).getTime()).toBeGreaterThanOrEqual(
+      1_900,
+    );
     expect(new Date(expired.responded_at).getTime()).toBeGreaterThanOrEqual(new Date(expired.expires_at).getTime());
     expect(run.events[1].data).toMatchObject({ status: 'expired', responded_by: 'timeout' });
-    const late = await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } });
+    const late = await a.request('POST', `/api/confirmations/${id}/decision`, {
+      token: bob.token,
+      body: { decision: 'approve' },
+    });
     expect(late.status).toBe(409);
     expect(late.body).toMatchObject({ status: 'expired' });
     expect((await rowOf(a, alice, id)).status).toBe('expired');
@@ -184,10 +202,18 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
   it('a second decision gets 409 naming the status; the first stands', async () => {
     const run = runGate(a, alice, agent(carol));
     const id = await pendingId(run);
-    expect((await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } })).status).toBe(
-      200,
-    );
-    const again = await a.request('POST', `/api/confirmations/${id}/decision`, { token: carol.token, body: { decision: 'reject' } });
+    expect(
+      (
+        await a.request('POST', `/api/confirmations/${id}/decision`, {
+          token: bob.token,
+          body: { decision: 'approve' },
+        })
+      ).status,
+    ).toBe(200);
+    const again = await a.request('POST', `/api/confirmations/${id}/decision`, {
+      token: carol.token,
+      body: { decision: 'reject' },
+    });
     expect(again.status).toBe(409);
     expect(again.body.status).toBe('approved');
     expect(again.body.message).toMatch(/already approved/);
@@ -201,34 +227,47 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
     ['recording the vote', { table: 'confirmation_votes', event: 'INSERT' as const, when: 'true' }],
     [
       'settling the request',
-      { table: 'confirmation_requests', event: 'UPDATE' as const, when: `OLD.status = 'pending' AND NEW.status = 'approved'` },
+      {
+        table: 'confirmation_requests',
+        event: 'UPDATE' as const,
+        when: `OLD.status = 'pending' AND NEW.status = 'approved'`,
+      },
     ],
-  ])('a dropped database connection while %s: 503 saying nothing was decided; deciding again decides', async (_, point) => {
-    const sql = new pg.Client({ connectionString: a.databaseUrl });
-    await sql.connect();
-    try {
-      const run = runGate(a, alice, agent(carol));
-      const id = await pendingId(run);
-      const hold = await armStatementHold(sql, point);
-      const first = a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } });
-      await until('the decision is held inside its statement', async () => (await hold.waiting()).length === 1);
-      await hold.disarm();
-      const answer = await first;
-      expect(answer.status).toBe(503);
-      expect(answer.body).toMatchObject({
-        error: 'Service Unavailable',
-        message: expect.stringMatching(/database connection.*nothing was decided.*try again/),
-      });
-      expect((await rowOf(a, alice, id)).status).toBe('pending');
+  ])(
+    'a dropped database connection while %s: 503 saying nothing was decided; deciding again decides',
+    async (_, point) => {
+      const sql = new pg.Client({ connectionString: a.databaseUrl });
+      await sql.connect();
+      try {
+        const run = runGate(a, alice, agent(carol));
+        const id = await pendingId(run);
+        const hold = await armStatementHold(sql, point);
+        const first = a.request('POST', `/api/confirmations/${id}/decision`, {
+          token: bob.token,
+          body: { decision: 'approve' },
+        });
+        await until('the decision is held inside its statement', async () => (await hold.waiting()).length === 1);
+        await hold.disarm();
+        const answer = await first;
+        expect(answer.status).toBe(503);
+        expect(answer.body).toMatchObject({
+          error: 'Service Unavailable',
+          message: expect.stringMatching(/database connection.*nothing was decided.*try again/),
+        });
+        expect((await rowOf(a, alice, id)).status).toBe('pending');
 
-      const again = await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } });
-      expect(again.status).toBe(200);
-      expect(again.body).toMatchObject({ status: 'approved', responded_by: 'Bob' });
-      expect((await run.result).allow).toBe(true);
-    } finally {
-      await sql.end();
-    }
-  });
+        const again = await a.request('POST', `/api/confirmations/${id}/decision`, {
+          token: bob.token,
+          body: { decision: 'approve' },
+        });
+        expect(again.status).toBe(200);
+        expect(again.body).toMatchObject({ status: 'approved', responded_by: 'Bob' });
+        expect((await run.result).allow).toBe(true);
+      } finally {
+        await sql.end();
+      }
+    },
+  );
 
   it('20 concurrent decisions, approve racing reject, on two instances: exactly one wins', async () => {
     const run = runGate(a, alice, agent(carol));
@@ -255,13 +294,21 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
     it('org_admins: a member is refused (403) and the row is unchanged; an admin may decide', async () => {
       const run = runGate(a, alice, agent(carol, { approverScope: 'org_admins' }));
       const id = await pendingId(run);
-      const refused = await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } });
+      const refused = await a.request('POST', `/api/confirmations/${id}/decision`, {
+        token: bob.token,
+        body: { decision: 'approve' },
+      });
       expect(refused.status).toBe(403);
       expect(refused.body.message).toMatch(/organisation admins/);
       const row = await rowOf(a, alice, id);
       expect(row).toMatchObject({ status: 'pending', responded_by: null, responded_at: null });
       expect(
-        (await a.request('POST', `/api/confirmations/${id}/decision`, { token: carol.token, body: { decision: 'approve' } })).status,
+        (
+          await a.request('POST', `/api/confirmations/${id}/decision`, {
+            token: carol.token,
+            body: { decision: 'approve' },
+          })
+        ).status,
       ).toBe(200);
       expect((await run.result).allow).toBe(true);
     });
@@ -270,21 +317,41 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
       const byInitiator = runGate(a, alice, agent(carol, { approverScope: 'initiator' }));
       const id1 = await pendingId(byInitiator);
       expect(
-        (await a.request('POST', `/api/confirmations/${id1}/decision`, { token: carol.token, body: { decision: 'approve' } })).status,
+        (
+          await a.request('POST', `/api/confirmations/${id1}/decision`, {
+            token: carol.token,
+            body: { decision: 'approve' },
+          })
+        ).status,
       ).toBe(403);
       expect(
-        (await a.request('POST', `/api/confirmations/${id1}/decision`, { token: alice.token, body: { decision: 'approve' } })).status,
+        (
+          await a.request('POST', `/api/confirmations/${id1}/decision`, {
+            token: alice.token,
+            body: { decision: 'approve' },
+          })
+        ).status,
       ).toBe(200);
       expect((await byInitiator.result).allow).toBe(true);
 
       const byOwner = runGate(a, alice, agent(carol, { approverScope: 'agent_owner' }));
       const id2 = await pendingId(byOwner);
       expect(
-        (await a.request('POST', `/api/confirmations/${id2}/decision`, { token: alice.token, body: { decision: 'approve' } })).status,
+        (
+          await a.request('POST', `/api/confirmations/${id2}/decision`, {
+            token: alice.token,
+            body: { decision: 'approve' },
+          })
+        ).status,
       ).toBe(403);
       expect((await rowOf(a, alice, id2)).status).toBe('pending');
       expect(
-        (await a.request('POST', `/api/confirmations/${id2}/decision`, { token: carol.token, body: { decision: 'reject' } })).status,
+        (
+          await a.request('POST', `/api/confirmations/${id2}/decision`, {
+            token: carol.token,
+            body: { decision: 'reject' },
+          })
+        ).status,
       ).toBe(200);
       expect((await byOwner.result).allow).toBe(false);
     });
@@ -292,12 +359,20 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
     it('forbid_self_approval: the requester cannot approve (403), another member can', async () => {
       const run = runGate(a, alice, agent(carol, { forbidSelfApproval: true }));
       const id = await pendingId(run);
-      const self = await a.request('POST', `/api/confirmations/${id}/decision`, { token: alice.token, body: { decision: 'approve' } });
+      const self = await a.request('POST', `/api/confirmations/${id}/decision`, {
+        token: alice.token,
+        body: { decision: 'approve' },
+      });
       expect(self.status).toBe(403);
       expect(self.body.message).toMatch(/self-approval is forbidden/);
       expect((await rowOf(a, alice, id)).status).toBe('pending');
       expect(
-        (await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } })).status,
+        (
+          await a.request('POST', `/api/confirmations/${id}/decision`, {
+            token: bob.token,
+            body: { decision: 'approve' },
+          })
+        ).status,
       ).toBe(200);
       expect((await run.result).allow).toBe(true);
     });
@@ -306,7 +381,12 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
       const run = runGate(a, alice, agent(carol));
       const id = await pendingId(run);
       expect(
-        (await a.request('POST', `/api/confirmations/${id}/decision`, { token: mallory.token, body: { decision: 'approve' } })).status,
+        (
+          await a.request('POST', `/api/confirmations/${id}/decision`, {
+            token: mallory.token,
+            body: { decision: 'approve' },
+          })
+        ).status,
       ).toBe(404);
       expect((await a.request('GET', `/api/confirmations/${id}`, { token: mallory.token })).status).toBe(404);
       const theirs = await a.request('GET', '/api/confirmations', { token: mallory.token });
@@ -321,16 +401,29 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
   it('bad input is a 400 naming the problem; an unknown id is a 404', async () => {
     const run = runGate(a, alice, agent(carol));
     const id = await pendingId(run);
-    const bad = await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'maybe' } });
+    const bad = await a.request('POST', `/api/confirmations/${id}/decision`, {
+      token: bob.token,
+      body: { decision: 'maybe' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain('decision must be "approve" or "reject"');
     const badStatus = await a.request('GET', '/api/confirmations?status=done', { token: bob.token });
     expect(badStatus.status).toBe(400);
     expect(
-      (await a.request('POST', `/api/confirmations/${randomUUID()}/decision`, { token: bob.token, body: { decision: 'approve' } })).status,
+      (
+        await a.request('POST', `/api/confirmations/${randomUUID()}/decision`, {
+          token: bob.token,
+          body: { decision: 'approve' },
+        })
+      ).status,
     ).toBe(404);
     expect(
-      (await a.request('POST', `/api/confirmations/not-a-uuid/decision`, { token: bob.token, body: { decision: 'approve' } })).status,
+      (
+        await a.request('POST', `/api/confirmations/not-a-uuid/decision`, {
+          token: bob.token,
+          body: { decision: 'approve' },
+        })
+      ).status,
     ).toBe(404);
     expect((await rowOf(a, alice, id)).status).toBe('pending');
     run.abort.abort();
@@ -374,12 +467,17 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
     it('a decided row gives its verdict at once, without a new row or card', async () => {
       const first = runGate(a, alice, agent(carol));
       const id = await pendingId(first);
-      await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'reject', reason: 'no' } });
+      await a.request('POST', `/api/confirmations/${id}/decision`, {
+        token: bob.token,
+        body: { decision: 'reject', reason: 'no' },
+      });
       await first.result;
       const again = runGate(a, alice, agent(carol), { runId: first.runId, callId: first.callId });
       expect(await again.result).toMatchObject({ allow: false, error: 'rejected by Bob: no' });
       expect(again.events.map((e) => e.type)).toEqual(['confirmation_resolved']);
-      const all = (await a.request('GET', '/api/confirmations', { token: bob.token })).body.filter((r: any) => r.run_id === first.runId);
+      const all = (await a.request('GET', '/api/confirmations', { token: bob.token })).body.filter(
+        (r: any) => r.run_id === first.runId,
+      );
       expect(all).toHaveLength(1);
     });
 
@@ -410,7 +508,12 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
       // The resumed gate found the pending row and waits on it: the decision below wakes it (it does not find it decided).
       await waitsOn(a, waiting + 1);
       expect(
-        (await b.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } })).status,
+        (
+          await b.request('POST', `/api/confirmations/${id}/decision`, {
+            token: bob.token,
+            body: { decision: 'approve' },
+          })
+        ).status,
       ).toBe(200);
       expect(await resumed.result).toMatchObject({ allow: true });
     });
@@ -426,7 +529,10 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
         const run = runGate(a, alice, agent(carol));
         const id = await pendingId(run);
         await waitsOn(a, before + 1);
-        const res = await b.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } });
+        const res = await b.request('POST', `/api/confirmations/${id}/decision`, {
+          token: bob.token,
+          body: { decision: 'approve' },
+        });
         expect(res.status).toBe(200);
         // A polls once a minute (beyond this test's time limit): only the notification can have woken it.
         expect((await run.result).allow).toBe(true);
@@ -451,7 +557,10 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
         const run = runGate(a, alice, agent(carol));
         const id = await pendingId(run);
         await waitsOn(a, before + 1);
-        await b.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } });
+        await b.request('POST', `/api/confirmations/${id}/decision`, {
+          token: bob.token,
+          body: { decision: 'approve' },
+        });
         // Woken through the new connection: A's poll is a minute away.
         expect((await run.result).allow).toBe(true);
         expect(notified).toContain(id);
@@ -492,7 +601,8 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
           if (feishuMode === 'refuse') return { code: 230002, msg: 'Bot/User can NOT be out of the chat.' };
           return { code: 0, msg: 'success', data: { message_id: `om_${req.body.uuid}` } };
         }
-        if (req.method === 'PATCH' && req.path.startsWith('/open-apis/im/v1/messages/')) return { code: 0, msg: 'success', data: {} };
+        if (req.method === 'PATCH' && req.path.startsWith('/open-apis/im/v1/messages/'))
+          return { code: 0, msg: 'success', data: {} };
         return { code: 404, msg: `unexpected ${req.method} ${req.path}` };
       });
     });
@@ -531,7 +641,10 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
         const row = await rowOf(a, alice, id);
         expect(row).toMatchObject({ status: 'expired', responded_by: 'system' });
         expect(row.reason).toMatch(/^card delivery failed: /);
-        const late = await a.request('POST', `/api/confirmations/${id}/decision`, { token: carol.token, body: { decision: 'approve' } });
+        const late = await a.request('POST', `/api/confirmations/${id}/decision`, {
+          token: carol.token,
+          body: { decision: 'approve' },
+        });
         expect(late.status).toBe(409);
         // Re-entering the gate for the same call does not revive it.
         const again = runGate(a, alice, agent(carol, { channelId }), { runId: run.runId, callId: run.callId });
@@ -556,7 +669,12 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
       await until('card sent', () => feishu.requests.find((r) => r.method === 'POST' && r.body?.uuid === id));
       await until('delivery recorded', async () => (await rowOf(a, alice, id)).channel_type === 'feishu' || undefined);
       expect(
-        (await a.request('POST', `/api/confirmations/${id}/decision`, { token: bob.token, body: { decision: 'approve' } })).status,
+        (
+          await a.request('POST', `/api/confirmations/${id}/decision`, {
+            token: bob.token,
+            body: { decision: 'approve' },
+          })
+        ).status,
       ).toBe(200);
       expect((await run.result).allow).toBe(true);
       const patch = await until('card patched', () =>
@@ -586,16 +704,28 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
         const run = runGate(a, alice, agent(carol, { channelId }));
         const id = await pendingId(run);
         const outsider = await click(channelId, config, id, 'ou_random');
-        expect(outsider).toMatchObject({ ok: false, message: expect.stringMatching(/not in this channel's approver list/) });
+        expect(outsider).toMatchObject({
+          ok: false,
+          message: expect.stringMatching(/not in this channel's approver list/),
+        });
         // Listed but linked to nobody: Warden cannot tell who that is (nor rule out the requester), so it decides nothing.
         const unlinked = await click(channelId, config, id, 'ou_listed_unlinked');
         expect(unlinked).toMatchObject({ ok: false, message: expect.stringMatching(/not linked to a Warden user/) });
         expect((await rowOf(a, alice, id)).status).toBe('pending');
         expect(
-          (await a.request('PUT', '/api/users/bob/identities', { token: carol.token, body: { feishu_open_id: 'ou_boss' } })).status,
+          (
+            await a.request('PUT', '/api/users/bob/identities', {
+              token: carol.token,
+              body: { feishu_open_id: 'ou_boss' },
+            })
+          ).status,
         ).toBe(200);
         const boss = await click(channelId, config, id, 'ou_boss');
-        expect(boss).toMatchObject({ ok: true, message: 'Approved by Bob', decided: { status: 'approved', decidedBy: 'Bob' } });
+        expect(boss).toMatchObject({
+          ok: true,
+          message: 'Approved by Bob',
+          decided: { status: 'approved', decidedBy: 'Bob' },
+        });
         expect((await run.result).allow).toBe(true);
         const row = await rowOf(a, alice, id);
         expect(row).toMatchObject({
@@ -606,31 +736,57 @@ describe('confirmations: gate, waiter, decisions, inbox API (PostgreSQL)', () =>
           approvers: ['channel'],
         });
         const repeat = await click(channelId, config, id, 'ou_boss', 'reject');
-        expect(repeat).toMatchObject({ ok: false, message: expect.stringMatching(/already approved/), decided: { status: 'approved' } });
+        expect(repeat).toMatchObject({
+          ok: false,
+          message: expect.stringMatching(/already approved/),
+          decided: { status: 'approved' },
+        });
       });
 
       it('without a list: the clicker must be linked to a user inside the approver scope', async () => {
         const channelId = await feishuChannel();
         expect(
-          (await a.request('PUT', '/api/users/bob/identities', { token: carol.token, body: { feishu_open_id: 'ou_bob' } })).status,
+          (
+            await a.request('PUT', '/api/users/bob/identities', {
+              token: carol.token,
+              body: { feishu_open_id: 'ou_bob' },
+            })
+          ).status,
         ).toBe(200);
         expect(
-          (await a.request('PUT', '/api/users/carol/identities', { token: carol.token, body: { feishu_open_id: 'ou_carol' } })).status,
+          (
+            await a.request('PUT', '/api/users/carol/identities', {
+              token: carol.token,
+              body: { feishu_open_id: 'ou_carol' },
+            })
+          ).status,
         ).toBe(200);
         const run = runGate(a, alice, agent(carol, { channelId, approverScope: 'org_admins' }));
         const id = await pendingId(run);
-        expect(await click(channelId, {}, id, 'ou_stranger')).toMatchObject({ ok: false, message: expect.stringMatching(/not linked/) });
+        expect(await click(channelId, {}, id, 'ou_stranger')).toMatchObject({
+          ok: false,
+          message: expect.stringMatching(/not linked/),
+        });
         expect(await click(channelId, {}, id, 'ou_bob')).toMatchObject({
           ok: false,
           message: expect.stringMatching(/organisation admins/),
         });
         // A click arriving through another channel is not a click on this card.
         const otherChannel = await feishuChannel();
-        expect(await click(otherChannel, {}, id, 'ou_carol')).toMatchObject({ ok: false, message: expect.stringMatching(/not found/) });
+        expect(await click(otherChannel, {}, id, 'ou_carol')).toMatchObject({
+          ok: false,
+          message: expect.stringMatching(/not found/),
+        });
         expect((await rowOf(a, alice, id)).status).toBe('pending');
-        expect(await click(channelId, {}, id, 'ou_carol', 'reject')).toMatchObject({ ok: true, message: 'Rejected by Carol' });
+        expect(await click(channelId, {}, id, 'ou_carol', 'reject')).toMatchObject({
+          ok: true,
+          message: 'Rejected by Carol',
+        });
         expect(await run.result).toMatchObject({ allow: false, error: 'rejected by Carol' });
-        expect(await rowOf(a, alice, id)).toMatchObject({ responded_by_user_id: carol.userId, responded_by_open_id: 'ou_carol' });
+        expect(await rowOf(a, alice, id)).toMatchObject({
+          responded_by_user_id: carol.userId,
+          responded_by_open_id: 'ou_carol',
+        });
       });
     });
   });

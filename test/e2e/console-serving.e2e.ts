@@ -35,7 +35,10 @@ describe('in dev', () => {
     expect(asset.headers.get('cache-control')).toContain('immutable');
     expect((await t.request('GET', '/')).headers.get('cache-control')).toBe('no-cache');
     const unknown = await t.request('GET', '/api/nope');
-    expect([unknown.status, unknown.body]).toEqual([404, { statusCode: 404, error: 'Not Found', message: 'Cannot GET /api/nope' }]);
+    expect([unknown.status, unknown.body]).toEqual([
+      404,
+      { statusCode: 404, error: 'Not Found', message: 'Cannot GET /api/nope' },
+    ]);
     expect((await t.request('GET', '/api/health')).body).toMatchObject({ status: 'ok' });
   });
 
@@ -47,7 +50,12 @@ describe('in dev', () => {
     ] as const) {
       const res = await fetch(`${t.url}/assets/main-5678.js`, { headers: { 'accept-encoding': accept } });
       const sent = Number(res.headers.get('content-length'));
-      expect([accept, res.status, res.headers.get('content-encoding'), await res.text()]).toEqual([accept, 200, encoding, APP_JS]);
+      expect([accept, res.status, res.headers.get('content-encoding'), await res.text()]).toEqual([
+        accept,
+        200,
+        encoding,
+        APP_JS,
+      ]);
       expect(res.headers.get('vary')).toMatch(/Accept-Encoding/i);
       expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       expect(res.headers.get('content-type')).toMatch(/javascript/);
@@ -79,7 +87,12 @@ describe.each([
   ['production', { NODE_ENV: 'production', AUTH_ALLOW_DEV_IN_PRODUCTION: '1' }],
   [
     'OIDC auth',
-    { AUTH_MODE: 'oidc', OIDC_ISSUER: 'http://127.0.0.1:9', OIDC_JWKS_URL: 'http://127.0.0.1:9/jwks', OIDC_AUDIENCE: 'warden' },
+    {
+      AUTH_MODE: 'oidc',
+      OIDC_ISSUER: 'http://127.0.0.1:9',
+      OIDC_JWKS_URL: 'http://127.0.0.1:9/jwks',
+      OIDC_AUDIENCE: 'warden',
+    },
   ],
 ])('in %s', (_, env) => {
   let t: TestApp;
@@ -89,8 +102,13 @@ describe.each([
   afterAll(() => t.close());
 
   it('there is no dev sign-in: the route answers like one that does not exist', async () => {
-    const res = await t.request('POST', '/api/dev/sign-in', { body: { sub: 'mallory', org: 'acme', roles: ['admin'] } });
-    expect([res.status, res.body]).toEqual([404, { statusCode: 404, error: 'Not Found', message: 'Cannot POST /api/dev/sign-in' }]);
+    const res = await t.request('POST', '/api/dev/sign-in', {
+      body: { sub: 'mallory', org: 'acme', roles: ['admin'] },
+    });
+    expect([res.status, res.body]).toEqual([
+      404,
+      { statusCode: 404, error: 'Not Found', message: 'Cannot POST /api/dev/sign-in' },
+    ]);
     expect((await t.request('GET', '/api/auth/config')).body).toMatchObject({ dev_sign_in: false });
     expect((await t.request('GET', '/')).text).toContain('Warden console');
   });

@@ -21,7 +21,12 @@ describe('conversation history', () => {
     mia = await t.token('mia', 'acme', []);
     ned = await t.token('ned', 'acme', []);
     expect(
-      (await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status,
+      (
+        await t.request('POST', '/api/connectors', {
+          token: admin,
+          body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS },
+        })
+      ).status,
     ).toBe(201);
     const agent = await t.request('POST', '/api/agents', {
       token: admin,
@@ -30,7 +35,10 @@ describe('conversation history', () => {
         model_config_json: {
           model: {
             provider: 'scripted',
-            script: [{ tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1001' } }] }, { content: 'PO-1001 is open.' }],
+            script: [
+              { tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1001' } }] },
+              { content: 'PO-1001 is open.' },
+            ],
           },
           tools: ['oa__get_purchase'],
         },
@@ -68,7 +76,9 @@ describe('conversation history', () => {
     ]);
     // The same events a live stream delivered, with the same ids (what a client resumes from with Last-Event-ID).
     expect(reopened.body.runs[0].events).toEqual(first.events.map((e) => ({ id: e.id, event: e.event, data: e.data })));
-    expect(reopened.body.runs[0].events.find((e: any) => e.event === 'observation').data.content).toContain('/purchases/PO-1001');
+    expect(reopened.body.runs[0].events.find((e: any) => e.event === 'observation').data.content).toContain(
+      '/purchases/PO-1001',
+    );
 
     const third = await chat(t, mia, { agent_id: agentId, message: 'One more', conversation_id: conversationId });
     expect(third.events[0].data.conversation_id).toBe(conversationId);

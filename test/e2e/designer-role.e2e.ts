@@ -42,7 +42,12 @@ describe('designer role', () => {
 
   it('the cases name agents, hooks, org settings as forbidden and the workflow routes as allowed', () => {
     expect(forbidden).toEqual(
-      expect.arrayContaining(['POST /api/agents', 'PUT /api/agents/:id', 'PUT /api/org/hooks', 'PUT /api/org/read-only']),
+      expect.arrayContaining([
+        'POST /api/agents',
+        'PUT /api/agents/:id',
+        'PUT /api/org/hooks',
+        'PUT /api/org/read-only',
+      ]),
     );
     expect(allowed.sort()).toEqual(['DELETE /api/workflows/:id', 'POST /api/workflows', 'PUT /api/workflows/:id']);
   });
@@ -82,15 +87,24 @@ describe('designer role', () => {
     const bad = { ...definition, nodes: [...definition.nodes, { id: 'ask', type: 'human' }] };
     const checked = await t.request('POST', '/api/workflows/validate', { token: designer, body: { definition: bad } });
     expect(checked.status).toBe(200);
-    expect(checked.body.problems).toEqual(expect.arrayContaining([expect.stringMatching(/\(ask\): human node needs a question/)]));
+    expect(checked.body.problems).toEqual(
+      expect.arrayContaining([expect.stringMatching(/\(ask\): human node needs a question/)]),
+    );
     const ok = await t.request('POST', '/api/workflows/validate', { token: designer, body: { definition } });
     expect(ok.body).toEqual({ problems: [] });
-    expect((await t.request('POST', '/api/workflows/validate', { token: member, body: { definition } })).status).toBe(403);
+    expect((await t.request('POST', '/api/workflows/validate', { token: member, body: { definition } })).status).toBe(
+      403,
+    );
 
-    expect((await t.request('POST', '/api/workflows', { token: member, body: { name: 'no', definition } })).status).toBe(403);
+    expect(
+      (await t.request('POST', '/api/workflows', { token: member, body: { name: 'no', definition } })).status,
+    ).toBe(403);
     const wf = await t.request('POST', '/api/workflows', { token: designer, body: { name: 'lookup', definition } });
     expect(wf.status).toBe(201);
-    const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, { token: designer, body: { inputs: { po: 'PO-1' } } });
+    const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, {
+      token: designer,
+      body: { inputs: { po: 'PO-1' } },
+    });
     expect(started.status).toBe(202);
     // Nothing listens on the connector's port: the run ends (failed), and the designer reads it and its list.
     await until('the run ended', async () => {

@@ -51,7 +51,10 @@ describe('dry run: rule, tier, approver policy and args after each rewrite (#31 
   });
 
   const dryRun = async (body: Record<string, unknown>): Promise<Verdict[]> => {
-    const res = await t.request('POST', '/api/hooks/dry-run', { token: admin, body: { tool: 'oa__purchase_pay', args: ARGS, ...body } });
+    const res = await t.request('POST', '/api/hooks/dry-run', {
+      token: admin,
+      body: { tool: 'oa__purchase_pay', args: ARGS, ...body },
+    });
     expect(res.status).toBe(200);
     return res.body as Verdict[];
   };
@@ -100,12 +103,24 @@ describe('dry run: rule, tier, approver policy and args after each rewrite (#31 
   it('POST /api/hooks/cel-check checks a tier condition as a save would and evaluates it on example args', async () => {
     const check = async (expression: string, args: Record<string, unknown>) =>
       (await t.request('POST', '/api/hooks/cel-check', { token: admin, body: { expression, args } })).body;
-    expect(await check('args.amount > 50000', { amount: 68000 })).toEqual({ valid: true, problem: null, holds: true, error: null });
+    expect(await check('args.amount > 50000', { amount: 68000 })).toEqual({
+      valid: true,
+      problem: null,
+      holds: true,
+      error: null,
+    });
     expect(await check('args.amount > 50000', { amount: 10 })).toMatchObject({ valid: true, holds: false });
     expect(await check('args.amount >', {})).toMatchObject({ valid: false, holds: null, problem: expect.any(String) });
-    expect(await check('args.amount + 1', { amount: 1 })).toMatchObject({ valid: false, problem: expect.stringMatching(/bool/) });
+    expect(await check('args.amount + 1', { amount: 1 })).toMatchObject({
+      valid: false,
+      problem: expect.stringMatching(/bool/),
+    });
     // A missing key cannot be evaluated: the tier counts as holding (fail closed), and the answer says why.
-    expect(await check('args.amount > 5', {})).toMatchObject({ valid: true, holds: true, error: expect.stringMatching(/holding/) });
+    expect(await check('args.amount > 5', {})).toMatchObject({
+      valid: true,
+      holds: true,
+      error: expect.stringMatching(/holding/),
+    });
     const empty = await t.request('POST', '/api/hooks/cel-check', { token: admin, body: { expression: '' } });
     expect(empty.status).toBe(400);
   });
@@ -121,7 +136,9 @@ describe('dry run: rule, tier, approver policy and args after each rewrite (#31 
     });
     expect(bad.status).toBe(200);
     expect(bad.body.problems).toEqual([
-      expect.stringMatching(/^model_config_json\.confirmation\.tiers\[0\]\.when "args.amount >" is not a valid CEL condition/),
+      expect.stringMatching(
+        /^model_config_json\.confirmation\.tiers\[0\]\.when "args.amount >" is not a valid CEL condition/,
+      ),
       expect.stringMatching(/^hooks\.yaml: hooks\[0\] \(line 2\): module "\.\/no-such\.mjs"/),
     ]);
     const member = await t.token('bob', 'acme', []);

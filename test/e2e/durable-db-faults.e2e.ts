@@ -42,7 +42,9 @@ describe('database faults (server process, PostgreSQL)', () => {
     await Promise.all(pos.map((po) => harness.chatUntil(a, `Pay ${po} amount 100`, (e) => e.event === 'run')));
     let kills = 0;
     for (let i = 0; i < 24; i++) {
-      const { rows } = await harness.sql.query<{ n: number }>(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+      const { rows } = await harness.sql.query<{
+        n: number;
+      }>(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
         WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`);
       kills += rows[0].n;
       await sleep(250);
@@ -50,7 +52,8 @@ describe('database faults (server process, PostgreSQL)', () => {
     await until(
       'every run ends',
       async () =>
-        (await harness.sql.query(`SELECT count(*)::int AS n FROM agent_runs WHERE status IN ('running', 'waiting')`)).rows[0].n === 0,
+        (await harness.sql.query(`SELECT count(*)::int AS n FROM agent_runs WHERE status IN ('running', 'waiting')`))
+          .rows[0].n === 0,
       60_000,
     ).catch(async (err: unknown) => {
       const stuck = await harness.sql.query(
@@ -58,7 +61,9 @@ describe('database faults (server process, PostgreSQL)', () => {
       );
       throw new Error(`${(err as Error).message}: ${JSON.stringify(stuck.rows)}\n${a.output().slice(-6000)}`);
     });
-    console.log(`database faults: ${kills} connections terminated; ${oa.requests.length} connector calls for ${pos.length} runs`);
+    console.log(
+      `database faults: ${kills} connections terminated; ${oa.requests.length} connector calls for ${pos.length} runs`,
+    );
     expect(a.child.exitCode).toBeNull();
     // No crash, no unhandled rejection, and no request ended by a dropped connection (an SSE stream waits it out).
     expect(a.output()).not.toMatch(/Unhandled 'error' event|unhandledRejection|Unhandled error/);
@@ -73,10 +78,17 @@ describe('database faults (server process, PostgreSQL)', () => {
   // reuses the request. (It used to block the payment for good: "the approval card could not be delivered".)
   it.each([
     ['recording the approval request', { table: 'confirmation_requests', event: 'INSERT' as const, when: 'true' }],
-    ['appending confirmation_pending', { table: 'run_events', event: 'INSERT' as const, when: `NEW.type = 'confirmation_pending'` }],
+    [
+      'appending confirmation_pending',
+      { table: 'run_events', event: 'INSERT' as const, when: `NEW.type = 'confirmation_pending'` },
+    ],
     [
       'recording the card delivery',
-      { table: 'confirmation_requests', event: 'UPDATE' as const, when: 'OLD.sent_card IS NULL AND NEW.sent_card IS NOT NULL' },
+      {
+        table: 'confirmation_requests',
+        event: 'UPDATE' as const,
+        when: 'OLD.sent_card IS NULL AND NEW.sent_card IS NOT NULL',
+      },
     ],
   ])(
     'a dropped connection while %s: the gated payment is not blocked; approved, it is made once',
@@ -101,10 +113,14 @@ describe('database faults (server process, PostgreSQL)', () => {
           ).rows[0],
       );
       expect(row).toMatchObject({ status: 'pending', reason: null });
-      expect((await h.api(a, 'POST', `/api/confirmations/${row.id}/decision`, { decision: 'approve' })).status).toBe(200);
+      expect((await h.api(a, 'POST', `/api/confirmations/${row.id}/decision`, { decision: 'approve' })).status).toBe(
+        200,
+      );
       await until(
         'the run completes',
-        async () => (await harness.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId])).rows[0].status === 'completed',
+        async () =>
+          (await harness.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId])).rows[0].status ===
+          'completed',
       );
       expect(Object.fromEntries(paymentsByPo(oa))).toEqual({ '/purchases/PO-G1/pay': 1 });
       expect((await h.sql.query(`SELECT status, blocked_by FROM tool_calls WHERE run_id = $1`, [runId])).rows).toEqual([
@@ -137,17 +153,25 @@ describe('database faults (server process, PostgreSQL)', () => {
     await until('the settlement is held inside its statement', async () => (await hold.waiting()).length === 1);
     await hold.disarm();
     expect((await first).status).not.toBe(200);
-    const votes = await h.sql.query(`SELECT c.status, c.approvals_given FROM confirmation_requests c WHERE id = $1`, [confirmationId]);
+    const votes = await h.sql.query(`SELECT c.status, c.approvals_given FROM confirmation_requests c WHERE id = $1`, [
+      confirmationId,
+    ]);
     expect(votes.rows).toEqual([{ status: 'pending', approvals_given: 1 }]);
 
-    expect((await h.api(a, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status).toBe(200);
+    expect(
+      (await h.api(a, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status,
+    ).toBe(200);
     const harness = h;
     await until(
       'the run completes',
-      async () => (await harness.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId])).rows[0].status === 'completed',
+      async () =>
+        (await harness.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId])).rows[0].status ===
+        'completed',
     );
     expect(Object.fromEntries(paymentsByPo(oa))).toEqual({ '/purchases/PO-V1/pay': 1 });
     // Once settled, the same person's next approval changes nothing and says so.
-    expect((await h.api(a, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status).toBe(409);
+    expect(
+      (await h.api(a, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status,
+    ).toBe(409);
   }, 60_000);
 });

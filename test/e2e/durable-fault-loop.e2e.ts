@@ -42,7 +42,8 @@ function faultDriver(harness: Harness, random: () => number) {
     started.push(server);
     slots[index] = server;
   };
-  const live = () => slots.filter((s): s is ServerProcess => s !== null && s.child.exitCode === null && s.child.signalCode === null);
+  const live = () =>
+    slots.filter((s): s is ServerProcess => s !== null && s.child.exitCode === null && s.child.signalCode === null);
   const ready = () => live().filter((s) => !paused.has(s));
   const pick = <T>(items: T[]): T | undefined => items[Math.floor(random() * items.length)];
 
@@ -59,7 +60,9 @@ function faultDriver(harness: Harness, random: () => number) {
       for (const { id } of rows) {
         const server = pick(ready());
         if (!server) return;
-        const res = await harness.api(server, 'POST', `/api/confirmations/${id}/decision`, { decision: 'approve' }).catch(() => undefined);
+        const res = await harness
+          .api(server, 'POST', `/api/confirmations/${id}/decision`, { decision: 'approve' })
+          .catch(() => undefined);
         if (res?.status === 200) counts.approvals++;
       }
     },
@@ -142,7 +145,9 @@ describe('randomized fault loop (server processes, PostgreSQL)', () => {
       'every run ends',
       async () => {
         await driver.approve().catch(() => undefined);
-        const { rows } = await harness.sql.query(`SELECT count(*)::int AS n FROM agent_runs WHERE status IN ('running', 'waiting')`);
+        const { rows } = await harness.sql.query(
+          `SELECT count(*)::int AS n FROM agent_runs WHERE status IN ('running', 'waiting')`,
+        );
         return rows[0].n === 0;
       },
       120_000,
@@ -152,19 +157,27 @@ describe('randomized fault loop (server processes, PostgreSQL)', () => {
 
     const runs = (await harness.sql.query(`SELECT id, status, error FROM agent_runs`)).rows;
     const calls = (
-      await harness.sql.query(`SELECT run_id, call_id, status, error, blocked_by, (args->>'amount')::int AS amount FROM tool_calls`)
+      await harness.sql.query(
+        `SELECT run_id, call_id, status, error, blocked_by, (args->>'amount')::int AS amount FROM tool_calls`,
+      )
     ).rows;
     const approved = new Set(
-      (await harness.sql.query(`SELECT call_id FROM confirmation_requests WHERE status = 'approved'`)).rows.map((c) => c.call_id),
+      (await harness.sql.query(`SELECT call_id FROM confirmation_requests WHERE status = 'approved'`)).rows.map(
+        (c) => c.call_id,
+      ),
     );
-    const auditRows = (await harness.sql.query(`SELECT call_id, outcome FROM connector_call_logs WHERE blocked_by IS NULL`)).rows;
+    const auditRows = (
+      await harness.sql.query(`SELECT call_id, outcome FROM connector_call_logs WHERE blocked_by IS NULL`)
+    ).rows;
     const sent = oa.requests.map((r) => String(r.headers['idempotency-key']));
     const sentTo = tally(oa.requests, (r) => r.path);
     const sentWith = tally(sent, (key) => key);
     const auditedCalls = tally(auditRows, (a) => a.call_id);
     const unaudited = sent.filter((key) => !auditedCalls[key]);
     const unsentRows = auditRows.filter((a) => !sentWith[a.call_id]);
-    const callOutcomes = tally(calls, (c) => [c.status, c.blocked_by, c.status === 'done' ? null : c.error].filter(Boolean).join(': '));
+    const callOutcomes = tally(calls, (c) =>
+      [c.status, c.blocked_by, c.status === 'done' ? null : c.error].filter(Boolean).join(': '),
+    );
     const { counts } = driver;
     console.log(
       `fault loop (seed ${SEED}, ${FAULT_MS} ms): ${runs.length} runs ${JSON.stringify(tally(runs, (r) => r.status))}; ` +
@@ -195,8 +208,11 @@ describe('randomized fault loop (server processes, PostgreSQL)', () => {
     }
     // No fault became a decision: the loop never rejects nor lets a request expire, so every call ran, once (or was
     // cut in flight and settled as interrupted, never retried), and every run made its payment.
-    expect(calls.filter((c) => !(c.status === 'done' || (c.status === 'failed' && c.error === 'interrupted')))).toEqual([]);
-    for (const c of calls.filter((c) => c.status === 'done')) expect([c.call_id, sentWith[c.call_id]]).toEqual([c.call_id, 1]);
+    expect(calls.filter((c) => !(c.status === 'done' || (c.status === 'failed' && c.error === 'interrupted')))).toEqual(
+      [],
+    );
+    for (const c of calls.filter((c) => c.status === 'done'))
+      expect([c.call_id, sentWith[c.call_id]]).toEqual([c.call_id, 1]);
     expect(runs.filter((r) => !calls.some((c) => c.run_id === r.id)).map((r) => r.id)).toEqual([]);
     // Audited before the request left: every request has exactly one row; a row without a request is one whose server
     // died (or lost its connection) between the row and the send, and it says interrupted.
@@ -204,9 +220,12 @@ describe('randomized fault loop (server processes, PostgreSQL)', () => {
     expect(Object.entries(auditedCalls).filter(([, n]) => n > 1)).toEqual([]);
     expect(unsentRows.filter((a) => a.outcome !== 'interrupted')).toEqual([]);
     for (const r of runs) {
-      const seqs = (await harness.sql.query(`SELECT seq FROM run_events WHERE run_id = $1 ORDER BY seq`, [r.id])).rows.map((e) => e.seq);
+      const seqs = (
+        await harness.sql.query(`SELECT seq FROM run_events WHERE run_id = $1 ORDER BY seq`, [r.id])
+      ).rows.map((e) => e.seq);
       expect(seqs).toEqual(seqs.map((_, i) => i + 1));
-      const done = (await harness.sql.query(`SELECT seq FROM run_events WHERE run_id = $1 AND type = 'done'`, [r.id])).rows;
+      const done = (await harness.sql.query(`SELECT seq FROM run_events WHERE run_id = $1 AND type = 'done'`, [r.id]))
+        .rows;
       expect(done.map((d) => d.seq)).toEqual([seqs.length]);
     }
   }, 420_000);

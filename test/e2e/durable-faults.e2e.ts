@@ -101,8 +101,12 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
     // A barrier for B's audit batches (SIGTERM drains them): a batch landing late must not add a row either.
     await b.stop('SIGTERM');
     const rows = (await h.sql.query(`SELECT call_id, outcome FROM connector_call_logs WHERE blocked_by IS NULL`)).rows;
-    expect(rows.map((r) => r.call_id).sort()).toEqual(oa.requests.map((r) => String(r.headers['idempotency-key'])).sort());
-    const interrupted = (await h.sql.query(`SELECT call_id FROM tool_calls WHERE error = 'interrupted'`)).rows.map((r) => r.call_id).sort();
+    expect(rows.map((r) => r.call_id).sort()).toEqual(
+      oa.requests.map((r) => String(r.headers['idempotency-key'])).sort(),
+    );
+    const interrupted = (await h.sql.query(`SELECT call_id FROM tool_calls WHERE error = 'interrupted'`)).rows
+      .map((r) => r.call_id)
+      .sort();
     expect(interrupted.length).toBeGreaterThan(0);
     expect(
       rows
@@ -115,7 +119,11 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
 
   it('break 1: a paused instance whose runs were taken over decides nothing and writes nothing when it resumes', async () => {
     // Waiting runs kept in their process (no parking): A holds the gated runs' leases when it is paused.
-    h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200', RUN_PARK_ON_APPROVAL: 'false' } });
+    h = await startHarness({
+      llm,
+      oa,
+      env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200', RUN_PARK_ON_APPROVAL: 'false' },
+    });
     const a = await h.start(); // the set-up server, taken over: A only needs to be another instance than B
     const b = await h.start({ INSTANCE_ID: 'instance-b' });
     const gated = ['PO-11', 'PO-12', 'PO-13', 'PO-14', 'PO-15', 'PO-16'];
@@ -137,10 +145,16 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
       await until(
         'B took every run over',
         async () =>
-          (await h!.sql.query(`SELECT count(*)::int AS n FROM agent_runs WHERE locked_by = 'instance-b' OR status = 'completed'`)).rows[0]
-            .n === 7,
+          (
+            await h!.sql.query(
+              `SELECT count(*)::int AS n FROM agent_runs WHERE locked_by = 'instance-b' OR status = 'completed'`,
+            )
+          ).rows[0].n === 7,
       );
-      await until('B settled the in-flight call and finished its run', async () => (await statusOf(slowRun)) === 'completed');
+      await until(
+        'B settled the in-flight call and finished its run',
+        async () => (await statusOf(slowRun)) === 'completed',
+      );
     } finally {
       a.child.kill('SIGCONT');
     }
@@ -149,7 +163,9 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
     const rows = await h.sql.query(`SELECT status, reason FROM confirmation_requests`);
     expect(rows.rows).toEqual(gated.map(() => ({ status: 'pending', reason: null })));
     for (const w of waiting)
-      expect((await h.api(b, 'POST', `/api/confirmations/${w.confirmationId}/decision`, { decision: 'approve' })).status).toBe(200);
+      expect(
+        (await h.api(b, 'POST', `/api/confirmations/${w.confirmationId}/decision`, { decision: 'approve' })).status,
+      ).toBe(200);
     await until('every approved run completes', async () =>
       (await Promise.all(waiting.map((w) => statusOf(w.runId)))).every((s) => s === 'completed'),
     );
@@ -219,7 +235,13 @@ describe('durability under faults (server processes, PostgreSQL)', () => {
     h = await startHarness({ llm, oa, stream: true });
     const a = await h.start();
     mangle = (po, attempt) =>
-      po === 'PO-61' ? { truncate: true } : po === 'PO-62' ? { empty: true } : po === 'PO-63' && attempt === 1 ? { truncate: true } : {};
+      po === 'PO-61'
+        ? { truncate: true }
+        : po === 'PO-62'
+          ? { empty: true }
+          : po === 'PO-63' && attempt === 1
+            ? { truncate: true }
+            : {};
     const story = async (po: string) => h!.chatUntil(a, `Pay ${po} amount 100`, (e) => e.event === 'done');
     const cut = await story('PO-61');
     expect(cut.at(-1)!.data).toMatchObject({ status: 'failed' });

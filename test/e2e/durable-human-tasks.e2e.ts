@@ -8,7 +8,11 @@ const RELEASE_ACTION = {
   method: 'POST',
   path: '/releases/{id}',
   description: 'Ship or hold a release',
-  parameters: { type: 'object', properties: { id: { type: 'string' }, decision: { type: 'string' } }, required: ['id', 'decision'] },
+  parameters: {
+    type: 'object',
+    properties: { id: { type: 'string' }, decision: { type: 'string' } },
+    required: ['id', 'decision'],
+  },
 };
 
 /** Issue #20, acceptance 6: a HUMAN node and an agent's ask_human wait durably — kill -9, restart, answer -> completes once. */
@@ -28,7 +32,10 @@ describe('durable human tasks (server processes, PostgreSQL)', () => {
     h = await startProcesses();
     const { token, start, api } = h;
     let server = await start();
-    expect((await api(server, 'POST', '/api/connectors', { name: 'oa', base_url: oa.url, actions: [RELEASE_ACTION] })).status).toBe(201);
+    expect(
+      (await api(server, 'POST', '/api/connectors', { name: 'oa', base_url: oa.url, actions: [RELEASE_ACTION] }))
+        .status,
+    ).toBe(201);
     const wf = await api(server, 'POST', '/api/workflows', {
       name: 'release',
       definition: {
@@ -64,13 +71,17 @@ describe('durable human tasks (server processes, PostgreSQL)', () => {
         confirmation: { approvers: ['org_admins'] },
         model: {
           provider: 'scripted',
-          script: [{ tool_calls: [{ name: 'ask_human', args: { question: 'Ship R-10?', form: SHIP_OR_HOLD } }] }, { content: 'asked' }],
+          script: [
+            { tool_calls: [{ name: 'ask_human', args: { question: 'Ship R-10?', form: SHIP_OR_HOLD } }] },
+            { content: 'asked' },
+          ],
         },
       },
     });
     expect(agent.status).toBe(201);
 
-    const wfRun = (await api(server, 'POST', `/api/workflows/${wf.body.id}/runs`, { inputs: { release: 'R-9' } })).body.run_id;
+    const wfRun = (await api(server, 'POST', `/api/workflows/${wf.body.id}/runs`, { inputs: { release: 'R-9' } })).body
+      .run_id;
     // The agent's run, started over the chat API; its stream is not needed (the run outlives the connection).
     const chat = fetch(`${server.url}/api/chat`, {
       method: 'POST',
@@ -82,7 +93,9 @@ describe('durable human tasks (server processes, PostgreSQL)', () => {
     const questions = await until(
       'two pending questions',
       async () => {
-        const pending = (await api(server, 'GET', '/api/confirmations?status=pending')).body as Array<Record<string, any>>;
+        const pending = (await api(server, 'GET', '/api/confirmations?status=pending')).body as Array<
+          Record<string, any>
+        >;
         return pending.length === 2 ? pending : undefined;
       },
       30_000,
@@ -90,7 +103,8 @@ describe('durable human tasks (server processes, PostgreSQL)', () => {
     );
     await until(
       'workflow waiting',
-      async () => ((await api(server, 'GET', `/api/workflow-runs/${wfRun}`)).body.status === 'waiting' ? true : undefined),
+      async () =>
+        (await api(server, 'GET', `/api/workflow-runs/${wfRun}`)).body.status === 'waiting' ? true : undefined,
       30_000,
       100,
     );
@@ -102,12 +116,20 @@ describe('durable human tasks (server processes, PostgreSQL)', () => {
     const nodeQuestion = questions.find((q) => q.args.question === 'Ship R-9?')!;
     const agentQuestion = questions.find((q) => q.args.question === 'Ship R-10?')!;
     expect(
-      (await api(server, 'POST', `/api/confirmations/${nodeQuestion.id}/decision`, { decision: 'approve', answer: { choice: 'ship' } }))
-        .status,
+      (
+        await api(server, 'POST', `/api/confirmations/${nodeQuestion.id}/decision`, {
+          decision: 'approve',
+          answer: { choice: 'ship' },
+        })
+      ).status,
     ).toBe(200);
     expect(
-      (await api(server, 'POST', `/api/confirmations/${agentQuestion.id}/decision`, { decision: 'approve', answer: { choice: 'hold' } }))
-        .status,
+      (
+        await api(server, 'POST', `/api/confirmations/${agentQuestion.id}/decision`, {
+          decision: 'approve',
+          answer: { choice: 'hold' },
+        })
+      ).status,
     ).toBe(200);
 
     const done = await until(

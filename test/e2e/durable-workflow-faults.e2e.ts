@@ -48,7 +48,9 @@ describe('durable workflow runs under faults (server processes, PostgreSQL)', ()
     const runId = started.body.run_id as string;
     const confirmationId = await until(
       'the agent node waits for approval',
-      async () => (await h!.sql.query(`SELECT id FROM confirmation_requests WHERE status = 'pending'`)).rows[0]?.id as string | undefined,
+      async () =>
+        (await h!.sql.query(`SELECT id FROM confirmation_requests WHERE status = 'pending'`)).rows[0]?.id as
+          string | undefined,
     );
 
     a.child.kill('SIGSTOP');
@@ -69,18 +71,21 @@ describe('durable workflow runs under faults (server processes, PostgreSQL)', ()
       'A reacts to the takeover',
       async () =>
         a.output().includes('workflow run lease lost') ||
-        (await h!.sql.query(`SELECT locked_by FROM workflow_runs WHERE id = $1`, [runId])).rows[0].locked_by === 'instance-a',
+        (await h!.sql.query(`SELECT locked_by FROM workflow_runs WHERE id = $1`, [runId])).rows[0].locked_by ===
+          'instance-a',
     );
 
-    expect((await h.api(b, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status).toBe(200);
+    expect(
+      (await h.api(b, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status,
+    ).toBe(200);
     const done = await until('the workflow ends', async () => {
       const r = (await h!.api(b, 'GET', `/api/workflow-runs/${runId}`)).body;
       return ['completed', 'failed'].includes(r.status) ? r : undefined;
     });
     expect(done).toMatchObject({ status: 'completed', nodes: { direct_pay: { status: 'completed' } } });
-    const events = await fetch(`${b.url}/api/workflow-runs/${runId}/events`, { headers: { authorization: `Bearer ${h.token}` } }).then(
-      (r) => r.text(),
-    );
+    const events = await fetch(`${b.url}/api/workflow-runs/${runId}/events`, {
+      headers: { authorization: `Bearer ${h.token}` },
+    }).then((r) => r.text());
     // A barrier: a graceful stop settles every drive of both instances (A's stale one included), so a second payment
     // on its way would have reached the target.
     await Promise.all([a.stop('SIGTERM'), b.stop('SIGTERM')]);

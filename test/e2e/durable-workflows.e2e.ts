@@ -20,13 +20,18 @@ describe('durable workflow runs (server processes, PostgreSQL)', () => {
     h = await startProcesses();
     const { token, start, api } = h;
     let server = await start();
-    expect((await api(server, 'POST', '/api/connectors', { name: 'oa', base_url: oa.url, actions: OA_ACTIONS })).status).toBe(201);
+    expect(
+      (await api(server, 'POST', '/api/connectors', { name: 'oa', base_url: oa.url, actions: OA_ACTIONS })).status,
+    ).toBe(201);
     const agent = await api(server, 'POST', '/api/agents', {
       name: 'payer',
       model_config_json: {
         model: {
           provider: 'scripted',
-          script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 70000 } }] }, { content: 'paid PO-1' }],
+          script: [
+            { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 70000 } }] },
+            { content: 'paid PO-1' },
+          ],
         },
         tools: ['oa__purchase_pay'],
       },
@@ -65,7 +70,8 @@ describe('durable workflow runs (server processes, PostgreSQL)', () => {
     );
     await until(
       'workflow waiting',
-      async () => ((await api(server, 'GET', `/api/workflow-runs/${runId}`)).body.status === 'waiting' ? true : undefined),
+      async () =>
+        (await api(server, 'GET', `/api/workflow-runs/${runId}`)).body.status === 'waiting' ? true : undefined,
       30_000,
       100,
     );
@@ -76,7 +82,9 @@ describe('durable workflow runs (server processes, PostgreSQL)', () => {
     const pending = (await api(server, 'GET', '/api/confirmations?status=pending')).body as Array<{ id: string }>;
     expect(pending).toHaveLength(2);
     for (const c of pending)
-      expect((await api(server, 'POST', `/api/confirmations/${c.id}/decision`, { decision: 'approve' })).status).toBe(200);
+      expect((await api(server, 'POST', `/api/confirmations/${c.id}/decision`, { decision: 'approve' })).status).toBe(
+        200,
+      );
     const done = await until(
       'workflow completed',
       async () => {
@@ -92,9 +100,9 @@ describe('durable workflow runs (server processes, PostgreSQL)', () => {
     });
     expect(oa.requests.filter((r) => r.path === '/purchases/PO-1/pay')).toHaveLength(1);
     expect(oa.requests.filter((r) => r.path === '/purchases/PO-2/pay')).toHaveLength(1);
-    const events = await fetch(`${server.url}/api/workflow-runs/${runId}/events`, { headers: { authorization: `Bearer ${token}` } }).then(
-      (r) => r.text(),
-    );
+    const events = await fetch(`${server.url}/api/workflow-runs/${runId}/events`, {
+      headers: { authorization: `Bearer ${token}` },
+    }).then((r) => r.text());
     expect(events).toMatch(/event: workflow_resumed/);
     expect(events).toMatch(/event: done\ndata: [^\n]*"status":"completed"/);
   }, 90_000);

@@ -37,7 +37,9 @@ function payingModel(body: ChatRequestBody) {
   const match = /Pay (PO-\d+) amount (\d+)/.exec(user);
   const tool = [...body.messages].reverse().find((m) => m.role === 'tool');
   if (tool) return { content: `Finished ${match?.[1]}: ${tool.content}` };
-  return { tool_calls: [{ name: 'oa__purchase_pay', args: { id: match?.[1] ?? 'PO-?', amount: Number(match?.[2] ?? 0) } }] };
+  return {
+    tool_calls: [{ name: 'oa__purchase_pay', args: { id: match?.[1] ?? 'PO-?', amount: Number(match?.[2] ?? 0) } }],
+  };
 }
 
 describe('durable runs: restarts, several instances, in-flight calls (server processes, PostgreSQL)', () => {
@@ -75,7 +77,9 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
   }
 
   /** A fresh database, an admin token, a connector and an agent whose payments over 50 000 need approval. */
-  async function setup(confirmation: Record<string, unknown> = {}): Promise<Env & { first: ServerProcess; agentId: string }> {
+  async function setup(
+    confirmation: Record<string, unknown> = {},
+  ): Promise<Env & { first: ServerProcess; agentId: string }> {
     const db = await createTestDatabase();
     drops.push(db.drop);
     const env = {
@@ -96,13 +100,23 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     };
     const first = await start(env);
     const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
-    const connector = await api(first, 'POST', '/api/connectors', token, { name: 'oa', base_url: oa.url, actions: OA_ACTIONS });
+    const connector = await api(first, 'POST', '/api/connectors', token, {
+      name: 'oa',
+      base_url: oa.url,
+      actions: OA_ACTIONS,
+    });
     expect(connector.status).toBe(201);
     const agent = await api(first, 'POST', '/api/agents', token, {
       name: 'payer',
       instructions: 'You pay purchase orders.',
       model_config_json: {
-        model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake-1', api_key_env: 'WARDEN_LLM_KEY_FAKE', stream: false },
+        model: {
+          provider: 'openai',
+          base_url: llm.baseUrl,
+          model: 'fake-1',
+          api_key_env: 'WARDEN_LLM_KEY_FAKE',
+          stream: false,
+        },
         tools: ['oa__purchase_pay'],
         confirmation: { timeout_s: 120, ...confirmation },
       },
@@ -205,7 +219,9 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     await kill9(first);
 
     const second = await start(env);
-    const approved = await api(second, 'POST', `/api/confirmations/${confirmationId}/decision`, token, { decision: 'approve' });
+    const approved = await api(second, 'POST', `/api/confirmations/${confirmationId}/decision`, token, {
+      decision: 'approve',
+    });
     expect(approved.status).toBe(200);
     await until('the run completes after the restart', async () => (await runStatus(sql, runId)) === 'completed');
     const events = await story(second, token, runId);
@@ -215,9 +231,15 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
 
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
     const types = events.map((e) => e.event);
-    const order = ['run', 'tool_call', 'confirmation_pending', 'confirmation_resolved', 'observation', 'answer', 'done'].map((t) =>
-      types.indexOf(t),
-    );
+    const order = [
+      'run',
+      'tool_call',
+      'confirmation_pending',
+      'confirmation_resolved',
+      'observation',
+      'answer',
+      'done',
+    ].map((t) => types.indexOf(t));
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     const call = events.find((e) => e.event === 'tool_call')!.data;
@@ -226,7 +248,10 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
       status: 'approved',
       confirmation_id: confirmationId,
     });
-    expect(events.find((e) => e.event === 'observation')!.data).toMatchObject({ blocked: false, call_id: call.call_id });
+    expect(events.find((e) => e.event === 'observation')!.data).toMatchObject({
+      blocked: false,
+      call_id: call.call_id,
+    });
     expect(events.at(-1)!.data).toMatchObject({ status: 'completed', run_id: runId });
     expect(types.filter((t) => t === 'tool_interrupted')).toHaveLength(0);
   }, 60_000);
@@ -237,12 +262,19 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     await kill9(first);
     const second = await start(env);
     expect(
-      (await api(second, 'POST', `/api/confirmations/${confirmationId}/decision`, token, { decision: 'reject', reason: 'not this month' }))
-        .status,
+      (
+        await api(second, 'POST', `/api/confirmations/${confirmationId}/decision`, token, {
+          decision: 'reject',
+          reason: 'not this month',
+        })
+      ).status,
     ).toBe(200);
     await until('the run ends', async () => (await runStatus(sql, runId)) === 'completed');
     const events = await story(second, token, runId);
-    expect(events.find((e) => e.event === 'observation')!.data).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });
+    expect(events.find((e) => e.event === 'observation')!.data).toMatchObject({
+      blocked: true,
+      blocked_by: 'confirmation_gate',
+    });
     expect(events.find((e) => e.event === 'observation')!.data.content).toMatch(/rejected by .*not this month/);
     await second.stop(); // a barrier: every drive settled
     expect(oa.requests).toHaveLength(0);
@@ -254,14 +286,20 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     await kill9(first);
     await until(
       'the deadline passes',
-      () => Date.now() > new Date(before.find((e) => e.event === 'confirmation_pending')!.data.expires_at).getTime() + 200,
+      () =>
+        Date.now() > new Date(before.find((e) => e.event === 'confirmation_pending')!.data.expires_at).getTime() + 200,
     );
     const second = await start(env);
     await until('the run ends', async () => (await runStatus(sql, runId)) === 'completed');
     const events = await story(second, token, runId);
     expect(events.find((e) => e.event === 'confirmation_resolved')!.data).toMatchObject({ status: 'expired' });
-    expect(events.find((e) => e.event === 'observation')!.data).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });
-    const late = await api(second, 'POST', `/api/confirmations/${confirmationId}/decision`, token, { decision: 'approve' });
+    expect(events.find((e) => e.event === 'observation')!.data).toMatchObject({
+      blocked: true,
+      blocked_by: 'confirmation_gate',
+    });
+    const late = await api(second, 'POST', `/api/confirmations/${confirmationId}/decision`, token, {
+      decision: 'approve',
+    });
     expect(late.status).toBe(409);
     await second.stop(); // a barrier: every drive settled
     expect(oa.requests).toHaveLength(0);
@@ -270,7 +308,12 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
   it('4. kill -9 while the connector call is in flight: after recovery the call is not repeated, and the story says so', async () => {
     const { env, token, sql, first, agentId } = await setup();
     oaDelayMs = 4000;
-    const events = await chatUntil(first, token, { agent_id: agentId, message: 'Pay PO-4 amount 100' }, (e) => e.event === 'tool_call');
+    const events = await chatUntil(
+      first,
+      token,
+      { agent_id: agentId, message: 'Pay PO-4 amount 100' },
+      (e) => e.event === 'tool_call',
+    );
     const runId = events[0].data.run_id as string;
     const callId = events.find((e) => e.event === 'tool_call')!.data.call_id as string;
     await until('the connector receives the call', () => oa.requests.length === 1);
@@ -282,7 +325,12 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     await second.stop(); // a barrier: every drive settled, so a retried call would have reached the target
     expect(oa.requests).toHaveLength(1);
     const interrupted = all.find((e) => e.event === 'tool_interrupted')!.data;
-    expect(interrupted).toMatchObject({ call_id: callId, tool: 'oa__purchase_pay', idempotency_key: callId, retried: false });
+    expect(interrupted).toMatchObject({
+      call_id: callId,
+      tool: 'oa__purchase_pay',
+      idempotency_key: callId,
+      retried: false,
+    });
     expect(interrupted.message).toMatch(
       new RegExp(`server stopped while this call was in flight; it was not retried.*Idempotency-Key ${callId}`),
     );
@@ -309,12 +357,16 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     const reattached = story(b, token, runId, seen.at(-1)!.id);
     // The stream on B is live (following the run) before the decision, so it sees the rest as it happens.
     await until('B follows the run', async () => (await followers(b)) === 1);
-    expect((await api(b, 'POST', `/api/confirmations/${confirmationId}/decision`, token, { decision: 'approve' })).status).toBe(200);
+    expect(
+      (await api(b, 'POST', `/api/confirmations/${confirmationId}/decision`, token, { decision: 'approve' })).status,
+    ).toBe(200);
     // B took the decision: it claims the run and continues it (the latency is a bench figure).
     await until('the connector is called', () => oa.requests.length === 1);
     const rest = await reattached;
     expect(rest[0].id).toBe(seen.at(-1)!.id + 1);
-    expect(rest.map((e) => e.event)).toEqual(expect.arrayContaining(['confirmation_resolved', 'observation', 'answer', 'done']));
+    expect(rest.map((e) => e.event)).toEqual(
+      expect.arrayContaining(['confirmation_resolved', 'observation', 'answer', 'done']),
+    );
     expect(rest.at(-1)!.data).toMatchObject({ status: 'completed', run_id: runId });
     expect(await runStatus(sql, runId)).toBe('completed');
     await Promise.all([a.stop(), b.stop()]);
@@ -327,7 +379,8 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     // The run turns `waiting` just after its confirmation_pending event is written.
     await until(
       '200 waiting runs',
-      async () => Number((await sql.query(`SELECT count(*) FROM agent_runs WHERE status = 'waiting'`)).rows[0].count) === 200,
+      async () =>
+        Number((await sql.query(`SELECT count(*) FROM agent_runs WHERE status = 'waiting'`)).rows[0].count) === 200,
     );
     const stopAt = Date.now();
     await first.stop('SIGTERM'); // Nest re-raises the signal once shut down, so the exit code is null
@@ -336,7 +389,9 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     expect((await sql.query(`SELECT status, count(*)::int AS n FROM tool_calls GROUP BY status`)).rows).toEqual([
       { status: 'pending', n: 200 },
     ]);
-    expect(Number((await sql.query(`SELECT count(*) FROM agent_runs WHERE lease_until > now()`)).rows[0].count)).toBe(0);
+    expect(Number((await sql.query(`SELECT count(*) FROM agent_runs WHERE lease_until > now()`)).rows[0].count)).toBe(
+      0,
+    );
 
     const second = await start(env);
     const t0 = Date.now();
@@ -346,7 +401,8 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     expect(decisions.every((d) => d.status === 200)).toBe(true);
     await until(
       '200 completions',
-      async () => Number((await sql.query(`SELECT count(*) FROM agent_runs WHERE status = 'completed'`)).rows[0].count) === 200,
+      async () =>
+        Number((await sql.query(`SELECT count(*) FROM agent_runs WHERE status = 'completed'`)).rows[0].count) === 200,
       60_000,
     );
     console.log(`200 approvals after restart -> 200 completions in ${Date.now() - t0} ms`);

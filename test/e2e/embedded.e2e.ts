@@ -7,9 +7,11 @@ import { until } from '../support/eventually.js';
 import { bootExpectingFailure, startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 async function printedToken(server: ServerProcess): Promise<string> {
-  return until('the printed token', () => /export TOKEN=(\S+)/.exec(server.output())?.[1], 10_000, 100).catch((err: unknown) => {
-    throw new Error(`${(err as Error).message}:\n${server.output()}`);
-  });
+  return until('the printed token', () => /export TOKEN=(\S+)/.exec(server.output())?.[1], 10_000, 100).catch(
+    (err: unknown) => {
+      throw new Error(`${(err as Error).message}:\n${server.output()}`);
+    },
+  );
 }
 
 jest.setTimeout(120_000);
@@ -34,7 +36,9 @@ describe('embedded PGlite default (npm start)', () => {
     const second = await startServerProcess(env, { timeoutMs: 60_000 });
     try {
       const token = await printedToken(second);
-      const users = (await (await fetch(`${second.url}/api/users`, { headers: { authorization: `Bearer ${token}` } })).json()) as Array<{
+      const users = (await (
+        await fetch(`${second.url}/api/users`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as Array<{
         sub: string;
       }>;
       expect(users.map((u: { sub: string }) => u.sub)).toEqual(['demo-admin']);
@@ -55,14 +59,20 @@ describe('embedded PGlite default (npm start)', () => {
 
 describe('PostgreSQL via DATABASE_URL', () => {
   it('runs migrations at start on an empty database', async () => {
-    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' });
+    const admin = new pg.Client({
+      connectionString: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    });
     await admin.connect();
     const name = `wt_empty_${process.pid}_${Date.now()}`;
     await admin.query(`CREATE DATABASE ${name}`);
     await admin.end();
     const url = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
     url.pathname = `/${name}`;
-    const server = await startServerProcess({ NODE_ENV: 'development', DATABASE_URL: url.toString(), SEED_DEMO: 'false' });
+    const server = await startServerProcess({
+      NODE_ENV: 'development',
+      DATABASE_URL: url.toString(),
+      SEED_DEMO: 'false',
+    });
     try {
       const c = new pg.Client({ connectionString: url.toString() });
       await c.connect();
@@ -71,7 +81,9 @@ describe('PostgreSQL via DATABASE_URL', () => {
       expect(rows[0].n).toBeGreaterThan(0);
     } finally {
       await server.stop();
-      const a = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' });
+      const a = new pg.Client({
+        connectionString: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+      });
       await a.connect();
       await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await a.end();

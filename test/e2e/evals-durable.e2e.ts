@@ -67,7 +67,9 @@ describe('durable evals (server processes, PostgreSQL)', () => {
     // The first case's run is recorded and its model call is under way (held) when the instance stops.
     const underWay = await until('the first case under way', async () => {
       const row = await evalRow(evalId);
-      return row.case_run_id && llm.requests.some((r) => r.messages.some((m) => m.content?.includes(po[0]))) ? row : undefined;
+      return row.case_run_id && llm.requests.some((r) => r.messages.some((m) => m.content?.includes(po[0])))
+        ? row
+        : undefined;
     });
     await stop(a);
     await meanwhile();

@@ -30,7 +30,10 @@ describe("evals run the org's hooks", () => {
         model_config_json: {
           model: {
             provider: 'scripted',
-            script: [{ tool_calls: ids.map((id) => ({ name: 'oa__get_purchase', args: { id } })) }, { content: 'done' }],
+            script: [
+              { tool_calls: ids.map((id) => ({ name: 'oa__get_purchase', args: { id } })) },
+              { content: 'done' },
+            ],
           },
           tools: ['oa__*'],
         },
@@ -49,7 +52,12 @@ describe("evals run the org's hooks", () => {
     t = await startTestApp({ HOOK_HTTP_ALLOW: `127.0.0.1:${opa.port}` });
     admin = await t.token('alice', 'acme', ['admin']);
     expect(
-      (await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status,
+      (
+        await t.request('POST', '/api/connectors', {
+          token: admin,
+          body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS },
+        })
+      ).status,
     ).toBe(201);
     const yaml = [
       'hooks:',
@@ -70,13 +78,19 @@ describe("evals run the org's hooks", () => {
 
   it('in chat the org policy blocks the SECRET read (the baseline)', async () => {
     const res = await chat(t, admin, { agent_id: await reader('chat-reader', ['SECRET']), message: 'read' });
-    expect(res.events.find((e) => e.event === 'observation')!.data).toMatchObject({ blocked: true, blocked_by: 'purchases-policy' });
+    expect(res.events.find((e) => e.event === 'observation')!.data).toMatchObject({
+      blocked: true,
+      blocked_by: 'purchases-policy',
+    });
     expect(readsOf('SECRET')).toHaveLength(0);
   });
 
   it('in an eval the org policy blocks SECRET, an ask is simulated (nobody waits, nothing sent), an allowed read runs', async () => {
     const agent = await reader('eval-reader', ['SECRET', 'ASK', 'OPEN']);
-    const created = await t.request('POST', '/api/evals', { token: admin, body: { agent_id: agent, cases: [{ input: 'read' }] } });
+    const created = await t.request('POST', '/api/evals', {
+      token: admin,
+      body: { agent_id: agent, cases: [{ input: 'read' }] },
+    });
     expect(created.status).toBe(202);
     const result = await until('eval finished', async () => {
       const r = await t.request('GET', `/api/evals/${created.body.id}`, { token: admin });

@@ -35,12 +35,19 @@ describe('evals never send a write (PostgreSQL)', () => {
     });
 
   beforeAll(async () => {
-    oa = await startHttpFake((req) => (req.method === 'GET' ? { id: 'PO-9', amount: 600_000, status: 'open' } : { paid: true }));
+    oa = await startHttpFake((req) =>
+      req.method === 'GET' ? { id: 'PO-9', amount: 600_000, status: 'open' } : { paid: true },
+    );
     t = await startTestApp();
     admin = await t.token('alice', 'acme', ['admin']);
     member = await t.token('bob', 'acme', []);
     expect(
-      (await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status,
+      (
+        await t.request('POST', '/api/connectors', {
+          token: admin,
+          body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS },
+        })
+      ).status,
     ).toBe(201);
     const res = await t.request('POST', '/api/agents', {
       token: admin,
@@ -72,7 +79,10 @@ describe('evals never send a write (PostgreSQL)', () => {
 
   it('break 1: a member cannot start an eval (403) and nothing runs', async () => {
     const before = (await db.query(`SELECT count(*)::int AS n FROM agent_runs`)).rows[0].n;
-    const res = await t.request('POST', '/api/evals', { token: member, body: { agent_id: payer, cases: [{ input: 'pay PO-9' }] } });
+    const res = await t.request('POST', '/api/evals', {
+      token: member,
+      body: { agent_id: payer, cases: [{ input: 'pay PO-9' }] },
+    });
     expect(res.status).toBe(403);
     expect((await db.query(`SELECT count(*)::int AS n FROM evals`)).rows[0].n).toBe(0);
     expect((await db.query(`SELECT count(*)::int AS n FROM agent_runs`)).rows[0].n).toBe(before);
@@ -99,7 +109,10 @@ describe('evals never send a write (PostgreSQL)', () => {
       { tool: 'oa__get_purchase', args: { id: 'PO-9' }, simulated: false, status: 'done' },
       { tool: 'oa__purchase_pay', args: { id: 'PO-9', amount: 600_000 }, simulated: true, status: 'done' },
     ]);
-    const { rows } = await db.query(`SELECT tool, result FROM tool_calls WHERE run_id = $1 AND tool = 'oa__purchase_pay'`, [c.run_id]);
+    const { rows } = await db.query(
+      `SELECT tool, result FROM tool_calls WHERE run_id = $1 AND tool = 'oa__purchase_pay'`,
+      [c.run_id],
+    );
     expect(rows[0].result).toBe('{"paid":true,"receipt":"R-FIXTURE-1"}');
     // No approval was asked for, and the audit trail has both calls, flagged.
     expect((await db.query(`SELECT count(*)::int AS n FROM confirmation_requests`)).rows[0].n).toBe(0);
@@ -113,18 +126,26 @@ describe('evals never send a write (PostgreSQL)', () => {
   it('without a fixture the observation says the call was simulated; a wrong expected call fails the case and says why', async () => {
     const result = await runEval({
       agent_id: payer,
-      cases: [{ input: 'pay PO-9', expect_tool_calls: [{ tool: 'oa__purchase_pay', args_subset: { amount: 60_000 } }] }],
+      cases: [
+        { input: 'pay PO-9', expect_tool_calls: [{ tool: 'oa__purchase_pay', args_subset: { amount: 60_000 } }] },
+      ],
     });
     expect(pays()).toHaveLength(0);
     const [c] = result.results;
     expect(c.passed).toBe(false);
-    expect(c.failures).toEqual([expect.stringContaining('no call of oa__purchase_pay with args containing {"amount":60000}')]);
-    const { rows } = await db.query(`SELECT result FROM tool_calls WHERE run_id = $1 AND tool = 'oa__purchase_pay'`, [c.run_id]);
+    expect(c.failures).toEqual([
+      expect.stringContaining('no call of oa__purchase_pay with args containing {"amount":60000}'),
+    ]);
+    const { rows } = await db.query(`SELECT result FROM tool_calls WHERE run_id = $1 AND tool = 'oa__purchase_pay'`, [
+      c.run_id,
+    ]);
     expect(rows[0].result).toBe('[eval] oa__purchase_pay was simulated, not sent');
   });
 
   it('reads: "simulated" keeps reads off the connector too; evals still never pay while the org is read-only', async () => {
-    expect((await t.request('PUT', '/api/org/read-only', { token: admin, body: { read_only: true } })).status).toBe(200);
+    expect((await t.request('PUT', '/api/org/read-only', { token: admin, body: { read_only: true } })).status).toBe(
+      200,
+    );
     try {
       const result = await runEval({
         agent_id: payer,
@@ -144,7 +165,10 @@ describe('evals never send a write (PostgreSQL)', () => {
       body: {
         name: 'eval-delegate',
         model_config_json: {
-          ...scripted([{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-9', amount: 70_000 } }] }, { content: 'paid' }]),
+          ...scripted([
+            { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-9', amount: 70_000 } }] },
+            { content: 'paid' },
+          ]),
           tools: ['oa__*'],
         },
       },
@@ -163,11 +187,16 @@ describe('evals never send a write (PostgreSQL)', () => {
         },
       },
     });
-    const result = await runEval({ agent_id: caller.body.id, cases: [{ input: 'pay PO-9', expect_contains: 'delegated' }] });
+    const result = await runEval({
+      agent_id: caller.body.id,
+      cases: [{ input: 'pay PO-9', expect_contains: 'delegated' }],
+    });
     expect(result.results[0].passed).toBe(true);
     expect(pays()).toHaveLength(0);
     expect((await db.query(`SELECT count(*)::int AS n FROM confirmation_requests`)).rows[0].n).toBe(0);
-    const { rows } = await db.query(`SELECT hooks, surface FROM agent_runs WHERE parent_run_id = $1`, [result.results[0].run_id]);
+    const { rows } = await db.query(`SELECT hooks, surface FROM agent_runs WHERE parent_run_id = $1`, [
+      result.results[0].run_id,
+    ]);
     expect(rows).toEqual([{ hooks: 'bypassed', surface: 'delegate' }]);
   });
 });

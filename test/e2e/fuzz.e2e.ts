@@ -22,8 +22,15 @@ const VALID = (agentId: string): Record<string, unknown> => ({
     instructions: 'i',
     model_config_json: { model: { provider: 'scripted', script: [{ content: 'x' }] }, tools: [] },
   },
-  'PUT /api/agents/{id}': { name: 'x', model_config_json: { model: { provider: 'scripted', script: [{ content: 'x' }] } } },
-  'POST /api/connectors': { name: 'c', base_url: 'http://192.0.2.1', actions: [{ name: 'a', method: 'GET', path: '/p/{id}' }] },
+  'PUT /api/agents/{id}': {
+    name: 'x',
+    model_config_json: { model: { provider: 'scripted', script: [{ content: 'x' }] } },
+  },
+  'POST /api/connectors': {
+    name: 'c',
+    base_url: 'http://192.0.2.1',
+    actions: [{ name: 'a', method: 'GET', path: '/p/{id}' }],
+  },
   'POST /api/channels': { type: 'inbox', name: 'x', config: {} },
   'POST /api/chat': { agent_id: agentId, message: 'hi' },
   'PUT /api/users/{sub}/identities': { feishu_open_id: 'ou_x' },
@@ -81,11 +88,17 @@ describe('fuzz: every route, generated input', () => {
       token: tokens.admin,
       body: { name: 'fz', base_url: 'http://192.0.2.1', actions: [{ name: 'get', method: 'GET', path: '/x' }] },
     });
-    const channel = await t.request('POST', '/api/channels', { token: tokens.admin, body: { type: 'inbox', name: 'fz' } });
+    const channel = await t.request('POST', '/api/channels', {
+      token: tokens.admin,
+      body: { type: 'inbox', name: 'fz' },
+    });
     ids.push(agent.body.id, connector.body.id, channel.body.id, 'inbox');
     valid = VALID(agent.body.id);
     const doc = (await t.request('GET', '/api/docs-json')).body as {
-      paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> } }>>;
+      paths: Record<
+        string,
+        Record<string, { requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> } }>
+      >;
       components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
     };
     routes = Object.entries(doc.paths).flatMap(([p, ops]) =>
@@ -98,7 +111,11 @@ describe('fuzz: every route, generated input', () => {
         };
       }),
     );
-    routes.push({ method: 'POST', path: '/api/channels/{id}/callback', bodyKeys: ['challenge', 'type', 'token', 'payload'] });
+    routes.push({
+      method: 'POST',
+      path: '/api/channels/{id}/callback',
+      bodyKeys: ['challenge', 'type', 'token', 'payload'],
+    });
     sql = new pg.Client({ connectionString: t.databaseUrl });
     await sql.connect();
   });
@@ -161,10 +178,14 @@ describe('fuzz: every route, generated input', () => {
           weight: 4,
           arbitrary: fc
             .tuple(fc.nat(), valueArb())
-            .map(([i, v]) => (valid[`${route.method} ${route.path}`] ? mutate(valid[`${route.method} ${route.path}`], i, v) : { x: v })),
+            .map(([i, v]) =>
+              valid[`${route.method} ${route.path}`] ? mutate(valid[`${route.method} ${route.path}`], i, v) : { x: v },
+            ),
         },
         fc.dictionary(
-          route.bodyKeys.length ? fc.oneof(fc.constantFrom(...route.bodyKeys), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }),
+          route.bodyKeys.length
+            ? fc.oneof(fc.constantFrom(...route.bodyKeys), fc.string({ maxLength: 8 }))
+            : fc.string({ maxLength: 8 }),
           valueArb(),
           { maxKeys: 6 },
         ),
@@ -180,7 +201,10 @@ describe('fuzz: every route, generated input', () => {
         fc.string({ unit: 'binary', maxLength: 20 }),
         { maxKeys: 3 },
       ),
-      auth: fc.oneof({ arbitrary: fc.constant('admin'), weight: 4 }, fc.constantFrom('member', 'member', 'garbage', 'none')),
+      auth: fc.oneof(
+        { arbitrary: fc.constant('admin'), weight: 4 },
+        fc.constantFrom('member', 'member', 'garbage', 'none'),
+      ),
       lastEventId: fc.option(fc.string({ maxLength: 12 })),
     });
 
@@ -207,13 +231,17 @@ describe('fuzz: every route, generated input', () => {
     const statuses: Record<number, number> = {};
     const writeRoutes = routes.filter((r) => valid[`${r.method} ${r.path}`]);
     const routeArb = fc
-      .oneof({ arbitrary: fc.constantFrom(...writeRoutes), weight: 2 }, { arbitrary: fc.constantFrom(...routes), weight: 3 })
+      .oneof(
+        { arbitrary: fc.constantFrom(...writeRoutes), weight: 2 },
+        { arbitrary: fc.constantFrom(...routes), weight: 3 },
+      )
       .chain((route) => input(route).map((i) => ({ route, ...i })));
     await fc.assert(
       fc.asyncProperty(routeArb, async ({ route, pathIds, body, contentType, query, auth, lastEventId }) => {
         let n = 0;
         const qs = new URLSearchParams(query).toString();
-        const path = route.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(pathIds[n++ % 4])) + (qs ? `?${qs}` : '');
+        const path =
+          route.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(pathIds[n++ % 4])) + (qs ? `?${qs}` : '');
         const headers: Record<string, string> = { 'content-type': contentType };
         if (auth !== 'none') headers.authorization = `Bearer ${tokens[auth]}`;
         if (lastEventId !== null) headers['last-event-id'] = lastEventId.replace(/[^\x20-\x7e]/g, '');

@@ -42,7 +42,10 @@ describe('gate integrity: the gate sees the final action, approvals bind to what
 
   let app: OaApp;
   beforeAll(async () => {
-    app = await startOaApp((req) => ({ ok: true, path: req.path }), { env: { HOOKS_DIR }, imports: [RuntimeTestHooksModule] });
+    app = await startOaApp((req) => ({ ok: true, path: req.path }), {
+      env: { HOOKS_DIR },
+      imports: [RuntimeTestHooksModule],
+    });
     ({ t, oa, db, admin } = app);
   });
   afterAll(async () => app?.close());
@@ -80,7 +83,9 @@ describe('gate integrity: the gate sees the final action, approvals bind to what
       expect(pending.args).toEqual({ id: po, amount: 432_000, currency: 'CNY' });
       expect((await decide(pending.confirmation_id, 'approve')).status).toBe(200);
       await run.finished;
-      const hooks = run.events.filter((e) => e.event === 'hook' && e.data.point === 'PreToolUse').map((e) => e.data.hook);
+      const hooks = run.events
+        .filter((e) => e.event === 'hook' && e.data.point === 'PreToolUse')
+        .map((e) => e.data.hook);
       expect(hooks.at(-1)).toBe('confirmation_gate');
       expect(hooks.indexOf('usd-to-cny')).toBeLessThan(hooks.indexOf('confirmation_gate'));
       expect(paysOf(po).map((r) => r.body)).toEqual([{ amount: 432_000, currency: 'CNY' }]);
@@ -90,7 +95,9 @@ describe('gate integrity: the gate sees the final action, approvals bind to what
   it('the gate decides on the rewritten args: a rewrite that lowers the amount under the threshold needs no card', async () => {
     const agent = await createAgent({
       ...payScript({ id: 'PO-LOW', amount: 90_000 }),
-      hooks: { class_hooks: [{ name: 'test_rewrite_args', config: { tool: 'oa__purchase_pay', set: { amount: 100 } } }] },
+      hooks: {
+        class_hooks: [{ name: 'test_rewrite_args', config: { tool: 'oa__purchase_pay', set: { amount: 100 } } }],
+      },
     });
     const run = openChat(t, admin, { agent_id: agent, message: 'pay PO-LOW' });
     await run.finished;
@@ -124,7 +131,9 @@ describe('gate integrity: the gate sees the final action, approvals bind to what
     const agent = await createAgent(payScript({ amount: 70_000, id: 'PO-DIG' }));
     const run = openChat(t, admin, { agent_id: agent, message: 'pay PO-DIG' });
     const pending = (await run.next('confirmation_pending')).data;
-    const { rows } = await db.query(`SELECT args, args_digest FROM confirmation_requests WHERE id = $1`, [pending.confirmation_id]);
+    const { rows } = await db.query(`SELECT args, args_digest FROM confirmation_requests WHERE id = $1`, [
+      pending.confirmation_id,
+    ]);
     expect(rows[0].args_digest).toBe(actionDigest('oa__purchase_pay', { id: 'PO-DIG', amount: 70_000 }));
     expect((await decide(pending.confirmation_id, 'reject')).status).toBe(200);
     await run.finished;

@@ -47,7 +47,9 @@ describe('access hardening', () => {
 
   describe('dry-run', () => {
     const yaml = (matcher: string) => ({
-      hooks: { yaml: `hooks:\n  - name: m\n    event: PreToolUse\n    matcher: "${matcher}"\n    run: ./deny-prod-deletes.sh\n` },
+      hooks: {
+        yaml: `hooks:\n  - name: m\n    event: PreToolUse\n    matcher: "${matcher}"\n    run: ./deny-prod-deletes.sh\n`,
+      },
     });
 
     it('a member may not run hook programs through the dry-run endpoint (403)', async () => {

@@ -20,7 +20,10 @@ describe('secrets: api_key_env names an allow-list, not the environment', () => 
   let llm: FakeOpenAI;
   beforeAll(async () => {
     llm = await startFakeOpenAI(() => ({ content: 'hello' }));
-    t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake', LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}` });
+    t = await startTestApp({
+      WARDEN_LLM_KEY_FAKE: 'sk-fake',
+      LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}`,
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -57,12 +60,17 @@ describe('secrets: api_key_env names an allow-list, not the environment', () => 
     const seenBefore = llm.http.requests.length;
     const res = await chat(t, admin, { agent_id: created.body.id, message: 'hi' });
     expect(res.text).toMatch(/AUTH_DEV_SECRET is not allowed/);
-    expect(llm.http.requests.slice(seenBefore).map((r) => r.headers.authorization)).not.toContain(`Bearer ${TEST_DEV_SECRET}`);
+    expect(llm.http.requests.slice(seenBefore).map((r) => r.headers.authorization)).not.toContain(
+      `Bearer ${TEST_DEV_SECRET}`,
+    );
   });
 
   it('an allow-listed key reaches the model server as the bearer token', async () => {
     const admin = await t.token('alice', 'acme', ['admin']);
-    const created = await t.request('POST', '/api/agents', { token: admin, body: { ...agentBody('WARDEN_LLM_KEY_FAKE'), name: 'ok' } });
+    const created = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: { ...agentBody('WARDEN_LLM_KEY_FAKE'), name: 'ok' },
+    });
     const res = await chat(t, admin, { agent_id: created.body.id, message: 'hi' });
     expect(res.events.at(-1)?.event).toBe('done');
     expect(llm.http.requests.at(-1)?.headers.authorization).toBe('Bearer sk-fake');
@@ -183,7 +191,9 @@ describe('OIDC with a JWKS URL still pins the issuer', () => {
       .sign(privateKey);
 
   it('a token of the same keys but another issuer is refused; the pinned issuer is accepted', async () => {
-    expect((await t.request('GET', '/api/me', { token: await signed('https://other-issuer.example') })).status).toBe(401);
+    expect((await t.request('GET', '/api/me', { token: await signed('https://other-issuer.example') })).status).toBe(
+      401,
+    );
     expect((await t.request('GET', '/api/me', { token: await signed('https://idp.example') })).status).toBe(200);
   });
 });
@@ -204,7 +214,12 @@ describe('production defaults', () => {
     const child = spawn('npm', ['run', 'start:prod'], {
       cwd: path.resolve(import.meta.dirname, '../..'),
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, NODE_ENV: 'production', PGLITE_DIR: path.join(dir, 'p2') },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? dir,
+        NODE_ENV: 'production',
+        PGLITE_DIR: path.join(dir, 'p2'),
+      },
     });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
@@ -217,7 +232,11 @@ describe('production defaults', () => {
 
   it('the published default dev secret is refused in production, even with AUTH_ALLOW_DEV_IN_PRODUCTION=1', async () => {
     await expect(
-      startTestApp({ NODE_ENV: 'production', AUTH_ALLOW_DEV_IN_PRODUCTION: '1', AUTH_DEV_SECRET: DEV_AUTH_SECRET_DEFAULT }),
+      startTestApp({
+        NODE_ENV: 'production',
+        AUTH_ALLOW_DEV_IN_PRODUCTION: '1',
+        AUTH_DEV_SECRET: DEV_AUTH_SECRET_DEFAULT,
+      }),
     ).rejects.toThrow(/AUTH_DEV_SECRET is the published default secret/);
   });
 
@@ -226,9 +245,9 @@ describe('production defaults', () => {
     try {
       expect((await t.request('GET', '/demo-oa/purchases')).status).toBe(404);
       expect((await t.request('POST', '/demo-oa/purchases/PO-1/pay', { body: { amount: 1 } })).status).toBe(404);
-      await expect(startTestApp({ NODE_ENV: 'production', AUTH_ALLOW_DEV_IN_PRODUCTION: '1', SEED_DEMO: 'true' })).rejects.toThrow(
-        /SEED_DEMO/,
-      );
+      await expect(
+        startTestApp({ NODE_ENV: 'production', AUTH_ALLOW_DEV_IN_PRODUCTION: '1', SEED_DEMO: 'true' }),
+      ).rejects.toThrow(/SEED_DEMO/);
     } finally {
       await t.close();
     }

@@ -58,7 +58,10 @@ describe('egress policy', () => {
       body: {
         name: `agent-${name}`,
         model_config_json: {
-          model: { provider: 'scripted', script: [{ tool_calls: [{ name: `${name}__get`, args: {} }] }, { content: 'done' }] },
+          model: {
+            provider: 'scripted',
+            script: [{ tool_calls: [{ name: `${name}__get`, args: {} }] }, { content: 'done' }],
+          },
           tools: [`${name}__get`],
         },
       },
@@ -72,7 +75,9 @@ describe('egress policy', () => {
     ['a private address', 'http://10.0.0.1:8080', 'priv'],
   ])('a connector pointing at %s is refused before connecting', async (_, url, name) => {
     const observation = await callConnector(url, name);
-    expect(observation).toMatch(/egress refused: .* a private, loopback or link-local address \(allow it with EGRESS_ALLOW\)/);
+    expect(observation).toMatch(
+      /egress refused: .* a private, loopback or link-local address \(allow it with EGRESS_ALLOW\)/,
+    );
   });
 
   it('a connector on loopback, by address or by a name that resolves there, reaches nothing', async () => {
@@ -93,10 +98,10 @@ describe('egress policy', () => {
       },
     });
     expect(agent.status).toBe(201);
-    await sql(`UPDATE agents SET model_config_json = jsonb_set(model_config_json, '{model,base_url}', to_jsonb($2::text)) WHERE id = $1`, [
-      agent.body.id,
-      llm.baseUrl,
-    ]);
+    await sql(
+      `UPDATE agents SET model_config_json = jsonb_set(model_config_json, '{model,base_url}', to_jsonb($2::text)) WHERE id = $1`,
+      [agent.body.id, llm.baseUrl],
+    );
     const res = await chat(t, admin, { agent_id: agent.body.id, message: 'hi' });
     expect(res.text).toMatch(/egress refused/);
     expect(llm.requests).toHaveLength(0);
@@ -118,7 +123,10 @@ describe('egress policy', () => {
       },
     });
     expect(ch.status).toBe(201);
-    await sql(`UPDATE channels SET config = jsonb_set(config, '{base_url}', to_jsonb($2::text)) WHERE id = $1`, [ch.body.id, feishu.url]);
+    await sql(`UPDATE channels SET config = jsonb_set(config, '{base_url}', to_jsonb($2::text)) WHERE id = $1`, [
+      ch.body.id,
+      feishu.url,
+    ]);
     const res = await t.request('POST', `/api/channels/${ch.body.id}/test`, { token: admin });
     expect(res.body.ok).toBe(false);
     expect(res.body.error).toMatch(/egress refused/);
@@ -126,7 +134,11 @@ describe('egress policy', () => {
   });
 
   describe('at save time', () => {
-    const connector = (base_url: string, name = 'saved') => ({ name, base_url, actions: [{ name: 'get', method: 'GET', path: '/data' }] });
+    const connector = (base_url: string, name = 'saved') => ({
+      name,
+      base_url,
+      actions: [{ name: 'get', method: 'GET', path: '/data' }],
+    });
 
     it.each([
       ['the metadata address', 'http://169.254.169.254/latest'],
@@ -138,13 +150,16 @@ describe('egress policy', () => {
       const res = await t.request('POST', '/api/connectors', { token: admin, body: connector(url) });
       expect(res.status).toBe(400);
       expect(res.body.message).toMatch(/base_url .*a private, loopback or link-local address.*EGRESS_ALLOW/);
-      expect((await t.request('GET', '/api/connectors', { token: admin })).body.map((c: { name: string }) => c.name)).not.toContain(
-        'saved',
-      );
+      expect(
+        (await t.request('GET', '/api/connectors', { token: admin })).body.map((c: { name: string }) => c.name),
+      ).not.toContain('saved');
     });
 
     it('a connector moved to an internal address by PUT is a 400; the stored base_url stays', async () => {
-      const created = await t.request('POST', '/api/connectors', { token: admin, body: connector('http://public.example', 'moved') });
+      const created = await t.request('POST', '/api/connectors', {
+        token: admin,
+        body: connector('http://public.example', 'moved'),
+      });
       expect(created.status).toBe(201);
       const put = await t.request('PUT', `/api/connectors/${created.body.id}`, {
         token: admin,
@@ -152,7 +167,9 @@ describe('egress policy', () => {
       });
       expect(put.status).toBe(400);
       expect(put.body.message).toMatch(/base_url/);
-      expect((await t.request('GET', `/api/connectors/${created.body.id}`, { token: admin })).body.base_url).toBe('http://public.example');
+      expect((await t.request('GET', `/api/connectors/${created.body.id}`, { token: admin })).body.base_url).toBe(
+        'http://public.example',
+      );
     });
 
     it('a model base_url on loopback is a 400 naming model_config_json.model.base_url', async () => {
@@ -160,12 +177,16 @@ describe('egress policy', () => {
         token: admin,
         body: {
           name: 'saved-llm',
-          model_config_json: { model: { provider: 'openai', base_url: llm.baseUrl, model: 'm', api_key_env: 'WARDEN_LLM_KEY_FAKE' } },
+          model_config_json: {
+            model: { provider: 'openai', base_url: llm.baseUrl, model: 'm', api_key_env: 'WARDEN_LLM_KEY_FAKE' },
+          },
         },
       });
       expect(res.status).toBe(400);
       expect(res.body.problems).toEqual([
-        expect.stringMatching(/^model_config_json\.model\.base_url .*127\.0\.0\.1.* a private, loopback or link-local address/),
+        expect.stringMatching(
+          /^model_config_json\.model\.base_url .*127\.0\.0\.1.* a private, loopback or link-local address/,
+        ),
       ]);
     });
 
@@ -210,9 +231,18 @@ describe('egress policy with an allow-list', () => {
   });
 
   it('an allow-listed address saves; its neighbour outside the list does not', async () => {
-    const body = (base_url: string, name: string) => ({ name, base_url, actions: [{ name: 'get', method: 'GET', path: '/data' }] });
-    expect((await t.request('POST', '/api/connectors', { token: admin, body: body(redirector.url, 'allowed') })).status).toBe(201);
-    const refused = await t.request('POST', '/api/connectors', { token: admin, body: body('http://127.0.0.2:9', 'neighbour') });
+    const body = (base_url: string, name: string) => ({
+      name,
+      base_url,
+      actions: [{ name: 'get', method: 'GET', path: '/data' }],
+    });
+    expect(
+      (await t.request('POST', '/api/connectors', { token: admin, body: body(redirector.url, 'allowed') })).status,
+    ).toBe(201);
+    const refused = await t.request('POST', '/api/connectors', {
+      token: admin,
+      body: body('http://127.0.0.2:9', 'neighbour'),
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.message).toMatch(/base_url .*127\.0\.0\.2/);
   });
@@ -228,13 +258,18 @@ describe('egress policy with an allow-list', () => {
       body: {
         name: 'redir-agent',
         model_config_json: {
-          model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'redir__get', args: {} }] }, { content: 'done' }] },
+          model: {
+            provider: 'scripted',
+            script: [{ tool_calls: [{ name: 'redir__get', args: {} }] }, { content: 'done' }],
+          },
           tools: ['redir__get'],
         },
       },
     });
     const res = await chat(t, admin, { agent_id: agent.body.id, message: 'go' });
-    expect(String(res.events.find((e) => e.event === 'observation')?.data.content)).toMatch(/egress refused: 127\.0\.0\.2/);
+    expect(String(res.events.find((e) => e.event === 'observation')?.data.content)).toMatch(
+      /egress refused: 127\.0\.0\.2/,
+    );
     expect(redirector.requests.map((r) => r.path)).toEqual(['/start']);
   });
 });

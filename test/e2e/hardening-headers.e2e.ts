@@ -44,7 +44,10 @@ describe('security headers on every response (PostgreSQL)', () => {
     ['a bad request (400)', 'POST', '/api/agents', 'admin'],
     ['the metrics', 'GET', '/metrics', undefined],
   ])('%s: CSP, no framing, nosniff, no referrer', async (_, method, url, who) => {
-    const res = await t.request(method, url, { token: who ? admin : undefined, body: method === 'POST' ? { name: '' } : undefined });
+    const res = await t.request(method, url, {
+      token: who ? admin : undefined,
+      body: method === 'POST' ? { name: '' } : undefined,
+    });
     const policy = csp(res.headers);
     expect(policy.get('default-src')).toEqual(["'self'"]);
     expect(policy.get('script-src')).toEqual(["'self'"]);

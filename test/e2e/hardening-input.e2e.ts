@@ -24,7 +24,8 @@ describe('input hardening', () => {
     await t.close();
   });
 
-  const count = async (table: string) => (await sql.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
+  const count = async (table: string) =>
+    (await sql.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
 
   describe('NUL characters', () => {
     const NUL = 'a\u0000b';
@@ -55,14 +56,20 @@ describe('input hardening', () => {
     });
 
     it('an unpaired surrogate (found by the fuzz suite: 500 on /api/chat) is a 400 naming the field', async () => {
-      const res = await t.request('POST', '/api/chat', { token: admin, body: '{"agent_id":"' + agentId + '","message":"\\ud800"}' });
+      const res = await t.request('POST', '/api/chat', {
+        token: admin,
+        body: '{"agent_id":"' + agentId + '","message":"\\ud800"}',
+      });
       expect(res.status).toBe(400);
       expect(res.body.message).toMatch(/body\.message contains an unpaired UTF-16 surrogate/);
     });
 
     it('/api/chat with a NUL leaves no conversation or run behind', async () => {
       const before = [await count('conversations'), await count('agent_runs')];
-      const res = await t.request('POST', '/api/chat', { token: admin, body: { agent_id: agentId, message: `hi\u0000` } });
+      const res = await t.request('POST', '/api/chat', {
+        token: admin,
+        body: { agent_id: agentId, message: `hi\u0000` },
+      });
       expect(res.status).toBe(400);
       expect([await count('conversations'), await count('agent_runs')]).toEqual(before);
     });
@@ -135,7 +142,9 @@ describe('input hardening', () => {
           'model_config_json.approval_channel_id: unknown key (use confirmation.channel_id)',
           'model_config_json.confirmation_approver_scope: unknown key (use confirmation.approver_scope)',
           expect.stringMatching(/^model_config_json\.model\.api_key: unknown key \(keys are never stored/),
-          expect.stringMatching(/^model_config_json\.confirmation\.channel: unknown key \(expected one of channel_id, /),
+          expect.stringMatching(
+            /^model_config_json\.confirmation\.channel: unknown key \(expected one of channel_id, /,
+          ),
         ]),
       );
       expect(await count('agents')).toBe(before);

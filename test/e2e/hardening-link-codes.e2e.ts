@@ -76,14 +76,21 @@ describe('identity-link codes under a burst of guesses (PostgreSQL, fake Feishu)
     expect(start.status).toBe(202);
     const dm = await until('code sent', () => feishu.sent.find((m) => m.chatId === 'ou_mallory'));
     const code = /Code: (\d{6})/.exec(dm.content.text)![1];
-    const guesses = Array.from({ length: 20 }, (_, i) => (i === 10 ? code : String((Number(code) + 1 + i) % 1_000_000).padStart(6, '0')));
+    const guesses = Array.from({ length: 20 }, (_, i) =>
+      i === 10 ? code : String((Number(code) + 1 + i) % 1_000_000).padStart(6, '0'),
+    );
     const answers = await Promise.all(
       guesses.map((g) =>
-        t.request('POST', '/api/me/identities/verify', { token: mallory.token, body: { link_id: start.body.link_id, code: g } }),
+        t.request('POST', '/api/me/identities/verify', {
+          token: mallory.token,
+          body: { link_id: start.body.link_id, code: g },
+        }),
       ),
     );
     const linked = answers.filter((a) => a.status === 200).length;
-    const { rows } = await sql.query(`SELECT attempts, consumed_at FROM identity_link_codes WHERE id = $1`, [start.body.link_id]);
+    const { rows } = await sql.query(`SELECT attempts, consumed_at FROM identity_link_codes WHERE id = $1`, [
+      start.body.link_id,
+    ]);
     expect(rows[0].attempts).toBeLessThanOrEqual(5);
     expect(linked).toBe(rows[0].attempts < 5 ? 1 : 0);
     expect(answers.filter((a) => (a.body?.message ?? '').startsWith('wrong code')).length).toBe(rows[0].attempts);

@@ -9,7 +9,8 @@ const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 /** The production settings the boot requires with dev tokens (see environment.ts productionProblems). */
 const PRODUCTION = { NODE_ENV: 'production', AUTH_ALLOW_DEV_IN_PRODUCTION: '1' };
 
-const scrape = (t: TestApp, token?: string) => fetch(`${t.url}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+const scrape = (t: TestApp, token?: string) =>
+  fetch(`${t.url}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
 
 /**
  * Issue #29 break 7: /metrics was public by default in production and its labels carried strings chosen by tenants
@@ -105,7 +106,12 @@ describe('/metrics in production: who may scrape, and which labels it shows (Pos
           expect.stringMatching(/^warden_hook_outcomes_total\{hook="other",point="PostToolUse",outcome="[a-z_]+"\} 1$/),
         ]),
       );
-      for (const chosenByTenantOrModel of ['zz_invented_tool_7f3a', 'acme-secret-masking', 'acme-secret-org', 'acme-secret'])
+      for (const chosenByTenantOrModel of [
+        'zz_invented_tool_7f3a',
+        'acme-secret-masking',
+        'acme-secret-org',
+        'acme-secret',
+      ])
         expect(text).not.toContain(chosenByTenantOrModel);
     });
   });

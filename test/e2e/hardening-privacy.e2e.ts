@@ -2,7 +2,16 @@ import pg from 'pg';
 import { startFakeFeishu, type FakeFeishu } from '../fakes/fake-feishu.js';
 import { until } from '../support/eventually.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { adminLink, decide, FEISHU_APP, feishuChannel, person, runGate, settings, type Person } from './approver-support.js';
+import {
+  adminLink,
+  decide,
+  FEISHU_APP,
+  feishuChannel,
+  person,
+  runGate,
+  settings,
+  type Person,
+} from './approver-support.js';
 
 /**
  * Privacy between members of one org, tried with a member's token: another member's approval requests (their args)
@@ -37,8 +46,14 @@ describe('privacy between members', () => {
 
     beforeAll(async () => {
       const listed = await feishuChannel(t, carol, feishu, { approver_open_ids: ['ou_erin'] });
-      ids.finance = await runGate(t, alice, settings(carol, { approvers: ['role:finance'] }), { id: 'PO-FIN', amount: 60001 }).id;
-      ids.users = await runGate(t, alice, settings(carol, { approvers: ['users:dave'] }), { id: 'PO-DAVE', amount: 60002 }).id;
+      ids.finance = await runGate(t, alice, settings(carol, { approvers: ['role:finance'] }), {
+        id: 'PO-FIN',
+        amount: 60001,
+      }).id;
+      ids.users = await runGate(t, alice, settings(carol, { approvers: ['users:dave'] }), {
+        id: 'PO-DAVE',
+        amount: 60002,
+      }).id;
       ids.channel = await runGate(t, alice, settings(carol, { channelId: listed, approvers: ['channel'] }), {
         id: 'PO-CHAN',
         amount: 60003,
@@ -146,7 +161,9 @@ describe('privacy between members', () => {
       await until(
         'workflow completed',
         async () =>
-          (await t.request('GET', `/api/workflow-runs/${runId}`, { token: alice.token })).body.status === 'completed' ? true : undefined,
+          (await t.request('GET', `/api/workflow-runs/${runId}`, { token: alice.token })).body.status === 'completed'
+            ? true
+            : undefined,
         20_000,
         100,
       );
@@ -160,7 +177,9 @@ describe('privacy between members', () => {
       expect(own.body.inputs).toEqual({ topic: 'my salary' });
       const agentRunId = own.body.nodes.ask.agent_run_id as string;
       expect((await t.request('GET', `/api/runs/${agentRunId}`, { token: dave.token })).status).toBe(404);
-      expect((await t.request('GET', `/api/workflow-runs/${runId}`, { token: carol.token })).body.inputs).toEqual({ topic: 'my salary' });
+      expect((await t.request('GET', `/api/workflow-runs/${runId}`, { token: carol.token })).body.inputs).toEqual({
+        topic: 'my salary',
+      });
       const events = await t.request('GET', `/api/workflow-runs/${runId}/events`, { token: alice.token });
       expect(events.text).toContain('workflow_started');
     });

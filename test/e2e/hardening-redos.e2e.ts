@@ -31,7 +31,10 @@ describe('ReDoS: model-written patterns run on RE2 (server process, PostgreSQL)'
         confirmation: { approvers: ['org_admins'] },
         model: {
           provider: 'scripted',
-          script: [{ tool_calls: [{ name: 'ask_human', args: { question: 'Your code?', form } }] }, { content: 'thanks' }],
+          script: [
+            { tool_calls: [{ name: 'ask_human', args: { question: 'Your code?', form } }] },
+            { content: 'thanks' },
+          ],
         },
       },
     });
@@ -45,7 +48,9 @@ describe('ReDoS: model-written patterns run on RE2 (server process, PostgreSQL)'
       .then((r) => r.text())
       .catch(() => ''); // a parked run's stream may end without a last chunk
     return until('a pending question', async () => {
-      const rows = (await h!.api(server, 'GET', '/api/confirmations?status=pending')).body as Array<Record<string, any>>;
+      const rows = (await h!.api(server, 'GET', '/api/confirmations?status=pending')).body as Array<
+        Record<string, any>
+      >;
       return rows.find((r) => r.tool === 'ask_human' && r.agent_name === name)?.id as string | undefined;
     });
   };
@@ -61,14 +66,19 @@ describe('ReDoS: model-written patterns run on RE2 (server process, PostgreSQL)'
     const refused = await answer(id, { code: 'aa' });
     expect(refused.status).toBe(400);
     expect(refused.body.message).toContain('pattern "^(a)\\1$"');
-    expect((await h!.api(server, 'GET', `/api/confirmations/${id}`)).body).toMatchObject({ status: 'pending', votes: [] });
+    expect((await h!.api(server, 'GET', `/api/confirmations/${id}`)).body).toMatchObject({
+      status: 'pending',
+      votes: [],
+    });
   });
 
   it('conditions may not call CEL matches() (a backtracking regex on model-chosen args): a 400 naming it', async () => {
     const connector = await h!.api(server, 'POST', '/api/connectors', {
       name: 'oa',
       base_url: 'http://127.0.0.1:9',
-      actions: [{ name: 'pay', method: 'POST', path: '/pay', requires_confirmation_when: 'args.memo.matches("^(a+)+$")' }],
+      actions: [
+        { name: 'pay', method: 'POST', path: '/pay', requires_confirmation_when: 'args.memo.matches("^(a+)+$")' },
+      ],
     });
     expect(connector.status).toBe(400);
     expect(connector.body.message).toMatch(/requires_confirmation_when .*matches\(\) is not available/);

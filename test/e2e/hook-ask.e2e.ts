@@ -15,7 +15,9 @@ const HOOKS_DIR = path.resolve('test/fixtures/hooks');
 @Injectable()
 class TestAskUrgentHook extends PreToolUseHook {
   execute(ctx: HookContext): HookResult {
-    return ctx.toolArgs.memo === 'urgent' ? { ask: 'urgent payments skip the usual review', sideEffects: ['asked'] } : {};
+    return ctx.toolArgs.memo === 'urgent'
+      ? { ask: 'urgent payments skip the usual review', sideEffects: ['asked'] }
+      : {};
   }
 }
 @Module({ providers: [TestAskUrgentHook] })
@@ -40,7 +42,10 @@ describe('hooks can ask for a human (YAML and class hooks, Feishu fake, PostgreS
         model_config_json: {
           tools: ['oa__*'],
           hooks,
-          model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__purchase_pay', args }] }, { content: 'done' }] },
+          model: {
+            provider: 'scripted',
+            script: [{ tool_calls: [{ name: 'oa__purchase_pay', args }] }, { content: 'done' }],
+          },
           confirmation: { channel_id: channelId, approvers: ['org_admins'] },
         },
       },
@@ -49,9 +54,13 @@ describe('hooks can ask for a human (YAML and class hooks, Feishu fake, PostgreS
     return res.body.id as string;
   };
   const paysOf = (po: string) => oa.requests.filter((r) => r.path === `/purchases/${po}/pay`);
-  const askYaml = ['hooks:', '  - name: new-vendor', '    event: PreToolUse', '    matcher: "oa__*"', '    run: ./ask-new-vendor.sh'].join(
-    '\n',
-  );
+  const askYaml = [
+    'hooks:',
+    '  - name: new-vendor',
+    '    event: PreToolUse',
+    '    matcher: "oa__*"',
+    '    run: ./ask-new-vendor.sh',
+  ].join('\n');
   const cardText = (confirmationId: string) => {
     const card = feishu.sent.find((m) => JSON.stringify(m.content).includes(confirmationId));
     return card ? JSON.stringify(card.content) : undefined;
@@ -63,8 +72,12 @@ describe('hooks can ask for a human (YAML and class hooks, Feishu fake, PostgreS
     t = await startTestApp({ HOOKS_DIR }, { imports: [AskHooksModule] });
     admin = await person(t, 'ada', 'acme-ask', ['admin']);
     expect(
-      (await t.request('POST', '/api/connectors', { token: admin.token, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } }))
-        .status,
+      (
+        await t.request('POST', '/api/connectors', {
+          token: admin.token,
+          body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS },
+        })
+      ).status,
     ).toBe(201);
     channelId = await feishuChannel(t, admin, feishu);
     await adminLink(t, admin, 'ada', 'ou_ada');
@@ -100,8 +113,15 @@ describe('hooks can ask for a human (YAML and class hooks, Feishu fake, PostgreS
     const text = await until('the Feishu card', () => cardText(pending.confirmation_id));
     expect(text).toContain('**Why:** the rule args.amount &#62; 50000 holds for these arguments');
     const row = (await t.request('GET', `/api/confirmations/${pending.confirmation_id}`, { token: admin.token })).body;
-    expect(row).toMatchObject({ trigger: 'args.amount > 50000', ask_reason: null, member_message: 'pay PO-RULE for the new laptops' });
-    await t.request('POST', `/api/confirmations/${pending.confirmation_id}/decision`, { token: admin.token, body: { decision: 'reject' } });
+    expect(row).toMatchObject({
+      trigger: 'args.amount > 50000',
+      ask_reason: null,
+      member_message: 'pay PO-RULE for the new laptops',
+    });
+    await t.request('POST', `/api/confirmations/${pending.confirmation_id}/decision`, {
+      token: admin.token,
+      body: { decision: 'reject' },
+    });
     await run.finished;
   });
 
@@ -116,27 +136,41 @@ describe('hooks can ask for a human (YAML and class hooks, Feishu fake, PostgreS
   });
 
   it('a class hook asking, then a rejection from the inbox -> blocked, nothing sent', async () => {
-    const agent = await createAgent({ id: 'PO-URG', amount: 100, memo: 'urgent' }, { class_hooks: ['test_ask_urgent'] });
+    const agent = await createAgent(
+      { id: 'PO-URG', amount: 100, memo: 'urgent' },
+      { class_hooks: ['test_ask_urgent'] },
+    );
     const run = openChat(t, admin.token, { agent_id: agent, message: 'pay PO-URG' });
     const pending = (await run.next('confirmation_pending')).data;
-    expect(await until('the Feishu card', () => cardText(pending.confirmation_id))).toContain('urgent payments skip the usual review');
+    expect(await until('the Feishu card', () => cardText(pending.confirmation_id))).toContain(
+      'urgent payments skip the usual review',
+    );
     const res = await t.request('POST', `/api/confirmations/${pending.confirmation_id}/decision`, {
       token: admin.token,
       body: { decision: 'reject' },
     });
     expect(res.status).toBe(200);
     const events = await run.finished;
-    expect(events.find((e) => e.event === 'observation')!.data).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });
+    expect(events.find((e) => e.event === 'observation')!.data).toMatchObject({
+      blocked: true,
+      blocked_by: 'confirmation_gate',
+    });
     expect(paysOf('PO-URG')).toHaveLength(0);
   });
 
   it('the dry run reports the ask, and the gate as the step that would wait', async () => {
     const res = await t.request('POST', '/api/hooks/dry-run', {
       token: admin.token,
-      body: { model_config_json: { hooks: { yaml: askYaml } }, tool: 'oa__purchase_pay', args: { id: 'PO-D', amount: 1, vendor: 'V-NEW' } },
+      body: {
+        model_config_json: { hooks: { yaml: askYaml } },
+        tool: 'oa__purchase_pay',
+        args: { id: 'PO-D', amount: 1, vendor: 'V-NEW' },
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.find((v: any) => v.hook === 'new-vendor')).toMatchObject({ outcome: 'ask' });
-    expect(res.body.find((v: any) => v.hook === 'confirmation_gate')).toMatchObject({ outcome: 'would_require_confirmation' });
+    expect(res.body.find((v: any) => v.hook === 'confirmation_gate')).toMatchObject({
+      outcome: 'would_require_confirmation',
+    });
   });
 });

@@ -1,5 +1,12 @@
 import { Injectable, Module } from '@nestjs/common';
-import { Hook, PreModelCallHook, StopHook, UserPromptSubmitHook, type HookContext, type HookResult } from '@warden/hooks';
+import {
+  Hook,
+  PreModelCallHook,
+  StopHook,
+  UserPromptSubmitHook,
+  type HookContext,
+  type HookResult,
+} from '@warden/hooks';
 import path from 'node:path';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
@@ -57,7 +64,12 @@ describe('hook points around the model', () => {
   let llm: FakeOpenAI;
   let oa: HttpFake;
   let admin: string;
-  const model = (name = 'fake') => ({ provider: 'openai', base_url: llm.baseUrl, model: name, api_key_env: 'WARDEN_LLM_KEY_FAKE' });
+  const model = (name = 'fake') => ({
+    provider: 'openai',
+    base_url: llm.baseUrl,
+    model: name,
+    api_key_env: 'WARDEN_LLM_KEY_FAKE',
+  });
   const createAgent = async (config: Record<string, unknown>) => {
     const res = await t.request('POST', '/api/agents', {
       token: admin,
@@ -89,7 +101,12 @@ describe('hook points around the model', () => {
     );
     admin = await t.token('alice', 'acme', ['admin']);
     expect(
-      (await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status,
+      (
+        await t.request('POST', '/api/connectors', {
+          token: admin,
+          body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS },
+        })
+      ).status,
     ).toBe(201);
   });
   afterAll(async () => {
@@ -118,7 +135,9 @@ describe('hook points around the model', () => {
   it('a YAML UserPromptSubmit hook redacts the card number: the model and the stored run see the redacted text', async () => {
     const agent = await createAgent({
       model: model(),
-      hooks: { yaml: yaml('  - name: redact-card', '    event: UserPromptSubmit', '    module: ./redact-card-prompt.mjs') },
+      hooks: {
+        yaml: yaml('  - name: redact-card', '    event: UserPromptSubmit', '    module: ./redact-card-prompt.mjs'),
+      },
     });
     const res = await chat(t, admin, { agent_id: agent, message: 'pay with 4111 1111 1111 1111 please' });
     expect(res.events.at(-1)!.data.status).toBe('completed');
@@ -132,7 +151,9 @@ describe('hook points around the model', () => {
     llm.setHandler(() => ({ content: 'Write to bob@example.com for the invoice.' }));
     const agent = await createAgent({ model: model(), hooks: { class_hooks: ['email_redact'] } });
     const res = await chat(t, admin, { agent_id: agent, message: 'who do I write to?' });
-    expect(res.events.find((e) => e.event === 'answer')!.data.content).toBe('Write to [e-mail redacted] for the invoice.');
+    expect(res.events.find((e) => e.event === 'answer')!.data.content).toBe(
+      'Write to [e-mail redacted] for the invoice.',
+    );
     expect(res.text).not.toContain('bob@example.com');
   });
 
@@ -154,7 +175,9 @@ describe('hook points around the model', () => {
 
   it('PostToolUseFailure replaces the raw error and adds context the model sees', async () => {
     let n = 0;
-    llm.setHandler(() => (++n === 1 ? { tool_calls: [{ name: 'oa__list_purchases', args: {} }] } : { content: 'retry after 14:00' }));
+    llm.setHandler(() =>
+      ++n === 1 ? { tool_calls: [{ name: 'oa__list_purchases', args: {} }] } : { content: 'retry after 14:00' },
+    );
     const agent = await createAgent({
       model: model(),
       tools: ['oa__*'],
@@ -193,7 +216,9 @@ describe('hook points around the model', () => {
       hooks: { class_hooks: [{ name: 'model_allow_list', config: { models: ['fake'] } }] },
     });
     llm.setHandler(() => ({ content: 'hi' }));
-    expect((await chat(t, admin, { agent_id: allowed, message: 'hello' })).events.at(-1)!.data.status).toBe('completed');
+    expect((await chat(t, admin, { agent_id: allowed, message: 'hello' })).events.at(-1)!.data.status).toBe(
+      'completed',
+    );
   });
 
   it('a YAML hook on a point without tools may not have a matcher; block on a non-blocking point is refused', async () => {
@@ -231,7 +256,12 @@ describe('hook points around the model', () => {
     });
     expect(prompt.status).toBe(200);
     expect(prompt.body).toEqual([
-      { hook: 'card_prompt_block', point: 'UserPromptSubmit', outcome: 'block', detail: 'card numbers may not be sent to the model' },
+      {
+        hook: 'card_prompt_block',
+        point: 'UserPromptSubmit',
+        outcome: 'block',
+        detail: 'card numbers may not be sent to the model',
+      },
     ]);
     const stop = await dry({
       model_config_json: { hooks: { class_hooks: ['email_redact'] } },
@@ -245,7 +275,12 @@ describe('hook points around the model', () => {
       text: 'gpt-unapproved',
     });
     expect(modelCall.body).toEqual([
-      { hook: 'model_allow_list', point: 'PreModelCall', outcome: 'block', detail: 'model gpt-unapproved is not allow-listed' },
+      {
+        hook: 'model_allow_list',
+        point: 'PreModelCall',
+        outcome: 'block',
+        detail: 'model gpt-unapproved is not allow-listed',
+      },
     ]);
     expect(llm.requests).toHaveLength(0);
     expect((await dry({ model_config_json: {}, point: 'Nope', text: 'x' })).status).toBe(400);
@@ -263,9 +298,9 @@ describe('hook points around the model', () => {
     const agent = await createAgent({ model: model(), hooks: { class_hooks: ['email_redact'] } });
     const res = await chat(t, admin, { agent_id: agent, message: 'who?', mode: 'dag' });
     const runId = res.events[0].data.run_id;
-    expect(res.events.filter((e) => e.event === 'answer' && e.data.run_id === runId).map((e) => e.data.content)).toEqual([
-      'Write to [e-mail redacted].',
-    ]);
+    expect(
+      res.events.filter((e) => e.event === 'answer' && e.data.run_id === runId).map((e) => e.data.content),
+    ).toEqual(['Write to [e-mail redacted].']);
     expect(res.text).not.toContain('carol@example.com');
 
     llm.requests.length = 0;

@@ -13,7 +13,10 @@ describe('hooks through chat', () => {
   let admin: string;
   let db: pg.Client;
 
-  const scripted = (script: unknown[], extra: Record<string, unknown> = {}) => ({ model: { provider: 'scripted', script }, ...extra });
+  const scripted = (script: unknown[], extra: Record<string, unknown> = {}) => ({
+    model: { provider: 'scripted', script },
+    ...extra,
+  });
   const createAgent = async (config: Record<string, unknown>) => {
     const res = await t.request('POST', '/api/agents', {
       token: admin,
@@ -22,7 +25,8 @@ describe('hooks through chat', () => {
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
-  const setReadOnly = (on: boolean) => t.request('PUT', '/api/org/read-only', { token: admin, body: { read_only: on } });
+  const setReadOnly = (on: boolean) =>
+    t.request('PUT', '/api/org/read-only', { token: admin, body: { read_only: on } });
 
   beforeAll(async () => {
     [llm, oa] = await Promise.all([
@@ -36,11 +40,18 @@ describe('hooks through chat', () => {
     admin = await t.token('alice', 'acme', ['admin'], { name: 'Alice Admin' });
     const actions = [
       ...OA_ACTIONS,
-      { name: 'report', method: 'GET', path: '/report', description: 'A long report', parameters: { type: 'object', properties: {} } },
+      {
+        name: 'report',
+        method: 'GET',
+        path: '/report',
+        description: 'A long report',
+        parameters: { type: 'object', properties: {} },
+      },
     ];
-    expect((await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions } })).status).toBe(
-      201,
-    );
+    expect(
+      (await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions } }))
+        .status,
+    ).toBe(201);
     db = new pg.Client({ connectionString: t.databaseUrl });
     await db.connect();
   });
@@ -85,7 +96,9 @@ describe('hooks through chat', () => {
     expect(typeof sse.duration_ms).toBe('number');
     const run = await t.request('GET', `/api/runs/${res.events[0].data.run_id}`, { token: admin });
     expect(run.body.trace).toEqual(
-      expect.arrayContaining([expect.objectContaining({ type: 'hook', hook: 'test_note', side_effects: ['saw oa__list_purchases'] })]),
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'hook', hook: 'test_note', side_effects: ['saw oa__list_purchases'] }),
+      ]),
     );
   });
 
@@ -126,8 +139,13 @@ describe('hooks through chat', () => {
     const report = toModel.find((c) => c.startsWith('"rrr') || c.startsWith('rrr'))!;
     expect(report.length).toBeLessThan(8100);
     expect(report).toMatch(/…\[truncated: 2000\d chars, showing 8000\]$/);
-    expect(toModel.some((c) => c.startsWith('Tool call blocked by read_only_guard: org acme is in read-only mode'))).toBe(true);
-    const { rows } = await db.query(`SELECT tool, full_result FROM tool_calls WHERE run_id = $1 AND tool = 'oa__report'`, [runId]);
+    expect(
+      toModel.some((c) => c.startsWith('Tool call blocked by read_only_guard: org acme is in read-only mode')),
+    ).toBe(true);
+    const { rows } = await db.query(
+      `SELECT tool, full_result FROM tool_calls WHERE run_id = $1 AND tool = 'oa__report'`,
+      [runId],
+    );
     expect(rows[0].full_result.length).toBeGreaterThanOrEqual(20_000);
 
     const audit = await auditOf(runId);

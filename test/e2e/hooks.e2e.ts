@@ -70,7 +70,10 @@ describe('hooks API', () => {
       auto_attached: false,
       runs_last: false,
     });
-    expect(res.body.find((h: { name: string }) => h.name === 'confirmation_gate')).toMatchObject({ runs_last: true, auto_attached: true });
+    expect(res.body.find((h: { name: string }) => h.name === 'confirmation_gate')).toMatchObject({
+      runs_last: true,
+      auto_attached: true,
+    });
     const priorities = res.body.map((h: { priority: number }) => h.priority);
     expect(priorities).toEqual([...priorities].sort((a, b) => a - b));
     expect(new Set(res.body.map((h: { name: string }) => h.name)).size).toBe(res.body.length);
@@ -113,7 +116,12 @@ describe('hooks API', () => {
         detail: 'card_number redacted',
         args_after: { amount: 900, card_number: '****1111' },
       },
-      { hook: 'big_amount_check', point: 'PreToolUse', outcome: 'would_require_confirmation', detail: 'amount over 500' },
+      {
+        hook: 'big_amount_check',
+        point: 'PreToolUse',
+        outcome: 'would_require_confirmation',
+        detail: 'amount over 500',
+      },
       { hook: 'deny-prod-deletes', point: 'PreToolUse', outcome: 'allow', detail: null, rule: 'matcher "oa__*"' },
     ]);
     const prod = await t.request('POST', '/api/hooks/dry-run', {
@@ -188,7 +196,10 @@ describe('hooks API', () => {
     const neither = await t.request('POST', '/api/hooks/dry-run', { token: admin, body: { tool: 'oa__x', args: {} } });
     expect(neither.status).toBe(400);
     expect(neither.body.message).toBe('give exactly one of agent_id or model_config_json');
-    const noTool = await t.request('POST', '/api/hooks/dry-run', { token: admin, body: { model_config_json: {}, args: {} } });
+    const noTool = await t.request('POST', '/api/hooks/dry-run', {
+      token: admin,
+      body: { model_config_json: {}, args: {} },
+    });
     expect(noTool.status).toBe(400);
   });
 
@@ -196,13 +207,22 @@ describe('hooks API', () => {
     const save = (hooks: unknown) =>
       t.request('POST', '/api/agents', {
         token: admin,
-        body: { name: 'hooked', model_config_json: { model: { provider: 'scripted', script: [{ content: 'hi' }] }, hooks } },
+        body: {
+          name: 'hooked',
+          model_config_json: { model: { provider: 'scripted', script: [{ content: 'hi' }] }, hooks },
+        },
       });
     const notAList = await save({ class_hooks: 'big_amount_check' });
     expect(notAList.status).toBe(400);
     expect(notAList.body.problems).toEqual([expect.stringMatching(/hooks\.class_hooks: must be a list/)]);
     const many = await save({
-      class_hooks: ['no_such_hook', { name: 'big_amount_check', config: { limit: 'lots' } }, 42, 'big_amount_check', 'big_amount_check'],
+      class_hooks: [
+        'no_such_hook',
+        { name: 'big_amount_check', config: { limit: 'lots' } },
+        42,
+        'big_amount_check',
+        'big_amount_check',
+      ],
     });
     expect(many.status).toBe(400);
     const problems: string[] = many.body.problems;
@@ -214,7 +234,9 @@ describe('hooks API', () => {
         expect.stringMatching(/duplicate/),
       ]),
     );
-    expect((await t.request('GET', '/api/agents', { token: admin })).body.map((a: { name: string }) => a.name)).not.toContain('hooked');
+    expect(
+      (await t.request('GET', '/api/agents', { token: admin })).body.map((a: { name: string }) => a.name),
+    ).not.toContain('hooked');
     const ok = await save({ class_hooks: [{ name: 'big_amount_check', config: { limit: 10 } }] });
     expect(ok.status).toBe(201);
   });

@@ -10,7 +10,10 @@ const SECRET = 'hook-signing-secret-0123456789';
 function paymentsPolicy(input: any) {
   if (input.tool_name !== 'oa__purchase_pay') return { allow: true };
   if (input.tool_input.amount > 50_000 && !input.tool_input.po_number) {
-    return { allow: false, reason: `payments over 50000 need a purchase order number (got ${input.tool_input.amount})` };
+    return {
+      allow: false,
+      reason: `payments over 50000 need a purchase order number (got ${input.tool_input.amount})`,
+    };
   }
   return { allow: true };
 }
@@ -59,11 +62,19 @@ describe('HTTP policy hooks', () => {
   };
 
   beforeAll(async () => {
-    [oa, opa] = await Promise.all([startHttpFake(() => ({ paid: true })), startFakeOpa({ 'warden/payments/decision': paymentsPolicy })]);
+    [oa, opa] = await Promise.all([
+      startHttpFake(() => ({ paid: true })),
+      startFakeOpa({ 'warden/payments/decision': paymentsPolicy }),
+    ]);
     t = await startTestApp({ HOOK_HTTP_ALLOW: `127.0.0.1:${opa.port}`, HOOK_HTTP_SECRET: SECRET });
     admin = await t.token('alice', 'acme', ['admin']);
     expect(
-      (await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status,
+      (
+        await t.request('POST', '/api/connectors', {
+          token: admin,
+          body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS },
+        })
+      ).status,
     ).toBe(201);
   });
   afterAll(async () => {
@@ -74,7 +85,9 @@ describe('HTTP policy hooks', () => {
   it("OPA denies a payment with the policy's reason; nothing is sent", async () => {
     const observation = await payVia(opaHook(`${opa.url}/v1/data/warden/payments/decision`), 60_000, 'PO-H1');
     expect(observation).toMatchObject({ blocked: true, blocked_by: 'payments-policy' });
-    expect(observation.content).toBe('Tool call blocked by payments-policy: payments over 50000 need a purchase order number (got 60000)');
+    expect(observation.content).toBe(
+      'Tool call blocked by payments-policy: payments over 50000 need a purchase order number (got 60000)',
+    );
     expect(oa.requests.filter((r) => r.path.includes('PO-H1'))).toHaveLength(0);
 
     const asked = opa.requests.at(-1)!;
@@ -116,7 +129,10 @@ describe('HTTP policy hooks', () => {
           model_config_json: {
             model: {
               provider: 'scripted',
-              script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-H4', amount: 10 } }] }, { content: 'done' }],
+              script: [
+                { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-H4', amount: 10 } }] },
+                { content: 'done' },
+              ],
             },
             tools: ['oa__*'],
             hooks: { yaml: opaHook(`${down.url}/v1/data/warden/payments/decision`) },
@@ -128,7 +144,9 @@ describe('HTTP policy hooks', () => {
       const observation = res.events.find((e) => e.event === 'observation')!.data;
       expect(observation).toMatchObject({ blocked: true, blocked_by: 'payments-policy' });
       expect(observation.content).toMatch(
-        new RegExp(`^Tool call blocked by payments-policy: hook failed: policy server 127\\.0\\.0\\.1:${down.port} could not be reached`),
+        new RegExp(
+          `^Tool call blocked by payments-policy: hook failed: policy server 127\\.0\\.0\\.1:${down.port} could not be reached`,
+        ),
       );
       expect(oa.requests.filter((r) => r.path.includes('PO-H4'))).toHaveLength(0);
     } finally {
@@ -140,9 +158,13 @@ describe('HTTP policy hooks', () => {
     const slow = await startHttpFake(() => new Promise(() => undefined));
     const app = await startTestApp({ HOOK_HTTP_ALLOW: `127.0.0.1:${slow.port}` }, { databaseUrl: t.databaseUrl });
     try {
-      const yaml = ['hooks:', '  - name: slow-policy', '    event: PreToolUse', `    url: ${slow.url}/check`, '    timeout_ms: 300'].join(
-        '\n',
-      );
+      const yaml = [
+        'hooks:',
+        '  - name: slow-policy',
+        '    event: PreToolUse',
+        `    url: ${slow.url}/check`,
+        '    timeout_ms: 300',
+      ].join('\n');
       const agent = await app.request('POST', '/api/agents', {
         token: admin,
         body: {
@@ -151,7 +173,10 @@ describe('HTTP policy hooks', () => {
           model_config_json: {
             model: {
               provider: 'scripted',
-              script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-H5', amount: 10 } }] }, { content: 'done' }],
+              script: [
+                { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-H5', amount: 10 } }] },
+                { content: 'done' },
+              ],
             },
             tools: ['oa__*'],
             hooks: { yaml },
@@ -160,7 +185,9 @@ describe('HTTP policy hooks', () => {
       });
       const res = await chat(app, admin, { agent_id: agent.body.id, message: 'pay' });
       const observation = res.events.find((e) => e.event === 'observation')!.data;
-      expect(observation.content).toBe("Tool call blocked by slow-policy: hook failed: hook 'slow-policy' did not finish within 300 ms");
+      expect(observation.content).toBe(
+        "Tool call blocked by slow-policy: hook failed: hook 'slow-policy' did not finish within 300 ms",
+      );
       expect(oa.requests.filter((r) => r.path.includes('PO-H5'))).toHaveLength(0);
     } finally {
       await app.close();
@@ -169,7 +196,9 @@ describe('HTTP policy hooks', () => {
   });
 
   it('a plain http hook speaks the command-hook JSON protocol (block with decision/reason)', async () => {
-    const policy = await startHttpFake((req) => (req.body.tool_input.amount > 5 ? { decision: 'block', reason: 'over 5' } : {}));
+    const policy = await startHttpFake((req) =>
+      req.body.tool_input.amount > 5 ? { decision: 'block', reason: 'over 5' } : {},
+    );
     const app = await startTestApp({ HOOK_HTTP_ALLOW: `127.0.0.1:${policy.port}` }, { databaseUrl: t.databaseUrl });
     try {
       const yaml = [
@@ -187,7 +216,10 @@ describe('HTTP policy hooks', () => {
           model_config_json: {
             model: {
               provider: 'scripted',
-              script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-H6', amount: 10 } }] }, { content: 'done' }],
+              script: [
+                { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-H6', amount: 10 } }] },
+                { content: 'done' },
+              ],
             },
             tools: ['oa__*'],
             hooks: { yaml },
@@ -195,7 +227,9 @@ describe('HTTP policy hooks', () => {
         },
       });
       const res = await chat(app, admin, { agent_id: agent.body.id, message: 'pay' });
-      expect(res.events.find((e) => e.event === 'observation')!.data.content).toBe('Tool call blocked by plain-policy: over 5');
+      expect(res.events.find((e) => e.event === 'observation')!.data.content).toBe(
+        'Tool call blocked by plain-policy: over 5',
+      );
       expect(policy.requests[0].headers['x-api-key']).toBe('k1');
       // No HOOK_HTTP_SECRET on this instance: no signature.
       expect(policy.requests[0].headers['x-warden-signature']).toBeUndefined();

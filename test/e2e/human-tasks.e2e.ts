@@ -9,7 +9,11 @@ const RELEASE_ACTION = {
   method: 'POST',
   path: '/releases/{id}',
   description: 'Ship or hold a release',
-  parameters: { type: 'object', properties: { id: { type: 'string' }, decision: { type: 'string' } }, required: ['id', 'decision'] },
+  parameters: {
+    type: 'object',
+    properties: { id: { type: 'string' }, decision: { type: 'string' } },
+    required: ['id', 'decision'],
+  },
 };
 
 /**
@@ -26,7 +30,9 @@ describe('human tasks: workflow HUMAN node and ask_human (PostgreSQL)', () => {
     t.request('POST', `/api/confirmations/${id}/decision`, { token: admin, body });
   const pendingQuestion = () =>
     until('a pending question', async () => {
-      const rows = (await t.request('GET', '/api/confirmations?status=pending', { token: admin })).body as Array<Record<string, any>>;
+      const rows = (await t.request('GET', '/api/confirmations?status=pending', { token: admin })).body as Array<
+        Record<string, any>
+      >;
       return rows.find((r) => r.tool === 'ask_human');
     });
 
@@ -80,7 +86,10 @@ describe('human tasks: workflow HUMAN node and ask_human (PostgreSQL)', () => {
       },
     });
     expect(wf.status).toBe(201);
-    const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, { token: admin, body: { inputs: { release: 'R-7' } } });
+    const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, {
+      token: admin,
+      body: { inputs: { release: 'R-7' } },
+    });
     expect(started.status).toBe(202);
     const runId = started.body.run_id;
     const question = await pendingQuestion();
@@ -89,7 +98,8 @@ describe('human tasks: workflow HUMAN node and ask_human (PostgreSQL)', () => {
     await until(
       'node waiting',
       async () =>
-        (await t.request('GET', `/api/workflow-runs/${runId}`, { token: admin })).body.nodes.ask.status === 'waiting' || undefined,
+        (await t.request('GET', `/api/workflow-runs/${runId}`, { token: admin })).body.nodes.ask.status === 'waiting' ||
+        undefined,
     );
 
     const bad = await answer(question.id, { decision: 'approve', answer: { choice: 'maybe' } });
@@ -127,7 +137,10 @@ describe('human tasks: workflow HUMAN node and ask_human (PostgreSQL)', () => {
           confirmation: { approvers: ['org_admins'] },
           model: {
             provider: 'scripted',
-            script: [{ tool_calls: [{ name: 'ask_human', args: { question: 'Ship R-8?', form: SHIP_OR_HOLD } }] }, { content: 'ok' }],
+            script: [
+              { tool_calls: [{ name: 'ask_human', args: { question: 'Ship R-8?', form: SHIP_OR_HOLD } }] },
+              { content: 'ok' },
+            ],
           },
         },
       },
@@ -136,11 +149,15 @@ describe('human tasks: workflow HUMAN node and ask_human (PostgreSQL)', () => {
     const run = openChat(t, admin, { agent_id: agent.body.id, message: 'ask about R-8' });
     const pending = (await run.next('confirmation_pending')).data;
     expect(pending.tool).toBe('ask_human');
-    expect((await answer(pending.confirmation_id, { decision: 'approve', answer: { choice: 'hold' } })).status).toBe(200);
+    expect((await answer(pending.confirmation_id, { decision: 'approve', answer: { choice: 'hold' } })).status).toBe(
+      200,
+    );
     const events = await run.finished;
     const observation = events.find((e) => e.event === 'observation')!.data;
     expect(observation).toMatchObject({ tool: 'ask_human', blocked: false, content: '{"choice":"hold"}' });
-    expect(events.find((e) => e.event === 'hook' && e.data.hook === 'confirmation_gate')!.data.side_effects).toEqual(['answered by Hana']);
+    expect(events.find((e) => e.event === 'hook' && e.data.hook === 'confirmation_gate')!.data.side_effects).toEqual([
+      'answered by Hana',
+    ]);
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
   });
 });

@@ -26,7 +26,9 @@ interface CounterReport {
 /** The counter's latest report in the process's output. */
 function lastReport(server: ServerProcess): CounterReport | undefined {
   const lines = server.output().match(/\[statement-counter\] .*/g);
-  return lines ? (JSON.parse(lines[lines.length - 1].slice('[statement-counter] '.length)) as CounterReport) : undefined;
+  return lines
+    ? (JSON.parse(lines[lines.length - 1].slice('[statement-counter] '.length)) as CounterReport)
+    : undefined;
 }
 
 /** Waits until the process has counted `ticks` ticks of its own: the barrier, not a sleep in the test. */
@@ -108,7 +110,10 @@ describe('a run parked on an approval costs no statement while it waits (server 
       recent: settled.recent,
     });
 
-    expect((await t.h.api(t.server, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status).toBe(200);
+    expect(
+      (await t.h.api(t.server, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' }))
+        .status,
+    ).toBe(200);
     await until('the run completed', async () => {
       const { rows } = await t.h.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId]);
       return rows[0]?.status === 'completed';

@@ -45,7 +45,9 @@ describe('one model turn -> one group in the inbox (PostgreSQL)', () => {
       const res = await t.request('GET', '/api/confirmations?status=pending', { token: ada.token });
       return res.body.length === 3 ? (res.body as Array<Record<string, any>>) : undefined;
     });
-    expect(rows.every((r) => r.channel_type === 'inbox' || r.channel_id === null || r.channel_id === 'inbox')).toBe(true);
+    expect(rows.every((r) => r.channel_type === 'inbox' || r.channel_id === null || r.channel_id === 'inbox')).toBe(
+      true,
+    );
     expect(new Set(rows.map((r) => r.batch_key)).size).toBe(1);
     expect(rows[0].batch_key).toEqual(expect.any(String));
     const inTurnOrder = [...rows].sort((x, y) => x.batch_position - y.batch_position);

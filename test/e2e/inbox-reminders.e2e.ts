@@ -13,7 +13,10 @@ function openInbox(t: TestApp, who: Person): { events: SseEvent[]; close(): void
   const events: SseEvent[] = [];
   const ctl = new AbortController();
   void (async () => {
-    const res = await fetch(`${t.url}/api/confirmations/stream`, { headers: { authorization: `Bearer ${who.token}` }, signal: ctl.signal });
+    const res = await fetch(`${t.url}/api/confirmations/stream`, {
+      headers: { authorization: `Bearer ${who.token}` },
+      signal: ctl.signal,
+    });
     let buffer = '';
     for await (const chunk of res.body!.pipeThrough(new TextDecoderStream()) as unknown as AsyncIterable<string>) {
       buffer += chunk;
@@ -56,7 +59,8 @@ describe('inbox reminders and escalations reach approvers and the requester (SSE
     );
     await until(
       'both snapshots',
-      () => approver.events.some((e) => e.event === 'snapshot') && escalatedTo.events.some((e) => e.event === 'snapshot'),
+      () =>
+        approver.events.some((e) => e.event === 'snapshot') && escalatedTo.events.some((e) => e.event === 'snapshot'),
     );
     const gate = runGate(
       a,
@@ -78,6 +82,8 @@ describe('inbox reminders and escalations reach approvers and the requester (SSE
 
     const notes = await a.request('GET', '/api/notifications', { token: mia.token });
     expect(notes.status).toBe(200);
-    expect(notes.body.map((n: { text: string }) => n.text).join('\n')).toContain(`Reminder: approval still needed for oa__purchase_pay`);
+    expect(notes.body.map((n: { text: string }) => n.text).join('\n')).toContain(
+      `Reminder: approval still needed for oa__purchase_pay`,
+    );
   });
 });

@@ -19,7 +19,10 @@ function openInbox(t: TestApp, who: Person): Inbox {
   const events: SseEvent[] = [];
   const ctl = new AbortController();
   void (async () => {
-    const res = await fetch(`${t.url}/api/confirmations/stream`, { headers: { authorization: `Bearer ${who.token}` }, signal: ctl.signal });
+    const res = await fetch(`${t.url}/api/confirmations/stream`, {
+      headers: { authorization: `Bearer ${who.token}` },
+      signal: ctl.signal,
+    });
     let buffer = '';
     for await (const chunk of res.body!.pipeThrough(new TextDecoderStream()) as unknown as AsyncIterable<string>) {
       buffer += chunk;
@@ -98,7 +101,10 @@ describe('approvals inbox stream (SSE, NOTIFY across instances)', () => {
     });
     const financeId = await forFinance.id;
 
-    await until("the admins' request in both of ada's tabs", () => adaInbox.rows().has(adminsId) && adaSecondTab.rows().has(adminsId));
+    await until(
+      "the admins' request in both of ada's tabs",
+      () => adaInbox.rows().has(adminsId) && adaSecondTab.rows().has(adminsId),
+    );
     await until("the finance request in fin's inbox", () => finInbox.rows().has(financeId));
     expect(adaInbox.rows().get(adminsId)).toMatchObject({
       tool: 'oa__purchase_pay',
@@ -129,7 +135,10 @@ describe('approvals inbox stream (SSE, NOTIFY across instances)', () => {
     expect((await snapshotOf(late)).data.rows.map((r: any) => r.id)).toEqual([financeId]);
     expect((await snapshotOf(open(mia))).data.rows).toEqual([]);
     expect((await decide(a, fin, financeId, 'reject')).status).toBe(200);
-    await until("the rejection in both of fin's inboxes", () => !finInbox.rows().has(financeId) && !late.rows().has(financeId));
+    await until(
+      "the rejection in both of fin's inboxes",
+      () => !finInbox.rows().has(financeId) && !late.rows().has(financeId),
+    );
     await forFinance.result;
   });
 
@@ -163,12 +172,17 @@ describe('approvals inbox stream (SSE, NOTIFY across instances)', () => {
     const id = await gate.id;
     await until('the request in both inboxes', () => adaInbox.rows().has(id) && kaiInbox.rows().has(id));
 
-    const moved = await a.request('POST', `/api/confirmations/${id}/reassign`, { token: ada.token, body: { to: 'kai' } });
+    const moved = await a.request('POST', `/api/confirmations/${id}/reassign`, {
+      token: ada.token,
+      body: { to: 'kai' },
+    });
     expect(moved.status).toBe(200);
     await until("the request gone from ada's inbox", () => !adaInbox.rows().has(id));
     // Only the id: she no longer decides it, and learns nothing more about it from the stream.
     expect(adaInbox.events.filter((e) => e.event === 'withdrawn')).toEqual([expect.objectContaining({ data: { id } })]);
-    await until("kai's inbox shows him as its only approver", () => kaiInbox.rows().get(id)?.approvers?.includes('users:kai'));
+    await until("kai's inbox shows him as its only approver", () =>
+      kaiInbox.rows().get(id)?.approvers?.includes('users:kai'),
+    );
     expect((await decide(a, kai, id)).status).toBe(200);
     await until("the request gone from kai's inbox", () => !kaiInbox.rows().has(id));
     expect((await gate.result).allow).toBe(true);

@@ -98,7 +98,10 @@ describe('LLM credentials', () => {
         { api_key_credential_id: '00000000-0000-4000-8000-000000000000' },
         /api_key_credential_id ".*" is not an LLM credential of this organisation/,
       ],
-      [{ api_key_credential_id: 'not-a-uuid' }, /api_key_credential_id ".*" is not an LLM credential of this organisation/],
+      [
+        { api_key_credential_id: 'not-a-uuid' },
+        /api_key_credential_id ".*" is not an LLM credential of this organisation/,
+      ],
       [{ api_key_credential_id: 42 }, /api_key_credential_id must be a string/],
       [
         { api_key_credential_id: foreign.body.id, api_key_env: 'WARDEN_LLM_KEY_X' },
@@ -122,7 +125,9 @@ describe('LLM credentials', () => {
     expect(inUse.body.message).toMatch(/holds-cred/);
     expect((await t.request('DELETE', `/api/agents/${user.body.id}`, { token: admin })).status).toBe(204);
     expect((await t.request('DELETE', `/api/llm-credentials/${cred.body.id}`, { token: admin })).status).toBe(204);
-    const names = (await t.request('GET', '/api/llm-credentials', { token: admin })).body.map((c: { name: string }) => c.name);
+    const names = (await t.request('GET', '/api/llm-credentials', { token: admin })).body.map(
+      (c: { name: string }) => c.name,
+    );
     expect(names).not.toContain('to-delete');
   });
 

@@ -15,13 +15,19 @@ describe('MCP servers as tool sources', () => {
   let serverId: string;
   let db: pg.Client;
 
-  const scripted = (calls: Array<{ name: string; args: Record<string, unknown> }>, extra: Record<string, unknown> = {}) => ({
+  const scripted = (
+    calls: Array<{ name: string; args: Record<string, unknown> }>,
+    extra: Record<string, unknown> = {},
+  ) => ({
     model: { provider: 'scripted', script: [{ tool_calls: calls }, { content: 'done' }] },
     tools: ['shop__*'],
     ...extra,
   });
   const createAgent = async (name: string, config: Record<string, unknown>) => {
-    const res = await t.request('POST', '/api/agents', { token: admin, body: { name, instructions: 'x', model_config_json: config } });
+    const res = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: { name, instructions: 'x', model_config_json: config },
+    });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
@@ -46,7 +52,9 @@ describe('MCP servers as tool sources', () => {
   });
 
   it('an admin registers the server: tools appear as <server>__<tool> with read/write from annotations; the token is stored sealed, never shown', async () => {
-    expect((await t.request('POST', '/api/mcp-servers', { token: member, body: { name: 'shop', url: shop.url } })).status).toBe(403);
+    expect(
+      (await t.request('POST', '/api/mcp-servers', { token: member, body: { name: 'shop', url: shop.url } })).status,
+    ).toBe(403);
     const bad = await t.request('POST', '/api/mcp-servers', {
       token: admin,
       body: {
@@ -73,7 +81,12 @@ describe('MCP servers as tool sources', () => {
     expect(created.status).toBe(201);
     serverId = created.body.id;
     expect(created.text).not.toContain(TOKEN);
-    expect(created.body).toMatchObject({ name: 'shop', header_keys: ['Authorization'], status: 'connected', error: null });
+    expect(created.body).toMatchObject({
+      name: 'shop',
+      header_keys: ['Authorization'],
+      status: 'connected',
+      error: null,
+    });
     const tools = Object.fromEntries(created.body.tools.map((x: any) => [x.name, x]));
     expect(tools.shop__pay).toMatchObject({
       tool: 'pay',
@@ -82,7 +95,12 @@ describe('MCP servers as tool sources', () => {
       requires_confirmation: false,
       requires_confirmation_when: 'args.amount > 50000',
     });
-    expect(tools.shop__lookup).toMatchObject({ tool: 'lookup', write: false, read_only_hint: true, requires_confirmation: false });
+    expect(tools.shop__lookup).toMatchObject({
+      tool: 'lookup',
+      write: false,
+      read_only_hint: true,
+      requires_confirmation: false,
+    });
     expect(tools.shop__pay.parameters.properties).toHaveProperty('amount');
     const { rows } = await db.query(`SELECT sealed_headers FROM mcp_servers WHERE id = $1`, [serverId]);
     expect(rows[0].sealed_headers).not.toContain(TOKEN);
@@ -90,7 +108,10 @@ describe('MCP servers as tool sources', () => {
   });
 
   it('pay 60 000 waits at the gate and runs exactly once after approval; the audit row names the server', async () => {
-    const agent = await createAgent('payer', scripted([{ name: 'shop__pay', args: { invoice: 'INV-1', amount: 60_000 } }]));
+    const agent = await createAgent(
+      'payer',
+      scripted([{ name: 'shop__pay', args: { invoice: 'INV-1', amount: 60_000 } }]),
+    );
     const live = openChat(t, admin, { agent_id: agent, message: 'pay INV-1' });
     const pending = await live.next('confirmation_pending');
     expect(callsOf('pay')).toHaveLength(0);
@@ -101,7 +122,9 @@ describe('MCP servers as tool sources', () => {
     expect(decided.status).toBe(200);
     const events = await live.finished;
     expect(events.at(-1)!.data.status).toBe('completed');
-    expect(callsOf('pay')).toEqual([{ tool: 'pay', args: { invoice: 'INV-1', amount: 60_000 }, authorization: `Bearer ${TOKEN}` }]);
+    expect(callsOf('pay')).toEqual([
+      { tool: 'pay', args: { invoice: 'INV-1', amount: 60_000 }, authorization: `Bearer ${TOKEN}` },
+    ]);
     const observation = events.find((e) => e.event === 'observation')!.data;
     expect(observation).toMatchObject({ tool: 'shop__pay', blocked: false, ok: true, content: 'paid INV-1: 60000' });
     const runId = events[0].data.run_id;
@@ -109,21 +132,40 @@ describe('MCP servers as tool sources', () => {
       const res = await t.request('GET', `/api/audit/connector-calls?run_id=${runId}`, { token: admin });
       return res.body.find((r: any) => r.success === true);
     });
-    expect(audit).toMatchObject({ tool: 'shop__pay', connector: 'shop', action: 'pay', method: 'MCP', success: true, blocked_by: null });
+    expect(audit).toMatchObject({
+      tool: 'shop__pay',
+      connector: 'shop',
+      action: 'pay',
+      method: 'MCP',
+      success: true,
+      blocked_by: null,
+    });
   });
 
   it('a small payment needs no approval; an unapproved (rejected) big one is never sent', async () => {
-    const agent = await createAgent('payer-small', scripted([{ name: 'shop__pay', args: { invoice: 'INV-2', amount: 10 } }]));
+    const agent = await createAgent(
+      'payer-small',
+      scripted([{ name: 'shop__pay', args: { invoice: 'INV-2', amount: 10 } }]),
+    );
     const small = await chat(t, admin, { agent_id: agent, message: 'pay' });
     expect(small.events.some((e) => e.event === 'confirmation_pending')).toBe(false);
     expect(callsOf('pay').filter((c) => c.args.invoice === 'INV-2')).toHaveLength(1);
 
-    const big = await createAgent('payer-big', scripted([{ name: 'shop__pay', args: { invoice: 'INV-3', amount: 70_000 } }]));
+    const big = await createAgent(
+      'payer-big',
+      scripted([{ name: 'shop__pay', args: { invoice: 'INV-3', amount: 70_000 } }]),
+    );
     const live = openChat(t, admin, { agent_id: big, message: 'pay' });
     const pending = await live.next('confirmation_pending');
-    await t.request('POST', `/api/confirmations/${pending.data.confirmation_id}/decision`, { token: admin, body: { decision: 'reject' } });
+    await t.request('POST', `/api/confirmations/${pending.data.confirmation_id}/decision`, {
+      token: admin,
+      body: { decision: 'reject' },
+    });
     const events = await live.finished;
-    expect(events.find((e) => e.event === 'observation')!.data).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });
+    expect(events.find((e) => e.event === 'observation')!.data).toMatchObject({
+      blocked: true,
+      blocked_by: 'confirmation_gate',
+    });
     expect(callsOf('pay').filter((c) => c.args.invoice === 'INV-3')).toHaveLength(0);
   });
 
@@ -137,7 +179,9 @@ describe('MCP servers as tool sources', () => {
       ]),
     );
     const res = await chat(t, admin, { agent_id: agent, message: 'pay and look up' });
-    const byTool = Object.fromEntries(res.events.filter((e) => e.event === 'observation').map((e) => [e.data.tool, e.data]));
+    const byTool = Object.fromEntries(
+      res.events.filter((e) => e.event === 'observation').map((e) => [e.data.tool, e.data]),
+    );
     expect(byTool.shop__pay).toMatchObject({ blocked: true, blocked_by: 'read_only_guard' });
     expect(byTool.shop__lookup).toMatchObject({
       blocked: false,
@@ -196,7 +240,12 @@ describe('MCP servers as tool sources', () => {
   it('a tool without annotations (or calling itself non-destructive) is a write gated by default; an admin override lifts the gate', async () => {
     const listed = await t.request('GET', `/api/mcp-servers/${serverId}`, { token: admin });
     const tools = Object.fromEntries(listed.body.tools.map((x: any) => [x.name, x]));
-    expect(tools.shop__cancel).toMatchObject({ write: true, requires_confirmation: true, read_only_hint: null, destructive_hint: null });
+    expect(tools.shop__cancel).toMatchObject({
+      write: true,
+      requires_confirmation: true,
+      read_only_hint: null,
+      destructive_hint: null,
+    });
     expect(tools.shop__note).toMatchObject({ write: true, requires_confirmation: true, destructive_hint: false });
 
     const agent = await createAgent(
@@ -214,7 +263,10 @@ describe('MCP servers as tool sources', () => {
     expect(asked.map((e) => e.data.tool).sort()).toEqual(['shop__cancel', 'shop__note']);
     expect([...callsOf('cancel'), ...callsOf('note')]).toHaveLength(0);
     for (const e of asked)
-      await t.request('POST', `/api/confirmations/${e.data.confirmation_id}/decision`, { token: admin, body: { decision: 'reject' } });
+      await t.request('POST', `/api/confirmations/${e.data.confirmation_id}/decision`, {
+        token: admin,
+        body: { decision: 'reject' },
+      });
     const events = await live.finished;
     expect(events.filter((e) => e.event === 'observation').map((e) => e.data.blocked_by)).toEqual([
       'confirmation_gate',
@@ -227,7 +279,10 @@ describe('MCP servers as tool sources', () => {
       body: {
         name: 'shop',
         url: shop.url,
-        tool_overrides: { pay: { requires_confirmation_when: 'args.amount > 50000' }, cancel: { requires_confirmation: false } },
+        tool_overrides: {
+          pay: { requires_confirmation_when: 'args.amount > 50000' },
+          cancel: { requires_confirmation: false },
+        },
       },
     });
     expect(overridden.status).toBe(200);
@@ -248,7 +303,11 @@ describe('MCP servers as tool sources', () => {
     });
     const agent = await createAgent('refunder', scripted([{ name: 'shop__refund', args: {} }]));
     const res = await chat(t, admin, { agent_id: agent, message: 'refund' });
-    expect(res.events.find((e) => e.event === 'observation')!.data).toMatchObject({ tool: 'shop__refund', ok: true, content: 'refunded' });
+    expect(res.events.find((e) => e.event === 'observation')!.data).toMatchObject({
+      tool: 'shop__refund',
+      ok: true,
+      content: 'refunded',
+    });
     expect(callsOf('refund')).toHaveLength(1);
   });
 

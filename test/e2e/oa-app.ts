@@ -25,7 +25,10 @@ export async function startOaApp(
   const oa = await startHttpFake(handler);
   const t = await startTestApp(opts.env ?? {}, opts.imports ? { imports: opts.imports } : {});
   const admin = await t.token('alice', 'acme', ['admin'], { name: 'Alice' });
-  const res = await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } });
+  const res = await t.request('POST', '/api/connectors', {
+    token: admin,
+    body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS },
+  });
   if (res.status !== 201) throw new Error(`the oa connector was refused: ${res.status} ${res.text}`);
   const db = new pg.Client({ connectionString: t.databaseUrl });
   await db.connect();

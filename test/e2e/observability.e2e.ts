@@ -37,8 +37,12 @@ describe('observability: traces and metrics (PostgreSQL)', () => {
     const run = openChat(t, admin, { agent_id: agent, message: `pay ${po}` });
     const pending = (await run.next('confirmation_pending')).data;
     expect(
-      (await t.request('POST', `/api/confirmations/${pending.confirmation_id}/decision`, { token: admin, body: { decision: 'approve' } }))
-        .status,
+      (
+        await t.request('POST', `/api/confirmations/${pending.confirmation_id}/decision`, {
+          token: admin,
+          body: { decision: 'approve' },
+        })
+      ).status,
     ).toBe(200);
     const events = await run.finished;
     return events[0].data.run_id as string;
@@ -49,7 +53,12 @@ describe('observability: traces and metrics (PostgreSQL)', () => {
     t = await startTestApp({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '50', METRICS_TOKEN });
     admin = await t.token('alice', 'acme', ['admin']);
     expect(
-      (await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status,
+      (
+        await t.request('POST', '/api/connectors', {
+          token: admin,
+          body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS },
+        })
+      ).status,
     ).toBe(201);
     const res = await t.request('POST', '/api/agents', {
       token: admin,
@@ -58,7 +67,10 @@ describe('observability: traces and metrics (PostgreSQL)', () => {
         model_config_json: {
           model: {
             provider: 'scripted',
-            script: [{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 60_000 } }] }, { content: 'paid' }],
+            script: [
+              { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 60_000 } }] },
+              { content: 'paid' },
+            ],
           },
           tools: ['oa__*'],
         },
@@ -73,7 +85,9 @@ describe('observability: traces and metrics (PostgreSQL)', () => {
 
   it('GET /metrics needs the METRICS_TOKEN when set', async () => {
     expect((await fetch(`${t.url}/metrics`)).status).toBe(401);
-    expect((await fetch(`${t.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
+    expect(
+      (await fetch(`${t.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status,
+    ).toBe(401);
     const res = await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
@@ -90,7 +104,11 @@ describe('observability: traces and metrics (PostgreSQL)', () => {
     expect(moved('warden_approval_decision_seconds_count{channel="inbox",status="approved"}')).toBe(1);
     expect(moved('warden_tool_calls_total{tool="oa__purchase_pay",outcome="done"}')).toBe(1);
     expect(moved('warden_runs_finished_total{status="completed",surface="chat"}')).toBe(1);
-    expect(moved('warden_http_request_duration_seconds_count{method="POST",route="/api/confirmations/:id/decision",status="200"}')).toBe(1);
+    expect(
+      moved(
+        'warden_http_request_duration_seconds_count{method="POST",route="/api/confirmations/:id/decision",status="200"}',
+      ),
+    ).toBe(1);
     for (const series of [
       'warden_approvals_pending',
       'warden_runs_active{status="waiting"}',
@@ -115,7 +133,11 @@ describe('observability: traces and metrics (PostgreSQL)', () => {
     await until('both drives exported', () => drives().length === 2, 15_000);
     const root = drives().find((s) => !inTrace().some((p) => p.spanId === s.parentSpanId))!;
     const resumed = drives().find((s) => s !== root)!;
-    expect(root.attributes).toMatchObject({ 'warden.run_id': runId, 'warden.surface': 'chat', 'warden.run.status': 'waiting' });
+    expect(root.attributes).toMatchObject({
+      'warden.run_id': runId,
+      'warden.surface': 'chat',
+      'warden.run.status': 'waiting',
+    });
     expect(resumed).toMatchObject({ parentSpanId: root.spanId, attributes: { 'warden.run.status': 'completed' } });
     const children = (parent: ReceivedSpan) => inTrace().filter((s) => s.parentSpanId === parent.spanId);
     const models = [...children(root), ...children(resumed)].filter((s) => s.name === 'model call');
@@ -128,7 +150,9 @@ describe('observability: traces and metrics (PostgreSQL)', () => {
       'warden.hook.point': 'PreToolUse',
       'warden.hook.outcome': 'allow',
     });
-    expect(underTool.find((s) => s.name === 'hook audit_log')!.attributes).toMatchObject({ 'warden.hook.point': 'PostToolUse' });
+    expect(underTool.find((s) => s.name === 'hook audit_log')!.attributes).toMatchObject({
+      'warden.hook.point': 'PostToolUse',
+    });
     const wait = underTool.find((s) => s.name === 'approval wait')!;
     expect(wait.attributes).toMatchObject({
       'warden.approval.status': 'approved',

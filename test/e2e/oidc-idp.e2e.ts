@@ -2,8 +2,18 @@ import { TokenVerifier } from '@warden/auth';
 import { startOidcIdp, type IdpService, type OidcIdp } from '../fakes/oidc-idp.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-const deployer: IdpService = { clientId: 'svc-deployer', clientSecret: 'deployer-secret-0123456789', org: 'acme', groups: ['admin'] };
-const reporter: IdpService = { clientId: 'svc-reporter', clientSecret: 'reporter-secret-0123456789', org: 'acme', groups: ['reporting'] };
+const deployer: IdpService = {
+  clientId: 'svc-deployer',
+  clientSecret: 'deployer-secret-0123456789',
+  org: 'acme',
+  groups: ['admin'],
+};
+const reporter: IdpService = {
+  clientId: 'svc-reporter',
+  clientSecret: 'reporter-secret-0123456789',
+  org: 'acme',
+  groups: ['reporting'],
+};
 
 /**
  * Warden behind a certified OpenID Provider (oidc-provider): service accounts call the API with client-credentials

@@ -67,7 +67,11 @@ describe('responses match the OpenAPI document', () => {
     await call('GET', '/api/channels');
     await call('GET', `/api/channels/${channel.id}`);
 
-    const mcp = await call('POST', '/api/mcp-servers', { name: 'shop', url: `${NOWHERE}/mcp`, headers: { Authorization: 'Bearer t' } });
+    const mcp = await call('POST', '/api/mcp-servers', {
+      name: 'shop',
+      url: `${NOWHERE}/mcp`,
+      headers: { Authorization: 'Bearer t' },
+    });
     await call('GET', '/api/mcp-servers');
     await call('GET', `/api/mcp-servers/${mcp.id}`);
 
@@ -107,11 +111,19 @@ describe('responses match the OpenAPI document', () => {
       model: { provider: 'scripted', script: [pay(amount), { content: 'done' }] },
       tools: ['oa__*'],
     });
-    const small = await call('POST', '/api/agents', { name: 'small-payer', instructions: 'x', model_config_json: payer(100) });
+    const small = await call('POST', '/api/agents', {
+      name: 'small-payer',
+      instructions: 'x',
+      model_config_json: payer(100),
+    });
     const res = await chat(t, admin, { agent_id: small.id, message: 'pay PO-1' });
     await call('GET', `/api/runs/${res.events[0].data.run_id as string}`);
 
-    const big = await call('POST', '/api/agents', { name: 'big-payer', instructions: 'x', model_config_json: payer(90000) });
+    const big = await call('POST', '/api/agents', {
+      name: 'big-payer',
+      instructions: 'x',
+      model_config_json: payer(90000),
+    });
     const live = openChat(t, admin, { agent_id: big.id, message: 'pay PO-1' });
     const { confirmation_id: id } = (await live.next('confirmation_pending')).data as { confirmation_id: string };
     await call('GET', '/api/confirmations');

@@ -21,7 +21,10 @@ describe('org-wide hooks', () => {
     tools: ['oa__*'],
   });
   const createAgent = async (name: string, config: Record<string, unknown>) => {
-    const res = await t.request('POST', '/api/agents', { token: admin, body: { name, instructions: 'x', model_config_json: config } });
+    const res = await t.request('POST', '/api/agents', {
+      token: admin,
+      body: { name, instructions: 'x', model_config_json: config },
+    });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
@@ -45,7 +48,10 @@ describe('org-wide hooks', () => {
 
   it('PUT /api/org/hooks is admin-only, validated (400 naming the entry, nothing saved) and readable back', async () => {
     expect((await t.request('PUT', '/api/org/hooks', { token: member, body: ORG_POLICY })).status).toBe(403);
-    const bad = await t.request('PUT', '/api/org/hooks', { token: admin, body: { class_hooks: ['test_block_tool', 'audti_log'] } });
+    const bad = await t.request('PUT', '/api/org/hooks', {
+      token: admin,
+      body: { class_hooks: ['test_block_tool', 'audti_log'] },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.problems).toEqual([
       'hooks.class_hooks[1]: unknown hook "audti_log" (did you mean "audit_log"?)',
@@ -53,7 +59,11 @@ describe('org-wide hooks', () => {
     ]);
     const extra = await t.request('PUT', '/api/org/hooks', { token: admin, body: { class_hooks: [], hooks: {} } });
     expect(extra.status).toBe(400);
-    expect((await t.request('GET', '/api/org/hooks', { token: admin })).body).toEqual({ hooks: {}, updated_by: null, updated_at: null });
+    expect((await t.request('GET', '/api/org/hooks', { token: admin })).body).toEqual({
+      hooks: {},
+      updated_by: null,
+      updated_at: null,
+    });
 
     const saved = await t.request('PUT', '/api/org/hooks', { token: admin, body: ORG_POLICY });
     expect(saved.status).toBe(200);
@@ -76,10 +86,19 @@ describe('org-wide hooks', () => {
 
     const effective = await t.request('GET', `/api/agents/${agent}/hooks/effective`, { token: member });
     expect(effective.status).toBe(200);
-    const origin = Object.fromEntries(effective.body.hooks.map((h: { name: string; origin: string }) => [h.name, h.origin]));
-    expect(origin).toMatchObject({ test_block_tool: 'org', test_note: 'agent', confirmation_gate: 'auto', audit_log: 'auto' });
+    const origin = Object.fromEntries(
+      effective.body.hooks.map((h: { name: string; origin: string }) => [h.name, h.origin]),
+    );
+    expect(origin).toMatchObject({
+      test_block_tool: 'org',
+      test_note: 'agent',
+      confirmation_gate: 'auto',
+      audit_log: 'auto',
+    });
     expect(effective.body.overridden).toEqual([{ name: 'test_block_tool', by: 'org' }]);
-    const pre = effective.body.hooks.filter((h: { point: string }) => h.point === 'PreToolUse').map((h: { name: string }) => h.name);
+    const pre = effective.body.hooks
+      .filter((h: { point: string }) => h.point === 'PreToolUse')
+      .map((h: { name: string }) => h.name);
     expect(pre.at(-1)).toBe('confirmation_gate');
     expect(pre.indexOf('test_note')).toBeLessThan(pre.indexOf('test_block_tool'));
   });
@@ -89,7 +108,10 @@ describe('org-wide hooks', () => {
     const caller = await createAgent('caller', {
       model: {
         provider: 'scripted',
-        script: [{ tool_calls: [{ name: 'call_agent', args: { agent_id: delegate, task: 'pay PO-ORG-2' } }] }, { content: 'asked' }],
+        script: [
+          { tool_calls: [{ name: 'call_agent', args: { agent_id: delegate, task: 'pay PO-ORG-2' } }] },
+          { content: 'asked' },
+        ],
       },
       tools: ['call_agent'],
       delegates: [delegate],
@@ -121,7 +143,10 @@ describe('org-wide hooks', () => {
       },
     });
     expect(wf.status).toBe(201);
-    const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, { token: admin, body: { inputs: {} } });
+    const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, {
+      token: admin,
+      body: { inputs: {} },
+    });
     expect(started.status).toBe(202);
     return until('workflow finished', async () => {
       const run = await t.request('GET', `/api/workflow-runs/${started.body.run_id}`, { token: admin });
@@ -137,7 +162,11 @@ describe('org-wide hooks', () => {
       { tool: 'oa__purchase_pay', status: 'blocked', blocked_by: 'test_block_tool', surface: 'workflow' },
     ]);
 
-    await runWorkflow('org-wf-connector', { type: 'connector', tool: 'oa__purchase_pay', args: { id: 'PO-ORG-4', amount: 5 } });
+    await runWorkflow('org-wf-connector', {
+      type: 'connector',
+      tool: 'oa__purchase_pay',
+      args: { id: 'PO-ORG-4', amount: 5 },
+    });
     const { rows } = await db.query(`SELECT c.status, c.blocked_by FROM tool_calls c WHERE c.args->>'id' = 'PO-ORG-4'`);
     expect(rows).toEqual([{ status: 'blocked', blocked_by: 'test_block_tool' }]);
     expect(oa.requests.filter((r) => r.path.includes('PO-ORG-3') || r.path.includes('PO-ORG-4'))).toHaveLength(0);

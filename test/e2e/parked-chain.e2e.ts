@@ -21,12 +21,16 @@ describe('a parked call resumes under the chain in force, on any instance (Postg
   });
   const paysOf = (po: string) => app.oa.requests.filter((r) => r.path === `/purchases/${po}/pay`);
   const parkedOn = async (runId: string) =>
-    (await app.db.query<{ parked_on: string[] | null }>(`SELECT parked_on FROM agent_runs WHERE id = $1`, [runId])).rows[0].parked_on;
+    (await app.db.query<{ parked_on: string[] | null }>(`SELECT parked_on FROM agent_runs WHERE id = $1`, [runId]))
+      .rows[0].parked_on;
 
   /** Two identical runs of one agent, both parked at the gate on their own approval. */
   async function twoParkedRuns(po: string, hooks: Record<string, unknown>) {
     const name = `${po}-agent`;
-    const created = await app.t.request('POST', '/api/agents', { token: app.admin, body: { name, model_config_json: config(po, hooks) } });
+    const created = await app.t.request('POST', '/api/agents', {
+      token: app.admin,
+      body: { name, model_config_json: config(po, hooks) },
+    });
     expect(created.status).toBe(201);
     const runs: Array<{ chat: LiveChat; runId: string; confirmationId: string }> = [];
     for (let i = 0; i < 2; i++) {
@@ -57,7 +61,9 @@ describe('a parked call resumes under the chain in force, on any instance (Postg
         body: { decision: 'approve' },
       });
       expect(res.status).toBe(200);
-      await until('claimed', async () => ((await parkedOn(run.runId))?.includes(run.confirmationId) ? undefined : true));
+      await until('claimed', async () =>
+        (await parkedOn(run.runId))?.includes(run.confirmationId) ? undefined : true,
+      );
     } finally {
       resumer.onNotified = hear;
     }
@@ -80,7 +86,10 @@ describe('a parked call resumes under the chain in force, on any instance (Postg
       env: { RUN_RECOVERY_MS: '60000' },
       imports: [RuntimeTestHooksModule],
     });
-    second = await startTestApp({ RUN_RECOVERY_MS: '60000' }, { databaseUrl: app.t.databaseUrl, imports: [RuntimeTestHooksModule] });
+    second = await startTestApp(
+      { RUN_RECOVERY_MS: '60000' },
+      { databaseUrl: app.t.databaseUrl, imports: [RuntimeTestHooksModule] },
+    );
   });
   afterAll(async () => {
     await second?.close();
@@ -89,7 +98,9 @@ describe('a parked call resumes under the chain in force, on any instance (Postg
 
   it('a blocking hook added while the calls waited blocks both resumed calls, on either instance: nothing is paid', async () => {
     const { runs, changeHooks } = await twoParkedRuns('PO-K1', { class_hooks: ['test_note'] });
-    await changeHooks({ class_hooks: ['test_note', { name: 'test_block_tool', config: { tool: 'oa__purchase_pay' } }] });
+    await changeHooks({
+      class_hooks: ['test_note', { name: 'test_block_tool', config: { tool: 'oa__purchase_pay' } }],
+    });
     const [first, other] = await resumeOnBoth(runs);
     expect(first).toEqual({
       blocked: true,
@@ -102,7 +113,9 @@ describe('a parked call resumes under the chain in force, on any instance (Postg
 
   it('a rewrite added while the calls waited no longer gives the approved call: both are denied, naming why', async () => {
     const { runs, changeHooks } = await twoParkedRuns('PO-K2', {});
-    await changeHooks({ class_hooks: [{ name: 'test_rewrite_args', config: { tool: 'oa__purchase_pay', set: { amount: 90_000 } } }] });
+    await changeHooks({
+      class_hooks: [{ name: 'test_rewrite_args', config: { tool: 'oa__purchase_pay', set: { amount: 90_000 } } }],
+    });
     const [first, other] = await resumeOnBoth(runs);
     expect(first).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });
     expect(first.content).toBe(
@@ -121,7 +134,9 @@ describe('a parked call resumes under the chain in force, on any instance (Postg
     expect(first).toMatchObject({ blocked: false });
     expect(other).toEqual(first);
     expect(paysOf('PO-K3').map((r) => r.body)).toEqual([{ amount: 60_000 }, { amount: 60_000 }]);
-    const rerun = runs[0].chat.events.filter((e) => e.event === 'hook' && e.data.point === 'PreToolUse').map((e) => e.data.hook);
+    const rerun = runs[0].chat.events
+      .filter((e) => e.event === 'hook' && e.data.point === 'PreToolUse')
+      .map((e) => e.data.hook);
     expect(rerun.filter((h) => h === 'test_note')).toHaveLength(1);
   });
 });

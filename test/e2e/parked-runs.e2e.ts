@@ -34,7 +34,11 @@ describe('parked runs: a run waiting for an approval costs nothing until it is d
   const decide = (t: TestApp, id: string, decision: 'approve' | 'reject') =>
     t.request('POST', `/api/confirmations/${id}/decision`, { token: app.admin, body: { decision } });
   const runRow = async (runId: string): Promise<RunRow> =>
-    (await app.db.query<RunRow>(`SELECT status, locked_by, lease_until, parked_on FROM agent_runs WHERE id = $1`, [runId])).rows[0];
+    (
+      await app.db.query<RunRow>(`SELECT status, locked_by, lease_until, parked_on FROM agent_runs WHERE id = $1`, [
+        runId,
+      ])
+    ).rows[0];
   /** Waits for the run to park on `confirmationId` (the park is written right after the card goes out). */
   const parked = (runId: string, confirmationId: string) =>
     until('the run parked', async () => {
@@ -44,7 +48,11 @@ describe('parked runs: a run waiting for an approval costs nothing until it is d
   const pendingOf = async (run: LiveChat) => {
     const pending = (await run.next('confirmation_pending')).data;
     const runId = run.events[0].data.run_id as string;
-    return { runId, confirmationId: pending.confirmation_id as string, row: await parked(runId, pending.confirmation_id) };
+    return {
+      runId,
+      confirmationId: pending.confirmation_id as string,
+      row: await parked(runId, pending.confirmation_id),
+    };
   };
   const eventsOf = (run: LiveChat, type: string) => run.events.filter((e) => e.event === type).map((e) => e.data);
 
@@ -99,19 +107,24 @@ describe('parked runs: a run waiting for an approval costs nothing until it is d
   });
 
   it('two calls of one turn park together; each approval continues the run, which parks again on the other', async () => {
-    const agent = await createAgent(scripted([{ tool_calls: [pay('PO-T1', 60_000), pay('PO-T2', 70_000)] }, { content: 'done' }]));
+    const agent = await createAgent(
+      scripted([{ tool_calls: [pay('PO-T1', 60_000), pay('PO-T2', 70_000)] }, { content: 'done' }]),
+    );
     const run = openChat(app.t, app.admin, { agent_id: agent, message: 'pay both' });
     const runId = (await run.next('run')).data.run_id as string;
     // The two calls run side by side: their requests come in either order.
     const ids = await until('two requests', () => {
       const pending = eventsOf(run, 'confirmation_pending');
-      const of = (po: string) => pending.find((p) => (p.args as { id: string }).id === po)?.confirmation_id as string | undefined;
+      const of = (po: string) =>
+        pending.find((p) => (p.args as { id: string }).id === po)?.confirmation_id as string | undefined;
       return pending.length === 2 ? [of('PO-T1')!, of('PO-T2')!] : undefined;
     });
     await until('parked on both', async () => ((await runRow(runId)).parked_on?.length === 2 ? true : undefined));
     expect((await decide(app.t, ids[0], 'approve')).status).toBe(200);
     // Resumed, paid the approved call, and parked again on the other one alone.
-    await until('parked again on the other call', async () => ((await runRow(runId)).parked_on?.join() === ids[1] ? true : undefined));
+    await until('parked again on the other call', async () =>
+      (await runRow(runId)).parked_on?.join() === ids[1] ? true : undefined,
+    );
     expect(paysOf('PO-T1')).toHaveLength(1);
     expect((await decide(app.t, ids[1], 'reject')).status).toBe(200);
     await run.finished;
@@ -124,7 +137,10 @@ describe('parked runs: a run waiting for an approval costs nothing until it is d
     const run = openChat(app.t, app.admin, { agent_id: agent, message: 'pay PO-EXP' });
     const { confirmationId } = await pendingOf(run);
     await run.finished;
-    expect(eventsOf(run, 'confirmation_resolved')[0]).toMatchObject({ confirmation_id: confirmationId, status: 'expired' });
+    expect(eventsOf(run, 'confirmation_resolved')[0]).toMatchObject({
+      confirmation_id: confirmationId,
+      status: 'expired',
+    });
     expect(eventsOf(run, 'observation')[0]).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });
     expect(paysOf('PO-EXP')).toHaveLength(0);
     expect((await decide(app.t, confirmationId, 'approve')).status).toBe(409);
@@ -144,7 +160,10 @@ describe('parked runs: a run waiting for an approval costs nothing until it is d
   describe('with a second instance on the same database', () => {
     let second: TestApp | undefined;
     beforeAll(async () => {
-      second = await startTestApp({ RUN_RECOVERY_MS: '200' }, { databaseUrl: app.t.databaseUrl, imports: [RuntimeTestHooksModule] });
+      second = await startTestApp(
+        { RUN_RECOVERY_MS: '200' },
+        { databaseUrl: app.t.databaseUrl, imports: [RuntimeTestHooksModule] },
+      );
     });
     afterAll(async () => second?.close());
 
@@ -176,7 +195,11 @@ describe('parked runs: a run waiting for an approval costs nothing until it is d
     });
 
     it('a run parked here, then driven on and parked again there, is rebuilt (not revived stale) when decided here', async () => {
-      const script = [{ tool_calls: [pay('PO-X1', 60_000)] }, { tool_calls: [pay('PO-X2', 70_000)] }, { content: 'done' }];
+      const script = [
+        { tool_calls: [pay('PO-X1', 60_000)] },
+        { tool_calls: [pay('PO-X2', 70_000)] },
+        { content: 'done' },
+      ];
       const run = openChat(app.t, app.admin, { agent_id: await createAgent(scripted(script)), message: 'pay twice' });
       const first = await pendingOf(run);
       // Decided on the second instance, which resumes the run (this one does not hear of it: it could claim first),

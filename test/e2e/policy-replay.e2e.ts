@@ -16,7 +16,9 @@ describe('policy replay', () => {
   const model = { provider: 'scripted', script: [{ content: 'ok' }] };
   const LIVE = { confirmation: { approvers: ['org_admins'] } };
   // The tier change: payments above 80 000 need two approvals.
-  const TIERED = { confirmation: { approvers: ['org_admins'], tiers: [{ when: 'args.amount > 80000', approvals: 2 }] } };
+  const TIERED = {
+    confirmation: { approvers: ['org_admins'], tiers: [{ when: 'args.amount > 80000', approvals: 2 }] },
+  };
   const FROM = '2026-11-01T00:00:00.000Z';
   const TO = '2026-11-08T00:00:00.000Z';
   const req = (method: string, url: string, body?: unknown) => t.request(method, url, { token: admin, body });
@@ -80,7 +82,13 @@ describe('policy replay', () => {
       new: { decision: 'ask', approvals: 2, tier: 0 },
       differences: ['approvals_changed'],
     });
-    expect(res.body.summary).toMatchObject({ calls: 500, changed: 99, more_approvals: 99, newly_blocked: 0, changed_rewrites: 0 });
+    expect(res.body.summary).toMatchObject({
+      calls: 500,
+      changed: 99,
+      more_approvals: 99,
+      newly_blocked: 0,
+      changed_rewrites: 0,
+    });
     expect(res.body.summary.text).toBe(
       'this change would have required 99 more approvals, blocked 0 calls, changed 0 rewrites (99 of 500 calls decided differently)',
     );
@@ -108,14 +116,27 @@ describe('policy replay', () => {
     const before = Number((await db.query(`SELECT count(*) AS n FROM audit_events`)).rows[0].n);
     const cases: Array<[unknown, number, string]> = [
       [{ agent: agentId, from: FROM, to: TO }, 400, 'give exactly one of config or version'],
-      [{ config: TIERED, version: 1, agent: agentId, from: FROM, to: TO }, 400, 'give exactly one of config or version'],
-      [{ version: 9, agent: agentId, from: FROM, to: TO }, 400, `version 9 is not a version of the policy of agent ${agentId}`],
+      [
+        { config: TIERED, version: 1, agent: agentId, from: FROM, to: TO },
+        400,
+        'give exactly one of config or version',
+      ],
+      [
+        { version: 9, agent: agentId, from: FROM, to: TO },
+        400,
+        `version 9 is not a version of the policy of agent ${agentId}`,
+      ],
       [{ version: 3, from: FROM, to: TO }, 400, 'version 3 is not a version of the org hooks'],
       [{ config: TIERED, agent: agentId, from: FROM, to: '2027-01-01T00:00:00Z' }, 400, 'window too large: 61 days'],
       [{ config: TIERED, agent: agentId, from: 'yesterday', to: TO }, 400, 'from must be an ISO time'],
       [{ config: TIERED, agent: agentId, from: TO, to: FROM }, 400, 'to must be after from'],
       [
-        { config: { confirmation: { tiers: [{ when: 'args.amount >', approvals: 2 }] } }, agent: agentId, from: FROM, to: TO },
+        {
+          config: { confirmation: { tiers: [{ when: 'args.amount >', approvals: 2 }] } },
+          agent: agentId,
+          from: FROM,
+          to: TO,
+        },
         400,
         'tiers[0].when',
       ],

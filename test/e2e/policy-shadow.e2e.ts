@@ -34,7 +34,8 @@ describe('shadow policies', () => {
   });
   const req = (method: string, url: string, body?: unknown, token = admin) => t.request(method, url, { token, body });
   const oaCalls = (prefix: string) => oa.requests.filter((r) => r.path.includes(prefix)).length;
-  const confirmations = async () => Number((await db.query(`SELECT count(*) AS n FROM confirmation_requests`)).rows[0].n);
+  const confirmations = async () =>
+    Number((await db.query(`SELECT count(*) AS n FROM confirmation_requests`)).rows[0].n);
 
   beforeAll(async () => {
     // A command hook that leaves a file when it runs: a shadow must never run it.
@@ -49,7 +50,11 @@ describe('shadow policies', () => {
   });
 
   it("an agent's stricter shadow reports exactly the calls it would have treated differently, with no side effect (acceptance 2)", async () => {
-    const agent = await req('POST', '/api/agents', { name: 'shadowed', instructions: 'x', model_config_json: script('SH-A') });
+    const agent = await req('POST', '/api/agents', {
+      name: 'shadowed',
+      instructions: 'x',
+      model_config_json: script('SH-A'),
+    });
     const id = agent.body.id as string;
     const deployed = await req('POST', `/api/agents/${id}/shadow`, {
       config: { hooks: BLOCK_PAY, require_confirmation_for_all: true },
@@ -66,7 +71,12 @@ describe('shadow policies', () => {
 
     const report = await req('GET', `/api/agents/${id}/shadow-report`);
     expect(report.status).toBe(200);
-    expect(report.body).toMatchObject({ calls_seen: 3, differing: 3, incomplete: 0, counts: { would_ask: 1, would_block: 2 } });
+    expect(report.body).toMatchObject({
+      calls_seen: 3,
+      differing: 3,
+      incomplete: 0,
+      counts: { would_ask: 1, would_block: 2 },
+    });
     const rows = (report.body.calls as Array<Record<string, any>>).map((c) => [
       c.tool,
       c.args.id,
@@ -95,8 +105,13 @@ describe('shadow policies', () => {
   });
 
   it('an org shadow never runs command hooks (reported as skipped) and can be discarded', async () => {
-    const agent = await req('POST', '/api/agents', { name: 'org-shadowed', instructions: 'x', model_config_json: script('SH-B') });
-    const yaml = 'hooks:\n  - name: touch\n    event: PreToolUse\n    matcher: "oa__get_purchase"\n    run: ./touch.sh\n';
+    const agent = await req('POST', '/api/agents', {
+      name: 'org-shadowed',
+      instructions: 'x',
+      model_config_json: script('SH-B'),
+    });
+    const yaml =
+      'hooks:\n  - name: touch\n    event: PreToolUse\n    matcher: "oa__get_purchase"\n    run: ./touch.sh\n';
     const deployed = await req('POST', '/api/org/hooks/shadow', { config: { ...BLOCK_PAY, yaml } });
     expect(deployed.status).toBe(201);
     expect((await req('POST', '/api/org/hooks/shadow', { config: {} })).status).toBe(409);
@@ -111,7 +126,12 @@ describe('shadow policies', () => {
     expect((await req('POST', '/api/org/hooks/shadow/discard')).status).toBe(200);
     expect((await req('GET', '/api/org/hooks/shadow')).status).toBe(404);
     expect((await req('GET', '/api/org/hooks')).body.hooks).toEqual({});
-    const trail = await db.query(`SELECT action FROM audit_events WHERE kind = 'config' AND action LIKE 'org_hooks.shadow%' ORDER BY seq`);
-    expect(trail.rows.map((r: { action: string }) => r.action)).toEqual(['org_hooks.shadow_deployed', 'org_hooks.shadow_discarded']);
+    const trail = await db.query(
+      `SELECT action FROM audit_events WHERE kind = 'config' AND action LIKE 'org_hooks.shadow%' ORDER BY seq`,
+    );
+    expect(trail.rows.map((r: { action: string }) => r.action)).toEqual([
+      'org_hooks.shadow_deployed',
+      'org_hooks.shadow_discarded',
+    ]);
   });
 });

@@ -13,9 +13,13 @@ describe('policy tests', () => {
   const model = { provider: 'scripted', script: [{ content: 'ok' }] };
   const LIVE = { confirmation: { approvers: ['org_admins'] } };
   // Payments above 80 000 need two approvals.
-  const TIERED = { confirmation: { approvers: ['org_admins'], tiers: [{ when: 'args.amount > 80000', approvals: 2 }] } };
+  const TIERED = {
+    confirmation: { approvers: ['org_admins'], tiers: [{ when: 'args.amount > 80000', approvals: 2 }] },
+  };
   const BLOCK_PAY = { class_hooks: [{ name: 'test_block_tool', config: { tool: 'oa__purchase_pay' } }] };
-  const TAG_PAY = { class_hooks: [{ name: 'test_rewrite_args', config: { tool: 'oa__purchase_pay', set: { memo: 'checked' } } }] };
+  const TAG_PAY = {
+    class_hooks: [{ name: 'test_rewrite_args', config: { tool: 'oa__purchase_pay', set: { memo: 'checked' } } }],
+  };
   const CASES = [
     {
       name: 'small payment runs',
@@ -29,17 +33,31 @@ describe('policy tests', () => {
       args: { id: 'PO-2', amount: 90000 },
       expect: { decision: 'ask', approvals: 1 },
     },
-    { name: 'reads run', tool: 'oa__get_purchase', args: { id: 'PO-3' }, user: 'carol', roles: ['buyer'], expect: { decision: 'allow' } },
+    {
+      name: 'reads run',
+      tool: 'oa__get_purchase',
+      args: { id: 'PO-3' },
+      user: 'carol',
+      roles: ['buyer'],
+      expect: { decision: 'allow' },
+    },
   ];
   const req = (method: string, url: string, body?: unknown, token = admin) => t.request(method, url, { token, body });
   const configEvents = async (entityId: string) =>
-    (await db.query(`SELECT action, payload FROM audit_events WHERE entity_id = $1 AND kind = 'config' ORDER BY seq`, [entityId]))
-      .rows as Array<{
+    (
+      await db.query(`SELECT action, payload FROM audit_events WHERE entity_id = $1 AND kind = 'config' ORDER BY seq`, [
+        entityId,
+      ])
+    ).rows as Array<{
       action: string;
       payload: Record<string, unknown>;
     }>;
   const newAgent = async (name: string) => {
-    const res = await req('POST', '/api/agents', { name, instructions: 'x', model_config_json: { model, tools: ['oa__*'], ...LIVE } });
+    const res = await req('POST', '/api/agents', {
+      name,
+      instructions: 'x',
+      model_config_json: { model, tools: ['oa__*'], ...LIVE },
+    });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
@@ -61,7 +79,11 @@ describe('policy tests', () => {
 
   it("an agent's cases are stored, read back, audited, and run against the live policy, a config and a version", async () => {
     const id = await newAgent('tested');
-    expect((await req('GET', `/api/agents/${id}/tests`)).body).toEqual({ cases: [], updated_by: null, updated_at: null });
+    expect((await req('GET', `/api/agents/${id}/tests`)).body).toEqual({
+      cases: [],
+      updated_by: null,
+      updated_at: null,
+    });
     const put = await req('PUT', `/api/agents/${id}/tests`, { cases: CASES });
     expect(put.status).toBe(200);
     expect(put.body.cases).toEqual(CASES);
@@ -117,7 +139,10 @@ describe('policy tests', () => {
     const given = await req('POST', `/api/agents/${id}/test`, { config: { hooks: TAG_PAY }, cases: adhoc });
     expect(given.body).toMatchObject({ passed: true, total: 1, results: [{ name: 'tagged', pass: true }] });
     expect((await req('GET', `/api/agents/${id}/tests`)).body.cases).toEqual(CASES);
-    expect((await req('POST', `/api/agents/${id}/test`, { version: 1 })).body).toMatchObject({ candidate: 'version 1', passed: true });
+    expect((await req('POST', `/api/agents/${id}/test`, { version: 1 })).body).toMatchObject({
+      candidate: 'version 1',
+      passed: true,
+    });
     // Running changes nothing: no event, no confirmation, no call to the connector.
     expect(await configEvents(id)).toHaveLength(2);
     expect(app.oa.requests).toHaveLength(0);
@@ -136,12 +161,23 @@ describe('policy tests', () => {
     expect((await req('GET', `/api/agents/${id}/versions`)).body).toHaveLength(1);
 
     // A save that keeps the tests green goes through as usual.
-    const green = await req('PUT', `/api/agents/${id}`, agentBody({ confirmation: { ...LIVE.confirmation, timeout_s: 60 } }));
+    const green = await req(
+      'PUT',
+      `/api/agents/${id}`,
+      agentBody({ confirmation: { ...LIVE.confirmation, timeout_s: 60 } }),
+    );
     expect(green.status).toBe(200);
 
-    const forced = await req('PUT', `/api/agents/${id}`, agentBody(TIERED, { comment: 'tier, tests to follow', force: true }));
+    const forced = await req(
+      'PUT',
+      `/api/agents/${id}`,
+      agentBody(TIERED, { comment: 'tier, tests to follow', force: true }),
+    );
     expect(forced.status).toBe(200);
-    const versions = (await req('GET', `/api/agents/${id}/versions`)).body as Array<{ version: number; tests_forced: string[] | null }>;
+    const versions = (await req('GET', `/api/agents/${id}/versions`)).body as Array<{
+      version: number;
+      tests_forced: string[] | null;
+    }>;
     expect(versions.map((v) => [v.version, v.tests_forced])).toEqual([
       [1, null],
       [2, null],
@@ -150,7 +186,14 @@ describe('policy tests', () => {
     const events = await configEvents(id);
     expect(events.at(-1)).toMatchObject({
       action: 'agent.updated',
-      payload: { policy_version: { version: 3, created: true, comment: 'tier, tests to follow', tests_forced: ['big payment asks once'] } },
+      payload: {
+        policy_version: {
+          version: 3,
+          created: true,
+          comment: 'tier, tests to follow',
+          tests_forced: ['big payment asks once'],
+        },
+      },
     });
 
     // A rollback is a save too: back to version 1 passes; the shadow's promotion of a failing policy is refused unless forced.
@@ -162,14 +205,21 @@ describe('policy tests', () => {
     const promoted = await req('POST', `/api/agents/${id}/shadow/promote`, { force: true });
     expect(promoted.status).toBe(200);
     expect(
-      ((await req('GET', `/api/agents/${id}/versions/${promoted.body.version}`)).body as { tests_forced: string[] }).tests_forced,
+      ((await req('GET', `/api/agents/${id}/versions/${promoted.body.version}`)).body as { tests_forced: string[] })
+        .tests_forced,
     ).toEqual(['big payment asks once']);
   });
 
   it('the org hooks carry their own tests: run, refused save, forced save', async () => {
     const id = await newAgent('org-tested');
     const orgCases = [
-      { name: 'payments go through', tool: 'oa__purchase_pay', args: { id: 'PO-7', amount: 10 }, agent: id, expect: { decision: 'allow' } },
+      {
+        name: 'payments go through',
+        tool: 'oa__purchase_pay',
+        args: { id: 'PO-7', amount: 10 },
+        agent: id,
+        expect: { decision: 'allow' },
+      },
     ];
     const orgId = (await db.query(`SELECT org_id FROM agents WHERE id = $1`, [id])).rows[0].org_id as string;
     expect((await req('PUT', '/api/org/hooks/tests', { cases: orgCases })).status).toBe(200);
@@ -248,7 +298,13 @@ describe('policy tests', () => {
         400,
         'cases[0].tool: unknown tool "oa__refund" (case "x")',
       ],
-      ['POST', `/api/agents/${id}/test`, { version: 7 }, 400, `version 7 is not a version of the policy of agent ${id}`],
+      [
+        'POST',
+        `/api/agents/${id}/test`,
+        { version: 7 },
+        400,
+        `version 7 is not a version of the policy of agent ${id}`,
+      ],
       ['POST', `/api/agents/${id}/test`, { version: 1, config: TIERED }, 400, 'give at most one of config or version'],
       ['POST', `/api/agents/${id}/test`, { config: { hooks: { class_hooks: ['no_such_hook'] } } }, 400, 'no_such_hook'],
       [

@@ -49,7 +49,11 @@ describe('policy versions under concurrent saves', () => {
   }
 
   it('concurrent saves of one agent get distinct consecutive versions; the last one is the policy in force', async () => {
-    const agent = await req('POST', '/api/agents', { name: 'raced', instructions: 'x', model_config_json: payScript('PO-V-4') });
+    const agent = await req('POST', '/api/agents', {
+      name: 'raced',
+      instructions: 'x',
+      model_config_json: payScript('PO-V-4'),
+    });
     const id = agent.body.id as string;
     const timeouts = [11, 12, 13, 14, 15, 16];
     const body = (s: number) => ({
@@ -66,7 +70,9 @@ describe('policy versions under concurrent saves', () => {
     const versions = (await req('GET', `/api/agents/${id}/versions`)).body as Array<{ version: number }>;
     expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     const configs = await Promise.all(
-      versions.slice(1).map(async (v) => (await req('GET', `/api/agents/${id}/versions/${v.version}`)).body.model_config_json),
+      versions
+        .slice(1)
+        .map(async (v) => (await req('GET', `/api/agents/${id}/versions/${v.version}`)).body.model_config_json),
     );
     expect(configs.map((c) => c.confirmation.timeout_s).sort()).toEqual(timeouts);
     const current = (await req('GET', `/api/agents/${id}`)).body.model_config_json;
@@ -81,7 +87,10 @@ describe('policy versions under concurrent saves', () => {
     const results = await racing(
       `SELECT 1 FROM org_hooks WHERE org_id = $1 FOR UPDATE`,
       [orgId],
-      caps.map((n) => () => req('PUT', '/api/org/hooks', { class_hooks: [{ name: 'result_truncate', config: { max_chars: n * 100 } }] })),
+      caps.map(
+        (n) => () =>
+          req('PUT', '/api/org/hooks', { class_hooks: [{ name: 'result_truncate', config: { max_chars: n * 100 } }] }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(caps.map(() => 200));
     const versions = (await req('GET', '/api/org/hooks/versions')).body as Array<{ version: number }>;

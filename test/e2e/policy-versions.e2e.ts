@@ -26,10 +26,16 @@ describe('policy versions', () => {
   });
   const req = (method: string, path: string, body?: unknown, token = admin) => t.request(method, path, { token, body });
   const configEvents = async (entityId: string) =>
-    (await db.query(`SELECT action, payload FROM audit_events WHERE entity_id = $1 AND kind = 'config' ORDER BY seq`, [entityId])).rows.map(
-      (r: { action: string; payload: Record<string, unknown> }) => ({ action: r.action, policy_version: r.payload.policy_version }),
-    );
-  const auditHead = async () => Number((await db.query(`SELECT count(*) AS n FROM audit_events WHERE kind = 'config'`)).rows[0].n);
+    (
+      await db.query(`SELECT action, payload FROM audit_events WHERE entity_id = $1 AND kind = 'config' ORDER BY seq`, [
+        entityId,
+      ])
+    ).rows.map((r: { action: string; payload: Record<string, unknown> }) => ({
+      action: r.action,
+      policy_version: r.payload.policy_version,
+    }));
+  const auditHead = async () =>
+    Number((await db.query(`SELECT count(*) AS n FROM audit_events WHERE kind = 'config'`)).rows[0].n);
 
   beforeAll(async () => {
     copyFileSync(path.resolve('test/fixtures/hooks/deny-prod-deletes.sh'), path.join(hooksDir, 'deny-prod-deletes.sh'));
@@ -53,15 +59,30 @@ describe('policy versions', () => {
     const id = created.body.id as string;
     const v2 = { ...payScript('PO-V-1'), hooks: BLOCK_PAY, confirmation: { timeout_s: 60 } };
     expect(
-      (await req('PUT', `/api/agents/${id}`, { name: 'payer', instructions: 'x', model_config_json: v2, comment: 'block pay' })).status,
+      (
+        await req('PUT', `/api/agents/${id}`, {
+          name: 'payer',
+          instructions: 'x',
+          model_config_json: v2,
+          comment: 'block pay',
+        })
+      ).status,
     ).toBe(200);
     // A rename changes no policy: no version.
-    expect((await req('PUT', `/api/agents/${id}`, { name: 'payer-2', instructions: 'x', model_config_json: v2 })).status).toBe(200);
+    expect(
+      (await req('PUT', `/api/agents/${id}`, { name: 'payer-2', instructions: 'x', model_config_json: v2 })).status,
+    ).toBe(200);
 
     const list = await req('GET', `/api/agents/${id}/versions`, undefined, member);
     expect(list.status).toBe(200);
     expect(list.body).toEqual([
-      expect.objectContaining({ version: 1, comment: 'first', created_by: expect.any(String), rolled_back_to: null, mode: 'live' }),
+      expect.objectContaining({
+        version: 1,
+        comment: 'first',
+        created_by: expect.any(String),
+        rolled_back_to: null,
+        mode: 'live',
+      }),
       expect.objectContaining({ version: 2, comment: 'block pay', rolled_back_to: null }),
     ]);
     expect((await req('GET', `/api/agents/${id}/versions/1`)).body.model_config_json).toEqual({});
@@ -99,13 +120,20 @@ describe('policy versions', () => {
       { action: 'agent.created', policy_version: { version: 1, created: true, comment: 'first' } },
       { action: 'agent.updated', policy_version: { version: 2, created: true, comment: 'block pay' } },
       { action: 'agent.updated', policy_version: { version: 2, created: false } },
-      { action: 'agent.rolled_back', policy_version: { version: 3, created: true, rolled_back_to: 1, comment: 'too strict' } },
+      {
+        action: 'agent.rolled_back',
+        policy_version: { version: 3, created: true, rolled_back_to: 1, comment: 'too strict' },
+      },
     ]);
     expect((await req('GET', '/api/audit/verify')).body).toMatchObject({ valid: true });
   });
 
   it('org hooks: change as a new version, roll back, and a run names the versions it ran under (acceptance 1)', async () => {
-    const agent = await req('POST', '/api/agents', { name: 'org-payer', instructions: 'x', model_config_json: payScript('PO-V-2') });
+    const agent = await req('POST', '/api/agents', {
+      name: 'org-payer',
+      instructions: 'x',
+      model_config_json: payScript('PO-V-2'),
+    });
     const orgId = (await db.query(`SELECT org_id FROM agents WHERE id = $1`, [agent.body.id])).rows[0].org_id as string;
     expect((await req('PUT', '/api/org/hooks', { ...BLOCK_PAY, comment: 'no payments' })).status).toBe(200);
     expect((await req('PUT', '/api/org/hooks', { class_hooks: [] })).status).toBe(200);
@@ -119,13 +147,18 @@ describe('policy versions', () => {
     expect(rolled.status).toBe(200);
     expect(rolled.body.hooks).toEqual(BLOCK_PAY);
     const blocked = await chat(t, admin, { agent_id: agent.body.id, message: 'pay' });
-    expect(blocked.events.find((e) => e.event === 'observation')!.data).toMatchObject({ blocked: true, blocked_by: 'test_block_tool' });
+    expect(blocked.events.find((e) => e.event === 'observation')!.data).toMatchObject({
+      blocked: true,
+      blocked_by: 'test_block_tool',
+    });
     const blockedRun = await req('GET', `/api/runs/${blocked.events[0].data.run_id}`);
     expect(blockedRun.body.policy_versions).toEqual({ agent: 1, org_hooks: 3 });
     expect(oa.requests.filter((r) => r.path.includes('PO-V-2'))).toHaveLength(1);
 
     const versions = await req('GET', '/api/org/hooks/versions');
-    expect(versions.body.map((v: { version: number; rolled_back_to: number | null }) => [v.version, v.rolled_back_to])).toEqual([
+    expect(
+      versions.body.map((v: { version: number; rolled_back_to: number | null }) => [v.version, v.rolled_back_to]),
+    ).toEqual([
       [1, null],
       [2, null],
       [3, 1],
@@ -142,7 +175,11 @@ describe('policy versions', () => {
   });
 
   it('bad input names the problem (4xx, never a 500) and changes nothing', async () => {
-    const agent = await req('POST', '/api/agents', { name: 'bad-input', instructions: 'x', model_config_json: payScript('PO-V-3') });
+    const agent = await req('POST', '/api/agents', {
+      name: 'bad-input',
+      instructions: 'x',
+      model_config_json: payScript('PO-V-3'),
+    });
     const id = agent.body.id as string;
     const head = await auditHead();
     const cases: Array<[string, string, unknown, number, string]> = [
@@ -169,9 +206,14 @@ describe('policy versions', () => {
   });
 
   it('a rollback is validated like a save: a version that no longer builds is refused (400 naming it), nothing changes', async () => {
-    const agent = await req('POST', '/api/agents', { name: 'yaml-payer', instructions: 'x', model_config_json: payScript('PO-V-5') });
+    const agent = await req('POST', '/api/agents', {
+      name: 'yaml-payer',
+      instructions: 'x',
+      model_config_json: payScript('PO-V-5'),
+    });
     const id = agent.body.id as string;
-    const yaml = 'hooks:\n  - name: deny-prod\n    event: PreToolUse\n    matcher: "oa__*"\n    run: ./deny-prod-deletes.sh\n';
+    const yaml =
+      'hooks:\n  - name: deny-prod\n    event: PreToolUse\n    matcher: "oa__*"\n    run: ./deny-prod-deletes.sh\n';
     const saved = await req('PUT', `/api/agents/${id}`, {
       name: 'yaml-payer',
       instructions: 'x',
@@ -179,7 +221,13 @@ describe('policy versions', () => {
     });
     expect(saved.status).toBe(200);
     expect(
-      (await req('PUT', `/api/agents/${id}`, { name: 'yaml-payer', instructions: 'x', model_config_json: payScript('PO-V-5') })).status,
+      (
+        await req('PUT', `/api/agents/${id}`, {
+          name: 'yaml-payer',
+          instructions: 'x',
+          model_config_json: payScript('PO-V-5'),
+        })
+      ).status,
     ).toBe(200);
     rmSync(path.join(hooksDir, 'deny-prod-deletes.sh'));
     const head = await auditHead();

@@ -106,7 +106,9 @@ export async function startHarness(opts: {
   const base = await startProcesses({ env: { ...keyOrigin, ...opts.env } });
   const { token, api } = base;
   const first = await base.start();
-  expect((await api(first, 'POST', '/api/connectors', { name: 'oa', base_url: opts.oa.url, actions: OA_ACTIONS })).status).toBe(201);
+  expect(
+    (await api(first, 'POST', '/api/connectors', { name: 'oa', base_url: opts.oa.url, actions: OA_ACTIONS })).status,
+  ).toBe(201);
   const agent = await api(first, 'POST', '/api/agents', {
     name: 'payer',
     instructions: 'You pay purchase orders.',
@@ -173,7 +175,9 @@ export function payingModel(body: { messages: Array<{ role: string; content: str
   const match = /Pay (PO-[\w-]+) amount (\d+)/.exec(user);
   const last = body.messages.at(-1);
   if (last?.role === 'tool') return { content: `Finished ${match?.[1]}: ${last.content}` };
-  return { tool_calls: [{ name: 'oa__purchase_pay', args: { id: match?.[1] ?? 'PO-?', amount: Number(match?.[2] ?? 0) } }] };
+  return {
+    tool_calls: [{ name: 'oa__purchase_pay', args: { id: match?.[1] ?? 'PO-?', amount: Number(match?.[2] ?? 0) } }],
+  };
 }
 
 /** The calls the fake connector received, by purchase order. */
@@ -215,9 +219,9 @@ export async function armStatementHold(
     `CREATE TRIGGER ${name} BEFORE ${opts.event} ON ${opts.table} FOR EACH ROW WHEN (${opts.when}) EXECUTE FUNCTION ${name}()`,
   );
   const waiting = async () =>
-    (await sql.query(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [lockKey])).rows.map(
-      (r) => r.pid as number,
-    );
+    (
+      await sql.query(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [lockKey])
+    ).rows.map((r) => r.pid as number);
   return {
     waiting,
     disarm: async () => {

@@ -17,7 +17,10 @@ describe('built-in hook names are reserved', () => {
       body: {
         name: `agent-${name}`,
         instructions: 'x',
-        model_config_json: { model: { provider: 'scripted', script: [{ content: 'ok' }] }, hooks: { yaml: yamlNamed(name) } },
+        model_config_json: {
+          model: { provider: 'scripted', script: [{ content: 'ok' }] },
+          hooks: { yaml: yamlNamed(name) },
+        },
       },
     });
 
@@ -41,19 +44,28 @@ describe('built-in hook names are reserved', () => {
   );
 
   it('an org YAML hook named after a built-in is refused the same way; a free name is accepted', async () => {
-    const refused = await t.request('PUT', '/api/org/hooks', { token: admin, body: { yaml: yamlNamed('confirmation_gate') } });
+    const refused = await t.request('PUT', '/api/org/hooks', {
+      token: admin,
+      body: { yaml: yamlNamed('confirmation_gate') },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.problems).toEqual([expect.stringContaining('hook name "confirmation_gate" is reserved')]);
     expect((await t.request('GET', '/api/org/hooks', { token: admin })).body.hooks).toEqual({});
 
-    expect((await t.request('PUT', '/api/org/hooks', { token: admin, body: { yaml: yamlNamed('echo-policy') } })).status).toBe(200);
+    expect(
+      (await t.request('PUT', '/api/org/hooks', { token: admin, body: { yaml: yamlNamed('echo-policy') } })).status,
+    ).toBe(200);
     expect((await saveAgent('my-echo')).status).toBe(201);
   });
 
   it('dry-run of such a config names the problem instead of showing two gates', async () => {
     const res = await t.request('POST', '/api/hooks/dry-run', {
       token: admin,
-      body: { model_config_json: { hooks: { yaml: yamlNamed('confirmation_gate') } }, tool: 'oa__purchase_pay', args: {} },
+      body: {
+        model_config_json: { hooks: { yaml: yamlNamed('confirmation_gate') } },
+        tool: 'oa__purchase_pay',
+        args: {},
+      },
     });
     expect(res.status).toBe(400);
     expect(res.body.problems).toEqual([expect.stringContaining('hook name "confirmation_gate" is reserved')]);

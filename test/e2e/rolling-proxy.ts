@@ -30,7 +30,13 @@ export function instanceProxy(servers: Instances, token: string) {
         body: body ? JSON.stringify(body) : undefined,
       });
       const text = await res.text();
-      const seen = { instance: server.url, method, path, status: res.status, retryAfter: res.headers.get('retry-after') };
+      const seen = {
+        instance: server.url,
+        method,
+        path,
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+      };
       responses.push(seen);
       return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined, seen };
     } catch {

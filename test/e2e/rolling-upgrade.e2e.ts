@@ -57,7 +57,10 @@ describe('rolling upgrade N -> N+1 with runs waiting (server processes, PostgreS
     // loaded machine saw the first 10 expire before the last decide() reached them (40 of 50 decided).
     h = await startHarness({ llm, oa, env: { RUN_RECOVERY_MS: '300' }, confirmation: { timeout_s: 3600 } });
     const harness = h;
-    const servers: Instances = { a: await harness.start({ INSTANCE_ID: 'a' }), b: await harness.start({ INSTANCE_ID: 'b' }) };
+    const servers: Instances = {
+      a: await harness.start({ INSTANCE_ID: 'a' }),
+      b: await harness.start({ INSTANCE_ID: 'b' }),
+    };
     const proxy = instanceProxy(servers, harness.token);
 
     const parked = Array.from({ length: PARKED }, (_, i) => `PO-W${i}`);
@@ -66,13 +69,19 @@ describe('rolling upgrade N -> N+1 with runs waiting (server processes, PostgreS
         parked
           .slice(i, i + 10)
           .map((po, j) =>
-            harness.chatUntil(j % 2 ? servers.a : servers.b, `Pay ${po} amount 60000`, (e) => e.event === 'confirmation_pending'),
+            harness.chatUntil(
+              j % 2 ? servers.a : servers.b,
+              `Pay ${po} amount 60000`,
+              (e) => e.event === 'confirmation_pending',
+            ),
           ),
       );
     }
     const inFlight = Array.from({ length: IN_FLIGHT }, (_, i) => `PO-F${i}`);
     for (const [j, po] of inFlight.entries()) {
-      void harness.chatUntil(j % 2 ? servers.a : servers.b, `Pay ${po} amount 100`, (e) => e.event === 'tool_call').catch(() => undefined);
+      void harness
+        .chatUntil(j % 2 ? servers.a : servers.b, `Pay ${po} amount 100`, (e) => e.event === 'tool_call')
+        .catch(() => undefined);
     }
     await until('10 payments in flight', () => oa.requests.filter((r) => r.path.includes('PO-F')).length === IN_FLIGHT);
 

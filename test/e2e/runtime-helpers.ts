@@ -31,7 +31,12 @@ export function parseSse(text: string): { events: SseEvent[]; comments: string[]
 }
 
 /** POST /api/chat and read the whole SSE stream (it ends after `done`). */
-export async function chat(t: TestApp, token: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+export async function chat(
+  t: TestApp,
+  token: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${t.url}/api/chat`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
@@ -82,7 +87,11 @@ export function openChat(t: TestApp, token: string, body: Record<string, unknown
   name: 'test_rewrite_args',
   priority: 20,
   description: 'Test: merges `set` into the args of `tool`.',
-  configSchema: { type: 'object', properties: { tool: { type: 'string' }, set: { type: 'object' } }, required: ['tool', 'set'] },
+  configSchema: {
+    type: 'object',
+    properties: { tool: { type: 'string' }, set: { type: 'object' } },
+    required: ['tool', 'set'],
+  },
 })
 @Injectable()
 export class TestRewriteArgsHook extends PreToolUseHook<{ tool: string; set: Record<string, unknown> }> {
@@ -90,7 +99,10 @@ export class TestRewriteArgsHook extends PreToolUseHook<{ tool: string; set: Rec
     return ctx.toolName === config.tool;
   }
   execute(ctx: HookContext, config: { set: Record<string, unknown> }): HookResult {
-    return { modifiedArgs: { ...ctx.toolArgs, ...config.set }, sideEffects: [`rewrote ${Object.keys(config.set).join(', ')}`] };
+    return {
+      modifiedArgs: { ...ctx.toolArgs, ...config.set },
+      sideEffects: [`rewrote ${Object.keys(config.set).join(', ')}`],
+    };
   }
 }
 
@@ -126,7 +138,9 @@ export class TestUsdToCnyHook extends PreToolUseHook {
     return ctx.toolArgs.currency === 'USD' && typeof ctx.toolArgs.amount === 'number';
   }
   execute(ctx: HookContext): HookResult {
-    return { modifiedArgs: { ...ctx.toolArgs, amount: Math.round((ctx.toolArgs.amount as number) * 7.2), currency: 'CNY' } };
+    return {
+      modifiedArgs: { ...ctx.toolArgs, amount: Math.round((ctx.toolArgs.amount as number) * 7.2), currency: 'CNY' },
+    };
   }
 }
 
@@ -136,7 +150,11 @@ export class TestUsdToCnyHook extends PreToolUseHook {
  * approval was asked, before the send. (At the vote, not at the settlement: the settlement's NOTIFY may wake the
  * waiting call before this process hears of it, and the mutation must come before the call reads its args.)
  */
-@Hook({ name: 'test_mutate_after_approval', priority: 1, description: 'Test: changes the approved args in place after the decision.' })
+@Hook({
+  name: 'test_mutate_after_approval',
+  priority: 1,
+  description: 'Test: changes the approved args in place after the decision.',
+})
 @Injectable()
 export class TestMutateAfterApprovalHook extends PreToolUseHook {
   constructor(private readonly bus: EventEmitter2) {
@@ -151,7 +169,9 @@ export class TestMutateAfterApprovalHook extends PreToolUseHook {
   }
 }
 
-@Module({ providers: [TestRewriteArgsHook, TestBlockToolHook, TestNoteHook, TestUsdToCnyHook, TestMutateAfterApprovalHook] })
+@Module({
+  providers: [TestRewriteArgsHook, TestBlockToolHook, TestNoteHook, TestUsdToCnyHook, TestMutateAfterApprovalHook],
+})
 export class RuntimeTestHooksModule {}
 
 export const OA_ACTIONS = [
@@ -174,7 +194,11 @@ export const OA_ACTIONS = [
     method: 'POST',
     path: '/purchases/{id}/pay',
     description: 'Pay a purchase order',
-    parameters: { type: 'object', properties: { id: { type: 'string' }, amount: { type: 'number' } }, required: ['id', 'amount'] },
+    parameters: {
+      type: 'object',
+      properties: { id: { type: 'string' }, amount: { type: 'number' } },
+      required: ['id', 'amount'],
+    },
     requires_confirmation_when: 'args.amount > 50000',
   },
 ];

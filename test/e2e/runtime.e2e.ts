@@ -1,4 +1,10 @@
-import { startFakeOpenAI, lastMessage, type FakeOpenAI, type FakeReply, type ChatRequestBody } from '../fakes/fake-openai.js';
+import {
+  startFakeOpenAI,
+  lastMessage,
+  type FakeOpenAI,
+  type FakeReply,
+  type ChatRequestBody,
+} from '../fakes/fake-openai.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { chat, OA_ACTIONS, parseSse, RuntimeTestHooksModule } from './runtime-helpers.js';
@@ -30,7 +36,11 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
     llm = await startFakeOpenAI(() => ({ content: 'hello' }));
     oa = await startHttpFake((req) => ({ ok: true, path: req.path, body: req.body }));
     t = await startTestApp(
-      { LLM_TIMEOUT_MS: '1500', WARDEN_LLM_KEY_FAKE: 'sk-fake', LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}` },
+      {
+        LLM_TIMEOUT_MS: '1500',
+        WARDEN_LLM_KEY_FAKE: 'sk-fake',
+        LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}`,
+      },
       { imports: [RuntimeTestHooksModule] },
     );
     admin = await t.token('alice', 'acme', ['admin']);
@@ -55,7 +65,10 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
   it('1. a chat that pays shows run, tool_call, hook, observation, answer, done in order; the connector got one request', async () => {
     const agentId = await createAgent({ ...model(), tools: ['oa__*'] });
     llm.setHandler(
-      script({ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1001', amount: 1200 } }] }, { content: 'Paid PO-1001.' }),
+      script(
+        { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1001', amount: 1200 } }] },
+        { content: 'Paid PO-1001.' },
+      ),
     );
     const res = await chat(t, admin, { agent_id: agentId, message: 'Pay PO-1001' });
     expect(res.status).toBe(200);
@@ -95,22 +108,30 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
       answer: 'Paid PO-1001.',
       parent_run_id: null,
     });
-    expect(run.body.trace.map((e: any) => e.type)).toEqual(expect.arrayContaining(['tool_call', 'hook', 'observation']));
+    expect(run.body.trace.map((e: any) => e.type)).toEqual(
+      expect.arrayContaining(['tool_call', 'hook', 'observation']),
+    );
   });
 
   it('2a. a PreToolUse hook that rewrites args: the connector and the observation see the rewritten args', async () => {
     const agentId = await createAgent({
       ...model({ stream: false }),
       tools: ['oa__purchase_pay'],
-      hooks: { class_hooks: [{ name: 'test_rewrite_args', config: { tool: 'oa__purchase_pay', set: { amount: 10 } } }] },
+      hooks: {
+        class_hooks: [{ name: 'test_rewrite_args', config: { tool: 'oa__purchase_pay', set: { amount: 10 } } }],
+      },
     });
-    llm.setHandler(script({ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-7', amount: 999 } }] }, { content: 'done' }));
+    llm.setHandler(
+      script({ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-7', amount: 999 } }] }, { content: 'done' }),
+    );
     const res = await chat(t, admin, { agent_id: agentId, message: 'pay' });
     expect(oa.requests.map((r) => r.body)).toEqual([{ amount: 10 }]);
     const observation = res.events.find((e) => e.event === 'observation')!.data;
     expect(observation).toMatchObject({ args: { id: 'PO-7', amount: 10 }, blocked: false });
     expect(res.events.find((e) => e.event === 'tool_call')!.data.args).toEqual({ id: 'PO-7', amount: 999 });
-    expect(res.events.find((e) => e.event === 'hook' && e.data.hook === 'test_rewrite_args')!.data.outcome).toBe('rewrite');
+    expect(res.events.find((e) => e.event === 'hook' && e.data.hook === 'test_rewrite_args')!.data.outcome).toBe(
+      'rewrite',
+    );
   });
 
   it('2b. a blocking hook: the connector receives nothing and the next prompt says "Tool call blocked by <hook>"', async () => {
@@ -119,10 +140,18 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
       tools: ['oa__*'],
       hooks: { class_hooks: [{ name: 'test_block_tool', config: { tool: 'oa__purchase_pay' } }] },
     });
-    llm.setHandler(script({ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-7', amount: 5 } }] }, { content: 'could not pay' }));
+    llm.setHandler(
+      script(
+        { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-7', amount: 5 } }] },
+        { content: 'could not pay' },
+      ),
+    );
     const res = await chat(t, admin, { agent_id: agentId, message: 'pay' });
     expect(oa.requests).toHaveLength(0);
-    expect(res.events.find((e) => e.event === 'observation')!.data).toMatchObject({ blocked: true, blocked_by: 'test_block_tool' });
+    expect(res.events.find((e) => e.event === 'observation')!.data).toMatchObject({
+      blocked: true,
+      blocked_by: 'test_block_tool',
+    });
     const toolMessage = llm.requests[1].messages.find((m) => m.role === 'tool')!;
     expect(toolMessage.content).toBe('Tool call blocked by test_block_tool: oa__purchase_pay is not allowed in tests');
     expect(res.events.at(-1)!.data.status).toBe('completed');
@@ -149,7 +178,9 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
     expect(oa.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /purchases/PO-1']);
     const calls = res.events.filter((e) => e.event === 'tool_call').map((e) => e.data.call_id);
     expect(calls).toHaveLength(2);
-    const hookCalls = new Set(res.events.filter((e) => e.event === 'hook' && e.data.point === 'PreToolUse').map((e) => e.data.call_id));
+    const hookCalls = new Set(
+      res.events.filter((e) => e.event === 'hook' && e.data.point === 'PreToolUse').map((e) => e.data.call_id),
+    );
     expect(hookCalls).toEqual(new Set(calls));
     const notes = res.events.filter((e) => e.event === 'hook' && e.data.hook === 'test_note');
     expect(notes.map((e) => e.data.call_id).sort()).toEqual([...calls].sort());
@@ -168,7 +199,9 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
     const agentId = await createAgent({
       ...model(),
       tools: ['oa__*'],
-      hooks: { class_hooks: [{ name: 'test_rewrite_args', config: { tool: 'oa__get_purchase', set: { trace: 'dag' } } }] },
+      hooks: {
+        class_hooks: [{ name: 'test_rewrite_args', config: { tool: 'oa__get_purchase', set: { trace: 'dag' } } }],
+      },
     });
     // A barrier at the connector: PO-A and PO-B are answered only once both are in, which only concurrent steps can
     // do (a watchdog lets a lone one through after 10 s, and the test then fails on `overlapped`). The log gives
@@ -209,7 +242,8 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
       if (last.includes('steps are done')) return { content: 'Synthesis: A and B compared.' };
       const match = /^Fetch (PO-\w)/.exec(last);
       if (match && !hasTool) return { tool_calls: [{ name: 'oa__get_purchase', args: { id: match[1] } }] };
-      if (last.startsWith('Compare') && !hasTool) return { tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-C' } }] };
+      if (last.startsWith('Compare') && !hasTool)
+        return { tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-C' } }] };
       return { content: `step done` };
     });
     const res = await chat(t, admin, { agent_id: agentId, message: 'Compare PO-A and PO-B', mode: 'dag' });
@@ -218,7 +252,9 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
     // Step events are nested in the stream, marked with the step's run id; the run's own answer is the synthesis.
     const answers = res.events.filter((e) => e.event === 'answer');
     expect(answers.filter((e) => e.data.run_id !== runId)).toHaveLength(3);
-    expect(answers.filter((e) => e.data.run_id === runId).map((e) => e.data.content)).toEqual(['Synthesis: A and B compared.']);
+    expect(answers.filter((e) => e.data.run_id === runId).map((e) => e.data.content)).toEqual([
+      'Synthesis: A and B compared.',
+    ]);
     const byId = Object.fromEntries(oa.requests.map((r) => [r.path, r]));
     expect(Object.keys(byId).sort()).toEqual(['/purchases/PO-A', '/purchases/PO-B', '/purchases/PO-C']);
     // a and b were at the connector at the same time; c came in after both were answered.
@@ -228,7 +264,9 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
     expect(oa.requests.every((r) => r.query.get('trace') === 'dag')).toBe(true);
     const stepHooks = res.events.filter((e) => e.event === 'hook' && e.data.hook === 'test_rewrite_args');
     expect(new Set(stepHooks.map((e) => e.data.run_id)).size).toBe(3);
-    expect(stepHooks.every((e) => e.data.surface === 'dag' && String(e.data.parent_call_id).startsWith('step:'))).toBe(true);
+    expect(stepHooks.every((e) => e.data.surface === 'dag' && String(e.data.parent_call_id).startsWith('step:'))).toBe(
+      true,
+    );
     const childId = stepHooks[0].data.run_id;
     const child = await t.request('GET', `/api/runs/${childId}`, { token: admin });
     expect(child.body).toMatchObject({ surface: 'dag', parent_run_id: res.events[0].data.run_id, status: 'completed' });
@@ -252,7 +290,9 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
 
   it('5. GET /api/runs/:id/events with Last-Event-ID: 3 replays from event 4; another org gets 404', async () => {
     const agentId = await createAgent({ ...model(), tools: ['oa__*'] });
-    llm.setHandler(script({ tool_calls: [{ name: 'oa__list_purchases', args: { status: 'open' } }] }, { content: 'listed' }));
+    llm.setHandler(
+      script({ tool_calls: [{ name: 'oa__list_purchases', args: { status: 'open' } }] }, { content: 'listed' }),
+    );
     const res = await chat(t, admin, { agent_id: agentId, message: 'list' });
     const runId = res.events[0].data.run_id;
     expect(oa.requests[0].query.get('status')).toBe('open');
@@ -278,24 +318,29 @@ describe('agent runtime (chat over SSE, hooks, DAG, runs)', () => {
     ],
     ['an HTTP 500', { status: 500 }, /HTTP 500/],
     ['a hanging response', { hang: true }, /did not answer within 1500 ms/],
-  ])('6. the model server returning %s: done failed, a clear error, nothing left running', async (_, reply, message) => {
-    const agentId = await createAgent({ ...model(), tools: ['oa__*'] });
-    llm.setHandler(() => reply);
-    const res = await chat(t, admin, { agent_id: agentId, message: 'pay' });
-    expect(res.events[0].event).toBe('run');
-    expect(res.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'failed' } });
-    expect(res.events.find((e) => e.event === 'error')!.data.message).toMatch(message);
-    expect(oa.requests).toHaveLength(0);
-    const run = await t.request('GET', `/api/runs/${res.events[0].data.run_id}`, { token: admin });
-    expect(run.body.status).toBe('failed');
-    const { Client } = await import('pg');
-    const db = new Client({ connectionString: t.databaseUrl });
-    await db.connect();
-    try {
-      const { rows } = await db.query(`SELECT count(*)::int AS n FROM agent_runs WHERE status IN ('running', 'waiting')`);
-      expect(rows[0].n).toBe(0);
-    } finally {
-      await db.end();
-    }
-  });
+  ])(
+    '6. the model server returning %s: done failed, a clear error, nothing left running',
+    async (_, reply, message) => {
+      const agentId = await createAgent({ ...model(), tools: ['oa__*'] });
+      llm.setHandler(() => reply);
+      const res = await chat(t, admin, { agent_id: agentId, message: 'pay' });
+      expect(res.events[0].event).toBe('run');
+      expect(res.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'failed' } });
+      expect(res.events.find((e) => e.event === 'error')!.data.message).toMatch(message);
+      expect(oa.requests).toHaveLength(0);
+      const run = await t.request('GET', `/api/runs/${res.events[0].data.run_id}`, { token: admin });
+      expect(run.body.status).toBe('failed');
+      const { Client } = await import('pg');
+      const db = new Client({ connectionString: t.databaseUrl });
+      await db.connect();
+      try {
+        const { rows } = await db.query(
+          `SELECT count(*)::int AS n FROM agent_runs WHERE status IN ('running', 'waiting')`,
+        );
+        expect(rows[0].n).toBe(0);
+      } finally {
+        await db.end();
+      }
+    },
+  );
 });

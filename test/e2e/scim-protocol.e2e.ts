@@ -43,7 +43,11 @@ describe('SCIM 2.0 provisioning (PostgreSQL)', () => {
     expect(none.headers.get('content-type')).toMatch(/application\/scim\+json/);
     const created = await call('POST', '/Users', oktaUser('test.user@okta.local', '00ujl29u0le5T6Aj10h7'));
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ userName: 'test.user@okta.local', externalId: '00ujl29u0le5T6Aj10h7', active: true });
+    expect(created.body).toMatchObject({
+      userName: 'test.user@okta.local',
+      externalId: '00ujl29u0le5T6Aj10h7',
+      active: true,
+    });
     const id = created.body.id;
     expect((await call('GET', `/Users?filter=${filter}`)).body).toMatchObject({ totalResults: 1, Resources: [{ id }] });
     expect((await call('POST', '/Users', oktaUser('test.user@okta.local', 'x'))).body).toMatchObject({
@@ -62,18 +66,27 @@ describe('SCIM 2.0 provisioning (PostgreSQL)', () => {
     const patch = (ops: unknown[]) => call('PATCH', `/Groups/${gid}`, { schemas: [PATCH_OP], Operations: ops });
     await patch([{ op: 'add', path: 'members', value: [{ value: id, display: 'test.user@okta.local' }] }]);
     await patch([{ op: 'replace', value: { id: gid, displayName: 'finance' } }]);
-    expect((await call('GET', `/Users/${id}`)).body.groups).toEqual([expect.objectContaining({ value: gid, display: 'finance' })]);
+    expect((await call('GET', `/Users/${id}`)).body.groups).toEqual([
+      expect.objectContaining({ value: gid, display: 'finance' }),
+    ]);
     const me = await t.request('GET', '/api/me', { token: await t.token('test.user@okta.local', 'acme', ['admin']) });
     expect(me.body.roles).toEqual(['finance']);
     await patch([{ op: 'remove', path: `members[value eq "${id}"]` }]);
     expect((await call('GET', `/Groups/${gid}`)).body.members).toEqual([]);
 
-    const off = await call('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { active: false } }] });
+    const off = await call('PATCH', `/Users/${id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', value: { active: false } }],
+    });
     expect(off.body.active).toBe(false);
   });
 
   it('Entra ID: create, PATCH with paths and "False", groups filtered without members, Add / Remove members', async () => {
-    const created = await call('POST', '/Users', entraUser('Test_User_ab6490ee', '0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef'));
+    const created = await call(
+      'POST',
+      '/Users',
+      entraUser('Test_User_ab6490ee', '0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef'),
+    );
     expect(created.status).toBe(201);
     const id = created.body.id;
     const updated = await call('PATCH', `/Users/${id}`, {
@@ -91,13 +104,18 @@ describe('SCIM 2.0 provisioning (PostgreSQL)', () => {
       meta: { resourceType: 'Group' },
     });
     const gid = group.body.id;
-    const found = await call('GET', `/Groups?excludedAttributes=members&filter=${encodeURIComponent('displayName eq "approvers"')}`);
+    const found = await call(
+      'GET',
+      `/Groups?excludedAttributes=members&filter=${encodeURIComponent('displayName eq "approvers"')}`,
+    );
     expect(found.body.Resources).toEqual([expect.not.objectContaining({ members: expect.anything() })]);
     const ops = (op: string) => ({
       schemas: [PATCH_OP],
       Operations: [{ name: `${op}Member`, op, path: 'members', value: [{ displayName: 'x', value: id }] }],
     });
-    expect((await call('PATCH', `/Groups/${gid}`, ops('Add'))).body.members).toEqual([expect.objectContaining({ value: id })]);
+    expect((await call('PATCH', `/Groups/${gid}`, ops('Add'))).body.members).toEqual([
+      expect.objectContaining({ value: id }),
+    ]);
     expect((await call('PATCH', `/Groups/${gid}`, ops('Remove'))).body.members).toEqual([]);
     const off = await call('PATCH', `/Users/${id}`, {
       schemas: [PATCH_OP],
@@ -108,11 +126,32 @@ describe('SCIM 2.0 provisioning (PostgreSQL)', () => {
   });
 
   it.each([
-    ['a filter with another operator', 'GET', `/Users?filter=${encodeURIComponent('userName sw "a"')}`, undefined, '400', 'invalidFilter'],
-    ['a filter on an unknown attribute', 'GET', `/Users?filter=${encodeURIComponent('title eq "x"')}`, undefined, '400', 'invalidFilter'],
+    [
+      'a filter with another operator',
+      'GET',
+      `/Users?filter=${encodeURIComponent('userName sw "a"')}`,
+      undefined,
+      '400',
+      'invalidFilter',
+    ],
+    [
+      'a filter on an unknown attribute',
+      'GET',
+      `/Users?filter=${encodeURIComponent('title eq "x"')}`,
+      undefined,
+      '400',
+      'invalidFilter',
+    ],
     ['malformed JSON', 'POST', '/Users', '{"userName": ', '400', 'invalidSyntax'],
     ['a user without userName', 'POST', '/Users', { schemas: [] }, '400', 'invalidValue'],
-    ['PATCH without Operations', 'PATCH', '/Users/00000000-0000-0000-0000-000000000000', { schemas: [PATCH_OP] }, '400', 'invalidSyntax'],
+    [
+      'PATCH without Operations',
+      'PATCH',
+      '/Users/00000000-0000-0000-0000-000000000000',
+      { schemas: [PATCH_OP] },
+      '400',
+      'invalidSyntax',
+    ],
     [
       'PATCH with an unknown op',
       'PATCH',
@@ -122,7 +161,14 @@ describe('SCIM 2.0 provisioning (PostgreSQL)', () => {
       'invalidSyntax',
     ],
     ['active that is no boolean', 'POST', '/Users', { userName: 'z', active: 'maybe' }, '400', 'invalidValue'],
-    ['an unknown member', 'POST', '/Groups', { displayName: 'g', members: [{ value: 'nobody' }] }, '400', 'invalidValue'],
+    [
+      'an unknown member',
+      'POST',
+      '/Groups',
+      { displayName: 'g', members: [{ value: 'nobody' }] },
+      '400',
+      'invalidValue',
+    ],
     ['an unknown user', 'GET', '/Users/00000000-0000-0000-0000-000000000000', undefined, '404', undefined],
     ['a body that is an array', 'PUT', '/Groups/x', [1, 2], '400', 'invalidSyntax'],
   ])('%s is a SCIM error, not a 500', async (_what, method, path, body, status, scimType) => {
@@ -132,8 +178,14 @@ describe('SCIM 2.0 provisioning (PostgreSQL)', () => {
   });
 
   it('serves discovery documents', async () => {
-    expect((await call('GET', '/ServiceProviderConfig')).body).toMatchObject({ patch: { supported: true }, filter: { supported: true } });
-    expect((await call('GET', '/ResourceTypes')).body.Resources.map((r: { id: string }) => r.id)).toEqual(['User', 'Group']);
+    expect((await call('GET', '/ServiceProviderConfig')).body).toMatchObject({
+      patch: { supported: true },
+      filter: { supported: true },
+    });
+    expect((await call('GET', '/ResourceTypes')).body.Resources.map((r: { id: string }) => r.id)).toEqual([
+      'User',
+      'Group',
+    ]);
     expect((await call('GET', '/Schemas')).body.totalResults).toBe(2);
   });
 });

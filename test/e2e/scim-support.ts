@@ -16,7 +16,10 @@ export function scim(t: TestApp, token: string) {
   return (method: string, path: string, body?: unknown) =>
     t.request(method, `/scim/v2${path}`, {
       body,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }),
+      },
     });
 }
 

@@ -53,7 +53,9 @@ describe('secrets bound to their origin', () => {
       body: { name: 'shop', url: `${elsewhere.url}/mcp` },
     });
     expect(moved.status).toBe(400);
-    expect(moved.body.message).toContain('changing url to another origin requires re-entering the stored secrets: headers.Authorization');
+    expect(moved.body.message).toContain(
+      'changing url to another origin requires re-entering the stored secrets: headers.Authorization',
+    );
     expect(seenElsewhere()).not.toContain(MCP_TOKEN);
     const kept = await t.request('GET', `/api/mcp-servers/${created.body.id}`, { token: admin });
     expect(kept.body).toMatchObject({ url: shop.url, status: 'connected' });
@@ -94,7 +96,10 @@ describe('secrets bound to their origin', () => {
       body: {
         name: 'oa-caller',
         model_config_json: {
-          model: { provider: 'scripted', script: [{ tool_calls: [{ name: 'oa__status', args: {} }] }, { content: 'done' }] },
+          model: {
+            provider: 'scripted',
+            script: [{ tool_calls: [{ name: 'oa__status', args: {} }] }, { content: 'done' }],
+          },
           tools: ['oa__status'],
         },
       },
@@ -147,7 +152,10 @@ describe('operator LLM keys bound to LLM_KEY_ORIGINS', () => {
   const agent = (name: string, baseUrl: string, keyEnv: string) =>
     t.request('POST', '/api/agents', {
       token: admin,
-      body: { name, model_config_json: { model: { provider: 'openai', base_url: baseUrl, model: 'm', api_key_env: keyEnv } } },
+      body: {
+        name,
+        model_config_json: { model: { provider: 'openai', base_url: baseUrl, model: 'm', api_key_env: keyEnv } },
+      },
     });
   const keysSeenElsewhere = () => JSON.stringify(elsewhere.http.requests.map((r) => r.headers));
 
@@ -159,7 +167,9 @@ describe('operator LLM keys bound to LLM_KEY_ORIGINS', () => {
     );
     const unbound = await agent('spare', llm.baseUrl, 'WARDEN_LLM_KEY_SPARE');
     expect(unbound.status).toBe(400);
-    expect(unbound.body.message).toContain('model_config_json.model.api_key_env "WARDEN_LLM_KEY_SPARE" has no origin in LLM_KEY_ORIGINS');
+    expect(unbound.body.message).toContain(
+      'model_config_json.model.api_key_env "WARDEN_LLM_KEY_SPARE" has no origin in LLM_KEY_ORIGINS',
+    );
     expect(elsewhere.http.requests).toHaveLength(0);
   });
 
@@ -194,7 +204,10 @@ describe('operator LLM keys bound to LLM_KEY_ORIGINS', () => {
   it('a malformed LLM_KEY_ORIGINS stops the server at boot with a message naming the variable', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'warden-key-origins-'));
     try {
-      const { code, output } = await bootExpectingFailure({ LLM_KEY_ORIGINS: 'LLM_API_KEY', PGLITE_DIR: path.join(dir, 'db') });
+      const { code, output } = await bootExpectingFailure({
+        LLM_KEY_ORIGINS: 'LLM_API_KEY',
+        PGLITE_DIR: path.join(dir, 'db'),
+      });
       expect(code).toBe(1);
       expect(output).toContain('LLM_KEY_ORIGINS="LLM_API_KEY": LLM_KEY_ORIGINS must list NAME=https://origin pairs');
     } finally {
@@ -226,13 +239,18 @@ describe('LLM credentials bound to their origin', () => {
       token: admin,
       body: {
         name,
-        model_config_json: { model: { provider: 'openai', base_url: baseUrl, model: 'm', api_key_credential_id: credentialId } },
+        model_config_json: {
+          model: { provider: 'openai', base_url: baseUrl, model: 'm', api_key_credential_id: credentialId },
+        },
       },
     });
   const keysSeenElsewhere = () => JSON.stringify(elsewhere.http.requests.map((r) => r.headers));
 
   it('break 2: a credential is stored for an origin; an agent pointing it at another host is a 400 naming both', async () => {
-    const noOrigin = await t.request('POST', '/api/llm-credentials', { token: admin, body: { name: 'k0', api_key: ORG_KEY } });
+    const noOrigin = await t.request('POST', '/api/llm-credentials', {
+      token: admin,
+      body: { name: 'k0', api_key: ORG_KEY },
+    });
     expect(noOrigin.status).toBe(400);
     expect(JSON.stringify(noOrigin.body.message)).toContain('origin');
     const cred = await t.request('POST', '/api/llm-credentials', {
@@ -273,7 +291,9 @@ describe('LLM credentials bound to their origin', () => {
     }
     const refused = await chat(t, admin, { agent_id: repointed.body.id, message: 'hi again' });
     expect(refused.events.at(-1)?.data.status).toBe('failed');
-    expect(refused.events.find((e) => e.event === 'error')?.data.message).toContain(`may only be sent to ${new URL(llm.baseUrl).origin}`);
+    expect(refused.events.find((e) => e.event === 'error')?.data.message).toContain(
+      `may only be sent to ${new URL(llm.baseUrl).origin}`,
+    );
     expect(keysSeenElsewhere()).not.toContain(ORG_KEY);
   });
 
@@ -282,7 +302,9 @@ describe('LLM credentials bound to their origin', () => {
     const put = (body: unknown) => t.request('PUT', `/api/llm-credentials/${cred.id}`, { token: admin, body });
     const moved = await put({ name: cred.name, origin: elsewhere.baseUrl });
     expect(moved.status).toBe(400);
-    expect(moved.body.message).toContain('changing origin to another origin requires re-entering the stored secrets: api_key');
+    expect(moved.body.message).toContain(
+      'changing origin to another origin requires re-entering the stored secrets: api_key',
+    );
     const renamed = await put({ name: 'openai-main', origin: `${new URL(llm.baseUrl).origin}/v1` });
     expect(renamed.status).toBe(200);
     expect(renamed.body).toMatchObject({ id: cred.id, name: 'openai-main', origin: new URL(llm.baseUrl).origin });

@@ -47,8 +47,12 @@ describe('standing approval for the run (Feishu fake, PostgreSQL)', () => {
     t = await startTestApp();
     admin = await person(t, 'sam', 'acme-standing', ['admin']);
     expect(
-      (await t.request('POST', '/api/connectors', { token: admin.token, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } }))
-        .status,
+      (
+        await t.request('POST', '/api/connectors', {
+          token: admin.token,
+          body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS },
+        })
+      ).status,
     ).toBe(201);
     channelId = await feishuChannel(t, admin, feishu);
     db = new pg.Client({ connectionString: t.databaseUrl });
@@ -73,10 +77,19 @@ describe('standing approval for the run (Feishu fake, PostgreSQL)', () => {
     const cardsBefore = feishu.sent.length;
     const run = openChat(t, admin.token, { agent_id: agent, message: 'pay them all' });
     const first = await nthPending(run, 1);
-    const granted = await decide(first.confirmation_id, { decision: 'approve', standing: { when: 'args.amount <= 70000', max_calls: 3 } });
+    const granted = await decide(first.confirmation_id, {
+      decision: 'approve',
+      standing: { when: 'args.amount <= 70000', max_calls: 3 },
+    });
     expect(granted.status).toBe(200);
     const standing = granted.body.standing_approval;
-    expect(standing).toMatchObject({ when: 'args.amount <= 70000', max_calls: 3, uses: 1, granted_by: 'Sam', tool: 'oa__purchase_pay' });
+    expect(standing).toMatchObject({
+      when: 'args.amount <= 70000',
+      max_calls: 3,
+      uses: 1,
+      granted_by: 'Sam',
+      tool: 'oa__purchase_pay',
+    });
 
     // S-2 passes under it; S-3 (70 001) is outside the bound and asks again.
     const third = await nthPending(run, 2);
@@ -89,7 +102,13 @@ describe('standing approval for the run (Feishu fake, PostgreSQL)', () => {
     expect((await decide(fifth.confirmation_id, { decision: 'reject' })).status).toBe(200);
     const events = await run.finished;
 
-    expect([paid('S-1'), paid('S-2'), paid('S-3'), paid('S-4'), paid('S-5')]).toEqual([[68_000], [69_000], [], [60_000], []]);
+    expect([paid('S-1'), paid('S-2'), paid('S-3'), paid('S-4'), paid('S-5')]).toEqual([
+      [68_000],
+      [69_000],
+      [],
+      [60_000],
+      [],
+    ]);
     // Three cards (S-1, S-3, S-5), none for the calls that ran under the standing approval.
     await until('three cards', () => feishu.sent.length - cardsBefore === 3 || undefined);
     const cardFor = (confirmationId: string) =>
@@ -101,7 +120,9 @@ describe('standing approval for the run (Feishu fake, PostgreSQL)', () => {
       [standing.id, 2, 'Sam'],
       [standing.id, 3, 'Sam'],
     ]);
-    const gateEffects = events.filter((e) => e.event === 'hook' && e.data.hook === 'confirmation_gate').map((e) => e.data.side_effects[0]);
+    const gateEffects = events
+      .filter((e) => e.event === 'hook' && e.data.hook === 'confirmation_gate')
+      .map((e) => e.data.side_effects[0]);
     expect(gateEffects.filter((s) => s?.includes(`standing approval #${standing.id}`))).toHaveLength(2);
 
     const runId = events[0].data.run_id;
@@ -124,7 +145,10 @@ describe('standing approval for the run (Feishu fake, PostgreSQL)', () => {
     const run = openChat(t, admin.token, { agent_id: agent, message: 'pay S-X' });
     const pending = await nthPending(run, 1);
     for (const [body, message] of [
-      [{ decision: 'approve', standing: { when: 'args.amount <= 60000' } }, /does not hold for the call being approved/],
+      [
+        { decision: 'approve', standing: { when: 'args.amount <= 60000' } },
+        /does not hold for the call being approved/,
+      ],
       [{ decision: 'approve', standing: { when: 'args.amount <=' } }, /not valid CEL/],
       [{ decision: 'reject', standing: { when: 'args.amount <= 70000' } }, /only be given with decision "approve"/],
       [{ decision: 'approve', standing: { when: 'true', max_calls: 0 } }, /max_calls must be an integer/],
@@ -133,7 +157,9 @@ describe('standing approval for the run (Feishu fake, PostgreSQL)', () => {
       expect(res.status).toBe(400);
       expect([res.body.message].flat().join(' ')).toMatch(message);
     }
-    expect((await t.request('GET', `/api/confirmations/${pending.confirmation_id}`, { token: admin.token })).body).toMatchObject({
+    expect(
+      (await t.request('GET', `/api/confirmations/${pending.confirmation_id}`, { token: admin.token })).body,
+    ).toMatchObject({
       status: 'pending',
       standing_approval: null,
     });

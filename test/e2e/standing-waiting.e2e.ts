@@ -57,12 +57,18 @@ describe('standing approval covers the calls already waiting (PostgreSQL)', () =
 
     const granted = await decide(w1, { decision: 'approve', standing: { when: 'args.amount <= 1000000' } }, bob);
     expect(granted.status).toBe(200);
-    const covered = await until('W-2 covered', async () => ((await request(w2)).status === 'approved' ? request(w2) : undefined), 15_000);
+    const covered = await until(
+      'W-2 covered',
+      async () => ((await request(w2)).status === 'approved' ? request(w2) : undefined),
+      15_000,
+    );
     expect(covered.responded_by).toMatch(/^Bob \(standing approval #[0-9a-f-]+\)$/);
     expect(covered.approvals_given).toBe(1);
     // W-3 needs two admins: a member's standing grant does not cover it.
     expect(await request(w3)).toMatchObject({ status: 'pending', tier: 0, approvals_required: 2, approvals_given: 0 });
-    const inbox = (await t.request('GET', '/api/confirmations?status=pending', { token: admin })).body as Array<{ id: string }>;
+    const inbox = (await t.request('GET', '/api/confirmations?status=pending', { token: admin })).body as Array<{
+      id: string;
+    }>;
     expect(inbox.map((r) => r.id)).toEqual([w3]);
 
     const events = await app.db.query(

@@ -39,7 +39,9 @@ it('prints JSON log lines, then the console URL and the dev sign-in hint last', 
   const lines = server.output().trimEnd().split('\n');
   const bannerAt = lines.findIndex((l) => l.includes('Warden console:'));
   expect(lines[bannerAt]).toContain(`Warden console: ${server.url}/`);
-  expect(lines.slice(bannerAt + 1).join('\n')).toMatch(/^ {2}Dev sign-in: .*user "demo-admin", org "demo", role "admin"/);
+  expect(lines.slice(bannerAt + 1).join('\n')).toMatch(
+    /^ {2}Dev sign-in: .*user "demo-admin", org "demo", role "admin"/,
+  );
   expect(lines.slice(bannerAt + 1).every((l) => !l.startsWith('{'))).toBe(true);
   const logs = lines.slice(0, bannerAt).filter((l) => l.startsWith('{'));
   expect(logs.length).toBeGreaterThan(3);
@@ -63,7 +65,9 @@ it('prints the banner once, with no route warning and no token in the logs', asy
 }, 30_000);
 
 it('logs an API request as one JSON line and a console file request not at all', async () => {
-  const asset = readdirSync(path.resolve(import.meta.dirname, '../../dist/console/assets')).find((f) => f.endsWith('.js'));
+  const asset = readdirSync(path.resolve(import.meta.dirname, '../../dist/console/assets')).find((f) =>
+    f.endsWith('.js'),
+  );
   expect((await fetch(`${server.url}/`)).status).toBe(200);
   expect((await fetch(`${server.url}/assets/${asset}`)).status).toBe(200);
   expect((await fetch(`${server.url}/api/me`)).status).toBe(401);
@@ -93,7 +97,11 @@ it('on an embedded database, says it is starting it before the slow part, not af
   child.stdout.on('data', (d: Buffer) => chunks.push(d.toString()));
   const exited = new Promise((resolve) => child.on('exit', resolve));
   try {
-    await until('the start banner on the embedded database', () => chunks.join('').includes('Warden console:'), 120_000);
+    await until(
+      'the start banner on the embedded database',
+      () => chunks.join('').includes('Warden console:'),
+      120_000,
+    );
     const chunkOf = (re: RegExp) => chunks.findIndex((c) => re.test(c));
     const progress = chunkOf(/embedded database/i);
     expect(progress).toBeGreaterThanOrEqual(0);
@@ -151,7 +159,9 @@ it('on a terminal (a pty from script(1)) the logs are pretty, not JSON, and the 
     expect((await fetch(`http://127.0.0.1:${port}/api/me`)).status).toBe(401);
     await until('the /api/me line', () => withoutColours(out).includes('GET /api/me 401'));
     const afterBanner = withoutColours(out).split('Set AUTH_MODE=oidc for real users.')[1];
-    expect(afterBanner.trim().split('\n')).toEqual([expect.stringMatching(/^\d\d:\d\d:\d\d INFO +GET \/api\/me 401 \d+ms$/)]);
+    expect(afterBanner.trim().split('\n')).toEqual([
+      expect.stringMatching(/^\d\d:\d\d:\d\d INFO +GET \/api\/me 401 \d+ms$/),
+    ]);
   } finally {
     child.kill('SIGTERM');
     await exited;

@@ -10,7 +10,9 @@ const LEAK = 'vault code 7731-ALPHA';
 @Injectable()
 class NoVaultCodesHook extends StopHook {
   execute(ctx: HookContext): HookResult {
-    return (ctx.toolResult ?? '').includes('vault code') ? { allow: false, error: 'answers may not contain vault codes' } : {};
+    return (ctx.toolResult ?? '').includes('vault code')
+      ? { allow: false, error: 'answers may not contain vault codes' }
+      : {};
   }
 }
 
@@ -49,7 +51,10 @@ describe('a Stop hook block is fail-closed', () => {
     const reopened = await Promise.all(
       conversations.body.map((c: { id: string }) => t.request('GET', `/api/conversations/${c.id}`, { token: member })),
     );
-    return { run: run.body, text: [run.text, events.text, conversations.text, ...reopened.map((r) => r.text)].join('\n') };
+    return {
+      run: run.body,
+      text: [run.text, events.text, conversations.text, ...reopened.map((r) => r.text)].join('\n'),
+    };
   };
 
   beforeAll(async () => {
@@ -88,11 +93,16 @@ describe('a Stop hook block is fail-closed', () => {
     const admin = await t.token('alice', 'acme', ['admin']);
     llm.setHandler((body) => {
       const text = body.messages.map((m) => m.content).join('\n');
-      if (text.includes('Plan the work')) return { content: JSON.stringify({ steps: [{ id: 'a', task: 'Look it up', depends_on: [] }] }) };
+      if (text.includes('Plan the work'))
+        return { content: JSON.stringify({ steps: [{ id: 'a', task: 'Look it up', depends_on: [] }] }) };
       if (text.includes('steps are done')) return { content: `The ${LEAK}.` };
       return { content: 'found it' };
     });
-    const res = await chat(t, member, { agent_id: await agent(admin), message: 'what is the vault code?', mode: 'dag' });
+    const res = await chat(t, member, {
+      agent_id: await agent(admin),
+      message: 'what is the vault code?',
+      mode: 'dag',
+    });
     const runId = res.events[0].data.run_id;
     expect(res.events.at(-1)!.data).toMatchObject({ run_id: runId, status: 'refused' });
     expect(res.events.filter((e) => e.event === 'answer' && e.data.run_id === runId)).toHaveLength(0);

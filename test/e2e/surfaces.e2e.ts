@@ -75,7 +75,12 @@ describe('hooks on every surface', () => {
     );
     admin = await t.token('alice', 'acme', ['admin']);
     expect(
-      (await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } })).status,
+      (
+        await t.request('POST', '/api/connectors', {
+          token: admin,
+          body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS },
+        })
+      ).status,
     ).toBe(201);
     payer = await createAgent('payer', payerConfig());
     // A person on the inbox who approves whatever is pending while `approving` is on.
@@ -83,7 +88,10 @@ describe('hooks on every surface', () => {
       while (!stopApprover) {
         if (approving)
           for (const c of await pending())
-            await t.request('POST', `/api/confirmations/${c.id}/decision`, { token: admin, body: { decision: 'approve' } });
+            await t.request('POST', `/api/confirmations/${c.id}/decision`, {
+              token: admin,
+              body: { decision: 'approve' },
+            });
         await sleep(100);
       }
     })();
@@ -130,15 +138,22 @@ describe('hooks on every surface', () => {
       'delegate',
       async () => {
         const caller = await createAgent(`caller-${Date.now()}`, {
-          ...scripted([{ tool_calls: [{ name: 'call_agent', args: { agent_id: payer, task: 'pay PO-9' } }] }, { content: 'delegated' }]),
+          ...scripted([
+            { tool_calls: [{ name: 'call_agent', args: { agent_id: payer, task: 'pay PO-9' } }] },
+            { content: 'delegated' },
+          ]),
           tools: ['call_agent'],
           delegates: [payer],
         });
         const res = await chat(t, admin, { agent_id: caller, message: 'get PO-9 paid' });
         const nested = res.events.find((e) => e.event === 'tool_call' && e.data.tool === 'oa__purchase_pay')!.data;
         expect(nested.surface).toBe('delegate');
-        expect(nested.parent_call_id).toBe(res.events.find((e) => e.event === 'tool_call' && e.data.tool === 'call_agent')!.data.call_id);
-        expect(res.events.find((e) => e.event === 'observation' && e.data.tool === 'call_agent')!.data.content).toBe('paid PO-9');
+        expect(nested.parent_call_id).toBe(
+          res.events.find((e) => e.event === 'tool_call' && e.data.tool === 'call_agent')!.data.call_id,
+        );
+        expect(res.events.find((e) => e.event === 'observation' && e.data.tool === 'call_agent')!.data.content).toBe(
+          'paid PO-9',
+        );
         return { runIds: [res.events[0].data.run_id, nested.run_id] };
       },
     ],
@@ -163,14 +178,20 @@ describe('hooks on every surface', () => {
           },
         });
         expect(wf.status).toBe(201);
-        const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, { token: admin, body: { inputs: { po: 'PO-9' } } });
+        const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, {
+          token: admin,
+          body: { inputs: { po: 'PO-9' } },
+        });
         expect(started.status).toBe(202);
         const run = await waitFor(async () => {
           const r = await t.request('GET', `/api/workflow-runs/${started.body.run_id}`, { token: admin });
           return ['completed', 'failed'].includes(r.body.status) ? r.body : undefined;
         });
         // The custom hook blocked the read, so the node fails with that reason shown.
-        expect(run.nodes.pay).toMatchObject({ status: 'failed', error: expect.stringContaining('Tool call blocked by test_block_tool') });
+        expect(run.nodes.pay).toMatchObject({
+          status: 'failed',
+          error: expect.stringContaining('Tool call blocked by test_block_tool'),
+        });
         return { runIds: [run.nodes.pay.agent_run_id] };
       },
     ],
@@ -206,11 +227,15 @@ describe('hooks on every surface', () => {
       expect(run).toMatchObject({ surface: 'eval', hooks: 'bypassed' });
       expect(created).toHaveLength(0); // no gate, no card
       expect(blockHook).toBeUndefined(); // no policy hook ran: only the audit log keeps running
-      expect(runTraces.filter((e) => e.type === 'hook').map((e) => e.hook)).toEqual(expect.arrayContaining(['audit_log']));
+      expect(runTraces.filter((e) => e.type === 'hook').map((e) => e.hook)).toEqual(
+        expect.arrayContaining(['audit_log']),
+      );
       expect(runTraces.some((e) => e.type === 'hook' && e.hook !== 'audit_log')).toBe(false);
       expect(reads).toHaveLength(1); // the read the hook would block ran
       expect(pays).toHaveLength(0); // the write was simulated, never sent
-      expect(evalResult.results[0].tool_calls.find((c: { tool: string }) => c.tool === 'oa__purchase_pay')).toMatchObject({
+      expect(
+        evalResult.results[0].tool_calls.find((c: { tool: string }) => c.tool === 'oa__purchase_pay'),
+      ).toMatchObject({
         simulated: true,
       });
       return;
@@ -234,7 +259,10 @@ describe('hooks on every surface', () => {
       });
     const caller = (delegate: string, strict: boolean) =>
       createAgent(`caller-${strict}-${Date.now()}`, {
-        ...scripted([{ tool_calls: [{ name: 'call_agent', args: { agent_id: delegate, task: 'list' } }] }, { content: 'done' }]),
+        ...scripted([
+          { tool_calls: [{ name: 'call_agent', args: { agent_id: delegate, task: 'list' } }] },
+          { content: 'done' },
+        ]),
         tools: ['call_agent'],
         delegates: [delegate],
         require_confirmation_for_all: strict,
@@ -250,17 +278,24 @@ describe('hooks on every surface', () => {
     };
     const strictDelegate = await reader(true);
     const laxCaller = await caller(strictDelegate, false);
-    expect(await toolsConfirmed(() => chat(t, admin, { agent_id: laxCaller, message: 'go' }))).toEqual(['oa__list_purchases']);
+    expect(await toolsConfirmed(() => chat(t, admin, { agent_id: laxCaller, message: 'go' }))).toEqual([
+      'oa__list_purchases',
+    ]);
     const laxDelegate = await reader(false);
     const strictCaller = await caller(laxDelegate, true);
     // Only the caller's own call (call_agent) is gated by the caller's setting; the delegate's read is not.
-    expect(await toolsConfirmed(() => chat(t, admin, { agent_id: strictCaller, message: 'go' }))).toEqual(['call_agent']);
+    expect(await toolsConfirmed(() => chat(t, admin, { agent_id: strictCaller, message: 'go' }))).toEqual([
+      'call_agent',
+    ]);
     expect(oa.requests.filter((r) => r.path === '/purchases')).toHaveLength(2);
   });
 
   it('workflow start -> agent (needs approval) -> condition -> end: approve completes it, reject fails the node with the reason', async () => {
     const simplePayer = await createAgent(`simple-payer-${Date.now()}`, {
-      ...scripted([{ tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-7', amount: 70000 } }] }, { content: 'paid PO-7' }]),
+      ...scripted([
+        { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-7', amount: 70000 } }] },
+        { content: 'paid PO-7' },
+      ]),
       tools: ['oa__purchase_pay'],
     });
     const wf = await t.request('POST', '/api/workflows', {
@@ -285,7 +320,10 @@ describe('hooks on every surface', () => {
     expect(wf.status).toBe(201);
     const runWorkflow = async (decision: 'approve' | 'reject') => {
       approving = false;
-      const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, { token: admin, body: { inputs: { po: 'PO-7' } } });
+      const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, {
+        token: admin,
+        body: { inputs: { po: 'PO-7' } },
+      });
       const waiting = await waitFor(async () => {
         const r = await t.request('GET', `/api/workflow-runs/${started.body.run_id}`, { token: admin });
         return r.body.status === 'waiting' ? r.body : undefined;
@@ -293,8 +331,12 @@ describe('hooks on every surface', () => {
       expect(waiting.nodes.pay.status).toBe('waiting');
       const [c] = await pending();
       expect(
-        (await t.request('POST', `/api/confirmations/${c.id}/decision`, { token: admin, body: { decision, reason: 'not this week' } }))
-          .status,
+        (
+          await t.request('POST', `/api/confirmations/${c.id}/decision`, {
+            token: admin,
+            body: { decision, reason: 'not this week' },
+          })
+        ).status,
       ).toBe(200);
       return waitFor(async () => {
         const r = await t.request('GET', `/api/workflow-runs/${started.body.run_id}`, { token: admin });
@@ -329,8 +371,17 @@ describe('hooks on every surface', () => {
         definition: {
           nodes: [
             { id: 'start', type: 'start' },
-            { id: 'pay', type: 'connector', tool: 'oa__purchase_pay', args: { id: '{{inputs.po}}', amount: '{{inputs.amount}}' } },
-            { id: 'check', type: 'condition', expression: "nodes.pay.output.path == '/purchases/' + inputs.po + '/pay'" },
+            {
+              id: 'pay',
+              type: 'connector',
+              tool: 'oa__purchase_pay',
+              args: { id: '{{inputs.po}}', amount: '{{inputs.amount}}' },
+            },
+            {
+              id: 'check',
+              type: 'condition',
+              expression: "nodes.pay.output.path == '/purchases/' + inputs.po + '/pay'",
+            },
             {
               id: 'look',
               type: 'connector',
@@ -362,16 +413,20 @@ describe('hooks on every surface', () => {
     expect(oa.requests).toHaveLength(0);
     const [c] = await pending();
     expect(c).toMatchObject({ tool: 'oa__purchase_pay', run_id: waiting.nodes.pay.agent_run_id });
-    expect((await t.request('POST', `/api/confirmations/${c.id}/decision`, { token: admin, body: { decision: 'approve' } })).status).toBe(
-      200,
-    );
+    expect(
+      (await t.request('POST', `/api/confirmations/${c.id}/decision`, { token: admin, body: { decision: 'approve' } }))
+        .status,
+    ).toBe(200);
     const done = await waitFor(async () => {
       const r = await t.request('GET', `/api/workflow-runs/${started.body.run_id}`, { token: admin });
       return ['completed', 'failed'].includes(r.body.status) ? r.body : undefined;
     });
     expect(done.nodes.pay).toMatchObject({ status: 'completed', output: { ok: true, path: '/purchases/PO-5/pay' } });
     expect(done.nodes.check).toMatchObject({ status: 'completed', output: true });
-    expect(done.nodes.look).toMatchObject({ status: 'failed', error: expect.stringContaining('Tool call blocked by test_block_tool') });
+    expect(done.nodes.look).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('Tool call blocked by test_block_tool'),
+    });
     expect(done.status).toBe('failed');
     const pays = oa.requests.filter((r) => r.path === '/purchases/PO-5/pay');
     expect(pays).toHaveLength(1);
@@ -388,8 +443,12 @@ describe('hooks on every surface', () => {
     });
     expect(resumed.text.startsWith('id: 4\n')).toBe(true);
     expect(
-      (await t.request('GET', `/api/workflow-runs/${started.body.run_id}/events`, { token: admin, headers: { 'last-event-id': 'x' } }))
-        .status,
+      (
+        await t.request('GET', `/api/workflow-runs/${started.body.run_id}/events`, {
+          token: admin,
+          headers: { 'last-event-id': 'x' },
+        })
+      ).status,
     ).toBe(400);
   });
 
@@ -412,34 +471,51 @@ describe('hooks on every surface', () => {
       },
     });
     approving = false;
-    const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, { token: admin, body: { inputs: {} } });
+    const started = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, {
+      token: admin,
+      body: { inputs: {} },
+    });
     await waitFor(async () => {
       const r = await t.request('GET', `/api/workflow-runs/${started.body.run_id}`, { token: admin });
       return r.body.status === 'waiting' ? r.body : undefined;
     });
     const [c] = (await pending()).filter((p: any) => p.args.id === 'PO-C1');
     const member = await t.token('mona', 'acme', []);
-    expect((await t.request('POST', `/api/workflow-runs/${started.body.run_id}/cancel`, { token: member })).status).toBe(404);
+    expect(
+      (await t.request('POST', `/api/workflow-runs/${started.body.run_id}/cancel`, { token: member })).status,
+    ).toBe(404);
     const cancelled = await t.request('POST', `/api/workflow-runs/${started.body.run_id}/cancel`, { token: admin });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ status: 'cancelled' });
     expect((await t.request('GET', `/api/confirmations/${c.id}`, { token: admin })).body.status).toBe('expired');
-    expect((await t.request('POST', `/api/confirmations/${c.id}/decision`, { token: admin, body: { decision: 'approve' } })).status).toBe(
+    expect(
+      (await t.request('POST', `/api/confirmations/${c.id}/decision`, { token: admin, body: { decision: 'approve' } }))
+        .status,
+    ).toBe(409);
+    expect((await t.request('POST', `/api/workflow-runs/${started.body.run_id}/cancel`, { token: admin })).status).toBe(
       409,
     );
-    expect((await t.request('POST', `/api/workflow-runs/${started.body.run_id}/cancel`, { token: admin })).status).toBe(409);
     const events = await t.request('GET', `/api/workflow-runs/${started.body.run_id}/events`, { token: admin });
     expect(events.text.trim().split('\n\n').at(-1)).toMatch(/event: done\ndata: .*"status":"cancelled"/);
-    expect((await t.request('GET', `/api/workflow-runs/${started.body.run_id}`, { token: admin })).body.status).toBe('cancelled');
+    expect((await t.request('GET', `/api/workflow-runs/${started.body.run_id}`, { token: admin })).body.status).toBe(
+      'cancelled',
+    );
     expect(oa.requests.filter((r) => r.path === '/purchases/PO-C1/pay')).toHaveLength(0);
   });
 
   it('delegation cycles, depth beyond the limit, cyclic or unknown-agent workflows are refused clearly', async () => {
     const a = await createAgent(`cyc-a-${Date.now()}`, { ...scripted([{ content: 'a' }]) });
-    const b = await createAgent(`cyc-b-${Date.now()}`, { ...scripted([{ content: 'b' }]), tools: ['call_agent'], delegates: [a] });
+    const b = await createAgent(`cyc-b-${Date.now()}`, {
+      ...scripted([{ content: 'b' }]),
+      tools: ['call_agent'],
+      delegates: [a],
+    });
     const cyc = await t.request('PUT', `/api/agents/${a}`, {
       token: admin,
-      body: { name: 'cyc-a', model_config_json: { ...scripted([{ content: 'a' }]), tools: ['call_agent'], delegates: [b] } },
+      body: {
+        name: 'cyc-a',
+        model_config_json: { ...scripted([{ content: 'a' }]), tools: ['call_agent'], delegates: [b] },
+      },
     });
     expect(cyc.status).toBe(400);
     expect(JSON.stringify(cyc.body.problems)).toMatch(/delegates form a cycle/);
@@ -458,7 +534,9 @@ describe('hooks on every surface', () => {
       });
     }
     const res = await chat(t, admin, { agent_id: next, message: 'go' });
-    const refusal = res.events.find((e) => e.event === 'observation' && String(e.data.content).includes('delegation depth limit'));
+    const refusal = res.events.find(
+      (e) => e.event === 'observation' && String(e.data.content).includes('delegation depth limit'),
+    );
     expect(refusal).toBeDefined();
     expect(res.events.some((e) => e.event === 'answer' && e.data.content === 'leaf answer')).toBe(false);
 
@@ -503,7 +581,10 @@ describe('hooks on every surface', () => {
     });
     expect(badTool.status).toBe(400);
     expect(badTool.body.problems).toEqual(
-      expect.arrayContaining([expect.stringMatching(/unknown connector tool "oa__nope"/), expect.stringMatching(/no_such_hook/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/unknown connector tool "oa__nope"/),
+        expect.stringMatching(/no_such_hook/),
+      ]),
     );
     const unknown = await t.request('POST', '/api/workflows', {
       token: admin,
@@ -524,7 +605,9 @@ describe('hooks on every surface', () => {
     });
     expect(unknown.status).toBe(400);
     expect(JSON.stringify(unknown.body.problems)).toMatch(/unknown agent/);
-    expect((await t.request('GET', '/api/workflows', { token: admin })).body.map((w: { name: string }) => w.name)).not.toContain('cyclic');
+    expect(
+      (await t.request('GET', '/api/workflows', { token: admin })).body.map((w: { name: string }) => w.name),
+    ).not.toContain('cyclic');
   });
 
   it('workflows, workflow runs and evals of another org are 404; members cannot write workflows', async () => {
@@ -542,7 +625,10 @@ describe('hooks on every surface', () => {
       },
     });
     const run = await t.request('POST', `/api/workflows/${wf.body.id}/runs`, { token: admin, body: {} });
-    const ev = await t.request('POST', '/api/evals', { token: admin, body: { agent_id: payer, cases: [{ input: 'hi' }] } });
+    const ev = await t.request('POST', '/api/evals', {
+      token: admin,
+      body: { agent_id: payer, cases: [{ input: 'hi' }] },
+    });
     const other = await t.token('mallory', 'other-org', ['admin']);
     for (const path of [
       `/api/workflows/${wf.body.id}`,
@@ -553,10 +639,17 @@ describe('hooks on every surface', () => {
       expect((await t.request('GET', path, { token: other })).status).toBe(404);
     }
     expect((await t.request('POST', `/api/workflows/${wf.body.id}/runs`, { token: other, body: {} })).status).toBe(404);
-    expect((await t.request('POST', '/api/evals', { token: other, body: { agent_id: payer, cases: [{ input: 'hi' }] } })).status).toBe(404);
+    expect(
+      (await t.request('POST', '/api/evals', { token: other, body: { agent_id: payer, cases: [{ input: 'hi' }] } }))
+        .status,
+    ).toBe(404);
     expect((await t.request('GET', '/api/workflows', { token: other })).body).toEqual([]);
     const member = await t.token('bob', 'acme', []);
-    expect((await t.request('PUT', `/api/workflows/${wf.body.id}`, { token: member, body: { name: 'renamed' } })).status).toBe(403);
-    expect((await t.request('POST', '/api/evals', { token: admin, body: { agent_id: payer, cases: [] } })).status).toBe(400);
+    expect(
+      (await t.request('PUT', `/api/workflows/${wf.body.id}`, { token: member, body: { name: 'renamed' } })).status,
+    ).toBe(403);
+    expect((await t.request('POST', '/api/evals', { token: admin, body: { agent_id: payer, cases: [] } })).status).toBe(
+      400,
+    );
   });
 });

@@ -21,7 +21,13 @@ describe('token use of a run', () => {
         name: `buyer-${stream ? 'streaming' : 'whole'}`,
         instructions: 'You look up purchase orders.',
         model_config_json: {
-          model: { provider: 'openai', base_url: llm.baseUrl, model: 'fake-1', api_key_env: 'WARDEN_LLM_KEY_FAKE', stream },
+          model: {
+            provider: 'openai',
+            base_url: llm.baseUrl,
+            model: 'fake-1',
+            api_key_env: 'WARDEN_LLM_KEY_FAKE',
+            stream,
+          },
           tools: ['oa__get_purchase'],
         },
       },
@@ -39,9 +45,15 @@ describe('token use of a run', () => {
   beforeAll(async () => {
     llm = await startFakeOpenAI(() => ({ content: 'hello' }));
     oa = await startHttpFake((req) => ({ id: 'PO-1', path: req.path }));
-    t = await startTestApp({ WARDEN_LLM_KEY_FAKE: 'sk-fake', LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}` });
+    t = await startTestApp({
+      WARDEN_LLM_KEY_FAKE: 'sk-fake',
+      LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}`,
+    });
     admin = await t.token('alice', 'acme', ['admin']);
-    const res = await t.request('POST', '/api/connectors', { token: admin, body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS } });
+    const res = await t.request('POST', '/api/connectors', {
+      token: admin,
+      body: { name: 'oa', base_url: oa.url, actions: OA_ACTIONS },
+    });
     expect(res.status).toBe(201);
   });
   afterAll(async () => {
@@ -54,7 +66,10 @@ describe('token use of a run', () => {
   it.each([true, false])('stream %s: each model turn carries what it used, and the run the sum', async (stream) => {
     llm.setHandler(
       script(
-        { tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1' } }], usage: { prompt_tokens: 812, completion_tokens: 23 } },
+        {
+          tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1' } }],
+          usage: { prompt_tokens: 812, completion_tokens: 23 },
+        },
         { content: 'PO-1 is open.', usage: { prompt_tokens: 901, completion_tokens: 9 } },
       ),
     );
@@ -77,7 +92,10 @@ describe('token use of a run', () => {
 
   it('a model server that reports no usage: the run says so (null), the turns carry none', async () => {
     llm.setHandler(
-      script({ tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1' } }], usage: null }, { content: 'Open.', usage: null }),
+      script(
+        { tool_calls: [{ name: 'oa__get_purchase', args: { id: 'PO-1' } }], usage: null },
+        { content: 'Open.', usage: null },
+      ),
     );
     const res = await chat(t, admin, { agent_id: await agent(true), message: 'Look up PO-1' });
     const run = await runOf(res.events);

@@ -20,7 +20,14 @@ describe('tool namespaces: connectors and MCP servers never share a name', () =>
   const connector = (name: string) => ({
     name,
     base_url: api.url,
-    actions: [{ name: 'pay', method: 'POST', path: '/pay', parameters: { type: 'object', properties: { amount: { type: 'number' } } } }],
+    actions: [
+      {
+        name: 'pay',
+        method: 'POST',
+        path: '/pay',
+        parameters: { type: 'object', properties: { amount: { type: 'number' } } },
+      },
+    ],
   });
   const mcpServer = (name: string) => ({ name, url: shop.url, headers: { Authorization: `Bearer ${TOKEN}` } });
   const post = (path: string, body: unknown) => t.request('POST', path, { token: admin, body });
@@ -32,7 +39,10 @@ describe('tool namespaces: connectors and MCP servers never share a name', () =>
       model_config_json: {
         model: {
           provider: 'scripted',
-          script: [{ tool_calls: [{ name: 'shop__pay', args: { invoice: 'INV-1', amount: 10 } }] }, { content: 'done' }],
+          script: [
+            { tool_calls: [{ name: 'shop__pay', args: { invoice: 'INV-1', amount: 10 } }] },
+            { content: 'done' },
+          ],
         },
         tools: ['shop__*'],
       },
@@ -100,7 +110,10 @@ describe('tool namespaces: connectors and MCP servers never share a name', () =>
   it('a connector and an MCP server created at the same moment under one name: exactly one is saved, the other gets 409', async () => {
     for (let i = 0; i < 5; i++) {
       const name = `race${i}`;
-      const [c, m] = await Promise.all([post('/api/connectors', connector(name)), post('/api/mcp-servers', mcpServer(name))]);
+      const [c, m] = await Promise.all([
+        post('/api/connectors', connector(name)),
+        post('/api/mcp-servers', mcpServer(name)),
+      ]);
       expect([c.status, m.status].sort()).toEqual([201, 409]);
       const { rows } = await db.query(
         `SELECT (SELECT count(*) FROM connectors WHERE name = $1) + (SELECT count(*) FROM mcp_servers WHERE name = $1) AS n`,

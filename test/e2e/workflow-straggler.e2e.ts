@@ -36,7 +36,9 @@ describe('a workflow branch that outlives its run (server process, PostgreSQL)',
     expect(wf.status).toBe(201);
     const runId = (await api(server, 'POST', `/api/workflows/${wf.body.id}/runs`, { inputs: {} })).body.run_id;
     const questions = await until('two pending questions', async () => {
-      const pending = (await api(server, 'GET', '/api/confirmations?status=pending')).body as Array<Record<string, any>>;
+      const pending = (await api(server, 'GET', '/api/confirmations?status=pending')).body as Array<
+        Record<string, any>
+      >;
       return pending.length === 2 ? pending : undefined;
     });
     const ask = (q: string) => questions.find((c) => c.args.question === q)!;
@@ -61,6 +63,9 @@ describe('a workflow branch that outlives its run (server process, PostgreSQL)',
     expect(server.output()).not.toMatch(/unhandledRejection|Unhandled|RunInterruptedError/);
     expect(server.child.exitCode).toBeNull();
     expect(health.status).toBe(200);
-    expect((await api(server, 'GET', `/api/workflow-runs/${runId}`)).body).toMatchObject({ status: 'completed', nodes: ended.nodes });
+    expect((await api(server, 'GET', `/api/workflow-runs/${runId}`)).body).toMatchObject({
+      status: 'completed',
+      nodes: ended.nodes,
+    });
   }, 120_000);
 });

@@ -35,7 +35,8 @@ export async function startFakeFeishu(app: { appId: string; appSecret: string })
   const fake = await startHttpFake((req) => {
     if (req.method === 'POST' && req.path === '/open-apis/auth/v3/tenant_access_token/internal') {
       tokenRequests.push(req);
-      if (req.body?.app_id !== app.appId || req.body?.app_secret !== app.appSecret) return { code: 10014, msg: 'app secret invalid' };
+      if (req.body?.app_id !== app.appId || req.body?.app_secret !== app.appSecret)
+        return { code: 10014, msg: 'app secret invalid' };
       const token = `t-${randomUUID()}`;
       issued.add(token);
       return { code: 0, msg: 'ok', tenant_access_token: token, expire: 7200 };
@@ -64,7 +65,12 @@ export async function startFakeFeishu(app: { appId: string; appSecret: string })
     }
     return { code: 404, msg: `fake feishu: no route ${req.method} ${req.path}` };
   });
-  return Object.assign(fake, { sent, patches, tokenRequests, failSends: (e: { code: number; msg: string } | null) => (failure = e) });
+  return Object.assign(fake, {
+    sent,
+    patches,
+    tokenRequests,
+    failSends: (e: { code: number; msg: string } | null) => (failure = e),
+  });
 }
 
 // ---- client side: what Feishu itself would send to Warden ----

@@ -93,7 +93,13 @@ export async function startFakeOpenAI(handler: FakeReplyHandler): Promise<FakeOp
                 role: 'assistant',
                 content: reply.content ?? (calls.length ? null : ''),
                 ...(calls.length
-                  ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+                  ? {
+                      tool_calls: calls.map((c) => ({
+                        id: c.id,
+                        type: 'function',
+                        function: { name: c.name, arguments: c.arguments },
+                      })),
+                    }
                   : {}),
               },
             },
@@ -123,7 +129,9 @@ export async function startFakeOpenAI(handler: FakeReplyHandler): Promise<FakeOp
     chunk({}, calls.length ? 'tool_calls' : 'stop');
     // As OpenAI does with stream_options.include_usage: one more chunk, without choices, carrying the usage.
     if (body.stream_options?.include_usage && usage) {
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage })}\n\n`,
+      );
     }
     res.write('data: [DONE]\n\n');
     res.end();

@@ -45,7 +45,9 @@ export async function startFakeOtlp(): Promise<FakeOtlp> {
             parentSpanId: s.parentSpanId || undefined,
             name: s.name,
             status: s.status,
-            attributes: Object.fromEntries((s.attributes ?? []).map((a: { key: string; value: AnyValue }) => [a.key, valueOf(a.value)])),
+            attributes: Object.fromEntries(
+              (s.attributes ?? []).map((a: { key: string; value: AnyValue }) => [a.key, valueOf(a.value)]),
+            ),
           });
         }
       }

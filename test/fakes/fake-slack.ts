@@ -52,7 +52,12 @@ export async function startFakeSlack(botToken: string): Promise<FakeSlack> {
     if (req.path === '/api/chat.update') {
       const ts = field(req.body, 'ts');
       if (!posted.some((m) => m.ts === ts)) return { ok: false, error: 'message_not_found' };
-      updates.push({ channel: field(req.body, 'channel'), ts, text: field(req.body, 'text'), blocks: blocksOf(req.body) });
+      updates.push({
+        channel: field(req.body, 'channel'),
+        ts,
+        text: field(req.body, 'text'),
+        blocks: blocksOf(req.body),
+      });
       return { ok: true, channel: field(req.body, 'channel'), ts };
     }
     return { ok: false, error: 'unknown_method' };
@@ -89,7 +94,13 @@ export function slackInteraction(opts: {
     trigger_id: opts.triggerId ?? randomUUID(),
     container: { type: 'message', message_ts: '1.000001', channel_id: 'C1' },
     actions: [
-      { action_id: 'confirmation_approve', block_id: 'b', value: opts.value, type: 'button', action_ts: String(Date.now() / 1000) },
+      {
+        action_id: 'confirmation_approve',
+        block_id: 'b',
+        value: opts.value,
+        type: 'button',
+        action_ts: String(Date.now() / 1000),
+      },
     ],
     response_url: opts.responseUrl,
   };

@@ -34,13 +34,20 @@ export async function startMcpShopServer(opts: { token: string }): Promise<McpSh
   let currentAuth: string | undefined;
 
   const register = (server: McpServer, tool: { name: string; description: string; answer: string }) =>
-    server.registerTool(tool.name, { description: tool.description, inputSchema: {}, annotations: { readOnlyHint: true } }, () => {
-      calls.push({ tool: tool.name, args: {}, authorization: currentAuth });
-      return { content: [{ type: 'text', text: tool.answer }] };
-    });
+    server.registerTool(
+      tool.name,
+      { description: tool.description, inputSchema: {}, annotations: { readOnlyHint: true } },
+      () => {
+        calls.push({ tool: tool.name, args: {}, authorization: currentAuth });
+        return { content: [{ type: 'text', text: tool.answer }] };
+      },
+    );
 
   const build = () => {
-    const server = new McpServer({ name: 'shop', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+    const server = new McpServer(
+      { name: 'shop', version: '1.0.0' },
+      { capabilities: { tools: { listChanged: true } } },
+    );
     server.registerTool(
       'pay',
       {
@@ -50,7 +57,10 @@ export async function startMcpShopServer(opts: { token: string }): Promise<McpSh
       },
       (args) => {
         calls.push({ tool: 'pay', args, authorization: currentAuth });
-        return { content: [{ type: 'text', text: `paid ${args.invoice}: ${args.amount}` }], structuredContent: { paid: true } };
+        return {
+          content: [{ type: 'text', text: `paid ${args.invoice}: ${args.amount}` }],
+          structuredContent: { paid: true },
+        };
       },
     );
     server.registerTool(
@@ -74,7 +84,11 @@ export async function startMcpShopServer(opts: { token: string }): Promise<McpSh
       calls.push({ tool, args, authorization: currentAuth });
       return { content: [{ type: 'text' as const, text: `${tool} ${String(args.invoice)}` }] };
     };
-    server.registerTool('cancel', { description: 'Cancel an invoice', inputSchema: { invoice: z.string() } }, recorded('cancel'));
+    server.registerTool(
+      'cancel',
+      { description: 'Cancel an invoice', inputSchema: { invoice: z.string() } },
+      recorded('cancel'),
+    );
     server.registerTool(
       'note',
       {

@@ -112,13 +112,19 @@ export async function startOidcIdp(opts: IdpOptions): Promise<OidcIdp> {
       },
       // The browser posts to the token endpoint from the console's origin: allowed for the public client whose
       // redirect URIs are on that origin ("web origins" / "trusted origins" in Keycloak / Okta), no other.
-      clientBasedCORS: (_ctx, origin, client) => client.redirectUris?.some((uri) => new URL(uri).origin === origin) ?? false,
+      clientBasedCORS: (_ctx, origin, client) =>
+        client.redirectUris?.some((uri) => new URL(uri).origin === origin) ?? false,
       issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       cookies: { keys: ['warden-test-idp-cookie-key'] },
       claims: { openid: ['sub'], profile: ['name'], email: ['email'] },
       findAccount: (_ctx, sub) => {
         const a = opts.accounts.find((x) => x.sub === sub);
-        return a && { accountId: a.sub, claims: () => ({ sub: a.sub, name: a.name, email: a.email, ...claimsOf(a.org, a.groups) }) };
+        return (
+          a && {
+            accountId: a.sub,
+            claims: () => ({ sub: a.sub, name: a.name, email: a.email, ...claimsOf(a.org, a.groups) }),
+          }
+        );
       },
       extraTokenClaims: (_ctx, token) => {
         const account = opts.accounts.find((a) => a.sub === token.accountId);
@@ -145,7 +151,12 @@ export async function startOidcIdp(opts: IdpOptions): Promise<OidcIdp> {
           enabled: true,
           defaultResource: () => RESOURCE,
           useGrantedResource: () => true,
-          getResourceServerInfo: () => ({ scope: 'api', audience: opts.audience, accessTokenFormat: 'jwt', accessTokenTTL }),
+          getResourceServerInfo: () => ({
+            scope: 'api',
+            audience: opts.audience,
+            accessTokenFormat: 'jwt',
+            accessTokenTTL,
+          }),
         },
       },
     };

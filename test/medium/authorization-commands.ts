@@ -1,6 +1,12 @@
 import type { MemberView } from '@warden/auth';
 import { DomainErrorKind, DomainException } from '@warden/common';
-import { actionDigest, HookPoint, type AgentHookSettings, type HookResult, type PreToolUseVerdict } from '@warden/hooks';
+import {
+  actionDigest,
+  HookPoint,
+  type AgentHookSettings,
+  type HookResult,
+  type PreToolUseVerdict,
+} from '@warden/hooks';
 import { policyInForce } from '@warden/policy';
 import { randomUUID } from 'node:crypto';
 import type * as fc from 'fast-check';
@@ -29,7 +35,11 @@ import type { MediumDb } from './medium-db.js';
  * instances) and on the reference model, and checks what the real ones did against what the reference says.
  */
 const TOOL = 'oa__purchase_pay';
-const SCHEMA = { type: 'object', properties: { id: { type: 'string' }, amount: { type: 'number' } }, required: ['id', 'amount'] };
+const SCHEMA = {
+  type: 'object',
+  properties: { id: { type: 'string' }, amount: { type: 'number' } },
+  required: ['id', 'amount'],
+};
 const settingsOf = (p: PolicyName): AgentHookSettings['confirmation'] => ({
   timeoutS: 600,
   approverScope: 'initiator',
@@ -163,9 +173,15 @@ export class Decide implements Cmd {
       if (o.id === r.id || before.get(o.id) !== ConfirmationStatus.Pending) continue;
       const t = tierOf(o.openedUnder, o.amount);
       const covers =
-        o.openedUnder === r.openedUnder && t.approvals === 1 && t.tier === tier && o.amount <= bound && referenceMayDecide(o, this.who);
+        o.openedUnder === r.openedUnder &&
+        t.approvals === 1 &&
+        t.tier === tier &&
+        o.amount <= bound &&
+        referenceMayDecide(o, this.who);
       const now = await store.findById(o.id);
-      expect(`${o.id} ${now?.status}`).toBe(`${o.id} ${covers ? ConfirmationStatus.Approved : ConfirmationStatus.Pending}`);
+      expect(`${o.id} ${now?.status}`).toBe(
+        `${o.id} ${covers ? ConfirmationStatus.Approved : ConfirmationStatus.Pending}`,
+      );
       if (covers) m.votes.push({ who: this.who, request: o.id, amount: o.amount, under: o.openedUnder });
     }
   }
@@ -195,10 +211,18 @@ export class Reassign implements Cmd {
     expect(row.tier).toBe(tier.tier);
     expect(row.approvers).toEqual(r.assignee ? [`users:${r.assignee}`] : [tier.admins ? 'org_admins' : 'org_members']);
     const pending = row.status === ConfirmationStatus.Pending;
-    const expected = referenceReassign(m, r, this.by, this.to, { pending, missing: row.approvalsRequired - row.approvalsGiven });
+    const expected = referenceReassign(m, r, this.by, this.to, {
+      pending,
+      missing: row.approvalsRequired - row.approvalsGiven,
+    });
     let outcome: ReassignOutcome = 'moved';
     try {
-      const input = { orgId: real.db.orgId, confirmationId: r.id, actorUserId: real.users.get(this.by)!.userId, toSub: this.to };
+      const input = {
+        orgId: real.db.orgId,
+        confirmationId: r.id,
+        actorUserId: real.users.get(this.by)!.userId,
+        toSub: this.to,
+      };
       const moved = await real.instances[this.on].reassignment.reassign(input);
       expect(moved.approvers).toEqual([`users:${this.to}`]);
     } catch (err) {

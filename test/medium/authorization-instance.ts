@@ -34,7 +34,8 @@ export function instance(db: MediumDb, members: Map<string, MemberView>): Instan
   const bySub = (sub: string) => [...members.values()].find((m) => m.sub === sub);
   const users = {
     memberById: (_org: string, id: string) => Promise.resolve(members.get(id) ?? null),
-    memberBySub: (_org: string, sub: string) => (bySub(sub) ? Promise.resolve(bySub(sub)) : Promise.reject(new Error(`no ${sub}`))),
+    memberBySub: (_org: string, sub: string) =>
+      bySub(sub) ? Promise.resolve(bySub(sub)) : Promise.reject(new Error(`no ${sub}`)),
   } as unknown as UsersService;
   const told = { sendNotification: () => Promise.resolve() };
   const channels = {

@@ -1,4 +1,10 @@
-import { actionDigest, HookRegistry, type GrantStatement, type PolicyInForce, type RegisteredHook } from '@warden/hooks';
+import {
+  actionDigest,
+  HookRegistry,
+  type GrantStatement,
+  type PolicyInForce,
+  type RegisteredHook,
+} from '@warden/hooks';
 import { authorize, policyVersion } from '@warden/policy';
 import * as fc from 'fast-check';
 import { Pre, registeredHook } from '../../libs/hooks/src/testing/registered-hooks.js';
@@ -31,7 +37,12 @@ const CASES = 10_000;
 const origin = fc.constantFrom<'org' | 'agent'>('org', 'agent');
 const amount = fc.oneof(fc.integer({ min: 0, max: 1_200_000 }), fc.constantFrom(0, 50_000, 500_000, 1_000_000));
 const hookArb: fc.Arbitrary<ModelHook> = fc.oneof(
-  fc.record({ kind: fc.constant('add' as const), priority: fc.integer(BANDS.transform), origin, k: fc.constantFrom(0, 1, -1, 400_000) }),
+  fc.record({
+    kind: fc.constant('add' as const),
+    priority: fc.integer(BANDS.transform),
+    origin,
+    k: fc.constantFrom(0, 1, -1, 400_000),
+  }),
   fc.record({ kind: fc.constant('cap' as const), priority: fc.integer(BANDS.transform), origin, max: amount }),
   fc.record({ kind: fc.constant('blockOver' as const), priority: fc.integer(BANDS.decide), origin, max: amount }),
   fc.record({ kind: fc.constant('askOver' as const), priority: fc.integer(BANDS.decide), origin, max: amount }),
@@ -117,7 +128,12 @@ describe('authorization kernel against the reference model (pure, fast-check)', 
         const modelGrants: ModelGrant[] = s.grants.map((g) => {
           const granted = { sent, proposed: s.amount, gate: atGate, other: g.other }[g.of];
           const right = referenceTier({ version: g.version, tiers: s.tiers }, granted).tier;
-          return { principal: g.principal, amount: granted, version: g.version, tier: g.tierRight ? right : g.tierWrong };
+          return {
+            principal: g.principal,
+            amount: granted,
+            version: g.version,
+            tier: g.tierRight ? right : g.tierWrong,
+          };
         });
         const grants: GrantStatement[] = modelGrants.map((g) => ({
           kind: 'vote',
@@ -126,7 +142,11 @@ describe('authorization kernel against the reference model (pure, fast-check)', 
           policyVersion: policyVersion(realPolicy({ version: g.version, tiers: s.tiers })),
           tier: g.tier,
         }));
-        const real = authorize({ action: { tool: TOOL, args: { id: 'PO-1', amount: sent } }, policy: realPolicy(inForce), grants });
+        const real = authorize({
+          action: { tool: TOOL, args: { id: 'PO-1', amount: sent } },
+          policy: realPolicy(inForce),
+          grants,
+        });
         expect(real.decision === 'allow').toBe(referenceGrantsSuffice(inForce, sent, modelGrants));
       }),
       { numRuns: CASES },
@@ -137,7 +157,13 @@ describe('authorization kernel against the reference model (pure, fast-check)', 
     const policy = realPolicy({ version: 'v1', tiers: [{ over: 500_000, approvals: 2 }] });
     const args = structuredClone({ id: 'PO-1', amount: 60_000 });
     const grants: GrantStatement[] = [
-      { kind: 'vote', principal: 'p1', digest: actionDigest(TOOL, args), policyVersion: policyVersion(policy), tier: null },
+      {
+        kind: 'vote',
+        principal: 'p1',
+        digest: actionDigest(TOOL, args),
+        policyVersion: policyVersion(policy),
+        tier: null,
+      },
     ];
     expect(authorize({ action: { tool: TOOL, args }, policy, grants })).toEqual({ decision: 'allow' });
   });

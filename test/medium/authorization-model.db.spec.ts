@@ -20,14 +20,23 @@ const amount = fc.constantFrom(60_000, 90_000, 300_000, 600_000, 900_000);
 const on = fc.constantFrom<0 | 1>(0, 1);
 const person = fc.constantFrom(...PEOPLE);
 /** Mostly nothing (a plain decision), sometimes the value. */
-const sometimes = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: arb, weight: 1 });
+const sometimes = <T>(arb: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: arb, weight: 1 });
 const decide = fc
   .tuple(person, fc.nat(5), fc.nat(9), sometimes(amount), sometimes(fc.constantFrom(100_000, 700_000, 1_000_000)), on)
   .map(([w, p, a, e, b, i]) => new Decide(w, p, a > 0, e, b, i));
 const send = on.map((i) => new Send(i));
 const reassign = fc.tuple(person, person, fc.nat(5), on).map(([by, to, p, i]) => new Reassign(by, to, p, i));
 const commands = fc.commands(
-  [fc.tuple(amount, on).map(([a, i]) => new Ask(a, i)), decide, decide, reassign, fc.constant(new ChangePolicy()), send, send],
+  [
+    fc.tuple(amount, on).map(([a, i]) => new Ask(a, i)),
+    decide,
+    decide,
+    reassign,
+    fc.constant(new ChangePolicy()),
+    send,
+    send,
+  ],
   { maxCommands: 16, size: 'max' },
 );
 
@@ -43,11 +52,16 @@ describe('authorization kernel and stores against the reference model (PostgreSQ
   beforeAll(async () => {
     db = await mediumDb();
     for (const sub of PEOPLE) {
-      const [{ id }] = await db.dataSource.query<Array<{ id: string }>>(`INSERT INTO users (sub, name) VALUES ($1, $1) RETURNING id`, [
-        sub,
-      ]);
+      const [{ id }] = await db.dataSource.query<Array<{ id: string }>>(
+        `INSERT INTO users (sub, name) VALUES ($1, $1) RETURNING id`,
+        [sub],
+      );
       const roles = ADMINS.has(sub) ? ['admin'] : [];
-      await db.dataSource.query(`INSERT INTO org_members (org_id, user_id, roles) VALUES ($1, $2, $3)`, [db.orgId, id, roles]);
+      await db.dataSource.query(`INSERT INTO org_members (org_id, user_id, roles) VALUES ($1, $2, $3)`, [
+        db.orgId,
+        id,
+        roles,
+      ]);
       const member = { userId: id, sub, email: null, name: sub, roles, identities: {} };
       users.set(sub, member).set(id, member);
     }

@@ -32,7 +32,8 @@ export interface ModelGrant {
 
 /** The tier of an amount: the first whose threshold it exceeds; null = none (one approval). */
 export function referenceTier(policy: ModelPolicy, amount: number): { tier: number | null; approvals: number } {
-  for (let i = 0; i < policy.tiers.length; i++) if (amount > policy.tiers[i].over) return { tier: i, approvals: policy.tiers[i].approvals };
+  for (let i = 0; i < policy.tiers.length; i++)
+    if (amount > policy.tiers[i].over) return { tier: i, approvals: policy.tiers[i].approvals };
   return { tier: null, approvals: 1 };
 }
 
@@ -48,7 +49,9 @@ function verdictOf(h: ModelHook, amount: number): { to: number } | 'block' | 'as
 const inRunOrder = (hooks: ModelHook[]) =>
   hooks
     .map((hook, index) => ({ hook, index }))
-    .sort((x, y) => Number(x.hook.origin === 'org') - Number(y.hook.origin === 'org') || x.hook.priority - y.hook.priority);
+    .sort(
+      (x, y) => Number(x.hook.origin === 'org') - Number(y.hook.origin === 'org') || x.hook.priority - y.hook.priority,
+    );
 
 /**
  * Transform, then decide (docs/authorization.md "Phases"): the hooks rewrite in run order (a block stops the call);
@@ -90,7 +93,9 @@ export function referenceEditStands(hooks: ModelHook[], edited: number): boolean
 export function referenceGrantsSuffice(inForce: ModelPolicy, amount: number, grants: ModelGrant[]): boolean {
   const { tier, approvals } = referenceTier(inForce, amount);
   const principals = new Set(
-    grants.filter((g) => g.amount === amount && g.version === inForce.version && g.tier === tier).map((g) => g.principal),
+    grants
+      .filter((g) => g.amount === amount && g.version === inForce.version && g.tier === tier)
+      .map((g) => g.principal),
   );
   return principals.size >= approvals;
 }
@@ -130,7 +135,9 @@ export function referenceAllows(m: DbModel, r: ModelRequest, amount: number): bo
   const t = tierOf(m.policy, amount);
   const who = new Set(
     m.votes
-      .filter((v) => v.request === r.id && v.amount === amount && v.under === m.policy && (!t.admins || ADMINS.has(v.who)))
+      .filter(
+        (v) => v.request === r.id && v.amount === amount && v.under === m.policy && (!t.admins || ADMINS.has(v.who)),
+      )
       .map((v) => v.who),
   );
   return who.size >= t.approvals;

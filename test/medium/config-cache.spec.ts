@@ -69,7 +69,9 @@ describe('ConfigCache (medium)', () => {
       [db.orgId],
     );
     // A real change elsewhere, committed after it: once its notice is heard, an earlier one would have been too.
-    const [other] = await db.dataSource.query(`INSERT INTO orgs (external_id, name) VALUES ($1, $1) RETURNING id`, [`other-${Date.now()}`]);
+    const [other] = await db.dataSource.query(`INSERT INTO orgs (external_id, name) VALUES ($1, $1) RETURNING id`, [
+      `other-${Date.now()}`,
+    ]);
     await until('the other org insert to be announced', () => Promise.resolve(heard.includes(other.id)));
     expect(heard).not.toContain(db.orgId);
     await cache.get(db.orgId, 'org', readOnly);

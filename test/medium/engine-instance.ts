@@ -52,7 +52,14 @@ export async function startEngine(databaseUrl: string, env: EnvironmentInput = {
   const statements: string[] = [];
   const counter = countTransactions(dataSource, statements);
   await module.init();
-  return { module, executor: module.get(RunExecutor), dataSource, transactions: counter, statements, close: () => module.close() };
+  return {
+    module,
+    executor: module.get(RunExecutor),
+    dataSource,
+    transactions: counter,
+    statements,
+    close: () => module.close(),
+  };
 }
 
 /**

@@ -27,7 +27,10 @@ describe('LeaseKeeper (medium)', () => {
     await keeper.tick();
     keeper.stop();
     expect(db.statements).toHaveLength(2);
-    expect(Object.fromEntries(lost)).toEqual({ [takenOver]: ['taken over by other'], [ended]: ['the run ended completed elsewhere'] });
+    expect(Object.fromEntries(lost)).toEqual({
+      [takenOver]: ['taken over by other'],
+      [ended]: ['the run ended completed elsewhere'],
+    });
     const [{ renewed }] = await db.dataSource.query(
       `SELECT count(*)::int AS renewed FROM agent_runs WHERE id = ANY($1) AND lease_until > now() + interval '30 seconds'`,
       [runs.slice(2)],
@@ -47,7 +50,9 @@ describe('a paused transaction holding a run (medium)', () => {
   });
 
   it('the server ends the idle transaction, and another instance claims the run', async () => {
-    const paused = new DataSource({ ...buildDataSourceOptions({ url: db.url, embedded: false, close: () => Promise.resolve() }, 2, 300) });
+    const paused = new DataSource({
+      ...buildDataSourceOptions({ url: db.url, embedded: false, close: () => Promise.resolve() }, 2, 300),
+    });
     await paused.initialize();
     const run = await db.newRun({ lockedBy: 'paused', epoch: 1 });
     await db.dataSource.query(`UPDATE agent_runs SET lease_until = now() - interval '1 second' WHERE id = $1`, [run]);

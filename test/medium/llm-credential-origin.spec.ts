@@ -20,12 +20,24 @@ describe('migration: existing LLM credentials get the origin their agents use', 
     // The database is migrated: go back to before this migration, with keys and agents as they were then.
     await migration.down({ query: q } as unknown as QueryRunner);
     const credential = async (name: string): Promise<string> =>
-      (await q(`INSERT INTO llm_credentials (org_id, name, secret_enc) VALUES ($1, $2, 'sealed') RETURNING id`, [db.orgId, name]))[0].id;
+      (
+        await q(`INSERT INTO llm_credentials (org_id, name, secret_enc) VALUES ($1, $2, 'sealed') RETURNING id`, [
+          db.orgId,
+          name,
+        ])
+      )[0].id;
     const agent = (name: string, credentialId: string, baseUrl?: string) =>
       q(`INSERT INTO agents (org_id, name, model_config_json) VALUES ($1, $2, $3)`, [
         db.orgId,
         name,
-        { model: { provider: 'openai', model: 'm', api_key_credential_id: credentialId, ...(baseUrl ? { base_url: baseUrl } : {}) } },
+        {
+          model: {
+            provider: 'openai',
+            model: 'm',
+            api_key_credential_id: credentialId,
+            ...(baseUrl ? { base_url: baseUrl } : {}),
+          },
+        },
       ]);
     const ids = {
       corp: await credential('corp'),
@@ -41,7 +53,9 @@ describe('migration: existing LLM credentials get the origin their agents use', 
 
     await migration.up({ query: q } as unknown as QueryRunner);
 
-    const rows: Array<{ name: string; origin: string | null }> = await q(`SELECT name, origin FROM llm_credentials ORDER BY name`);
+    const rows: Array<{ name: string; origin: string | null }> = await q(
+      `SELECT name, origin FROM llm_credentials ORDER BY name`,
+    );
     expect(Object.fromEntries(rows.map((r) => [r.name, r.origin]))).toEqual({
       corp: 'https://llm.corp.example',
       openai: 'https://api.openai.com',

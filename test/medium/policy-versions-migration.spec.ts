@@ -22,7 +22,13 @@ describe('migration: policy versions', () => {
     const hooks = { class_hooks: ['audit_log'] };
     const model = { provider: 'scripted', script: [{ content: 'ok' }] };
     const agent = async (name: string, config: Record<string, unknown>): Promise<string> =>
-      (await q(`INSERT INTO agents (org_id, name, model_config_json) VALUES ($1, $2, $3) RETURNING id`, [db.orgId, name, config]))[0].id;
+      (
+        await q(`INSERT INTO agents (org_id, name, model_config_json) VALUES ($1, $2, $3) RETURNING id`, [
+          db.orgId,
+          name,
+          config,
+        ])
+      )[0].id;
     const guarded = await agent('guarded', {
       model,
       tools: ['oa__*'],
@@ -52,9 +58,10 @@ describe('migration: policy versions', () => {
       'policy versions are immutable',
     );
     await expect(
-      q(`INSERT INTO policy_versions (subject_type, subject_id, version, org_id, config) VALUES ('org_hooks', $1, 1, $1, '{}')`, [
-        db.orgId,
-      ]),
+      q(
+        `INSERT INTO policy_versions (subject_type, subject_id, version, org_id, config) VALUES ('org_hooks', $1, 1, $1, '{}')`,
+        [db.orgId],
+      ),
     ).rejects.toThrow(/duplicate key/);
   });
 });

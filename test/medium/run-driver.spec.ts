@@ -30,7 +30,10 @@ describe('run driver (medium)', () => {
   let oa: HttpFake;
   let agentId: string;
   let userId: string;
-  const env = () => ({ WARDEN_LLM_KEY_FAKE: 'sk-fake', LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}` });
+  const env = () => ({
+    WARDEN_LLM_KEY_FAKE: 'sk-fake',
+    LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}`,
+  });
 
   beforeAll(async () => {
     db = await mediumDb();
@@ -42,8 +45,13 @@ describe('run driver (medium)', () => {
         : { tool_calls: [{ name: 'oa__purchase_pay', args: { id: 'PO-1', amount: 100 } }] };
     });
     oa = await startHttpFake(() => ({ ok: true }));
-    [a, b] = await Promise.all([startEngine(db.url, { ...env(), INSTANCE_ID: 'a' }), startEngine(db.url, { ...env(), INSTANCE_ID: 'b' })]);
-    ({ userId } = await a.module.get(ProvisioningService).principalFor({ sub: 'alice', orgExternalId: 'medium', roles: ['admin'] }));
+    [a, b] = await Promise.all([
+      startEngine(db.url, { ...env(), INSTANCE_ID: 'a' }),
+      startEngine(db.url, { ...env(), INSTANCE_ID: 'b' }),
+    ]);
+    ({ userId } = await a.module
+      .get(ProvisioningService)
+      .principalFor({ sub: 'alice', orgExternalId: 'medium', roles: ['admin'] }));
     await a.module.get(ConnectorsService).create(db.orgId, {
       name: 'oa',
       base_url: oa.url,
@@ -53,7 +61,11 @@ describe('run driver (medium)', () => {
           method: 'POST',
           path: '/purchases/{id}/pay',
           write: true,
-          parameters: { type: 'object', properties: { id: { type: 'string' }, amount: { type: 'number' } }, required: ['id', 'amount'] },
+          parameters: {
+            type: 'object',
+            properties: { id: { type: 'string' }, amount: { type: 'number' } },
+            required: ['id', 'amount'],
+          },
         },
       ],
     });
@@ -81,7 +93,10 @@ describe('run driver (medium)', () => {
     engine.executor.start({ orgId: db.orgId, userId, agentId, message: 'Pay PO-1', surface: 'chat' });
   const eventsOf = (runId: string): Promise<StoredRunEvent[]> => a.module.get(RunEventsService).list(runId);
   const toolCallsOf = (runId: string) =>
-    db.dataSource.query(`SELECT call_id, tool, executed_args, status, result, error FROM tool_calls WHERE run_id = $1`, [runId]);
+    db.dataSource.query(
+      `SELECT call_id, tool, executed_args, status, result, error FROM tool_calls WHERE run_id = $1`,
+      [runId],
+    );
   const auditRowsOf = (runId: string) =>
     db.dataSource.query(
       `SELECT call_id, tool, connector_name, method, status, success, outcome FROM connector_call_logs WHERE run_id = $1`,
@@ -90,7 +105,12 @@ describe('run driver (medium)', () => {
 
   it('drives a chat run: model -> one connector call -> answer, told in order, with its call and audit rows', async () => {
     const started = await startChat(a);
-    expect(await started.completion).toEqual({ runId: started.runId, status: 'completed', answer: 'Paid: {"ok":true}', error: null });
+    expect(await started.completion).toEqual({
+      runId: started.runId,
+      status: 'completed',
+      answer: 'Paid: {"ok":true}',
+      error: null,
+    });
 
     const events = await eventsOf(started.runId);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
@@ -111,7 +131,11 @@ describe('run driver (medium)', () => {
     for (const h of hooks) expect(h.seq).toBeGreaterThan(events[types.indexOf('tool_call')].seq);
     for (const h of hooks) expect(h.seq).toBeLessThan(events[types.indexOf('observation')].seq);
     const callId = (events[types.indexOf('tool_call')].data as { call_id: string }).call_id;
-    expect(events[types.indexOf('observation')].data).toMatchObject({ call_id: callId, ok: true, content: '{"ok":true}' });
+    expect(events[types.indexOf('observation')].data).toMatchObject({
+      call_id: callId,
+      ok: true,
+      content: '{"ok":true}',
+    });
     expect(events.at(-1)!.data).toMatchObject({ status: 'completed' });
 
     expect(oa.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /purchases/PO-1/pay']);
@@ -127,9 +151,20 @@ describe('run driver (medium)', () => {
       },
     ]);
     expect(await auditRowsOf(started.runId)).toEqual([
-      { call_id: callId, tool: 'oa__purchase_pay', connector_name: 'oa', method: 'POST', status: 200, success: true, outcome: 'completed' },
+      {
+        call_id: callId,
+        tool: 'oa__purchase_pay',
+        connector_name: 'oa',
+        method: 'POST',
+        status: 200,
+        success: true,
+        outcome: 'completed',
+      },
     ]);
-    const [run] = await db.dataSource.query(`SELECT status, answer, locked_by, lease_until FROM agent_runs WHERE id = $1`, [started.runId]);
+    const [run] = await db.dataSource.query(
+      `SELECT status, answer, locked_by, lease_until FROM agent_runs WHERE id = $1`,
+      [started.runId],
+    );
     expect(run).toEqual({ status: 'completed', answer: 'Paid: {"ok":true}', locked_by: null, lease_until: null });
   });
 
@@ -197,6 +232,8 @@ describe('run driver (medium)', () => {
       expect.objectContaining({ call_id: call.call_id, interrupted: true }),
     ]);
     expect(JSON.stringify(afterB)).not.toContain('late');
-    expect(await auditRowsOf(started.runId)).toEqual([expect.objectContaining({ call_id: call.call_id, outcome: 'interrupted' })]);
+    expect(await auditRowsOf(started.runId)).toEqual([
+      expect.objectContaining({ call_id: call.call_id, outcome: 'interrupted' }),
+    ]);
   });
 });

@@ -16,7 +16,10 @@ describe('RunStore.park and RunLeases.claimParked (medium)', () => {
 
   const row = async (id: string) =>
     (
-      await db.dataSource.query(`SELECT status, locked_by, lease_until, lease_epoch, parked_on, state FROM agent_runs WHERE id = $1`, [id])
+      await db.dataSource.query(
+        `SELECT status, locked_by, lease_until, lease_epoch, parked_on, state FROM agent_runs WHERE id = $1`,
+        [id],
+      )
     )[0];
   /** A pending approval of the run's call `call`, due in `dueS` seconds. */
   const request = async (runId: string, call: string, dueS = 600): Promise<string> =>
@@ -28,7 +31,9 @@ describe('RunStore.park and RunLeases.claimParked (medium)', () => {
       )
     )[0].id;
   const decide = (id: string) =>
-    db.dataSource.query(`UPDATE confirmation_requests SET status = 'approved', responded_at = now() WHERE id = $1`, [id]);
+    db.dataSource.query(`UPDATE confirmation_requests SET status = 'approved', responded_at = now() WHERE id = $1`, [
+      id,
+    ]);
   const driving = async (store: RunStore, runId: string, epoch: number): Promise<LiveRun> =>
     ({
       run: await store.get(runId),
@@ -43,7 +48,11 @@ describe('RunStore.park and RunLeases.claimParked (medium)', () => {
     messages: [],
     turns: 1,
     pending_calls: calls.map(([call]) => ({ call_id: call, tool: 'oa__pay', args: { amount: 1 } })),
-    parked_calls: calls.map(([call, confirmation]) => ({ call_id: call, confirmation_id: confirmation, args: { amount: 1 } })),
+    parked_calls: calls.map(([call, confirmation]) => ({
+      call_id: call,
+      confirmation_id: confirmation,
+      args: { amount: 1 },
+    })),
   });
   const claimRecovery = (instanceId: string) =>
     claimExpiredLeases(db.dataSource, {

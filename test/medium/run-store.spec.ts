@@ -34,11 +34,14 @@ describe('RunStore (medium)', () => {
 
   const row = async (id: string) =>
     (
-      await db.dataSource.query(`SELECT status, state, answer, error, locked_by, lease_epoch, event_seq FROM agent_runs WHERE id = $1`, [
-        id,
-      ])
+      await db.dataSource.query(
+        `SELECT status, state, answer, error, locked_by, lease_epoch, event_seq FROM agent_runs WHERE id = $1`,
+        [id],
+      )
     )[0];
-  const events = (id: string): Promise<Array<{ seq: number; type: string; data: Record<string, unknown>; created_at: Date }>> =>
+  const events = (
+    id: string,
+  ): Promise<Array<{ seq: number; type: string; data: Record<string, unknown>; created_at: Date }>> =>
     db.dataSource.query(`SELECT seq, type, data, created_at FROM run_events WHERE run_id = $1 ORDER BY seq`, [id]);
   /** The run's holder stopped renewing (crashed, paused): its lease ran out. */
   const expireLease = (id: string) =>
@@ -68,9 +71,9 @@ describe('RunStore (medium)', () => {
     const before = await row(id);
 
     expect(await a.store.saveState(old, state(2))).toBe(false);
-    await expect(a.store.appendToStreams(old, 'model_retry', { attempt: 1, message: 'retry', retry_in_ms: 0 })).rejects.toBeInstanceOf(
-      LeaseLostError,
-    );
+    await expect(
+      a.store.appendToStreams(old, 'model_retry', { attempt: 1, message: 'retry', retry_in_ms: 0 }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
     expect(old.abort.signal.aborted).toBe(true); // the old driver's model or tool call in progress is aborted
     // A fenced write of the old holder writes nothing: not its events, not the run row, not its other writes.
     const refused = await a.store.writeRun(
@@ -78,7 +81,12 @@ describe('RunStore (medium)', () => {
       [{ type: 'observation', data: { call_id: 'c0', tool: 't', args: {}, content: '0', blocked: false } }],
       {
         set: [`answer = 'stale'`],
-        ctes: [['stale', `UPDATE agent_runs SET error = 'stale' WHERE id = '${id}' AND EXISTS (SELECT 1 FROM owner) RETURNING id`]],
+        ctes: [
+          [
+            'stale',
+            `UPDATE agent_runs SET error = 'stale' WHERE id = '${id}' AND EXISTS (SELECT 1 FROM owner) RETURNING id`,
+          ],
+        ],
       },
     );
     expect(refused).toMatchObject({ held: false, seqs: [], counts: { stale: 0 } });
@@ -101,7 +109,11 @@ describe('RunStore (medium)', () => {
     for (const from of Object.keys(RUN_TRANSITIONS) as RunStatus[]) {
       for (const to of finals) {
         const id = await db.newRun({ status: from });
-        const won = await a.store.finish(await a.store.get(id), to, to === 'completed' ? { answer: 'done' } : { error: 'stopped' });
+        const won = await a.store.finish(
+          await a.store.get(id),
+          to,
+          to === 'completed' ? { answer: 'done' } : { error: 'stopped' },
+        );
         const allowed = RUN_TRANSITIONS[from].includes(to);
         expect({ from, to, won }).toEqual({ from, to, won: allowed });
         expect((await row(id)).status).toBe(allowed ? to : from);
@@ -117,7 +129,14 @@ describe('RunStore (medium)', () => {
     const live = await driving(a.store, id, 1);
     const pending = {
       type: 'confirmation_pending',
-      data: { confirmation_id: 'x', call_id: 'c1', tool: 't', args: {}, expires_at: '', channel: { id: null, type: null, name: null } },
+      data: {
+        confirmation_id: 'x',
+        call_id: 'c1',
+        tool: 't',
+        args: {},
+        expires_at: '',
+        channel: { id: null, type: null, name: null },
+      },
     } as PendingRunEvent;
     const resolved = {
       type: 'confirmation_resolved',
@@ -145,7 +164,9 @@ describe('RunStore (medium)', () => {
       data: { call_id: 'c1', tool: 't', args: {}, content: '1', blocked: false },
     } as PendingRunEvent;
     // waiting -> refused is not in the table (a refusal happens before anything waits).
-    expect((await a.store.writeRun(live, [observation], { status: 'refused', set: [`answer = 'no'`] })).held).toBe(false);
+    expect((await a.store.writeRun(live, [observation], { status: 'refused', set: [`answer = 'no'`] })).held).toBe(
+      false,
+    );
     expect(await row(id)).toMatchObject({ status: 'waiting', answer: null, event_seq: 0 });
     expect(await a.store.finish(live.run, 'refused', { error: 'no' }, { epoch: 1 })).toBe(false);
     expect((await row(id)).status).toBe('waiting');
@@ -159,7 +180,12 @@ describe('RunStore (medium)', () => {
     expect(await b.store.finish(await b.store.get(id), 'cancelled', { error: 'the run was cancelled' })).toBe(true);
     expect(await a.store.finishLive(live, 'completed', { answer: 'too late' }, state(3))).toBe(false);
 
-    expect(await row(id)).toMatchObject({ status: 'cancelled', answer: null, error: 'the run was cancelled', state: live.run.state });
+    expect(await row(id)).toMatchObject({
+      status: 'cancelled',
+      answer: null,
+      error: 'the run was cancelled',
+      state: live.run.state,
+    });
     expect((await events(id)).map((e) => [e.type, e.data.status])).toEqual([['done', 'cancelled']]);
     expect([...a.finished, ...b.finished]).toEqual([{ runId: id, status: 'cancelled' }]);
   });
@@ -167,7 +193,10 @@ describe('RunStore (medium)', () => {
   it('writeRun stores the deferred events, the run row, other writes and new events in one statement; a failed one stores none', async () => {
     const id = await db.newRun({ lockedBy: 'a', epoch: 1 });
     const live = await driving(a.store, id, 1);
-    live.deferred.push({ type: 'hook', data: { point: 'PreToolUse', hook: 'first', outcome: 'allow', side_effects: [], duration_ms: 0 } });
+    live.deferred.push({
+      type: 'hook',
+      data: { point: 'PreToolUse', hook: 'first', outcome: 'allow', side_effects: [], duration_ms: 0 },
+    });
     const other = `INSERT INTO tool_calls (run_id, call_id, position, tool, args, status)
       SELECT '${id}', 'c1', 0, 't', '{}', 'pending' WHERE EXISTS (SELECT 1 FROM owner) RETURNING call_id`;
     const result = await a.store.writeRun(
@@ -185,15 +214,24 @@ describe('RunStore (medium)', () => {
     // now() is the transaction's start: the run row and both events share it only when written together.
     const [{ updated_at }] = await db.dataSource.query(`SELECT updated_at FROM agent_runs WHERE id = $1`, [id]);
     expect(stored.map((e) => e.created_at.getTime())).toEqual([updated_at.getTime(), updated_at.getTime()]);
-    expect(await db.dataSource.query(`SELECT call_id FROM tool_calls WHERE run_id = $1`, [id])).toEqual([{ call_id: 'c1' }]);
+    expect(await db.dataSource.query(`SELECT call_id FROM tool_calls WHERE run_id = $1`, [id])).toEqual([
+      { call_id: 'c1' },
+    ]);
 
-    live.deferred.push({ type: 'hook', data: { point: 'PreToolUse', hook: 'second', outcome: 'allow', side_effects: [], duration_ms: 0 } });
+    live.deferred.push({
+      type: 'hook',
+      data: { point: 'PreToolUse', hook: 'second', outcome: 'allow', side_effects: [], duration_ms: 0 },
+    });
     const failing = `UPDATE tool_calls SET position = 'not a number' WHERE run_id = '${id}' AND EXISTS (SELECT 1 FROM owner) RETURNING call_id`;
     await expect(
-      a.store.writeRun(live, [{ type: 'observation', data: { call_id: 'c2', tool: 't', args: {}, content: '2', blocked: false } }], {
-        set: [`answer = 'half-written'`],
-        ctes: [['failing', failing]],
-      }),
+      a.store.writeRun(
+        live,
+        [{ type: 'observation', data: { call_id: 'c2', tool: 't', args: {}, content: '2', blocked: false } }],
+        {
+          set: [`answer = 'half-written'`],
+          ctes: [['failing', failing]],
+        },
+      ),
     ).rejects.toThrow(/integer/);
     expect(await events(id)).toEqual(stored);
     expect(await row(id)).toMatchObject({ answer: 'written', event_seq: 2 });
@@ -217,7 +255,14 @@ describe('RunStore (medium)', () => {
     const live = await driving(a.store, child, 1);
     const pending = {
       type: 'confirmation_pending',
-      data: { confirmation_id: 'x', call_id: 'c1', tool: 't', args: {}, expires_at: '', channel: { id: null, type: null, name: null } },
+      data: {
+        confirmation_id: 'x',
+        call_id: 'c1',
+        tool: 't',
+        args: {},
+        expires_at: '',
+        channel: { id: null, type: null, name: null },
+      },
     } as PendingRunEvent;
     expect((await a.store.writeRun(live, [pending], { set: [`answer = 'asked'`], status: 'waiting' })).held).toBe(true);
     expect([(await row(child)).status, (await row(parent)).status]).toEqual(['waiting', 'waiting']);

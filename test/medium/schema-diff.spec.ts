@@ -47,7 +47,8 @@ describe('entities and migrations (medium)', () => {
 
   beforeAll(async () => {
     // Every *.entity.ts, found on disk, so an entity added later is checked without touching this test.
-    for (const file of sources.filter((f) => f.endsWith('.entity.ts'))) await import(pathToFileURL(path.join(LIBS, file)).href);
+    for (const file of sources.filter((f) => f.endsWith('.entity.ts')))
+      await import(pathToFileURL(path.join(LIBS, file)).href);
     db = await createTestDatabase();
     const target = { url: db.url, embedded: false, close: () => Promise.resolve() };
     const entities = getMetadataArgsStorage().tables.map((t) => t.target);
@@ -61,7 +62,9 @@ describe('entities and migrations (medium)', () => {
 
   it('generates no schema change against the migrated database', async () => {
     const { upQueries } = await dataSource.driver.createSchemaBuilder().log();
-    const statements = upQueries.map((q) => `${q.query}${q.parameters?.length ? `  -- ${JSON.stringify(q.parameters)}` : ''};`);
+    const statements = upQueries.map(
+      (q) => `${q.query}${q.parameters?.length ? `  -- ${JSON.stringify(q.parameters)}` : ''};`,
+    );
     if (statements.length > 0) {
       throw new Error(
         `The entities disagree with the migrated schema; TypeORM would generate ${statements.length} statement(s):\n${statements.join('\n')}`,
@@ -70,7 +73,9 @@ describe('entities and migrations (medium)', () => {
   });
 
   it('declares every entity in a *.entity.ts file (the CLI loads dist/libs/**/*.entity.js)', () => {
-    const elsewhere = sources.filter((f) => !f.endsWith('.entity.ts') && /^@Entity\(/m.test(readFileSync(path.join(LIBS, f), 'utf8')));
+    const elsewhere = sources.filter(
+      (f) => !f.endsWith('.entity.ts') && /^@Entity\(/m.test(readFileSync(path.join(LIBS, f), 'utf8')),
+    );
     expect(elsewhere).toEqual([]);
   });
 

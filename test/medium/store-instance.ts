@@ -24,7 +24,12 @@ export interface StoreInstance {
 export async function storeInstance(db: MediumDb, instanceId: string): Promise<StoreInstance> {
   const module = await Test.createTestingModule({
     imports: [
-      AppConfigModule.forRoot({ NODE_ENV: 'test', DATABASE_URL: db.url, INSTANCE_ID: instanceId, RUN_LEASE_MS: '60000' }),
+      AppConfigModule.forRoot({
+        NODE_ENV: 'test',
+        DATABASE_URL: db.url,
+        INSTANCE_ID: instanceId,
+        RUN_LEASE_MS: '60000',
+      }),
       EventEmitterModule.forRoot(),
     ],
     providers: [

@@ -51,7 +51,8 @@ export class FakeAgentRuns {
         signal.addEventListener('abort', () => resolve(false), { once: true });
         void this.ends.promise.then(() => resolve(true));
         void this.asks.promise.then(() => {
-          if (!signal.aborted) deliver({ type: 'confirmation_pending', data: { confirmation_id: 'c1' } } as unknown as StoredRunEvent);
+          if (!signal.aborted)
+            deliver({ type: 'confirmation_pending', data: { confirmation_id: 'c1' } } as unknown as StoredRunEvent);
           this.asked.resolve();
         });
       }),
@@ -100,7 +101,10 @@ export interface WorkflowEngine {
 }
 
 /** The workflow engine (runner, leases, node runner, events) on a real database, for `definition`; no app, no HTTP. */
-export async function workflowEngine(definition: WorkflowDefinition, agentRuns: FakeAgentRuns): Promise<WorkflowEngine> {
+export async function workflowEngine(
+  definition: WorkflowDefinition,
+  agentRuns: FakeAgentRuns,
+): Promise<WorkflowEngine> {
   const db = await mediumDb({ entities: [WorkflowRun, Workflow, Org, User] });
   const [{ id: userId }] = await db.dataSource.query(`INSERT INTO users (sub) VALUES ('medium-wf') RETURNING id`);
   const [{ id: workflowId }] = await db.dataSource.query(
@@ -108,7 +112,9 @@ export async function workflowEngine(definition: WorkflowDefinition, agentRuns: 
     [db.orgId, JSON.stringify(definition)],
   );
   const module = await Test.createTestingModule({
-    imports: [AppConfigModule.forRoot({ NODE_ENV: 'test', DATABASE_URL: db.url, INSTANCE_ID: 'a', RUN_LEASE_MS: '60000' })],
+    imports: [
+      AppConfigModule.forRoot({ NODE_ENV: 'test', DATABASE_URL: db.url, INSTANCE_ID: 'a', RUN_LEASE_MS: '60000' }),
+    ],
     providers: [
       WorkflowRunner,
       WorkflowRunLeases,

@@ -1,7 +1,13 @@
 import type { WorkflowDefinition } from '../../libs/workflows/src/workflow-definition.js';
 import { WorkflowRunLeases } from '../../libs/workflows/src/engine/workflow-run-leases.js';
 import { WorkflowRun, type NodeState } from '../../libs/workflows/src/workflow.entity.js';
-import { deferred, FakeAgentRuns, instrumentNodeWrites, workflowEngine, type WorkflowEngine } from './workflow-engine.js';
+import {
+  deferred,
+  FakeAgentRuns,
+  instrumentNodeWrites,
+  workflowEngine,
+  type WorkflowEngine,
+} from './workflow-engine.js';
 
 /** Two parallel branches, a and b (the nodes' types do not matter here: the test writes their states itself). */
 const DEFINITION: WorkflowDefinition = {
@@ -61,18 +67,27 @@ describe('workflow run status (medium)', () => {
     async ({ before, first, second, status }) => {
       // The first write (its UPDATE) is held until the second has committed.
       const secondDone = deferred();
-      const writes = instrumentNodeWrites(engine.db.dataSource, (nodeId) => (nodeId === first[0] ? secondDone.promise : undefined));
+      const writes = instrumentNodeWrites(engine.db.dataSource, (nodeId) =>
+        nodeId === first[0] ? secondDone.promise : undefined,
+      );
       try {
         const run = await drivenRun({ a: { status: before.a }, b: { status: before.b } });
         const leases = engine.module.get(WorkflowRunLeases);
 
         const firstWrite = leases.setNode(run, first[0], { status: first[1] }, 'node_completed');
-        await leases.setNode(run, second[0], { status: second[1] }, second[1] === 'waiting' ? 'node_waiting' : 'node_resumed');
+        await leases.setNode(
+          run,
+          second[0],
+          { status: second[1] },
+          second[1] === 'waiting' ? 'node_waiting' : 'node_resumed',
+        );
         secondDone.resolve();
         await firstWrite;
 
         expect(writes.map((w) => w.nodeId)).toEqual([first[0], second[0]]);
-        const [row] = await engine.db.dataSource.query(`SELECT status, nodes FROM workflow_runs WHERE id = $1`, [run.id]);
+        const [row] = await engine.db.dataSource.query(`SELECT status, nodes FROM workflow_runs WHERE id = $1`, [
+          run.id,
+        ]);
         expect(row.nodes).toMatchObject({ [first[0]]: { status: first[1] }, [second[0]]: { status: second[1] } });
         expect(row.status).toBe(status);
       } finally {

@@ -3,7 +3,14 @@ import { WorkflowNodeRunner } from '../../libs/workflows/src/engine/workflow-nod
 import { WorkflowRunEvents } from '../../libs/workflows/src/engine/workflow-run-events.js';
 import { WorkflowRunLeases } from '../../libs/workflows/src/engine/workflow-run-leases.js';
 import { WorkflowRunner } from '../../libs/workflows/src/engine/workflow-runner.js';
-import { deferred, FakeAgentRuns, instrumentNodeWrites, workflowEngine, type NodeWrite, type WorkflowEngine } from './workflow-engine.js';
+import {
+  deferred,
+  FakeAgentRuns,
+  instrumentNodeWrites,
+  workflowEngine,
+  type NodeWrite,
+  type WorkflowEngine,
+} from './workflow-engine.js';
 
 /** Two parallel branches: the END node completes (the run ends) while the HUMAN node's run still goes on. */
 const DEFINITION: WorkflowDefinition = {
@@ -39,7 +46,9 @@ describe('workflow straggler (medium)', () => {
    * the node writes made after it, and how the ask node's `WorkflowNodeRunner.run` settled (once it has).
    */
   async function endWithAskUnderWay() {
-    const writes = instrumentNodeWrites(engine.db.dataSource, (nodeId) => (nodeId === 'end' ? agentRuns.followed.promise : undefined));
+    const writes = instrumentNodeWrites(engine.db.dataSource, (nodeId) =>
+      nodeId === 'end' ? agentRuns.followed.promise : undefined,
+    );
     const nodes = engine.module.get(WorkflowNodeRunner);
     const runNode = nodes.run.bind(nodes);
     let askSettled!: Promise<PromiseSettledResult<void>>;
@@ -54,9 +63,14 @@ describe('workflow straggler (medium)', () => {
     const leases: unknown = engine.module.get(WorkflowRunLeases);
     await (leases as { driving: Map<string, Promise<void>> }).driving.get(run.id);
     const read = async () =>
-      (await engine.db.dataSource.query(`SELECT status, nodes, updated_at FROM workflow_runs WHERE id = $1`, [run.id]))[0];
+      (
+        await engine.db.dataSource.query(`SELECT status, nodes, updated_at FROM workflow_runs WHERE id = $1`, [run.id])
+      )[0];
     const ended = await read();
-    expect(ended).toMatchObject({ status: 'completed', nodes: { end: { status: 'completed' }, ask: { status: 'running' } } });
+    expect(ended).toMatchObject({
+      status: 'completed',
+      nodes: { end: { status: 'completed' }, ask: { status: 'running' } },
+    });
     const atEnd = writes.length;
     return {
       ended,

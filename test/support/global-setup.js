@@ -12,7 +12,12 @@ export default async function globalSetup() {
   // The migrations are TypeScript; they run in a child process with the same loader as `npm run token`.
   execFileSync(
     process.execPath,
-    ['--import', '@swc-node/register/esm-register', path.join(import.meta.dirname, 'migrate-template.ts'), urlFor(TEMPLATE_DB)],
+    [
+      '--import',
+      '@swc-node/register/esm-register',
+      path.join(import.meta.dirname, 'migrate-template.ts'),
+      urlFor(TEMPLATE_DB),
+    ],
     {
       stdio: 'inherit',
       env: { ...process.env, NODE_OPTIONS: '' },

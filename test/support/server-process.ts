@@ -9,7 +9,8 @@ const MAIN = path.join(ROOT, 'dist/apps/api/src/main.js');
 function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && /\.tsx?$/.test(entry.name)) newest = Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+    if (entry.isFile() && /\.tsx?$/.test(entry.name))
+      newest = Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
   }
   return newest;
 }
@@ -120,7 +121,9 @@ async function startOnce(env: Record<string, string>, opts: StartOptions): Promi
 }
 
 /** Runs the server entry point expecting it to fail at boot; returns its exit code and output. */
-export async function bootExpectingFailure(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+export async function bootExpectingFailure(
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
   ensureBuilt();
   const child = spawn(process.execPath, [MAIN], {
     cwd: ROOT,

@@ -62,7 +62,8 @@ export async function startTestApp(
     app,
     url,
     databaseUrl,
-    token: (sub, org, roles = [], extra = {}) => mintDevToken(env.AUTH_DEV_SECRET ?? TEST_DEV_SECRET, { sub, org, roles, ...extra }),
+    token: (sub, org, roles = [], extra = {}) =>
+      mintDevToken(env.AUTH_DEV_SECRET ?? TEST_DEV_SECRET, { sub, org, roles, ...extra }),
     async request(method, path, o = {}) {
       const headers: Record<string, string> = { ...(o.headers ?? {}) };
       if (o.token) headers.authorization = `Bearer ${o.token}`;

@@ -71,7 +71,10 @@ export class AppModule {
         WorkflowsModule,
         EvalsModule,
         DemoModule,
-        ServeStaticModule.forRootAsync({ inject: [AppConfig], useFactory: (config: AppConfig) => consoleStaticOptions(config) }),
+        ServeStaticModule.forRootAsync({
+          inject: [AppConfig],
+          useFactory: (config: AppConfig) => consoleStaticOptions(config),
+        }),
         ...extraImports,
       ],
       controllers: [HealthController, MetricsController],

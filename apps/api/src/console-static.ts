@@ -15,7 +15,10 @@ export function consoleStaticOptions(config: AppConfig): ServeStaticModuleOption
       exclude: SERVER_PATHS,
       serveStaticOptions: {
         setHeaders: (res: { setHeader(name: string, value: string): void }, file: string) =>
-          res.setHeader('cache-control', /[\\/]assets[\\/]/.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache'),
+          res.setHeader(
+            'cache-control',
+            /[\\/]assets[\\/]/.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache',
+          ),
       },
     },
   ];

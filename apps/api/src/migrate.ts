@@ -12,12 +12,16 @@ const WAIT_POLL_MS = 2_000;
 
 async function migrate(dataSource: DataSource): Promise<string> {
   const applied = await runMigrationsOnce(dataSource);
-  return applied.length > 0 ? `applied ${applied.length} migration(s): ${applied.map((m) => m.name).join(', ')}` : 'no pending migrations';
+  return applied.length > 0
+    ? `applied ${applied.length} migration(s): ${applied.map((m) => m.name).join(', ')}`
+    : 'no pending migrations';
 }
 
 /** Names of this build's migrations the database has not applied (read only: the Job creates the table). */
 async function pendingMigrations(dataSource: DataSource): Promise<string[]> {
-  const [{ table }] = await dataSource.query<Array<{ table: string | null }>>(`SELECT to_regclass('migrations') AS "table"`);
+  const [{ table }] = await dataSource.query<Array<{ table: string | null }>>(
+    `SELECT to_regclass('migrations') AS "table"`,
+  );
   const applied = table ? await dataSource.query<Array<{ name: string }>>('SELECT name FROM migrations') : [];
   const names = new Set(applied.map((row) => row.name));
   return dataSource.migrations.map((m) => m.name ?? m.constructor.name).filter((name) => !names.has(name));
@@ -25,7 +29,8 @@ async function pendingMigrations(dataSource: DataSource): Promise<string[]> {
 
 async function waitForMigrations(dataSource: DataSource): Promise<string> {
   let pending = await pendingMigrations(dataSource);
-  if (pending.length > 0) process.stdout.write(`waiting for the migration Job to apply ${pending.length} migration(s)\n`);
+  if (pending.length > 0)
+    process.stdout.write(`waiting for the migration Job to apply ${pending.length} migration(s)\n`);
   while (pending.length > 0) {
     await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
     pending = await pendingMigrations(dataSource);
@@ -33,7 +38,10 @@ async function waitForMigrations(dataSource: DataSource): Promise<string> {
   return 'no pending migrations';
 }
 
-const target = await resolveDatabaseTarget({ url: process.env.DATABASE_URL, pgliteDir: process.env.PGLITE_DIR ?? './data/pglite' });
+const target = await resolveDatabaseTarget({
+  url: process.env.DATABASE_URL,
+  pgliteDir: process.env.PGLITE_DIR ?? './data/pglite',
+});
 const dataSource = createDataSource(target, 1);
 try {
   await dataSource.initialize();

@@ -33,7 +33,13 @@ function Shell() {
   if (!session) return <SignIn />;
   return (
     <PendingProvider>
-      <SignedIn opened={opened} toggle={toggle} close={close} pathname={location.pathname} signOut={signOutEverywhere} />
+      <SignedIn
+        opened={opened}
+        toggle={toggle}
+        close={close}
+        pathname={location.pathname}
+        signOut={signOutEverywhere}
+      />
     </PendingProvider>
   );
 }
@@ -77,7 +83,11 @@ function SignedIn({
       : []),
   ];
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+    <AppShell
+      header={{ height: 56 }}
+      navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding="md"
+    >
       <div ref={pageStart} tabIndex={-1} className="page-start" />
       <a className="skip-link" href="#main">
         Skip to content

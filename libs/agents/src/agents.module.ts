@@ -7,6 +7,7 @@ import { AgentHookLookup } from './agents/agent-config-lookup.service.js';
 import { Agent } from './agents/agent.entity.js';
 import { AgentsController } from './agents/agents.controller.js';
 import { AgentVersionsController } from './agents/agent-versions.controller.js';
+import { AgentConfigCheck } from './agents/agent-config-check.js';
 import { AgentsService } from './agents/agents.service.js';
 import { Connector, ConnectorAction } from './connectors/connector.entity.js';
 import { ConnectorExecutor } from './connectors/connector-executor.js';
@@ -75,6 +76,7 @@ import { PolicyLifecycleModule } from './policy-lifecycle/policy-lifecycle.modul
     ConnectorExecutor,
     ToolRegistry,
     AgentsService,
+    AgentConfigCheck,
     AgentHookLookup,
     LlmProviderFactory,
     LlmCredentialsStore,

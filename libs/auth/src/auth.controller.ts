@@ -6,7 +6,13 @@ import { SetIdentitiesDto, SetReadOnlyDto } from './dto/identities.dto.js';
 import { OrgsService } from './orgs/orgs.service.js';
 import { isAdmin, type Principal } from './principal.js';
 import { IDENTITY_FIELDS, UsersService, type MemberView } from './users/users.service.js';
-import { MeResponse, MemberResponse, OrgResponse, ReadOnlyResponse, IdentityAuditResponse } from './dto/auth.response.js';
+import {
+  MeResponse,
+  MemberResponse,
+  OrgResponse,
+  ReadOnlyResponse,
+  IdentityAuditResponse,
+} from './dto/auth.response.js';
 
 const identitiesView = (m: MemberView) => ({
   feishu_open_id: m.identities.feishu ?? null,
@@ -80,21 +86,35 @@ export class AuthController {
           'then POST /api/me/identities/verify with that code (or ask an admin)',
       );
     }
-    return memberView(await this.users.setIdentities(p.orgId, sub, links, { byUserId: p.userId, method: isAdmin(p) ? 'admin' : 'self' }));
+    return memberView(
+      await this.users.setIdentities(p.orgId, sub, links, {
+        byUserId: p.userId,
+        method: isAdmin(p) ? 'admin' : 'self',
+      }),
+    );
   }
 
   @Get('audit/identities')
   @Roles('admin')
   @ApiOkResponse({ type: [IdentityAuditResponse] })
   async identityAudit(@CurrentPrincipal() p: Principal) {
-    return (await this.users.identityAudit(p.orgId)).map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() }));
+    return (await this.users.identityAudit(p.orgId)).map((r) => ({
+      ...r,
+      created_at: new Date(r.created_at).toISOString(),
+    }));
   }
 
   @Get('org')
   @ApiOkResponse({ type: OrgResponse })
   async org(@CurrentPrincipal() p: Principal) {
     const org = await this.orgs.get(p.orgId);
-    return { id: org.id, external_id: org.externalId, name: org.name, read_only: org.readOnly, default_channel_id: org.defaultChannelId };
+    return {
+      id: org.id,
+      external_id: org.externalId,
+      name: org.name,
+      read_only: org.readOnly,
+      default_channel_id: org.defaultChannelId,
+    };
   }
 
   @Put('org/read-only')

@@ -23,7 +23,14 @@ import { UsersService } from './users/users.service.js';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([Org, User, OrgMember, Identity, ScimToken, ScimGroup, ScimGroupMember])],
-  controllers: [AuthController, DevSignInController, ScimTokensController, ScimUsersController, ScimGroupsController, ScimMetaController],
+  controllers: [
+    AuthController,
+    DevSignInController,
+    ScimTokensController,
+    ScimUsersController,
+    ScimGroupsController,
+    ScimMetaController,
+  ],
   providers: [
     TokenVerifier,
     ProvisioningService,

@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import type { CallbackRequest, DecisionOutcome, HttpReply, ParsedCallback } from './channel.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { ChannelsService } from './channels.service.js';
+import { CallbackEvents } from './callback-events.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -21,6 +22,7 @@ export class ChannelCallbackController {
   constructor(
     private readonly channels: ChannelsService,
     private readonly registry: ChannelRegistry,
+    private readonly events: CallbackEvents,
   ) {}
 
   @Get()
@@ -33,7 +35,12 @@ export class ChannelCallbackController {
     return this.handle(id, 'POST', req, res);
   }
 
-  private async handle(id: string, method: 'GET' | 'POST', req: Request & { rawBody?: Buffer }, res: Response): Promise<void> {
+  private async handle(
+    id: string,
+    method: 'GET' | 'POST',
+    req: Request & { rawBody?: Buffer },
+    res: Response,
+  ): Promise<void> {
     const record = await this.channels.recordForCallback(id);
     const impl = this.registry.get(record.type);
     const request: CallbackRequest = {
@@ -44,16 +51,18 @@ export class ChannelCallbackController {
       query: Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, typeof v === 'string' ? v : undefined])),
     };
     const parsed = await impl.parseCallback(record, request);
-    if (parsed.kind === 'rejected') this.logger.warn(`callback for ${record.type} channel ${record.id} rejected: ${parsed.reason}`);
+    if (parsed.kind === 'rejected')
+      this.logger.warn(`callback for ${record.type} channel ${record.id} rejected: ${parsed.reason}`);
     send(res, parsed.kind === 'decision' ? await this.decide(record.id, parsed) : parsed.reply);
   }
 
   private async decide(channelId: string, click: Extract<ParsedCallback, { kind: 'decision' }>): Promise<HttpReply> {
-    if (click.eventId && !(await this.channels.claimEvent(channelId, click.eventId))) {
+    if (click.eventId && !(await this.events.claim(channelId, click.eventId))) {
       return click.respond({ ok: false, message: 'This click was already handled.' });
     }
     const sink = this.channels.decisionSink;
-    if (!sink) return click.respond({ ok: false, message: 'Approvals are not available right now; nothing was decided.' });
+    if (!sink)
+      return click.respond({ ok: false, message: 'Approvals are not available right now; nothing was decided.' });
     let outcome: DecisionOutcome;
     try {
       const record = await this.channels.recordForCallback(channelId);
@@ -66,7 +75,7 @@ export class ChannelCallbackController {
       });
     } catch (err) {
       this.logger.error(`decision from channel ${channelId} failed: ${(err as Error).message}`);
-      if (click.eventId) await this.channels.releaseEvent(channelId, click.eventId);
+      if (click.eventId) await this.events.release(channelId, click.eventId);
       return click.respond({ ok: false, message: 'The decision could not be recorded; nothing was decided.' });
     }
     return click.respond(outcome);

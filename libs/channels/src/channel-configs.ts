@@ -35,7 +35,8 @@ export class ChannelConfigs {
 
   validate(impl: Channel, config: Record<string, unknown>): void {
     const problems = impl.validateConfig(config);
-    if (problems.length) throw new BadInputError(`invalid ${impl.type} channel config: ${problems.join('; ')}`, problems);
+    if (problems.length)
+      throw new BadInputError(`invalid ${impl.type} channel config: ${problems.join('; ')}`, problems);
   }
 
   /** An internal base_url is refused when saved, not only when dialled (egress.ts). */

@@ -16,7 +16,11 @@ export class ChannelsController {
   @Post()
   @ApiCreatedResponse({ type: ChannelResponse })
   create(@CurrentPrincipal() p: Principal, @Body() body: CreateChannelDto) {
-    return this.channels.create(p.orgId, { type: body.type, name: body.name, config: body.config, isDefault: body.is_default }, p.userId);
+    return this.channels.create(
+      p.orgId,
+      { type: body.type, name: body.name, config: body.config, isDefault: body.is_default },
+      p.userId,
+    );
   }
 
   @Get()
@@ -34,7 +38,12 @@ export class ChannelsController {
   @Put(':id')
   @ApiOkResponse({ type: ChannelResponse })
   update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: UpdateChannelDto) {
-    return this.channels.update(p.orgId, id, { name: body.name, config: body.config, isDefault: body.is_default }, p.userId);
+    return this.channels.update(
+      p.orgId,
+      id,
+      { name: body.name, config: body.config, isDefault: body.is_default },
+      p.userId,
+    );
   }
 
   @Delete(':id')

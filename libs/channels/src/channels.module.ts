@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CallbackEvents } from './callback-events.js';
 import { ChannelEntity, ChannelEventEntity } from './channel.entity.js';
 import { ChannelCallbackController } from './channel-callback.controller.js';
 import { ChannelConfigs } from './channel-configs.js';
@@ -21,6 +22,7 @@ import { WecomChannel } from './wecom/wecom.channel.js';
   controllers: [ChannelsController, ChannelCallbackController, NotificationsController, IdentityLinksController],
   providers: [
     ChannelsService,
+    CallbackEvents,
     ChannelConfigs,
     IdentityLinksService,
     ChannelRegistry,

@@ -6,17 +6,23 @@ import { AuditTrail, isUuid, NotFoundError } from '@warden/common';
 import { TransactionRunner } from '@warden/database';
 import { Repository } from 'typeorm';
 import type { ApprovalDecisionSink, Channel, ChannelRecord, ChannelType } from './channel.js';
-import { ChannelEntity, ChannelEventEntity } from './channel.entity.js';
+import { ChannelEntity } from './channel.entity.js';
 import { auditedChannel, changedSecrets } from './channel-audit.js';
 import { ChannelConfigs, type ChannelView } from './channel-configs.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { INBOX_CHANNEL_ID } from './inbox/inbox.channel.js';
 
-const inboxRecord = (orgId: string): ChannelRecord => ({ id: INBOX_CHANNEL_ID, orgId, type: 'inbox', name: 'Inbox', config: {} });
+const inboxRecord = (orgId: string): ChannelRecord => ({
+  id: INBOX_CHANNEL_ID,
+  orgId,
+  type: 'inbox',
+  name: 'Inbox',
+  config: {},
+});
 
 /**
  * The org's channels: managed through the API (config checked and secrets sealed by ChannelConfigs, every change
- * audited), looked up for delivery and callbacks, and the de-duplication of platform callback events.
+ * audited) and looked up for delivery and callbacks (callback events are de-duplicated by CallbackEvents).
  */
 @Injectable()
 export class ChannelsService {
@@ -24,7 +30,6 @@ export class ChannelsService {
 
   constructor(
     @InjectRepository(ChannelEntity) private readonly channels: Repository<ChannelEntity>,
-    @InjectRepository(ChannelEventEntity) private readonly events: Repository<ChannelEventEntity>,
     private readonly registry: ChannelRegistry,
     private readonly configs: ChannelConfigs,
     private readonly orgs: OrgsService,
@@ -53,12 +58,25 @@ export class ChannelsService {
     // The channel, the org's default and the audit event commit together.
     return this.tx.run(async ({ manager }) => {
       const row = await manager.save(
-        manager.create(ChannelEntity, { orgId, type: input.type, name: input.name, ...this.configs.seal(impl, config) }),
+        manager.create(ChannelEntity, {
+          orgId,
+          type: input.type,
+          name: input.name,
+          ...this.configs.seal(impl, config),
+        }),
       );
       if (input.isDefault) await this.orgs.setDefaultChannel(orgId, row.id, manager);
       const view = this.configs.view(row, input.isDefault ? row.id : (await this.orgs.get(orgId)).defaultChannelId);
       await this.audit.configChange(
-        { orgId, actor, entityType: 'channel', entityId: row.id, change: 'created', before: null, after: auditedChannel(view) },
+        {
+          orgId,
+          actor,
+          entityType: 'channel',
+          entityId: row.id,
+          change: 'created',
+          before: null,
+          after: auditedChannel(view),
+        },
         manager,
       );
       return view;
@@ -66,7 +84,10 @@ export class ChannelsService {
   }
 
   async list(orgId: string): Promise<ChannelView[]> {
-    const [rows, org] = await Promise.all([this.channels.find({ where: { orgId }, order: { createdAt: 'ASC' } }), this.orgs.get(orgId)]);
+    const [rows, org] = await Promise.all([
+      this.channels.find({ where: { orgId }, order: { createdAt: 'ASC' } }),
+      this.orgs.get(orgId),
+    ]);
     return rows.map((r) => this.configs.view(r, org.defaultChannelId));
   }
 
@@ -88,7 +109,9 @@ export class ChannelsService {
       const impl = this.registry.get(row.type);
       this.configs.requireSecretsOnRebind(impl, row, input.config);
       // Secrets are write-only, so an update names only what changes; null removes a key.
-      const merged = Object.fromEntries(Object.entries({ ...this.configs.decrypted(row), ...input.config }).filter(([, v]) => v !== null));
+      const merged = Object.fromEntries(
+        Object.entries({ ...this.configs.decrypted(row), ...input.config }).filter(([, v]) => v !== null),
+      );
       this.configs.validate(impl, merged);
       if ('base_url' in input.config) await this.configs.checkEgress(impl, merged);
       Object.assign(row, this.configs.seal(impl, merged));
@@ -193,7 +216,10 @@ export class ChannelsService {
     try {
       const sent =
         record.type === 'inbox'
-          ? await impl.sendNotification(record, `**Warden test message** — channel "${record.name}" can deliver messages.`)
+          ? await impl.sendNotification(
+              record,
+              `**Warden test message** — channel "${record.name}" can deliver messages.`,
+            )
           : await impl.sendApprovalCard(record, {
               confirmationId: randomUUID(),
               agentName: 'Warden channel test',
@@ -207,23 +233,6 @@ export class ChannelsService {
     } catch (err) {
       return { ok: false, error: (err as Error).message };
     }
-  }
-
-  /** true the first time an event id is seen for a channel; false for a retried or replayed delivery. */
-  async claimEvent(channelId: string, eventId: string): Promise<boolean> {
-    const res = await this.events
-      .createQueryBuilder()
-      .insert()
-      .values({ channelId, eventId: eventId.slice(0, 500) })
-      .orIgnore()
-      .returning(['event_id'])
-      .execute();
-    return (res.raw as unknown[]).length > 0;
-  }
-
-  /** Lets a platform retry go through when handling the first delivery failed on our side. */
-  async releaseEvent(channelId: string, eventId: string): Promise<void> {
-    await this.events.delete({ channelId, eventId: eventId.slice(0, 500) });
   }
 
   private async row(orgId: string, id: string): Promise<ChannelEntity> {

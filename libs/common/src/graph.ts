@@ -2,7 +2,10 @@
  * A cycle in a directed graph (`edges`: node -> successors), as the path `a -> b -> ... -> a`, or null. Only nodes
  * reachable from `from` are searched (default: every node). Successors missing from `edges` have no edges.
  */
-export function findCycle(edges: ReadonlyMap<string, readonly string[]>, from: Iterable<string> = edges.keys()): string[] | null {
+export function findCycle(
+  edges: ReadonlyMap<string, readonly string[]>,
+  from: Iterable<string> = edges.keys(),
+): string[] | null {
   const state = new Map<string, 'visiting' | 'done'>();
   const path: string[] = [];
   const visit = (id: string): string[] | null => {

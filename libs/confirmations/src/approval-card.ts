@@ -4,7 +4,11 @@ import { approversOf } from './approver-check.js';
 import type { ConfirmationRequest } from './confirmation.types.js';
 
 /** The card of a request as it stands (first sent, or re-rendered after a partial approval). */
-export async function approvalCardOf(row: ConfirmationRequest, users: UsersService, publicUrl: string): Promise<ApprovalCard> {
+export async function approvalCardOf(
+  row: ConfirmationRequest,
+  users: UsersService,
+  publicUrl: string,
+): Promise<ApprovalCard> {
   const requester = row.requestedBy ? await users.memberById(row.orgId, row.requestedBy).catch(() => null) : null;
   return {
     confirmationId: row.id,

@@ -25,7 +25,9 @@ const WORDS: Record<string, string> = {
 
 const describe = (entry: string): string =>
   WORDS[entry] ??
-  (entry.startsWith('role:') ? `users with the role "${entry.slice(5)}"` : `the users ${entry.slice(6).split(',').join(', ')}`);
+  (entry.startsWith('role:')
+    ? `users with the role "${entry.slice(5)}"`
+    : `the users ${entry.slice(6).split(',').join(', ')}`);
 
 /** The approver list that binds this request: the one stored with it, or (older rows) its scope. */
 export const approversOf = (row: ConfirmationRequest): string[] => row.approvers ?? [row.approverScope];
@@ -55,7 +57,12 @@ function satisfies(entry: string, row: ConfirmationRequest, d: ResolvedDecider, 
  * Returns why not, or null. The self-approval check compares resolved users, so no link state lets the requester
  * approve his own call; rejecting one's own request only stops it, so it is always allowed to those in the policy.
  */
-export function refusalFor(row: ConfirmationRequest, d: ResolvedDecider, decision: Decision, list: ChannelList): string | null {
+export function refusalFor(
+  row: ConfirmationRequest,
+  d: ResolvedDecider,
+  decision: Decision,
+  list: ChannelList,
+): string | null {
   // Deprovisioned in the directory (SCIM): no role, link or list entry of theirs counts any more.
   if (d.member.active === false) return `${d.member.sub} was deactivated in the directory and decides nothing`;
   const approvers = approversOf(row);
@@ -64,7 +71,12 @@ export function refusalFor(row: ConfirmationRequest, d: ResolvedDecider, decisio
       return `${d.via.platform} user ${d.via.externalId} is not in this channel's approver list`;
     return `only ${approvers.map(describe).join(' or ')} may decide this request`;
   }
-  if (decision === 'approve' && row.forbidSelfApproval && row.requestedBy !== null && d.member.userId === row.requestedBy) {
+  if (
+    decision === 'approve' &&
+    row.forbidSelfApproval &&
+    row.requestedBy !== null &&
+    d.member.userId === row.requestedBy
+  ) {
     return 'self-approval is forbidden for this agent: another approver must approve';
   }
   return null;

@@ -78,7 +78,8 @@ export class ConfirmationCards {
   async onRunCancelled(event: { runId: string }): Promise<void> {
     try {
       for (const row of await this.store.findByRun(event.runId)) {
-        if (row.status === ConfirmationStatus.Expired && row.reason === 'the run was cancelled') await this.markCardDecided(row);
+        if (row.status === ConfirmationStatus.Expired && row.reason === 'the run was cancelled')
+          await this.markCardDecided(row);
       }
     } catch (err) {
       this.logger.warn(`could not update the cards of cancelled run ${event.runId}: ${(err as Error).message}`);
@@ -90,7 +91,9 @@ export class ConfirmationCards {
       const { record, impl } = await this.channels.resolveForDelivery(row.orgId, channelId);
       if (record.id === channelId) await impl.markDecided(record, card, toDecidedCard(row));
     } catch (err) {
-      this.logger.warn(`could not mark the escalation card of confirmation ${row.id} as ${row.status}: ${(err as Error).message}`);
+      this.logger.warn(
+        `could not mark the escalation card of confirmation ${row.id} as ${row.status}: ${(err as Error).message}`,
+      );
     }
   }
 }

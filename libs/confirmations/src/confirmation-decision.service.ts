@@ -1,13 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
-import type { ChatPlatform, Decision } from '@warden/channels';
+import type { Decision } from '@warden/channels';
 import { AuditTrail, ConflictError, NotFoundError } from '@warden/common';
 import { approversOf, type ResolvedDecider } from './approver-check.js';
 import { DeciderResolver, type Actor, type MemberLookup } from './decider-resolver.js';
 import { approvalEdit } from './edits/approval-edit.js';
 import { EditRetier, type Retiered } from './edits/edit-retier.js';
 import { answeredArgs } from './edits/human-task.js';
-import { checkStandingGrant, StandingApprovals, type StandingGrant } from './standing/standing-approvals.js';
+import { checkStandingGrant, StandingApprovals } from './standing/standing-approvals.js';
+import type { DecideInput, Deciding } from './deciding.js';
 import { StandingCoversWaiting } from './standing/standing-waiting.js';
 import { ConfirmationCards } from './confirmation-cards.js';
 import { ConfirmationStore } from './confirmation.store.js';
@@ -16,30 +17,8 @@ import { approvalsProgress, ConfirmationStatus, reasonOf, type ConfirmationReque
 import { confirmationEvent } from './confirmation-audit.js';
 import { IntegrityAlarm } from './integrity/integrity-alarm.js';
 
-export interface DecideInput {
-  orgId: string;
-  confirmationId: string;
-  decision: Decision;
-  reason?: string;
-  /** Approve with changes: the approver's edited args (validated against the action's parameter schema). */
-  args?: Record<string, unknown>;
-  /** A question (ask_human, HUMAN node): the person's answer, validated against its form. */
-  answer?: unknown;
-  /** Approve for this run: later calls of the same tool within this bound pass without asking. */
-  standing?: StandingGrant;
-  actor: Actor;
-}
+export type { DecideInput } from './deciding.js';
 export type { PlatformActor, UserActor } from './decider-resolver.js';
-
-/** One decision under way: the request as read, who decides, and what their decision carries. */
-interface Deciding {
-  row: ConfirmationRequest;
-  input: DecideInput;
-  decider: ResolvedDecider;
-  name: string;
-  edit: Retiered['edit'] | undefined;
-  decidedBy: { userId: string; name: string; platform: ChatPlatform | null; externalId: string | null; reason: string | null };
-}
 
 /**
  * Where confirmations are decided: people's votes (with edits and standing grants), and closings without a human
@@ -80,7 +59,11 @@ export class ConfirmationDecisionService {
     membership?.catch(() => undefined);
     const row = await this.get(input.orgId, input.confirmationId);
     // A click on a card of channel A must not decide a request sent to channel B (or to its escalation channel).
-    if ('platform' in input.actor && row.channelId !== input.actor.channelId && row.escalationChannelId !== input.actor.channelId) {
+    if (
+      'platform' in input.actor &&
+      row.channelId !== input.actor.channelId &&
+      row.escalationChannelId !== input.actor.channelId
+    ) {
       throw new NotFoundError('confirmation', input.confirmationId);
     }
     const decider = await this.authorize(row, input.decision, input.actor, membership);
@@ -106,7 +89,11 @@ export class ConfirmationDecisionService {
     };
     const deciding: Deciding = { row, input, decider, name, edit, decidedBy };
     if (retiered && !retiered.settles) return this.rebound(deciding, retiered);
-    const counted = await this.vote(deciding, edit ?? row, input.decision === 'reject' || row.approvalsGiven + 1 >= row.approvalsRequired);
+    const counted = await this.vote(
+      deciding,
+      edit ?? row,
+      input.decision === 'reject' || row.approvalsGiven + 1 >= row.approvalsRequired,
+    );
     if (!counted) return this.uncounted(deciding);
     if (input.decision === 'approve' && counted.approvalsGiven < counted.approvalsRequired) {
       await this.audit.record(confirmationEvent(counted, 'vote', { ...decidedBy, decision: input.decision }));
@@ -124,7 +111,11 @@ export class ConfirmationDecisionService {
   }
 
   /** Records this person's vote as a grant statement on `bound`'s digest and tier (the row's, or the edit's). */
-  private vote(d: Deciding, bound: Pick<ConfirmationRequest, 'argsDigest' | 'tier'> & { approvers: string[] | null }, settles: boolean) {
+  private vote(
+    d: Deciding,
+    bound: Pick<ConfirmationRequest, 'argsDigest' | 'tier'> & { approvers: string[] | null },
+    settles: boolean,
+  ) {
     return this.votes.record({
       confirmationId: d.row.id,
       userId: d.decider.member.userId,
@@ -162,7 +153,12 @@ export class ConfirmationDecisionService {
   }
 
   /** Who is deciding, as a Warden user allowed by the request's approver policy (DeciderResolver). */
-  authorize(row: ConfirmationRequest, decision: Decision, actor: Actor, userMember?: MemberLookup): Promise<ResolvedDecider> {
+  authorize(
+    row: ConfirmationRequest,
+    decision: Decision,
+    actor: Actor,
+    userMember?: MemberLookup,
+  ): Promise<ResolvedDecider> {
     return this.deciders.resolve(row, decision, actor, userMember);
   }
 
@@ -175,15 +171,21 @@ export class ConfirmationDecisionService {
     const { row, input } = d;
     const userId = d.decider.member.userId;
     const now = (await this.store.findById(row.id)) ?? row;
-    const mine = now.status === ConfirmationStatus.Pending && now.expiresAt > new Date() ? await this.votes.voteOf(row.id, userId) : null;
+    const mine =
+      now.status === ConfirmationStatus.Pending && now.expiresAt > new Date()
+        ? await this.votes.voteOf(row.id, userId)
+        : null;
     if (mine && (mine === 'reject' || now.approvalsGiven >= now.approvalsRequired)) return this.settle(d, mine);
     // The same person again counts nothing — a vote is not changed either — and says so, as any other decision that
     // changes nothing (not lostRace: the request is open, there is nothing to expire).
     if (mine === 'approve') {
       const change = input.decision === 'reject' ? ' (a vote cannot be changed)' : '';
-      throw new ConflictError(`you have already approved confirmation ${row.id}${change}; ${approvalsProgress(now)} so far`, {
-        status: now.status,
-      });
+      throw new ConflictError(
+        `you have already approved confirmation ${row.id}${change}; ${approvalsProgress(now)} so far`,
+        {
+          status: now.status,
+        },
+      );
     }
     return this.lostRace(row);
   }
@@ -192,7 +194,11 @@ export class ConfirmationDecisionService {
    * Settles the request with `decision`. The settling vote's audit event is chained after the decision commits, with
    * the decision's, in one write: the waiting call is released without waiting for the audit chain.
    */
-  private async settle(d: Deciding, decision: 'approve' | 'reject', vote?: ConfirmationRequest): Promise<ConfirmationRequest> {
+  private async settle(
+    d: Deciding,
+    decision: 'approve' | 'reject',
+    vote?: ConfirmationRequest,
+  ): Promise<ConfirmationRequest> {
     const { row, input, decidedBy } = d;
     const via = d.decider.via;
     const settled = await this.store.settle(row.id, {
@@ -230,7 +236,9 @@ export class ConfirmationDecisionService {
     const now = (await this.store.findById(row.id)) ?? row;
     if (now.status === ConfirmationStatus.Pending) {
       const closed =
-        (await this.expire(row.id, 'timeout', 'no decision before the deadline')) ?? (await this.store.findById(row.id)) ?? now;
+        (await this.expire(row.id, 'timeout', 'no decision before the deadline')) ??
+        (await this.store.findById(row.id)) ??
+        now;
       throw this.alreadyDecided(closed);
     }
     throw this.alreadyDecided(now);

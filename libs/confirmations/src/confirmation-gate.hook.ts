@@ -51,7 +51,8 @@ const DEFAULT_POLICY: AgentHookSettings['confirmation'] = {
 @Hook({
   name: CONFIRMATION_GATE,
   priority: 10,
-  description: 'Asks a human to approve the tool call (chat card or inbox) and blocks it unless approved before the deadline',
+  description:
+    'Asks a human to approve the tool call (chat card or inbox) and blocks it unless approved before the deadline',
   autoAttach: true,
   runsLast: true,
   timeoutMs: GATE_HOOK_TIMEOUT_MS,
@@ -75,13 +76,22 @@ export class ConfirmationGateHook extends PreToolUseHook {
     const needed = confirmationRequiredFor ? confirmationRequiredFor(ctx.toolArgs) : requiresConfirmation;
     // A hook before this one asked for a human (`ask`): handled as if the action required confirmation. A call
     // parked here resumes here whatever the trigger says now: its request exists and decides it.
-    return !!needed || !!agent?.requireConfirmationForAll || !!ctx.metadata.confirmationAsks?.length || !!ctx.metadata.resumedAtGate;
+    return (
+      !!needed ||
+      !!agent?.requireConfirmationForAll ||
+      !!ctx.metadata.confirmationAsks?.length ||
+      !!ctx.metadata.resumedAtGate
+    );
   }
 
   async execute(ctx: HookContext): Promise<HookResult> {
     const policy = { ...DEFAULT_POLICY, ...(ctx.metadata.agent?.confirmation ?? {}) };
     if (ctx.metadata.dryRun)
-      return { allow: true, wouldRequireConfirmation: true, sideEffects: [dryRunWords(policy, ctx.metadata, ctx.toolArgs)] };
+      return {
+        allow: true,
+        wouldRequireConfirmation: true,
+        sideEffects: [dryRunWords(policy, ctx.metadata, ctx.toolArgs)],
+      };
     if (!ctx.callId) return block('the tool call has no call id, so its approval cannot be recorded');
     const digest = actionDigest(ctx.toolName, ctx.toolArgs);
     const opened = await this.requests.open(ctx, ctx.callId, policy, digest);
@@ -105,12 +115,15 @@ export class ConfirmationGateHook extends PreToolUseHook {
           confirmation_id: final.id,
           status: final.status,
           responded_by: final.respondedByName,
-          ...(final.originalArgs ? { args: final.args, original_args: final.originalArgs, edited_by: final.editedByName } : {}),
+          ...(final.originalArgs
+            ? { args: final.args, original_args: final.originalArgs, edited_by: final.editedByName }
+            : {}),
         },
         'running', // decided: the call no longer waits for a person
       );
       // The row may have been changed while it waited: an approval counts only for the action it names.
-      if (final.status === ConfirmationStatus.Approved && !rowCoversCall(final, digest)) return await this.unbound(ctx, final);
+      if (final.status === ConfirmationStatus.Approved && !rowCoversCall(final, digest))
+        return await this.unbound(ctx, final);
       return verdictOf(final, ctx.metadata, policyInForce(policy));
     } catch (err) {
       // Shutdown or lost lease: this driver stops, the request stays pending for the run's next driver.
@@ -170,7 +183,9 @@ export class ConfirmationGateHook extends PreToolUseHook {
 
   /** The row does not cover this tool + args: block (a pending row is expired so no click can approve it). */
   private async unbound(ctx: HookContext, row: ConfirmationRequest): Promise<HookResult> {
-    this.logger.warn(`run ${ctx.runId} call ${ctx.callId}: confirmation ${row.id} does not cover the args to be sent; blocked`);
+    this.logger.warn(
+      `run ${ctx.runId} call ${ctx.callId}: confirmation ${row.id} does not cover the args to be sent; blocked`,
+    );
     if (row.status === ConfirmationStatus.Pending) {
       await this.decisions.expire(row.id, 'system', ARGS_CHANGED_AFTER_APPROVAL).catch(() => undefined);
     }

@@ -52,7 +52,9 @@ export class ConfirmationInboxStream implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.waiter.observeNotifications((payload) => this.onChange(payload.replace(/^(requested|voted|stepped):/, ''), null));
+    this.waiter.observeNotifications((payload) =>
+      this.onChange(payload.replace(/^(requested|voted|stepped):/, ''), null),
+    );
   }
 
   @OnBus(CONFIRMATION_REQUESTED)
@@ -145,12 +147,18 @@ export class ConfirmationInboxStream implements OnModuleInit {
         for (const sub of this.subscribers.get(row.orgId) ?? []) await this.tell(sub, row, lists);
       }
     } catch (err) {
-      this.logger.warn(`inbox streams missed a change (open inboxes catch up when they reconnect): ${(err as Error).message}`);
+      this.logger.warn(
+        `inbox streams missed a change (open inboxes catch up when they reconnect): ${(err as Error).message}`,
+      );
     }
   }
 
   /** The change if the inbox's user may decide the request; else, if the inbox may be showing it, its withdrawal. */
-  private async tell(sub: InboxSubscriber, row: ConfirmationRequest, lists: Map<string, Promise<ChannelList>>): Promise<void> {
+  private async tell(
+    sub: InboxSubscriber,
+    row: ConfirmationRequest,
+    lists: Map<string, Promise<ChannelList>>,
+  ): Promise<void> {
     if (await this.mayApprove(row, sub.member, lists)) {
       if (row.status === ConfirmationStatus.Pending) sub.shown.add(row.id);
       else sub.shown.delete(row.id);
@@ -161,7 +169,11 @@ export class ConfirmationInboxStream implements OnModuleInit {
   }
 
   /** The approver policy of approver-check.ts, the same one a decision is checked against. */
-  private async mayApprove(row: ConfirmationRequest, member: MemberView, lists: Map<string, Promise<ChannelList>>): Promise<boolean> {
+  private async mayApprove(
+    row: ConfirmationRequest,
+    member: MemberView,
+    lists: Map<string, Promise<ChannelList>>,
+  ): Promise<boolean> {
     const key = `${row.orgId}:${row.channelId}`;
     const list = lists.get(key) ?? this.channels.approverList(row.orgId, row.channelId);
     lists.set(key, list);

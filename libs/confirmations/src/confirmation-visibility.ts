@@ -23,7 +23,8 @@ export class ConfirmationVisibility {
 
   async get(p: Principal, id: string): Promise<ConfirmationRequest> {
     const row = await this.store.findInOrg(p.orgId, id);
-    if (row && (isAdmin(p) || (await this.mayRead(row, await this.users.memberById(p.orgId, p.userId), new Map())))) return row;
+    if (row && (isAdmin(p) || (await this.mayRead(row, await this.users.memberById(p.orgId, p.userId), new Map()))))
+      return row;
     throw new NotFoundError('confirmation', id);
   }
 
@@ -36,7 +37,12 @@ export class ConfirmationVisibility {
     const lists = new Map<string, Promise<ChannelList>>();
     const out: ConfirmationRequest[] = [];
     for (let afterId: string | undefined; ;) {
-      const page = await this.store.list(p.orgId, { status: filter.status, limit: PAGE, afterId, candidatesFor: member });
+      const page = await this.store.list(p.orgId, {
+        status: filter.status,
+        limit: PAGE,
+        afterId,
+        candidatesFor: member,
+      });
       for (const row of page) {
         if (await this.mayRead(row, member, lists)) out.push(row);
         if (out.length === limit) return out;
@@ -48,7 +54,11 @@ export class ConfirmationVisibility {
   }
 
   /** Made it, or may decide it ("reject": the self-approval rule limits approving, not seeing). */
-  private async mayRead(row: ConfirmationRequest, member: MemberView | null, lists: Map<string, Promise<ChannelList>>): Promise<boolean> {
+  private async mayRead(
+    row: ConfirmationRequest,
+    member: MemberView | null,
+    lists: Map<string, Promise<ChannelList>>,
+  ): Promise<boolean> {
     if (!member) return false;
     if (row.requestedBy === member.userId) return true;
     const key = row.channelId ?? '';

@@ -112,10 +112,9 @@ export class ConfirmationVotesStore {
   }
 
   async list(confirmationId: string): Promise<VoteView[]> {
-    const rows = await this.dataSource.query<Array<Omit<VoteView, 'name' | 'at'> & { user_name: string; created_at: Date | string }>>(
-      `SELECT * FROM confirmation_votes WHERE confirmation_id = $1 ORDER BY created_at, id`,
-      [confirmationId],
-    );
+    const rows = await this.dataSource.query<
+      Array<Omit<VoteView, 'name' | 'at'> & { user_name: string; created_at: Date | string }>
+    >(`SELECT * FROM confirmation_votes WHERE confirmation_id = $1 ORDER BY created_at, id`, [confirmationId]);
     return rows.map((r) => ({
       user_id: r.user_id,
       name: r.user_name,

@@ -12,7 +12,13 @@ import {
   ConfirmationStatus,
   type ConfirmationRequest,
 } from './confirmation.types.js';
-import { LISTENING_POLL_MS, MAX_TIMER_MS, WaiterClosedError, type Listener, type Waiting } from './confirmation-waiter.types.js';
+import {
+  LISTENING_POLL_MS,
+  MAX_TIMER_MS,
+  WaiterClosedError,
+  type Listener,
+  type Waiting,
+} from './confirmation-waiter.types.js';
 
 export { WaiterClosedError };
 
@@ -196,7 +202,9 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
       if (expired) {
         await this.audit
           .record(confirmationEvent(expired, 'expired', { userId: null, name: by, reason }))
-          .catch((err: unknown) => this.logger.error(`the expiry of confirmation ${id} was not audited: ${(err as Error).message}`));
+          .catch((err: unknown) =>
+            this.logger.error(`the expiry of confirmation ${id} was not audited: ${(err as Error).message}`),
+          );
       } else {
         const row = await this.store.findById(id);
         if (row) this.settleWaiters(row);

@@ -22,10 +22,15 @@ import {
 /** What the expiry sweep reads: only pending requests, by deadline. */
 @Index('confirmation_requests_pending_idx', ['expiresAt'], { where: "status = 'pending'" })
 @Check('confirmation_requests_status_check', "status IN ('pending', 'approved', 'rejected', 'expired')")
-@Check('confirmation_requests_approver_scope_check', "approver_scope IN ('initiator', 'agent_owner', 'org_members', 'org_admins')")
+@Check(
+  'confirmation_requests_approver_scope_check',
+  "approver_scope IN ('initiator', 'agent_owner', 'org_members', 'org_admins')",
+)
 @Check('confirmation_requests_approvals_required_check', 'approvals_required BETWEEN 1 AND 5')
 /** What the reminder and escalation timer claims: due steps of pending requests. */
-@Index('confirmation_requests_remind_idx', ['remindAt'], { where: "status = 'pending' AND reminded_at IS NULL AND remind_at IS NOT NULL" })
+@Index('confirmation_requests_remind_idx', ['remindAt'], {
+  where: "status = 'pending' AND reminded_at IS NULL AND remind_at IS NOT NULL",
+})
 @Index('confirmation_requests_escalate_idx', ['escalateAt'], {
   where: "status = 'pending' AND escalated_at IS NULL AND escalate_at IS NOT NULL",
 })

@@ -11,7 +11,12 @@ import { ConflictError, DomainException } from '@warden/common';
 import type { ResolvedDecider } from './approver-check.js';
 import { decideAllOnCard } from './batch/decide-all.js';
 import { ConfirmationCards, toDecidedCard } from './confirmation-cards.js';
-import { ConfirmationDecisionService, type DecideInput, type PlatformActor, type UserActor } from './confirmation-decision.service.js';
+import {
+  ConfirmationDecisionService,
+  type DecideInput,
+  type PlatformActor,
+  type UserActor,
+} from './confirmation-decision.service.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import { approvalsProgress, ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
 
@@ -74,7 +79,8 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
         decision: input.decision,
         actor: { ...actor, channelId: channel.id },
       });
-      if (row.status === ConfirmationStatus.Pending) return { ok: true, message: `Approval recorded: ${approvalsProgress(row)}` };
+      if (row.status === ConfirmationStatus.Pending)
+        return { ok: true, message: `Approval recorded: ${approvalsProgress(row)}` };
       const verb = row.status === ConfirmationStatus.Approved ? 'Approved' : 'Rejected';
       // A turn's card lists other calls too: it is re-rendered from the rows (markCardDecided), not replaced by this one.
       return {

@@ -3,7 +3,6 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { isUuid, Metrics, type Bus } from '@warden/common';
 import { DataSource } from 'typeorm';
 import {
-  CONFIRMATION_NOTIFY_CHANNEL,
   CONFIRMATION_REQUESTED,
   CONFIRMATION_SETTLED,
   ConfirmationStatus,
@@ -11,20 +10,15 @@ import {
   type ConfirmationRow,
   type ConfirmationRequest,
 } from './confirmation.types.js';
-import { GRANTS_OF_APPROVING_VOTES } from './confirmation-votes.store.js';
-import { candidateEntries, type ListFilter, type NewConfirmation, type Settlement } from './confirmation-store.types.js';
+import { editValues, INSERT_SQL, insertParams, settleStatement } from './confirmation-statements.js';
+import {
+  candidateEntries,
+  type ListFilter,
+  type NewConfirmation,
+  type Settlement,
+} from './confirmation-store.types.js';
 
 export type { ListFilter, NewConfirmation, Settlement } from './confirmation-store.types.js';
-
-/** An edit's values in statement order ($n..$n+5): args, digest, editor id and name, tier, approvers. */
-const editValues = (e: NonNullable<Settlement['edit']>) => [
-  JSON.stringify(e.args),
-  e.argsDigest,
-  e.byUserId,
-  e.byName,
-  e.tier,
-  JSON.stringify(e.approvers),
-];
 
 /**
  * The SQL of `confirmation_requests`. Every state change is one conditional statement (`WHERE status =
@@ -52,7 +46,11 @@ export class ConfirmationStore implements OnModuleInit {
     });
   }
 
-  private async rows(kind: keyof ConfirmationStore['queryCounts'], sql: string, params: unknown[]): Promise<ConfirmationRequest[]> {
+  private async rows(
+    kind: keyof ConfirmationStore['queryCounts'],
+    sql: string,
+    params: unknown[],
+  ): Promise<ConfirmationRequest[]> {
     this.queryCounts[kind]++;
     const result: unknown[] = await this.dataSource.query(sql, params);
     // TypeORM answers a bare UPDATE with [rows, rowCount]; every other statement with the rows.
@@ -70,7 +68,10 @@ export class ConfirmationStore implements OnModuleInit {
   }
 
   async findByRunCall(runId: string, callId: string): Promise<ConfirmationRequest | null> {
-    const row = await this.row('other', `SELECT * FROM confirmation_requests WHERE run_id = $1 AND call_id = $2`, [runId, callId]);
+    const row = await this.row('other', `SELECT * FROM confirmation_requests WHERE run_id = $1 AND call_id = $2`, [
+      runId,
+      callId,
+    ]);
     return row ?? null;
   }
 
@@ -79,58 +80,14 @@ export class ConfirmationStore implements OnModuleInit {
    * `created` is false when another attempt (a re-driven run, another instance) got there first.
    */
   async insertOrGet(input: NewConfirmation): Promise<{ row: ConfirmationRequest; created: boolean }> {
-    const inserted = await this.row(
-      'other',
-      `WITH inserted AS (INSERT INTO confirmation_requests
-         (org_id, agent_id, agent_name, run_id, call_id, tool, args, requested_by, approver_scope, agent_owner_id,
-          forbid_self_approval, channel_id, channel_type, expires_at, approvers, tier, approvals_required, decisive_fields, args_digest,
-          args_schema, ask_reason, remind_at, escalate_at, escalate_to, batch_key, batch_position, policy, policy_version,
-          "trigger", member_message)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, now() + make_interval(secs => $14),
-               $15::jsonb, $16, $17, $18::jsonb, $19, $20::jsonb, $21,
-               now() + make_interval(secs => $22), now() + make_interval(secs => $23), $24::jsonb, $25, $26, $27::jsonb, $28, $29, $30)
-       ON CONFLICT (run_id, call_id) DO NOTHING
-       RETURNING *)
-       SELECT inserted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'requested:' || inserted.id::text) AS notified FROM inserted`,
-      [
-        input.orgId,
-        input.agentId,
-        input.agentName,
-        input.runId,
-        input.callId,
-        input.tool,
-        JSON.stringify(input.args),
-        input.requestedBy,
-        input.approverScope,
-        input.agentOwnerId,
-        input.forbidSelfApproval,
-        input.channelId,
-        input.channelType,
-        input.timeoutS,
-        JSON.stringify(input.approvers),
-        input.tier,
-        input.approvalsRequired,
-        JSON.stringify(input.decisiveFields),
-        input.argsDigest,
-        input.argsSchema ? JSON.stringify(input.argsSchema) : null,
-        input.askReason ?? null,
-        input.remindAfterS ?? null,
-        input.escalateAfterS ?? null,
-        input.escalateTo ? JSON.stringify(input.escalateTo) : null,
-        input.batch?.key ?? null,
-        input.batch?.position ?? null,
-        JSON.stringify(input.policy),
-        input.policyVersion,
-        input.trigger ?? null,
-        input.memberMessage ?? null,
-      ],
-    );
+    const inserted = await this.row('other', INSERT_SQL, insertParams(input));
     if (inserted) {
       this.events.emit(CONFIRMATION_REQUESTED, inserted);
       return { row: inserted, created: true };
     }
     const existing = await this.findByRunCall(input.runId, input.callId);
-    if (!existing) throw new Error(`confirmation for run ${input.runId} call ${input.callId} vanished after a conflicting insert`);
+    if (!existing)
+      throw new Error(`confirmation for run ${input.runId} call ${input.callId} vanished after a conflicting insert`);
     return { row: existing, created: false };
   }
 
@@ -140,7 +97,10 @@ export class ConfirmationStore implements OnModuleInit {
 
   async findInOrg(orgId: string, id: string): Promise<ConfirmationRequest | null> {
     if (!isUuid(id)) return null;
-    const row = await this.row('other', `SELECT * FROM confirmation_requests WHERE id = $1 AND org_id = $2`, [id, orgId]);
+    const row = await this.row('other', `SELECT * FROM confirmation_requests WHERE id = $1 AND org_id = $2`, [
+      id,
+      orgId,
+    ]);
     return row ?? null;
   }
 
@@ -165,18 +125,33 @@ export class ConfirmationStore implements OnModuleInit {
                  WHERE entry IN ('org_members', 'channel') OR entry LIKE 'users:%' OR entry = ANY($6::text[])
                     OR (entry = 'agent_owner' AND agent_owner_id = $5)))
         ORDER BY created_at DESC, id DESC LIMIT $3`,
-      [orgId, filter.status ?? null, filter.limit, filter.afterId ?? null, c?.userId ?? null, candidateEntries(c?.roles ?? [])],
+      [
+        orgId,
+        filter.status ?? null,
+        filter.limit,
+        filter.afterId ?? null,
+        c?.userId ?? null,
+        candidateEntries(c?.roles ?? []),
+      ],
     );
   }
 
   /** The rows among `ids` that belong to one of `orgIds` (the inbox stream reads a batch of changes at once). */
   async findAmong(ids: string[], orgIds: string[]): Promise<ConfirmationRequest[]> {
-    return this.rows('other', `SELECT * FROM confirmation_requests WHERE id = ANY($1::uuid[]) AND org_id = ANY($2::uuid[])`, [ids, orgIds]);
+    return this.rows(
+      'other',
+      `SELECT * FROM confirmation_requests WHERE id = ANY($1::uuid[]) AND org_id = ANY($2::uuid[])`,
+      [ids, orgIds],
+    );
   }
 
   /** The rows among `ids` that are no longer pending (one statement for any number of waiters). */
   async settledAmong(ids: string[], purpose: 'poll' | 'wake'): Promise<ConfirmationRequest[]> {
-    return this.rows(purpose, `SELECT * FROM confirmation_requests WHERE id = ANY($1::uuid[]) AND status <> 'pending'`, [ids]);
+    return this.rows(
+      purpose,
+      `SELECT * FROM confirmation_requests WHERE id = ANY($1::uuid[]) AND status <> 'pending'`,
+      [ids],
+    );
   }
 
   /**
@@ -184,36 +159,8 @@ export class ConfirmationStore implements OnModuleInit {
    * passed; expiry is always allowed. Returns null when the row was not pending (someone else settled it first).
    */
   async settle(id: string, s: Settlement): Promise<ConfirmationRequest | null> {
-    const beforeDeadline = s.status === ConfirmationStatus.Expired ? '' : 'AND expires_at > now()';
-    // An edit rebinds the approval to the edited args in the statement that decides it: never one without the other.
-    const edit = s.edit && s.status === ConfirmationStatus.Approved ? s.edit : undefined;
-    const editSet = edit
-      ? `, original_args = COALESCE(original_args, args), args = $8::jsonb, args_digest = $9, edited_by_user_id = $10,
-         edited_by_name = $11, tier = $12, approvers = $13::jsonb`
-      : '';
-    const editParams = edit ? editValues(edit) : [];
-    // An approval carries its grants: the approving votes, each a statement about a digest (docs/authorization.md).
-    const grantsSet = s.status === ConfirmationStatus.Approved ? `, grants = ${GRANTS_OF_APPROVING_VOTES}` : '';
-    const row = await this.row(
-      'transition',
-      `WITH settled AS (
-         UPDATE confirmation_requests c
-            SET status = $2, responded_at = now(), responded_by_user_id = $3, responded_by_open_id = $4,
-                responded_by_platform = $5, responded_by_name = $6, reason = $7, updated_at = now()${editSet}${grantsSet}
-          WHERE id = $1 AND status = 'pending' ${beforeDeadline}
-          RETURNING *)
-       SELECT settled.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', settled.id::text) AS notified FROM settled`,
-      [
-        id,
-        s.status,
-        s.respondedByUserId ?? null,
-        s.respondedByOpenId ?? null,
-        s.respondedByPlatform ?? null,
-        s.respondedByName,
-        s.reason ?? null,
-        ...editParams,
-      ],
-    );
+    const { sql, params } = settleStatement(id, s);
+    const row = await this.row('transition', sql, params);
     if (!row) return null;
     if (row.respondedAt && s.status !== ConfirmationStatus.Expired) {
       this.metrics?.approvalDecision
@@ -225,7 +172,11 @@ export class ConfirmationStore implements OnModuleInit {
   }
 
   /** An edit into a tier its editor alone cannot satisfy: the request now asks about the edit, under that tier. */
-  async rebind(id: string, edit: NonNullable<Settlement['edit']>, approvalsRequired: number): Promise<ConfirmationRequest | null> {
+  async rebind(
+    id: string,
+    edit: NonNullable<Settlement['edit']>,
+    approvalsRequired: number,
+  ): Promise<ConfirmationRequest | null> {
     const row = await this.row(
       'transition',
       `UPDATE confirmation_requests SET original_args = COALESCE(original_args, args), args = $2::jsonb, args_digest = $3,

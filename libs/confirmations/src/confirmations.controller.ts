@@ -33,7 +33,11 @@ export class ConfirmationsController {
   @Post(':id/reassign')
   @ApiOkResponse({ type: ConfirmationResponse })
   @HttpCode(200)
-  async reassign(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: ReassignBody): Promise<Record<string, unknown>> {
+  async reassign(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Body() body: ReassignBody,
+  ): Promise<Record<string, unknown>> {
     const row = await this.reassignment.reassign({
       orgId: p.orgId,
       confirmationId: id,
@@ -46,7 +50,10 @@ export class ConfirmationsController {
 
   @Get()
   @ApiOkResponse({ type: [ConfirmationResponse] })
-  async list(@CurrentPrincipal() p: Principal, @Query() query: ListConfirmationsQuery): Promise<Array<Record<string, unknown>>> {
+  async list(
+    @CurrentPrincipal() p: Principal,
+    @Query() query: ListConfirmationsQuery,
+  ): Promise<Array<Record<string, unknown>>> {
     const rows = await this.visibility.list(p, { status: query.status, limit: query.limit });
     return rows.map(confirmationView);
   }
@@ -98,7 +105,11 @@ export class ConfirmationsController {
   @Post(':id/decision')
   @ApiOkResponse({ type: ConfirmationResponse })
   @HttpCode(200)
-  async decide(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: DecisionBody): Promise<Record<string, unknown>> {
+  async decide(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Body() body: DecisionBody,
+  ): Promise<Record<string, unknown>> {
     const row = await this.confirmations
       .decide({
         orgId: p.orgId,
@@ -107,7 +118,11 @@ export class ConfirmationsController {
         reason: body.reason,
         args: body.args,
         answer: body.answer,
-        standing: body.standing && { when: body.standing.when, maxCalls: body.standing.max_calls, minutes: body.standing.minutes },
+        standing: body.standing && {
+          when: body.standing.when,
+          maxCalls: body.standing.max_calls,
+          minutes: body.standing.minutes,
+        },
         actor: { userId: p.userId },
       })
       .catch((err: unknown) => this.failClosed(err, p.orgId, id));

@@ -53,6 +53,12 @@ import { IntegrityAlarm } from './integrity/integrity-alarm.js';
     BatchCards,
     IntegrityAlarm,
   ],
-  exports: [ConfirmationService, ConfirmationWaiter, ConfirmationGateHook, ConfirmationInboxStream, ConfirmationEscalator],
+  exports: [
+    ConfirmationService,
+    ConfirmationWaiter,
+    ConfirmationGateHook,
+    ConfirmationInboxStream,
+    ConfirmationEscalator,
+  ],
 })
 export class ConfirmationsModule {}

@@ -32,7 +32,12 @@ export class DeciderResolver {
     private readonly channels: ChannelsService,
   ) {}
 
-  async resolve(row: ConfirmationRequest, decision: Decision, actor: Actor, userMember?: MemberLookup): Promise<ResolvedDecider> {
+  async resolve(
+    row: ConfirmationRequest,
+    decision: Decision,
+    actor: Actor,
+    userMember?: MemberLookup,
+  ): Promise<ResolvedDecider> {
     // The channel's approver list is read beside the decider's membership (and awaited once that is known).
     const listing = this.channels.approverList(row.orgId, row.channelId);
     listing.catch(() => undefined);

@@ -24,7 +24,10 @@ export function requestPolicy(
 ): RequestPolicy {
   const policy = policyInForce(confirmation);
   const required = requirementOf(policy, args, channelHasList);
-  const decisive = new Set([...argsReadBy(metadata.confirmationWhen), ...policy.tiers.flatMap((t) => argsReadBy(t.when))]);
+  const decisive = new Set([
+    ...argsReadBy(metadata.confirmationWhen),
+    ...policy.tiers.flatMap((t) => argsReadBy(t.when)),
+  ]);
   return {
     approvers: required.approvers,
     tier: required.tier,

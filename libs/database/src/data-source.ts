@@ -60,8 +60,13 @@ function keepErrorsHandled(client: { on(event: 'error', listener: (err: Error) =
  * server ends a session that sits idle inside a transaction that long — a process paused (SIGSTOP, VM freeze) in the
  * middle of a run's transaction holds row locks that would keep every other instance from taking its runs over.
  */
-export function buildDataSourceOptions(target: DatabaseTarget, poolSize: number, idleInTransactionMs?: number): DataSourceOptions {
-  const idleLimit = !target.embedded && idleInTransactionMs ? { idle_in_transaction_session_timeout: idleInTransactionMs } : {};
+export function buildDataSourceOptions(
+  target: DatabaseTarget,
+  poolSize: number,
+  idleInTransactionMs?: number,
+): DataSourceOptions {
+  const idleLimit =
+    !target.embedded && idleInTransactionMs ? { idle_in_transaction_session_timeout: idleInTransactionMs } : {};
   return {
     type: 'postgres',
     url: target.url,
@@ -72,10 +77,19 @@ export function buildDataSourceOptions(target: DatabaseTarget, poolSize: number,
     migrationsTableName: 'migrations',
     namingStrategy: new SnakeNamingStrategy(),
     // PGlite is one session: a single pooled connection keeps transactions from interleaving.
-    extra: { max: target.embedded ? 1 : poolSize, connectionTimeoutMillis: 10_000, onConnect: keepErrorsHandled, ...idleLimit },
+    extra: {
+      max: target.embedded ? 1 : poolSize,
+      connectionTimeoutMillis: 10_000,
+      onConnect: keepErrorsHandled,
+      ...idleLimit,
+    },
   };
 }
 
-export function createDataSource(target: DatabaseTarget, poolSize = 10, entities: DataSourceOptions['entities'] = []): DataSource {
+export function createDataSource(
+  target: DatabaseTarget,
+  poolSize = 10,
+  entities: DataSourceOptions['entities'] = [],
+): DataSource {
   return new DataSource({ ...buildDataSourceOptions(target, poolSize), entities });
 }

@@ -21,7 +21,10 @@ class EmbeddedDatabaseCloser implements OnApplicationShutdown {
       inject: [AppConfig],
       useFactory: (config: AppConfig) => {
         if (config.usesPglite)
-          bootProgress(config)('Database', `Starting the embedded database in ${config.pgliteDir} (set DATABASE_URL to use PostgreSQL)…`);
+          bootProgress(config)(
+            'Database',
+            `Starting the embedded database in ${config.pgliteDir} (set DATABASE_URL to use PostgreSQL)…`,
+          );
         return resolveDatabaseTarget({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
       },
     },

@@ -45,7 +45,9 @@ import { runMigrationsOnce } from './migrate-once.js';
           progress('Database', `Applying ${count} migration(s); a first start takes a while…`),
         );
         if (applied.length > 0)
-          new Logger('Database').log(`Applied ${applied.length} migration(s): ${applied.map((m) => m.name).join(', ')}`);
+          new Logger('Database').log(
+            `Applied ${applied.length} migration(s): ${applied.map((m) => m.name).join(', ')}`,
+          );
         return true;
       },
     },

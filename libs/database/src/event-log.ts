@@ -2,12 +2,20 @@ import type { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { DatabaseTarget } from './data-source.js';
 import { AppendsInFlight } from './appends-in-flight.js';
-import { EventFollowers, type Follower } from './event-followers.js';
+import { EventFollowers } from './event-followers.js';
+import { followLog, type LogFollowParts } from './log-follow.js';
 import { LogWakeups } from './log-wakeups.js';
 import { PgNotificationListener } from './pg-notification-listener.js';
 import { ownerWriteResult, ownerWriteSql, SqlParams, type OwnerWrite, type OwnerWriteResult } from './owner-write.js';
 import { RecentEvents } from './recent-events.js';
-import type { AnyEventMap, AppendOptions, EventBatch, EventLogTables, LoggedEvent, StoredEvent } from './event-log.types.js';
+import type {
+  AnyEventMap,
+  AppendOptions,
+  EventBatch,
+  EventLogTables,
+  LoggedEvent,
+  StoredEvent,
+} from './event-log.types.js';
 import { isTransientDatabaseError } from './transient-error.js';
 
 export * from './event-log.types.js';
@@ -29,6 +37,7 @@ export class EventLog<M = AnyEventMap, E = unknown> {
   private readonly recent = new RecentEvents((ownerId) => this.followed.has(ownerId));
   private readonly appending = new AppendsInFlight();
   private readonly listener: PgNotificationListener | null;
+  private readonly followParts: LogFollowParts;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -45,6 +54,13 @@ export class EventLog<M = AnyEventMap, E = unknown> {
       (ownerId) => this.recent.forget(ownerId),
       (ownerId, seq) => this.wakeups.emit(ownerId, seq),
     );
+    this.followParts = {
+      recent: this.recent,
+      wakeups: this.wakeups,
+      followed: this.followed,
+      appending: this.appending,
+      read: (ownerId, last) => this.read(ownerId, last),
+    };
     this.listener = target.embedded
       ? null
       : new PgNotificationListener({
@@ -94,15 +110,25 @@ export class EventLog<M = AnyEventMap, E = unknown> {
    * longer active at that lease epoch (a driver that lost its run writes nothing). With `runner` (a transaction's
    * manager) the event commits with that transaction; the caller then calls `wake()` after the commit.
    */
-  async append<K extends keyof M & string>(ownerId: string, type: K, data: M[K] & E, opts: AppendOptions = {}): Promise<number | null> {
+  async append<K extends keyof M & string>(
+    ownerId: string,
+    type: K,
+    data: M[K] & E,
+    opts: AppendOptions = {},
+  ): Promise<number | null> {
     const params = new SqlParams();
-    const where = opts.epoch === undefined ? undefined : `lease_epoch = ${params.add(opts.epoch)} AND status IN ('running', 'waiting')`;
+    const where =
+      opts.epoch === undefined
+        ? undefined
+        : `lease_epoch = ${params.add(opts.epoch)} AND status IN ('running', 'waiting')`;
     const sql = ownerWriteSql(this.tables, ownerId, [{ type, data }], { params, where }, !this.target.embedded);
     const local = !opts.runner;
     if (local) this.appending.start(ownerId);
     let event: LoggedEvent | undefined;
     try {
-      const [row] = (await (opts.runner ?? this.dataSource).query(sql, params.values)) as Array<Record<string, unknown>>;
+      const [row] = (await (opts.runner ?? this.dataSource).query(sql, params.values)) as Array<
+        Record<string, unknown>
+      >;
       const result = ownerWriteResult(row, 1, {});
       if (result.held) event = { seq: result.seqs[0], type, data, created_at: result.createdAt };
     } finally {
@@ -123,14 +149,24 @@ export class EventLog<M = AnyEventMap, E = unknown> {
    * `events` and the other writes of `write`, all or (owner fenced off) nothing — one round trip instead of a
    * transaction of several. The events then reach local followers from memory.
    */
-  async appendWith(ownerId: string, events: Array<{ type: string; data: unknown }>, write: OwnerWrite): Promise<OwnerWriteResult> {
+  async appendWith(
+    ownerId: string,
+    events: Array<{ type: string; data: unknown }>,
+    write: OwnerWrite,
+  ): Promise<OwnerWriteResult> {
     const sql = ownerWriteSql(this.tables, ownerId, events, write, !this.target.embedded);
     this.appending.start(ownerId);
     let logged: LoggedEvent[] | undefined;
     try {
       const [row] = await this.dataSource.query<Array<Record<string, unknown>>>(sql, write.params.values);
       const result = ownerWriteResult(row, events.length, write);
-      if (result.held) logged = events.map((e, i) => ({ seq: result.seqs[i], type: e.type, data: e.data, created_at: result.createdAt }));
+      if (result.held)
+        logged = events.map((e, i) => ({
+          seq: result.seqs[i],
+          type: e.type,
+          data: e.data,
+          created_at: result.createdAt,
+        }));
       return result;
     } finally {
       this.appendDone(ownerId, logged ?? (events.length > 0 ? undefined : []));
@@ -188,55 +224,14 @@ export class EventLog<M = AnyEventMap, E = unknown> {
    * Delivers the events after `afterSeq` in order, then live ones, until `isLast(event)` (returns true) or until
    * `signal` aborts (returns false).
    */
-  async follow(
+  follow(
     ownerId: string,
     afterSeq: number,
     deliver: (event: StoredEvent<M, keyof M & string, E>) => void,
     isLast: (event: StoredEvent<M, keyof M & string, E>) => boolean,
     signal: AbortSignal,
   ): Promise<boolean> {
-    // An owner born here whose whole log is in memory needs no first read.
-    const known = this.recent.completeThrough(ownerId);
-    const me: Follower = { last: afterSeq, told: Math.max(afterSeq, known ?? 0), mustRead: known === null, dirty: true };
-    const onWake = (seq?: number) => {
-      if (seq === undefined) me.mustRead = true;
-      else if (seq > me.last) me.told = Math.max(me.told, seq);
-      else return; // this follower has delivered that event already: nothing to read
-      me.dirty = true;
-      me.wake?.();
-    };
-    const onAbort = () => me.wake?.();
-    this.followed.add(ownerId, me);
-    this.wakeups.on(ownerId, onWake);
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      while (!signal.aborted) {
-        if (!me.dirty) {
-          await new Promise<void>((resolve) => (me.wake = resolve));
-          me.wake = undefined;
-          continue;
-        }
-        me.dirty = false;
-        const mustRead = me.mustRead;
-        me.mustRead = false;
-        if (!mustRead && me.told <= me.last) continue; // told of what it has already delivered
-        const remembered = mustRead ? null : this.recent.between(ownerId, me.last, me.told);
-        // Told by a NOTIFY that raced our own append's result: that result brings the event to memory and wakes us.
-        if (!remembered && !mustRead && this.appending.has(ownerId)) continue;
-        const events = (remembered ?? (await this.read(ownerId, me.last))) as Array<StoredEvent<M, keyof M & string, E>>;
-        for (const event of events) {
-          if (event.seq !== me.last + 1) break; // a gap closes when the earlier writer commits (and wakes us)
-          me.last = event.seq;
-          deliver(event);
-          if (isLast(event)) return true;
-        }
-      }
-      return false;
-    } finally {
-      this.wakeups.off(ownerId, onWake);
-      signal.removeEventListener('abort', onAbort);
-      this.followed.remove(ownerId, me);
-    }
+    return followLog(this.followParts, ownerId, afterSeq, deliver, isLast, signal);
   }
 
   private async read(ownerId: string, last: number): Promise<LoggedEvent[]> {

@@ -47,16 +47,17 @@ export class LeaseKeeper {
     try {
       const ids = [...this.held.keys()];
       const epochs = [...this.held.values()].map((h) => h.epoch);
-      const rows: Array<{ id: string; renewed: boolean; status: string | null; locked_by: string | null }> = await this.dataSource.query(
-        `WITH held AS (SELECT * FROM unnest($1::uuid[], $2::int[]) AS h(id, epoch)),
+      const rows: Array<{ id: string; renewed: boolean; status: string | null; locked_by: string | null }> =
+        await this.dataSource.query(
+          `WITH held AS (SELECT * FROM unnest($1::uuid[], $2::int[]) AS h(id, epoch)),
               renewed AS (
                 UPDATE ${this.table} t SET lease_until = now() + make_interval(secs => $3)
                   FROM held WHERE t.id = held.id AND t.lease_epoch = held.epoch AND t.status IN ('running', 'waiting') AND t.locked_by IS NOT NULL
                 RETURNING t.id)
          SELECT held.id, (renewed.id IS NOT NULL) AS renewed, t.status, t.locked_by
            FROM held LEFT JOIN renewed ON renewed.id = held.id LEFT JOIN ${this.table} t ON t.id = held.id`,
-        [ids, epochs, this.leaseMs / 1000],
-      );
+          [ids, epochs, this.leaseMs / 1000],
+        );
       for (const row of rows) {
         if (row.renewed) continue;
         const lease = this.held.get(row.id);
@@ -64,7 +65,9 @@ export class LeaseKeeper {
         this.held.delete(row.id);
         const active = row.status === 'running' || row.status === 'waiting';
         lease.onLost(
-          active ? `taken over by ${row.locked_by ?? 'recovery'}` : `the run ended ${row.status ?? 'and was deleted'} elsewhere`,
+          active
+            ? `taken over by ${row.locked_by ?? 'recovery'}`
+            : `the run ended ${row.status ?? 'and was deleted'} elsewhere`,
         );
       }
     } catch (err) {

@@ -11,7 +11,15 @@ export type LeasedTable = 'agent_runs' | 'workflow_runs' | 'evals';
  */
 export async function claimExpiredLeases(
   dataSource: DataSource,
-  opts: { table: LeasedTable; instanceId: string; leaseMs: number; exclude: string[]; limit: number; claimable?: string; set?: string },
+  opts: {
+    table: LeasedTable;
+    instanceId: string;
+    leaseMs: number;
+    exclude: string[];
+    limit: number;
+    claimable?: string;
+    set?: string;
+  },
 ): Promise<string[]> {
   const [rows]: [Array<{ id: string }>, number] = await dataSource.query(
     `UPDATE ${opts.table} SET locked_by = $1, lease_until = now() + make_interval(secs => $2), lease_epoch = lease_epoch + 1${opts.set ? `, ${opts.set}` : ''}

@@ -10,7 +10,10 @@ export const MIGRATION_LOCK_KEY = 7_366_200_008;
  * Applies the pending migrations (one transaction each) under MIGRATION_LOCK_KEY. One session does both, so it works
  * on a single-connection pool (the embedded PGlite) too. `onPending` hears how many are about to run (none: not called).
  */
-export async function runMigrationsOnce(dataSource: DataSource, onPending?: (count: number) => void): Promise<Migration[]> {
+export async function runMigrationsOnce(
+  dataSource: DataSource,
+  onPending?: (count: number) => void,
+): Promise<Migration[]> {
   const session = dataSource.createQueryRunner();
   await session.connect();
   try {

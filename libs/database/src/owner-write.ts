@@ -76,7 +76,11 @@ export function ownerWriteSql(
 }
 
 /** Reads the statement's one row back. */
-export function ownerWriteResult(row: Record<string, unknown>, events: number, write: Pick<OwnerWrite, 'ctes'>): OwnerWriteResult {
+export function ownerWriteResult(
+  row: Record<string, unknown>,
+  events: number,
+  write: Pick<OwnerWrite, 'ctes'>,
+): OwnerWriteResult {
   const last = row.last_seq as number | null;
   const counts: Record<string, number> = {};
   for (const [name] of write.ctes ?? []) counts[name] = Number(row[name] ?? 0);

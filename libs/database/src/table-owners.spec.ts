@@ -53,8 +53,13 @@ const OWNERS: Record<string, string> = {
 /** Library sources (specs, migrations and test helpers aside), comments removed. */
 const sources = (readdirSync(path.join(ROOT, 'libs'), { recursive: true }) as string[])
   .map((f) => `libs/${f.split(path.sep).join('/')}`)
-  .filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts') && !f.includes('/migrations/') && !f.includes('/testing/'))
-  .map((file) => ({ file, text: readFileSync(path.join(ROOT, file), 'utf8').replace(/\/\*[\s\S]*?\*\/|(^|[^:'"`])\/\/.*$/gm, '$1') }));
+  .filter(
+    (f) => f.endsWith('.ts') && !f.endsWith('.spec.ts') && !f.includes('/migrations/') && !f.includes('/testing/'),
+  )
+  .map((file) => ({
+    file,
+    text: readFileSync(path.join(ROOT, file), 'utf8').replace(/\/\*[\s\S]*?\*\/|(^|[^:'"`])\/\/.*$/gm, '$1'),
+  }));
 
 /** The tables a file's SQL reads or writes (FROM, JOIN, UPDATE, INSERT INTO, DELETE FROM). */
 function tablesOf(text: string): Set<string> {

@@ -14,10 +14,14 @@ const TRANSIENT_MESSAGES =
 export function isTransientDatabaseError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   if (err.name === 'QueryRunnerAlreadyReleasedError') return true;
-  const code = (err as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code ?? (err as { code?: unknown }).code;
+  const code =
+    (err as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code ?? (err as { code?: unknown }).code;
   if (typeof code === 'string' && TRANSIENT_CODES.test(code)) return true;
   const driverMessage = (err as { driverError?: { message?: unknown } }).driverError?.message;
-  return TRANSIENT_MESSAGES.test(err.message) || (typeof driverMessage === 'string' && TRANSIENT_MESSAGES.test(driverMessage));
+  return (
+    TRANSIENT_MESSAGES.test(err.message) ||
+    (typeof driverMessage === 'string' && TRANSIENT_MESSAGES.test(driverMessage))
+  );
 }
 
 const SOCKET_CODES = /^(ECONNRESET|EPIPE|ECONNREFUSED|ETIMEDOUT)$/;
@@ -32,13 +36,15 @@ const DROPPED_CONNECTION_MESSAGES =
  */
 export function isDroppedDatabaseConnection(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
-  const code = (err as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code ?? (err as { code?: unknown }).code;
+  const code =
+    (err as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code ?? (err as { code?: unknown }).code;
   if (typeof code === 'string' && TRANSIENT_CODES.test(code)) return true;
   // A socket error TypeORM wraps as a failed query came out of our database's connection (a backend terminated while
   // the driver was reading: "read ECONNRESET"), not out of a hook's own HTTP call.
   if (err.name === 'QueryFailedError' && typeof code === 'string' && SOCKET_CODES.test(code)) return true;
   const driverMessage = (err as { driverError?: { message?: unknown } }).driverError?.message;
   return (
-    DROPPED_CONNECTION_MESSAGES.test(err.message) || (typeof driverMessage === 'string' && DROPPED_CONNECTION_MESSAGES.test(driverMessage))
+    DROPPED_CONNECTION_MESSAGES.test(err.message) ||
+    (typeof driverMessage === 'string' && DROPPED_CONNECTION_MESSAGES.test(driverMessage))
   );
 }

@@ -66,7 +66,9 @@ export class EvalDriver implements OnModuleDestroy {
     this.keeper.stop();
     for (const abort of this.drives.values()) abort.abort(new EvalLeaseLost('the server is stopping'));
     await this.evals
-      .query(`UPDATE evals SET lease_until = now() WHERE locked_by = $1 AND status = 'running'`, [this.config.instanceId])
+      .query(`UPDATE evals SET lease_until = now() WHERE locked_by = $1 AND status = 'running'`, [
+        this.config.instanceId,
+      ])
       .catch(() => undefined);
   }
 
@@ -102,9 +104,11 @@ export class EvalDriver implements OnModuleDestroy {
     } catch (err) {
       if (err instanceof EvalLeaseLost || signal.aborted) return;
       const status: EvalStatus = continued ? 'interrupted' : 'failed';
-      await this.record(id, epoch, { status, results, caseRunId: null, error: (err as Error).message }).catch((e: unknown) => {
-        if (!(e instanceof EvalLeaseLost)) throw e;
-      });
+      await this.record(id, epoch, { status, results, caseRunId: null, error: (err as Error).message }).catch(
+        (e: unknown) => {
+          if (!(e instanceof EvalLeaseLost)) throw e;
+        },
+      );
     }
   }
 
@@ -163,7 +167,14 @@ export class EvalDriver implements OnModuleDestroy {
       `UPDATE evals SET status = COALESCE($3, status), results = COALESCE($4::jsonb, results), case_run_id = $5,
          error = $6, updated_at = now()${ended ? ', locked_by = NULL, lease_until = NULL' : ''}
         WHERE id = $1 AND lease_epoch = $2 AND status = 'running'`,
-      [id, epoch, change.status ?? null, change.results ? JSON.stringify(change.results) : null, change.caseRunId, change.error ?? null],
+      [
+        id,
+        epoch,
+        change.status ?? null,
+        change.results ? JSON.stringify(change.results) : null,
+        change.caseRunId,
+        change.error ?? null,
+      ],
     );
     if (updated === 0) throw new EvalLeaseLost(`eval ${id} is no longer held at epoch ${epoch}`);
   }

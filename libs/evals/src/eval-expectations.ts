@@ -3,7 +3,9 @@ import type { EvalCase, EvalToolCall } from './eval.entity.js';
 /** Whether `actual` contains `subset`: every key of an object subset matches deeply; arrays and scalars are equal. */
 export function containsSubset(actual: unknown, subset: unknown): boolean {
   if (Array.isArray(subset)) {
-    return Array.isArray(actual) && actual.length === subset.length && subset.every((s, i) => containsSubset(actual[i], s));
+    return (
+      Array.isArray(actual) && actual.length === subset.length && subset.every((s, i) => containsSubset(actual[i], s))
+    );
   }
   if (subset !== null && typeof subset === 'object') {
     if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return false;
@@ -19,11 +21,14 @@ export function unmetExpectations(
   calls: EvalToolCall[],
 ): string[] {
   const failures: string[] = [];
-  if (outcome.status !== 'completed') failures.push(`the run ended ${outcome.status}${outcome.error ? `: ${outcome.error}` : ''}`);
+  if (outcome.status !== 'completed')
+    failures.push(`the run ended ${outcome.status}${outcome.error ? `: ${outcome.error}` : ''}`);
   if (c.expect_contains && !(outcome.answer ?? '').includes(c.expect_contains))
     failures.push(`the answer does not contain "${c.expect_contains}"`);
   for (const expected of c.expect_tool_calls ?? []) {
-    const matched = calls.some((call) => call.tool === expected.tool && containsSubset(call.args, expected.args_subset ?? {}));
+    const matched = calls.some(
+      (call) => call.tool === expected.tool && containsSubset(call.args, expected.args_subset ?? {}),
+    );
     if (!matched) {
       const made = calls.filter((call) => call.tool === expected.tool).map((call) => JSON.stringify(call.args));
       failures.push(

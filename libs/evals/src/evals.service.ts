@@ -54,7 +54,11 @@ export class EvalsService {
   }
 
   list(orgId: string, agentId: string | undefined, limit: number): Promise<EvalRun[]> {
-    return this.evals.find({ where: { orgId, ...(agentId ? { agentId } : {}) }, order: { createdAt: 'DESC' }, take: limit });
+    return this.evals.find({
+      where: { orgId, ...(agentId ? { agentId } : {}) },
+      order: { createdAt: 'DESC' },
+      take: limit,
+    });
   }
 
   async get(orgId: string, id: string): Promise<EvalRun> {

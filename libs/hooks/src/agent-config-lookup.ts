@@ -6,7 +6,10 @@ import type { AgentHookSettings, ToolArgs, ToolCallMetadata } from './hook.types
  */
 export abstract class AgentConfigLookup {
   /** The agent's `model_config_json.hooks` and its hook settings, or null when it is not in this org. */
-  abstract findHookSetup(orgId: string, agentId: string): Promise<{ hooksConfig: unknown; agent: AgentHookSettings } | null>;
+  abstract findHookSetup(
+    orgId: string,
+    agentId: string,
+  ): Promise<{ hooksConfig: unknown; agent: AgentHookSettings } | null>;
   /** The metadata the runtime would give hooks for this call (e.g. requiresConfirmation of a connector action). */
   abstract toolMetadata(orgId: string, tool: string, args: ToolArgs): Promise<ToolCallMetadata>;
 }

@@ -85,7 +85,10 @@ export function parseApproverPolicy(
   let tiers: ApprovalTier[] | undefined;
   if (c.tiers !== undefined) {
     if (!Array.isArray(c.tiers)) problems.push(`${opts.at}.tiers must be a list of { when, approvals, approvers? }`);
-    else tiers = c.tiers.flatMap((t, i) => parseTier(t, `${opts.at}.tiers[${i}]`, base, opts.forbidSelfApproval, problems));
+    else
+      tiers = c.tiers.flatMap((t, i) =>
+        parseTier(t, `${opts.at}.tiers[${i}]`, base, opts.forbidSelfApproval, problems),
+      );
   }
   return { policy: { approvers, tiers }, problems };
 }
@@ -103,7 +106,8 @@ function parseTier(t: unknown, at: string, base: string[], forbidSelf: boolean, 
     if (problem) problems.push(`${at}.when "${t.when}" is not a valid CEL condition: ${problem}`);
   }
   const approvals = t.approvals ?? 1;
-  const approvalsValid = typeof approvals === 'number' && Number.isInteger(approvals) && approvals >= 1 && approvals <= MAX_APPROVALS;
+  const approvalsValid =
+    typeof approvals === 'number' && Number.isInteger(approvals) && approvals >= 1 && approvals <= MAX_APPROVALS;
   if (!approvalsValid) problems.push(`${at}.approvals must be an integer between 1 and ${MAX_APPROVALS}`);
   const own = parseApproverList(t.approvers, `${at}.approvers`, problems);
   // The type checks repeat what `problems` already says, for the compiler.
@@ -122,7 +126,8 @@ function checkTierCondition(expression: string): string | null {
   try {
     const checked = celEnv.check(expression);
     if (!checked.valid) return firstLine(checked.error?.message ?? 'invalid expression');
-    if (checked.type && checked.type !== 'bool' && checked.type !== 'dyn') return `must evaluate to a bool, not ${checked.type}`;
+    if (checked.type && checked.type !== 'bool' && checked.type !== 'dyn')
+      return `must evaluate to a bool, not ${checked.type}`;
     return celRegexProblem(celEnv.parse(expression).ast);
   } catch (err) {
     return firstLine((err as Error).message);
@@ -133,7 +138,10 @@ function checkTierCondition(expression: string): string | null {
  * The tier that applies to these args: the first whose condition holds. A condition that cannot be evaluated for
  * these args (a missing key, a wrong type) counts as holding: the stricter path, fail closed.
  */
-export function matchTier(tiers: ApprovalTier[] | undefined, args: Record<string, unknown>): { index: number; tier: ApprovalTier } | null {
+export function matchTier(
+  tiers: ApprovalTier[] | undefined,
+  args: Record<string, unknown>,
+): { index: number; tier: ApprovalTier } | null {
   for (const [index, tier] of (tiers ?? []).entries()) {
     let holds: boolean;
     try {
@@ -173,10 +181,22 @@ export function tryTierCondition(
   const problem = checkTierCondition(expression);
   if (problem) return { valid: false, problem, holds: null, error: null };
   try {
-    const value: unknown = celEnv.parse(expression)({ args: JSON.parse(JSON.stringify(args)) as Record<string, unknown> });
+    const value: unknown = celEnv.parse(expression)({
+      args: JSON.parse(JSON.stringify(args)) as Record<string, unknown>,
+    });
     if (typeof value === 'boolean') return { valid: true, problem: null, holds: value, error: null };
-    return { valid: true, problem: null, holds: true, error: `returned ${typeof value}, not a bool: counts as holding` };
+    return {
+      valid: true,
+      problem: null,
+      holds: true,
+      error: `returned ${typeof value}, not a bool: counts as holding`,
+    };
   } catch (err) {
-    return { valid: true, problem: null, holds: true, error: `${firstLine((err as Error).message)}: counts as holding` };
+    return {
+      valid: true,
+      problem: null,
+      holds: true,
+      error: `${firstLine((err as Error).message)}: counts as holding`,
+    };
   }
 }

@@ -31,7 +31,8 @@ function validatorFor(schema: Record<string, unknown>): ValidateFunction {
 
 const describe = (e: ErrorObject): string => {
   const where = e.instancePath ? `args${e.instancePath.replace(/\//g, '.')}` : 'args';
-  if (e.keyword === 'additionalProperties') return `${where} has an unknown field "${String(e.params.additionalProperty)}"`;
+  if (e.keyword === 'additionalProperties')
+    return `${where} has an unknown field "${String(e.params.additionalProperty)}"`;
   if (e.keyword === 'enum') return `${where} must be one of ${JSON.stringify(e.params.allowedValues)}`;
   return `${where} ${e.message ?? 'is invalid'}`;
 };

@@ -37,7 +37,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * The registry's PreToolUse chain, each hook wrapped to note the args its rewrite leaves (by hook name, in run
  * order). Only the dry run builds this: real runs never pay for the wrapping.
  */
-export function tracedPreToolUse(registry: HookRegistry): { registry: HookRegistry; rewrites: Map<string, ToolArgs[]> } {
+export function tracedPreToolUse(registry: HookRegistry): {
+  registry: HookRegistry;
+  rewrites: Map<string, ToolArgs[]>;
+} {
   const rewrites = new Map<string, ToolArgs[]>();
   const note = (name: string, result: HookResult) => {
     // Untyped at run time (YAML, module and http hooks return whatever they like): the chain checks it after this.
@@ -107,9 +110,14 @@ export function toVerdict(o: HookOutcome, closedTheGate: boolean): DryRunVerdict
 }
 
 /** Hook settings for a config that is not saved yet (the same keys, and the same checks, as the agents API). */
-export function unsavedAgent(json: Record<string, unknown>, principal: Principal): { agent: AgentHookSettings; problems: string[] } {
+export function unsavedAgent(
+  json: Record<string, unknown>,
+  principal: Principal,
+): { agent: AgentHookSettings; problems: string[] } {
   const c = isObject(json.confirmation) ? json.confirmation : {};
-  const scope = APPROVER_SCOPES.includes(c.approver_scope as ApproverScope) ? (c.approver_scope as ApproverScope) : 'initiator';
+  const scope = APPROVER_SCOPES.includes(c.approver_scope as ApproverScope)
+    ? (c.approver_scope as ApproverScope)
+    : 'initiator';
   const forbidSelfApproval = c.forbid_self_approval === true;
   const at = 'model_config_json.confirmation';
   const { policy, problems } = parseApproverPolicy(c, { at, legacyScope: scope, forbidSelfApproval });

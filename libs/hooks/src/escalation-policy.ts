@@ -13,7 +13,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const MAX_DELAY_S = 7 * 24 * 3600;
 
 /** Reads and checks the escalation keys of a `confirmation` object; problems name the key. */
-export function parseEscalationPolicy(c: Record<string, unknown>, at: string): { escalation: EscalationPolicy; problems: string[] } {
+export function parseEscalationPolicy(
+  c: Record<string, unknown>,
+  at: string,
+): { escalation: EscalationPolicy; problems: string[] } {
   const problems: string[] = [];
   const delay = (key: string): number | undefined => {
     const v = c[key];
@@ -24,7 +27,10 @@ export function parseEscalationPolicy(c: Record<string, unknown>, at: string): {
     }
     return v;
   };
-  const escalation: EscalationPolicy = { remindAfterS: delay('remind_after_s'), escalateAfterS: delay('escalate_after_s') };
+  const escalation: EscalationPolicy = {
+    remindAfterS: delay('remind_after_s'),
+    escalateAfterS: delay('escalate_after_s'),
+  };
   const to = c.escalate_to;
   if (to !== undefined) {
     if (!isObject(to) || (to.approvers === undefined && to.channel_id === undefined)) {
@@ -35,7 +41,8 @@ export function parseEscalationPolicy(c: Record<string, unknown>, at: string): {
         { at: `${at}.escalate_to`, legacyScope: 'org_admins', forbidSelfApproval: false },
       );
       problems.push(...parsed.problems);
-      if (to.channel_id !== undefined && typeof to.channel_id !== 'string') problems.push(`${at}.escalate_to.channel_id must be a string`);
+      if (to.channel_id !== undefined && typeof to.channel_id !== 'string')
+        problems.push(`${at}.escalate_to.channel_id must be a string`);
       escalation.escalateTo = {
         approvers: parsed.policy.approvers,
         channelId: typeof to.channel_id === 'string' ? to.channel_id : undefined,

@@ -9,7 +9,8 @@ const MAX_ASK_REASON_CHARS = 2000;
 export function noteAsk(metadata: ToolCallMetadata, hook: string, reason: unknown): HookOutcomeKind {
   // Never throws (it runs outside the hook's failure policy): a reason that is not text still asks, without it.
   const text =
-    (typeof reason === 'string' ? reason : '').trim().slice(0, MAX_ASK_REASON_CHARS) || `hook '${hook}' asks for a human approval`;
+    (typeof reason === 'string' ? reason : '').trim().slice(0, MAX_ASK_REASON_CHARS) ||
+    `hook '${hook}' asks for a human approval`;
   (metadata.confirmationAsks ??= []).push({ hook, reason: text });
   return 'ask';
 }

@@ -27,7 +27,9 @@ export class HookCatalog {
   register(entry: CatalogEntry): void {
     const existing = this.byName.get(entry.name);
     if (existing) {
-      throw new Error(`Duplicate hook name "${entry.name}": declared by both ${existing.className} and ${entry.className}`);
+      throw new Error(
+        `Duplicate hook name "${entry.name}": declared by both ${existing.className} and ${entry.className}`,
+      );
     }
     this.byName.set(entry.name, entry);
   }
@@ -38,7 +40,9 @@ export class HookCatalog {
 
   /** By priority, then by name (a registry additionally runs `runsLast` hooks after the others of their point). */
   list(): CatalogEntry[] {
-    return [...this.byName.values()].sort((a, b) => a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return [...this.byName.values()].sort(
+      (a, b) => a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    );
   }
 
   autoAttached(): CatalogEntry[] {

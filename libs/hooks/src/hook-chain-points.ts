@@ -4,7 +4,6 @@ import type { HookChainPoint, HookChainRun, RegisteredHook } from './hook-chain.
 import { sameArgs } from './hook-chain-run.js';
 import type { HookInvocation, ToolCallContext } from './hook-invocation.js';
 import {
-  BLOCKING_POINTS,
   HookPoint,
   type HookOutcome,
   type HookOutcomeKind,
@@ -15,7 +14,8 @@ import {
 
 /**
  * What each hook point does with its hooks' results (DESIGN.md "The hook contract"); HookChain runs them all the
- * same way. Each is a static object: nothing is allocated per call but the run and the result.
+ * same way. Each is a static object: nothing is allocated per call but the run and the result. The text points
+ * (UserPromptSubmit, PreModelCall, PostToolUseFailure, Stop) are in text-hook-points.ts.
  */
 
 export interface PreToolUseVerdict {
@@ -35,29 +35,14 @@ export interface PreToolUseVerdict {
   parked?: NonNullable<HookResult['park']>;
 }
 
-/** What the hooks of a text point (UserPromptSubmit, PreModelCall, PostToolUseFailure, Stop) decided. */
-export interface TextHookVerdict {
-  allow: boolean;
-  blockedBy?: string;
-  /** The block reason (Stop: why the model must continue). */
-  error?: string;
-  /** The block came from a hook that failed (on_error: block), not from a decision. */
-  failed?: boolean;
-  /** The prompt / observation / answer as rewritten by the hooks. */
-  text: string;
-  additionalContext: string[];
-  /** PreModelCall: the model a hook chose instead. */
-  model?: string;
-  outcomes: HookOutcome[];
-}
-
 /** PostToolUse and the text points start their run with a text (HookChain's callers give one). */
-const textOf = (run: HookChainRun): string => {
+export const textOf = (run: HookChainRun): string => {
   if (run.text === undefined) throw new Error('this hook point runs on a text, and its run has none');
   return run.text;
 };
 
-const callExecute = (entry: RegisteredHook, inv: HookInvocation): unknown => entry.hook.execute(inv, entry.config);
+export const callExecute = (entry: RegisteredHook, inv: HookInvocation): unknown =>
+  entry.hook.execute(inv, entry.config);
 const neverStops = (): boolean => false;
 
 /** PreToolUse: args rewrites carried forward, asks noted for the gate, the first block stops; a failure blocks unless on_error: allow. */
@@ -127,8 +112,10 @@ export const PRE_TOOL_USE: HookChainPoint<PreToolUseVerdict> = {
 /** Only the gate (it runs last) may park a call, and only in a run that can park; anything else is a hook failure. */
 function park(parked: unknown, entry: RegisteredHook, run: HookChainRun, ctx: ToolCallContext): HookOutcomeKind {
   const { confirmationId, expiresAt } = (parked ?? {}) as { confirmationId?: unknown; expiresAt?: unknown };
-  if (!entry.runsLast || !ctx.metadata.canPark) throw new Error('only the confirmation gate of a run that can park may park a call');
-  if (typeof confirmationId !== 'string' || confirmationId === '') throw new Error('park must name the confirmation the call waits for');
+  if (!entry.runsLast || !ctx.metadata.canPark)
+    throw new Error('only the confirmation gate of a run that can park may park a call');
+  if (typeof confirmationId !== 'string' || confirmationId === '')
+    throw new Error('park must name the confirmation the call waits for');
   if (expiresAt !== undefined && (typeof expiresAt !== 'string' || Number.isNaN(Date.parse(expiresAt))))
     throw new Error('park.expiresAt must be an ISO time');
   run.parked = expiresAt === undefined ? { confirmationId } : { confirmationId, expiresAt };
@@ -183,69 +170,3 @@ export const BLOCKED_CALL: HookChainPoint<HookOutcome[]> = {
   finish: (run) => run.outcomes,
   stopped: (run) => run.outcomes,
 };
-
-const textPoints = new Map<HookPoint, HookChainPoint<TextHookVerdict>>();
-
-/**
- * UserPromptSubmit, PreModelCall, PostToolUseFailure, Stop: the text (prompt, error observation, answer) rewritten
- * in turn, a model chosen, context added; the first block stops, and a failure blocks when its policy says `block`
- * at a point that can block.
- */
-export function textPoint(point: HookPoint): HookChainPoint<TextHookVerdict> {
-  let spec = textPoints.get(point);
-  if (!spec) textPoints.set(point, (spec = makeTextPoint(point)));
-  return spec;
-}
-
-function makeTextPoint(point: HookPoint): HookChainPoint<TextHookVerdict> {
-  const verdict = (run: HookChainRun): TextHookVerdict => {
-    const v: TextHookVerdict = { allow: true, text: textOf(run), additionalContext: run.additionalContext, outcomes: run.outcomes };
-    if (run.model !== undefined) v.model = run.model;
-    return v;
-  };
-  return {
-    point,
-    keepsSideEffectsOfInvalidResult: false,
-    call: callExecute,
-    apply(result, _entry, run) {
-      checkTextResult(point, result);
-      if (result.allow === false) return 'block';
-      let kind: HookOutcomeKind = 'allow';
-      if (result.modifiedResult !== undefined) {
-        run.text = result.modifiedResult;
-        kind = 'rewrite';
-      }
-      if (result.modifiedModel !== undefined) {
-        run.model = result.modifiedModel;
-        kind = 'rewrite';
-      }
-      if (result.additionalContext) run.additionalContext.push(result.additionalContext);
-      return kind;
-    },
-    stopsOnFailure: (_err, entry) => entry.onError === 'block' && BLOCKING_POINTS.has(point),
-    finish: verdict,
-    stopped(run, entry, error, failed) {
-      const v: TextHookVerdict = { ...verdict(run), allow: false, blockedBy: entry.name, error };
-      if (failed) v.failed = true;
-      return v;
-    },
-  };
-}
-
-/** A field that makes no sense for the point is a hook failure (its on_error applies), never half-applied. */
-function checkTextResult(point: HookPoint, result: HookResult): void {
-  if (result.allow === false && !BLOCKING_POINTS.has(point)) throw new Error(`a ${point} hook cannot block`);
-  if (result.modifiedResult !== undefined) {
-    if (typeof result.modifiedResult !== 'string') throw new Error('modifiedResult must be a string');
-    if (point === HookPoint.PreModelCall) throw new Error('a PreModelCall hook rewrites the model (modifiedModel), not a text');
-  }
-  if (
-    result.modifiedModel !== undefined &&
-    (point !== HookPoint.PreModelCall || typeof result.modifiedModel !== 'string' || result.modifiedModel === '')
-  ) {
-    throw new Error('modifiedModel must be a model name, and only from a PreModelCall hook');
-  }
-  if (result.additionalContext !== undefined && typeof result.additionalContext !== 'string')
-    throw new Error('additionalContext must be a string');
-  if (result.modifiedArgs !== undefined) throw new Error(`modifiedArgs is only valid for PreToolUse, not ${point}`);
-}

@@ -15,7 +15,11 @@ class Pre extends PreToolUseHook {
   }
 }
 
-const hook = (name: string, priority: number, fn: (ctx: HookContext) => HookResult | Promise<HookResult>): RegisteredHook => ({
+const hook = (
+  name: string,
+  priority: number,
+  fn: (ctx: HookContext) => HookResult | Promise<HookResult>,
+): RegisteredHook => ({
   name,
   point: PRE_TOOL_USE.point,
   priority,
@@ -96,8 +100,12 @@ describe('HookChain: synchronous hooks, then the first promise', () => {
     const thrower = (): HookResult => {
       throw dropped();
     };
-    await expect(run([hook('ok', 1, () => ({})), hook('sync', 2, thrower)], context(emit))).rejects.toThrow('connection terminated');
-    await expect(run([hook('async', 1, () => Promise.reject(dropped()))], context(emit))).rejects.toThrow('connection terminated');
+    await expect(run([hook('ok', 1, () => ({})), hook('sync', 2, thrower)], context(emit))).rejects.toThrow(
+      'connection terminated',
+    );
+    await expect(run([hook('async', 1, () => Promise.reject(dropped()))], context(emit))).rejects.toThrow(
+      'connection terminated',
+    );
     expect(events).toEqual(['ok']);
   });
 
@@ -107,7 +115,8 @@ describe('HookChain: synchronous hooks, then the first promise', () => {
       while (performance.now() < end);
       return {};
     };
-    const emit = ((_type: string, data: RunEventMap['hook']) => (data.hook === 'first' ? sleep(60) : undefined)) as ToolCallContext['emit'];
+    const emit = ((_type: string, data: RunEventMap['hook']) =>
+      data.hook === 'first' ? sleep(60) : undefined) as ToolCallContext['emit'];
     const verdict = await run(
       [
         hook('first', 1, () => ({})),

@@ -150,7 +150,11 @@ describe('HookChain (the one loop every hook point runs)', () => {
         }),
       ),
     ]);
-    expect(verdict).toMatchObject({ allow: false, blockedBy: 'slow', error: "hook failed: hook 'slow' did not finish within 20 ms" });
+    expect(verdict).toMatchObject({
+      allow: false,
+      blockedBy: 'slow',
+      error: "hook failed: hook 'slow' did not finish within 20 ms",
+    });
     expect(signal?.aborted).toBe(true);
     expect(laterRan).toBe(false);
   });

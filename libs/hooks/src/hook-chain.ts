@@ -164,7 +164,13 @@ export class HookChain<R> {
   }
 
   /** A hook failed (threw, rejected, timed out, or returned an invalid result): its policy says whether the chain stops. */
-  private failed(entry: RegisteredHook, ctx: ToolCallContext, run: HookChainRun, err: unknown, sideEffects: string[]): Step<R> {
+  private failed(
+    entry: RegisteredHook,
+    ctx: ToolCallContext,
+    run: HookChainRun,
+    err: unknown,
+    sideEffects: string[],
+  ): Step<R> {
     const stops = this.spec.stopsOnFailure(err, entry);
     const detail = messageOf(err);
     const emitted = this.record(entry, ctx, run, 'error', sideEffects, detail);

@@ -8,7 +8,8 @@ export interface ConfigCheck {
 
 type PropertySchema = NonNullable<HookConfigSchema['properties']>[string];
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function typeProblem(expected: PropertySchema['type'], value: unknown): string | undefined {
   switch (expected) {

@@ -27,7 +27,14 @@ export class HookDryRunService {
 
   async dryRun(
     principal: Principal,
-    body: { agent_id?: string; model_config_json?: Record<string, unknown>; tool?: string; args?: ToolArgs; point?: string; text?: string },
+    body: {
+      agent_id?: string;
+      model_config_json?: Record<string, unknown>;
+      tool?: string;
+      args?: ToolArgs;
+      point?: string;
+      text?: string;
+    },
   ): Promise<DryRunVerdict[]> {
     if ((body.agent_id === undefined) === (body.model_config_json === undefined)) {
       throw new BadInputError('give exactly one of agent_id or model_config_json');
@@ -36,7 +43,8 @@ export class HookDryRunService {
     let hooksConfig: unknown;
     let agent: AgentHookSettings;
     if (body.agent_id !== undefined) {
-      if (!this.lookup) throw new BadInputError('dry runs by agent_id need the agents module; send model_config_json instead');
+      if (!this.lookup)
+        throw new BadInputError('dry runs by agent_id need the agents module; send model_config_json instead');
       const setup = await this.lookup.findHookSetup(principal.orgId, body.agent_id);
       if (!setup) throw new NotFoundError('agent', body.agent_id);
       ({ hooksConfig, agent } = setup);
@@ -48,7 +56,8 @@ export class HookDryRunService {
       const unsaved = unsavedAgent(json, principal);
       agent = unsaved.agent;
       const problems = [...unsaved.problems, ...(await this.resolver.validate(hooksConfig))];
-      if (problems.length) throw new BadInputError(`model_config_json.hooks is invalid: ${problems.join('; ')}`, problems);
+      if (problems.length)
+        throw new BadInputError(`model_config_json.hooks is invalid: ${problems.join('; ')}`, problems);
     }
     // A saved agent whose hooks no longer build gets the same 422 its runs would get.
     const registry = await this.resolver.resolve({ hooksConfig, agent });
@@ -58,7 +67,8 @@ export class HookDryRunService {
     if (!isDryRunPoint(point)) throw new BadInputError(`point must be one of ${DRY_RUN_POINTS.join(', ')}`);
     if (point !== HookPoint.PreToolUse) {
       const text = body.text ?? '';
-      const model = point === HookPoint.PreModelCall ? { provider: 'openai', model: text, turn: 0, messages: 0 } : undefined;
+      const model =
+        point === HookPoint.PreModelCall ? { provider: 'openai', model: text, turn: 0, messages: 0 } : undefined;
       const verdict = await runTextHooks(
         registry,
         point,

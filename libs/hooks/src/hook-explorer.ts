@@ -44,7 +44,8 @@ export class HookExplorer implements OnModuleInit {
       if (!HOOK_NAME.test(options.name)) {
         throw new Error(`Hook name "${options.name}" (${className}) must be lower-case letters, digits, "_" or "-"`);
       }
-      if (!Number.isFinite(options.priority)) throw new Error(`Hook "${options.name}" (${className}) needs a numeric priority`);
+      if (!Number.isFinite(options.priority))
+        throw new Error(`Hook "${options.name}" (${className}) needs a numeric priority`);
       this.catalog.register({
         name: options.name,
         point: instance.point,
@@ -52,7 +53,9 @@ export class HookExplorer implements OnModuleInit {
         description: options.description,
         configSchema: options.configSchema,
         timeoutMs: options.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS,
-        onError: options.onError ?? (BLOCKING_POINTS.has(instance.point) && instance.point !== HookPoint.Stop ? 'block' : 'allow'),
+        onError:
+          options.onError ??
+          (BLOCKING_POINTS.has(instance.point) && instance.point !== HookPoint.Stop ? 'block' : 'allow'),
         autoAttach: options.autoAttach ?? false,
         runsLast: options.runsLast ?? false,
         keepWhenBypassed: options.keepWhenBypassed ?? false,

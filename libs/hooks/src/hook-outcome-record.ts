@@ -77,4 +77,6 @@ function traceHookOutcome(
 }
 
 export const isThenable = <T>(v: T | PromiseLike<T>): v is PromiseLike<T> =>
-  v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';
+  v !== null &&
+  (typeof v === 'object' || typeof v === 'function') &&
+  typeof (v as { then?: unknown }).then === 'function';

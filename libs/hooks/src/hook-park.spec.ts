@@ -29,7 +29,10 @@ describe('HookRegistry: parking at the gate', () => {
         return { modifiedArgs: { ...ctx.toolArgs, amount: 72_000 } };
       }),
     );
-  const context = (metadata: ToolCallMetadata, toolArgs: Record<string, unknown> = { id: 'PO-1', amount: 10_000 }): ToolCallContext =>
+  const context = (
+    metadata: ToolCallMetadata,
+    toolArgs: Record<string, unknown> = { id: 'PO-1', amount: 10_000 },
+  ): ToolCallContext =>
     toolCallContext({
       toolArgs,
       metadata,
@@ -58,7 +61,11 @@ describe('HookRegistry: parking at the gate', () => {
   it('a park from a run that cannot park, or from a hook that does not run last, is a hook failure: the call is blocked', async () => {
     const parks = () => ({ park: { confirmationId: 'c-1' } });
     const cannot = await new HookRegistry([gate(parks, calls)]).runPreToolUse(context({}));
-    expect(cannot).toMatchObject({ allow: false, blockedBy: CONFIRMATION_GATE, error: expect.stringMatching(/may park/) });
+    expect(cannot).toMatchObject({
+      allow: false,
+      blockedBy: CONFIRMATION_GATE,
+      error: expect.stringMatching(/may park/),
+    });
     expect(cannot.parked).toBeUndefined();
     const early = registeredHook('early', 1, new Pre(parks));
     const notLast = await new HookRegistry([early]).runPreToolUse(context({ canPark: true }));
@@ -69,7 +76,10 @@ describe('HookRegistry: parking at the gate', () => {
   it('a parked call resumes at the gate: only the gate runs, on the args it parked with, and records its outcome', async () => {
     const approval = { confirmationId: 'c-1', argsDigest: 'd' };
     const registry = new HookRegistry([rewrite(), gate(() => ({ approval }), calls)]);
-    const verdict = await registry.runPreToolUse(context({ resumedAtGate: true }, { id: 'PO-1', amount: 72_000 }), true);
+    const verdict = await registry.runPreToolUse(
+      context({ resumedAtGate: true }, { id: 'PO-1', amount: 72_000 }),
+      true,
+    );
     expect(calls).toEqual([CONFIRMATION_GATE]);
     expect(verdict).toMatchObject({ allow: true, approval, args: { id: 'PO-1', amount: 72_000 } });
     expect(events).toEqual(['hook:confirmation_gate']);
@@ -119,7 +129,12 @@ describe('HookRegistry: parking at the gate', () => {
     it('another chain making another call, or none recorded: denied by the gate, naming why', async () => {
       const registry = new HookRegistry([approved()], undefined, 'v2');
       const verdict = await registry.resumeAtGate(resumed(), { modelArgs });
-      expect(verdict).toMatchObject({ allow: false, blockedBy: CONFIRMATION_GATE, error: CHAIN_CHANGED_REWRITE, args: modelArgs });
+      expect(verdict).toMatchObject({
+        allow: false,
+        blockedBy: CONFIRMATION_GATE,
+        error: CHAIN_CHANGED_REWRITE,
+        args: modelArgs,
+      });
     });
   });
 });

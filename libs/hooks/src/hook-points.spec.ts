@@ -144,7 +144,10 @@ describe('runTextHooks (UserPromptSubmit, PreModelCall, PostToolUseFailure, Stop
         }),
       ),
     ]);
-    expect(await runTextHooks(stop, HookPoint.Stop, context(events), 'answer')).toMatchObject({ allow: true, text: 'answer' });
+    expect(await runTextHooks(stop, HookPoint.Stop, context(events), 'answer')).toMatchObject({
+      allow: true,
+      text: 'answer',
+    });
     expect(events[0]).toMatchObject({ hook: 'boom', outcome: 'error', detail: 'boom' });
     const failure = new HookRegistry([hook('nope', 1, new Failure(() => ({ allow: false })), { onError: 'block' })]);
     const verdict = await runTextHooks(failure, HookPoint.PostToolUseFailure, context(), 'Error: 503');
@@ -152,9 +155,17 @@ describe('runTextHooks (UserPromptSubmit, PreModelCall, PostToolUseFailure, Stop
   });
 
   it('fields that make no sense for the point fail the hook instead of being half-applied', async () => {
-    const registry = new HookRegistry([hook('wrong', 1, new Model(() => ({ modifiedResult: 'x' })), { onError: 'block' })]);
-    expect(await runTextHooks(registry, HookPoint.PreModelCall, context(), '')).toMatchObject({ allow: false, failed: true });
+    const registry = new HookRegistry([
+      hook('wrong', 1, new Model(() => ({ modifiedResult: 'x' })), { onError: 'block' }),
+    ]);
+    expect(await runTextHooks(registry, HookPoint.PreModelCall, context(), '')).toMatchObject({
+      allow: false,
+      failed: true,
+    });
     const ok = new HookRegistry([hook('downgrade', 1, new Model(() => ({ modifiedModel: 'small' })))]);
-    expect(await runTextHooks(ok, HookPoint.PreModelCall, context(), '')).toMatchObject({ allow: true, model: 'small' });
+    expect(await runTextHooks(ok, HookPoint.PreModelCall, context(), '')).toMatchObject({
+      allow: true,
+      model: 'small',
+    });
   });
 });

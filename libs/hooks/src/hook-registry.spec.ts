@@ -22,7 +22,9 @@ describe('HookRegistry', () => {
       (label: string): HookFn =>
       (ctx) => {
         seen.push(label);
-        return { modifiedArgs: { ...ctx.toolArgs, trail: `${(ctx.toolArgs.trail as string | undefined) ?? ''}${label}` } };
+        return {
+          modifiedArgs: { ...ctx.toolArgs, trail: `${(ctx.toolArgs.trail as string | undefined) ?? ''}${label}` },
+        };
       };
     const registry = new HookRegistry([
       hook('zeta', 20, new Pre(tag('z'))),
@@ -70,7 +72,9 @@ describe('HookRegistry', () => {
     const verdict = await registry.runPreToolUse(context(events));
     expect(laterRan).toBe(false);
     expect(verdict).toMatchObject({ allow: false, blockedBy: 'guard', error: 'amount over limit' });
-    expect(blockedObservation(verdict.blockedBy!, verdict.error!)).toBe('Tool call blocked by guard: amount over limit');
+    expect(blockedObservation(verdict.blockedBy!, verdict.error!)).toBe(
+      'Tool call blocked by guard: amount over limit',
+    );
     expect(events.map(([type, data]) => [type, data.hook, data.outcome])).toEqual([
       ['hook', 'first', 'allow'],
       ['hook', 'guard', 'block'],
@@ -98,7 +102,9 @@ describe('HookRegistry', () => {
     const verdict = await registry.runPreToolUse(context());
     expect(verdict).toMatchObject({ allow: false, blockedBy: 'broken' });
     expect(verdict.error).toContain('db down');
-    expect(verdict.outcomes).toEqual([expect.objectContaining({ hook: 'broken', outcome: 'error', detail: 'db down' })]);
+    expect(verdict.outcomes).toEqual([
+      expect.objectContaining({ hook: 'broken', outcome: 'error', detail: 'db down' }),
+    ]);
   });
 
   it("with onError 'allow' a throwing hook is recorded and the chain goes on", async () => {
@@ -165,7 +171,11 @@ describe('HookRegistry', () => {
       ),
       hook('team', 3, new Start(() => Promise.resolve({ additionalContext: 'You work for finance.' }))),
     ]);
-    const { additionalContext, outcomes } = await registry.runSessionStart({ ...context(), toolName: '', toolArgs: {} });
+    const { additionalContext, outcomes } = await registry.runSessionStart({
+      ...context(),
+      toolName: '',
+      toolArgs: {},
+    });
     expect(additionalContext).toEqual(['Payments over 10k need a PO.', 'You work for finance.']);
     expect(outcomes.map((o) => o.outcome)).toEqual(['allow', 'error', 'allow']);
   });

@@ -100,7 +100,9 @@ describe('HookExplorer + HookResolver', () => {
     }
     @Module({ providers: [OtherAudit] })
     class ImpostorModule {}
-    await expect(boot(TestHooksModule, ImpostorModule)).rejects.toThrow(/Duplicate hook name "audit_log": declared by both/);
+    await expect(boot(TestHooksModule, ImpostorModule)).rejects.toThrow(
+      /Duplicate hook name "audit_log": declared by both/,
+    );
   });
 
   it('fails the boot for a @Hook class that is not a hook', async () => {
@@ -179,7 +181,11 @@ describe('HookExplorer + HookResolver', () => {
       { class_hooks: [{ name: 'result_truncate', config: { max_char: 500 } }] },
       ['hooks.class_hooks[0].config.max_char: unknown setting (expected one of max_chars, marker)'],
     ],
-    ['a missing required config', { class_hooks: ['amount_limit'] }, ['hooks.class_hooks[0].config.limit: is required']],
+    [
+      'a missing required config',
+      { class_hooks: ['amount_limit'] },
+      ['hooks.class_hooks[0].config.limit: is required'],
+    ],
     [
       'config for a hook without a schema',
       { class_hooks: [{ name: 'audit_log', config: { x: 1 } }] },
@@ -203,7 +209,9 @@ describe('HookExplorer + HookResolver', () => {
   });
 
   it('validate() reports every problem of a config at once', async () => {
-    const problems = await resolver.validate({ class_hooks: ['nope', { name: 'result_truncate', config: { max_chars: 1 } }] });
+    const problems = await resolver.validate({
+      class_hooks: ['nope', { name: 'result_truncate', config: { max_chars: 1 } }],
+    });
     expect(problems).toHaveLength(2);
   });
 });

@@ -3,8 +3,9 @@ import { AppConfig, EgressPolicy, Metrics } from '@warden/common';
 import { argsSchemaCheck } from './args-schema-check.js';
 import { argsDigest } from './builtin/audit/canonical-json.js';
 import { HookBuildError } from './hook-build.error.js';
-import { HookCatalog, type CatalogEntry } from './hook-catalog.js';
+import { HookCatalog } from './hook-catalog.js';
 import { checkHookConfig } from './hook-config.validator.js';
+import { planHooksConfig, registered } from './hooks-config-plan.js';
 import { HookRegistry, type RegisteredHook } from './hook-registry.js';
 import type { AgentHookSettings } from './hook.types.js';
 import { buildYamlHooks, parseYamlHooks } from './yaml/yaml-hooks.js';
@@ -28,14 +29,6 @@ export interface ChainInput {
   agent?: AgentHookSettings;
   orgHooks?: unknown;
 }
-
-interface Plan {
-  problems: string[];
-  classHooks: RegisteredHook[];
-  yaml?: string;
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Turns an agent's `model_config_json.hooks` — plus its org's hooks (PUT /api/org/hooks) — into the HookRegistry of
@@ -62,7 +55,9 @@ export class HookResolver {
     // A run's registry records its decisions (shadows compare against them, replays read them); a candidate's does not.
     const sink = this.decisions;
     if (sink && orgHooks === undefined) {
-      registry.observe((ctx, modelArgs, verdict) => sink.record({ ctx, modelArgs, verdict, hooksConfig, agent, at: new Date() }));
+      registry.observe((ctx, modelArgs, verdict) =>
+        sink.record({ ctx, modelArgs, verdict, hooksConfig, agent, at: new Date() }),
+      );
     }
     return registry;
   }
@@ -88,8 +83,15 @@ export class HookResolver {
     candidate?: unknown,
   ): Promise<{ orgConfig: unknown; hooks: ResolvedHook[] }> {
     const orgConfig =
-      candidate !== undefined ? candidate : agent?.orgId && this.orgHooks ? (await this.orgHooks.find(agent.orgId))?.hooks : undefined;
-    return { orgConfig, hooks: orgConfig === undefined ? [] : await this.build(orgConfig, 'org hooks', 'org', problems) };
+      candidate !== undefined
+        ? candidate
+        : agent?.orgId && this.orgHooks
+          ? (await this.orgHooks.find(agent.orgId))?.hooks
+          : undefined;
+    return {
+      orgConfig,
+      hooks: orgConfig === undefined ? [] : await this.build(orgConfig, 'org hooks', 'org', problems),
+    };
   }
 
   /** Checks an org's hooks config (PUT /api/org/hooks): every problem, each naming its entry. */
@@ -99,8 +101,13 @@ export class HookResolver {
     return problems;
   }
 
-  private async build(hooksConfig: unknown, at: string, origin: HookOrigin, problems: string[]): Promise<ResolvedHook[]> {
-    const plan = this.plan(hooksConfig, at);
+  private async build(
+    hooksConfig: unknown,
+    at: string,
+    origin: HookOrigin,
+    problems: string[],
+  ): Promise<ResolvedHook[]> {
+    const plan = planHooksConfig(this.catalog, hooksConfig, at);
     const hooks = [...plan.classHooks];
     if (plan.yaml !== undefined) {
       const parsed = parseYamlHooks(plan.yaml, `${at}.yaml`);
@@ -120,7 +127,8 @@ export class HookResolver {
 
   /** Metric labels from a bounded set: a catalog hook by name; a YAML hook (named by a tenant) is "other". */
   private counted(hooks: RegisteredHook[]): RegisteredHook[] {
-    if (this.metrics) for (const h of hooks) h.stats = this.metrics.statsFor(this.catalog.get(h.name) ? h.name : 'other', h.point);
+    if (this.metrics)
+      for (const h of hooks) h.stats = this.metrics.statsFor(this.catalog.get(h.name) ? h.name : 'other', h.point);
     return hooks;
   }
 
@@ -151,35 +159,6 @@ export class HookResolver {
     }
   }
 
-  private plan(hooksConfig: unknown, at: string): Plan {
-    const plan: Plan = { problems: [], classHooks: [] };
-    const declared = new Map<string, { index: number; config: unknown }>();
-    if (hooksConfig !== undefined && hooksConfig !== null) {
-      if (!isObject(hooksConfig)) {
-        plan.problems.push(`${at}: must be an object with "class_hooks" and/or "yaml"`);
-        hooksConfig = {};
-      }
-      const config = hooksConfig as Record<string, unknown>;
-      for (const key of Object.keys(config)) {
-        if (key !== 'class_hooks' && key !== 'yaml') plan.problems.push(`${at}.${key}: unknown key (expected class_hooks, yaml)`);
-      }
-      this.readClassHooks(config.class_hooks, declared, plan.problems, at);
-      if (config.yaml !== undefined && config.yaml !== null) {
-        if (typeof config.yaml !== 'string') plan.problems.push(`${at}.yaml: must be a YAML string`);
-        else plan.yaml = config.yaml;
-      }
-    }
-    for (const [name, { index, config }] of declared) {
-      const entry = this.catalog.get(name);
-      // readClassHooks declares only hooks of the catalog.
-      if (!entry) throw new Error(`hook "${name}" left the catalog`);
-      const checked = checkHookConfig(entry.configSchema, config, `${at}.class_hooks[${index}].config`);
-      if (checked.problems.length) plan.problems.push(...checked.problems);
-      else plan.classHooks.push(registered(entry, checked.config));
-    }
-    return plan;
-  }
-
   /** The auto-attached hooks neither the org nor the agent declared (with their default config). */
   private autoAttached(declared: Set<string>, problems: string[]): ResolvedHook[] {
     const hooks: ResolvedHook[] = [];
@@ -191,82 +170,4 @@ export class HookResolver {
     }
     return hooks;
   }
-
-  private readClassHooks(raw: unknown, declared: Map<string, { index: number; config: unknown }>, problems: string[], at0: string): void {
-    if (raw === undefined || raw === null) return;
-    if (!Array.isArray(raw)) {
-      problems.push(`${at0}.class_hooks: must be a list of hook names or { "name", "config" } objects`);
-      return;
-    }
-    raw.forEach((item: unknown, index) => {
-      const at = `${at0}.class_hooks[${index}]`;
-      let name: unknown;
-      let config: unknown;
-      if (typeof item === 'string') {
-        name = item;
-      } else if (isObject(item)) {
-        const extra = Object.keys(item).filter((k) => k !== 'name' && k !== 'config');
-        if (extra.length) problems.push(`${at}: unknown key(s) ${extra.map((k) => `"${k}"`).join(', ')} (expected name, config)`);
-        name = item.name;
-        config = item.config;
-        if (typeof name !== 'string') {
-          problems.push(`${at}.name: must be a hook name`);
-          return;
-        }
-      } else {
-        problems.push(`${at}: must be a hook name or { "name", "config" }, not ${item === null ? 'null' : typeof item}`);
-        return;
-      }
-      const hookName = name as string;
-      if (!this.catalog.get(hookName)) {
-        problems.push(`${at}: unknown hook "${hookName}"${this.suggest(hookName)}`);
-        return;
-      }
-      const earlier = declared.get(hookName);
-      if (earlier) {
-        problems.push(`${at}: duplicate hook "${hookName}" (also ${at0}.class_hooks[${earlier.index}])`);
-        return;
-      }
-      declared.set(hookName, { index, config });
-    });
-  }
-
-  private suggest(name: string): string {
-    const known = this.catalog.list().map((e) => e.name);
-    const close = known.filter((k) => editDistance(k, name) <= 2);
-    return close.length
-      ? ` (did you mean ${close.map((k) => `"${k}"`).join(' or ')}?)`
-      : known.length
-        ? ` (known hooks: ${known.join(', ')})`
-        : ' (no hooks are installed)';
-  }
-}
-
-function registered(entry: CatalogEntry, config: Record<string, unknown>): RegisteredHook {
-  return {
-    name: entry.name,
-    point: entry.point,
-    priority: entry.priority,
-    timeoutMs: entry.timeoutMs,
-    onError: entry.onError,
-    hook: entry.instance,
-    config,
-    source: 'class',
-    autoAttached: entry.autoAttach,
-    runsLast: entry.runsLast ?? false,
-  };
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length];
 }

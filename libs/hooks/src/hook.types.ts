@@ -95,7 +95,10 @@ export interface HookResult {
    * at it), the call is neither run nor blocked, and the run is parked: no lease, no timer, no process holds it
    * until the decision (or the deadline) claims it again. Only given when `metadata.canPark` says the run may park.
    */
-  park?: { confirmationId: string; /** ISO time: the request's deadline (the run is claimed then to expire it). */ expiresAt?: string };
+  park?: {
+    confirmationId: string;
+    /** ISO time: the request's deadline (the run is claimed then to expire it). */ expiresAt?: string;
+  };
   /** Dry runs only: the hook would stop for a human approval. */
   wouldRequireConfirmation?: boolean;
   /**

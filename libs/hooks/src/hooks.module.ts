@@ -20,7 +20,15 @@ import { PolicyVersions } from './versions/policy-versions.js';
 @Module({
   imports: [DiscoveryModule, BuiltinHooksModule],
   controllers: [HooksController, OrgHooksController, OrgHooksVersionsController],
-  providers: [HookCatalog, HookExplorer, HookResolver, HookDryRunService, OrgHooksStore, OrgHooksService, PolicyVersions],
+  providers: [
+    HookCatalog,
+    HookExplorer,
+    HookResolver,
+    HookDryRunService,
+    OrgHooksStore,
+    OrgHooksService,
+    PolicyVersions,
+  ],
   exports: [HookCatalog, HookResolver, PolicyVersions, OrgHooksService],
 })
 export class HooksModule {}

@@ -26,7 +26,8 @@ export const DECIDE_ON_FINAL: HookChainPoint<Verdict> = {
   apply(result, entry, run, ctx) {
     const args: unknown = result.modifiedArgs;
     if (args === undefined) return PRE_TOOL_USE.apply(result, entry, run, ctx);
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new Error('modifiedArgs must be an object');
+    if (typeof args !== 'object' || args === null || Array.isArray(args))
+      throw new Error('modifiedArgs must be an object');
     const kind = PRE_TOOL_USE.apply({ ...result, modifiedArgs: undefined }, entry, run, ctx);
     if (kind === 'block' || run.changedBy?.has(entry) || canonicalJson(args) === canonicalJson(run.args)) return kind;
     run.blockReason = FINAL_ARGS_CHANGED;
@@ -73,7 +74,12 @@ export class PreToolUsePhases {
     }
   }
 
-  private afterTransform(ctx: ToolCallContext, run: HookChainRun, verdict: Verdict, withGate: boolean): Verdict | Promise<Verdict> {
+  private afterTransform(
+    ctx: ToolCallContext,
+    run: HookChainRun,
+    verdict: Verdict,
+    withGate: boolean,
+  ): Verdict | Promise<Verdict> {
     if (!verdict.allow) return verdict;
     const stale = run.lastChange === undefined ? 0 : this.transform.hooks.indexOf(run.lastChange);
     if (stale <= 0) return withGate ? this.atGate(ctx, verdict) : verdict;
@@ -83,9 +89,15 @@ export class PreToolUsePhases {
   }
 
   /** The decide pass: the first `stale` hooks of the transform pass again, on the final args. */
-  private decide(ctx: ToolCallContext, stale: number, verdict: Verdict, changedBy: HookChainRun['changedBy']): Verdict | Promise<Verdict> {
+  private decide(
+    ctx: ToolCallContext,
+    stale: number,
+    verdict: Verdict,
+    changedBy: HookChainRun['changedBy'],
+  ): Verdict | Promise<Verdict> {
     let chain = this.decideChains.get(stale);
-    if (!chain) this.decideChains.set(stale, (chain = new HookChain(this.transform.hooks.slice(0, stale), DECIDE_ON_FINAL)));
+    if (!chain)
+      this.decideChains.set(stale, (chain = new HookChain(this.transform.hooks.slice(0, stale), DECIDE_ON_FINAL)));
     const again = new Set(chain.hooks.map((h) => h.name));
     const asks = ctx.metadata.confirmationAsks?.filter((a) => !again.has(a.hook));
     const metadata = { ...ctx.metadata, decidingAgain: true, confirmationAsks: asks };

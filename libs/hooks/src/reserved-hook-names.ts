@@ -19,7 +19,9 @@ export function hookNameProblems(hooks: RegisteredHook[], catalog: HookCatalog, 
     if (h.source !== 'yaml') continue;
     if (declared.has(h.name)) problems.push(`${at}.yaml: hook name "${h.name}" is already used by a class hook`);
     else if (catalog.get(h.name) || RESERVED_HOOK_NAMES.includes(h.name))
-      problems.push(`${at}.yaml: hook name "${h.name}" is reserved (a built-in hook of Warden is named so); choose another name`);
+      problems.push(
+        `${at}.yaml: hook name "${h.name}" is reserved (a built-in hook of Warden is named so); choose another name`,
+      );
   }
   return problems;
 }

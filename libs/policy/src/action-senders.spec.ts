@@ -12,7 +12,9 @@ const root = path.resolve(import.meta.dirname, '../../..');
 function sources(): Array<{ file: string; text: string }> {
   return ['apps/api', 'libs'].flatMap((dir) =>
     readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile() && e.name.endsWith('.ts') && !/\.(spec|e2e)\.ts$/.test(e.name) && !e.name.endsWith('.d.ts'))
+      .filter(
+        (e) => e.isFile() && e.name.endsWith('.ts') && !/\.(spec|e2e)\.ts$/.test(e.name) && !e.name.endsWith('.d.ts'),
+      )
       .map((e) => {
         const file = path.relative(root, path.join(e.parentPath, e.name));
         return { file, text: readFileSync(path.join(root, file), 'utf8') };
@@ -33,7 +35,8 @@ const ACTION_SENDERS: Record<string, string> = {
   'libs/agents/src/engine/tool-execution.ts: mcp.execute(': 'MCP tool call, from ToolExecution.execute',
   'libs/agents/src/engine/tool-execution.ts: builtin.execute(':
     'built-ins (channel_notify, call_agent, ask_human), from ToolExecution.execute',
-  'libs/agents/src/mcp/mcp-tool-executor.ts: pool.callTool(': 'McpToolExecutor.execute, itself called only by ToolExecution',
+  'libs/agents/src/mcp/mcp-tool-executor.ts: pool.callTool(':
+    'McpToolExecutor.execute, itself called only by ToolExecution',
   'libs/agents/src/mcp/mcp-client-pool.ts: client.callTool(': 'the MCP SDK call behind McpClientPool.callTool',
 };
 
@@ -51,6 +54,13 @@ const NOT_ACTIONS: Record<string, string> = {
   'libs/common/src/http/egress.ts: fetch(': 'the egress policy itself',
 };
 
+/** Each of `calls` appears in `text`, in this order. */
+function inOrder(text: string, calls: string[]): void {
+  const order = calls.map((c) => text.indexOf(c));
+  expect(order.every((i) => i >= 0)).toBe(true);
+  expect([...order].sort((a, b) => a - b)).toEqual(order);
+}
+
 describe('every path that can send an action calls the kernel', () => {
   it('the senders of actions are exactly the listed ones', () => {
     const found = callSites(/\b(?:connectors|mcp|builtin)\.execute\(|\b(?:pool|client)\.callTool\(/g);
@@ -58,9 +68,9 @@ describe('every path that can send an action calls the kernel', () => {
   });
 
   it('outbound HTTP outside the senders sends no action (each site listed with why)', () => {
-    const found = callSites(/(?:\begress\.(?:request|fetch)\(|\benv\.fetch\(|\bthis\.fetch\(|^\s*\.fetch\(|(?<![.\w])fetch\()/gm).map((s) =>
-      s.replace(/: \s+\.fetch\(/, ': .fetch('),
-    );
+    const found = callSites(
+      /(?:\begress\.(?:request|fetch)\(|\benv\.fetch\(|\bthis\.fetch\(|^\s*\.fetch\(|(?<![.\w])fetch\()/gm,
+    ).map((s) => s.replace(/: \s+\.fetch\(/, ': .fetch('));
     expect([...new Set(found)].sort()).toEqual(Object.keys(NOT_ACTIONS).sort());
   });
 
@@ -69,10 +79,13 @@ describe('every path that can send an action calls the kernel', () => {
     expect(callers).toEqual(['libs/agents/src/engine/tool-call-runner.ts: execution.execute(']);
     const runner = readFileSync(path.join(root, 'libs/agents/src/engine/tool-call-runner.ts'), 'utf8');
     const run = runner.slice(runner.indexOf('  async run('), runner.indexOf('  private async storeBlocked('));
-    const order = ['runPreToolUse(', 'redecide(', 'sendRefusal(', 'this.execute('].map((s) => run.indexOf(s));
-    expect(order.every((i) => i >= 0)).toBe(true);
-    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    inOrder(run, ['decideCall(', 'this.execute(']);
     expect(runner.match(/this\.execute\(/g)).toHaveLength(1);
+    // decideCall (tool-call-decision.ts): the hooks' verdict, then lastCheck: an edit decided again, then the kernel.
+    const decision = readFileSync(path.join(root, 'libs/agents/src/engine/tool-call-decision.ts'), 'utf8');
+    const decide = decision.slice(decision.indexOf('export async function decideCall('));
+    inOrder(decide.slice(0, decide.indexOf('\n}\n')), ['runPreToolUse(', 'lastCheck(']);
+    inOrder(decision.slice(decision.indexOf('async function lastCheck(')), ['redecide(', 'sendRefusal(']);
   });
 
   it('workflow nodes send nothing themselves: they are runs of the run engine', () => {

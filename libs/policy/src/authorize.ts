@@ -19,11 +19,16 @@ export function approvalRefusal(
   digest: string,
   grants: readonly GrantStatement[],
 ): string | null {
-  const matching = grants.filter((g) => g.digest === digest && g.policyVersion === version && g.tier === requirement.tier);
+  const matching = grants.filter(
+    (g) => g.digest === digest && g.policyVersion === version && g.tier === requirement.tier,
+  );
   const principals = new Set(matching.map((g) => g.principal));
   if (principals.size >= requirement.approvals) return null;
   const stale = grants.length - matching.length;
-  const why = stale > 0 ? ` (${stale} grant${stale === 1 ? ' is' : 's are'} for other args, another policy version or another tier)` : '';
+  const why =
+    stale > 0
+      ? ` (${stale} grant${stale === 1 ? ' is' : 's are'} for other args, another policy version or another tier)`
+      : '';
   return `needs ${requirement.approvals} distinct approval${requirement.approvals === 1 ? '' : 's'} of exactly these args under the policy in force, has ${principals.size}${why}`;
 }
 
@@ -38,7 +43,8 @@ export function authorize(input: {
   grants: readonly GrantStatement[] | undefined;
 }): Authorization {
   const { action, policy, grants } = input;
-  if (!policy || !grants) return { decision: 'deny', reason: 'the approval carries no grant statements, so it authorizes nothing' };
+  if (!policy || !grants)
+    return { decision: 'deny', reason: 'the approval carries no grant statements, so it authorizes nothing' };
   const digest = actionDigest(action.tool, action.args);
   const refusal = approvalRefusal(requirementOf(policy, action.args), policyVersion(policy), digest, grants);
   if (refusal === null) return { decision: 'allow' };

@@ -38,11 +38,17 @@ export function policyVersion(policy: PolicyInForce): string {
  * the stricter path). Without `approvers`, the seed-compatible default: the channel's list when the channel has one,
  * else the legacy scope.
  */
-export function requirementOf(policy: PolicyInForce, args: Record<string, unknown>, channelHasList = false): Requirement {
+export function requirementOf(
+  policy: PolicyInForce,
+  args: Record<string, unknown>,
+  channelHasList = false,
+): Requirement {
   const base = policy.approvers ?? (channelHasList ? ['channel'] : [policy.approverScope]);
   // Evaluated on the args as JSON states them (what the digest covers): CEL refuses objects of another realm or
   // prototype (e.g. a structuredClone made outside a VM context), and a refusal would silently pick the strictest tier.
-  const matched = policy.tiers.length ? matchTier(policy.tiers, JSON.parse(JSON.stringify(args)) as Record<string, unknown>) : null;
+  const matched = policy.tiers.length
+    ? matchTier(policy.tiers, JSON.parse(JSON.stringify(args)) as Record<string, unknown>)
+    : null;
   return {
     tier: matched?.index ?? null,
     approvals: matched?.tier.approvals ?? 1,

@@ -21,7 +21,9 @@ describe('validateWorkflowDefinition', () => {
 
   it('names a cycle', () => {
     const def = { ...ok, edges: [...ok.edges, { from: 'check', to: 'pay' }] };
-    expect(validateWorkflowDefinition(def)).toEqual([expect.stringMatching(/cycle (pay -> check -> pay|check -> pay -> check)/)]);
+    expect(validateWorkflowDefinition(def)).toEqual([
+      expect.stringMatching(/cycle (pay -> check -> pay|check -> pay -> check)/),
+    ]);
   });
 
   it('names missing start/end, unknown edge ends, bad CEL and unknown types', () => {
@@ -53,16 +55,22 @@ describe('validateWorkflowDefinition', () => {
       edges: [],
     });
     expect(problems).toEqual(
-      expect.arrayContaining([expect.stringMatching(/no end node is reachable/), expect.stringMatching(/"e" is not reachable/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/no end node is reachable/),
+        expect.stringMatching(/"e" is not reachable/),
+      ]),
     );
   });
 });
 
 describe('templates', () => {
   it('renders inputs and node outputs', () => {
-    expect(renderTemplate('Pay {{inputs.po}} for {{ nodes.a.output }}', { inputs: { po: 'PO-1' }, nodes: { a: { output: 'x' } } })).toBe(
-      'Pay PO-1 for x',
-    );
+    expect(
+      renderTemplate('Pay {{inputs.po}} for {{ nodes.a.output }}', {
+        inputs: { po: 'PO-1' },
+        nodes: { a: { output: 'x' } },
+      }),
+    ).toBe('Pay PO-1 for x');
   });
   it('keeps the type of whole-value templates in args', () => {
     expect(

@@ -101,10 +101,12 @@ function nodeProblems(n: unknown, where: string, ids: Set<string>): string[] {
       break;
     case 'connector':
       if (typeof n.tool !== 'string' || n.tool === '') problems.push(`${at}: connector node needs a tool`);
-      if (n.args !== undefined && (typeof n.args !== 'object' || Array.isArray(n.args))) problems.push(`${at}: args must be an object`);
+      if (n.args !== undefined && (typeof n.args !== 'object' || Array.isArray(n.args)))
+        problems.push(`${at}: args must be an object`);
       break;
     case 'human':
-      if (typeof n.question !== 'string' || n.question.trim() === '') problems.push(`${at}: human node needs a question`);
+      if (typeof n.question !== 'string' || n.question.trim() === '')
+        problems.push(`${at}: human node needs a question`);
       if (n.form !== undefined && (typeof n.form !== 'object' || n.form === null || Array.isArray(n.form)))
         problems.push(`${at}: form must be a JSON schema object`);
       break;
@@ -115,7 +117,8 @@ function nodeProblems(n: unknown, where: string, ids: Set<string>): string[] {
     }
   }
   const gated = n.type === 'agent' || n.type === 'connector' || n.type === 'human';
-  if (gated && n.confirmation !== undefined) problems.push(...confirmationProblems(n.confirmation, `${at}.confirmation`));
+  if (gated && n.confirmation !== undefined)
+    problems.push(...confirmationProblems(n.confirmation, `${at}.confirmation`));
   return problems;
 }
 
@@ -140,8 +143,10 @@ function graphProblems({ nodes, edges }: WorkflowDefinition): string[] {
   if (cycle) problems.push(`definition: cycle ${cycle.join(' -> ')}`);
   const [start] = nodes.filter((n) => n.type === 'start');
   const reachable = reachableFrom(start.id, out);
-  if (!nodes.some((n) => n.type === 'end' && reachable.has(n.id))) problems.push('definition: no end node is reachable from the start');
-  for (const n of nodes) if (!reachable.has(n.id)) problems.push(`definition: node "${n.id}" is not reachable from the start`);
+  if (!nodes.some((n) => n.type === 'end' && reachable.has(n.id)))
+    problems.push('definition: no end node is reachable from the start');
+  for (const n of nodes)
+    if (!reachable.has(n.id)) problems.push(`definition: node "${n.id}" is not reachable from the start`);
   if (edges.some((e) => e.to === start.id)) problems.push('definition: the start node cannot have incoming edges');
   return problems;
 }
@@ -173,7 +178,8 @@ export function nodeField(node: WorkflowNode, key: 'agent_id' | 'prompt' | 'tool
 export function renderTemplate(template: string, scope: Record<string, unknown>): string {
   return template.replace(/\{\{\s*([\w.-]+)\s*\}\}/g, (_, path: string) => {
     let value: unknown = scope;
-    for (const key of path.split('.')) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+    for (const key of path.split('.'))
+      value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
     if (value === undefined || value === null) return '';
     return jsonText(value);
   });
@@ -212,7 +218,8 @@ function confirmationProblems(c: unknown, at: string): string[] {
     problems.push(`${at}.forbid_self_approval must be true or false`);
   if (conf.timeout_s !== undefined && (typeof conf.timeout_s !== 'number' || conf.timeout_s <= 0))
     problems.push(`${at}.timeout_s must be a positive number`);
-  if (conf.channel_id !== undefined && typeof conf.channel_id !== 'string') problems.push(`${at}.channel_id must be a string`);
+  if (conf.channel_id !== undefined && typeof conf.channel_id !== 'string')
+    problems.push(`${at}.channel_id must be a string`);
   const forbidSelf = conf.forbid_self_approval === true;
   const scope = typeof conf.approver_scope === 'string' ? conf.approver_scope : 'initiator';
   if (forbidSelf && conf.approvers === undefined && scope === 'initiator')

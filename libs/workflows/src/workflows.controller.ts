@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
 import { openEventStream, parseLastEventId, SSE_RESPONSE } from '@warden/common';
 import type { Response } from 'express';
@@ -62,7 +69,10 @@ export class WorkflowsController {
   @ApiOkResponse({ type: WorkflowValidationResponse })
   @Roles(...BUILDERS)
   @HttpCode(200)
-  async validate(@CurrentPrincipal() p: Principal, @Body() body: ValidateWorkflowDto): Promise<WorkflowValidationResponse> {
+  async validate(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: ValidateWorkflowDto,
+  ): Promise<WorkflowValidationResponse> {
     return { problems: await this.workflows.problems(p.orgId, body.definition) };
   }
 

@@ -14,7 +14,15 @@ import { WorkflowsService } from './workflows.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Workflow, WorkflowRun])],
   controllers: [WorkflowsController],
-  providers: [WorkflowsService, WorkflowRunLeases, WorkflowNodeRunner, WorkflowRunner, WorkflowCancel, WorkflowRecovery, WorkflowRunEvents],
+  providers: [
+    WorkflowsService,
+    WorkflowRunLeases,
+    WorkflowNodeRunner,
+    WorkflowRunner,
+    WorkflowCancel,
+    WorkflowRecovery,
+    WorkflowRunEvents,
+  ],
   exports: [WorkflowsService, WorkflowRunner],
 })
 export class WorkflowsModule {}

@@ -52,7 +52,9 @@ export class WorkflowsService {
       }
       if (node.type === 'connector') {
         const tool = nodeField(node, 'tool');
-        const known = (await this.tools.forAgent(orgId, [tool])).some((t) => t.spec.name === tool && t.kind !== 'builtin');
+        const known = (await this.tools.forAgent(orgId, [tool])).some(
+          (t) => t.spec.name === tool && t.kind !== 'builtin',
+        );
         if (!known) problems.push(`node ${node.id}: unknown connector tool "${tool}"`);
         for (const p of await this.hooks.validate(node.hooks ?? {})) problems.push(`node ${node.id}: ${p}`);
       }
@@ -76,25 +78,47 @@ export class WorkflowsService {
           write: t.connector.action.write,
         });
       if (t.kind === 'mcp')
-        tools.push({ name, kind: 'mcp', source: t.mcp.server.name, action: t.mcp.tool, description, parameters, write: t.mcp.write });
+        tools.push({
+          name,
+          kind: 'mcp',
+          source: t.mcp.server.name,
+          action: t.mcp.tool,
+          description,
+          parameters,
+          write: t.mcp.write,
+        });
     }
     return tools.sort((a, b) => a.name.localeCompare(b.name));
   }
 
   async create(orgId: string, userId: string, name: string, definition: unknown): Promise<Workflow> {
     const def = await this.validate(orgId, definition);
-    if (await this.workflows.existsBy({ orgId, name })) throw new ConflictError(`a workflow named "${name}" already exists`);
+    if (await this.workflows.existsBy({ orgId, name }))
+      throw new ConflictError(`a workflow named "${name}" already exists`);
     return this.workflows.manager.transaction(async (m) => {
       const saved = await m.save(Workflow, m.create(Workflow, { orgId, name, definition: def, createdBy: userId }));
       await this.audit.configChange(
-        { orgId, actor: userId, entityType: 'workflow', entityId: saved.id, change: 'created', before: null, after: audited(saved) },
+        {
+          orgId,
+          actor: userId,
+          entityType: 'workflow',
+          entityId: saved.id,
+          change: 'created',
+          before: null,
+          after: audited(saved),
+        },
         m,
       );
       return saved;
     });
   }
 
-  async update(orgId: string, id: string, patch: { name?: string; definition?: unknown }, actor: string | null = null): Promise<Workflow> {
+  async update(
+    orgId: string,
+    id: string,
+    patch: { name?: string; definition?: unknown },
+    actor: string | null = null,
+  ): Promise<Workflow> {
     const wf = await this.get(orgId, id);
     const before = audited(wf);
     if (patch.definition !== undefined) wf.definition = await this.validate(orgId, patch.definition);

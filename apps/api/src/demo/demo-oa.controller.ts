@@ -61,8 +61,17 @@ export class DemoOaController {
 
   @Post('purchases/:id/pay')
   @HttpCode(200)
-  pay(@Param('id') id: string, @Body() body: { amount?: unknown } | undefined, @Headers('idempotency-key') key?: string) {
-    const p = this.purchases.get(id) ?? { id, vendor: 'unknown', amount: Number(body?.amount ?? 0), status: 'open' as const };
+  pay(
+    @Param('id') id: string,
+    @Body() body: { amount?: unknown } | undefined,
+    @Headers('idempotency-key') key?: string,
+  ) {
+    const p = this.purchases.get(id) ?? {
+      id,
+      vendor: 'unknown',
+      amount: Number(body?.amount ?? 0),
+      status: 'open' as const,
+    };
     if (p.status === 'paid') return { ...p, replayed: p.paid_with_key === key };
     const paid: Purchase = { ...p, amount: Number(body?.amount ?? p.amount), status: 'paid', paid_with_key: key };
     this.purchases.set(id, paid);

@@ -25,7 +25,12 @@ export class DemoSeeder {
   ) {}
 
   async seed(): Promise<{ token: string; agentId: string }> {
-    const admin = await this.provisioning.principalFor({ sub: DEMO_ADMIN, orgExternalId: DEMO_ORG, roles: ['admin'], name: 'Demo Admin' });
+    const admin = await this.provisioning.principalFor({
+      sub: DEMO_ADMIN,
+      orgExternalId: DEMO_ORG,
+      roles: ['admin'],
+      name: 'Demo Admin',
+    });
     if (!(await this.connectors.list(admin.orgId)).some((c) => c.name === 'oa')) {
       await this.connectors.create(admin.orgId, {
         name: 'oa',
@@ -44,7 +49,11 @@ export class DemoSeeder {
             method: 'POST',
             path: '/purchases/{id}/pay',
             description: 'Pay a purchase order',
-            parameters: { type: 'object', properties: { id: { type: 'string' }, amount: { type: 'number' } }, required: ['id', 'amount'] },
+            parameters: {
+              type: 'object',
+              properties: { id: { type: 'string' }, amount: { type: 'number' } },
+              required: ['id', 'amount'],
+            },
             requires_confirmation_when: 'args.amount > 50000',
           },
         ],

@@ -22,7 +22,8 @@ const RunTrace = screen(() => import('./RunTrace'), 'RunTrace');
 
 export function AdminRoutes() {
   const { session } = useSession();
-  if (!isAdmin(session)) return <Alert color="orange">Only admins of the organisation see this page. Ask an admin for the role.</Alert>;
+  if (!isAdmin(session))
+    return <Alert color="orange">Only admins of the organisation see this page. Ask an admin for the role.</Alert>;
   return (
     <Suspense fallback={<Loader aria-label="Loading the page" />}>
       <Routes>

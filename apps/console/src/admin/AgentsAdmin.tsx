@@ -27,7 +27,13 @@ export function AgentsAdmin() {
               <Table.Td fw={600}>{a.name}</Table.Td>
               <Table.Td>{(a.model_config_json.model as { model?: string } | null | undefined)?.model ?? ''}</Table.Td>
               <Table.Td>
-                <Button size="xs" variant="light" component={Link} to={`/admin/agents/${a.id}`} aria-label={`Edit ${a.name}`}>
+                <Button
+                  size="xs"
+                  variant="light"
+                  component={Link}
+                  to={`/admin/agents/${a.id}`}
+                  aria-label={`Edit ${a.name}`}
+                >
                   Edit
                 </Button>
               </Table.Td>

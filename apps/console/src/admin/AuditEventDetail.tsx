@@ -14,7 +14,8 @@ const show = (v: unknown) => (v === undefined || v === null ? '—' : typeof v =
 
 /** A configuration change as a diff: each changed path with its value before and after; a secret only says it changed. */
 function ConfigDiff({ changes }: { changes: Change[] }) {
-  if (changes.length === 0) return <Text size="sm">No field-level changes recorded (created or deleted: see the values below).</Text>;
+  if (changes.length === 0)
+    return <Text size="sm">No field-level changes recorded (created or deleted: see the values below).</Text>;
   return (
     <Table aria-label="Changes" withTableBorder verticalSpacing={4}>
       <Table.Thead>

@@ -38,7 +38,11 @@ export function AuditTrail() {
     queryKey: ['audit', 'events', query],
     initialPageParam: undefined as string | undefined,
     queryFn: ({ pageParam }) =>
-      data(http.GET('/api/audit/events', { params: { query: { ...query, limit: PAGE, ...(pageParam ? { cursor: pageParam } : {}) } } })),
+      data(
+        http.GET('/api/audit/events', {
+          params: { query: { ...query, limit: PAGE, ...(pageParam ? { cursor: pageParam } : {}) } },
+        }),
+      ),
     getNextPageParam: (last) => last.next_cursor ?? undefined,
   });
   const rows = events.data?.pages.flatMap((p) => p.items) ?? [];
@@ -47,7 +51,12 @@ export function AuditTrail() {
     <Stack>
       <Group align="flex-end">
         <TextInput label="From" type="datetime-local" value={from} onChange={(e) => setFrom(e.currentTarget.value)} />
-        <TextInput label="To (before)" type="datetime-local" value={to} onChange={(e) => setTo(e.currentTarget.value)} />
+        <TextInput
+          label="To (before)"
+          type="datetime-local"
+          value={to}
+          onChange={(e) => setTo(e.currentTarget.value)}
+        />
         <Select label="Kind" clearable data={KINDS} value={kind} onChange={setKind} />
         <Select label="Agent" clearable searchable data={agents} value={agentId} onChange={setAgentId} />
         <Select label="User" clearable searchable data={members} value={actor} onChange={setActor} />

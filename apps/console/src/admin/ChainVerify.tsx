@@ -6,7 +6,8 @@ import { ErrorAlert } from '../ui/ErrorAlert';
 /** "Verify chain": the server recomputes the org's hash chain over the range and names the first link that does not hold. */
 export function ChainVerify({ from, to }: { from?: string; to?: string }) {
   const verify = useMutation({
-    mutationFn: () => data(http.GET('/api/audit/verify', { params: { query: { ...(from ? { from } : {}), ...(to ? { to } : {}) } } })),
+    mutationFn: () =>
+      data(http.GET('/api/audit/verify', { params: { query: { ...(from ? { from } : {}), ...(to ? { to } : {}) } } })),
   });
   const r = verify.data;
   return (
@@ -20,7 +21,8 @@ export function ChainVerify({ from, to }: { from?: string; to?: string }) {
         {r?.valid && (
           <Alert color="green" title="The chain holds" data-testid="chain-result" data-valid="true">
             {r.rows} event{r.rows === 1 ? '' : 's'} checked
-            {r.first_seq !== null ? ` (#${r.first_seq} to #${r.last_seq})` : ''}: every hash matches its event and the one before it.{' '}
+            {r.first_seq !== null ? ` (#${r.first_seq} to #${r.last_seq})` : ''}: every hash matches its event and the
+            one before it.{' '}
             {r.last_hash && (
               <Text span size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
                 Last hash {r.last_hash}

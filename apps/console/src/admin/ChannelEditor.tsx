@@ -31,7 +31,9 @@ const REBIND_KEYS = ['base_url', 'app_id', 'corp_id'];
 /** Secrets belong to where they were entered for: the API refuses such a change without them, so the form says so. */
 function rebindNote(channel: Channel, edited: Settings | null): string | undefined {
   if (!edited || !channel.secrets_set.length) return undefined;
-  const rebound = REBIND_KEYS.filter((k) => k in edited && JSON.stringify(edited[k]) !== JSON.stringify(channel.config[k]));
+  const rebound = REBIND_KEYS.filter(
+    (k) => k in edited && JSON.stringify(edited[k]) !== JSON.stringify(channel.config[k]),
+  );
   const missing = channel.secrets_set.filter((s) => edited[s] === undefined || edited[s] === null);
   if (!rebound.length || !missing.length) return undefined;
   return `Changing ${rebound.join(', ')} needs the secrets again: enter ${missing.join(', ')} here (the stored ones stay bound to the old value).`;
@@ -61,7 +63,12 @@ export function ChannelEditor({ channel, onDone }: { channel: Channel; onDone: (
   return (
     <Card withBorder>
       <Stack gap="xs">
-        <TextInput label={`Name of ${channel.name}`} value={name} onChange={(e) => setName(e.currentTarget.value)} required />
+        <TextInput
+          label={`Name of ${channel.name}`}
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+          required
+        />
         <Textarea
           label={`Settings of ${channel.name} (JSON)`}
           description={

@@ -32,7 +32,11 @@ export function ChannelsAdmin() {
   }
   const create = useMutation({
     mutationFn: () =>
-      data(http.POST('/api/channels', { body: { type: type as Schemas['CreateChannelDto']['type'], name, config: config ?? {} } })),
+      data(
+        http.POST('/api/channels', {
+          body: { type: type as Schemas['CreateChannelDto']['type'], name, config: config ?? {} },
+        }),
+      ),
     onSuccess: (c) => {
       notifications.show({
         color: 'green',
@@ -55,7 +59,10 @@ export function ChannelsAdmin() {
     mutationFn: (id: string) => data(http.POST('/api/channels/{id}/test', { params: { path: { id } } })),
     onSuccess: (r) =>
       r.ok
-        ? notifications.show({ color: 'green', message: 'Test card sent: look for it in the chat (its buttons decide nothing).' })
+        ? notifications.show({
+            color: 'green',
+            message: 'Test card sent: look for it in the chat (its buttons decide nothing).',
+          })
         : notifications.show({
             color: 'red',
             title: 'The test card was not delivered',
@@ -93,7 +100,12 @@ export function ChannelsAdmin() {
               </Table.Td>
               <Table.Td>
                 <Group gap={4} wrap="nowrap">
-                  <Button size="xs" variant="light" aria-label={`Edit channel ${c.name}`} onClick={() => setEditingId(c.id)}>
+                  <Button
+                    size="xs"
+                    variant="light"
+                    aria-label={`Edit channel ${c.name}`}
+                    onClick={() => setEditingId(c.id)}
+                  >
                     Edit
                   </Button>
                   <DeleteButton
@@ -107,7 +119,13 @@ export function ChannelsAdmin() {
           ))}
         </Table.Tbody>
       </Table>
-      {editing && <ChannelEditor key={`${editing.id}-${editing.updated_at}`} channel={editing} onDone={() => setEditingId(null)} />}
+      {editing && (
+        <ChannelEditor
+          key={`${editing.id}-${editing.updated_at}`}
+          channel={editing}
+          onDone={() => setEditingId(null)}
+        />
+      )}
       <Title order={3}>New channel</Title>
       <Group grow>
         <Select

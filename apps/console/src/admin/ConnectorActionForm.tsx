@@ -24,7 +24,17 @@ export const blankAction = (): Action => ({
   requires_confirmation_when: '',
 });
 
-export function ActionForm({ a, i, onChange, onRemove }: { a: Action; i: number; onChange: (a: Action) => void; onRemove: () => void }) {
+export function ActionForm({
+  a,
+  i,
+  onChange,
+  onRemove,
+}: {
+  a: Action;
+  i: number;
+  onChange: (a: Action) => void;
+  onRemove: () => void;
+}) {
   const cel = celProblem(a.requires_confirmation_when);
   let paramsError: string | undefined;
   if (a.parameters.trim()) {
@@ -39,7 +49,12 @@ export function ActionForm({ a, i, onChange, onRemove }: { a: Action; i: number;
     <Card withBorder padding="sm" role="group" aria-label={`Action ${i + 1}`}>
       <Stack gap="xs">
         <Group grow>
-          <TextInput label="Action name" value={a.name} onChange={(e) => set({ name: e.currentTarget.value })} required />
+          <TextInput
+            label="Action name"
+            value={a.name}
+            onChange={(e) => set({ name: e.currentTarget.value })}
+            required
+          />
           <Select
             label="Method"
             data={['GET', 'POST', 'PUT', 'PATCH', 'DELETE']}
@@ -54,7 +69,11 @@ export function ActionForm({ a, i, onChange, onRemove }: { a: Action; i: number;
           value={a.path}
           onChange={(e) => set({ path: e.currentTarget.value })}
         />
-        <TextInput label="Description" value={a.description} onChange={(e) => set({ description: e.currentTarget.value })} />
+        <TextInput
+          label="Description"
+          value={a.description}
+          onChange={(e) => set({ description: e.currentTarget.value })}
+        />
         <Textarea
           label="Parameters (JSON Schema)"
           autosize
@@ -118,4 +137,5 @@ export function actionOf(a: Schemas['ConnectorActionResponse']): Action {
   };
 }
 
-export const actionsInvalid = (actions: Action[]) => actions.some((a) => celProblem(a.requires_confirmation_when) !== null || !a.name);
+export const actionsInvalid = (actions: Action[]) =>
+  actions.some((a) => celProblem(a.requires_confirmation_when) !== null || !a.name);

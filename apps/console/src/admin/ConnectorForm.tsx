@@ -23,7 +23,10 @@ export function ConnectorForm({ existing, onDone }: { existing?: Connector; onDo
   const note = existing ? originChangeNote(existing.base_url, baseUrl, existing.header_keys, headers) : undefined;
   const save = useMutation({
     mutationFn: () => {
-      const body = { ...toBody(name, baseUrl, actions), ...(replacingHeaders(headers) ? { headers: headersOf(headers) } : {}) };
+      const body = {
+        ...toBody(name, baseUrl, actions),
+        ...(replacingHeaders(headers) ? { headers: headersOf(headers) } : {}),
+      };
       return existing
         ? data(http.PUT('/api/connectors/{id}', { params: { path: { id: existing.id } }, body }))
         : data(http.POST('/api/connectors', { body }));
@@ -31,7 +34,9 @@ export function ConnectorForm({ existing, onDone }: { existing?: Connector; onDo
     onSuccess: (c) => {
       notifications.show({
         color: 'green',
-        message: existing ? `Connector ${c.name} saved: ${c.tools.join(', ')}` : `Connector ${c.name} created: ${c.tools.join(', ')}`,
+        message: existing
+          ? `Connector ${c.name} saved: ${c.tools.join(', ')}`
+          : `Connector ${c.name} created: ${c.tools.join(', ')}`,
       });
       setProblems([]);
       setName('');
@@ -61,7 +66,11 @@ export function ConnectorForm({ existing, onDone }: { existing?: Connector; onDo
         <Button variant="default" onClick={() => setActions([...actions, blankAction()])}>
           Add action
         </Button>
-        <Button onClick={() => save.mutate()} disabled={actionsInvalid(actions) || !name || !!note} loading={save.isPending}>
+        <Button
+          onClick={() => save.mutate()}
+          disabled={actionsInvalid(actions) || !name || !!note}
+          loading={save.isPending}
+        >
           {existing ? `Save connector ${existing.name}` : 'Create connector'}
         </Button>
         {existing && (

@@ -40,7 +40,12 @@ export function ConnectorsAdmin() {
               <Table.Td>{c.header_keys.length ? `headers: ${c.header_keys.join(', ')}` : ''}</Table.Td>
               <Table.Td>
                 <Group gap={4} wrap="nowrap">
-                  <Button size="xs" variant="light" aria-label={`Edit connector ${c.name}`} onClick={() => setEditingId(c.id)}>
+                  <Button
+                    size="xs"
+                    variant="light"
+                    aria-label={`Edit connector ${c.name}`}
+                    onClick={() => setEditingId(c.id)}
+                  >
                     Edit
                   </Button>
                   <DeleteButton
@@ -55,7 +60,11 @@ export function ConnectorsAdmin() {
         </Table.Tbody>
       </Table>
       {/* One form at a time: its key makes it start from the connector picked (or blank). */}
-      <ConnectorForm key={editing ? `${editing.id}-${editing.updated_at}` : 'new'} existing={editing} onDone={() => setEditingId(null)} />
+      <ConnectorForm
+        key={editing ? `${editing.id}-${editing.updated_at}` : 'new'}
+        existing={editing}
+        onDone={() => setEditingId(null)}
+      />
     </Stack>
   );
 }

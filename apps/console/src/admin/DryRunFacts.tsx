@@ -15,7 +15,13 @@ const WORDS: Record<string, string> = {
 export function approverWords(list: string[]): string {
   return list
     .map(
-      (e) => WORDS[e] ?? (e.startsWith('role:') ? `the ${e.slice(5)} role` : e.startsWith('users:') ? e.slice(6).split(',').join(', ') : e),
+      (e) =>
+        WORDS[e] ??
+        (e.startsWith('role:')
+          ? `the ${e.slice(5)} role`
+          : e.startsWith('users:')
+            ? e.slice(6).split(',').join(', ')
+            : e),
     )
     .join(' or ');
 }

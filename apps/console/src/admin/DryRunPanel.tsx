@@ -6,10 +6,21 @@ import { useHookCatalog, type HooksValue } from './HooksEditor';
 import { VerdictFacts } from './DryRunFacts';
 import { ErrorAlert } from '../ui/ErrorAlert';
 
-const COLORS: Record<string, string> = { allow: 'green.9', block: 'red.9', rewrite: 'yellow.9', would_require_confirmation: 'orange.9' };
+const COLORS: Record<string, string> = {
+  allow: 'green.9',
+  block: 'red.9',
+  rewrite: 'yellow.9',
+  would_require_confirmation: 'orange.9',
+};
 
 /** What each hook would decide for a sample call, on the config as edited (unsaved); nothing runs or is sent. */
-export function DryRunPanel({ modelConfig, hooks }: { modelConfig: Record<string, unknown> | null; hooks: HooksValue }) {
+export function DryRunPanel({
+  modelConfig,
+  hooks,
+}: {
+  modelConfig: Record<string, unknown> | null;
+  hooks: HooksValue;
+}) {
   const catalog = useHookCatalog();
   const [tool, setTool] = useState('oa__purchase_pay');
   const [argsText, setArgsText] = useState('{ "id": "PO-1002", "amount": 68000 }');
@@ -21,7 +32,11 @@ export function DryRunPanel({ modelConfig, hooks }: { modelConfig: Record<string
   }
   const run = useMutation({
     mutationFn: () =>
-      data(http.POST('/api/hooks/dry-run', { body: { model_config_json: { ...modelConfig, hooks }, tool, args: args ?? {} } })),
+      data(
+        http.POST('/api/hooks/dry-run', {
+          body: { model_config_json: { ...modelConfig, hooks }, tool, args: args ?? {} },
+        }),
+      ),
   });
   const after = hooks.class_hooks.filter((h) => catalog.data?.find((c) => c.name === h.name)?.point === 'PostToolUse');
   return (

@@ -22,8 +22,8 @@ export function EvalDetail() {
         Eval results
       </Title>
       <Text role="status" data-testid="eval-status" data-status={e.status}>
-        <Badge color={EVAL_STATUS_COLOR[e.status] ?? 'gray'}>{e.status}</Badge> · {e.passed} of {e.total} cases passed · reads {e.reads} ·
-        hooks {e.hooks}
+        <Badge color={EVAL_STATUS_COLOR[e.status] ?? 'gray'}>{e.status}</Badge> · {e.passed} of {e.total} cases passed ·
+        reads {e.reads} · hooks {e.hooks}
         {e.error ? ` · ${e.error}` : ''}
       </Text>
       <Anchor component={Link} to="/admin/evals">

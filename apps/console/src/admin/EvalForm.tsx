@@ -40,7 +40,8 @@ export function EvalForm({ agents }: { agents: Array<{ value: string; label: str
       void navigate(`/admin/evals/${r.id}`);
     },
   });
-  const set = (i: number, patch: Partial<CaseDraft>) => setCases(cases.map((c, j) => (j === i ? { ...c, ...patch } : c)));
+  const set = (i: number, patch: Partial<CaseDraft>) =>
+    setCases(cases.map((c, j) => (j === i ? { ...c, ...patch } : c)));
   const ready = !!agentId && cases.every((c) => c.input.trim());
   return (
     <Card

@@ -6,7 +6,12 @@ import { ErrorAlert } from '../ui/ErrorAlert';
 import { useAgentOptions } from './audit-options';
 import { EvalForm } from './EvalForm';
 
-export const EVAL_STATUS_COLOR: Record<string, string> = { completed: 'green', running: 'blue', failed: 'red', interrupted: 'orange' };
+export const EVAL_STATUS_COLOR: Record<string, string> = {
+  completed: 'green',
+  running: 'blue',
+  failed: 'red',
+  interrupted: 'orange',
+};
 
 /** The eval center: start an eval of an agent over cases, and the org's evals with their pass counts. */
 export function EvalsAdmin() {
@@ -23,8 +28,8 @@ export function EvalsAdmin() {
         Evals
       </Title>
       <Text size="sm" c="dimmed">
-        An eval runs an agent over test cases with its own hooks bypassed: writes are simulated from the fixtures and never sent; the
-        organisation&apos;s hooks still apply.
+        An eval runs an agent over test cases with its own hooks bypassed: writes are simulated from the fixtures and
+        never sent; the organisation&apos;s hooks still apply.
       </Text>
       <EvalForm agents={agents} />
       <Title order={3}>Past evals</Title>

@@ -25,7 +25,8 @@ export function HeadersField({
   storedKeys?: string[];
   note?: string;
 }) {
-  const set = (i: number, patch: Partial<HeaderRow>) => onChange(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+  const set = (i: number, patch: Partial<HeaderRow>) =>
+    onChange(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   return (
     <Stack gap={4}>
       <Text size="sm" fw={500}>
@@ -80,7 +81,12 @@ export function originOf(url: string): string | null {
 }
 
 /** Stored header values never come back: a new origin must be given its headers again (the API refuses otherwise). */
-export function originChangeNote(before: string, after: string, storedKeys: string[], rows: HeaderRow[]): string | undefined {
+export function originChangeNote(
+  before: string,
+  after: string,
+  storedKeys: string[],
+  rows: HeaderRow[],
+): string | undefined {
   const moved = originOf(after) !== null && originOf(after) !== originOf(before);
   if (!moved || !storedKeys.length || replacingHeaders(rows)) return undefined;
   return `The address now points to another origin (${originOf(after)}): enter the headers again (${storedKeys.join(', ')}); the stored values are only sent to ${originOf(before)}.`;

@@ -22,7 +22,8 @@ export interface HooksValue {
   yaml?: string;
 }
 
-export const useHookCatalog = () => useQuery({ queryKey: ['hooks'], queryFn: () => data(http.GET('/api/hooks')), staleTime: 60_000 });
+export const useHookCatalog = () =>
+  useQuery({ queryKey: ['hooks'], queryFn: () => data(http.GET('/api/hooks')), staleTime: 60_000 });
 
 /** `class_hooks` entries are names or `{ name, config }`; the editor works on the object form. */
 export function normaliseHooks(raw: unknown): HooksValue {
@@ -56,11 +57,16 @@ export function HooksEditor({
   const catalog = useHookCatalog();
   const attached = (name: string) => value.class_hooks.find((h) => h.name === name);
   const toggle = (name: string, on: boolean) =>
-    onChange({ ...value, class_hooks: on ? [...value.class_hooks, { name }] : value.class_hooks.filter((h) => h.name !== name) });
+    onChange({
+      ...value,
+      class_hooks: on ? [...value.class_hooks, { name }] : value.class_hooks.filter((h) => h.name !== name),
+    });
   const setConfig = (name: string, config: Record<string, unknown>) =>
     onChange({
       ...value,
-      class_hooks: value.class_hooks.map((h) => (h.name === name ? { name, ...(Object.keys(config).length ? { config } : {}) } : h)),
+      class_hooks: value.class_hooks.map((h) =>
+        h.name === name ? { name, ...(Object.keys(config).length ? { config } : {}) } : h,
+      ),
     });
   const syntax = yamlProblems(value.yaml);
   const problems = syntax.length ? syntax : serverProblems.filter((p) => p.startsWith('hooks.yaml'));

@@ -37,8 +37,18 @@ export function LlmCredentialEditor({ credential, onDone }: { credential: Creden
     <Card withBorder>
       <Stack gap="xs">
         <Group grow>
-          <TextInput label={`Name of ${credential.name}`} value={name} onChange={(e) => setName(e.currentTarget.value)} required />
-          <TextInput label={`Origin of ${credential.name}`} value={origin} onChange={(e) => setOrigin(e.currentTarget.value)} required />
+          <TextInput
+            label={`Name of ${credential.name}`}
+            value={name}
+            onChange={(e) => setName(e.currentTarget.value)}
+            required
+          />
+          <TextInput
+            label={`Origin of ${credential.name}`}
+            value={origin}
+            onChange={(e) => setOrigin(e.currentTarget.value)}
+            required
+          />
         </Group>
         <PasswordInput
           label={`New API key for ${credential.name}`}

@@ -40,7 +40,9 @@ export function LlmCredentialsAdmin() {
         LLM credentials
       </Title>
       <ErrorAlert error={list.error} what="The credentials could not be loaded" />
-      {list.data?.length === 0 && <Text c="dimmed">No LLM credentials yet: agents use the operator&apos;s key variables.</Text>}
+      {list.data?.length === 0 && (
+        <Text c="dimmed">No LLM credentials yet: agents use the operator&apos;s key variables.</Text>
+      )}
       <Table aria-label="LLM credentials">
         <Table.Thead>
           <Table.Tr>
@@ -58,7 +60,12 @@ export function LlmCredentialsAdmin() {
               <Table.Td>{c.created_by ?? ''}</Table.Td>
               <Table.Td>
                 <Group gap={4} wrap="nowrap">
-                  <Button size="xs" variant="light" aria-label={`Edit credential ${c.name}`} onClick={() => setEditingId(c.id)}>
+                  <Button
+                    size="xs"
+                    variant="light"
+                    aria-label={`Edit credential ${c.name}`}
+                    onClick={() => setEditingId(c.id)}
+                  >
                     Edit
                   </Button>
                   <DeleteButton

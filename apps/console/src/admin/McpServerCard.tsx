@@ -21,7 +21,8 @@ export function McpServerCard({ server }: { server: Server }) {
   const [headers, setHeaders] = useState<HeaderRow[]>([{ name: '', value: '' }]);
   const refresh = () => queries.invalidateQueries({ queryKey: ['mcp-servers'] });
   const save = useMutation({
-    mutationFn: (body: Schemas['McpServerDto']) => data(http.PUT('/api/mcp-servers/{id}', { params: { path: { id: server.id } }, body })),
+    mutationFn: (body: Schemas['McpServerDto']) =>
+      data(http.PUT('/api/mcp-servers/{id}', { params: { path: { id: server.id } }, body })),
     onSuccess: (s, body) => {
       notifications.show({
         color: 'green',
@@ -37,7 +38,8 @@ export function McpServerCard({ server }: { server: Server }) {
     onError: (err) => toastError(`The MCP server ${server.name} was not deleted`, err),
   });
   const note = originChangeNote(server.url, url, server.header_keys, headers);
-  const saveOverrides = () => save.mutate({ name: server.name, url: server.url, tool_overrides: cleanOverrides(overrides) });
+  const saveOverrides = () =>
+    save.mutate({ name: server.name, url: server.url, tool_overrides: cleanOverrides(overrides) });
   const saveServer = () =>
     save.mutate({
       name,
@@ -57,21 +59,43 @@ export function McpServerCard({ server }: { server: Server }) {
             </Text>
           </Group>
           <Group gap={4}>
-            <Button size="xs" variant="light" aria-label={`Edit MCP server ${server.name}`} onClick={() => setEditing(!editing)}>
+            <Button
+              size="xs"
+              variant="light"
+              aria-label={`Edit MCP server ${server.name}`}
+              onClick={() => setEditing(!editing)}
+            >
               {editing ? 'Close' : 'Edit'}
             </Button>
-            <DeleteButton what={`MCP server ${server.name}`} loading={remove.isPending} onDelete={() => remove.mutate()} />
+            <DeleteButton
+              what={`MCP server ${server.name}`}
+              loading={remove.isPending}
+              onDelete={() => remove.mutate()}
+            />
           </Group>
         </Group>
         {server.error && <Text c="red">{server.error}</Text>}
         {editing && (
           <Card withBorder padding="sm" bg="gray.0">
             <Stack gap="xs">
-              <TextInput label={`Name of ${server.name}`} value={name} onChange={(e) => setName(e.currentTarget.value)} />
-              <TextInput label={`Endpoint URL of ${server.name}`} value={url} onChange={(e) => setUrl(e.currentTarget.value)} />
+              <TextInput
+                label={`Name of ${server.name}`}
+                value={name}
+                onChange={(e) => setName(e.currentTarget.value)}
+              />
+              <TextInput
+                label={`Endpoint URL of ${server.name}`}
+                value={url}
+                onChange={(e) => setUrl(e.currentTarget.value)}
+              />
               <HeadersField rows={headers} onChange={setHeaders} storedKeys={server.header_keys} note={note} />
               <Group>
-                <Button size="xs" onClick={saveServer} disabled={!!note || overridesInvalid(overrides)} loading={save.isPending}>
+                <Button
+                  size="xs"
+                  onClick={saveServer}
+                  disabled={!!note || overridesInvalid(overrides)}
+                  loading={save.isPending}
+                >
                   Save MCP server {server.name}
                 </Button>
               </Group>

@@ -17,7 +17,10 @@ export function McpServersAdmin() {
   const create = useMutation({
     mutationFn: () => data(http.POST('/api/mcp-servers', { body: { name, url, headers: headersOf(headers) } })),
     onSuccess: (s) => {
-      notifications.show({ color: 'green', message: `MCP server ${s.name} added: ${s.tools.length} tools (${s.status})` });
+      notifications.show({
+        color: 'green',
+        message: `MCP server ${s.name} added: ${s.tools.length} tools (${s.status})`,
+      });
       setName('');
       setUrl('https://');
       setHeaders([{ name: '', value: '' }]);

@@ -47,8 +47,10 @@ export function McpToolOverrides({
   overrides: Overrides;
   onChange: (o: Overrides) => void;
 }) {
-  const set = (tool: string, patch: ToolOverride) => onChange({ ...overrides, [tool]: { ...overrides[tool], ...patch } });
-  if (!server.tools.length) return <Text c="dimmed">No tools discovered{server.error ? `: ${server.error}` : ''}.</Text>;
+  const set = (tool: string, patch: ToolOverride) =>
+    onChange({ ...overrides, [tool]: { ...overrides[tool], ...patch } });
+  if (!server.tools.length)
+    return <Text c="dimmed">No tools discovered{server.error ? `: ${server.error}` : ''}.</Text>;
   return (
     <Table aria-label={`Tools of ${server.name}`} verticalSpacing="xs">
       <Table.Thead>

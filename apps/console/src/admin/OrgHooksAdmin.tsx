@@ -26,7 +26,10 @@ export function OrgHooksAdmin() {
       data(http.PUT('/api/org/hooks', { body: { ...hooksBody(v), ...(force ? { force } : {}) } })),
     onSuccess: () => {
       setTestsRefused(null);
-      notifications.show({ color: 'green', message: 'Org hooks saved: every agent of the org runs them from its next turn.' });
+      notifications.show({
+        color: 'green',
+        message: 'Org hooks saved: every agent of the org runs them from its next turn.',
+      });
       setProblems([]);
       void queries.invalidateQueries({ queryKey: ['org-hooks'] });
       void queries.invalidateQueries({ queryKey: ['effective-hooks'] });
@@ -48,8 +51,8 @@ export function OrgHooksAdmin() {
         Org hooks
       </Title>
       <Text c="dimmed" size="sm">
-        Run for every agent of the organisation, before the agent&apos;s own hooks of the same point; an agent hook of the same name is
-        replaced by the org&apos;s.
+        Run for every agent of the organisation, before the agent&apos;s own hooks of the same point; an agent hook of
+        the same name is replaced by the org&apos;s.
       </Text>
       <ErrorAlert error={saved.error} what="The org hooks could not be loaded" />
       <HooksEditor value={current} onChange={(v) => setValue(v)} />

@@ -39,7 +39,13 @@ const duration = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `
 /** One step on the time line: when (clock and offset from the run's start), what, its outcome and how long it took. */
 function Step({ s, start }: { s: TimelineStep; start: number }) {
   return (
-    <Box component="li" data-kind={s.kind} pl="md" pb="sm" style={{ borderLeft: `3px solid var(--mantine-color-${KIND_COLOR[s.kind]}-6)` }}>
+    <Box
+      component="li"
+      data-kind={s.kind}
+      pl="md"
+      pb="sm"
+      style={{ borderLeft: `3px solid var(--mantine-color-${KIND_COLOR[s.kind]}-6)` }}
+    >
       <Group gap="xs" wrap="wrap">
         {s.at && (
           <Text size="xs" ff="monospace" c="dimmed" title={new Date(s.at).toLocaleString()}>

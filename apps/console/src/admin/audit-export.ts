@@ -24,7 +24,9 @@ export interface TrailQuery {
  * fetched with the session's token, then saved.
  */
 export async function exportTrail(query: TrailQuery, format: ExportFormat): Promise<void> {
-  const blob = await data(http.GET('/api/audit/events/export', { params: { query: { ...query, format } }, parseAs: 'blob' }));
+  const blob = await data(
+    http.GET('/api/audit/events/export', { params: { query: { ...query, format } }, parseAs: 'blob' }),
+  );
   saveAs(`audit-events.${format}`, blob);
 }
 
@@ -39,7 +41,9 @@ export interface CallsQuery {
 
 /** The whole filtered connector call log, streamed by the server. */
 export async function exportCalls(query: CallsQuery, format: ExportFormat): Promise<void> {
-  const blob = await data(http.GET('/api/audit/connector-calls/export', { params: { query: { ...query, format } }, parseAs: 'blob' }));
+  const blob = await data(
+    http.GET('/api/audit/connector-calls/export', { params: { query: { ...query, format } }, parseAs: 'blob' }),
+  );
   saveAs(`connector-calls.${format}`, blob);
 }
 

@@ -9,7 +9,8 @@ export function celProblem(expression: string): string | null {
   try {
     const checked = environment.check(expression);
     if (!checked.valid) return checked.error?.message.split('\n')[0] ?? 'invalid expression';
-    if (checked.type && checked.type !== 'bool' && checked.type !== 'dyn') return `must evaluate to a bool, not ${checked.type}`;
+    if (checked.type && checked.type !== 'bool' && checked.type !== 'dyn')
+      return `must evaluate to a bool, not ${checked.type}`;
     return null;
   } catch (err) {
     return (err as Error).message.split('\n')[0];

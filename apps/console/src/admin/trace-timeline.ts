@@ -1,4 +1,8 @@
-import type { RunEventMap, RunEventTokenUsage, RunEventType } from '../../../../libs/common/src/run-events/run-event-map';
+import type {
+  RunEventMap,
+  RunEventTokenUsage,
+  RunEventType,
+} from '../../../../libs/common/src/run-events/run-event-map';
 
 /** One line of a run's timeline, in the order things happened. */
 export interface TimelineStep {
@@ -73,7 +77,12 @@ export function traceTimeline(
         detail: (stored(e).side_effects ?? []).join('; ') || undefined,
       });
     } else if (e.type === 'confirmation_pending')
-      steps.push({ kind: 'approval', title: `${e.tool} waits for approval`, outcome: 'pending', detail: `expires ${e.expires_at}` });
+      steps.push({
+        kind: 'approval',
+        title: `${e.tool} waits for approval`,
+        outcome: 'pending',
+        detail: `expires ${e.expires_at}`,
+      });
     else if (e.type === 'confirmation_resolved')
       steps.push({
         kind: 'approval',
@@ -90,11 +99,17 @@ export function traceTimeline(
       });
     else if (e.type === 'answer') {
       answered = true;
-      const answerTurn = { kind: 'model turn' as const, title: `Model turn ${++turn}`, outcome: 'answered', durationMs: since(i, when) };
+      const answerTurn = {
+        kind: 'model turn' as const,
+        title: `Model turn ${++turn}`,
+        outcome: 'answered',
+        durationMs: since(i, when),
+      };
       steps.push({ ...answerTurn, detail: e.content.slice(0, 300), tokens: stored(e).usage });
     } else if (e.type === 'plan')
       steps.push({ kind: 'plan', title: type, detail: JSON.stringify(e.steps).slice(0, 300), tokens: stored(e).usage });
-    else if (e.type === 'plan_rejected') steps.push({ kind: 'plan', title: type, detail: JSON.stringify(e).slice(0, 300) });
+    else if (e.type === 'plan_rejected')
+      steps.push({ kind: 'plan', title: type, detail: JSON.stringify(e).slice(0, 300) });
     else if (e.type === 'error') steps.push({ kind: 'error', title: 'error', detail: stored(e).message ?? '' });
     for (const s of steps.slice(before)) s.at = when;
   });

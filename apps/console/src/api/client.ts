@@ -31,7 +31,11 @@ async function fail(res: Response): Promise<never> {
   let message = `${res.status} ${res.statusText}`;
   let problems: string[] = [];
   try {
-    const body = JSON.parse(text) as { message?: string | string[]; details?: { problems?: string[] }; problems?: string[] };
+    const body = JSON.parse(text) as {
+      message?: string | string[];
+      details?: { problems?: string[] };
+      problems?: string[];
+    };
     message = Array.isArray(body.message) ? body.message.join('; ') : (body.message ?? message);
     problems = body.details?.problems ?? body.problems ?? (Array.isArray(body.message) ? body.message : []);
   } catch {

@@ -20,6 +20,8 @@ export async function data<T>(call: Promise<{ data?: T; error?: unknown; respons
   if (response.ok) return body as T;
   if (response.status === 401) reportUnauthorized();
   const e = (error ?? {}) as { message?: string | string[]; problems?: string[] };
-  const message = Array.isArray(e.message) ? e.message.join('; ') : (e.message ?? `${response.status} ${response.statusText}`);
+  const message = Array.isArray(e.message)
+    ? e.message.join('; ')
+    : (e.message ?? `${response.status} ${response.statusText}`);
   throw new ApiError(response.status, message, e.problems ?? (Array.isArray(e.message) ? e.message : []));
 }

@@ -27,7 +27,10 @@ export function Approvals() {
   });
   const all = useQuery({ queryKey: ['confirmations', 'all'], queryFn: () => data(http.GET('/api/confirmations')) });
   const match = (r: ConfirmationRow) =>
-    !filter || `${r.tool} ${r.agent_name} ${r.requested_by} ${JSON.stringify(r.args)}`.toLowerCase().includes(filter.toLowerCase());
+    !filter ||
+    `${r.tool} ${r.agent_name} ${r.requested_by} ${JSON.stringify(r.args)}`
+      .toLowerCase()
+      .includes(filter.toLowerCase());
   const pendingRows = inTurnOrder((everyone ? (pending.data ?? []) : forMe).filter(match));
   useEffect(() => {
     document.addEventListener('keydown', onInboxKey);
@@ -46,7 +49,11 @@ export function Approvals() {
           onChange={(e) => setFilter(e.currentTarget.value)}
           w={{ base: '100%', sm: 360 }}
         />
-        <Switch label="Also show requests others decide" checked={everyone} onChange={(e) => setEveryone(e.currentTarget.checked)} />
+        <Switch
+          label="Also show requests others decide"
+          checked={everyone}
+          onChange={(e) => setEveryone(e.currentTarget.checked)}
+        />
       </Group>
       {pending.error && (
         <Alert color="red" role="alert">
@@ -58,7 +65,9 @@ export function Approvals() {
           {unreachable ? 'Cannot reach the server — retrying…' : 'Connecting to live updates…'}
         </Text>
       )}
-      {focusedId && !pendingRows.some((r) => r.id === focusedId) && <LinkedRequestOutcome id={focusedId} nameOf={nameOf} />}
+      {focusedId && !pendingRows.some((r) => r.id === focusedId) && (
+        <LinkedRequestOutcome id={focusedId} nameOf={nameOf} />
+      )}
       <Tabs defaultValue="pending">
         <Tabs.List>
           <Tabs.Tab value="pending">
@@ -79,7 +88,13 @@ export function Approvals() {
               </Text>
             )}
             {pendingRows.map((r) => (
-              <PendingCard key={r.id} row={r} nameOf={nameOf} focused={r.id === focusedId} turn={turnOf(pendingRows, r)} />
+              <PendingCard
+                key={r.id}
+                row={r}
+                nameOf={nameOf}
+                focused={r.id === focusedId}
+                turn={turnOf(pendingRows, r)}
+              />
             ))}
           </Stack>
         </Tabs.Panel>

@@ -20,7 +20,8 @@ export function LinkedRequestOutcome({ id, nameOf }: { id: string; nameOf: (id: 
   if (r.status === 'pending')
     return (
       <Alert color="blue" data-testid="linked-request" title={`The linked request ${label} is pending`}>
-        It is not yours to decide (requested by {nameOf(r.requested_by)}); tick "Also show requests others decide" to see it.
+        It is not yours to decide (requested by {nameOf(r.requested_by)}); tick "Also show requests others decide" to
+        see it.
       </Alert>
     );
   const when = r.responded_at ? ` on ${new Date(r.responded_at).toLocaleString()}` : '';
@@ -62,7 +63,10 @@ export function DecidedHistory({ rows, nameOf }: { rows: ConfirmationRow[]; name
               <Table.Td>{nameOf(r.requested_by)}</Table.Td>
               <Table.Td>
                 {/* A badge shrinks with its column and cuts the status ("APP…"): it keeps its full width. */}
-                <Badge miw="max-content" color={r.status === 'approved' ? 'green' : r.status === 'rejected' ? 'red' : 'gray'}>
+                <Badge
+                  miw="max-content"
+                  color={r.status === 'approved' ? 'green' : r.status === 'rejected' ? 'red' : 'gray'}
+                >
                   {r.status}
                 </Badge>
               </Table.Td>

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Badge, Blockquote, Button, Card, Code, Group, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
+import { Button, Card, Group, Stack, Text, Textarea } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
@@ -7,13 +7,14 @@ import { toastError } from '../ui/errors';
 import { asText } from '../ui/as-text';
 import { useSession } from '../auth/SessionContext';
 import { isAdmin } from '../auth/session';
-import { Link } from 'react-router-dom';
 import { SchemaForm, type JsonSchema } from '../ui/SchemaForm';
 import { schemaProblems } from '../ui/schema-problems';
 import { ReassignControl } from './ReassignControl';
 import { ArgsTable, Expiry } from './CardParts';
 import { cardAfter, cardShortcuts, onCardKey, type DecisionKeys } from './decision-keys';
 import { useApproveTurn } from './useApproveTurn';
+import { RequestFacts } from './RequestFacts';
+import { StandingGrant, type Standing } from './StandingGrant';
 
 import type { ConfirmationRow } from './Approvals';
 
@@ -27,7 +28,9 @@ function decisionForm(row: ConfirmationRow, question: boolean): JsonSchema {
 
 /** A question's starting answer: the first choice of each enum, nothing else prefilled. */
 function answerTemplate(form: JsonSchema): Values {
-  return Object.fromEntries(Object.entries(form.properties ?? {}).flatMap(([k, p]) => (p.enum?.length ? [[k, p.enum[0]]] : [])));
+  return Object.fromEntries(
+    Object.entries(form.properties ?? {}).flatMap(([k, p]) => (p.enum?.length ? [[k, p.enum[0]]] : [])),
+  );
 }
 
 export function PendingCard({
@@ -45,7 +48,7 @@ export function PendingCard({
   const admin = isAdmin(useSession().session);
   const [reason, setReason] = useState('');
   // Approve for this run: a CEL bound (prefilled from a numeric amount) and at most this many calls.
-  const [standing, setStanding] = useState<{ when: string; max: number } | null>(null);
+  const [standing, setStanding] = useState<Standing | null>(null);
   const amount = typeof row.args.amount === 'number' ? row.args.amount : null;
   const form = decisionForm(row, question);
   const [edited, setEdited] = useState<Values | null>(question ? answerTemplate(form) : null);
@@ -60,7 +63,8 @@ export function PendingCard({
     mutationFn: (decision: 'approve' | 'reject') => {
       const edit = decision === 'approve' && edited !== null ? edited : undefined;
       const change = edit ? (question ? { answer: edit } : { args: edit }) : {};
-      const grant = decision === 'approve' && standing ? { standing: { when: standing.when, max_calls: standing.max } } : {};
+      const grant =
+        decision === 'approve' && standing ? { standing: { when: standing.when, max_calls: standing.max } } : {};
       return data(
         http.POST('/api/confirmations/{id}/decision', {
           params: { path: { id: row.id } },
@@ -133,48 +137,7 @@ export function PendingCard({
           </Text>
           <Expiry at={row.expires_at} />
         </Group>
-        <Text size="sm">
-          Agent <b>{row.agent_name ?? row.agent_id}</b> · requested by {nameOf(row.requested_by)} ·{' '}
-          {new Date(row.created_at).toLocaleString()}
-          {admin && (
-            <>
-              {' · '}
-              <Anchor component={Link} to={`/admin/runs/${row.run_id}`}>
-                open the run
-              </Anchor>
-            </>
-          )}
-        </Text>
-        {row.approvals_required > 1 && (
-          <Text size="sm" c="orange">
-            {row.approvals_progress}: {row.approvals_required} distinct approvers needed
-          </Text>
-        )}
-        {row.ask_reason && (
-          <Alert color="yellow" title="Why a hook asks">
-            {row.ask_reason}
-          </Alert>
-        )}
-        {row.trigger && (
-          <Text size="sm" data-testid="approval-trigger">
-            Why: the rule <Code>{row.trigger}</Code> holds for these arguments
-          </Text>
-        )}
-        {row.member_message && (
-          <Blockquote p="xs" data-testid="member-message" aria-label="The member's message">
-            <Text size="sm">{row.member_message}</Text>
-          </Blockquote>
-        )}
-        {(row.escalated_at ?? row.reminded_at) && (
-          <Badge color="orange" variant="light" data-testid="nudged">
-            {row.escalated_at ? 'escalated' : 'reminder sent'}
-          </Badge>
-        )}
-        {turn.length > 1 && (
-          <Badge variant="light">
-            call {turn.indexOf(row) + 1} of {turn.length} in one model turn
-          </Badge>
-        )}
+        <RequestFacts row={row} nameOf={nameOf} turn={turn} admin={admin} />
         {question && <Text fw={600}>{asText(row.args.question ?? '')}</Text>}
         <ArgsTable args={row.args} />
         {edited !== null && (
@@ -192,33 +155,15 @@ export function PendingCard({
             />
           </Card>
         )}
-        <Textarea label="Reason (optional)" value={reason} onChange={(e) => setReason(e.currentTarget.value)} autosize minRows={1} />
+        <Textarea
+          label="Reason (optional)"
+          value={reason}
+          onChange={(e) => setReason(e.currentTarget.value)}
+          autosize
+          minRows={1}
+        />
         {!question && row.approvals_required === 1 && (
-          <Switch
-            label="Also approve similar calls in this run"
-            checked={standing !== null}
-            onChange={(e) =>
-              setStanding(e.currentTarget.checked ? { when: amount !== null ? `args.amount <= ${amount}` : 'true', max: 3 } : null)
-            }
-          />
-        )}
-        {standing && (
-          <Group align="flex-end">
-            <TextInput
-              label="Calls of this tool whose args satisfy (CEL)"
-              value={standing.when}
-              onChange={(e) => setStanding({ ...standing, when: e.currentTarget.value })}
-              w={320}
-              ff="monospace"
-            />
-            <TextInput
-              label="At most (calls, this one included)"
-              type="number"
-              value={String(standing.max)}
-              onChange={(e) => setStanding({ ...standing, max: Number(e.currentTarget.value) })}
-              w={200}
-            />
-          </Group>
+          <StandingGrant standing={standing} onChange={setStanding} amount={amount} />
         )}
         <Group>
           <Button color="green" loading={decide.isPending} disabled={blocked} onClick={keys.approve}>

@@ -17,7 +17,8 @@ interface PendingState {
 
 const Ctx = createContext<PendingState>({ forMe: [], live: false, unreachable: false });
 
-const newestFirst = (rows: Map<string, ConfirmationRow>) => [...rows.values()].sort((a, b) => b.created_at.localeCompare(a.created_at));
+const newestFirst = (rows: Map<string, ConfirmationRow>) =>
+  [...rows.values()].sort((a, b) => b.created_at.localeCompare(a.created_at));
 
 /**
  * One stream per tab (`GET /api/confirmations/stream`): a snapshot of "pending for me", then each change as it

@@ -20,5 +20,7 @@ export function inTurnOrder(rows: ConfirmationRow[]): ConfirmationRow[] {
 /** The pending calls of a row's model turn (the row alone when it has none), in turn order. */
 export function turnOf(rows: ConfirmationRow[], row: ConfirmationRow): ConfirmationRow[] {
   if (!row.batch_key) return [row];
-  return rows.filter((r) => r.batch_key === row.batch_key).sort((a, b) => (a.batch_position ?? 0) - (b.batch_position ?? 0));
+  return rows
+    .filter((r) => r.batch_key === row.batch_key)
+    .sort((a, b) => (a.batch_position ?? 0) - (b.batch_position ?? 0));
 }

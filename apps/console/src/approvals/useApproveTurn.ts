@@ -13,9 +13,12 @@ export function useApproveTurn(turn: ConfirmationRow[], onApproved: () => void) 
     mutationFn: async () => {
       await Promise.all(
         turn.map((r) =>
-          data(http.POST('/api/confirmations/{id}/decision', { params: { path: { id: r.id } }, body: { decision: 'approve' } })).catch(
-            (err: unknown) => toastError(`${r.tool} was not approved`, err),
-          ),
+          data(
+            http.POST('/api/confirmations/{id}/decision', {
+              params: { path: { id: r.id } },
+              body: { decision: 'approve' },
+            }),
+          ).catch((err: unknown) => toastError(`${r.tool} was not approved`, err)),
         ),
       );
     },

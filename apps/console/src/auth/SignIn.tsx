@@ -85,8 +85,8 @@ export function SignIn() {
         )}
         {config.data && !config.data.dev_sign_in && !(config.data.oidc_issuer && config.data.oidc_client_id) && (
           <Alert color="orange" title="Sign-in is not configured">
-            The server verifies SSO tokens but has no console client: an operator sets OIDC_CLIENT_ID (a public client with{' '}
-            {window.location.origin}/auth/callback as its redirect URI).
+            The server verifies SSO tokens but has no console client: an operator sets OIDC_CLIENT_ID (a public client
+            with {window.location.origin}/auth/callback as its redirect URI).
           </Alert>
         )}
         {config.data?.dev_sign_in && (

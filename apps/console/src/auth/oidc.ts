@@ -57,10 +57,16 @@ export async function startSignIn(provider: Provider, opts: { silent?: boolean }
   });
 }
 
-export type SignInOutcome = { signedIn: true; tokens: SsoTokens; sso: Sso; returnTo: string } | { signedIn: false; reason: string };
+export type SignInOutcome =
+  { signedIn: true; tokens: SsoTokens; sso: Sso; returnTo: string } | { signedIn: false; reason: string };
 
 /** The answers of a `prompt=none` request when the provider would have to ask the person something. */
-const NEEDS_THE_PERSON = new Set(['login_required', 'interaction_required', 'consent_required', 'account_selection_required']);
+const NEEDS_THE_PERSON = new Set([
+  'login_required',
+  'interaction_required',
+  'consent_required',
+  'account_selection_required',
+]);
 
 /** Finishes the redirect: exchanges the code (with the PKCE verifier) for tokens. */
 export async function finishSignIn(): Promise<SignInOutcome> {
@@ -72,7 +78,8 @@ export async function finishSignIn(): Promise<SignInOutcome> {
     user = await users.signinRedirectCallback();
   } catch (err) {
     forgetSsoTab();
-    if (err instanceof ErrorResponse && err.error && NEEDS_THE_PERSON.has(err.error)) return { signedIn: false, reason: err.error };
+    if (err instanceof ErrorResponse && err.error && NEEDS_THE_PERSON.has(err.error))
+      return { signedIn: false, reason: err.error };
     throw err;
   } finally {
     sessionStorage.removeItem(PENDING);

@@ -28,17 +28,29 @@ export function ChatAccounts() {
     onSuccess: () => setCode(''),
   });
   const verify = useMutation({
-    mutationFn: (linkId: string) => data(http.POST('/api/me/identities/verify', { body: { link_id: linkId, code: code.trim() } })),
+    mutationFn: (linkId: string) =>
+      data(http.POST('/api/me/identities/verify', { body: { link_id: linkId, code: code.trim() } })),
     onSuccess: (r) => {
-      notifications.show({ color: 'green', message: `Linked your ${platform} account ${start.data?.external_id ?? ''}` });
-      queries.setQueryData(['me'], (old: Schemas['MeResponse'] | undefined) => old && { ...old, identities: r.identities });
+      notifications.show({
+        color: 'green',
+        message: `Linked your ${platform} account ${start.data?.external_id ?? ''}`,
+      });
+      queries.setQueryData(
+        ['me'],
+        (old: Schemas['MeResponse'] | undefined) => old && { ...old, identities: r.identities },
+      );
       start.reset();
       setAccount('');
     },
   });
   const unlink = useMutation({
     mutationFn: (field: string) =>
-      data(http.PUT('/api/users/{sub}/identities', { params: { path: { sub: me.data?.sub ?? '' } }, body: { [field]: null } })),
+      data(
+        http.PUT('/api/users/{sub}/identities', {
+          params: { path: { sub: me.data?.sub ?? '' } },
+          body: { [field]: null },
+        }),
+      ),
     onSuccess: () => queries.invalidateQueries({ queryKey: ['me'] }),
   });
   const sent = start.data;
@@ -94,7 +106,13 @@ export function ChatAccounts() {
               allowDeselect={false}
               w={140}
             />
-            <TextInput label="Account id" description={hint} value={account} onChange={(e) => setAccount(e.currentTarget.value)} w={300} />
+            <TextInput
+              label="Account id"
+              description={hint}
+              value={account}
+              onChange={(e) => setAccount(e.currentTarget.value)}
+              w={300}
+            />
             <Button type="submit" disabled={!account.trim()} loading={start.isPending}>
               Send code
             </Button>

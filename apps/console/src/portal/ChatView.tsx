@@ -11,7 +11,15 @@ import { foldRun } from './run-model';
 import { HookLine, ToolCallCard } from './ToolCallCard';
 import { useConversation, type Turn } from './useConversation';
 
-function TurnView({ turn, onCancel, traceLinks }: { turn: Turn; onCancel: (runId: string) => void; traceLinks: boolean }) {
+function TurnView({
+  turn,
+  onCancel,
+  traceLinks,
+}: {
+  turn: Turn;
+  onCancel: (runId: string) => void;
+  traceLinks: boolean;
+}) {
   const run = foldRun(turn.events);
   const live = !run.status && !turn.failed;
   const { runId } = run;
@@ -78,7 +86,10 @@ export function ChatView() {
     queryKey: ['agent', agentId],
     queryFn: () => data(http.GET('/api/agents/{id}', { params: { path: { id: agentId } } })),
   });
-  const onStarted = useCallback((id: string) => void navigate(`/portal/chat/${agentId}/${id}`, { replace: true }), [agentId, navigate]);
+  const onStarted = useCallback(
+    (id: string) => void navigate(`/portal/chat/${agentId}/${id}`, { replace: true }),
+    [agentId, navigate],
+  );
   const { conv, loadError, send, cancel } = useConversation(agentId, conversationId, onStarted);
   const [draft, setDraft] = useState('');
   const lastTurn = conv.turns.at(-1);

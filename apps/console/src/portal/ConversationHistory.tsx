@@ -8,7 +8,15 @@ const STATUS_COLOR: Record<string, string> = { completed: 'green', 'in progress'
 const label = (status: string) => (status === 'running' || status === 'waiting' ? 'in progress' : status);
 
 /** The member's past conversations with this agent (from the server: any session, any device), newest first. */
-export function ConversationHistory({ agentId, activeId, refreshKey }: { agentId: string; activeId?: string; refreshKey: string }) {
+export function ConversationHistory({
+  agentId,
+  activeId,
+  refreshKey,
+}: {
+  agentId: string;
+  activeId?: string;
+  refreshKey: string;
+}) {
   const list = useQuery({
     queryKey: ['conversations', agentId, refreshKey],
     queryFn: () => data(http.GET('/api/conversations', { params: { query: { agent_id: agentId } } })),

@@ -42,7 +42,10 @@ function Waiting({ pending }: { pending: NonNullable<ToolCallView['pending']> })
   });
   const left = useCountdown(pending.expiresAt);
   const awaited = row.data ? approvalAwaited(row.data) : 'approval by an approver';
-  const where = pending.channel?.type && pending.channel.type !== 'inbox' ? ` in ${pending.channel.name ?? pending.channel.type}` : '';
+  const where =
+    pending.channel?.type && pending.channel.type !== 'inbox'
+      ? ` in ${pending.channel.name ?? pending.channel.type}`
+      : '';
   return (
     <Text size="sm" c="orange" role="status">
       Waiting for {awaited}
@@ -52,7 +55,8 @@ function Waiting({ pending }: { pending: NonNullable<ToolCallView['pending']> })
 }
 
 function status(call: ToolCallView): [string, string] {
-  if (call.observation?.blocked) return [`blocked${call.observation.blockedBy ? ` by ${call.observation.blockedBy}` : ''}`, 'red'];
+  if (call.observation?.blocked)
+    return [`blocked${call.observation.blockedBy ? ` by ${call.observation.blockedBy}` : ''}`, 'red'];
   if (call.observation) return ['done', 'green'];
   if (call.resolved) return [call.resolved.status, call.resolved.status === 'approved' ? 'green' : 'red'];
   if (call.endedWith) return [call.endedWith, 'gray'];
@@ -105,7 +109,12 @@ export function ToolCallCard({ call }: { call: ToolCallView }) {
             <Text size="xs" c="dimmed">
               Observation
             </Text>
-            <Text size="sm" ff="monospace" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }} data-testid="observation">
+            <Text
+              size="sm"
+              ff="monospace"
+              style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
+              data-testid="observation"
+            >
               {call.observation.content}
             </Text>
           </Stack>

@@ -109,7 +109,8 @@ export function foldRun(events: RunStreamEvent[]): RunView {
         break;
     }
   }
-  if (view.status) for (const c of view.calls) if (c.pending && !c.resolved && !c.observation) c.endedWith = view.status;
+  if (view.status)
+    for (const c of view.calls) if (c.pending && !c.resolved && !c.observation) c.endedWith = view.status;
   return view;
 }
 

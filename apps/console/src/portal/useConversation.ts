@@ -80,11 +80,17 @@ export function useConversation(agentId: string, conversationId: string | undefi
     data(http.GET('/api/conversations/{id}', { params: { path: { id: conversationId } } })).then(
       (c) => {
         if (cancelled) return;
-        const turns: Turn[] = c.runs.map((r) => ({ message: r.message, runId: r.id, events: r.events as RunStreamEvent[] }));
+        const turns: Turn[] = c.runs.map((r) => ({
+          message: r.message,
+          runId: r.id,
+          events: r.events as RunStreamEvent[],
+        }));
         setConv({ conversationId: c.id, turns, readOnly: !c.can_continue });
         const last = turns.at(-1);
         if (last?.runId && !isFinished(last.events)) {
-          void stream((signal) => openStream('GET', `/runs/${last.runId}/events`, { lastEventId: lastEventId(last.events), signal }));
+          void stream((signal) =>
+            openStream('GET', `/runs/${last.runId}/events`, { lastEventId: lastEventId(last.events), signal }),
+          );
         }
       },
       (err: unknown) => !cancelled && setLoadError((err as Error).message),

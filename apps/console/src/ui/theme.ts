@@ -1,4 +1,11 @@
-import { createTheme, DEFAULT_THEME, Loader, Notification, type CSSVariablesResolver, type MantineColorsTuple } from '@mantine/core';
+import {
+  createTheme,
+  DEFAULT_THEME,
+  Loader,
+  Notification,
+  type CSSVariablesResolver,
+  type MantineColorsTuple,
+} from '@mantine/core';
 
 /**
  * Mantine's default palette with the two darkest shades of its light colours darkened until white text on them, and
@@ -23,7 +30,10 @@ const colors = Object.fromEntries(
 /** Dimmed text in gray 7 (8.2:1 on white) instead of gray 6 (3.3:1); error text in red 8 (4.5:1). */
 export const cssVariablesResolver: CSSVariablesResolver = () => ({
   variables: {},
-  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)', '--mantine-color-error': 'var(--mantine-color-red-8)' },
+  light: {
+    '--mantine-color-dimmed': 'var(--mantine-color-gray-7)',
+    '--mantine-color-error': 'var(--mantine-color-red-8)',
+  },
   dark: {},
 });
 

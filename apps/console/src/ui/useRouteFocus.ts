@@ -6,7 +6,11 @@ import { useEffect, useRef, type RefObject } from 'react';
  * or disabled, or no focus at all: it moves.
  */
 const keeps = (el: Element | null) =>
-  el instanceof HTMLElement && el !== document.body && el.isConnected && !el.matches(':disabled') && !el.closest('a[href]');
+  el instanceof HTMLElement &&
+  el !== document.body &&
+  el.isConnected &&
+  !el.matches(':disabled') &&
+  !el.closest('a[href]');
 
 /**
  * After a navigation inside the console the next Tab starts at the top of the page (the skip link), as after a page

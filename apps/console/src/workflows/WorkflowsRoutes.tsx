@@ -26,7 +26,9 @@ function WorkflowsList() {
         )}
       </Group>
       <ErrorAlert error={list.error} what="Workflows could not be loaded" />
-      {list.data?.length === 0 && <Text c="gray.7">No workflows yet{canBuild ? ': create one.' : '. A designer draws them.'}</Text>}
+      {list.data?.length === 0 && (
+        <Text c="gray.7">No workflows yet{canBuild ? ': create one.' : '. A designer draws them.'}</Text>
+      )}
       <Table aria-label="Workflows">
         <Table.Tbody>
           {list.data?.map((w) => (

@@ -4,7 +4,16 @@
  * (`hooks` checks its own keys in the hook resolver; `confirmation.tiers` entries in the approver policy parser.)
  */
 const KNOWN: Record<string, readonly string[]> = {
-  '': ['model', 'tools', 'delegates', 'max_iterations', 'require_confirmation_for_all', 'confirmation', 'hooks', 'script'],
+  '': [
+    'model',
+    'tools',
+    'delegates',
+    'max_iterations',
+    'require_confirmation_for_all',
+    'confirmation',
+    'hooks',
+    'script',
+  ],
   model: ['provider', 'base_url', 'model', 'api_key_env', 'api_key_credential_id', 'temperature', 'stream', 'script'],
   confirmation: [
     'channel_id',

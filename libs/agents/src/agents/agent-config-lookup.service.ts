@@ -15,7 +15,10 @@ export class AgentHookLookup extends AgentConfigLookup {
     super();
   }
 
-  async findHookSetup(orgId: string, agentId: string): Promise<{ hooksConfig: unknown; agent: AgentHookSettings } | null> {
+  async findHookSetup(
+    orgId: string,
+    agentId: string,
+  ): Promise<{ hooksConfig: unknown; agent: AgentHookSettings } | null> {
     try {
       const { agent, config } = await this.agents.findWithConfig(orgId, agentId);
       return { hooksConfig: config.hooks, agent: hookSettingsOf(agent, config) };

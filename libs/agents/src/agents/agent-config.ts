@@ -5,7 +5,8 @@ export interface ScriptedToolCall {
   args: Record<string, unknown>;
 }
 /** One turn of a scripted model: tool calls, or a final answer. */
-export type ScriptTurn = { tool_calls: ScriptedToolCall[]; content?: string } | { content: string; tool_calls?: undefined };
+export type ScriptTurn =
+  { tool_calls: ScriptedToolCall[]; content?: string } | { content: string; tool_calls?: undefined };
 
 export interface ModelSettings {
   provider: 'openai' | 'scripted';
@@ -42,11 +43,13 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
   const model = isObject(json.model) ? json.model : {};
   if (!isObject(json.model)) problems.push('model_config_json.model must be an object with a provider');
   const provider = model.provider;
-  if (provider !== 'openai' && provider !== 'scripted') problems.push(`model_config_json.model.provider must be "openai" or "scripted"`);
+  if (provider !== 'openai' && provider !== 'scripted')
+    problems.push(`model_config_json.model.provider must be "openai" or "scripted"`);
   const rawScript = model.script ?? json.script;
   const script: ScriptTurn[] = [];
   if (provider === 'openai') {
-    if (typeof model.model !== 'string' || model.model === '') problems.push('model_config_json.model.model must name the model');
+    if (typeof model.model !== 'string' || model.model === '')
+      problems.push('model_config_json.model.model must name the model');
     if (model.base_url !== undefined && (typeof model.base_url !== 'string' || !URL.canParse(model.base_url)))
       problems.push('model_config_json.model.base_url must be an absolute URL');
     if (model.api_key_env !== undefined && typeof model.api_key_env !== 'string')
@@ -59,7 +62,8 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
       problems.push('model_config_json.model.temperature must be a number');
   }
   if (provider === 'scripted') {
-    if (!Array.isArray(rawScript) || rawScript.length === 0) problems.push('a scripted model needs a non-empty "script" list of turns');
+    if (!Array.isArray(rawScript) || rawScript.length === 0)
+      problems.push('a scripted model needs a non-empty "script" list of turns');
     else
       rawScript.forEach((turn, i) => {
         const at = `script[${i}]`;
@@ -71,7 +75,8 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
           const calls: ScriptedToolCall[] = [];
           turn.tool_calls.forEach((c, j) => {
             if (!isObject(c) || typeof c.name !== 'string') problems.push(`${at}.tool_calls[${j}] needs a "name"`);
-            else if (c.args !== undefined && !isObject(c.args)) problems.push(`${at}.tool_calls[${j}].args must be an object`);
+            else if (c.args !== undefined && !isObject(c.args))
+              problems.push(`${at}.tool_calls[${j}].args must be an object`);
             else calls.push({ name: c.name, args: isObject(c.args) ? c.args : {} });
           });
           script.push({ tool_calls: calls, content: typeof turn.content === 'string' ? turn.content : undefined });
@@ -90,14 +95,20 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
     return v as string[];
   };
   const maxIterations = json.max_iterations ?? DEFAULT_MAX_ITERATIONS;
-  if (typeof maxIterations !== 'number' || !Number.isInteger(maxIterations) || maxIterations < 1 || maxIterations > 100) {
+  if (
+    typeof maxIterations !== 'number' ||
+    !Number.isInteger(maxIterations) ||
+    maxIterations < 1 ||
+    maxIterations > 100
+  ) {
     problems.push('model_config_json.max_iterations must be an integer between 1 and 100');
   }
   if (json.require_confirmation_for_all !== undefined && typeof json.require_confirmation_for_all !== 'boolean') {
     problems.push('model_config_json.require_confirmation_for_all must be true or false');
   }
   const c = isObject(json.confirmation) ? json.confirmation : {};
-  if (json.confirmation !== undefined && !isObject(json.confirmation)) problems.push('model_config_json.confirmation must be an object');
+  if (json.confirmation !== undefined && !isObject(json.confirmation))
+    problems.push('model_config_json.confirmation must be an object');
   if (c.approver_scope !== undefined && !APPROVER_SCOPES.includes(c.approver_scope as ApproverScope)) {
     problems.push(`model_config_json.confirmation.approver_scope must be one of ${APPROVER_SCOPES.join(', ')}`);
   }
@@ -105,13 +116,19 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
     problems.push('model_config_json.confirmation.timeout_s must be a positive number');
   if (c.forbid_self_approval !== undefined && typeof c.forbid_self_approval !== 'boolean')
     problems.push('model_config_json.confirmation.forbid_self_approval must be true or false');
-  if (c.forbid_self_approval === true && c.approvers === undefined && (c.approver_scope ?? 'initiator') === 'initiator') {
+  if (
+    c.forbid_self_approval === true &&
+    c.approvers === undefined &&
+    (c.approver_scope ?? 'initiator') === 'initiator'
+  ) {
     // The initiator is the only approver in that scope, and may not approve their own request: nobody could.
     problems.push(
       'model_config_json.confirmation.forbid_self_approval cannot be combined with approver_scope "initiator": nobody could approve',
     );
   }
-  const approverScope = APPROVER_SCOPES.includes(c.approver_scope as ApproverScope) ? (c.approver_scope as ApproverScope) : 'initiator';
+  const approverScope = APPROVER_SCOPES.includes(c.approver_scope as ApproverScope)
+    ? (c.approver_scope as ApproverScope)
+    : 'initiator';
   const { policy, problems: policyProblems } = parseApproverPolicy(c, {
     at: 'model_config_json.confirmation',
     legacyScope: approverScope,
@@ -182,9 +199,15 @@ const OVERRIDABLE: Array<[keyof AgentHookSettings['confirmation'], string]> = [
  * A workflow AGENT node's `confirmation` laid over the agent's own: the keys the node gives win, the rest stay the
  * agent's. The node was validated when the workflow was saved.
  */
-export function withConfirmationOverride(settings: AgentHookSettings, raw: Record<string, unknown> | undefined): AgentHookSettings {
+export function withConfirmationOverride(
+  settings: AgentHookSettings,
+  raw: Record<string, unknown> | undefined,
+): AgentHookSettings {
   if (!raw) return settings;
-  const parsed = parseAgentConfig({ model: { provider: 'scripted', script: [{ content: '' }] }, confirmation: raw }).config.confirmation;
-  const picked = Object.fromEntries(OVERRIDABLE.filter(([, key]) => raw[key] !== undefined).map(([field]) => [field, parsed[field]]));
+  const parsed = parseAgentConfig({ model: { provider: 'scripted', script: [{ content: '' }] }, confirmation: raw })
+    .config.confirmation;
+  const picked = Object.fromEntries(
+    OVERRIDABLE.filter(([, key]) => raw[key] !== undefined).map(([field]) => [field, parsed[field]]),
+  );
   return { ...settings, confirmation: { ...settings.confirmation, ...picked } };
 }

@@ -9,8 +9,13 @@ export function policyOf(modelConfig: Record<string, unknown>): Record<string, u
 }
 
 /** The config with its policy replaced by `policy` (keys the policy lacks are removed; the rest is kept). */
-export function withPolicy(modelConfig: Record<string, unknown>, policy: Record<string, unknown>): Record<string, unknown> {
-  const rest = Object.fromEntries(Object.entries(modelConfig).filter(([k]) => !(POLICY_KEYS as readonly string[]).includes(k)));
+export function withPolicy(
+  modelConfig: Record<string, unknown>,
+  policy: Record<string, unknown>,
+): Record<string, unknown> {
+  const rest = Object.fromEntries(
+    Object.entries(modelConfig).filter(([k]) => !(POLICY_KEYS as readonly string[]).includes(k)),
+  );
   return { ...rest, ...policyOf(policy) };
 }
 

@@ -36,7 +36,12 @@ export class AgentVersionsController {
 
   @Get('versions/diff')
   @ApiOkResponse({ type: PolicyDiffResponse })
-  async diff(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query('from') from?: string, @Query('to') to?: string) {
+  async diff(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Query('from') from?: string,
+    @Query('to') to?: string,
+  ) {
     const [a, b] = [versionParam(from, 'from'), versionParam(to, 'to')];
     await this.agents.find(p.orgId, id);
     return this.versions.diff(agentPolicy(p.orgId, id), a, b);
@@ -56,6 +61,9 @@ export class AgentVersionsController {
   @HttpCode(200)
   @ApiOkResponse({ type: AgentResponse })
   rollback(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: PolicyRollbackDto) {
-    return this.agents.rollbackPolicy(p.orgId, id, body.version, p.userId, { comment: body.comment, force: body.force });
+    return this.agents.rollbackPolicy(p.orgId, id, body.version, p.userId, {
+      comment: body.comment,
+      force: body.force,
+    });
   }
 }

@@ -1,13 +1,10 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { AppConfig, AuditTrail, BadInputError, EgressPolicy, findCycle, isUuid, NotFoundError } from '@warden/common';
+import { AuditTrail, BadInputError, isUuid, NotFoundError } from '@warden/common';
 import { ConfigCache } from '@warden/database';
-import { HookResolver, PolicyTestGate, PolicyVersions, type VersionOrigin } from '@warden/hooks';
-import { In, Repository } from 'typeorm';
-import { LlmCredentialsService } from '../llm-credentials/llm-credentials.service.js';
-import { operatorKeyOriginProblem } from '../llm/llm-key-origin.js';
-import { ToolRegistry } from '../tools/tool-registry.js';
-import { unknownConfigKeys } from './agent-config-keys.js';
+import { PolicyTestGate, PolicyVersions, type VersionOrigin } from '@warden/hooks';
+import { Repository } from 'typeorm';
+import { AgentConfigCheck } from './agent-config-check.js';
 import { parseAgentConfig, type AgentConfig } from './agent-config.js';
 import { agentPolicy, policyOf, withPolicy } from './agent-policy.js';
 import { Agent } from './agent.entity.js';
@@ -28,11 +25,7 @@ export interface AgentView {
 export class AgentsService {
   constructor(
     @InjectRepository(Agent) private readonly agents: Repository<Agent>,
-    private readonly tools: ToolRegistry,
-    private readonly hooks: HookResolver,
-    private readonly config: AppConfig,
-    private readonly credentials: LlmCredentialsService,
-    private readonly egress: EgressPolicy,
+    private readonly check: AgentConfigCheck,
     private readonly audit: AuditTrail,
     private readonly cache: ConfigCache,
     private readonly versions: PolicyVersions,
@@ -57,7 +50,10 @@ export class AgentsService {
    * The agent, its typed config (a stored config that no longer parses still yields defaults) and the number of its
    * policy version, read in one snapshot so a run records the version of the policy it got.
    */
-  async findWithConfig(orgId: string, id: string): Promise<{ agent: Agent; config: AgentConfig; policyVersion: number | null }> {
+  async findWithConfig(
+    orgId: string,
+    id: string,
+  ): Promise<{ agent: Agent; config: AgentConfig; policyVersion: number | null }> {
     // What runs read (cached until a change): the agent and its parsed config are shared, never modified.
     return this.cache.get(orgId, `agent:${id}`, () =>
       this.agents.manager.transaction('REPEATABLE READ', async (m) => {
@@ -126,7 +122,8 @@ export class AgentsService {
   ): Promise<AgentView> {
     const existing = await this.find(orgId, id);
     const target = await this.versions.get(agentPolicy(orgId, id), version).catch((err: unknown) => {
-      if (err instanceof NotFoundError) throw new BadInputError(`version ${version} is not a policy version of agent ${id}`);
+      if (err instanceof NotFoundError)
+        throw new BadInputError(`version ${version} is not a policy version of agent ${id}`);
       throw err;
     });
     const dto: AgentDto = {
@@ -135,7 +132,12 @@ export class AgentsService {
       model_config_json: withPolicy(existing.modelConfigJson, target.config),
     };
     await this.validate(orgId, dto, id);
-    return this.save(existing, dto, { createdBy: actor, comment: opts.comment, rolledBackTo: version }, opts.force === true);
+    return this.save(
+      existing,
+      dto,
+      { createdBy: actor, comment: opts.comment, rolledBackTo: version },
+      opts.force === true,
+    );
   }
 
   /**
@@ -152,12 +154,30 @@ export class AgentsService {
       await this.versions.lock(agentPolicy(orgId, id), m);
       // `existing` is this request's own copy (just loaded); `before` was taken from it above.
       const row = await m.save(
-        Object.assign(existing, { name: dto.name, instructions: dto.instructions ?? '', modelConfigJson: dto.model_config_json }),
+        Object.assign(existing, {
+          name: dto.name,
+          instructions: dto.instructions ?? '',
+          modelConfigJson: dto.model_config_json,
+        }),
       );
-      const policyVersion = await this.versions.record(agentPolicy(orgId, id), policyOf(row.modelConfigJson), origin, m);
+      const policyVersion = await this.versions.record(
+        agentPolicy(orgId, id),
+        policyOf(row.modelConfigJson),
+        origin,
+        m,
+      );
       const change = origin.rolledBackTo === undefined ? 'updated' : 'rolled_back';
       await this.audit.configChange(
-        { orgId, actor: origin.createdBy, entityType: 'agent', entityId: id, change, before, after: audited(row), policyVersion },
+        {
+          orgId,
+          actor: origin.createdBy,
+          entityType: 'agent',
+          entityId: id,
+          change,
+          before,
+          after: audited(row),
+          policyVersion,
+        },
         m,
       );
       return row;
@@ -178,14 +198,6 @@ export class AgentsService {
     this.cache.invalidate(orgId);
   }
 
-  /** A cycle in the delegates graph reachable from `selfId` (with the proposed delegates), or null. */
-  private async delegationCycle(orgId: string, selfId: string, delegates: string[]): Promise<string[] | null> {
-    const all = await this.agents.findBy({ orgId });
-    const edges = new Map(all.map((a) => [a.id, parseAgentConfig(a.modelConfigJson).config.delegates]));
-    edges.set(selfId, delegates);
-    return findCycle(edges, [selfId]);
-  }
-
   /** Every problem at once, each named; nothing is saved when there is one. */
   private async validate(orgId: string, dto: AgentDto, selfId?: string): Promise<void> {
     const problems = await this.problemsOf(orgId, dto.model_config_json, selfId);
@@ -193,50 +205,19 @@ export class AgentsService {
   }
 
   /** What a save of this config would refuse (POST /api/agents/validate asks as the admin types), each by path. */
-  async problemsOf(orgId: string, json: Record<string, unknown>, selfId?: string): Promise<string[]> {
-    const { config, problems } = parseAgentConfig(json);
-    problems.unshift(...unknownConfigKeys(json));
-    const keyEnv = config.model.apiKeyEnv;
-    if (keyEnv !== undefined && !this.config.llmKeyEnvAllowed(keyEnv)) {
-      problems.push(
-        `model_config_json.model.api_key_env "${keyEnv}" is not an allowed key variable: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`,
-      );
-    } else if (keyEnv !== undefined) {
-      const originProblem = operatorKeyOriginProblem(this.config, keyEnv, config.model.baseUrl);
-      if (originProblem) problems.push(`model_config_json.model.api_key_env ${originProblem}`);
-    }
-    if (config.model.provider === 'openai' && config.model.baseUrl) {
-      const egress = await this.egress.savedUrlProblem('model_config_json.model.base_url', config.model.baseUrl);
-      if (egress) problems.push(egress);
-    }
-    const credentialId = config.model.apiKeyCredentialId;
-    const credentialProblem = credentialId !== undefined && (await this.credentials.useProblem(orgId, credentialId, config.model.baseUrl));
-    if (credentialProblem) problems.push(`model_config_json.model.api_key_credential_id "${credentialId}" ${credentialProblem}`);
-    for (const pattern of await this.tools.unknownPatterns(orgId, config.tools)) {
-      problems.push(`unknown tool "${pattern}": no connector action or built-in tool matches it`);
-    }
-    const delegateIds = config.delegates.filter(isUuid);
-    const found = new Set(delegateIds.length ? (await this.agents.findBy({ orgId, id: In(delegateIds) })).map((a) => a.id) : []);
-    for (const d of config.delegates) {
-      if (d === selfId) problems.push(`delegate "${d}" is this agent itself`);
-      else if (!found.has(d)) problems.push(`unknown delegate "${d}": no agent with this id in the org`);
-    }
-    if (selfId && config.delegates.some((d) => found.has(d))) {
-      const cycle = await this.delegationCycle(
-        orgId,
-        selfId,
-        config.delegates.filter((d) => found.has(d)),
-      );
-      if (cycle) problems.push(`delegates form a cycle: ${cycle.join(' -> ')}`);
-    }
-    if (config.hooks !== undefined) problems.push(...(await this.hooks.validate(config.hooks)));
-    return problems;
+  problemsOf(orgId: string, json: Record<string, unknown>, selfId?: string): Promise<string[]> {
+    return this.check.problemsOf(orgId, json, selfId);
   }
 }
 
 /** What an agent's configuration audit records (its model_config_json holds hooks and the approver policy). */
 function audited(a: Agent): Record<string, unknown> {
-  return { name: a.name, instructions: a.instructions, model_config_json: a.modelConfigJson, owner_user_id: a.ownerUserId };
+  return {
+    name: a.name,
+    instructions: a.instructions,
+    model_config_json: a.modelConfigJson,
+    owner_user_id: a.ownerUserId,
+  };
 }
 
 function view(a: Agent): AgentView {

@@ -24,7 +24,11 @@ export interface ConnectorResponse {
 }
 
 /** Builds the HTTP request of a connector action from the call's args. Throws a plain Error naming a missing path arg. */
-export function buildConnectorRequest(connector: Connector, action: ConnectorAction, args: Record<string, unknown>): ConnectorRequest {
+export function buildConnectorRequest(
+  connector: Connector,
+  action: ConnectorAction,
+  args: Record<string, unknown>,
+): ConnectorRequest {
   const inPath = new Set<string>();
   const missing: string[] = [];
   const dotted: string[] = [];
@@ -40,8 +44,10 @@ export function buildConnectorRequest(connector: Connector, action: ConnectorAct
     if (text === '.' || text === '..') dotted.push(name);
     return encodeURIComponent(text);
   });
-  if (missing.length > 0) throw new Error(`missing path argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`);
-  if (dotted.length > 0) throw new Error(`path argument${dotted.length > 1 ? 's' : ''} ${dotted.join(', ')} may not be "." or ".."`);
+  if (missing.length > 0)
+    throw new Error(`missing path argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`);
+  if (dotted.length > 0)
+    throw new Error(`path argument${dotted.length > 1 ? 's' : ''} ${dotted.join(', ')} may not be "." or ".."`);
   const url = new URL(connector.baseUrl + path);
   const rest = Object.fromEntries(Object.entries(args).filter(([k]) => !inPath.has(k)));
   if (action.method === 'GET' || action.method === 'DELETE') {
@@ -111,7 +117,8 @@ export class ConnectorExecutor {
         durationMs: Date.now() - started,
       };
     } catch (err) {
-      if (timeout.aborted) return failed(`${action.method} ${action.path} timed out after ${this.config.connectorTimeoutMs} ms`);
+      if (timeout.aborted)
+        return failed(`${action.method} ${action.path} timed out after ${this.config.connectorTimeoutMs} ms`);
       // The run stopped (shutdown, lease lost, cancel) with the request possibly out: not an outcome of the call.
       // The caller leaves it in flight, and the run's next driver settles it (interrupted, never retried).
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('the run was stopped');

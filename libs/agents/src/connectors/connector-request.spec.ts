@@ -16,7 +16,9 @@ describe('connector requests', () => {
     expect(buildConnectorRequest(connector, action('GET', '/purchases'), { status: 'open', tags: ['a'] }).url).toBe(
       'http://oa.internal/api/purchases?status=open&tags=%5B%22a%22%5D',
     );
-    expect(() => buildConnectorRequest(connector, action('GET', '/purchases/{id}'), {})).toThrow('missing path argument: id');
+    expect(() => buildConnectorRequest(connector, action('GET', '/purchases/{id}'), {})).toThrow(
+      'missing path argument: id',
+    );
   });
 
   it('names tools and matches globs', () => {

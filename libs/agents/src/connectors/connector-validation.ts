@@ -19,7 +19,8 @@ export function validateConnector(dto: ConnectorDto): Array<Omit<ConnectorAction
   } catch {
     /* reported below */
   }
-  if (!url || !['http:', 'https:'].includes(url.protocol)) problems.push(`base_url "${dto.base_url}" must be an absolute http(s) URL`);
+  if (!url || !['http:', 'https:'].includes(url.protocol))
+    problems.push(`base_url "${dto.base_url}" must be an absolute http(s) URL`);
   for (const [key, value] of Object.entries(dto.headers ?? {})) {
     if (!HEADER_NAME.test(key)) problems.push(`headers: "${key}" is not a valid header name`);
     if (typeof value !== 'string') problems.push(`headers: the value of "${key}" must be a string`);
@@ -28,26 +29,34 @@ export function validateConnector(dto: ConnectorDto): Array<Omit<ConnectorAction
   const seen = new Set<string>();
   const actions = dto.actions.map((a: ConnectorActionDto, position) => {
     const where = `action "${a.name}"`;
-    if (!NAME.test(a.name)) problems.push(`${where}: name must start with a letter and contain only letters, digits, "_" or "-" (max 64)`);
+    if (!NAME.test(a.name))
+      problems.push(`${where}: name must start with a letter and contain only letters, digits, "_" or "-" (max 64)`);
     const tool = toolNameOf(dto.name, a.name);
     if (seen.has(tool)) problems.push(`${where}: duplicate action (tool ${tool})`);
     seen.add(tool);
     const method = a.method.toUpperCase() as HttpMethod;
-    if (!HTTP_METHODS.includes(method)) problems.push(`${where}: method "${a.method}" must be one of ${HTTP_METHODS.join(', ')}`);
+    if (!HTTP_METHODS.includes(method))
+      problems.push(`${where}: method "${a.method}" must be one of ${HTTP_METHODS.join(', ')}`);
     const parameters = a.parameters ?? { type: 'object', properties: {} };
     problems.push(...schemaProblems(where, parameters));
-    if (!a.path.startsWith('/') || /\s/.test(a.path)) problems.push(`${where}: path "${a.path}" must start with "/" and contain no spaces`);
+    if (!a.path.startsWith('/') || /\s/.test(a.path))
+      problems.push(`${where}: path "${a.path}" must start with "/" and contain no spaces`);
     const declared = (parameters.properties ?? {}) as Record<string, unknown>;
     for (const [, param] of a.path.matchAll(PATH_PARAM)) {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(param)) problems.push(`${where}: path parameter "{${param}}" is not a valid name`);
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(param))
+        problems.push(`${where}: path parameter "{${param}}" is not a valid name`);
       else if (a.parameters && !(param in declared))
         problems.push(`${where}: path parameter "${param}" is not declared in parameters.properties`);
     }
     if (a.requires_confirmation_when !== undefined) {
       const problem =
-        a.requires_confirmation_when.trim() === '' ? 'must not be empty' : checkConfirmationCondition(a.requires_confirmation_when);
+        a.requires_confirmation_when.trim() === ''
+          ? 'must not be empty'
+          : checkConfirmationCondition(a.requires_confirmation_when);
       if (problem)
-        problems.push(`${where}: requires_confirmation_when "${a.requires_confirmation_when}" is not a valid CEL condition: ${problem}`);
+        problems.push(
+          `${where}: requires_confirmation_when "${a.requires_confirmation_when}" is not a valid CEL condition: ${problem}`,
+        );
     }
     return {
       position,
@@ -85,7 +94,8 @@ function schemaProblems(where: string, schema: Record<string, unknown>): string[
     else
       for (const r of required as string[]) {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- `in` needs an object type (TS2638)
-        if (props && !(r in (props as object))) problems.push(`${where}: parameters.required names "${r}", which is not in properties`);
+        if (props && !(r in (props as object)))
+          problems.push(`${where}: parameters.required names "${r}", which is not in properties`);
       }
   }
   return problems;

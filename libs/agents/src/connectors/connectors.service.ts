@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { AuditTrail, BadInputError, changedSecrets, EgressPolicy, isUuid, NotFoundError, secretsFollowProblem } from '@warden/common';
+import {
+  AuditTrail,
+  BadInputError,
+  changedSecrets,
+  EgressPolicy,
+  isUuid,
+  NotFoundError,
+  secretsFollowProblem,
+} from '@warden/common';
 import { ConfigCache, TransactionRunner } from '@warden/database';
 import { Repository, type EntityManager } from 'typeorm';
 import { validateConnector } from './connector-validation.js';
@@ -126,7 +134,15 @@ export class ConnectorsService {
     await this.tx.run(async ({ manager }) => {
       await manager.delete(Connector, { id, orgId });
       await this.audit.configChange(
-        { orgId, actor, entityType: 'connector', entityId: id, change: 'deleted', before: auditedConnector(before), after: null },
+        {
+          orgId,
+          actor,
+          entityType: 'connector',
+          entityId: id,
+          change: 'deleted',
+          before: auditedConnector(before),
+          after: null,
+        },
         manager,
       );
     });
@@ -183,7 +199,12 @@ export class ConnectorsService {
   }
 
   /** A save under `name`: two admins racing for one tool namespace get the same 409 as `assertFree` gives. */
-  private async inTransaction<T>(orgId: string, name: string, id: string | undefined, work: (m: EntityManager) => Promise<T>): Promise<T> {
+  private async inTransaction<T>(
+    orgId: string,
+    name: string,
+    id: string | undefined,
+    work: (m: EntityManager) => Promise<T>,
+  ): Promise<T> {
     try {
       return await this.tx.run(({ manager }) => work(manager));
     } catch (err) {

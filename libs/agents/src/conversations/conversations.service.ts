@@ -16,7 +16,10 @@ export class ConversationsService {
     private readonly events: RunEventsService,
   ) {}
 
-  async list(p: Principal, q: { agentId?: string; scope?: 'mine' | 'org'; limit?: number }): Promise<ConversationSummaryResponse[]> {
+  async list(
+    p: Principal,
+    q: { agentId?: string; scope?: 'mine' | 'org'; limit?: number },
+  ): Promise<ConversationSummaryResponse[]> {
     if (q.scope === 'org' && !isAdmin(p))
       throw new ForbiddenError("only admins of the organisation may list everyone's conversations (scope=org)");
     return this.store.list({

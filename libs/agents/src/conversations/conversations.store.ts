@@ -33,7 +33,12 @@ export class ConversationsStore {
   constructor(private readonly dataSource: DataSource) {}
 
   /** Newest activity first; conversations without a run (refused before starting) are left out. */
-  list(f: { orgId: string; userId: string | null; agentId: string | null; limit: number }): Promise<ConversationSummaryRow[]> {
+  list(f: {
+    orgId: string;
+    userId: string | null;
+    agentId: string | null;
+    limit: number;
+  }): Promise<ConversationSummaryRow[]> {
     return this.dataSource.query(
       `SELECT b.*, first.message AS title, stats.run_count, last.status AS last_status, last.created_at AS last_activity_at
          FROM (${BASE} WHERE c.org_id = $1 AND ($2::uuid IS NULL OR c.user_id = $2) AND ($3::uuid IS NULL OR c.agent_id = $3)) b
@@ -46,7 +51,10 @@ export class ConversationsStore {
   }
 
   async find(orgId: string, id: string): Promise<ConversationRow | null> {
-    const [row] = await this.dataSource.query<[ConversationRow?]>(`${BASE} WHERE c.org_id = $1 AND c.id = $2`, [orgId, id]);
+    const [row] = await this.dataSource.query<[ConversationRow?]>(`${BASE} WHERE c.org_id = $1 AND c.id = $2`, [
+      orgId,
+      id,
+    ]);
     return row ?? null;
   }
 

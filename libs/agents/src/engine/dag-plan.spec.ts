@@ -17,7 +17,11 @@ describe('parsePlan', () => {
     ['not json', 'sure, here is a plan', /not valid JSON/],
     ['no steps', '{"steps":[]}', /non-empty "steps"/],
     ['unknown dependency', '{"steps":[{"id":"a","task":"A","depends_on":["z"]}]}', /unknown step "z"/],
-    ['cycle', '{"steps":[{"id":"a","task":"A","depends_on":["b"]},{"id":"b","task":"B","depends_on":["a"]}]}', /cycle: a -> b -> a/],
+    [
+      'cycle',
+      '{"steps":[{"id":"a","task":"A","depends_on":["b"]},{"id":"b","task":"B","depends_on":["a"]}]}',
+      /cycle: a -> b -> a/,
+    ],
     ['duplicate id', '{"steps":[{"id":"a","task":"A"},{"id":"a","task":"B"}]}', /used twice/],
   ])('rejects %s', (_, content, problem) => {
     const { steps, problems } = parsePlan(content);

@@ -40,7 +40,8 @@ export function parsePlan(content: string): { steps?: PlanStep[]; problems: stri
     steps.push({ id: step.id, task: String(step.task ?? ''), depends_on: Array.isArray(deps) ? deps.map(String) : [] });
   });
   const ids = new Set(steps.map((s) => s.id));
-  for (const s of steps) for (const d of s.depends_on) if (!ids.has(d)) problems.push(`step "${s.id}" depends on unknown step "${d}"`);
+  for (const s of steps)
+    for (const d of s.depends_on) if (!ids.has(d)) problems.push(`step "${s.id}" depends on unknown step "${d}"`);
   if (problems.length === 0) {
     const cycle = findCycle(new Map(steps.map((s) => [s.id, s.depends_on])));
     if (cycle) problems.push(`the steps form a cycle: ${cycle.join(' -> ')}`);

@@ -32,7 +32,11 @@ export class DagSteps {
     const { run } = live;
     const tools = await this.tools.forAgent(run.orgId, live.config.tools);
     const planning = `${PLANNING_PROMPT}\nTools the steps can use: ${tools.map((t) => t.spec.name).join(', ') || 'none'}.`;
-    const messages: ChatMessage[] = [state.messages[0], { role: 'system', content: planning }, ...state.messages.slice(1)];
+    const messages: ChatMessage[] = [
+      state.messages[0],
+      { role: 'system', content: planning },
+      ...state.messages.slice(1),
+    ];
     const request = { runId: run.id, turn: state.turns, messages, tools: [], signal: live.abort.signal };
     const turn = await (await beforeModelCall(live, request, this.llm)).complete(request);
     const attempts = (state.plan_attempts ?? 0) + 1;
@@ -50,7 +54,10 @@ export class DagSteps {
         messages: [
           ...state.messages,
           { role: 'assistant', content: turn.content },
-          { role: 'user', content: `Your plan cannot be used: ${problems.join('; ')}. Reply with a corrected plan, as JSON only.` },
+          {
+            role: 'user',
+            content: `Your plan cannot be used: ${problems.join('; ')}. Reply with a corrected plan, as JSON only.`,
+          },
         ],
       };
     }
@@ -73,11 +80,15 @@ export class DagSteps {
     const steps = { ...state.steps };
     const failed = plan.find((s) => steps[s.id].status === 'failed');
     if (failed) {
-      await this.store.finishLive(live, 'failed', { error: `step "${failed.id}" failed: ${steps[failed.id].error ?? 'unknown error'}` });
+      await this.store.finishLive(live, 'failed', {
+        error: `step "${failed.id}" failed: ${steps[failed.id].error ?? 'unknown error'}`,
+      });
       return 'finished';
     }
     if (plan.every((s) => steps[s.id].status === 'completed')) return { ...state, phase: 'synthesis' };
-    const ready = plan.filter((s) => steps[s.id].status === 'pending' && s.depends_on.every((d) => steps[d].status === 'completed'));
+    const ready = plan.filter(
+      (s) => steps[s.id].status === 'pending' && s.depends_on.every((d) => steps[d].status === 'completed'),
+    );
     const started = await Promise.all(
       ready.map(async (step) => {
         const context = step.depends_on.map((d) => `Result of step "${d}": ${steps[d].answer ?? ''}`).join('\n');
@@ -105,7 +116,9 @@ export class DagSteps {
     const running = plan.filter((s) => steps[s.id].status === 'running');
     if (running.length === 0) return { ...state, steps };
     const outcome = await Promise.race(
-      running.map((s) => children.waitForRun(childRunOf(s, steps[s.id]), live.abort.signal).then((o) => ({ id: s.id, o }))),
+      running.map((s) =>
+        children.waitForRun(childRunOf(s, steps[s.id]), live.abort.signal).then((o) => ({ id: s.id, o })),
+      ),
     );
     steps[outcome.id] =
       outcome.o.status === 'completed'
@@ -138,7 +151,12 @@ export class DagSteps {
       await this.store.finishLive(live, ending.status, { error: ending.error });
       return 'finished';
     }
-    await this.store.finishLive(live, 'completed', { answer: stop.answer, usage: turn.usage }, { ...state, turns: state.turns + 1 });
+    await this.store.finishLive(
+      live,
+      'completed',
+      { answer: stop.answer, usage: turn.usage },
+      { ...state, turns: state.turns + 1 },
+    );
     return 'finished';
   }
 }

@@ -45,16 +45,27 @@ export async function settleDriveError(
   await store
     .finish(run, 'failed', { error: reason }, { epoch, live })
     .catch((e: unknown) =>
-      logger.warn({ runId, reason: (e as Error).message }, 'could not record the failure; the run is left for recovery'),
+      logger.warn(
+        { runId, reason: (e as Error).message },
+        'could not record the failure; the run is left for recovery',
+      ),
     );
   return false;
 }
 
 /** Stops this process's drive of a run it no longer holds: aborts with an interruption (never a cancel). */
-export function abortOnLeaseLost(logger: Logger, live: LiveRun | undefined, runId: string, detail: string): LeaseLostError {
+export function abortOnLeaseLost(
+  logger: Logger,
+  live: LiveRun | undefined,
+  runId: string,
+  detail: string,
+): LeaseLostError {
   const err = new LeaseLostError(runId, detail);
   if (live && !live.abort.signal.aborted) {
-    logger.warn({ runId, detail }, 'run lease taken over by another instance or the run ended elsewhere; stopping here');
+    logger.warn(
+      { runId, detail },
+      'run lease taken over by another instance or the run ended elsewhere; stopping here',
+    );
     live.abort.abort(err);
   }
   return err;
@@ -83,7 +94,9 @@ export async function stopDrives(
   await Promise.race([settled(), sleep(SHUTDOWN_GRACE_MS)]);
   for (const live of lives.values()) live.abort.abort(new RunInterruptedError('the server is shutting down'));
   await Promise.race([settled(), sleep(SHUTDOWN_ABORT_WAIT_MS)]);
-  await store.leases.releaseAll().catch((err: unknown) => logger.error(`could not release run leases: ${(err as Error).message}`));
+  await store.leases
+    .releaseAll()
+    .catch((err: unknown) => logger.error(`could not release run leases: ${(err as Error).message}`));
 }
 
 /** Settles when the run ends: from `local` (this process's drive) when given, else by watching its event log. */
@@ -101,6 +114,7 @@ export async function waitForRunEnd(
   // Driven elsewhere, or by nobody until a decision: its event log says when it ends (LISTEN, no polling).
   const ended = await store.waitForDone(runId, signal ?? new AbortController().signal);
   const run = await store.get(runId);
-  if (ended || !ACTIVE_RUN_STATUSES.includes(run.status)) return { runId, status: run.status, answer: run.answer, error: run.error };
+  if (ended || !ACTIVE_RUN_STATUSES.includes(run.status))
+    return { runId, status: run.status, answer: run.answer, error: run.error };
   return { runId, status: run.status, answer: null, error: 'stopped waiting' };
 }

@@ -50,7 +50,11 @@ export async function submitPrompt(
   const verdict = await runTextHooks(live.registry, HookPoint.UserPromptSubmit, runContext(live), prompt);
   if (!verdict.allow) return { blocked: `the prompt was blocked by ${verdict.blockedBy}: ${verdict.error}` };
   if (verdict.text !== prompt) {
-    await db.query(`UPDATE agent_runs SET message = $2 WHERE id = $1 AND lease_epoch = $3`, [live.run.id, verdict.text, live.epoch]);
+    await db.query(`UPDATE agent_runs SET message = $2 WHERE id = $1 AND lease_epoch = $3`, [
+      live.run.id,
+      verdict.text,
+      live.epoch,
+    ]);
     live.run.message = verdict.text;
   }
   const next = [...messages];
@@ -59,7 +63,11 @@ export async function submitPrompt(
 }
 
 /** PreModelCall before a model call: the provider to call (another model when a hook chose one); a block fails the run. */
-export async function beforeModelCall(live: LiveRun, request: LlmRequest, llm: LlmProviderFactory): Promise<LlmProvider> {
+export async function beforeModelCall(
+  live: LiveRun,
+  request: LlmRequest,
+  llm: LlmProviderFactory,
+): Promise<LlmProvider> {
   if (live.registry.hooksAt(HookPoint.PreModelCall).length === 0) return live.provider;
   const model = {
     provider: live.config.model.provider,
@@ -92,10 +100,20 @@ export type StopOutcome =
  * or blocked where no continuation is possible), or a failure (a hook with on_error: block failed). Fail closed: a
  * blocked answer is never delivered, whatever happens next.
  */
-export async function stopWith(live: LiveRun, state: RunState, answer: string, opts: { canContinue: boolean }): Promise<StopOutcome> {
+export async function stopWith(
+  live: LiveRun,
+  state: RunState,
+  answer: string,
+  opts: { canContinue: boolean },
+): Promise<StopOutcome> {
   if (live.registry.hooksAt(HookPoint.Stop).length === 0) return { answer };
   const continued = state.stop_continuations ?? 0;
-  const verdict = await runTextHooks(live.registry, HookPoint.Stop, runContext(live, { stopHookActive: continued > 0 }), answer);
+  const verdict = await runTextHooks(
+    live.registry,
+    HookPoint.Stop,
+    runContext(live, { stopHookActive: continued > 0 }),
+    answer,
+  );
   if (verdict.allow) return { answer: verdict.text };
   if (verdict.failed) return { failed: `the answer was withheld: ${verdict.blockedBy} ${verdict.error}` };
   const reason = verdict.error ?? 'blocked';
@@ -105,7 +123,10 @@ export async function stopWith(live: LiveRun, state: RunState, answer: string, o
 }
 
 /** How the run ends on a Stop outcome that delivers nothing: `failed` (a hook failed) or `refused` (a hook blocked). */
-export function stopEnding(stop: Exclude<StopOutcome, { answer: string }>): { status: 'failed' | 'refused'; error: string } {
+export function stopEnding(stop: Exclude<StopOutcome, { answer: string }>): {
+  status: 'failed' | 'refused';
+  error: string;
+} {
   if ('failed' in stop) return { status: 'failed', error: stop.failed };
   return { status: 'refused', error: 'refused' in stop ? stop.refused : stop.continueWith };
 }

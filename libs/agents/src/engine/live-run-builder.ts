@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { annotateSpan, AppConfig, type RunEventActiveStatus as ActiveRunStatus, type RunEventMap, type RunEventType } from '@warden/common';
+import {
+  annotateSpan,
+  AppConfig,
+  type RunEventActiveStatus as ActiveRunStatus,
+  type RunEventMap,
+  type RunEventType,
+} from '@warden/common';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import type { AgentRun } from '../runs/run.entity.js';
 import type { LiveRun, PreparedRun } from './live-run.js';
@@ -22,7 +28,12 @@ export class LiveRunBuilder {
   async build(run: AgentRun, epoch: number, isStopping: () => boolean, prepared?: PreparedRun): Promise<LiveRun> {
     const base = prepared ?? (await this.factory.prepare(run));
     const ancestors = await this.store.ancestorsOf(run);
-    annotateSpan({ 'warden.surface': run.surface, 'warden.agent_id': run.agentId, 'warden.org_id': run.orgId, 'warden.mode': run.mode });
+    annotateSpan({
+      'warden.surface': run.surface,
+      'warden.agent_id': run.agentId,
+      'warden.org_id': run.orgId,
+      'warden.mode': run.mode,
+    });
     const live: LiveRun = {
       ...base,
       run,
@@ -75,7 +86,12 @@ export class LiveRunBuilder {
    * `waiting` while a call waits for a person, `running` once decided), written through the transition table with
    * the event; an event's type changes no status.
    */
-  private async emit<K extends RunEventType>(live: LiveRun, type: K, data: RunEventMap[K], status?: ActiveRunStatus): Promise<void> {
+  private async emit<K extends RunEventType>(
+    live: LiveRun,
+    type: K,
+    data: RunEventMap[K],
+    status?: ActiveRunStatus,
+  ): Promise<void> {
     // A hook's outcome, and a decision on the call (with its status change), are written with the run's next write —
     // the call's execution mark or its blocked outcome: one statement instead of one each.
     if (type === 'hook' || type === 'confirmation_resolved') {
@@ -93,5 +109,10 @@ export class LiveRunBuilder {
  * are awaited by their parent's drive, workflow nodes by the workflow's, evals by the eval; they wait in process.
  */
 function canPark(run: AgentRun): boolean {
-  return run.parentRunId === null && (run.surface === 'chat' || run.surface === 'api') && run.hooks === 'active' && !run.state.tool_run;
+  return (
+    run.parentRunId === null &&
+    (run.surface === 'chat' || run.surface === 'api') &&
+    run.hooks === 'active' &&
+    !run.state.tool_run
+  );
 }

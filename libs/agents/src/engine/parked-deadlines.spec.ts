@@ -141,7 +141,10 @@ describe('ParkedRunResumer and the deadlines of the runs it parked', () => {
     const executor = { isStopping: false, resumeClaimed } as unknown as RunExecutor;
     const resumer = new ParkedRunResumer(store, executor);
     const parked = (confirmationId: string, expiresAt?: string): void =>
-      resumer.onParked({ runId: claim.id, approvals: [{ confirmationId, ...(expiresAt ? { expiresAt } : {}) }] } satisfies RunParkedEvent);
+      resumer.onParked({
+        runId: claim.id,
+        approvals: [{ confirmationId, ...(expiresAt ? { expiresAt } : {}) }],
+      } satisfies RunParkedEvent);
     return { resumer, parked, claimParked, resumeClaimed, claim };
   }
 

@@ -41,7 +41,11 @@ export class ReactSteps {
       orgId: run.orgId,
       runId: run.id,
       surface: run.surface,
-      metadata: { agent: live.settings, conversationId: run.conversationId ?? undefined, parentRunId: run.parentRunId ?? undefined },
+      metadata: {
+        agent: live.settings,
+        conversationId: run.conversationId ?? undefined,
+        parentRunId: run.parentRunId ?? undefined,
+      },
       emit: live.emit,
       signal: live.abort.signal,
     });
@@ -83,7 +87,11 @@ export class ReactSteps {
           ...state,
           turns: state.turns + 1,
           stop_continuations: (state.stop_continuations ?? 0) + 1,
-          messages: [...state.messages, { role: 'assistant', content: stop.withheld }, { role: 'user', content: stop.continueWith }],
+          messages: [
+            ...state.messages,
+            { role: 'assistant', content: stop.withheld },
+            { role: 'user', content: stop.continueWith },
+          ],
         };
       }
       if (!('answer' in stop)) {
@@ -101,7 +109,12 @@ export class ReactSteps {
       return 'finished';
     }
     // Our own ids: unique across runs, so each doubles as the connector's Idempotency-Key.
-    const calls = turn.toolCalls.map((c) => ({ call_id: newCallId(), tool: c.name, args: c.args, raw: c.rawArguments }));
+    const calls = turn.toolCalls.map((c) => ({
+      call_id: newCallId(),
+      tool: c.name,
+      args: c.args,
+      raw: c.rawArguments,
+    }));
     const next: RunState = {
       ...state,
       phase: 'tools',
@@ -137,7 +150,12 @@ export class ReactSteps {
       return { carry: next };
     }
     const p = new SqlParams();
-    const stored = await this.store.writeRun(live, events, { set: this.store.stateSets(p, next), ctes: [record(p)], redoable: true }, p);
+    const stored = await this.store.writeRun(
+      live,
+      events,
+      { set: this.store.stateSets(p, next), ctes: [record(p)], redoable: true },
+      p,
+    );
     if (!stored.held) return 'finished';
     for (const c of next.pending_calls) live.fresh.add(c.call_id);
     return { saved: next };
@@ -166,7 +184,9 @@ export class ReactSteps {
     );
     live.observed.clear();
     if (state.tool_run) {
-      await this.store.finishLive(live, 'completed', { answer: observations.get(state.pending_calls[0].call_id) ?? '' });
+      await this.store.finishLive(live, 'completed', {
+        answer: observations.get(state.pending_calls[0].call_id) ?? '',
+      });
       return 'finished';
     }
     // Carried to the model turn, which saves it with its output: redoing this step finds every call settled.
@@ -196,7 +216,8 @@ export class ReactSteps {
         return await this.completeStreaming(live, request, provider);
       } catch (err) {
         if (!(err instanceof LlmError) || !err.retryable || live.abort.signal.aborted) throw err;
-        if (attempt >= MODEL_ATTEMPTS) throw new LlmError(`the model's reply was incomplete ${attempt} times: ${err.message}`);
+        if (attempt >= MODEL_ATTEMPTS)
+          throw new LlmError(`the model's reply was incomplete ${attempt} times: ${err.message}`);
         const delayMs = MODEL_RETRY_BASE_MS * 2 ** (attempt - 1);
         await live.emit('model_retry', { attempt, message: err.message, retry_in_ms: delayMs });
         await sleep(delayMs);
@@ -206,7 +227,9 @@ export class ReactSteps {
 
   /** A model call whose text reaches the stream as it arrives (`answer_delta` events), all written before it returns. */
   private async completeStreaming(live: LiveRun, request: LlmRequest, provider = live.provider): Promise<LlmTurn> {
-    const deltas = new AnswerDeltaStream(live.emit, (content) => live.deferred.push({ type: 'answer_delta', data: { content } }));
+    const deltas = new AnswerDeltaStream(live.emit, (content) =>
+      live.deferred.push({ type: 'answer_delta', data: { content } }),
+    );
     try {
       const model = live.config.model as { provider?: string; model?: string };
       return await inSpan(

@@ -44,7 +44,12 @@ export interface RunEnding {
  * with the final `state` when given and, for a cancel, the expiry of its pending confirmations. Returns false (and
  * writes nothing) when the run already ended or, given an epoch, another driver holds it.
  */
-export async function writeRunEnding(tx: RunTx, events: RunEventsService, run: AgentRun, ending: RunEnding): Promise<boolean> {
+export async function writeRunEnding(
+  tx: RunTx,
+  events: RunEventsService,
+  run: AgentRun,
+  ending: RunEnding,
+): Promise<boolean> {
   const { status, result } = ending;
   const p = new SqlParams();
   const values = [run.id, result.answer ?? null, result.error ?? null, ending.epoch ?? null].map((v) => p.add(v));
@@ -84,7 +89,10 @@ function closingEvents(run: AgentRun, { status, result }: Pick<RunEnding, 'statu
   const events: PendingRunEvent[] = [];
   if (result.error && status !== 'cancelled') events.push({ type: 'error', data: { message: result.error } });
   if (status === 'completed') {
-    events.push({ type: 'answer', data: { content: result.answer ?? '', ...(result.usage ? { usage: result.usage } : {}) } });
+    events.push({
+      type: 'answer',
+      data: { content: result.answer ?? '', ...(result.usage ? { usage: result.usage } : {}) },
+    });
   }
   events.push({ type: 'done', data: { run_id: run.id, status } });
   return events;
@@ -135,7 +143,12 @@ async function appendClosing(
   // `done` stays on the run's own stream.
   const copies = e.type === 'done' ? [] : ancestors;
   for (const a of copies)
-    await events.appendIf(a.id, e.type, { ...payload, parent_call_id: payload.parent_call_id ?? run.parentCallId }, opts);
+    await events.appendIf(
+      a.id,
+      e.type,
+      { ...payload, parent_call_id: payload.parent_call_id ?? run.parentCallId },
+      opts,
+    );
 }
 
 /** The run's parent, grandparent, … (nearest first; at most 20), whose streams also carry its events. */

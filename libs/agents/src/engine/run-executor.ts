@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationShutdown,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { activeTraceId, AppConfig, inSpan, type Bus } from '@warden/common';
 import { LeaseKeeper } from '@warden/database';
@@ -159,7 +166,10 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
       .catch((err: unknown): RunOutcome => {
         // Only reads and lease bookkeeping get here (a step's errors are handled in execute): the run is left for
         // recovery, and the completion promise never rejects (nobody may be awaiting it).
-        this.logger.warn({ runId, reason: (err as Error).message }, 'run drive stopped by an error; the run is left for recovery');
+        this.logger.warn(
+          { runId, reason: (err as Error).message },
+          'run drive stopped by an error; the run is left for recovery',
+        );
         return { runId, status: 'running', answer: null, error: null };
       })
       .finally(() => {
@@ -170,7 +180,12 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     return completion;
   }
 
-  private async execute(runId: string, prepared?: PreparedRun, created?: AgentRun, claimed?: number): Promise<RunOutcome> {
+  private async execute(
+    runId: string,
+    prepared?: PreparedRun,
+    created?: AgentRun,
+    claimed?: number,
+  ): Promise<RunOutcome> {
     const epoch = created ? created.leaseEpoch : (claimed ?? (await this.store.leases.acquire(runId)));
     // Another instance holds a live lease: it drives the run, not us.
     if (epoch === null) return this.store.outcome(runId);
@@ -179,7 +194,9 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     let release = false;
     try {
       const revived = claimed === undefined ? undefined : await this.parked.revive(runId, epoch);
-      live = revived ?? (await this.lives.build(created ?? (await this.store.get(runId)), epoch, () => this.stopping, prepared));
+      live =
+        revived ??
+        (await this.lives.build(created ?? (await this.store.get(runId)), epoch, () => this.stopping, prepared));
       this.live.set(runId, live);
       // A revived run was parked by this process and held by nobody since: no call of it can be in flight.
       if (!prepared && !revived) await this.toolCalls.settleInterrupted(live);
@@ -224,7 +241,10 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     live.outcome = { runId, status: 'waiting', answer: null, error: null };
     live.run.state = state;
     this.parked.keep(live);
-    const approvals = (state.parked_calls ?? []).map((c) => ({ confirmationId: c.confirmation_id, expiresAt: c.expires_at }));
+    const approvals = (state.parked_calls ?? []).map((c) => ({
+      confirmationId: c.confirmation_id,
+      expiresAt: c.expires_at,
+    }));
     this.bus.emit(RUN_PARKED, { runId, approvals } satisfies RunParkedEvent);
     return true;
   }

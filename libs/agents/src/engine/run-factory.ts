@@ -87,7 +87,9 @@ export class RunFactory {
     );
     const settings = withConfirmationOverride(hookSettingsOf(agent, config), opts.confirmationOverride);
     const registry = await this.refuseUnlessBuilt(run, `the agent's hooks cannot be built`, async () =>
-      opts.eval ? this.hooks.resolveBypassed(settings) : this.hooks.resolve({ hooksConfig: config.hooks, agent: settings }),
+      opts.eval
+        ? this.hooks.resolveBypassed(settings)
+        : this.hooks.resolve({ hooksConfig: config.hooks, agent: settings }),
     );
     return { run, prepared: { agent, config, settings, registry } };
   }
@@ -157,9 +159,20 @@ export class RunFactory {
 
   private async prepareToolRun(spec: ToolRunSpec): Promise<PreparedRun> {
     const { config } = parseAgentConfig(spec.model_config_json);
-    const agent = { id: spec.owner_id, name: spec.name, ownerUserId: spec.owner_user_id, orgId: spec.org_id, instructions: '' } as Agent;
+    const agent = {
+      id: spec.owner_id,
+      name: spec.name,
+      ownerUserId: spec.owner_user_id,
+      orgId: spec.org_id,
+      instructions: '',
+    } as Agent;
     const settings = hookSettingsOf(agent, config);
-    return { agent, config, settings, registry: await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings }) };
+    return {
+      agent,
+      config,
+      settings,
+      registry: await this.hooks.resolve({ hooksConfig: config.hooks, agent: settings }),
+    };
   }
 
   private async refuseUnlessBuilt<T>(run: AgentRun, what: string, build: () => Promise<T> | T): Promise<T> {

@@ -8,7 +8,17 @@ import { AgentRun } from '../runs/run.entity.js';
 /** What a new run is made of (the rest — status, lease, epoch — is how every run starts). */
 export type NewRunFields = Pick<
   AgentRun,
-  'orgId' | 'agentId' | 'userId' | 'conversationId' | 'parentRunId' | 'parentCallId' | 'surface' | 'mode' | 'hooks' | 'message' | 'state'
+  | 'orgId'
+  | 'agentId'
+  | 'userId'
+  | 'conversationId'
+  | 'parentRunId'
+  | 'parentCallId'
+  | 'surface'
+  | 'mode'
+  | 'hooks'
+  | 'message'
+  | 'state'
 >;
 
 /** A new run's single statement: its conversation (when new), its row leased to `instanceId` from birth (epoch 1), event 1. */
@@ -33,11 +43,15 @@ export async function insertRun(
   fields: NewRunFields,
   opts: { newConversation: boolean; redoable: boolean },
 ): Promise<AgentRun> {
-  const ins = runInsert(fields, { ...opts, instanceId: config.instanceId, leaseMs: config.runLeaseMs, notify: events.notifies });
-  const [row] = await db.query<Array<{ created_at: Date; updated_at: Date; lease_until: Date; event_created_at: Date }>>(
-    ins.sql,
-    ins.params,
-  );
+  const ins = runInsert(fields, {
+    ...opts,
+    instanceId: config.instanceId,
+    leaseMs: config.runLeaseMs,
+    notify: events.notifies,
+  });
+  const [row] = await db.query<
+    Array<{ created_at: Date; updated_at: Date; lease_until: Date; event_created_at: Date }>
+  >(ins.sql, ins.params);
   Object.assign(ins.run, { createdAt: row.created_at, updatedAt: row.updated_at, leaseUntil: row.lease_until });
   const batch = new EventBatch();
   batch.born.add(ins.run.id);

@@ -45,14 +45,15 @@ export class RunLeases {
    * is decided, which recovery claims; and the resumed call's execution mark flushes it before anything is sent.
    */
   async claimParked(confirmationIds: string[]): Promise<ParkedClaim[]> {
-    const [rows]: [Array<{ id: string; lease_epoch: number; trace: Record<string, string> | null }>, number] = await this.dataSource.query(
-      `UPDATE agent_runs r SET locked_by = $2, lease_until = now() + make_interval(secs => $3), lease_epoch = r.lease_epoch + 1,
+    const [rows]: [Array<{ id: string; lease_epoch: number; trace: Record<string, string> | null }>, number] =
+      await this.dataSource.query(
+        `UPDATE agent_runs r SET locked_by = $2, lease_until = now() + make_interval(secs => $3), lease_epoch = r.lease_epoch + 1,
               parked_on = NULL, updated_at = now()
          FROM (${decidedOrOverdueAmong('$1::uuid[]')}) c
         WHERE r.id = c.run_id AND r.parked_on && $1::uuid[] AND r.locked_by IS NULL AND r.status IN ('running', 'waiting')
        RETURNING r.id, r.lease_epoch, r.state -> 'trace' AS trace, set_config('synchronous_commit', 'off', true)`,
-      [confirmationIds, this.config.instanceId, this.config.runLeaseMs / 1000],
-    );
+        [confirmationIds, this.config.instanceId, this.config.runLeaseMs / 1000],
+      );
     return rows.map((r) => ({ id: r.id, epoch: r.lease_epoch, ...(r.trace ? { trace: r.trace } : {}) }));
   }
 
@@ -66,9 +67,10 @@ export class RunLeases {
 
   /** At shutdown: every lease this instance holds ends now. */
   async releaseAll(): Promise<void> {
-    await this.dataSource.query(`UPDATE agent_runs SET lease_until = now() WHERE locked_by = $1 AND status IN ('running', 'waiting')`, [
-      this.config.instanceId,
-    ]);
+    await this.dataSource.query(
+      `UPDATE agent_runs SET lease_until = now() WHERE locked_by = $1 AND status IN ('running', 'waiting')`,
+      [this.config.instanceId],
+    );
   }
 
   /**

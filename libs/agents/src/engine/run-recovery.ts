@@ -81,7 +81,9 @@ export class RunRecovery implements OnApplicationBootstrap, OnModuleDestroy {
       const claimed = await this.claim();
       for (const id of claimed) {
         this.logger.log({ runId: id }, 'resuming a run whose lease expired');
-        void this.executor.resume(id).catch((err: unknown) => this.logger.error({ err, runId: id }, 'could not resume run'));
+        void this.executor
+          .resume(id)
+          .catch((err: unknown) => this.logger.error({ err, runId: id }, 'could not resume run'));
       }
       return claimed;
     } catch (err) {
@@ -97,7 +99,11 @@ export class RunRecovery implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.executor.isStopping) return null;
     if ((await this.tick()).length >= CLAIM_BATCH) return 0;
     // Runs this process drives count too: one it stops driving without ending (a database error) is due then.
-    return nextClaimDueInMs(this.dataSource, { table: 'agent_runs', active: 'parked_on IS NULL', alsoDue: PARKED_RUN_DUE });
+    return nextClaimDueInMs(this.dataSource, {
+      table: 'agent_runs',
+      active: 'parked_on IS NULL',
+      alsoDue: PARKED_RUN_DUE,
+    });
   }
 
   private async claim(): Promise<string[]> {

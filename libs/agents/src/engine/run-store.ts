@@ -1,16 +1,31 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { AppConfig, type PendingRunEvent, type RunEventData, type RunEventMap, type RunEventType, type Bus } from '@warden/common';
+import {
+  AppConfig,
+  type PendingRunEvent,
+  type RunEventData,
+  type RunEventMap,
+  type RunEventType,
+  type Bus,
+} from '@warden/common';
 import { EventBatch, ownerWriteResult, ownerWriteSql, SqlParams, type OwnerWriteResult } from '@warden/database';
 import { DataSource } from 'typeorm';
 import { RUN_EVENT_TABLES, RunEventsService } from '../runs/run-events.service.js';
 import { AgentRun, type RunState, type ToolTurnState } from '../runs/run.entity.js';
 import { RUN_FINISHED, type LiveRun, type RunOutcome } from './live-run.js';
-import { ancestorsOf, runEndingWrite, writeRunEnding, type RunResult, type RunTx, type RunWrite } from './run-ending.js';
+import {
+  ancestorsOf,
+  runEndingWrite,
+  writeRunEnding,
+  type RunResult,
+  type RunTx,
+  type RunWrite,
+} from './run-ending.js';
 import { insertRun, type NewRunFields } from './run-insert.js';
 import { RunLeases } from './run-leases.js';
 import { LeaseLostError } from './run-fence.js';
-import { isFinal, statusChange, type ActiveRunStatus, type FinalRunStatus } from './run-transitions.js';
+import { appendToStreams, fencedWrite, flushDeferred, leaseLost, setStatus, type RunStreams } from './run-streams.js';
+import { isFinal, type ActiveRunStatus, type FinalRunStatus } from './run-transitions.js';
 
 export type { RunTx, RunWrite } from './run-ending.js';
 
@@ -30,6 +45,11 @@ export class RunStore {
     private readonly config: AppConfig,
     readonly leases: RunLeases,
   ) {}
+
+  /** What the fenced appends of run-streams.ts need of this store. */
+  private get streams(): RunStreams {
+    return { events: this.events, logger: this.logger, runner: this.dataSource };
+  }
 
   /** Runs `fn` in one transaction; the events it appended reach this process's followers from memory after the commit. */
   async transaction<T>(fn: (tx: RunTx) => Promise<T>): Promise<T> {
@@ -116,8 +136,14 @@ export class RunStore {
     const ancestors = fence.live?.ancestors ?? (await this.ancestorsOf(run));
     const won = await this.transaction(async (tx) => {
       // The driver's deferred hook events go first, while the run is still active (their writes are fenced).
-      if (fence.live) await this.flushDeferred(fence.live, tx).catch(() => undefined);
-      return writeRunEnding(tx, this.events, run, { status, result, epoch: fence.epoch, state: fence.state, ancestors });
+      if (fence.live) await flushDeferred(this.streams, fence.live, tx).catch(() => undefined);
+      return writeRunEnding(tx, this.events, run, {
+        status,
+        result,
+        epoch: fence.epoch,
+        state: fence.state,
+        ancestors,
+      });
     });
     if (won) this.bus.emit(RUN_FINISHED, { runId: run.id, orgId: run.orgId, status, surface: run.surface });
     return won;
@@ -125,7 +151,12 @@ export class RunStore {
 
   /** An event of a run this process just created (unfenced: it holds the run from birth), in `tx`. */
   async appendEvent<K extends RunEventType>(run: AgentRun, type: K, data: RunEventMap[K], tx: RunTx): Promise<void> {
-    await this.events.appendIf(run.id, type, { run_id: run.id, surface: run.surface, ...data }, { runner: tx.m, batch: tx.batch });
+    await this.events.appendIf(
+      run.id,
+      type,
+      { run_id: run.id, surface: run.surface, ...data },
+      { runner: tx.m, batch: tx.batch },
+    );
   }
 
   /** The driver ends its run (fenced by its epoch); when it wins, the outcome is kept on `live` (no read to report it). */
@@ -140,7 +171,12 @@ export class RunStore {
    * on `owner`), fenced by the driver's epoch: one statement — all of it or, fenced off, nothing (`held` false).
    * A run whose events are copied to its ancestors' streams takes the transaction path (same writes, same order).
    */
-  async writeRun(live: LiveRun, events: PendingRunEvent[], write: RunWrite, p = new SqlParams()): Promise<OwnerWriteResult> {
+  async writeRun(
+    live: LiveRun,
+    events: PendingRunEvent[],
+    write: RunWrite,
+    p = new SqlParams(),
+  ): Promise<OwnerWriteResult> {
     if (live.turnWrite) await live.turnWrite.catch(() => undefined);
     const turn = live.turn;
     if (turn) {
@@ -149,11 +185,21 @@ export class RunStore {
       const carried = write.recordsTurn === true || (!write.set && !write.ctes && !write.where);
       if (!carried) {
         const q = new SqlParams();
-        const flushed = await this.writeRun(live, [], { set: this.stateSets(q, turn.state), ctes: [turn.record(q)], redoable: true }, q);
+        const flushed = await this.writeRun(
+          live,
+          [],
+          { set: this.stateSets(q, turn.state), ctes: [turn.record(q)], redoable: true },
+          q,
+        );
         if (!flushed.held) return flushed;
       } else {
         const ctes = write.recordsTurn ? (write.ctes ?? []) : [turn.record(p)];
-        const written = this.writeRun(live, events, { ...write, set: [...this.stateSets(p, turn.state), ...(write.set ?? [])], ctes }, p);
+        const written = this.writeRun(
+          live,
+          events,
+          { ...write, set: [...this.stateSets(p, turn.state), ...(write.set ?? [])], ctes },
+          p,
+        );
         live.turnWrite = written;
         return written.finally(() => {
           if (live.turnWrite === written) live.turnWrite = undefined;
@@ -161,19 +207,7 @@ export class RunStore {
       }
     }
     const all = [...live.deferred.splice(0), ...events];
-    // The status this write moves the run to: its own, else one named with a deferred event (a decision: running).
-    const to = write.status ?? live.deferredStatus;
-    live.deferredStatus = undefined;
-    const change = to ? statusChange(p, to) : undefined;
-    const final = to !== undefined && isFinal(to);
-    const guards = [
-      `lease_epoch = ${p.add(live.epoch)}`,
-      `status IN ('running', 'waiting')`,
-      write.where,
-      final ? change?.guard : undefined,
-    ];
-    const set = [...(write.set ?? []), ...(change ? [change.set] : [])];
-    const full = { ...write, params: p, set, where: guards.filter(Boolean).join(' AND ') };
+    const { full, to } = fencedWrite(live, write, p);
     if (live.ancestors.length === 0) {
       const envelope = { run_id: live.run.id, surface: live.run.surface };
       return this.events.appendWith(
@@ -191,57 +225,29 @@ export class RunStore {
       const result = ownerWriteResult(row, 0, write);
       if (!result.held) return result;
       for (const e of all) await this.appendToStreams(live, e.type, e.data, tx);
-      if (to && !final) await this.setStatus(live, to, tx);
+      if (to && !isFinal(to)) await this.setStatus(live, to, tx);
       return result;
     });
   }
 
   /** A fenced write of the live run was refused: the driver lost the run; it stops (LeaseLostError). */
-  leaseLost(live: LiveRun, why = 'a fenced write was refused'): LeaseLostError {
-    const err = new LeaseLostError(live.run.id, why);
-    if (!live.abort.signal.aborted) {
-      this.logger.warn({ runId: live.run.id }, 'run lease taken over by another instance or the run ended elsewhere; stopping here');
-      live.abort.abort(err);
-    }
-    return err;
-  }
-
-  /** The live run's deferred hook events, appended in `tx` in the order they happened (with their status change). */
-  private async flushDeferred(live: LiveRun, tx: RunTx): Promise<void> {
-    for (const e of live.deferred.splice(0)) await this.appendToStreams(live, e.type, e.data, tx);
-    const to = live.deferredStatus;
-    live.deferredStatus = undefined;
-    if (to) await this.setStatus(live, to, tx);
-  }
-
-  /** Appends an event of the live run, fenced by its epoch; throws LeaseLostError (and stops the drive) when not held. */
-  async appendOwn<K extends RunEventType>(live: LiveRun, type: K, data: RunEventMap[K], tx?: RunTx): Promise<RunEventData<K>> {
-    const payload: RunEventData<K> = { run_id: live.run.id, surface: live.run.surface, ...data };
-    const seq = await this.events.appendIf(live.run.id, type, payload, { epoch: live.epoch, runner: tx?.m, batch: tx?.batch });
-    if (seq === null) throw this.leaseLost(live);
-    return payload;
+  leaseLost(live: LiveRun, why?: string): LeaseLostError {
+    return leaseLost(this.logger, live, why);
   }
 
   /** An event of the live run (fenced) and, like every event of a child run, of its ancestors' streams. */
-  async appendToStreams<K extends RunEventType>(live: LiveRun, type: K, data: RunEventMap[K], tx?: RunTx): Promise<RunEventData<K>> {
-    const payload = await this.appendOwn(live, type, data, tx);
-    for (const a of live.ancestors) {
-      const opts = tx ? { runner: tx.m, batch: tx.batch } : {};
-      await this.events.appendIf(a.id, type, { ...payload, parent_call_id: payload.parent_call_id ?? live.run.parentCallId }, opts);
-    }
-    return payload;
+  appendToStreams<K extends RunEventType>(
+    live: LiveRun,
+    type: K,
+    data: RunEventMap[K],
+    tx?: RunTx,
+  ): Promise<RunEventData<K>> {
+    return appendToStreams(this.streams, live, type, data, tx);
   }
 
   /** Moves the run (only its holder may) and its ancestors, which show its state, through the transition table. */
-  async setStatus(live: LiveRun, to: ActiveRunStatus, tx?: RunTx): Promise<void> {
-    const p = new SqlParams();
-    const [run, ids, epoch] = [p.add(live.run.id), p.add([live.run.id, ...live.ancestors.map((a) => a.id)]), p.add(live.epoch)];
-    const change = statusChange(p, to);
-    await (tx?.m ?? this.dataSource).query(
-      `UPDATE agent_runs SET ${change.set}, updated_at = now()
-        WHERE id = ANY(${ids}::uuid[]) AND ${change.guard} AND (id <> ${run}::uuid OR lease_epoch = ${epoch})`,
-      p.values,
-    );
+  setStatus(live: LiveRun, to: ActiveRunStatus, tx?: RunTx): Promise<void> {
+    return setStatus(tx?.m ?? this.dataSource, live, to);
   }
 
   async ancestorsOf(run: AgentRun): Promise<Array<{ id: string }>> {
@@ -249,7 +255,10 @@ export class RunStore {
   }
 
   activeChildren(runId: string): Promise<Array<{ id: string }>> {
-    return this.dataSource.query(`SELECT id FROM agent_runs WHERE parent_run_id = $1 AND status IN ('running', 'waiting')`, [runId]);
+    return this.dataSource.query(
+      `SELECT id FROM agent_runs WHERE parent_run_id = $1 AND status IN ('running', 'waiting')`,
+      [runId],
+    );
   }
 
   /** Settles once the run's `done` event is written (true), wherever it is driven, or when `signal` aborts (false). */
@@ -259,6 +268,8 @@ export class RunStore {
 
   /** Lets GET /api/runs/:id name the trace (only written when tracing is on). */
   async recordTraceId(runId: string, traceId: string | null | undefined): Promise<void> {
-    await this.dataSource.query(`UPDATE agent_runs SET trace_id = $2 WHERE id = $1`, [runId, traceId]).catch(() => undefined);
+    await this.dataSource
+      .query(`UPDATE agent_runs SET trace_id = $2 WHERE id = $1`, [runId, traceId])
+      .catch(() => undefined);
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { annotateSpan, Metrics, type RunEventMap } from '@warden/common';
-import { blockedObservation, CONFIRMATION_GATE, type PreToolUseVerdict, type ToolCallContext, type ToolCallMetadata } from '@warden/hooks';
+import { blockedObservation, type PreToolUseVerdict, type ToolCallContext, type ToolCallMetadata } from '@warden/hooks';
 import { isTransientDatabaseError, SqlParams } from '@warden/database';
 import type { EntityManager } from 'typeorm';
 import type { ParkedToolCall, PendingToolCall } from '../runs/run.entity.js';
@@ -10,7 +10,8 @@ import { executionMarkWrites } from './in-flight-audit.js';
 import { toolFailureObservation } from './lifecycle-hooks.js';
 import { LeaseLostError } from './run-fence.js';
 import { RunStore } from './run-store.js';
-import { callContext, sendRefusal } from './tool-call-context.js';
+import { callContext } from './tool-call-context.js';
+import { decideCall } from './tool-call-decision.js';
 import { ToolExecution } from './tool-execution.js';
 import { ToolCallStore, type ListedToolCall, type StoredToolCallOutcome } from './tool-call.store.js';
 
@@ -45,9 +46,12 @@ export class ToolCallRunner {
   /** The observation text of each finished call (from memory when this driver stored them all). */
   async observations(live: LiveRun, callIds: string[]): Promise<Map<string, string>> {
     // `?? ''` never applies: every id was just found in `observed`.
-    if (callIds.every((id) => live.observed.has(id))) return new Map(callIds.map((id) => [id, live.observed.get(id) ?? '']));
+    if (callIds.every((id) => live.observed.has(id)))
+      return new Map(callIds.map((id) => [id, live.observed.get(id) ?? '']));
     const rows = await this.toolCalls.results(live.run.id, callIds);
-    return new Map(rows.map((r) => [r.call_id, r.result ?? `Error: the outcome of this call is unknown (status ${r.status})`]));
+    return new Map(
+      rows.map((r) => [r.call_id, r.result ?? `Error: the outcome of this call is unknown (status ${r.status})`]),
+    );
   }
 
   /**
@@ -73,62 +77,31 @@ export class ToolCallRunner {
     const label = tool ? call.tool : 'other';
     const ctx = callContext(live, call, this.tools.metadataFor(tool, call.args), turn, parked);
     try {
-      const verdict = parked
-        ? await live.registry.resumeAtGate(ctx, { modelArgs: call.args, chain: parked.chain })
-        : await live.registry.runPreToolUse(ctx);
-      // Lost the run (or cancelled) while in the hooks: whoever holds it now decides; nothing is recorded here.
-      if (live.abort.signal.aborted) throw live.abort.signal.reason;
-      if (verdict.parked !== undefined) {
-        // Waiting for a decision without a process: the call is pending again, and resumes at the gate.
-        if (!fresh) await this.toolCalls.release(live, call.call_id);
-        const asks = ctx.metadata.confirmationAsks;
-        // Frozen as stored: a resumed call sees these args whether its run is rebuilt or kept in this process.
-        const args = structuredClone(verdict.args);
-        const { confirmationId, expiresAt } = verdict.parked;
-        return {
-          call_id: call.call_id,
-          confirmation_id: confirmationId,
-          args,
-          chain: live.registry.chainDigest,
-          ...(expiresAt ? { expires_at: expiresAt } : {}),
-          ...(asks?.length ? { asks: structuredClone(asks) } : {}),
-        };
-      }
-      if (verdict.suspended !== undefined) {
-        // A hook could not decide (the approval wait ended because this instance is stopping): nobody decided, so
-        // nothing is recorded as blocked. The hooks run again when the run is resumed (the gate reuses its row).
-        await this.toolCalls.release(live, call.call_id);
-        throw new RunSuspendedError(`call ${call.call_id} was left undecided by ${verdict.blockedBy ?? 'a hook'}: ${verdict.suspended}`);
-      }
-      // What will be sent, frozen here: nothing a hook still holds can change it after the check below.
-      const args = structuredClone(verdict.args);
-      // An approver's edit re-enters *decide*: the deciding hooks (org policies included) run on exactly these args.
-      if (verdict.allow && verdict.approval?.edited) {
-        const again = await live.registry.redecide(ctx, args);
-        if (!again.allow) Object.assign(verdict, { allow: false, args, blockedBy: again.blockedBy, error: again.error });
-      }
-      const refusal = verdict.allow ? sendRefusal(verdict, call.tool, args) : null;
-      if (refusal) {
-        this.logger.warn({ runId: live.run.id, callId: call.call_id, tool: call.tool, refusal }, 'gated call not authorized; blocked');
-        Object.assign(verdict, { allow: false, args, blockedBy: CONFIRMATION_GATE, error: refusal });
-      }
+      const decided = await decideCall({
+        live,
+        call,
+        ctx,
+        parked,
+        fresh,
+        toolCalls: this.toolCalls,
+        logger: this.logger,
+      });
+      if ('park' in decided) return decided.park;
+      const { verdict, args } = decided;
       if (!verdict.allow) await this.storeBlocked(live, call, ctx, verdict, label);
       else if (!tool) await this.storeUnknownTool(live, call, args, available);
       else await this.execute(live, call, tool, args, ctx, verdict);
     } catch (err) {
       // Not the call's outcome: the run stops here (shutdown, lease lost, cancel, database blip) and its next
       // driver settles the call (in-flight rule).
-      if (live.abort.signal.aborted || err instanceof RunSuspendedError || err instanceof LeaseLostError || isTransientDatabaseError(err))
+      if (
+        live.abort.signal.aborted ||
+        err instanceof RunSuspendedError ||
+        err instanceof LeaseLostError ||
+        isTransientDatabaseError(err)
+      )
         throw err;
-      this.logger.error({ err, runId: live.run.id, callId: call.call_id }, 'tool call failed unexpectedly');
-      const content = `Error: the tool call failed: ${(err as Error).message}`;
-      await this.store(
-        live,
-        call.call_id,
-        { status: 'failed', args: call.args, result: content, error: (err as Error).message, tool: call.tool },
-        { call_id: call.call_id, tool: call.tool, args: call.args, content, blocked: false, ok: false },
-        label,
-      );
+      await this.storeFailure(live, call, err as Error, label);
     }
     return undefined;
   }
@@ -150,6 +123,19 @@ export class ToolCallRunner {
       call.call_id,
       { status: 'blocked', args: verdict.args, result: content, blockedBy, error, tool: call.tool },
       { call_id: call.call_id, tool: call.tool, args: verdict.args, content, blocked: true, blocked_by: blockedBy },
+      label,
+    );
+  }
+
+  /** A call that failed unexpectedly (not a hook's decision, not the run stopping): the model reads the error. */
+  private async storeFailure(live: LiveRun, call: PendingToolCall, err: Error, label: string): Promise<void> {
+    this.logger.error({ err, runId: live.run.id, callId: call.call_id }, 'tool call failed unexpectedly');
+    const content = `Error: the tool call failed: ${err.message}`;
+    await this.store(
+      live,
+      call.call_id,
+      { status: 'failed', args: call.args, result: content, error: err.message, tool: call.tool },
+      { call_id: call.call_id, tool: call.tool, args: call.args, content, blocked: false, ok: false },
       label,
     );
   }
@@ -249,7 +235,12 @@ export class ToolCallRunner {
     // duration included, so a crash before the audit batch lands leaves a completed row) and the `observation` event.
     const p = new SqlParams();
     const { precondition, ctes } = this.toolCalls.outcomeWrites(p, live, callId, r);
-    const stored = await this.runs.writeRun(live, [{ type: 'observation', data: observation }], { where: precondition, ctes }, p);
+    const stored = await this.runs.writeRun(
+      live,
+      [{ type: 'observation', data: observation }],
+      { where: precondition, ctes },
+      p,
+    );
     if (!stored.held) throw await this.toolCalls.lostOrGone(live, callId);
     live.observed.set(callId, r.result);
   }

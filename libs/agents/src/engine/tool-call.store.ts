@@ -100,11 +100,14 @@ export class ToolCallStore {
   }
 
   /** The stored status and result of the given calls of a run. */
-  async results(runId: string, callIds: string[]): Promise<Array<{ call_id: string; status: ToolCallStatus; result: string | null }>> {
-    return this.dataSource.query(`SELECT call_id, status, result FROM tool_calls WHERE run_id = $1 AND call_id = ANY($2)`, [
-      runId,
-      callIds,
-    ]);
+  async results(
+    runId: string,
+    callIds: string[],
+  ): Promise<Array<{ call_id: string; status: ToolCallStatus; result: string | null }>> {
+    return this.dataSource.query(
+      `SELECT call_id, status, result FROM tool_calls WHERE run_id = $1 AND call_id = ANY($2)`,
+      [runId, callIds],
+    );
   }
 
   /**

@@ -18,7 +18,11 @@ export interface ToolOutcome {
 }
 
 /** The observation of a simulated call: the case's fixture for the tool (the n-th of a list), else a clear note. */
-export function simulatedObservation(tool: string, fixtures: Record<string, unknown> | undefined, index: number): string {
+export function simulatedObservation(
+  tool: string,
+  fixtures: Record<string, unknown> | undefined,
+  index: number,
+): string {
   const fixture = fixtures?.[tool];
   const value: unknown = Array.isArray(fixture) ? fixture[Math.min(index, fixture.length - 1)] : fixture;
   if (value === undefined) return `[eval] ${tool} was simulated, not sent`;
@@ -31,7 +35,8 @@ export function simulatedObservation(tool: string, fixtures: Record<string, unkn
  * `reads: "simulated"`. Evals bypass the gate, so this is what keeps them from acting on real systems.
  */
 export function mustSimulate(tool: ResolvedTool, args: Record<string, unknown>, options: EvalRunOptions): boolean {
-  const write = tool.kind === 'connector' ? tool.connector.action.write : tool.kind === 'mcp' ? tool.mcp.write : tool.builtin.write;
+  const write =
+    tool.kind === 'connector' ? tool.connector.action.write : tool.kind === 'mcp' ? tool.mcp.write : tool.builtin.write;
   if (write || confirmationRequired(tool, args)) return true;
   return tool.kind !== 'builtin' && options.reads === 'simulated';
 }
@@ -60,16 +65,39 @@ export class ToolExecution {
   }
 
   /** `simulate`: what `simulates` said for this call (the execution mark records it before anything is sent). */
-  async execute(live: LiveRun, callId: string, tool: ResolvedTool, args: Record<string, unknown>, simulate: boolean): Promise<ToolOutcome> {
+  async execute(
+    live: LiveRun,
+    callId: string,
+    tool: ResolvedTool,
+    args: Record<string, unknown>,
+    simulate: boolean,
+  ): Promise<ToolOutcome> {
     const { run } = live;
     const evalOptions = evalOptionsOf(live);
     if (evalOptions && simulate) {
-      const content = simulatedObservation(tool.spec.name, evalOptions.fixtures, await this.earlierCallsOf(run.id, callId, tool.spec.name));
+      const content = simulatedObservation(
+        tool.spec.name,
+        evalOptions.fixtures,
+        await this.earlierCallsOf(run.id, callId, tool.spec.name),
+      );
       return { ok: true, content, full: content, simulated: true };
     }
     if (tool.kind === 'connector') {
-      const res = await this.connectors.execute(tool.connector.connector, tool.connector.action, args, callId, live.abort.signal);
-      return { ok: res.ok, content: res.content, full: res.fullContent, status: res.status, error: res.error, simulated: false };
+      const res = await this.connectors.execute(
+        tool.connector.connector,
+        tool.connector.action,
+        args,
+        callId,
+        live.abort.signal,
+      );
+      return {
+        ok: res.ok,
+        content: res.content,
+        full: res.fullContent,
+        status: res.status,
+        error: res.error,
+        simulated: false,
+      };
     }
     if (tool.kind === 'mcp') return this.mcp.execute(tool.mcp, args, live.abort.signal);
     try {
@@ -87,7 +115,13 @@ export class ToolExecution {
       return { ok: true, content: text.slice(0, OBSERVATION_MAX_CHARS), full: text, simulated: false };
     } catch (err) {
       if (live.abort.signal.aborted) throw err; // interrupted, not failed: the in-flight rule applies
-      return { ok: false, content: `Error: ${(err as Error).message}`, full: '', error: (err as Error).message, simulated: false };
+      return {
+        ok: false,
+        content: `Error: ${(err as Error).message}`,
+        full: '',
+        error: (err as Error).message,
+        simulated: false,
+      };
     }
   }
 

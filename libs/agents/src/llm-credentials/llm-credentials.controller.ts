@@ -25,7 +25,9 @@ export class LlmCredentialsController {
   @Post()
   @ApiCreatedResponse({ type: LlmCredentialResponse })
   async create(@CurrentPrincipal() p: Principal, @Body() dto: CreateLlmCredentialDto): Promise<LlmCredentialResponse> {
-    return view(await this.credentials.create(p.orgId, p.userId, { name: dto.name, origin: dto.origin, apiKey: dto.api_key }));
+    return view(
+      await this.credentials.create(p.orgId, p.userId, { name: dto.name, origin: dto.origin, apiKey: dto.api_key }),
+    );
   }
 
   /** Renames or re-binds a credential; moving it to another origin requires its key again (400 naming api_key). */
@@ -36,7 +38,9 @@ export class LlmCredentialsController {
     @Param('id') id: string,
     @Body() dto: UpdateLlmCredentialDto,
   ): Promise<LlmCredentialResponse> {
-    return view(await this.credentials.update(p.orgId, id, p.userId, { name: dto.name, origin: dto.origin, apiKey: dto.api_key }));
+    return view(
+      await this.credentials.update(p.orgId, id, p.userId, { name: dto.name, origin: dto.origin, apiKey: dto.api_key }),
+    );
   }
 
   @Get()

@@ -40,7 +40,11 @@ export class LlmCredentialsService {
     const row = await this.tx.run(async ({ manager }) => {
       const write = { name: input.name, origin, sealed: this.box.seal({ api_key: input.apiKey }) };
       const inserted = await this.store.insert(orgId, write, userId, manager);
-      if (inserted) await this.audit.configChange(credentialChange({ orgId, actor: userId, before: null, after: inserted }), manager);
+      if (inserted)
+        await this.audit.configChange(
+          credentialChange({ orgId, actor: userId, before: null, after: inserted }),
+          manager,
+        );
       return inserted;
     });
     if (!row) throw new ConflictError(`an LLM credential named "${input.name}" already exists in this organisation`);
@@ -65,7 +69,8 @@ export class LlmCredentialsService {
       return after;
     });
     if (!outcome) throw new NotFoundError('LLM credential', id);
-    if (outcome === 'taken') throw new ConflictError(`an LLM credential named "${input.name}" already exists in this organisation`);
+    if (outcome === 'taken')
+      throw new ConflictError(`an LLM credential named "${input.name}" already exists in this organisation`);
     return outcome;
   }
 
@@ -86,12 +91,15 @@ export class LlmCredentialsService {
   async remove(orgId: string, id: string, actor: string | null = null): Promise<void> {
     const outcome = await this.tx.run(async ({ manager }) => {
       const deleted = await this.store.delete(orgId, id, manager);
-      if (isDeleted(deleted)) await this.audit.configChange(credentialChange({ orgId, actor, before: deleted, after: null }), manager);
+      if (isDeleted(deleted))
+        await this.audit.configChange(credentialChange({ orgId, actor, before: deleted, after: null }), manager);
       return deleted;
     });
     if (outcome === 'missing') throw new NotFoundError('LLM credential', id);
     if (!isDeleted(outcome))
-      throw new ConflictError(`LLM credential ${id} is used by agent(s) ${outcome.join(', ')}: point them at another key first`);
+      throw new ConflictError(
+        `LLM credential ${id} is used by agent(s) ${outcome.join(', ')}: point them at another key first`,
+      );
   }
 
   /** The key, for a model call to `baseUrl` only: refused (nothing sent) unless that is the key's origin. */
@@ -121,7 +129,8 @@ function originProblem(id: string, origin: string | null, baseUrl: string | unde
   return target === origin ? null : `may only be sent to ${origin} (its origin), not to ${target ?? 'model.base_url'}`;
 }
 
-const isDeleted = (outcome: DeleteOutcome): outcome is CredentialAudited => typeof outcome === 'object' && !Array.isArray(outcome);
+const isDeleted = (outcome: DeleteOutcome): outcome is CredentialAudited =>
+  typeof outcome === 'object' && !Array.isArray(outcome);
 
 type CredentialAudited = Pick<LlmCredentialRow, 'id' | 'name' | 'origin'>;
 

@@ -67,12 +67,16 @@ export class LlmCredentialsStore {
   }
 
   /** Null when there is no such credential; 'taken' when another credential of the org has the name. */
-  async update(orgId: string, id: string, write: CredentialWrite, tx: Queryable): Promise<LlmCredentialRow | null | 'taken'> {
-    const clash: unknown[] = await tx.query(`SELECT 1 FROM llm_credentials WHERE org_id = $1 AND name = $2 AND id <> $3`, [
-      orgId,
-      write.name,
-      id,
-    ]);
+  async update(
+    orgId: string,
+    id: string,
+    write: CredentialWrite,
+    tx: Queryable,
+  ): Promise<LlmCredentialRow | null | 'taken'> {
+    const clash: unknown[] = await tx.query(
+      `SELECT 1 FROM llm_credentials WHERE org_id = $1 AND name = $2 AND id <> $3`,
+      [orgId, write.name, id],
+    );
     if (clash.length > 0) return 'taken';
     const [row] = await tx.query<[CredentialDbRow?]>(
       `WITH updated AS (
@@ -134,7 +138,9 @@ export class LlmCredentialsStore {
        RETURNING id, name, origin`,
       [id, orgId],
     );
-    const deleted = (Array.isArray(result[0]) ? result[0] : result) as Array<Exclude<DeleteOutcome, 'missing' | string[]>>;
+    const deleted = (Array.isArray(result[0]) ? result[0] : result) as Array<
+      Exclude<DeleteOutcome, 'missing' | string[]>
+    >;
     if (deleted.length > 0) return { id: deleted[0].id, name: deleted[0].name, origin: deleted[0].origin };
     if (!(await this.find(orgId, id))) return 'missing';
     return this.agentsUsing(orgId, id);

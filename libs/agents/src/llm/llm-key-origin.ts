@@ -10,7 +10,11 @@ export const modelOrigin = (baseUrl: string | undefined): string | null => origi
  * Why the operator's key in `keyEnv` may not be sent to `baseUrl` (null when it may): LLM_KEY_ORIGINS names the one
  * origin each key goes to, and a key it does not name goes nowhere. The text follows the variable's label.
  */
-export function operatorKeyOriginProblem(config: AppConfig, keyEnv: string, baseUrl: string | undefined): string | null {
+export function operatorKeyOriginProblem(
+  config: AppConfig,
+  keyEnv: string,
+  baseUrl: string | undefined,
+): string | null {
   const allowed = config.llmKeyOrigin(keyEnv);
   if (!allowed)
     return `"${keyEnv}" has no origin in LLM_KEY_ORIGINS: the operator must name where its key may be sent (${keyEnv}=https://...)`;

@@ -31,7 +31,8 @@ export interface LlmTurn {
 export function tokenUsage(
   reported: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | null | undefined,
 ): RunEventTokenUsage | undefined {
-  if (!reported || typeof reported.prompt_tokens !== 'number' || typeof reported.completion_tokens !== 'number') return undefined;
+  if (!reported || typeof reported.prompt_tokens !== 'number' || typeof reported.completion_tokens !== 'number')
+    return undefined;
   const { prompt_tokens, completion_tokens } = reported;
   return { prompt_tokens, completion_tokens, total_tokens: reported.total_tokens ?? prompt_tokens + completion_tokens };
 }

@@ -3,7 +3,15 @@ import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/compl
 import { egressRefusalIn, type EgressPolicy } from '@warden/common';
 import type { ModelSettings } from '../agents/agent-config.js';
 import { DEFAULT_LLM_BASE_URL } from './llm-key-origin.js';
-import { LlmError, LlmProvider, parseToolArguments, tokenUsage, type LlmRequest, type LlmToolCall, type LlmTurn } from './llm-provider.js';
+import {
+  LlmError,
+  LlmProvider,
+  parseToolArguments,
+  tokenUsage,
+  type LlmRequest,
+  type LlmToolCall,
+  type LlmTurn,
+} from './llm-provider.js';
 
 /** Any OpenAI-compatible chat completions server, through the official SDK: native and parallel tool calls, streaming. */
 export class OpenAiProvider extends LlmProvider {
@@ -19,7 +27,13 @@ export class OpenAiProvider extends LlmProvider {
     // egressRequest dials through the egress policy (checked on the address actually dialled). It stands in for
     // fetch: the SDK reads a response's status, headers, url and body (text, json, or iterated as bytes), no more.
     const fetch = egressRequest as unknown as typeof globalThis.fetch | undefined;
-    this.client = new OpenAI({ apiKey, baseURL: settings.baseUrl ?? DEFAULT_LLM_BASE_URL, maxRetries: 0, timeout: timeoutMs, fetch });
+    this.client = new OpenAI({
+      apiKey,
+      baseURL: settings.baseUrl ?? DEFAULT_LLM_BASE_URL,
+      maxRetries: 0,
+      timeout: timeoutMs,
+      fetch,
+    });
   }
 
   async complete(request: LlmRequest): Promise<LlmTurn> {
@@ -40,7 +54,9 @@ export class OpenAiProvider extends LlmProvider {
         : {}),
     };
     try {
-      const turn = this.settings.stream ? await this.streamed(params, signal, request.onContent) : await this.whole(params, signal);
+      const turn = this.settings.stream
+        ? await this.streamed(params, signal, request.onContent)
+        : await this.whole(params, signal);
       // The SDK ends an aborted stream quietly, as if the model had finished: a cut-off turn must not count as one.
       if (signal.aborted) throw signal.reason;
       return turn;
@@ -50,7 +66,8 @@ export class OpenAiProvider extends LlmProvider {
       if ((err as Error).cause instanceof LlmError) throw (err as Error).cause;
       if (deadline.aborted || err instanceof APIConnectionTimeoutError)
         throw new LlmError(`the model did not answer within ${this.timeoutMs} ms`);
-      if (request.signal.aborted || err instanceof APIUserAbortError) throw new LlmError('the model call was cancelled');
+      if (request.signal.aborted || err instanceof APIUserAbortError)
+        throw new LlmError('the model call was cancelled');
       if (err instanceof APIError && err.status !== undefined)
         throw new LlmError(`the model server answered HTTP ${err.status}: ${err.message}`);
       throw new LlmError(`the model server could not be reached: ${(egressRefusalIn(err) ?? (err as Error)).message}`);
@@ -117,7 +134,12 @@ export class OpenAiProvider extends LlmProvider {
       .sort(([a], [b]) => a - b)
       .map(([index, c]): LlmToolCall => {
         if (!c.name) throw new LlmError(`the model streamed tool call #${index} without a function name`);
-        return { id: c.id || `call_${index}`, name: c.name, rawArguments: c.arguments, args: parseToolArguments(c.name, c.arguments) };
+        return {
+          id: c.id || `call_${index}`,
+          name: c.name,
+          rawArguments: c.arguments,
+          args: parseToolArguments(c.name, c.arguments),
+        };
       });
     return { content, toolCalls, usage };
   }

@@ -10,7 +10,9 @@ export class ScriptedProvider extends LlmProvider {
   complete(request: LlmRequest): Promise<LlmTurn> {
     const turn = this.script.at(request.turn);
     if (request.turn < 0 || !turn) {
-      return Promise.reject(new LlmError(`the scripted model has no turn ${request.turn + 1} (its script has ${this.script.length})`));
+      return Promise.reject(
+        new LlmError(`the scripted model has no turn ${request.turn + 1} (its script has ${this.script.length})`),
+      );
     }
     // Ids derive from the run and turn, so a resumed run replays the same ids (and Idempotency-Keys).
     const prefix = `call_${request.runId.replace(/-/g, '').slice(0, 12)}_${request.turn}`;

@@ -46,7 +46,10 @@ export class McpClientPool implements OnModuleDestroy {
     const connection = this.connectionFor(server);
     try {
       const client = await connection.client;
-      return await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: this.config.connectorTimeoutMs });
+      return await client.callTool({ name: tool, arguments: args }, undefined, {
+        signal,
+        timeout: this.config.connectorTimeoutMs,
+      });
     } catch (err) {
       this.drop(server.id, connection);
       throw err;
@@ -67,11 +70,16 @@ export class McpClientPool implements OnModuleDestroy {
 
   private connectionFor(server: McpServerRecord): Connection {
     const failure = this.failures.get(server.id);
-    if (failure?.updatedAt === server.updatedAt.getTime() && Date.now() - failure.at < RECONNECT_BACKOFF_MS) throw failure.error;
+    if (failure?.updatedAt === server.updatedAt.getTime() && Date.now() - failure.at < RECONNECT_BACKOFF_MS)
+      throw failure.error;
     const existing = this.connections.get(server.id);
     if (existing?.updatedAt === server.updatedAt.getTime()) return existing;
     if (existing) this.drop(server.id, existing);
-    const connection: Connection = { updatedAt: server.updatedAt.getTime(), tools: [], client: undefined as unknown as Promise<Client> };
+    const connection: Connection = {
+      updatedAt: server.updatedAt.getTime(),
+      tools: [],
+      client: undefined as unknown as Promise<Client>,
+    };
     connection.client = this.connect(server, connection);
     connection.client.then(
       () => this.failures.delete(server.id),
@@ -102,7 +110,10 @@ export class McpClientPool implements OnModuleDestroy {
       },
     );
     const headers = this.secrets.open(server.sealedHeaders) as Record<string, string>;
-    const transport = new StreamableHTTPClientTransport(new URL(server.url), { fetch: this.egress.fetch, requestInit: { headers } });
+    const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+      fetch: this.egress.fetch,
+      requestInit: { headers },
+    });
     const timeout = Math.min(this.config.connectorTimeoutMs, CONNECT_TIMEOUT_MS);
     await client.connect(transport, { timeout });
     connection.tools = await listAllTools(client, timeout);

@@ -17,6 +17,7 @@ export function mcpResultText(result: { content?: unknown; structuredContent?: u
     else if (c.type === 'resource_link') parts.push(`[resource ${c.uri ?? ''}${c.name ? ` (${c.name})` : ''}]`);
     else if (c.type === 'resource') parts.push(c.resource?.text ?? `[resource ${c.resource?.uri ?? ''}]`);
   }
-  if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
+  if (parts.length === 0 && result.structuredContent !== undefined)
+    parts.push(JSON.stringify(result.structuredContent));
   return parts.join('\n');
 }

@@ -108,7 +108,12 @@ export class McpServersService {
   }
 
   /** A save under `name`: two admins racing for one tool namespace get the same 409 as `assertFree` gives. */
-  private async inTransaction<T>(orgId: string, name: string, id: string | undefined, work: (m: Queryable) => Promise<T>): Promise<T> {
+  private async inTransaction<T>(
+    orgId: string,
+    name: string,
+    id: string | undefined,
+    work: (m: Queryable) => Promise<T>,
+  ): Promise<T> {
     try {
       return await this.tx.run(({ manager }) => work(manager));
     } catch (err) {
@@ -128,10 +133,16 @@ export class McpServersService {
   }
 
   /** Every problem at once (400, nothing saved); headers are sealed like channel secrets. */
-  private async checked(orgId: string, input: McpServerInput, existing: McpServerRecord | undefined): Promise<McpServerWrite> {
+  private async checked(
+    orgId: string,
+    input: McpServerInput,
+    existing: McpServerRecord | undefined,
+  ): Promise<McpServerWrite> {
     const problems: string[] = [];
     if (!NAME.test(input.name))
-      problems.push(`name "${input.name}" must start with a letter and contain only letters, digits, "_" or "-" (max 64)`);
+      problems.push(
+        `name "${input.name}" must start with a letter and contain only letters, digits, "_" or "-" (max 64)`,
+      );
     let url: URL | undefined;
     try {
       url = new URL(input.url);
@@ -142,7 +153,8 @@ export class McpServersService {
       problems.push(`url "${input.url}" must be an absolute http(s) URL (streamable HTTP endpoint)`);
     else if (url.username || url.password) problems.push('url must not carry credentials (use headers)');
     for (const [key, value] of Object.entries(input.headers ?? {})) {
-      if (!HEADER_NAME.test(key) || typeof value !== 'string') problems.push(`headers.${key} must be a string under a valid header name`);
+      if (!HEADER_NAME.test(key) || typeof value !== 'string')
+        problems.push(`headers.${key} must be a string under a valid header name`);
     }
     problems.push(...toolOverrideProblems(input.tool_overrides));
     // The stored token belongs to the host it was entered for: another origin needs it again.
@@ -152,7 +164,8 @@ export class McpServersService {
     // A URL that did not parse is among the problems.
     if (problems.length || !url) throw new BadInputError(`the MCP server is invalid: ${problems.join('; ')}`, problems);
     await this.namespaces.assertFree(orgId, input.name, existing?.id);
-    const headers = input.headers ?? (existing ? (this.secrets.open(existing.sealedHeaders) as Record<string, string>) : {});
+    const headers =
+      input.headers ?? (existing ? (this.secrets.open(existing.sealedHeaders) as Record<string, string>) : {});
     return {
       name: input.name,
       url: url.toString(),

@@ -35,15 +35,17 @@ export class McpServersStore {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(orgId: string): Promise<McpServerRecord[]> {
-    const rows: Row[] = await this.dataSource.query(`SELECT * FROM mcp_servers WHERE org_id = $1 ORDER BY name`, [orgId]);
+    const rows: Row[] = await this.dataSource.query(`SELECT * FROM mcp_servers WHERE org_id = $1 ORDER BY name`, [
+      orgId,
+    ]);
     return rows.map(toRecord);
   }
 
   async find(orgId: string, id: string): Promise<McpServerRecord | null> {
-    const [row] = await this.dataSource.query<Array<Row | undefined>>(`SELECT * FROM mcp_servers WHERE org_id = $1 AND id = $2`, [
-      orgId,
-      id,
-    ]);
+    const [row] = await this.dataSource.query<Array<Row | undefined>>(
+      `SELECT * FROM mcp_servers WHERE org_id = $1 AND id = $2`,
+      [orgId, id],
+    );
     return row ? toRecord(row) : null;
   }
 
@@ -57,7 +59,12 @@ export class McpServersStore {
     return row ? toRecord(row) : null;
   }
 
-  async update(orgId: string, id: string, w: McpServerWrite, tx: Queryable = this.dataSource): Promise<McpServerRecord | null> {
+  async update(
+    orgId: string,
+    id: string,
+    w: McpServerWrite,
+    tx: Queryable = this.dataSource,
+  ): Promise<McpServerRecord | null> {
     const [rows]: [Row[], number] = await tx.query(
       `UPDATE mcp_servers SET name = $3, url = $4, sealed_headers = $5, header_keys = $6, tool_overrides = $7, updated_at = clock_timestamp()
        WHERE org_id = $1 AND id = $2 RETURNING *`,
@@ -68,7 +75,10 @@ export class McpServersStore {
 
   /** The removed server, or null when there was none. */
   async remove(orgId: string, id: string, tx: Queryable = this.dataSource): Promise<McpServerRecord | null> {
-    const [rows]: [Row[], number] = await tx.query(`DELETE FROM mcp_servers WHERE org_id = $1 AND id = $2 RETURNING *`, [orgId, id]);
+    const [rows]: [Row[], number] = await tx.query(
+      `DELETE FROM mcp_servers WHERE org_id = $1 AND id = $2 RETURNING *`,
+      [orgId, id],
+    );
     return rows[0] ? toRecord(rows[0]) : null;
   }
 }

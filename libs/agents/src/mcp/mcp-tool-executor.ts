@@ -13,7 +13,11 @@ const FULL_RESULT_MAX_CHARS = 1024 * 1024;
 export class McpToolExecutor {
   constructor(private readonly pool: McpClientPool) {}
 
-  async execute(tool: McpTool & { record: McpServerRecord }, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome> {
+  async execute(
+    tool: McpTool & { record: McpServerRecord },
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<ToolOutcome> {
     let result: Awaited<ReturnType<McpClientPool['callTool']>>;
     try {
       result = await this.pool.callTool(tool.record, tool.tool, args, signal);
@@ -34,6 +38,11 @@ export class McpToolExecutor {
         simulated: false,
       };
     }
-    return { ok: true, content: text.slice(0, OBSERVATION_MAX_CHARS), full: text.slice(0, FULL_RESULT_MAX_CHARS), simulated: false };
+    return {
+      ok: true,
+      content: text.slice(0, OBSERVATION_MAX_CHARS),
+      full: text.slice(0, FULL_RESULT_MAX_CHARS),
+      simulated: false,
+    };
   }
 }

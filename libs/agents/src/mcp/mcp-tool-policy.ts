@@ -15,7 +15,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export function toMcpTool(server: McpServerRecord, tool: Tool): McpTool {
   const override: McpToolOverride = server.toolOverrides[tool.name] ?? {};
-  const annotations = { readOnlyHint: tool.annotations?.readOnlyHint, destructiveHint: tool.annotations?.destructiveHint };
+  const annotations = {
+    readOnlyHint: tool.annotations?.readOnlyHint,
+    destructiveHint: tool.annotations?.destructiveHint,
+  };
   const write = override.write ?? annotations.readOnlyHint !== true;
   const hasOverride = override.requires_confirmation !== undefined || override.requires_confirmation_when !== undefined;
   return {
@@ -43,10 +46,12 @@ export function toolOverrideProblems(raw: unknown): string[] {
       continue;
     }
     for (const key of Object.keys(override))
-      if (!OVERRIDE_KEYS.includes(key)) problems.push(`${at}.${key}: unknown key (expected ${OVERRIDE_KEYS.join(', ')})`);
+      if (!OVERRIDE_KEYS.includes(key))
+        problems.push(`${at}.${key}: unknown key (expected ${OVERRIDE_KEYS.join(', ')})`);
     if (override.requires_confirmation !== undefined && typeof override.requires_confirmation !== 'boolean')
       problems.push(`${at}.requires_confirmation must be true or false`);
-    if (override.write !== undefined && typeof override.write !== 'boolean') problems.push(`${at}.write must be true or false`);
+    if (override.write !== undefined && typeof override.write !== 'boolean')
+      problems.push(`${at}.write must be true or false`);
     const when = override.requires_confirmation_when;
     if (when !== undefined) {
       const problem = typeof when === 'string' ? checkConfirmationCondition(when) : 'must be a CEL string';

@@ -29,10 +29,13 @@ export class CandidateCheck {
   }
 
   private async agentProblems(orgId: string, policy: unknown, agentId?: string): Promise<string[]> {
-    if (!isObject(policy)) return ['policy: must be an object with hooks, confirmation and/or require_confirmation_for_all'];
+    if (!isObject(policy))
+      return ['policy: must be an object with hooks, confirmation and/or require_confirmation_for_all'];
     const unknown = Object.keys(policy).filter((k) => !(POLICY_KEYS as readonly string[]).includes(k));
     if (unknown.length) return unknown.map((k) => `policy.${k}: unknown key (expected ${POLICY_KEYS.join(', ')})`);
-    const base = agentId ? (await this.agents.find(orgId, agentId)).modelConfigJson : { model: { provider: 'scripted', script: [] } };
+    const base = agentId
+      ? (await this.agents.find(orgId, agentId)).modelConfigJson
+      : { model: { provider: 'scripted', script: [] } };
     const policyProblems = parseAgentConfig(withPolicy(base, policy)).problems.filter((p) =>
       POLICY_KEYS.some((k) => p.includes(`model_config_json.${k}`)),
     );

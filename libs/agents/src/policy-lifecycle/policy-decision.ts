@@ -1,4 +1,10 @@
-import { actionDigest, CONFIRMATION_GATE, EXTERNAL_HOOK_NOT_RUN, type AgentHookSettings, type PreToolUseVerdict } from '@warden/hooks';
+import {
+  actionDigest,
+  CONFIRMATION_GATE,
+  EXTERNAL_HOOK_NOT_RUN,
+  type AgentHookSettings,
+  type PreToolUseVerdict,
+} from '@warden/hooks';
 import { policyInForce, requirementOf } from '@warden/policy';
 
 /** What a policy decides for one call: allow, ask a human (how many approvals, which tier) or block; what would be sent. */
@@ -15,7 +21,8 @@ export interface Decision {
 }
 
 /** How a candidate's decision differs from the one it is compared with (a call may differ in several ways). */
-export type Difference = 'would_block' | 'would_unblock' | 'would_ask' | 'would_not_ask' | 'approvals_changed' | 'rewrite_changed';
+export type Difference =
+  'would_block' | 'would_unblock' | 'would_ask' | 'would_not_ask' | 'approvals_changed' | 'rewrite_changed';
 
 /**
  * The decision a PreToolUse verdict amounts to. The gate ran (or would have, in a dry run) → `ask`, whatever the
@@ -28,10 +35,13 @@ export function decisionOf(
   verdict: PreToolUseVerdict,
   agent?: AgentHookSettings,
 ): Decision {
-  const gate = verdict.wouldRequireConfirmation || !!verdict.parked || verdict.outcomes.some((o) => o.hook === CONFIRMATION_GATE);
-  const decision = !verdict.allow && !(gate && verdict.blockedBy === CONFIRMATION_GATE) ? 'block' : gate ? 'ask' : 'allow';
+  const gate =
+    verdict.wouldRequireConfirmation || !!verdict.parked || verdict.outcomes.some((o) => o.hook === CONFIRMATION_GATE);
+  const decision =
+    !verdict.allow && !(gate && verdict.blockedBy === CONFIRMATION_GATE) ? 'block' : gate ? 'ask' : 'allow';
   const digest = actionDigest(tool, verdict.args);
-  const requirement = decision === 'ask' && agent ? requirementOf(policyInForce(agent.confirmation), verdict.args) : null;
+  const requirement =
+    decision === 'ask' && agent ? requirementOf(policyInForce(agent.confirmation), verdict.args) : null;
   return {
     decision,
     approvals: decision === 'ask' ? (requirement?.approvals ?? 1) : 0,
@@ -56,7 +66,8 @@ export function differences(base: Decision, candidate: Decision): Difference[] {
   if (base.decision === 'block' && candidate.decision !== 'block') out.push('would_unblock');
   if (candidate.decision === 'ask' && base.decision === 'allow') out.push('would_ask');
   if (base.decision === 'ask' && candidate.decision === 'allow') out.push('would_not_ask');
-  if (base.decision === 'ask' && candidate.decision === 'ask' && base.approvals !== candidate.approvals) out.push('approvals_changed');
+  if (base.decision === 'ask' && candidate.decision === 'ask' && base.approvals !== candidate.approvals)
+    out.push('approvals_changed');
   if (base.decision !== 'block' && candidate.decision !== 'block' && base.args_digest !== candidate.args_digest)
     out.push('rewrite_changed');
   return out;

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '@warden/common';
-import { HookResolver, type AgentHookSettings, type HookRegistry, type ToolArgs, type ToolCallMetadata } from '@warden/hooks';
+import {
+  HookResolver,
+  type AgentHookSettings,
+  type HookRegistry,
+  type ToolArgs,
+  type ToolCallMetadata,
+} from '@warden/hooks';
 import { randomUUID } from 'node:crypto';
 import { hookSettingsOf, parseAgentConfig } from '../agents/agent-config.js';
 import { withPolicy } from '../agents/agent-policy.js';
@@ -17,7 +23,8 @@ export interface CandidateSetup {
 }
 
 /** A candidate policy: an agent's policy fragment, or the org's hooks. */
-export type Candidate = { type: 'agent'; config: Record<string, unknown> } | { type: 'org_hooks'; config: Record<string, unknown> };
+export type Candidate =
+  { type: 'agent'; config: Record<string, unknown> } | { type: 'org_hooks'; config: Record<string, unknown> };
 
 /** One call to decide: who made it, with which tool and args. */
 export interface EvaluatedCall {
@@ -53,14 +60,22 @@ export class PolicyEvaluator {
     });
     const base = { id: agentId, name: '', ownerUserId: null, orgId };
     if (!found) {
-      const config = parseAgentConfig(candidate?.type === 'agent' ? { model: {}, ...candidate.config } : { model: {} }).config;
+      const config = parseAgentConfig(
+        candidate?.type === 'agent' ? { model: {}, ...candidate.config } : { model: {} },
+      ).config;
       return { hooksConfig: config.hooks, agent: hookSettingsOf(base, config), ...orgOf(candidate) };
     }
-    const json = candidate?.type === 'agent' ? withPolicy(found.agent.modelConfigJson, candidate.config) : found.agent.modelConfigJson;
+    const json =
+      candidate?.type === 'agent'
+        ? withPolicy(found.agent.modelConfigJson, candidate.config)
+        : found.agent.modelConfigJson;
     const config = candidate?.type === 'agent' ? parseAgentConfig(json).config : found.config;
     return {
       hooksConfig: config.hooks,
-      agent: hookSettingsOf({ id: found.agent.id, name: found.agent.name, ownerUserId: found.agent.ownerUserId, orgId }, config),
+      agent: hookSettingsOf(
+        { id: found.agent.id, name: found.agent.name, ownerUserId: found.agent.ownerUserId, orgId },
+        config,
+      ),
       ...orgOf(candidate),
     };
   }
@@ -96,10 +111,19 @@ export class PolicyEvaluator {
       runId: call.runId ?? randomUUID(),
       callId: call.callId ?? randomUUID(),
       surface: 'api',
-      metadata: { ...metadata, agent: setup.agent, dryRun: true, ...(allowExternal ? {} : { externalHooks: 'skip' as const }) },
+      metadata: {
+        ...metadata,
+        agent: setup.agent,
+        dryRun: true,
+        ...(allowExternal ? {} : { externalHooks: 'skip' as const }),
+      },
       emit: noEmit,
     });
-    return { decision: decisionOf(call.tool, call.args, verdict, setup.agent), args: verdict.args, skipped: skippedHooks(verdict) };
+    return {
+      decision: decisionOf(call.tool, call.args, verdict, setup.agent),
+      args: verdict.args,
+      skipped: skippedHooks(verdict),
+    };
   }
 }
 

@@ -34,7 +34,13 @@ export function emptySummary(): ReplaySummary {
 }
 
 /** Counts one call into `s`. */
-export function count(s: ReplaySummary, before: Decision, after: Decision, diff: Difference[], skipped: string[]): void {
+export function count(
+  s: ReplaySummary,
+  before: Decision,
+  after: Decision,
+  diff: Difference[],
+  skipped: string[],
+): void {
   s.calls++;
   if (diff.length) s.changed++;
   if (skipped.length) s.incomplete++;

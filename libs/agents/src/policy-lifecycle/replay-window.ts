@@ -15,7 +15,9 @@ export function replayWindow(from: string, to: string): { from: Date; to: Date }
   if (end <= start) throw new BadInputError('the window is empty: to must be after from');
   const days = (end.getTime() - start.getTime()) / DAY_MS;
   if (days > REPLAY_MAX_DAYS) {
-    throw new BadInputError(`window too large: ${Math.ceil(days)} days (a replay covers at most ${REPLAY_MAX_DAYS} days)`);
+    throw new BadInputError(
+      `window too large: ${Math.ceil(days)} days (a replay covers at most ${REPLAY_MAX_DAYS} days)`,
+    );
   }
   return { from: start, to: end };
 }

@@ -76,7 +76,8 @@ export class ReplayService {
     const summary = emptySummary();
     const changes: ReplayChange[] = [];
     const allowExternal = body.allow_external_hooks === true;
-    const pageAfter = (after: PageMark | null) => this.store.page(orgId, { ...window, agentId: body.agent }, after, PAGE);
+    const pageAfter = (after: PageMark | null) =>
+      this.store.page(orgId, { ...window, agentId: body.agent }, after, PAGE);
     // The next page is read while this one is decided (the database works while the evaluation does).
     for (let pending = pageAfter(null); ;) {
       const { calls, next } = await pending;
@@ -95,13 +96,23 @@ export class ReplayService {
       }
     }
     summary.text = summaryText(summary);
-    return { from: window.from, to: window.to, agent: body.agent ?? null, summary, changes, truncated: summary.changed > changes.length };
+    return {
+      from: window.from,
+      to: window.to,
+      agent: body.agent ?? null,
+      summary,
+      changes,
+      truncated: summary.changed > changes.length,
+    };
   }
 
   /** The candidate the request names (exactly one of config or version), checked like a save. */
   private async candidate(orgId: string, body: ReplayRequest): Promise<Candidate> {
-    if ((body.config === undefined) === (body.version === undefined)) throw new BadInputError('give exactly one of config or version');
-    const subject: PolicySubject = body.agent ? agentPolicy(orgId, body.agent) : { orgId, type: 'org_hooks', id: orgId };
+    if ((body.config === undefined) === (body.version === undefined))
+      throw new BadInputError('give exactly one of config or version');
+    const subject: PolicySubject = body.agent
+      ? agentPolicy(orgId, body.agent)
+      : { orgId, type: 'org_hooks', id: orgId };
     if (body.agent) await this.agents.find(orgId, body.agent);
     let config = body.config;
     if (body.version !== undefined) {

@@ -73,7 +73,10 @@ export class ShadowStore {
     const perOrg = await Promise.all(
       orgIds.map((orgId) =>
         this.config.get(orgId, 'policy_shadows', () =>
-          this.dataSource.query<Shadow[]>(`SELECT ${COLUMNS} FROM policy_shadows WHERE org_id = $1 AND ended_at IS NULL`, [orgId]),
+          this.dataSource.query<Shadow[]>(
+            `SELECT ${COLUMNS} FROM policy_shadows WHERE org_id = $1 AND ended_at IS NULL`,
+            [orgId],
+          ),
         ),
       ),
     );
@@ -115,7 +118,9 @@ export class ShadowStore {
   }
 
   /** How many calls the shadow saw, and how many of each difference. */
-  async counts(shadowId: string): Promise<{ calls: number; differing: number; by: Record<string, number>; incomplete: number }> {
+  async counts(
+    shadowId: string,
+  ): Promise<{ calls: number; differing: number; by: Record<string, number>; incomplete: number }> {
     const [row] = await this.dataSource.query<[{ calls: string; differing: string; incomplete: string }]>(
       `SELECT count(*) AS calls, count(*) FILTER (WHERE cardinality(differences) > 0) AS differing,
               count(*) FILTER (WHERE cardinality(skipped) > 0) AS incomplete

@@ -59,7 +59,10 @@ export class ShadowService {
   async report(s: PolicySubject) {
     const shadow = await this.required(s);
     await this.recorder.drain();
-    const [counts, calls] = await Promise.all([this.store.counts(shadow.id), this.store.differing(shadow.id, REPORT_LIMIT)]);
+    const [counts, calls] = await Promise.all([
+      this.store.counts(shadow.id),
+      this.store.differing(shadow.id, REPORT_LIMIT),
+    ]);
     return {
       shadow: view(shadow),
       calls_seen: counts.calls,
@@ -75,7 +78,12 @@ export class ShadowService {
         tool: c.tool,
         args: c.args,
         at: c.created_at,
-        live: { decision: c.live_decision, approvals: c.live_approvals, blocked_by: c.live_blocked_by, args_digest: c.live_args_digest },
+        live: {
+          decision: c.live_decision,
+          approvals: c.live_approvals,
+          blocked_by: c.live_blocked_by,
+          args_digest: c.live_args_digest,
+        },
         shadow: {
           decision: c.shadow_decision,
           approvals: c.shadow_approvals,
@@ -99,7 +107,13 @@ export class ShadowService {
     } else {
       const agent = await this.agents.find(s.orgId, s.id);
       const model_config_json = withPolicy(agent.modelConfigJson, shadow.config);
-      const dto = { name: agent.name, instructions: agent.instructions, model_config_json, comment: why, force: opts.force };
+      const dto = {
+        name: agent.name,
+        instructions: agent.instructions,
+        model_config_json,
+        comment: why,
+        force: opts.force,
+      };
       await this.agents.update(s.orgId, s.id, dto, by);
     }
     await this.dataSource.transaction((m) => this.store.end(shadow.id, 'promoted', m));
@@ -109,7 +123,8 @@ export class ShadowService {
   async discard(s: PolicySubject, by: string) {
     const shadow = await this.required(s);
     await this.dataSource.transaction(async (m) => {
-      if (!(await this.store.end(shadow.id, 'discarded', m))) throw new NotFoundError(`shadow policy of the ${label(s)}`);
+      if (!(await this.store.end(shadow.id, 'discarded', m)))
+        throw new NotFoundError(`shadow policy of the ${label(s)}`);
       await this.audit.configChange(
         {
           orgId: s.orgId,

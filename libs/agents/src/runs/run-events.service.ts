@@ -19,7 +19,11 @@ export type StoredRunEvent<K extends RunEventType = RunEventType> = StoredEvent<
 export const RUN_EVENTS_NOTIFY_CHANNEL = 'run_events';
 
 /** Where the run event log lives: `run_events`, numbered by `agent_runs.event_seq`. */
-export const RUN_EVENT_TABLES = { events: 'run_events', owners: 'agent_runs', channel: RUN_EVENTS_NOTIFY_CHANNEL } as const;
+export const RUN_EVENT_TABLES = {
+  events: 'run_events',
+  owners: 'agent_runs',
+  channel: RUN_EVENTS_NOTIFY_CHANNEL,
+} as const;
 
 /**
  * A run's event log (`run_events`): every SSE event is written here before it is sent, so `GET /api/runs/:id/events`
@@ -51,12 +55,21 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Appends only while the run is active at `opts.epoch` (null otherwise), and/or inside `opts.runner`'s transaction. */
-  appendIf<K extends RunEventType>(runId: string, type: K, data: RunEventData<K>, opts: AppendOptions): Promise<number | null> {
+  appendIf<K extends RunEventType>(
+    runId: string,
+    type: K,
+    data: RunEventData<K>,
+    opts: AppendOptions,
+  ): Promise<number | null> {
     return this.log.append<K>(runId, type, data, opts);
   }
 
   /** The run row's update, its new events and other writes in one statement (see EventLog.appendWith). */
-  appendWith(runId: string, events: Array<{ type: RunEventType; data: RunEventData }>, write: OwnerWrite): Promise<OwnerWriteResult> {
+  appendWith(
+    runId: string,
+    events: Array<{ type: RunEventType; data: RunEventData }>,
+    write: OwnerWrite,
+  ): Promise<OwnerWriteResult> {
     return this.log.appendWith(runId, events, write);
   }
 
@@ -75,7 +88,11 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
     this.log.wake(runId);
   }
 
-  list<K extends RunEventType = RunEventType>(runId: string, afterSeq = 0, types?: K[]): Promise<Array<StoredRunEvent<K>>> {
+  list<K extends RunEventType = RunEventType>(
+    runId: string,
+    afterSeq = 0,
+    types?: K[],
+  ): Promise<Array<StoredRunEvent<K>>> {
     return this.log.list(runId, afterSeq, types);
   }
 
@@ -90,7 +107,12 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Replays after `afterSeq`, then live, until this run's own `done` (true) or until `signal` aborts (false). */
-  follow(runId: string, afterSeq: number, deliver: (event: StoredRunEvent) => void, signal: AbortSignal): Promise<boolean> {
+  follow(
+    runId: string,
+    afterSeq: number,
+    deliver: (event: StoredRunEvent) => void,
+    signal: AbortSignal,
+  ): Promise<boolean> {
     return this.log.follow(runId, afterSeq, deliver, (e) => e.type === 'done' && e.data.run_id === runId, signal);
   }
 }

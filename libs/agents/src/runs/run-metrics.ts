@@ -22,7 +22,10 @@ export class RunMetrics implements OnModuleInit {
         const rows: Array<{ status: string; n: number }> = await this.dataSource.query(
           `SELECT status, count(*)::int AS n FROM agent_runs WHERE status IN ('running', 'waiting') GROUP BY status`,
         );
-        return ['running', 'waiting'].map((status) => ({ labels: { status }, value: rows.find((r) => r.status === status)?.n ?? 0 }));
+        return ['running', 'waiting'].map((status) => ({
+          labels: { status },
+          value: rows.find((r) => r.status === status)?.n ?? 0,
+        }));
       },
       ['status'],
     );

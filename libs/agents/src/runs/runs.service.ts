@@ -49,7 +49,12 @@ export class RunsService {
 
   async view(p: Principal, id: string) {
     const run = await this.findVisible(p, id);
-    const trace = (await this.events.list(run.id, 0, TRACE_TYPES)).map((e) => ({ seq: e.seq, type: e.type, ...e.data, at: e.created_at }));
+    const trace = (await this.events.list(run.id, 0, TRACE_TYPES)).map((e) => ({
+      seq: e.seq,
+      type: e.type,
+      ...e.data,
+      at: e.created_at,
+    }));
     return {
       id: run.id,
       status: run.status,

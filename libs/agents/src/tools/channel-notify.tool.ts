@@ -34,7 +34,11 @@ export class ChannelNotifyTool extends BuiltinTool {
     if (text.length > MAX_TEXT) throw new Error(`text is ${text.length} characters; at most ${MAX_TEXT} allowed`);
     if (channelId !== undefined && typeof channelId !== 'string') throw new Error('channel_id must be a string');
     const { record, impl } = await this.channels.resolveForDelivery(ctx.orgId, channelId);
-    const sent = await impl.sendNotification(record, text, { agentId: ctx.agentId, runId: ctx.runId, userId: ctx.userId });
+    const sent = await impl.sendNotification(record, text, {
+      agentId: ctx.agentId,
+      runId: ctx.runId,
+      userId: ctx.userId,
+    });
     return `Notification sent to ${record.type} channel "${record.name}"${sent.platformMessageId ? ` (message ${sent.platformMessageId})` : ''}.`;
   }
 }

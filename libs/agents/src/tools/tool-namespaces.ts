@@ -14,7 +14,8 @@ const prefixOf = (name: string) => toolNameOf(name, '').slice(0, -2);
 const NAME_KEYS = ['tool_namespaces_pkey', 'connectors_org_name_uq', 'mcp_servers_org_id_name_key'];
 
 const isNamespaceClash = (err: unknown): boolean => {
-  const driver = (err as { driverError?: { code?: unknown; constraint?: unknown } }).driverError ?? (err as Record<string, unknown>);
+  const driver =
+    (err as { driverError?: { code?: unknown; constraint?: unknown } }).driverError ?? (err as Record<string, unknown>);
   return driver.code === '23505' && NAME_KEYS.includes(driver.constraint as string);
 };
 
@@ -43,17 +44,21 @@ export class ToolNamespaces {
   }
 
   private async clashOf(orgId: string, name: string, exceptId?: string): Promise<ConflictError | undefined> {
-    const [owner] = await this.dataSource.query<Array<{ owner_kind: ToolOwnerKind; owner_id: string; owner_name: string } | undefined>>(
-      `SELECT owner_kind, owner_id, owner_name FROM tool_namespaces WHERE org_id = $1 AND name = $2`,
-      [orgId, prefixOf(name)],
-    );
+    const [owner] = await this.dataSource.query<
+      Array<{ owner_kind: ToolOwnerKind; owner_id: string; owner_name: string } | undefined>
+    >(`SELECT owner_kind, owner_id, owner_name FROM tool_namespaces WHERE org_id = $1 AND name = $2`, [
+      orgId,
+      prefixOf(name),
+    ]);
     if (!owner || owner.owner_id === exceptId) return undefined;
     return conflict(name, owner);
   }
 }
 
 function conflict(name: string, owner: { owner_kind: ToolOwnerKind; owner_name: string } | null): ConflictError {
-  const holder = owner ? `the ${OWNER_LABEL[owner.owner_kind]} "${owner.owner_name}"` : 'another connector or MCP server';
+  const holder = owner
+    ? `the ${OWNER_LABEL[owner.owner_kind]} "${owner.owner_name}"`
+    : 'another connector or MCP server';
   return new ConflictError(
     `the name "${name}" is taken: ${holder} already names tools "${prefixOf(name)}__*" (connectors and MCP servers share tool names)`,
   );

@@ -36,10 +36,16 @@ export class DevSignInResponse {
 
 export class AuthConfigResponse {
   @ApiProperty({ enum: ['dev', 'oidc'] }) mode: 'dev' | 'oidc';
-  @ApiProperty({ description: 'Whether POST /api/dev/sign-in exists (dev auth outside production)' }) dev_sign_in: boolean;
-  @ApiProperty({ type: String, description: 'OIDC issuer the console signs in with', nullable: true }) oidc_issuer: string | null;
-  @ApiProperty({ type: String, description: "The console's OIDC client id (OIDC_CLIENT_ID)", nullable: true }) oidc_client_id:
+  @ApiProperty({ description: 'Whether POST /api/dev/sign-in exists (dev auth outside production)' })
+  dev_sign_in: boolean;
+  @ApiProperty({ type: String, description: 'OIDC issuer the console signs in with', nullable: true }) oidc_issuer:
     string | null;
-  @ApiProperty({ type: String, description: 'The scope the console asks for: "openid profile email" and OIDC_SCOPES', nullable: true })
+  @ApiProperty({ type: String, description: "The console's OIDC client id (OIDC_CLIENT_ID)", nullable: true })
+  oidc_client_id: string | null;
+  @ApiProperty({
+    type: String,
+    description: 'The scope the console asks for: "openid profile email" and OIDC_SCOPES',
+    nullable: true,
+  })
   oidc_scope: string | null;
 }

@@ -18,7 +18,10 @@ export class ScimAuthGuard implements CanActivate {
     const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     const actor = match && match[1].length <= 200 ? await this.tokens.resolve(match[1]) : null;
     if (!actor) {
-      throw new ScimError(DomainErrorKind.Unauthenticated, 'a valid SCIM bearer token is required (POST /api/org/scim-tokens creates one)');
+      throw new ScimError(
+        DomainErrorKind.Unauthenticated,
+        'a valid SCIM bearer token is required (POST /api/org/scim-tokens creates one)',
+      );
     }
     req.scim = actor;
     return true;

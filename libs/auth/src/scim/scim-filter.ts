@@ -18,7 +18,9 @@ export function parseScimFilter(filter: string | undefined, attributes: readonly
   if (filter.length > 1000) throw invalidFilter('the filter is longer than 1000 characters');
   const match = FILTER.exec(filter);
   if (!match) {
-    throw invalidFilter(`unsupported filter "${filter}": use attribute eq "value" with one of ${attributes.join(', ')}`);
+    throw invalidFilter(
+      `unsupported filter "${filter}": use attribute eq "value" with one of ${attributes.join(', ')}`,
+    );
   }
   const attribute = attributes.find((a) => a.toLowerCase() === match[1].toLowerCase());
   if (!attribute) throw invalidFilter(`cannot filter on "${match[1]}": use one of ${attributes.join(', ')}`);

@@ -1,5 +1,14 @@
 import { parseScimFilter } from './scim-filter.js';
-import { attr, invalidPath, invalidSyntax, invalidValue, isObject, requiredString, scimString, type PatchOperation } from './scim-patch.js';
+import {
+  attr,
+  invalidPath,
+  invalidSyntax,
+  invalidValue,
+  isObject,
+  requiredString,
+  scimString,
+  type PatchOperation,
+} from './scim-patch.js';
 
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
@@ -15,7 +24,10 @@ export function groupFromBody(body: unknown): ScimGroupState {
   const members = attr(body, 'members');
   return {
     displayName: requiredString(attr(body, 'displayName'), 'displayName', 200),
-    externalId: attr(body, 'externalId') === undefined ? null : scimString(attr(body, 'externalId'), 'externalId', { nullable: true }),
+    externalId:
+      attr(body, 'externalId') === undefined
+        ? null
+        : scimString(attr(body, 'externalId'), 'externalId', { nullable: true }),
     members: members === undefined || members === null ? [] : memberIds(members),
   };
 }
@@ -45,7 +57,13 @@ export function patchGroup(current: ScimGroupState, ops: PatchOperation[]): Scim
   return next;
 }
 
-function setAttribute(state: ScimGroupState, op: PatchOperation['op'], path: string, value: unknown, removing?: unknown): void {
+function setAttribute(
+  state: ScimGroupState,
+  op: PatchOperation['op'],
+  path: string,
+  value: unknown,
+  removing?: unknown,
+): void {
   const p = path.toLowerCase();
   if (p === 'schemas' || p === 'id' || p === 'meta') return;
   if (p === 'displayname') {
@@ -71,7 +89,8 @@ function memberIds(value: unknown): string[] {
   if (list.length > 10_000) throw invalidValue('at most 10000 members per operation');
   return list.map((m, i) => {
     const id = isObject(m) ? attr(m, 'value') : undefined;
-    if (typeof id !== 'string' || id === '') throw invalidValue(`members[${i}] must be an object with a string value (a user id)`);
+    if (typeof id !== 'string' || id === '')
+      throw invalidValue(`members[${i}] must be an object with a string value (a user id)`);
     return id;
   });
 }
@@ -88,7 +107,11 @@ export function renderGroup(
     ...(g.state.externalId ? { externalId: g.state.externalId } : {}),
     ...(withMembers
       ? {
-          members: g.state.members.map((id) => ({ value: id, display: g.memberNames.get(id), $ref: `${base}/Users/${id}` })),
+          members: g.state.members.map((id) => ({
+            value: id,
+            display: g.memberNames.get(id),
+            $ref: `${base}/Users/${id}`,
+          })),
         }
       : {}),
     meta: {

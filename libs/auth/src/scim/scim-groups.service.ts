@@ -68,7 +68,9 @@ export class ScimGroupsService {
   }
 
   async get(orgId: string, id: string, m: EntityManager | DataSource = this.dataSource): Promise<StoredScimGroup> {
-    const [row] = UUID.test(id) ? await m.query<Array<GroupRow | undefined>>(`${SELECT} AND g.id = $2`, [orgId, id]) : [];
+    const [row] = UUID.test(id)
+      ? await m.query<Array<GroupRow | undefined>>(`${SELECT} AND g.id = $2`, [orgId, id])
+      : [];
     if (!row) throw new ScimError(DomainErrorKind.NotFound, `group ${id} not found`);
     return toStored(row);
   }
@@ -80,7 +82,8 @@ export class ScimGroupsService {
          ON CONFLICT (org_id, display_name) DO NOTHING RETURNING id`,
         [actor.orgId, state.displayName, state.externalId],
       );
-      if (!row) throw new ScimError(DomainErrorKind.Conflict, `group ${state.displayName} already exists`, 'uniqueness');
+      if (!row)
+        throw new ScimError(DomainErrorKind.Conflict, `group ${state.displayName} already exists`, 'uniqueness');
       await this.audit.record(
         scimEvent(actor, 'scim.group_created', { type: 'group', id: row.id }, { display_name: state.displayName }),
         m,
@@ -113,7 +116,12 @@ export class ScimGroupsService {
   }
 
   /** Writes the new name and members, recomputes the roles of everyone whose membership changed, audits each change. */
-  private async write(m: EntityManager, actor: ScimActor, current: Pick<StoredScimGroup, 'id' | 'state'>, next: ScimGroupState) {
+  private async write(
+    m: EntityManager,
+    actor: ScimActor,
+    current: Pick<StoredScimGroup, 'id' | 'state'>,
+    next: ScimGroupState,
+  ) {
     const before = new Set(current.state.members);
     const after = new Set(next.members);
     const added = [...after].filter((u) => !before.has(u));
@@ -121,12 +129,12 @@ export class ScimGroupsService {
     await this.checkMembers(m, actor.orgId, added);
     const renamed = next.displayName !== current.state.displayName;
     if (renamed || next.externalId !== current.state.externalId) {
-      const [clash] = await m.query<unknown[]>(`SELECT 1 FROM scim_groups WHERE org_id = $1 AND display_name = $2 AND id <> $3`, [
-        actor.orgId,
-        next.displayName,
-        current.id,
-      ]);
-      if (clash) throw new ScimError(DomainErrorKind.Conflict, `group ${next.displayName} already exists`, 'uniqueness');
+      const [clash] = await m.query<unknown[]>(
+        `SELECT 1 FROM scim_groups WHERE org_id = $1 AND display_name = $2 AND id <> $3`,
+        [actor.orgId, next.displayName, current.id],
+      );
+      if (clash)
+        throw new ScimError(DomainErrorKind.Conflict, `group ${next.displayName} already exists`, 'uniqueness');
       await m.query(`UPDATE scim_groups SET display_name = $2, external_id = $3, updated_at = now() WHERE id = $1`, [
         current.id,
         next.displayName,
@@ -134,20 +142,29 @@ export class ScimGroupsService {
       ]);
     }
     if (added.length) {
-      await m.query(`INSERT INTO scim_group_members (group_id, user_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`, [
-        current.id,
-        added,
-      ]);
+      await m.query(
+        `INSERT INTO scim_group_members (group_id, user_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`,
+        [current.id, added],
+      );
     }
     if (removed.length) {
-      await m.query(`DELETE FROM scim_group_members WHERE group_id = $1 AND user_id = ANY($2::uuid[])`, [current.id, removed]);
+      await m.query(`DELETE FROM scim_group_members WHERE group_id = $1 AND user_id = ANY($2::uuid[])`, [
+        current.id,
+        removed,
+      ]);
     }
     await recomputeRoles(m, actor.orgId, renamed ? [...new Set([...before, ...after])] : [...added, ...removed]);
     const entity = { type: 'group' as const, id: current.id };
     const events = [
-      ...(renamed ? [scimEvent(actor, 'scim.group_renamed', entity, { from: current.state.displayName, to: next.displayName })] : []),
-      ...added.map((u) => scimEvent(actor, 'scim.group_member_added', entity, { display_name: next.displayName, user_id: u })),
-      ...removed.map((u) => scimEvent(actor, 'scim.group_member_removed', entity, { display_name: next.displayName, user_id: u })),
+      ...(renamed
+        ? [scimEvent(actor, 'scim.group_renamed', entity, { from: current.state.displayName, to: next.displayName })]
+        : []),
+      ...added.map((u) =>
+        scimEvent(actor, 'scim.group_member_added', entity, { display_name: next.displayName, user_id: u }),
+      ),
+      ...removed.map((u) =>
+        scimEvent(actor, 'scim.group_member_removed', entity, { display_name: next.displayName, user_id: u }),
+      ),
     ];
     if (events.length) await this.audit.record(events, m);
     await m.query(`UPDATE scim_groups SET updated_at = now() WHERE id = $1`, [current.id]);
@@ -165,7 +182,9 @@ export class ScimGroupsService {
     const known = new Set(rows.map((r) => r.id));
     bad.push(...ids.filter((id) => UUID.test(id) && !known.has(id)));
     if (bad.length)
-      throw invalidValue(`unknown member${bad.length === 1 ? '' : 's'} ${bad.slice(0, 5).join(', ')}: provision the users first`);
+      throw invalidValue(
+        `unknown member${bad.length === 1 ? '' : 's'} ${bad.slice(0, 5).join(', ')}: provision the users first`,
+      );
   }
 
   private async change<T>(actor: ScimActor, work: (m: EntityManager) => Promise<T>): Promise<T> {

@@ -3,7 +3,13 @@ export const SCIM_CONTENT_TYPE = 'application/scim+json';
 
 /** A SCIM ListResponse (RFC 7644 §3.4.2). */
 export function listResponse(resources: unknown[], total: number, offset: number): Record<string, unknown> {
-  return { schemas: [LIST_SCHEMA], totalResults: total, startIndex: offset + 1, itemsPerPage: resources.length, Resources: resources };
+  return {
+    schemas: [LIST_SCHEMA],
+    totalResults: total,
+    startIndex: offset + 1,
+    itemsPerPage: resources.length,
+    Resources: resources,
+  };
 }
 
 /** What this service provider supports (RFC 7643 §5), so Okta and Entra ID know to PATCH and to filter with `eq`. */
@@ -17,7 +23,12 @@ export const SERVICE_PROVIDER_CONFIG = {
   sort: { supported: false },
   etag: { supported: false },
   authenticationSchemes: [
-    { type: 'oauthbearertoken', name: 'OAuth Bearer Token', description: 'A per-org token from POST /api/org/scim-tokens', primary: true },
+    {
+      type: 'oauthbearertoken',
+      name: 'OAuth Bearer Token',
+      description: 'A per-org token from POST /api/org/scim-tokens',
+      primary: true,
+    },
   ],
 };
 

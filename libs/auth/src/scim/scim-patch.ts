@@ -32,7 +32,8 @@ export function patchOperations(body: unknown): PatchOperation[] {
     if (raw.path !== undefined && (typeof raw.path !== 'string' || raw.path.trim() === '')) {
       throw invalidPath(`Operations[${i}].path must be a non-empty string`);
     }
-    if (op === 'remove' && raw.path === undefined) throw new ScimError(DomainErrorKind.BadInput, 'remove needs a path', 'noTarget');
+    if (op === 'remove' && raw.path === undefined)
+      throw new ScimError(DomainErrorKind.BadInput, 'remove needs a path', 'noTarget');
     if (op !== 'remove' && raw.value === undefined) throw invalidValue(`Operations[${i}] (${op}) needs a value`);
     return { op, path: raw.path, value: raw.value };
   });
@@ -52,9 +53,14 @@ export function requiredString(value: unknown, what: string, max = 500): string 
   return value;
 }
 
-export function scimString(value: unknown, what: string, opts: { nullable?: boolean; max?: number } = {}): string | null {
+export function scimString(
+  value: unknown,
+  what: string,
+  opts: { nullable?: boolean; max?: number } = {},
+): string | null {
   if (value === null && opts.nullable) return null;
-  if (typeof value !== 'string' || (!opts.nullable && value.trim() === '')) throw invalidValue(`${what} must be a non-empty string`);
+  if (typeof value !== 'string' || (!opts.nullable && value.trim() === ''))
+    throw invalidValue(`${what} must be a non-empty string`);
   if (value.length > (opts.max ?? 500)) throw invalidValue(`${what} is longer than ${opts.max ?? 500} characters`);
   return value;
 }

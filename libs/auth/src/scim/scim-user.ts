@@ -1,4 +1,13 @@
-import { attr, invalidSyntax, invalidValue, isObject, requiredString, scimBoolean, scimString, type PatchOperation } from './scim-patch.js';
+import {
+  attr,
+  invalidSyntax,
+  invalidValue,
+  isObject,
+  requiredString,
+  scimBoolean,
+  scimString,
+  type PatchOperation,
+} from './scim-patch.js';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:user';
@@ -72,7 +81,8 @@ function setName(state: ScimUserState, value: unknown): void {
 
 function primaryEmail(value: unknown): string | null {
   if (value === null) return null;
-  if (!Array.isArray(value) || value.some((e) => !isObject(e))) throw invalidValue('emails must be an array of objects');
+  if (!Array.isArray(value) || value.some((e) => !isObject(e)))
+    throw invalidValue('emails must be an array of objects');
   const emails = value as Array<Record<string, unknown>>;
   const chosen = emails.find((e) => attr(e, 'primary') === true || attr(e, 'primary') === 'True') ?? emails.at(0);
   return chosen ? scimString(attr(chosen, 'value'), 'emails.value') : null;

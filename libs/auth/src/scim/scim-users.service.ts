@@ -67,7 +67,9 @@ export class ScimUsersService {
   }
 
   async get(orgId: string, id: string, m: EntityManager | DataSource = this.dataSource): Promise<StoredScimUser> {
-    const [row] = UUID.test(id) ? await m.query<Array<UserRow | undefined>>(`${SELECT} AND u.id = $2`, [orgId, id]) : [];
+    const [row] = UUID.test(id)
+      ? await m.query<Array<UserRow | undefined>>(`${SELECT} AND u.id = $2`, [orgId, id])
+      : [];
     if (!row) throw new ScimError(DomainErrorKind.NotFound, `user ${id} not found`);
     return toStored(row);
   }
@@ -79,7 +81,8 @@ export class ScimUsersService {
           WHERE m.org_id = $1 AND m.directory_managed AND lower(u.sub) = lower($2)`,
         [actor.orgId, state.userName],
       );
-      if (taken) throw new ScimError(DomainErrorKind.Conflict, `userName ${state.userName} already exists`, 'uniqueness');
+      if (taken)
+        throw new ScimError(DomainErrorKind.Conflict, `userName ${state.userName} already exists`, 'uniqueness');
       const [user] = await m.query<Array<{ id: string }>>(
         `INSERT INTO users (sub, email, name) VALUES ($1, $2, $3)
          ON CONFLICT (sub) DO UPDATE SET email = COALESCE(EXCLUDED.email, users.email),
@@ -115,21 +118,28 @@ export class ScimUsersService {
   async remove(actor: ScimActor, id: string): Promise<void> {
     await this.change(actor.orgId, async (m) => {
       const current = await this.get(actor.orgId, id, m);
-      await m.query(`UPDATE org_members SET active = false, updated_at = now() WHERE org_id = $1 AND user_id = $2`, [actor.orgId, id]);
+      await m.query(`UPDATE org_members SET active = false, updated_at = now() WHERE org_id = $1 AND user_id = $2`, [
+        actor.orgId,
+        id,
+      ]);
       await m.query(
         `DELETE FROM scim_group_members gm USING scim_groups g WHERE g.id = gm.group_id AND g.org_id = $1 AND gm.user_id = $2`,
         [actor.orgId, id],
       );
       await recomputeRoles(m, actor.orgId, [id]);
-      await this.audit.record(scimEvent(actor, 'scim.user_deleted', { type: 'user', id }, { user_name: current.state.userName }), m);
+      await this.audit.record(
+        scimEvent(actor, 'scim.user_deleted', { type: 'user', id }, { user_name: current.state.userName }),
+        m,
+      );
     });
   }
 
   private async write(m: EntityManager, actor: ScimActor, current: StoredScimUser, next: ScimUserState) {
     if (next.userName.toLowerCase() !== current.state.userName.toLowerCase()) {
-      const [other] = await m.query<Array<{ id: string } | undefined>>(`SELECT id FROM users WHERE lower(sub) = lower($1)`, [
-        next.userName,
-      ]);
+      const [other] = await m.query<Array<{ id: string } | undefined>>(
+        `SELECT id FROM users WHERE lower(sub) = lower($1)`,
+        [next.userName],
+      );
       if (other) throw new ScimError(DomainErrorKind.Conflict, `userName ${next.userName} is taken`, 'uniqueness');
     }
     await m.query(`UPDATE users SET sub = $2, email = $3, name = $4, updated_at = now() WHERE id = $1`, [
@@ -138,14 +148,16 @@ export class ScimUsersService {
       next.email,
       shownName(next),
     ]);
-    await m.query(`UPDATE org_members SET active = $3, scim_external_id = $4, updated_at = now() WHERE org_id = $1 AND user_id = $2`, [
-      actor.orgId,
-      current.id,
-      next.active,
-      next.externalId,
-    ]);
+    await m.query(
+      `UPDATE org_members SET active = $3, scim_external_id = $4, updated_at = now() WHERE org_id = $1 AND user_id = $2`,
+      [actor.orgId, current.id, next.active, next.externalId],
+    );
     const action =
-      current.state.active === next.active ? 'scim.user_updated' : next.active ? 'scim.user_reactivated' : 'scim.user_deactivated';
+      current.state.active === next.active
+        ? 'scim.user_updated'
+        : next.active
+          ? 'scim.user_reactivated'
+          : 'scim.user_deactivated';
     await this.audit.record(scimEvent(actor, action, { type: 'user', id: current.id }, summary(next)), m);
     return this.get(actor.orgId, current.id, m);
   }

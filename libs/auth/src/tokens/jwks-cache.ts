@@ -34,11 +34,13 @@ export class JwksCache {
 
   /** For jose's jwtVerify. */
   readonly getKey: JWTVerifyGetKey = async (header, token) => {
-    if (!this.keys || this.now() - this.fetchedAt >= this.opts.maxAgeMs) await this.refresh().catch((err: unknown) => this.keepOld(err));
+    if (!this.keys || this.now() - this.fetchedAt >= this.opts.maxAgeMs)
+      await this.refresh().catch((err: unknown) => this.keepOld(err));
     try {
       return await this.keys!(header, token); // eslint-disable-line @typescript-eslint/no-non-null-assertion -- refresh set it or threw
     } catch (err) {
-      if (!(err instanceof joseErrors.JWKSNoMatchingKey) || this.now() - this.fetchedAt < this.opts.cooldownMs) throw err;
+      if (!(err instanceof joseErrors.JWKSNoMatchingKey) || this.now() - this.fetchedAt < this.opts.cooldownMs)
+        throw err;
       await this.refresh().catch((e: unknown) => this.keepOld(e));
       return this.keys!(header, token); // eslint-disable-line @typescript-eslint/no-non-null-assertion -- as above
     }
@@ -65,6 +67,8 @@ export class JwksCache {
 
   private keepOld(err: unknown): void {
     if (!this.keys) throw err;
-    this.logger.warn(`OIDC JWKS refresh failed (${err instanceof Error ? err.message : String(err)}); keeping the keys fetched before`);
+    this.logger.warn(
+      `OIDC JWKS refresh failed (${err instanceof Error ? err.message : String(err)}); keeping the keys fetched before`,
+    );
   }
 }

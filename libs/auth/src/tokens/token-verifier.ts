@@ -71,16 +71,20 @@ export class TokenVerifier implements OnModuleInit {
     const start = typeof payload.iat === 'number' ? Math.min(payload.iat, Date.now() / 1000) : Date.now() / 1000;
     const lifetime = payload.exp - start;
     if (lifetime > this.config.tokenMaxLifetimeS) {
-      throw new InvalidTokenError(`token lifetime exceeds the allowed ${this.config.tokenMaxLifetimeS} s (AUTH_TOKEN_MAX_LIFETIME_S)`);
+      throw new InvalidTokenError(
+        `token lifetime exceeds the allowed ${this.config.tokenMaxLifetimeS} s (AUTH_TOKEN_MAX_LIFETIME_S)`,
+      );
     }
     return payload.exp;
   }
 
   private claims(payload: JWTPayload): VerifiedClaims {
     const sub = payload[this.config.userClaim];
-    if (typeof sub !== 'string' || sub === '') throw new InvalidTokenError(`token has no ${this.config.userClaim} claim`);
+    if (typeof sub !== 'string' || sub === '')
+      throw new InvalidTokenError(`token has no ${this.config.userClaim} claim`);
     const org = payload[this.config.orgClaim];
-    if (typeof org !== 'string' || org === '') throw new InvalidTokenError(`token has no ${this.config.orgClaim} claim`);
+    if (typeof org !== 'string' || org === '')
+      throw new InvalidTokenError(`token has no ${this.config.orgClaim} claim`);
     const rawRoles = payload[this.config.rolesClaim] ?? [];
     if (!Array.isArray(rawRoles) || rawRoles.some((r) => typeof r !== 'string')) {
       throw new InvalidTokenError(`token claim ${this.config.rolesClaim} must be an array of strings`);
@@ -94,7 +98,10 @@ export class TokenVerifier implements OnModuleInit {
       identities: Object.fromEntries(
         this.config.identityClaims
           .map(([platform, claim]) => [platform, payload[claim]] as const)
-          .filter((e): e is readonly [VerifiedPlatform, string] => typeof e[1] === 'string' && e[1] !== '' && e[1].length <= 200),
+          .filter(
+            (e): e is readonly [VerifiedPlatform, string] =>
+              typeof e[1] === 'string' && e[1] !== '' && e[1].length <= 200,
+          ),
       ),
     };
   }

@@ -34,7 +34,14 @@ export class ProvisioningService {
   }
 
   async principalFor(claims: VerifiedClaims): Promise<Principal> {
-    const key = JSON.stringify([claims.sub, claims.orgExternalId, claims.roles, claims.email, claims.name, claims.identities]);
+    const key = JSON.stringify([
+      claims.sub,
+      claims.orgExternalId,
+      claims.roles,
+      claims.email,
+      claims.name,
+      claims.identities,
+    ]);
     const hit = this.cache.get(key);
     if (hit && hit.until > Date.now() && (!hit.directory || this.changes.announcesChanges)) return hit.principal;
     const generation = this.generation;
@@ -98,7 +105,10 @@ export class ProvisioningService {
  * The IdP vouches for this identity: link it to this user (taking it from anyone else it was linked to), and record
  * every change in `identity_audit` as method `sso`. Nothing is written when the link is already so.
  */
-async function linkFromSso(m: EntityManager, i: { orgId: string; userId: string; platform: string; externalId: string }): Promise<void> {
+async function linkFromSso(
+  m: EntityManager,
+  i: { orgId: string; userId: string; platform: string; externalId: string },
+): Promise<void> {
   const [current] = await m.query<[{ user_id: string; external_id: string }?]>(
     `SELECT user_id, external_id FROM identities WHERE org_id = $1 AND user_id = $2 AND platform = $3`,
     [i.orgId, i.userId, i.platform],
@@ -122,7 +132,11 @@ async function linkFromSso(m: EntityManager, i: { orgId: string; userId: string;
       byUserId: i.userId,
     });
   }
-  await m.query(`DELETE FROM identities WHERE org_id = $1 AND user_id = $2 AND platform = $3`, [i.orgId, i.userId, i.platform]);
+  await m.query(`DELETE FROM identities WHERE org_id = $1 AND user_id = $2 AND platform = $3`, [
+    i.orgId,
+    i.userId,
+    i.platform,
+  ]);
   await m.query(`INSERT INTO identities (org_id, user_id, platform, external_id) VALUES ($1, $2, $3, $4)`, [
     i.orgId,
     i.userId,

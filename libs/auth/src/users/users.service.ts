@@ -112,7 +112,8 @@ export class UsersService {
     audit: { byUserId: string | null; method: IdentityChangeMethod },
   ): Promise<MemberView> {
     const member = await this.memberBySub(orgId, sub);
-    if (Object.keys(links).length === 0) throw new BadInputError('give at least one of feishu_open_id, slack_user_id, wecom_user_id');
+    if (Object.keys(links).length === 0)
+      throw new BadInputError('give at least one of feishu_open_id, slack_user_id, wecom_user_id');
     await this.dataSource.transaction(async (m) => {
       for (const [platform, externalId] of Object.entries(links) as Array<[ChatPlatform, string | null]>) {
         const previous = member.identities[platform] ?? null;

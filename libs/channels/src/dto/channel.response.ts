@@ -6,7 +6,8 @@ export class ChannelResponse {
   @ApiProperty({ enum: ['feishu', 'slack', 'wecom', 'inbox'] }) type: string;
   @ApiProperty() name: string;
   @JsonObject() config: Record<string, unknown>;
-  @ApiProperty({ type: [String], description: 'Names of the secrets stored (values are never returned)' }) secrets_set: string[];
+  @ApiProperty({ type: [String], description: 'Names of the secrets stored (values are never returned)' })
+  secrets_set: string[];
   @ApiProperty() is_default: boolean;
   @ApiProperty() callback_url: string;
   @ApiProperty({ format: 'date-time' }) created_at: string;

@@ -13,7 +13,9 @@ const button = (confirmationId: string, decision: 'approve' | 'reject', label: s
   name: `btn_${all ? 'all_' : ''}${decision}_${confirmationId}`,
   text: { tag: 'plain_text', content: label },
   type: decision === 'approve' ? 'primary_filled' : 'danger_filled',
-  behaviors: [{ type: 'callback', value: { confirmation_id: confirmationId, decision, ...(all ? { all: true } : {}) } }],
+  behaviors: [
+    { type: 'callback', value: { confirmation_id: confirmationId, decision, ...(all ? { all: true } : {}) } },
+  ],
 });
 
 /**

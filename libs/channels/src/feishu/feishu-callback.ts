@@ -45,7 +45,10 @@ export function parseFeishuCallback(cfg: FeishuConfig, req: CallbackRequest): Pa
     return {
       kind: 'rejected',
       reason: 'card action value does not name a confirmation_id and decision',
-      reply: { status: 200, body: { toast: { type: 'error', content: 'This button does not belong to an approval request.' } } },
+      reply: {
+        status: 200,
+        body: { toast: { type: 'error', content: 'This button does not belong to an approval request.' } },
+      },
     };
   }
   return {
@@ -57,8 +60,13 @@ export function parseFeishuCallback(cfg: FeishuConfig, req: CallbackRequest): Pa
       status: 200,
       body:
         outcome.ok && outcome.decided
-          ? { toast: { type: 'success', content: outcome.message }, card: { type: 'raw', data: feishuDecidedCard(outcome.decided) } }
-          : { toast: { type: outcome.ok ? (outcome.settled ? 'success' : 'info') : 'error', content: outcome.message } },
+          ? {
+              toast: { type: 'success', content: outcome.message },
+              card: { type: 'raw', data: feishuDecidedCard(outcome.decided) },
+            }
+          : {
+              toast: { type: outcome.ok ? (outcome.settled ? 'success' : 'info') : 'error', content: outcome.message },
+            },
     }),
   };
 }
@@ -79,8 +87,10 @@ function openBody(cfg: FeishuConfig, req: CallbackRequest): OpenedBody {
   if (signature !== undefined) {
     const ts = headerOf(req.headers, 'x-lark-request-timestamp');
     const nonce = headerOf(req.headers, 'x-lark-request-nonce');
-    if (!ts || !nonce) return { done: rejected(401, 'X-Lark-Signature without X-Lark-Request-Timestamp / X-Lark-Request-Nonce') };
-    if (!isFresh(Number(ts))) return { done: rejected(401, 'stale request: X-Lark-Request-Timestamp is outside the 5-minute window') };
+    if (!ts || !nonce)
+      return { done: rejected(401, 'X-Lark-Signature without X-Lark-Request-Timestamp / X-Lark-Request-Nonce') };
+    if (!isFresh(Number(ts)))
+      return { done: rejected(401, 'stale request: X-Lark-Request-Timestamp is outside the 5-minute window') };
     const valid =
       safeEqual(signature, feishuSignature(ts, nonce, cfg.encryptKey ?? '', req.rawBody)) ||
       safeEqual(signature, feishuLegacyCardSignature(ts, nonce, cfg.verificationToken, req.rawBody));
@@ -107,7 +117,8 @@ function readCardAction(cfg: FeishuConfig, payload: Json, signed: boolean): Card
       return { done: rejected(401, 'wrong verification token') };
     if (!isFresh(Number(header.create_time) / 1000))
       return { done: rejected(401, 'stale event: header.create_time is outside the 5-minute window') };
-    if (header.event_type !== 'card.action.trigger') return { done: { kind: 'reply', reply: { status: 200, body: {} } } };
+    if (header.event_type !== 'card.action.trigger')
+      return { done: { kind: 'reply', reply: { status: 200, body: {} } } };
     const event = isObject(payload.event) ? payload.event : {};
     return {
       value: isObject(event.action) ? event.action.value : undefined,
@@ -120,5 +131,7 @@ function readCardAction(cfg: FeishuConfig, payload: Json, signed: boolean): Card
     if (!signed) return { done: rejected(401, 'legacy card callback without a signature') };
     return { value: payload.action.value, operator: payload.open_id, eventId: undefined };
   }
-  return { done: rejected(400, 'unrecognised Feishu payload (expected url_verification, a schema 2.0 event or a card action)') };
+  return {
+    done: rejected(400, 'unrecognised Feishu payload (expected url_verification, a schema 2.0 event or a card action)'),
+  };
 }

@@ -1,5 +1,14 @@
 import type { ApprovalCard, DecidedCard } from '../channel.js';
-import { approvalsNote, cardArgs, isoMinute, omittedNote, oneLine, prettyArgs, STATUS_WORDS, requesterLabel } from '../shared/card-text.js';
+import {
+  approvalsNote,
+  cardArgs,
+  isoMinute,
+  omittedNote,
+  oneLine,
+  prettyArgs,
+  STATUS_WORDS,
+  requesterLabel,
+} from '../shared/card-text.js';
 
 /**
  * Feishu markdown treats these as markup; names, tools and arg values are shown literally, on one line each, so no
@@ -57,7 +66,10 @@ export function feishuApprovalCard(card: ApprovalCard): Record<string, unknown> 
     schema: '2.0',
     config: { update_multi: true },
     header: {
-      title: { tag: 'plain_text', content: oneLine(`${card.escalated ? 'Escalated: approval' : 'Approval'} needed: ${card.tool}`) },
+      title: {
+        tag: 'plain_text',
+        content: oneLine(`${card.escalated ? 'Escalated: approval' : 'Approval'} needed: ${card.tool}`),
+      },
       template: card.escalated ? 'red' : 'orange',
     },
     body: { elements: [...elements, button('approve'), button('reject')] },
@@ -76,7 +88,10 @@ export function feishuDecidedCard(d: DecidedCard): Record<string, unknown> {
   return {
     schema: '2.0',
     config: { update_multi: true },
-    header: { title: { tag: 'plain_text', content: oneLine(`${STATUS_WORDS[d.status]}: ${d.tool}`) }, template: HEADER_TEMPLATE[d.status] },
+    header: {
+      title: { tag: 'plain_text', content: oneLine(`${STATUS_WORDS[d.status]}: ${d.tool}`) },
+      template: HEADER_TEMPLATE[d.status],
+    },
     body: {
       elements: [
         { tag: 'markdown', content: lines.join('\n') },

@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import { loadedLark } from '../shared/chat-sdks.js';
 
 /** X-Lark-Signature of an event/callback when an encrypt key is set: hex(SHA256(ts + nonce + encrypt_key + body)). */
-export function feishuSignature(timestamp: string, nonce: string, encryptKey: string, rawBody: Buffer | string): string {
+export function feishuSignature(
+  timestamp: string,
+  nonce: string,
+  encryptKey: string,
+  rawBody: Buffer | string,
+): string {
   return createHash('sha256')
     .update(timestamp + nonce + encryptKey)
     .update(rawBody)
@@ -10,7 +15,12 @@ export function feishuSignature(timestamp: string, nonce: string, encryptKey: st
 }
 
 /** The legacy card-request URL signs with the verification token and SHA1 instead. */
-export function feishuLegacyCardSignature(timestamp: string, nonce: string, verificationToken: string, rawBody: Buffer | string): string {
+export function feishuLegacyCardSignature(
+  timestamp: string,
+  nonce: string,
+  verificationToken: string,
+  rawBody: Buffer | string,
+): string {
   return createHash('sha1')
     .update(timestamp + nonce + verificationToken)
     .update(rawBody)

@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import { feishuCardAction, feishuEncrypt, feishuLegacyCardAction, feishuRequest } from '../../../../test/fakes/fake-feishu.js';
+import {
+  feishuCardAction,
+  feishuEncrypt,
+  feishuLegacyCardAction,
+  feishuRequest,
+} from '../../../../test/fakes/fake-feishu.js';
 import type { CallbackRequest, ChannelRecord, ParsedCallback } from '../channel.js';
 import { loadLark } from '../shared/chat-sdks.js';
 import { decryptFeishu, feishuSignature } from './feishu-crypto.js';
@@ -24,7 +29,12 @@ const req = (r: { body: string; headers: Record<string, string> }): CallbackRequ
   query: {},
 });
 const click = (extra: Partial<Parameters<typeof feishuCardAction>[0]> = {}) =>
-  feishuCardAction({ verificationToken: TOKEN, value: { confirmation_id: ID, decision: 'approve' }, openId: 'ou_alice', ...extra });
+  feishuCardAction({
+    verificationToken: TOKEN,
+    value: { confirmation_id: ID, decision: 'approve' },
+    openId: 'ou_alice',
+    ...extra,
+  });
 const reason = (p: ParsedCallback) => (p.kind === 'rejected' ? `${p.reply.status} ${p.reason}` : p.kind);
 
 describe('Feishu crypto (channels.md vectors)', () => {
@@ -55,13 +65,25 @@ describe('FeishuChannel.parseCallback', () => {
   });
 
   it.each([
-    ['a wrong verification token', () => feishuRequest(click({ verificationToken: 'nope' }), {}), /401 wrong verification token/],
-    ['a stale create_time', () => feishuRequest(click({ createTimeMs: Date.now() - 6 * 60_000 }), {}), /401 stale event/],
+    [
+      'a wrong verification token',
+      () => feishuRequest(click({ verificationToken: 'nope' }), {}),
+      /401 wrong verification token/,
+    ],
+    [
+      'a stale create_time',
+      () => feishuRequest(click({ createTimeMs: Date.now() - 6 * 60_000 }), {}),
+      /401 stale event/,
+    ],
     ['malformed JSON', () => ({ body: '{not json', headers: {} }), /400 body is not JSON/],
     ['an unknown payload', () => feishuRequest({ hello: 'world' }, {}), /400 unrecognised/],
     [
       'a legacy card action without a signature',
-      () => feishuRequest(feishuLegacyCardAction({ value: { confirmation_id: ID, decision: 'approve' }, openId: 'ou_a' }), {}),
+      () =>
+        feishuRequest(
+          feishuLegacyCardAction({ value: { confirmation_id: ID, decision: 'approve' }, openId: 'ou_a' }),
+          {},
+        ),
       /401 legacy/,
     ],
   ])('rejects %s', async (_, build, expected) => {
@@ -75,10 +97,15 @@ describe('FeishuChannel.parseCallback', () => {
       expect(p).toMatchObject({ kind: 'decision', confirmationId: ID });
     });
     it.each([
-      ['a bad signature', () => feishuRequest(click(), { encryptKey: KEY, encrypt: true, badSignature: true }), /401 bad signature/],
+      [
+        'a bad signature',
+        () => feishuRequest(click(), { encryptKey: KEY, encrypt: true, badSignature: true }),
+        /401 bad signature/,
+      ],
       [
         'a stale signed timestamp',
-        () => feishuRequest(click(), { encryptKey: KEY, encrypt: true, timestampS: Math.floor(Date.now() / 1000) - 301 }),
+        () =>
+          feishuRequest(click(), { encryptKey: KEY, encrypt: true, timestampS: Math.floor(Date.now() / 1000) - 301 }),
         /401 stale request/,
       ],
       [
@@ -97,21 +124,42 @@ describe('FeishuChannel.parseCallback', () => {
     it('answers an encrypted url_verification (no signature headers) after checking the token', async () => {
       const ok = await feishu.parseCallback(
         rec,
-        req(feishuRequest({ type: 'url_verification', challenge: 'ch-1', token: TOKEN }, { encryptKey: KEY, encrypt: true, sign: 'none' })),
+        req(
+          feishuRequest(
+            { type: 'url_verification', challenge: 'ch-1', token: TOKEN },
+            { encryptKey: KEY, encrypt: true, sign: 'none' },
+          ),
+        ),
       );
       expect(ok).toEqual({ kind: 'reply', reply: { status: 200, body: { challenge: 'ch-1' } } });
       const bad = await feishu.parseCallback(
         rec,
-        req(feishuRequest({ type: 'url_verification', challenge: 'ch-1', token: 'x' }, { encryptKey: KEY, encrypt: true, sign: 'none' })),
+        req(
+          feishuRequest(
+            { type: 'url_verification', challenge: 'ch-1', token: 'x' },
+            { encryptKey: KEY, encrypt: true, sign: 'none' },
+          ),
+        ),
       );
       expect(reason(bad)).toMatch(/401 wrong verification token/);
     });
   });
 
   it('accepts a legacy card action signed with the verification token (SHA1)', async () => {
-    const legacy = feishuLegacyCardAction({ value: JSON.stringify({ confirmation_id: ID, decision: 'reject' }), openId: 'ou_bob' });
-    const p = await feishu.parseCallback(record(), req(feishuRequest(legacy, { sign: 'legacy', verificationToken: TOKEN })));
-    expect(p).toMatchObject({ kind: 'decision', confirmationId: ID, decision: 'reject', actor: { externalId: 'ou_bob' } });
+    const legacy = feishuLegacyCardAction({
+      value: JSON.stringify({ confirmation_id: ID, decision: 'reject' }),
+      openId: 'ou_bob',
+    });
+    const p = await feishu.parseCallback(
+      record(),
+      req(feishuRequest(legacy, { sign: 'legacy', verificationToken: TOKEN })),
+    );
+    expect(p).toMatchObject({
+      kind: 'decision',
+      confirmationId: ID,
+      decision: 'reject',
+      actor: { externalId: 'ou_bob' },
+    });
   });
 
   it('answers a click whose value names no confirmation with an error toast', async () => {

@@ -15,7 +15,11 @@ export class IdentityLinksController {
   @HttpCode(202)
   @ApiAcceptedResponse({ type: IdentityLinkStartedResponse })
   start(@CurrentPrincipal() p: Principal, @Body() body: StartLinkDto) {
-    return this.links.start(p, { platform: body.platform, externalId: body.external_id.trim(), channelId: body.channel_id });
+    return this.links.start(p, {
+      platform: body.platform,
+      externalId: body.external_id.trim(),
+      channelId: body.channel_id,
+    });
   }
 
   @Post('verify')

@@ -11,7 +11,9 @@ export class StartLinkDto {
   @Length(1, 200, { message: 'external_id must be 1-200 characters' })
   external_id!: string;
 
-  @ApiPropertyOptional({ description: 'The channel to send the code through; default: the first channel of that platform' })
+  @ApiPropertyOptional({
+    description: 'The channel to send the code through; default: the first channel of that platform',
+  })
   @IsOptional()
   @IsString()
   channel_id?: string;

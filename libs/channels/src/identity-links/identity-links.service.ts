@@ -55,7 +55,8 @@ export class IdentityLinksService {
       `SELECT count(*)::int AS n FROM identity_link_codes WHERE org_id = $1 AND user_id = $2 AND created_at > now() - interval '1 hour'`,
       [p.orgId, p.userId],
     );
-    if (n >= MAX_CODES_PER_HOUR) throw new ConflictError(`at most ${MAX_CODES_PER_HOUR} link codes an hour; try again later`);
+    if (n >= MAX_CODES_PER_HOUR)
+      throw new ConflictError(`at most ${MAX_CODES_PER_HOUR} link codes an hour; try again later`);
     // A new code voids the user's earlier ones for the platform.
     await this.dataSource.query(
       `UPDATE identity_link_codes SET consumed_at = now() WHERE org_id = $1 AND user_id = $2 AND platform = $3 AND consumed_at IS NULL`,
@@ -79,7 +80,9 @@ export class IdentityLinksService {
     } catch (err) {
       await this.dataSource.query(`DELETE FROM identity_link_codes WHERE id = $1`, [row.id]);
       this.logger.warn(`link code for ${input.platform} ${input.externalId} not sent: ${(err as Error).message}`);
-      throw new BadInputError(`the code could not be sent to ${input.platform} account ${input.externalId}: ${(err as Error).message}`);
+      throw new BadInputError(
+        `the code could not be sent to ${input.platform} account ${input.externalId}: ${(err as Error).message}`,
+      );
     }
     return {
       link_id: row.id,
@@ -138,15 +141,18 @@ export class IdentityLinksService {
       [linkId, p.orgId, p.userId],
     );
     if (!row) return new NotFoundError('identity link', linkId);
-    if (row.consumed_at) return new ConflictError('this code was already used or replaced by a newer one; request a new code');
-    if (row.expired) return new BadInputError('the code has expired; request a new one with POST /api/me/identities/link');
+    if (row.consumed_at)
+      return new ConflictError('this code was already used or replaced by a newer one; request a new code');
+    if (row.expired)
+      return new BadInputError('the code has expired; request a new one with POST /api/me/identities/link');
     return new BadInputError('too many wrong codes; request a new one with POST /api/me/identities/link');
   }
 
   private async channelFor(orgId: string, platform: ChatPlatform, channelId?: string): Promise<ChannelRecord> {
     if (channelId) {
       const record = await this.channels.getRecord(orgId, channelId);
-      if (record.type !== platform) throw new BadInputError(`channel ${channelId} is a ${record.type} channel, not ${platform}`);
+      if (record.type !== platform)
+        throw new BadInputError(`channel ${channelId} is a ${record.type} channel, not ${platform}`);
       return record;
     }
     const first = (await this.channels.list(orgId)).find((c) => c.type === platform);

@@ -44,7 +44,9 @@ export class InboxChannel extends Channel {
   }
 
   parseCallback(_channel: ChannelRecord, _req: CallbackRequest): Promise<ParsedCallback> {
-    return Promise.resolve(rejected(404, 'the inbox takes decisions through POST /api/confirmations/:id/decision, not callbacks'));
+    return Promise.resolve(
+      rejected(404, 'the inbox takes decisions through POST /api/confirmations/:id/decision, not callbacks'),
+    );
   }
 
   async sendNotification(channel: ChannelRecord, text: string, context: NotificationContext = {}): Promise<SentCard> {

@@ -71,7 +71,9 @@ export const STATUS_WORDS: Record<DecidedStatus, string> = {
 export const isoMinute = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** What a clicked button's value must name; anything else is refused before the decision service sees it. */
-export function parseButtonValue(value: unknown): { confirmationId: string; decision: 'approve' | 'reject'; all?: boolean } | null {
+export function parseButtonValue(
+  value: unknown,
+): { confirmationId: string; decision: 'approve' | 'reject'; all?: boolean } | null {
   let v = value;
   if (typeof v === 'string') {
     try {

@@ -63,17 +63,27 @@ describe('approval cards: decisive fields first and whole, the rest capped', () 
 
   it('a decisive value is never cut, even a long one; without decisive fields everything is capped the same way', () => {
     const long = 'y'.repeat(3000);
-    expect(feishuText(feishuApprovalCard(card({ args: { memo: long, amount: long }, decisiveFields: ['amount'] })))[0]).toContain(long);
+    expect(
+      feishuText(feishuApprovalCard(card({ args: { memo: long, amount: long }, decisiveFields: ['amount'] })))[0],
+    ).toContain(long);
     const plain = feishuText(feishuApprovalCard(card({ decisiveFields: [] })));
     expect(plain.join('\n')).toMatch(/more characters — open in Warden/);
   });
 
   it('the two-person rule is on the card', () => {
-    expect(feishuText(feishuApprovalCard(card({ approvalsRequired: 2 }))).join('\n')).toContain('2 distinct approvals needed');
-    expect(slackText(slackApprovalMessage(card({ approvalsRequired: 2 }))).join('\n')).toContain('2 distinct approvals needed');
+    expect(feishuText(feishuApprovalCard(card({ approvalsRequired: 2 }))).join('\n')).toContain(
+      '2 distinct approvals needed',
+    );
+    expect(slackText(slackApprovalMessage(card({ approvalsRequired: 2 }))).join('\n')).toContain(
+      '2 distinct approvals needed',
+    );
     expect(JSON.stringify(wecomApprovalCard(card({ approvalsRequired: 2 })))).toContain('2 distinct approvals needed');
-    expect(slackText(slackApprovalMessage(card({ approvalsRequired: 2, approvalsGiven: 1 }))).join('\n')).toContain('1 of 2 given');
-    expect(feishuText(feishuApprovalCard(card({ approvalsRequired: 2, approvalsGiven: 1 }))).join('\n')).toContain('1 of 2 given');
+    expect(slackText(slackApprovalMessage(card({ approvalsRequired: 2, approvalsGiven: 1 }))).join('\n')).toContain(
+      '1 of 2 given',
+    );
+    expect(feishuText(feishuApprovalCard(card({ approvalsRequired: 2, approvalsGiven: 1 }))).join('\n')).toContain(
+      '1 of 2 given',
+    );
   });
 });
 

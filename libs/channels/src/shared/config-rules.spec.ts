@@ -57,28 +57,44 @@ describe('a stored config missing a required key', () => {
   it('refuses the send with a 409 naming the key, before anything is dialled', async () => {
     const feishu = record('feishu', { app_id: 'cli', chat_id: 'oc_1', verification_token: 't' });
     await expect(new FeishuChannel().sendNotification(feishu, 'hi')).rejects.toThrow(
-      expect.objectContaining({ kind: DomainErrorKind.Conflict, message: expect.stringContaining('config.app_secret is not set') }),
+      expect.objectContaining({
+        kind: DomainErrorKind.Conflict,
+        message: expect.stringContaining('config.app_secret is not set'),
+      }),
     );
     const slack = record('slack', { signing_secret: 's', channel: 'C1' });
     await expect(new SlackChannel().sendNotification(slack, 'hi')).rejects.toThrow(/config\.bot_token is not set/);
-    const wecom = record('wecom', { corp_id: 'w', corp_secret: 's', token: 't', encoding_aes_key: 'k', to_user: '@all' });
+    const wecom = record('wecom', {
+      corp_id: 'w',
+      corp_secret: 's',
+      token: 't',
+      encoding_aes_key: 'k',
+      to_user: '@all',
+    });
     await expect(new WecomChannel().sendNotification(wecom, 'hi')).rejects.toThrow(/config\.agent_id is not set/);
   });
 
   it('refuses the callback instead of verifying against undefined', async () => {
-    await expect(new SlackChannel().parseCallback(record('slack', { bot_token: 'x', channel: 'C1' }), req)).rejects.toThrow(
-      /config\.signing_secret is not set/,
-    );
-    await expect(new FeishuChannel().parseCallback(record('feishu', { app_id: 'a', app_secret: 's', chat_id: 'c' }), req)).rejects.toThrow(
-      /config\.verification_token is not set/,
-    );
-    await expect(new WecomChannel().parseCallback(record('wecom', { corp_id: 'w', agent_id: 1, to_user: '@all' }), req)).rejects.toThrow(
-      /config\.corp_secret is not set/,
-    );
+    await expect(
+      new SlackChannel().parseCallback(record('slack', { bot_token: 'x', channel: 'C1' }), req),
+    ).rejects.toThrow(/config\.signing_secret is not set/);
+    await expect(
+      new FeishuChannel().parseCallback(record('feishu', { app_id: 'a', app_secret: 's', chat_id: 'c' }), req),
+    ).rejects.toThrow(/config\.verification_token is not set/);
+    await expect(
+      new WecomChannel().parseCallback(record('wecom', { corp_id: 'w', agent_id: 1, to_user: '@all' }), req),
+    ).rejects.toThrow(/config\.corp_secret is not set/);
   });
 
   it('treats an empty optional key as not set', () => {
-    const c = record('feishu', { app_id: 'a', app_secret: 's', chat_id: 'c', verification_token: 't', encrypt_key: '', base_url: '' });
+    const c = record('feishu', {
+      app_id: 'a',
+      app_secret: 's',
+      chat_id: 'c',
+      verification_token: 't',
+      encrypt_key: '',
+      base_url: '',
+    });
     expect(requiredConfig(c, 'app_id')).toBe('a');
     expect(optionalConfig(c, 'encrypt_key')).toBeUndefined();
     expect(optionalConfig(c, 'base_url')).toBeUndefined();

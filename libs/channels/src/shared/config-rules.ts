@@ -50,13 +50,15 @@ function checkValue(rule: ConfigKeyRule, value: unknown): string | null {
         ? null
         : 'must be a list of non-empty strings';
     case 'integer':
-      return (typeof value === 'number' && Number.isInteger(value)) || (typeof value === 'string' && /^\d+$/.test(value))
+      return (typeof value === 'number' && Number.isInteger(value)) ||
+        (typeof value === 'string' && /^\d+$/.test(value))
         ? null
         : 'must be an integer';
   }
 }
 
-export const secretKeysOf = (rules: readonly ConfigKeyRule[]): string[] => rules.filter((r) => r.secret).map((r) => r.key);
+export const secretKeysOf = (rules: readonly ConfigKeyRule[]): string[] =>
+  rules.filter((r) => r.secret).map((r) => r.key);
 
 /**
  * A required string of a stored channel config, as an implementation reads it. Configs are validated when saved, but a

@@ -10,7 +10,8 @@ type LarkHttp = NonNullable<ConstructorParameters<typeof lark.Client>[0]['httpIn
  */
 export function egressLarkHttp(egress: EgressPolicy): LarkHttp {
   const base = loadedLark().defaultHttpInstance;
-  const via = <O>(opts?: O): O => ({ ...(opts ?? {}), httpAgent: egress.httpAgent, httpsAgent: egress.httpsAgent, proxy: false }) as O;
+  const via = <O>(opts?: O): O =>
+    ({ ...(opts ?? {}), httpAgent: egress.httpAgent, httpsAgent: egress.httpsAgent, proxy: false }) as O;
   return {
     request: (opts) => base.request(via(opts)),
     get: (url, opts) => base.get(url, via(opts)),

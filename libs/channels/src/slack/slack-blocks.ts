@@ -1,5 +1,14 @@
 import type { ApprovalCard, DecidedCard } from '../channel.js';
-import { approvalsNote, cardArgs, isoMinute, omittedNote, oneLine, prettyArgs, STATUS_WORDS, requesterLabel } from '../shared/card-text.js';
+import {
+  approvalsNote,
+  cardArgs,
+  isoMinute,
+  omittedNote,
+  oneLine,
+  prettyArgs,
+  STATUS_WORDS,
+  requesterLabel,
+} from '../shared/card-text.js';
 
 /** Slack mrkdwn control characters (links, mentions) escaped; line breaks flattened so no text adds a line. */
 const escapeText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -29,12 +38,16 @@ export function slackApprovalMessage(card: ApprovalCard): { text: string; blocks
       },
     },
   ];
-  if (card.askReason) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Why:* ${escapeMrkdwn(card.askReason)}` } });
+  if (card.askReason)
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Why:* ${escapeMrkdwn(card.askReason)}` } });
   // The fields that decide come first and whole; the rest is capped, with where to read all of it.
   if (args.decisive.length) {
     blocks.push({
       type: 'section',
-      text: { type: 'mrkdwn', text: args.decisive.map(([k, v]) => `*${escapeMrkdwn(k)}:* ${escapeMrkdwn(v)}`).join('\n') },
+      text: {
+        type: 'mrkdwn',
+        text: args.decisive.map(([k, v]) => `*${escapeMrkdwn(k)}:* ${escapeMrkdwn(v)}`).join('\n'),
+      },
     });
   }
   blocks.push({
@@ -48,13 +61,23 @@ export function slackApprovalMessage(card: ApprovalCard): { text: string; blocks
   });
   if (args.rest) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: codeBlock(args.rest) } });
   if (args.omitted)
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: escapeText(omittedNote(args.omitted, card.link)) }] });
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: escapeText(omittedNote(args.omitted, card.link)) }],
+    });
   blocks.push(
-    { type: 'actions', block_id: `confirmation:${card.confirmationId}`, elements: [button('approve'), button('reject')] },
+    {
+      type: 'actions',
+      block_id: `confirmation:${card.confirmationId}`,
+      elements: [button('approve'), button('reject')],
+    },
     {
       type: 'context',
       elements: [
-        { type: 'mrkdwn', text: `Request ${card.confirmationId}${card.link ? ` · Edit in Warden: ${escapeText(card.link)}` : ''}` },
+        {
+          type: 'mrkdwn',
+          text: `Request ${card.confirmationId}${card.link ? ` · Edit in Warden: ${escapeText(card.link)}` : ''}`,
+        },
       ],
     },
   );
@@ -65,10 +88,16 @@ export function slackApprovalMessage(card: ApprovalCard): { text: string; blocks
 export function slackDecidedMessage(d: DecidedCard): { text: string; blocks: SlackBlock[] } {
   const summary = `${STATUS_WORDS[d.status]} by ${d.decidedBy} at ${isoMinute(d.decidedAt)}`;
   const blocks: SlackBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: oneLine(`${STATUS_WORDS[d.status]}: ${d.tool}`).slice(0, 150) } },
+    {
+      type: 'header',
+      text: { type: 'plain_text', text: oneLine(`${STATUS_WORDS[d.status]}: ${d.tool}`).slice(0, 150) },
+    },
     {
       type: 'section',
-      text: { type: 'mrkdwn', text: `*${escapeMrkdwn(summary)}*${d.reason ? `\nReason: ${escapeMrkdwn(d.reason)}` : ''}` },
+      text: {
+        type: 'mrkdwn',
+        text: `*${escapeMrkdwn(summary)}*${d.reason ? `\nReason: ${escapeMrkdwn(d.reason)}` : ''}`,
+      },
     },
     { type: 'section', text: { type: 'mrkdwn', text: codeBlock(prettyArgs(d.args)) } },
     { type: 'context', elements: [{ type: 'mrkdwn', text: `Request ${d.confirmationId}` }] },

@@ -31,17 +31,27 @@ describe('Slack signature (channels.md vector)', () => {
   };
   it('verifies the documented request, and not a changed one', () => {
     const nowMilliseconds = 1531420618 * 1000 + 1000;
-    expect(isValidSlackRequest({ signingSecret: '8f742231b10e8888abcd99yyyzzz85a5', body, headers, nowMilliseconds })).toBe(true);
-    expect(isValidSlackRequest({ signingSecret: '8f742231b10e8888abcd99yyyzzz85a5', body: body + 'x', headers, nowMilliseconds })).toBe(
-      false,
-    );
+    expect(
+      isValidSlackRequest({ signingSecret: '8f742231b10e8888abcd99yyyzzz85a5', body, headers, nowMilliseconds }),
+    ).toBe(true);
+    expect(
+      isValidSlackRequest({
+        signingSecret: '8f742231b10e8888abcd99yyyzzz85a5',
+        body: body + 'x',
+        headers,
+        nowMilliseconds,
+      }),
+    ).toBe(false);
   });
 });
 
 describe('SlackChannel.parseCallback', () => {
   const slack = new SlackChannel();
   it('turns a signed block_actions click into a decision by the Slack user', async () => {
-    const p = await slack.parseCallback(record, req(slackInteraction({ signingSecret: SECRET, value, userId: 'U42', triggerId: 'tr-1' })));
+    const p = await slack.parseCallback(
+      record,
+      req(slackInteraction({ signingSecret: SECRET, value, userId: 'U42', triggerId: 'tr-1' })),
+    );
     expect(p).toMatchObject({
       kind: 'decision',
       confirmationId: ID,
@@ -51,15 +61,31 @@ describe('SlackChannel.parseCallback', () => {
     });
   });
   it.each([
-    ['a bad signature', () => slackInteraction({ signingSecret: SECRET, value, userId: 'U1', badSignature: true }), /401 bad signature/],
+    [
+      'a bad signature',
+      () => slackInteraction({ signingSecret: SECRET, value, userId: 'U1', badSignature: true }),
+      /401 bad signature/,
+    ],
     [
       'a stale timestamp',
-      () => slackInteraction({ signingSecret: SECRET, value, userId: 'U1', timestampS: Math.floor(Date.now() / 1000) - 301 }),
+      () =>
+        slackInteraction({
+          signingSecret: SECRET,
+          value,
+          userId: 'U1',
+          timestampS: Math.floor(Date.now() / 1000) - 301,
+        }),
       /401 stale/,
     ],
     [
       'a timestamp from the future',
-      () => slackInteraction({ signingSecret: SECRET, value, userId: 'U1', timestampS: Math.floor(Date.now() / 1000) + 301 }),
+      () =>
+        slackInteraction({
+          signingSecret: SECRET,
+          value,
+          userId: 'U1',
+          timestampS: Math.floor(Date.now() / 1000) + 301,
+        }),
       /401 stale/,
     ],
     ['missing headers', () => ({ body: 'payload={}', headers: {} }), /401 missing/],

@@ -15,7 +15,13 @@ import {
 } from '../channel.js';
 import { parseButtonValue } from '../shared/card-text.js';
 import { loadSlackBolt, loadSlackWebApi } from '../shared/chat-sdks.js';
-import { checkConfig, optionalConfig, requiredConfig, secretKeysOf, type ConfigKeyRule } from '../shared/config-rules.js';
+import {
+  checkConfig,
+  optionalConfig,
+  requiredConfig,
+  secretKeysOf,
+  type ConfigKeyRule,
+} from '../shared/config-rules.js';
 import { rejected } from '../shared/replies.js';
 import { headerOf, isFresh } from '../shared/verification.js';
 import { slackApprovalMessage, slackDecidedMessage } from './slack-blocks.js';
@@ -101,7 +107,9 @@ export class SlackChannel extends Channel {
   /** Posting to a user id opens the app's direct message with that user. */
   override async sendDirectMessage(channel: ChannelRecord, userId: string, text: string): Promise<void> {
     const cfg = slackConfig(channel);
-    await this.call('the direct message', async () => (await this.client(cfg)).chat.postMessage({ channel: userId, text, mrkdwn: false }));
+    await this.call('the direct message', async () =>
+      (await this.client(cfg)).chat.postMessage({ channel: userId, text, mrkdwn: false }),
+    );
   }
 
   parseCallback(channel: ChannelRecord, req: CallbackRequest): Promise<ParsedCallback> {
@@ -117,7 +125,8 @@ export class SlackChannel extends Channel {
     const ts = headerOf(req.headers, 'x-slack-request-timestamp');
     if (!signature || !ts) return rejected(401, 'missing X-Slack-Signature / X-Slack-Request-Timestamp');
     // Bolt's check only refuses old timestamps; a timestamp from the future is just as suspect.
-    if (!isFresh(Number(ts))) return rejected(401, 'stale request: X-Slack-Request-Timestamp is outside the 5-minute window');
+    if (!isFresh(Number(ts)))
+      return rejected(401, 'stale request: X-Slack-Request-Timestamp is outside the 5-minute window');
     const body = req.rawBody.toString('utf8');
     if (
       !isValid({
@@ -152,7 +161,11 @@ export class SlackChannel extends Channel {
           replace_original: false,
           text: 'This button does not belong to an approval request.',
         });
-      return { kind: 'rejected', reason: 'action value does not name a confirmation_id and decision', reply: { status: 200, body: '' } };
+      return {
+        kind: 'rejected',
+        reason: 'action value does not name a confirmation_id and decision',
+        reply: { status: 200, body: '' },
+      };
     }
     return {
       kind: 'decision',

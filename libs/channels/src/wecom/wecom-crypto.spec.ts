@@ -32,7 +32,12 @@ describe('WeCom callback crypto', () => {
 
   it('refuses a payload encrypted for another corp (receiveid check)', () => {
     const ts = String(Math.floor(Date.now() / 1000));
-    const sign = (enc: string) => ({ msgSignature: getSignature(vector.token, ts, 'n1', enc), timestamp: ts, nonce: 'n1', encrypt: enc });
+    const sign = (enc: string) => ({
+      msgSignature: getSignature(vector.token, ts, 'n1', enc),
+      timestamp: ts,
+      nonce: 'n1',
+      encrypt: enc,
+    });
     const other = encrypt(vector.encodingAesKey, 'hello', 'wx_other_corp');
     expect(openWecomEnvelope(vector, sign(other))).toEqual({
       ok: false,

@@ -33,7 +33,8 @@ export function openWecomEnvelope(
   } catch {
     return { ok: false, status: 400, reason: 'payload cannot be decrypted with the configured encoding_aes_key' };
   }
-  if (opened.id !== cfg.corpId) return { ok: false, status: 401, reason: 'receiveid does not match the channel corp_id' };
+  if (opened.id !== cfg.corpId)
+    return { ok: false, status: 401, reason: 'receiveid does not match the channel corp_id' };
   return { ok: true, message: opened.message };
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { WecomConfig, WecomReply } from './wecom.channel.js';
+import type { WecomConfig, WecomReply } from './wecom-config.js';
 
 /**
  * A WeCom app's access_token per corp + secret (7200 s, refreshed 5 minutes early, or when WeCom refused it). One
@@ -37,7 +37,10 @@ export class WecomTokens {
     }
     if (body.errcode !== 0 || !body.access_token)
       throw new Error(`WeCom refused the token request: errcode ${body.errcode} ${body.errmsg ?? ''}`.trim());
-    this.tokens.set(key, { token: body.access_token, until: Date.now() + Math.max(60, (body.expires_in ?? 7200) - 300) * 1000 });
+    this.tokens.set(key, {
+      token: body.access_token,
+      until: Date.now() + Math.max(60, (body.expires_in ?? 7200) - 300) * 1000,
+    });
     return body.access_token;
   }
 }

@@ -12,64 +12,20 @@ import {
 } from '../channel.js';
 import { STATUS_WORDS } from '../shared/card-text.js';
 import { wecomApprovalCard } from './wecom-cards.js';
-import { checkConfig, missingConfig, optionalConfig, requiredConfig, secretKeysOf, type ConfigKeyRule } from '../shared/config-rules.js';
+import { checkConfig, secretKeysOf } from '../shared/config-rules.js';
 import { rejected } from '../shared/replies.js';
 import { openWecomEnvelope, xmlField } from './wecom-crypto.js';
 import { WecomTokens } from './wecom-tokens.js';
+import { WECOM_CONFIG, wecomConfig, type WecomConfig, type WecomReply } from './wecom-config.js';
 
-export const WECOM_CONFIG: readonly ConfigKeyRule[] = [
-  { key: 'corp_id', kind: 'string', required: true },
-  { key: 'corp_secret', kind: 'string', required: true, secret: true },
-  { key: 'agent_id', kind: 'integer', required: true },
-  { key: 'token', kind: 'string', required: true, secret: true },
-  {
-    key: 'encoding_aes_key',
-    kind: 'string',
-    required: true,
-    secret: true,
-    pattern: { test: /^[A-Za-z0-9+/]{43}$/, says: 'the 43-character EncodingAESKey' },
-  },
-  { key: 'to_user', kind: 'string', required: true },
-  { key: 'base_url', kind: 'url', required: false },
-  { key: 'approver_user_ids', kind: 'string_list', required: false },
-];
+export { WECOM_CONFIG, type WecomConfig, type WecomReply } from './wecom-config.js';
 
 /** Token errors after which a fresh token is fetched once: expired (42001), invalid (40014, 40001). */
 const STALE_TOKEN_CODES = new Set([42001, 40014, 40001]);
 
-export interface WecomConfig {
-  corpId: string;
-  corpSecret: string;
-  agentId: number;
-  token: string;
-  encodingAesKey: string;
-  toUser: string;
-  baseUrl: string;
-}
-
-const wecomConfig = (channel: ChannelRecord): WecomConfig => {
-  const rawAgentId = channel.config.agent_id;
-  const agentId = typeof rawAgentId === 'number' || (typeof rawAgentId === 'string' && rawAgentId !== '') ? Number(rawAgentId) : NaN;
-  if (!Number.isInteger(agentId)) missingConfig(channel, 'agent_id');
-  return {
-    corpId: requiredConfig(channel, 'corp_id'),
-    corpSecret: requiredConfig(channel, 'corp_secret'),
-    agentId,
-    token: requiredConfig(channel, 'token'),
-    encodingAesKey: requiredConfig(channel, 'encoding_aes_key'),
-    toUser: requiredConfig(channel, 'to_user'),
-    baseUrl: (optionalConfig(channel, 'base_url') ?? 'https://qyapi.weixin.qq.com').replace(/\/$/, ''),
-  };
-};
-
-export interface WecomReply {
-  errcode?: number;
-  errmsg?: string;
-  [key: string]: unknown;
-}
-
 /** Targets of an update: the same people the card was sent to. */
-const updateTargets = (toUser: string) => (toUser === '@all' ? { atall: 1 } : { userids: toUser.split('|').filter(Boolean) });
+const updateTargets = (toUser: string) =>
+  toUser === '@all' ? { atall: 1 } : { userids: toUser.split('|').filter(Boolean) };
 
 /** WeCom (企业微信): template cards via the self-built app API, encrypted XML callbacks. */
 @Injectable()
@@ -138,19 +94,30 @@ export class WecomChannel extends Channel {
     const q = req.query;
     if (req.method === 'GET') {
       // URL verification when the callback is configured: answer the decrypted echostr as plain text.
-      const opened = openWecomEnvelope(cfg, { msgSignature: q.msg_signature, timestamp: q.timestamp, nonce: q.nonce, encrypt: q.echostr });
+      const opened = openWecomEnvelope(cfg, {
+        msgSignature: q.msg_signature,
+        timestamp: q.timestamp,
+        nonce: q.nonce,
+        encrypt: q.echostr,
+      });
       if (!opened.ok) return rejected(opened.status, opened.reason);
       return { kind: 'reply', reply: { status: 200, body: opened.message, contentType: 'text/plain' } };
     }
     const xml = req.rawBody.toString('utf8');
     const encrypt = xmlField(xml, 'Encrypt');
     if (!encrypt) return rejected(400, 'body is not WeCom callback XML with an <Encrypt> element');
-    const opened = openWecomEnvelope(cfg, { msgSignature: q.msg_signature, timestamp: q.timestamp, nonce: q.nonce, encrypt });
+    const opened = openWecomEnvelope(cfg, {
+      msgSignature: q.msg_signature,
+      timestamp: q.timestamp,
+      nonce: q.nonce,
+      encrypt,
+    });
     if (!opened.ok) return rejected(opened.status, opened.reason);
 
     const inner = opened.message;
     const ack = { status: 200, body: '', contentType: 'text/plain' };
-    if (xmlField(inner, 'MsgType') !== 'event' || xmlField(inner, 'Event') !== 'template_card_event') return { kind: 'reply', reply: ack };
+    if (xmlField(inner, 'MsgType') !== 'event' || xmlField(inner, 'Event') !== 'template_card_event')
+      return { kind: 'reply', reply: ack };
     const user = xmlField(inner, 'FromUserName');
     const eventKey = xmlField(inner, 'EventKey') ?? '';
     const taskId = xmlField(inner, 'TaskId');
@@ -158,7 +125,11 @@ export class WecomChannel extends Channel {
     if (!user) return rejected(400, 'template_card_event without FromUserName');
     const m = /^(approve|reject):(.+)$/.exec(eventKey);
     if (!m || !isUuid(m[2]) || taskId !== m[2]) {
-      return { kind: 'rejected', reason: "button key does not name this card's confirmation and a decision", reply: ack };
+      return {
+        kind: 'rejected',
+        reason: "button key does not name this card's confirmation and a decision",
+        reply: ack,
+      };
     }
     return {
       kind: 'decision',
@@ -175,7 +146,12 @@ export class WecomChannel extends Channel {
   }
 
   /** WeCom wants the HTTP answer within 5 s; the visible result (card update or a message) is sent after it. */
-  private answerClick(cfg: WecomConfig, user: string, responseCode: string | undefined, outcome: DecisionOutcome): void {
+  private answerClick(
+    cfg: WecomConfig,
+    user: string,
+    responseCode: string | undefined,
+    outcome: DecisionOutcome,
+  ): void {
     const work =
       outcome.ok && outcome.decided && responseCode
         ? this.updateCard(cfg, responseCode, outcome.decided)
@@ -193,19 +169,28 @@ export class WecomChannel extends Channel {
       ...updateTargets(cfg.toUser),
       agentid: cfg.agentId,
       response_code: responseCode,
-      button: { replace_name: `${STATUS_WORDS[decided.status]} by ${decided.decidedBy}`.replace(/\s+/g, ' ').slice(0, 40) },
+      button: {
+        replace_name: `${STATUS_WORDS[decided.status]} by ${decided.decidedBy}`.replace(/\s+/g, ' ').slice(0, 40),
+      },
     });
   }
 
   private async api(cfg: WecomConfig, what: string, path: string, body: Record<string, unknown>): Promise<WecomReply> {
     const token = await this.tokens.get(cfg);
     let res = await this.post(cfg, what, path, body, token);
-    if (STALE_TOKEN_CODES.has(res.errcode ?? 0)) res = await this.post(cfg, what, path, body, await this.tokens.get(cfg, token));
+    if (STALE_TOKEN_CODES.has(res.errcode ?? 0))
+      res = await this.post(cfg, what, path, body, await this.tokens.get(cfg, token));
     if (res.errcode !== 0) throw new Error(`WeCom refused ${what}: errcode ${res.errcode} ${res.errmsg ?? ''}`.trim());
     return res;
   }
 
-  private async post(cfg: WecomConfig, what: string, path: string, body: Record<string, unknown>, token: string): Promise<WecomReply> {
+  private async post(
+    cfg: WecomConfig,
+    what: string,
+    path: string,
+    body: Record<string, unknown>,
+    token: string,
+  ): Promise<WecomReply> {
     const url = `${cfg.baseUrl}${path}?access_token=${encodeURIComponent(token)}`;
     let res: Response;
     try {

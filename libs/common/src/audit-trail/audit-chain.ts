@@ -27,7 +27,10 @@ const APPEND_SQL = `WITH appended AS (
 export async function appendAuditEvents(tx: Queryable, events: AuditEventInput[]): Promise<ChainedAuditEvent[]> {
   if (events.length === 0) return [];
   const orgs = [...new Set(events.map((e) => e.orgId.toLowerCase()))].sort();
-  const heads = await tx.query<Array<{ org_id: string; seq: string; hash: string }>>(LOCK_HEADS_SQL, [orgs, GENESIS_HASH]);
+  const heads = await tx.query<Array<{ org_id: string; seq: string; hash: string }>>(LOCK_HEADS_SQL, [
+    orgs,
+    GENESIS_HASH,
+  ]);
   const state = new Map(heads.map((h) => [h.org_id, { seq: Number(h.seq), hash: h.hash }]));
   const payloadTexts: string[] = [];
   const chained = events.map((input) => {

@@ -36,7 +36,11 @@ describe('configDiff', () => {
     const before = { name: 'payer', model_config_json: { hooks: { class_hooks: ['audit_log'] }, max_iterations: 10 } };
     const after = {
       name: 'payer',
-      model_config_json: { hooks: { class_hooks: ['audit_log', 'result_truncate'] }, tools: ['oa__*'], max_iterations: 10 },
+      model_config_json: {
+        hooks: { class_hooks: ['audit_log', 'result_truncate'] },
+        tools: ['oa__*'],
+        max_iterations: 10,
+      },
     };
     expect(configDiff(before, after)).toEqual([
       { path: 'model_config_json.hooks.class_hooks', before: ['audit_log'], after: ['audit_log', 'result_truncate'] },

@@ -42,7 +42,10 @@ export const GENESIS_HASH = '0'.repeat(64);
  * (`canonicalJson` of the whole event). Built from the payload's canonical text, which is also what gets stored: every
  * envelope key sorts before "payload" and "seq" after it, so the result is the same text, computed once.
  */
-export function canonicalEvent(e: Omit<ChainedAuditEvent, 'prev_hash' | 'hash' | 'payload'>, payloadText: string): string {
+export function canonicalEvent(
+  e: Omit<ChainedAuditEvent, 'prev_hash' | 'hash' | 'payload'>,
+  payloadText: string,
+): string {
   const head = canonicalJson({
     action: e.action,
     actor: e.actor,

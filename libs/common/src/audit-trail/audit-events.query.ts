@@ -52,7 +52,11 @@ const SELECT = `SELECT seq::text AS id, seq::int8 AS seq, kind, action, entity_t
 export class AuditEventsQuery {
   constructor(private readonly dataSource: DataSource) {}
 
-  async page(f: AuditEventFilters, limit: number, cursor?: string): Promise<{ items: AuditEventRow[]; next_cursor: string | null }> {
+  async page(
+    f: AuditEventFilters,
+    limit: number,
+    cursor?: string,
+  ): Promise<{ items: AuditEventRow[]; next_cursor: string | null }> {
     const { where, params } = filters(f);
     if (cursor) {
       params.push(decodeSeqCursor(cursor));
@@ -64,7 +68,10 @@ export class AuditEventsQuery {
     );
     const items = rows.slice(0, limit).map((r) => ({ ...r, seq: Number(r.seq) }));
     const last = items.at(-1);
-    return { items, next_cursor: rows.length > limit && last ? Buffer.from(String(last.seq)).toString('base64url') : null };
+    return {
+      items,
+      next_cursor: rows.length > limit && last ? Buffer.from(String(last.seq)).toString('base64url') : null,
+    };
   }
 
   /** Every matching event in chain order, a page at a time (exports). */

@@ -1,4 +1,10 @@
-import { Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  Optional,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { Counter } from 'prom-client';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
@@ -129,7 +135,9 @@ export class AuditSink implements OnApplicationBootstrap, BeforeApplicationShutd
     if (ok) this.delivered?.inc(events.length);
     else {
       this.deadLetters?.inc(events.length);
-      this.logger.error(`audit sink: events ${range} of org ${cursor.org_id} dead-lettered after ${this.sink.maxAttempts} attempts`);
+      this.logger.error(
+        `audit sink: events ${range} of org ${cursor.org_id} dead-lettered after ${this.sink.maxAttempts} attempts`,
+      );
     }
     await m.query(`UPDATE audit_sink_cursors SET seq = $2, updated_at = now() WHERE org_id = $1`, [
       cursor.org_id,
@@ -153,7 +161,8 @@ export class AuditSink implements OnApplicationBootstrap, BeforeApplicationShutd
       } catch (err) {
         this.logger.warn(`audit sink unreachable (attempt ${attempt}/${s.maxAttempts}): ${(err as Error).message}`);
       }
-      if (attempt < s.maxAttempts && !this.stopped) await new Promise((r) => setTimeout(r, s.retryMs * 2 ** (attempt - 1)));
+      if (attempt < s.maxAttempts && !this.stopped)
+        await new Promise((r) => setTimeout(r, s.retryMs * 2 ** (attempt - 1)));
     }
     return false;
   }

@@ -75,7 +75,9 @@ export class AuditTrail {
       ...e,
       payload: JSON.parse(JSON.stringify(e.payload)) as Record<string, unknown>,
     }));
-    const chained = tx ? await appendAuditEvents(tx, list) : await this.dataSource.transaction((m) => appendAuditEvents(m, list));
+    const chained = tx
+      ? await appendAuditEvents(tx, list)
+      : await this.dataSource.transaction((m) => appendAuditEvents(m, list));
     if (!tx) this.appended(chained);
   }
 
@@ -86,7 +88,13 @@ export class AuditTrail {
 
   /** Records a configuration change with its diff; secrets appear only as `secret_changed`. */
   async configChange(c: ConfigChangeInput, tx?: Queryable): Promise<void> {
-    const changes: ConfigChange[] = ['updated', 'rolled_back', 'shadow_deployed', 'shadow_discarded', 'tests_replaced'].includes(c.change)
+    const changes: ConfigChange[] = [
+      'updated',
+      'rolled_back',
+      'shadow_deployed',
+      'shadow_discarded',
+      'tests_replaced',
+    ].includes(c.change)
       ? configDiff(c.before, c.after)
       : [];
     for (const name of c.secretsChanged ?? []) changes.push({ path: `secrets.${name}`, secret_changed: true });
@@ -99,7 +107,12 @@ export class AuditTrail {
         entityId: c.entityId,
         actor: c.actor,
         occurredAt: new Date(),
-        payload: { before: c.before, after: c.after, changes, ...(c.policyVersion ? { policy_version: c.policyVersion } : {}) },
+        payload: {
+          before: c.before,
+          after: c.after,
+          changes,
+          ...(c.policyVersion ? { policy_version: c.policyVersion } : {}),
+        },
       },
       tx,
     );

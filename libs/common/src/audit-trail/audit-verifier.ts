@@ -53,7 +53,14 @@ export class AuditVerifier {
   }
 
   async verify(orgId: string, range: { from?: Date; to?: Date } = {}): Promise<VerifyResult> {
-    const result: VerifyResult = { valid: true, rows: 0, first_seq: null, last_seq: null, last_hash: null, first_broken: null };
+    const result: VerifyResult = {
+      valid: true,
+      rows: 0,
+      first_seq: null,
+      last_seq: null,
+      last_hash: null,
+      first_broken: null,
+    };
     const firstSeq = await this.firstSeqInRange(orgId, range);
     if (firstSeq === null) return range.from ? result : this.checkHead(orgId, range, result, null);
     // From the start of the trail, the first event must be seq 1 on the genesis hash; from a later point, it must link
@@ -90,7 +97,11 @@ export class AuditVerifier {
     return problems;
   }
 
-  private check(e: StoredEvent, expected: { seq: number; prevHash: string }, sourceProblem?: string): BrokenLink | null {
+  private check(
+    e: StoredEvent,
+    expected: { seq: number; prevHash: string },
+    sourceProblem?: string,
+  ): BrokenLink | null {
     const link = (reason: string, expectedHash: string | null): BrokenLink => ({
       id: e.id,
       seq: e.seq,
@@ -106,7 +117,8 @@ export class AuditVerifier {
       return link('prev_hash does not match the hash of the event before it', null);
     }
     const recomputed = chainHash(e.prev_hash, e);
-    if (recomputed !== e.hash) return link('hash does not match the event as stored (the event was edited)', recomputed);
+    if (recomputed !== e.hash)
+      return link('hash does not match the event as stored (the event was edited)', recomputed);
     return sourceProblem ? link(sourceProblem, null) : null;
   }
 
@@ -140,13 +152,19 @@ export class AuditVerifier {
   }
 
   /** Without an upper bound the chain must end at the org's head: events deleted from the end show here. */
-  private async checkHead(orgId: string, range: { to?: Date }, result: VerifyResult, lastSeq: number | null): Promise<VerifyResult> {
+  private async checkHead(
+    orgId: string,
+    range: { to?: Date },
+    result: VerifyResult,
+    lastSeq: number | null,
+  ): Promise<VerifyResult> {
     if (range.to || !result.valid) return result;
     const [head] = await this.dataSource.query<Array<{ seq: string; hash: string } | undefined>>(
       `SELECT seq::text AS seq, hash FROM audit_chain_heads WHERE org_id = $1`,
       [orgId],
     );
-    if (!head || Number(head.seq) === 0 || (Number(head.seq) === lastSeq && head.hash === result.last_hash)) return result;
+    if (!head || Number(head.seq) === 0 || (Number(head.seq) === lastSeq && head.hash === result.last_hash))
+      return result;
     return {
       ...result,
       valid: false,

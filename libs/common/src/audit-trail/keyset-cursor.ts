@@ -13,7 +13,8 @@ export function encodeCursor(ts: string, id: string): string {
 export function decodeCursor(cursor: string): { ts: string; id: string } {
   try {
     const [ts, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof ts === 'string' && TIMESTAMP.test(ts) && typeof id === 'string' && /^\d{1,19}$/.test(id)) return { ts, id };
+    if (typeof ts === 'string' && TIMESTAMP.test(ts) && typeof id === 'string' && /^\d{1,19}$/.test(id))
+      return { ts, id };
   } catch {
     /* reported below */
   }

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { commaList, keyValuePairs, matchesNamePattern } from './env-lists.js';
 import { DEV_AUTH_SECRET_DEFAULT, type Environment, type EnvironmentInput } from './environment.js';
 import { DEFAULT_LLM_KEY_ORIGINS, parseLlmKeyOrigins } from './llm-key-origins.js';
 
@@ -16,7 +17,8 @@ export class AppConfig {
   constructor(config: ConfigService) {
     this.env = config.getOrThrow('warden');
     // Validated at boot (environment.ts): only a malformed default could be null.
-    this.llmKeyOrigins = parseLlmKeyOrigins(this.env.LLM_KEY_ORIGINS ?? DEFAULT_LLM_KEY_ORIGINS) ?? new Map<string, string>();
+    this.llmKeyOrigins =
+      parseLlmKeyOrigins(this.env.LLM_KEY_ORIGINS ?? DEFAULT_LLM_KEY_ORIGINS) ?? new Map<string, string>();
     this.instanceId = this.env.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   }
 
@@ -75,7 +77,10 @@ export class AppConfig {
   }
 
   get authMode(): 'dev' | 'oidc' {
-    return (this.env.AUTH_MODE as 'dev' | 'oidc' | undefined) ?? (this.env.OIDC_ISSUER || this.env.OIDC_JWKS_URL ? 'oidc' : 'dev');
+    return (
+      (this.env.AUTH_MODE as 'dev' | 'oidc' | undefined) ??
+      (this.env.OIDC_ISSUER || this.env.OIDC_JWKS_URL ? 'oidc' : 'dev')
+    );
   }
   get devSecret(): string {
     return this.env.AUTH_DEV_SECRET ?? DEV_AUTH_SECRET_DEFAULT;
@@ -134,10 +139,7 @@ export class AppConfig {
   }
   /** Hosts (`host` or `host:port`, lower case) YAML `http` hooks may call. */
   get hookHttpAllow(): string[] {
-    return (this.env.HOOK_HTTP_ALLOW ?? '')
-      .split(',')
-      .map((s) => s.trim().toLowerCase())
-      .filter(Boolean);
+    return commaList(this.env.HOOK_HTTP_ALLOW).map((s) => s.toLowerCase());
   }
   get hookHttpSecret(): string | undefined {
     return this.env.HOOK_HTTP_SECRET;
@@ -181,11 +183,7 @@ export class AppConfig {
   }
   /** `key=value,key2=value2` headers for the OTLP exporter (e.g. an API key); never logged. */
   get otlpHeaders(): Record<string, string> {
-    const pairs = (this.env.OTEL_EXPORTER_OTLP_HEADERS ?? '')
-      .split(',')
-      .map((p) => p.split('='))
-      .filter((kv) => kv.length >= 2 && kv[0].trim());
-    return Object.fromEntries(pairs.map(([k, ...v]) => [k.trim(), decodeURIComponent(v.join('=').trim())]));
+    return keyValuePairs(this.env.OTEL_EXPORTER_OTLP_HEADERS);
   }
   get otelServiceName(): string {
     return this.env.OTEL_SERVICE_NAME ?? 'warden';
@@ -223,15 +221,12 @@ export class AppConfig {
 
   /** The patterns of LLM_KEY_ENV_ALLOW (`NAME` or `PREFIX_*`). */
   get llmKeyEnvAllow(): string[] {
-    return (this.env.LLM_KEY_ENV_ALLOW ?? 'WARDEN_LLM_KEY_*')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
+    return commaList(this.env.LLM_KEY_ENV_ALLOW ?? 'WARDEN_LLM_KEY_*');
   }
 
   /** Whether an agent's `api_key_env` may name this variable: only allow-listed names, never the server's own settings. */
   llmKeyEnvAllowed(name: string): boolean {
-    return this.llmKeyEnvAllow.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) && name.length > p.length - 1 : name === p));
+    return matchesNamePattern(this.llmKeyEnvAllow, name);
   }
 
   /** The origin LLM_KEY_ORIGINS binds this key variable to (where its key may be sent); undefined when none. */
@@ -249,10 +244,6 @@ export class AppConfig {
    * demo (its connector calls this server's /demo-oa) works; production allows nothing private unless listed.
    */
   get egressAllow(): string[] {
-    const raw = this.env.EGRESS_ALLOW ?? (this.isProduction ? '' : '127.0.0.0/8,::1/128');
-    return raw
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
+    return commaList(this.env.EGRESS_ALLOW ?? (this.isProduction ? '' : '127.0.0.0/8,::1/128'));
   }
 }

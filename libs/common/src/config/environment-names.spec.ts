@@ -4,7 +4,9 @@ describe('environment variable names', () => {
   const names = environmentVariableNames();
 
   it('lists every variable of the schema, once', () => {
-    expect(names).toEqual(expect.arrayContaining(['NODE_ENV', 'PORT', 'DATABASE_URL', 'OIDC_ISSUER', 'EGRESS_ALLOW', 'HOOK_HTTP_SECRET']));
+    expect(names).toEqual(
+      expect.arrayContaining(['NODE_ENV', 'PORT', 'DATABASE_URL', 'OIDC_ISSUER', 'EGRESS_ALLOW', 'HOOK_HTTP_SECRET']),
+    );
     expect(new Set(names).size).toBe(names.length);
   });
 

@@ -14,7 +14,9 @@ describe('validateEnvironment', () => {
   });
 
   it('oidc pins issuer and audience: a JWKS URL alone, or an issuer without audience, is refused', () => {
-    expect(() => validateEnvironment({ OIDC_JWKS_URL: 'http://127.0.0.1:1/jwks' })).toThrow(/OIDC_ISSUER[\s\S]*OIDC_AUDIENCE/);
+    expect(() => validateEnvironment({ OIDC_JWKS_URL: 'http://127.0.0.1:1/jwks' })).toThrow(
+      /OIDC_ISSUER[\s\S]*OIDC_AUDIENCE/,
+    );
     expect(() => validateEnvironment({ OIDC_ISSUER: 'http://127.0.0.1:1' })).toThrow(/OIDC_AUDIENCE must be set/);
     expect(() => validateEnvironment({ OIDC_ISSUER: 'http://127.0.0.1:1', OIDC_AUDIENCE: 'warden' })).not.toThrow();
   });
@@ -24,16 +26,33 @@ describe('validateEnvironment', () => {
       /AUTH_MODE=oidc with OIDC_ISSUER and OIDC_AUDIENCE.*AUTH_ALLOW_DEV_IN_PRODUCTION=1/,
     );
     const secret = 'x'.repeat(32);
-    expect(() => validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: secret })).toThrow(/AUTH_ALLOW_DEV_IN_PRODUCTION/);
+    expect(() => validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: secret })).toThrow(
+      /AUTH_ALLOW_DEV_IN_PRODUCTION/,
+    );
     expect(() =>
-      validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: 'x'.repeat(20), AUTH_ALLOW_DEV_IN_PRODUCTION: '1' }),
+      validateEnvironment({
+        NODE_ENV: 'production',
+        AUTH_DEV_SECRET: 'x'.repeat(20),
+        AUTH_ALLOW_DEV_IN_PRODUCTION: '1',
+      }),
     ).toThrow(/32 characters/);
-    expect(() => validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: secret, AUTH_ALLOW_DEV_IN_PRODUCTION: '1' })).not.toThrow();
     expect(() =>
-      validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: secret, AUTH_ALLOW_DEV_IN_PRODUCTION: '1', SEED_DEMO: '1' }),
+      validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: secret, AUTH_ALLOW_DEV_IN_PRODUCTION: '1' }),
+    ).not.toThrow();
+    expect(() =>
+      validateEnvironment({
+        NODE_ENV: 'production',
+        AUTH_DEV_SECRET: secret,
+        AUTH_ALLOW_DEV_IN_PRODUCTION: '1',
+        SEED_DEMO: '1',
+      }),
     ).toThrow(/SEED_DEMO/);
     expect(() =>
-      validateEnvironment({ NODE_ENV: 'production', AUTH_DEV_SECRET: DEV_AUTH_SECRET_DEFAULT, AUTH_ALLOW_DEV_IN_PRODUCTION: '1' }),
+      validateEnvironment({
+        NODE_ENV: 'production',
+        AUTH_DEV_SECRET: DEV_AUTH_SECRET_DEFAULT,
+        AUTH_ALLOW_DEV_IN_PRODUCTION: '1',
+      }),
     ).toThrow(/published default/);
   });
 
@@ -50,7 +69,9 @@ describe('validateEnvironment', () => {
       '1KEY=https://a.example',
       'A=https://a.example,A=https://b.example',
     ]) {
-      expect(() => validateEnvironment({ LLM_KEY_ORIGINS: bad })).toThrow(/LLM_KEY_ORIGINS=.*NAME=https:\/\/origin pairs/);
+      expect(() => validateEnvironment({ LLM_KEY_ORIGINS: bad })).toThrow(
+        /LLM_KEY_ORIGINS=.*NAME=https:\/\/origin pairs/,
+      );
     }
     expect(() =>
       validateEnvironment({ LLM_KEY_ORIGINS: 'LLM_API_KEY=https://api.openai.com, OTHER=http://llm.corp:8080/v1' }),

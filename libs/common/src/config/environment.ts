@@ -100,7 +100,10 @@ export class Environment {
   })
   AUTH_IDENTITY_CLAIMS?: string;
 
-  @IsOptional() @IsString() @MinLength(16, { message: 'APP_ENCRYPTION_KEY must be at least 16 characters' }) APP_ENCRYPTION_KEY?: string;
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'APP_ENCRYPTION_KEY must be at least 16 characters' })
+  APP_ENCRYPTION_KEY?: string;
   @IsOptional() @IsString() HOOKS_DIR?: string;
   @IsOptional() @IsString() @MinLength(1) CONSOLE_DIR?: string;
   @IsOptional() @IsString() REDIS_URL?: string;
@@ -133,7 +136,10 @@ export class Environment {
   @IsOptional()
   @IsUrl({ require_tld: false, require_protocol: true }, { message: 'AUDIT_SINK_URL must be an absolute URL' })
   AUDIT_SINK_URL?: string;
-  @IsOptional() @IsString() @MinLength(16, { message: 'AUDIT_SINK_TOKEN must be at least 16 characters' }) AUDIT_SINK_TOKEN?: string;
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'AUDIT_SINK_TOKEN must be at least 16 characters' })
+  AUDIT_SINK_TOKEN?: string;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(100) AUDIT_SINK_MAX_ATTEMPTS?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(10) AUDIT_SINK_RETRY_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) AUDIT_SINK_POLL_MS?: number;
@@ -156,10 +162,14 @@ export class Environment {
   /** Comma-separated hosts (`host` or `host:port`) that YAML `http` hooks may call; none when unset. */
   @IsOptional() @IsString() HOOK_HTTP_ALLOW?: string;
   /** Signs every HTTP hook request (X-Warden-Signature: HMAC-SHA256 of `<timestamp>.<body>`). */
-  @IsOptional() @IsString() @MinLength(16, { message: 'HOOK_HTTP_SECRET must be at least 16 characters' }) HOOK_HTTP_SECRET?: string;
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'HOOK_HTTP_SECRET must be at least 16 characters' })
+  HOOK_HTTP_SECRET?: string;
 }
 
-const oidcOn = (env: Environment): boolean => env.AUTH_MODE === 'oidc' || (!env.AUTH_MODE && (!!env.OIDC_ISSUER || !!env.OIDC_JWKS_URL));
+const oidcOn = (env: Environment): boolean =>
+  env.AUTH_MODE === 'oidc' || (!env.AUTH_MODE && (!!env.OIDC_ISSUER || !!env.OIDC_JWKS_URL));
 
 /** Rules across variables that decide whether this server may start in production at all. */
 function productionProblems(env: Environment): string[] {
@@ -169,7 +179,9 @@ function productionProblems(env: Environment): string[] {
     const secretOk = (env.AUTH_DEV_SECRET?.length ?? 0) >= 32;
     if (env.AUTH_DEV_SECRET === DEV_AUTH_SECRET_DEFAULT) {
       // Anyone can read it in the source: tokens signed with it would be admin of every org.
-      problems.push('  - AUTH_DEV_SECRET is the published default secret: with NODE_ENV=production choose your own (32+ characters)');
+      problems.push(
+        '  - AUTH_DEV_SECRET is the published default secret: with NODE_ENV=production choose your own (32+ characters)',
+      );
     } else if (!secretOk || !env.AUTH_ALLOW_DEV_IN_PRODUCTION) {
       problems.push(
         '  - NODE_ENV=production needs real authentication: set AUTH_MODE=oidc with OIDC_ISSUER and OIDC_AUDIENCE, ' +
@@ -194,7 +206,8 @@ export function validateEnvironment(raw: EnvironmentInput): Environment & { raw:
   const env = plainToInstance(Environment, raw, { enableImplicitConversion: false });
   const errors = validateSync(env, { skipMissingProperties: false, forbidUnknownValues: false });
   const lines = errors.map(
-    (e) => `  - ${e.property}=${JSON.stringify(raw[e.property] ?? null)}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+    (e) =>
+      `  - ${e.property}=${JSON.stringify(raw[e.property] ?? null)}: ${Object.values(e.constraints ?? {}).join('; ')}`,
   );
   if (errors.length === 0) lines.push(...productionProblems(env), ...metricsProblems(env));
   if (lines.length > 0) {

@@ -26,7 +26,8 @@ export class SecretBox {
 
   open(sealed: string): Record<string, unknown> {
     const [format, iv, tag, body] = sealed.split(':') as Array<string | undefined>;
-    if (format !== FORMAT || !iv || !tag || body === undefined) throw new Error('stored secrets are in an unknown format');
+    if (format !== FORMAT || !iv || !tag || body === undefined)
+      throw new Error('stored secrets are in an unknown format');
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.resolveKey(), Buffer.from(iv, 'base64'));
       decipher.setAuthTag(Buffer.from(tag, 'base64'));

@@ -40,7 +40,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     if (req.path.startsWith('/scim/')) {
       // SCIM clients (Okta, Entra ID) read RFC 7644 error bodies; a body that did not parse is invalidSyntax.
-      const scimType = body.scimType ?? (body.statusCode === 400 && !(exception instanceof DomainException) ? 'invalidSyntax' : undefined);
+      const scimType =
+        body.scimType ??
+        (body.statusCode === 400 && !(exception instanceof DomainException) ? 'invalidSyntax' : undefined);
       res
         .status(body.statusCode)
         .type('application/scim+json')
@@ -58,7 +60,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const statusCode = exception.getStatus();
       const response = exception.getResponse();
-      const message = typeof response === 'string' ? response : ((response as { message?: unknown }).message ?? exception.message);
+      const message =
+        typeof response === 'string' ? response : ((response as { message?: unknown }).message ?? exception.message);
       if (statusCode >= 500) this.logger.error({ err: exception, reqId: req.id }, 'HTTP 5xx');
       return { statusCode, error: STATUS_NAMES[statusCode] ?? 'Error', message };
     }

@@ -8,7 +8,9 @@ import { EgressPolicy, EgressRefusedError } from './egress.js';
 describe('EgressPolicy.request', () => {
   let server: HttpFake;
   const egress = new EgressPolicy(
-    new AppConfig({ getOrThrow: () => ({ NODE_ENV: 'test', EGRESS_ALLOW: '127.0.0.1/32' }) } as unknown as ConfigService),
+    new AppConfig({
+      getOrThrow: () => ({ NODE_ENV: 'test', EGRESS_ALLOW: '127.0.0.1/32' }),
+    } as unknown as ConfigService),
   );
 
   beforeAll(async () => {
@@ -78,8 +80,8 @@ describe('EgressPolicy.request', () => {
   });
 
   it('stops when its signal is aborted', async () => {
-    await expect(egress.request(`${server.url}/pay`, { signal: AbortSignal.abort(new Error('run stopped')) })).rejects.toThrow(
-      'run stopped',
-    );
+    await expect(
+      egress.request(`${server.url}/pay`, { signal: AbortSignal.abort(new Error('run stopped')) }),
+    ).rejects.toThrow('run stopped');
   });
 });

@@ -38,7 +38,9 @@ function headersOf(raw: Record<string, string | string[] | undefined>): Headers 
 }
 
 /** A request function over undici's `request` (see `EgressPolicy.request`) on `dispatcher`, following redirects. */
-export async function egressRequester(dispatcher: Dispatcher): Promise<(url: string, init?: EgressRequestInit) => Promise<EgressResponse>> {
+export async function egressRequester(
+  dispatcher: Dispatcher,
+): Promise<(url: string, init?: EgressRequestInit) => Promise<EgressResponse>> {
   const { request, interceptors } = await import('undici');
   const redirecting = dispatcher.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS }));
   return async (url, init = {}) => {

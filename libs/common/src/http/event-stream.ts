@@ -7,7 +7,10 @@ export const KEEPALIVE_MS = 15_000;
  * Starts a `text/event-stream` response and returns a writer of numbered events (`id:` = the event's sequence number,
  * so a client can resume with Last-Event-ID) and a close function. A `: keepalive` comment goes out every 15 s.
  */
-export function openEventStream(res: Response): { send: (event: { seq: number; type: string; data: unknown }) => void; close: () => void } {
+export function openEventStream(res: Response): {
+  send: (event: { seq: number; type: string; data: unknown }) => void;
+  close: () => void;
+} {
   res.status(200);
   res.setHeader('content-type', 'text/event-stream; charset=utf-8');
   res.setHeader('cache-control', 'no-cache, no-transform');

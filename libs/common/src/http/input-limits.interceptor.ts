@@ -15,7 +15,8 @@ export class InputLimitsInterceptor implements NestInterceptor {
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (ctx.getType() === 'http') {
       const req = ctx.switchToHttp().getRequest<{ body?: unknown; query?: unknown; params?: unknown }>();
-      const problem = inputProblem('params', req.params) ?? inputProblem('query', req.query) ?? inputProblem('body', req.body);
+      const problem =
+        inputProblem('params', req.params) ?? inputProblem('query', req.query) ?? inputProblem('body', req.body);
       if (problem) throw new BadInputError(problem);
     }
     return next.handle();

@@ -23,7 +23,12 @@ export function sameOrigin(a: unknown, b: unknown): boolean {
  * The problem (for a 400) when `field` moves from `before` to `after`, another origin, while the stored secrets
  * `kept` (not entered again with the change) would follow it there; null when nothing would leak.
  */
-export function secretsFollowProblem(c: { field: string; before: string; after: string; kept: string[] }): string | null {
+export function secretsFollowProblem(c: {
+  field: string;
+  before: string;
+  after: string;
+  kept: string[];
+}): string | null {
   if (c.kept.length === 0 || sameOrigin(c.before, c.after)) return null;
   return `changing ${c.field} to another origin requires re-entering the stored secrets: ${[...c.kept].sort().join(', ')}`;
 }

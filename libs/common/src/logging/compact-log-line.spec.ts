@@ -29,9 +29,15 @@ describe('compactLogLine (the terminal format of the logs)', () => {
   });
 
   it('keeps a log made during a request to its own message (the request is summarised once, when it ends)', () => {
-    expect(compactLogLine({ level: 40, time: at, context: 'Runs', msg: 'lease lost', req: { method: 'POST', url: '/api/chat' } })).toBe(
-      '09:05:07 WARN  Runs lease lost',
-    );
+    expect(
+      compactLogLine({
+        level: 40,
+        time: at,
+        context: 'Runs',
+        msg: 'lease lost',
+        req: { method: 'POST', url: '/api/chat' },
+      }),
+    ).toBe('09:05:07 WARN  Runs lease lost');
   });
 
   it('adds other fields as compact JSON on the same line, and an error stack indented below', () => {
@@ -55,7 +61,9 @@ describe('compactLogLine (the terminal format of the logs)', () => {
     const mapped = { level: 30, context: 'RouterExplorer', msg: 'Mapped {/api/me, GET} route' };
     expect(shownOnTerminal(mapped, 'info')).toBe(false);
     expect(shownOnTerminal(mapped, 'debug')).toBe(true);
-    expect(shownOnTerminal({ level: 30, context: 'NestApplication', msg: 'Nest application successfully started' }, 'info')).toBe(true);
+    expect(
+      shownOnTerminal({ level: 30, context: 'NestApplication', msg: 'Nest application successfully started' }, 'info'),
+    ).toBe(true);
     expect(shownOnTerminal({ level: 50, context: 'InstanceLoader', msg: 'failed' }, 'info')).toBe(true);
   });
 });

@@ -21,7 +21,19 @@ const LEVELS: Record<number, { label: string; color: number }> = {
 };
 
 /** Fields the line shows in its own way, or that say nothing to a person at a terminal. */
-const SHOWN_OR_NOISE = new Set(['level', 'time', 'pid', 'hostname', 'context', 'msg', 'req', 'res', 'responseTime', 'reqId', 'err']);
+const SHOWN_OR_NOISE = new Set([
+  'level',
+  'time',
+  'pid',
+  'hostname',
+  'context',
+  'msg',
+  'req',
+  'res',
+  'responseTime',
+  'reqId',
+  'err',
+]);
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
@@ -64,5 +76,9 @@ const NEST_WIRING = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer
 
 /** Whether a person at a terminal sees the record: Nest's wiring report only at LOG_LEVEL=debug or trace. */
 export function shownOnTerminal(record: LogRecord, logLevel: string): boolean {
-  return !(NEST_WIRING.has(record.context ?? '') && (record.level ?? 30) <= 30 && !['debug', 'trace'].includes(logLevel));
+  return !(
+    NEST_WIRING.has(record.context ?? '') &&
+    (record.level ?? 30) <= 30 &&
+    !['debug', 'trace'].includes(logLevel)
+  );
 }

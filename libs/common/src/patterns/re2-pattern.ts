@@ -33,6 +33,9 @@ export function compileLinearRegExp(pattern: string, flags = ''): LinearRegExp {
 }
 
 /** ajv's `code.regExp`: every JSON-schema `pattern` and `patternProperties` key is compiled on RE2. */
-export const linearRegExpEngine = Object.assign((pattern: string, flags: string) => compileLinearRegExp(pattern, flags), {
-  code: 'compileLinearRegExp',
-});
+export const linearRegExpEngine = Object.assign(
+  (pattern: string, flags: string) => compileLinearRegExp(pattern, flags),
+  {
+    code: 'compileLinearRegExp',
+  },
+);

@@ -19,9 +19,10 @@ function emittedTypes(file: string, text: string, workflow: boolean): string[] {
   };
   if (workflow) {
     collect(/\b(?:event|append|appendIf)\(\s*[\w.]+,\s*'(\w+)'/g);
-    // setNode(run, id, { ...state }, 'node_x') — the types follow the state object (a ternary may name two).
-    for (const line of text.split('\n').filter((l) => l.includes('setNode('))) {
-      for (const m of line.slice(line.lastIndexOf('}') + 1).matchAll(/'(\w+)'/g)) found.push(m[1]);
+    // setNode(run, id, { ...state }, 'node_x') — the types follow the state object (a ternary may name two); Prettier
+    // may spread the call over several lines.
+    for (const call of setNodeCalls(text)) {
+      for (const m of call.slice(call.lastIndexOf('}') + 1).matchAll(/'(\w+)'/g)) found.push(m[1]);
     }
   } else {
     collect(/\b(?:emit|append)\(\s*'(\w+)'/g);
@@ -30,6 +31,23 @@ function emittedTypes(file: string, text: string, workflow: boolean): string[] {
     if (file.startsWith(`agents${path.sep}`)) collect(/\{\s*type: '(\w+)',\s*data:/g);
   }
   return found;
+}
+
+/** The argument text of each `setNode(...)` call of `text`, up to its closing parenthesis. */
+function setNodeCalls(text: string): string[] {
+  const calls: string[] = [];
+  for (const m of text.matchAll(/\bsetNode\(/g)) {
+    const start = m.index + m[0].length;
+    let depth = 1;
+    let end = start;
+    while (end < text.length && depth > 0) {
+      if (text[end] === '(') depth++;
+      else if (text[end] === ')') depth--;
+      end++;
+    }
+    calls.push(text.slice(start, end - 1));
+  }
+  return calls;
 }
 
 function emittedBy(workflow: boolean): Map<string, string[]> {
@@ -48,12 +66,15 @@ describe('run event maps', () => {
   it.each([
     ['agent run', false, RUN_EVENT_TYPES],
     ['workflow run', true, WORKFLOW_RUN_EVENT_TYPES],
-  ] as const)('%s events: every emitted type is in the map and every type of the map is emitted', (_name, workflow, mapped) => {
-    const emitted = emittedBy(workflow);
-    const unmapped = [...emitted]
-      .filter(([type]) => !(mapped as readonly string[]).includes(type))
-      .map(([type, files]) => `${type} (${files.join(', ')})`);
-    const neverEmitted = mapped.filter((type) => !emitted.has(type));
-    expect({ unmapped, neverEmitted }).toEqual({ unmapped: [], neverEmitted: [] });
-  });
+  ] as const)(
+    '%s events: every emitted type is in the map and every type of the map is emitted',
+    (_name, workflow, mapped) => {
+      const emitted = emittedBy(workflow);
+      const unmapped = [...emitted]
+        .filter(([type]) => !(mapped as readonly string[]).includes(type))
+        .map(([type, files]) => `${type} (${files.join(', ')})`);
+      const neverEmitted = mapped.filter((type) => !emitted.has(type));
+      expect({ unmapped, neverEmitted }).toEqual({ unmapped: [], neverEmitted: [] });
+    },
+  );
 });

@@ -153,7 +153,11 @@ export type RunEventActiveStatus = 'running' | 'waiting';
  * engine applies it through its transition table in the same write (e.g. the gate's `confirmation_pending` with
  * `waiting`: a call waits for a person).
  */
-export type RunEventEmitter = <K extends RunEventType>(type: K, data: RunEventMap[K], status?: RunEventActiveStatus) => Promise<void>;
+export type RunEventEmitter = <K extends RunEventType>(
+  type: K,
+  data: RunEventMap[K],
+  status?: RunEventActiveStatus,
+) => Promise<void>;
 
 /** Every type of the map, at run time (the object makes the compiler check the list is complete and exact). */
 const EVERY_RUN_EVENT: Record<RunEventType, true> = {

@@ -13,7 +13,11 @@ interface Target {
 const stateOf = (rows: ConfirmationRequest[]): string => rows.map((r) => `${r.id}:${r.status}`).join(',');
 
 /** The key shared by the gated calls of one model turn (only turns with several calls are batched). */
-export function batchKeyOf(runId: string, turnCallIds: string[] | undefined, callId: string): { key: string; position: number } | null {
+export function batchKeyOf(
+  runId: string,
+  turnCallIds: string[] | undefined,
+  callId: string,
+): { key: string; position: number } | null {
   if (!turnCallIds || turnCallIds.length < 2 || !turnCallIds.includes(callId)) return null;
   return { key: `${runId}:${turnCallIds[0]}`, position: turnCallIds.indexOf(callId) };
 }
@@ -94,7 +98,8 @@ export class BatchCards {
       return impl.updateBatchCard(record, sent, await this.batchCardOf(batchKey, rows));
     }
     const only = rows[0];
-    if (only.status === ConfirmationStatus.Pending) return impl.updatePendingCard(record, sent, await this.cardOf(only));
+    if (only.status === ConfirmationStatus.Pending)
+      return impl.updatePendingCard(record, sent, await this.cardOf(only));
     return impl.markDecided(record, sent, {
       confirmationId: only.id,
       tool: only.tool,
@@ -108,7 +113,8 @@ export class BatchCards {
 
   /** Batches go only to channels with batch cards (approval-card-delivery checks); any other refuses the send. */
   private sendBatch(target: Target, card: BatchCard): Promise<SentCard> {
-    if (!target.impl.sendBatchCard) return Promise.reject(new Error(`a ${target.impl.type} channel cannot send batch cards`));
+    if (!target.impl.sendBatchCard)
+      return Promise.reject(new Error(`a ${target.impl.type} channel cannot send batch cards`));
     return target.impl.sendBatchCard(target.record, card);
   }
 

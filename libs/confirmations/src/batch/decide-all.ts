@@ -11,11 +11,18 @@ import { ConfirmationStatus } from '../confirmation.types.js';
 export async function decideAllOnCard(
   confirmations: ConfirmationService,
   store: ConfirmationStore,
-  input: { channel: ChannelRecord; confirmationId: string; decision: Decision; actor: { platform: ChatPlatform; externalId: string } },
+  input: {
+    channel: ChannelRecord;
+    confirmationId: string;
+    decision: Decision;
+    actor: { platform: ChatPlatform; externalId: string };
+  },
 ): Promise<DecisionOutcome> {
   const clicked = await store.findInOrg(input.channel.orgId, input.confirmationId);
   if (!clicked) return { ok: false, message: 'This button does not belong to an approval request.' };
-  const rows = clicked.batchKey ? (await store.findByRun(clicked.runId)).filter((r) => r.batchKey === clicked.batchKey) : [clicked];
+  const rows = clicked.batchKey
+    ? (await store.findByRun(clicked.runId)).filter((r) => r.batchKey === clicked.batchKey)
+    : [clicked];
   let decided = 0;
   const refusals: string[] = [];
   for (const row of rows.filter((r) => r.status === ConfirmationStatus.Pending)) {

@@ -1,6 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { Allow, IsIn, IsInt, IsObject, ValidateNested, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import {
+  Allow,
+  IsIn,
+  IsInt,
+  IsObject,
+  ValidateNested,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { CONFIRMATION_STATUSES, type ConfirmationStatus } from '../confirmation.types.js';
 
 export class ListConfirmationsQuery {
@@ -24,7 +35,11 @@ export class StandingGrantBody {
   @MaxLength(500, { message: 'standing.when must be at most 500 characters' })
   when!: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 1000, description: 'at most this many calls, the approved one included (default 10)' })
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 1000,
+    description: 'at most this many calls, the approved one included (default 10)',
+  })
   @IsOptional()
   @IsInt({ message: 'standing.max_calls must be an integer between 1 and 1000' })
   @Min(1, { message: 'standing.max_calls must be an integer between 1 and 1000' })
@@ -62,7 +77,8 @@ export class DecisionBody {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    description: 'approve a question (ask_human, HUMAN node) with the answer; validated against its form (args_schema.properties.answer)',
+    description:
+      'approve a question (ask_human, HUMAN node) with the answer; validated against its form (args_schema.properties.answer)',
   })
   @IsOptional()
   @Allow()

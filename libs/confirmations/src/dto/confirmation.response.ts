@@ -47,10 +47,14 @@ export class ConfirmationResponse {
   @ApiProperty() forbid_self_approval: boolean;
   @NullableString('digest of tool + args: what an approval binds to') args_digest: string | null;
   @ApiProperty({
-    description: 'false when the stored args no longer match args_digest: args then holds only a notice, and no decision is taken',
+    description:
+      'false when the stored args no longer match args_digest: args then holds only a notice, and no decision is taken',
   })
   args_intact: boolean;
-  @ApiProperty({ type: [String], description: 'the approver policy copied into the request (README "Who may approve")' })
+  @ApiProperty({
+    type: [String],
+    description: 'the approver policy copied into the request (README "Who may approve")',
+  })
   approvers: string[];
   @ApiProperty({ type: Number, nullable: true, description: 'index of the tier that applied' }) tier: number | null;
   @ApiProperty() approvals_required: number;
@@ -88,7 +92,10 @@ export class ConfirmationResponse {
   @NullableString("The member's message the run started from") member_message: string | null;
   @ApiPropertyOptional({ type: [ConfirmationVoteResponse], description: "GET one only: each person's decision" })
   votes?: ConfirmationVoteResponse[];
-  @ApiPropertyOptional({ type: [ConfirmationEventResponse], description: 'GET one only: reminders, escalations, reassignments' })
+  @ApiPropertyOptional({
+    type: [ConfirmationEventResponse],
+    description: 'GET one only: reminders, escalations, reassignments',
+  })
   history?: ConfirmationEventResponse[];
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) remind_at: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) reminded_at: string | null;

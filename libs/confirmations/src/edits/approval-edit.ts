@@ -39,9 +39,12 @@ export function approvalEdit(
     );
   }
   if (!row.argsSchema)
-    throw new BadInputError(`${row.tool} has no parameter schema to check edited args against, so it cannot be approved with changes`);
+    throw new BadInputError(
+      `${row.tool} has no parameter schema to check edited args against, so it cannot be approved with changes`,
+    );
   const problems = schemaProblems(closedForEdits(row.argsSchema), args);
-  if (problems.length) throw new BadInputError(`the edited args do not fit ${row.tool}'s parameters: ${problems.join('; ')}`);
+  if (problems.length)
+    throw new BadInputError(`the edited args do not fit ${row.tool}'s parameters: ${problems.join('; ')}`);
   if (canonicalJson(args) === canonicalJson(row.args)) return undefined;
   return { args, argsDigest: actionDigest(row.tool, args), byUserId: by.userId, byName: by.name };
 }

@@ -35,7 +35,8 @@ export class EditRetier {
     const requirement = requirementOf(row.policy, proposed.args, channelHasList);
     const edit = { ...proposed, tier: requirement.tier, approvers: requirement.approvers };
     const underTier = { ...row, approvers: requirement.approvers, tier: requirement.tier };
-    const editorQualifies = refusalFor(underTier, decider, 'approve', await this.channels.approverList(row.orgId, row.channelId)) === null;
+    const editorQualifies =
+      refusalFor(underTier, decider, 'approve', await this.channels.approverList(row.orgId, row.channelId)) === null;
     if (requirement.approvals === 1 && editorQualifies) return { settles: true, edit };
     return { settles: false, edit, requirement, editorQualifies };
   }

@@ -12,7 +12,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * form, so answering is "approve with changes" where the change is the answer — validated, bound by the digest,
  * and durable like any approval.
  */
-export function humanTaskSchema(params: Record<string, unknown> | undefined, args: Record<string, unknown>): Record<string, unknown> {
+export function humanTaskSchema(
+  params: Record<string, unknown> | undefined,
+  args: Record<string, unknown>,
+): Record<string, unknown> {
   const properties = isObject(params?.properties) ? params.properties : {};
   const required = Array.isArray(params?.required) ? (params.required as string[]) : [];
   return {
@@ -23,7 +26,8 @@ export function humanTaskSchema(params: Record<string, unknown> | undefined, arg
   };
 }
 
-export const isHumanTask = (row: Pick<ConfirmationRequest, 'argsSchema'>): boolean => row.argsSchema?.[HUMAN_TASK_MARK] === true;
+export const isHumanTask = (row: Pick<ConfirmationRequest, 'argsSchema'>): boolean =>
+  row.argsSchema?.[HUMAN_TASK_MARK] === true;
 
 /** The args a decision on a human task runs with: the question's args plus the answer (required to approve). */
 export function answeredArgs(
@@ -39,6 +43,8 @@ export function answeredArgs(
   }
   if (decision === 'reject') return args;
   if (answer === undefined && args?.answer === undefined)
-    throw new BadInputError(`confirmation ${row.id} is a question: approve it with an answer (the form is args_schema.properties.answer)`);
+    throw new BadInputError(
+      `confirmation ${row.id} is a question: approve it with an answer (the form is args_schema.properties.answer)`,
+    );
   return { ...row.args, ...(args ?? {}), ...(answer !== undefined ? { answer } : {}) };
 }

@@ -99,7 +99,10 @@ export class ConfirmationEscalator implements OnModuleInit, OnModuleDestroy {
 
   private async escalate(row: ConfirmationRequest): Promise<void> {
     try {
-      const { record, impl } = await this.channels.resolveForDelivery(row.orgId, row.escalationChannelId ?? row.channelId ?? undefined);
+      const { record, impl } = await this.channels.resolveForDelivery(
+        row.orgId,
+        row.escalationChannelId ?? row.channelId ?? undefined,
+      );
       const card = { ...(await approvalCardOf(row, this.users, this.config.publicUrl)), escalated: true };
       await this.store.recordEscalationCard(row.id, await impl.sendApprovalCard(record, card));
     } catch (err) {

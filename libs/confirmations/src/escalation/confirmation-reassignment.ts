@@ -56,20 +56,33 @@ export class ConfirmationReassignment {
     const reason = reasonOf(input.reason);
     const moved = await this.dataSource.transaction(async (m) => {
       const done = await this.store.reassign(row.id, target.sub, by, reason, guard, m);
-      const move = { byUserId: by.userId, byName: by.name, from: guard.approvers, toSub: target.sub, toUserId: target.userId, reason };
+      const move = {
+        byUserId: by.userId,
+        byName: by.name,
+        from: guard.approvers,
+        toSub: target.sub,
+        toUserId: target.userId,
+        reason,
+      };
       if (done) await this.audit.record(reassignedEvent(done, move), m);
       return done;
     });
     if (!moved) {
       const now = await this.confirmations.get(input.orgId, row.id);
       if (now.status === ConfirmationStatus.Pending)
-        throw new ConflictError(`confirmation ${row.id} changed while it was being reassigned (a vote or an escalation): try again`, {
-          status: now.status,
-        });
+        throw new ConflictError(
+          `confirmation ${row.id} changed while it was being reassigned (a vote or an escalation): try again`,
+          {
+            status: now.status,
+          },
+        );
       throw new ConflictError(`confirmation ${row.id} is already ${now.status}`, { status: now.status });
     }
     this.bus.emit(CONFIRMATION_STEPPED, moved); // this instance's inbox streams (others learn it from the NOTIFY)
-    void this.tellChannel(moved, `${by.name} reassigned approval request ${moved.id} (${moved.tool}) to ${target.name ?? target.sub}`);
+    void this.tellChannel(
+      moved,
+      `${by.name} reassigned approval request ${moved.id} (${moved.tool}) to ${target.name ?? target.sub}`,
+    );
     return moved;
   }
 

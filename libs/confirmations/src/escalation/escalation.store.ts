@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Queryable } from '@warden/common';
 import { DataSource } from 'typeorm';
-import { CONFIRMATION_NOTIFY_CHANNEL, rowToConfirmation, type ConfirmationRequest, type ConfirmationRow } from '../confirmation.types.js';
+import {
+  CONFIRMATION_NOTIFY_CHANNEL,
+  rowToConfirmation,
+  type ConfirmationRequest,
+  type ConfirmationRow,
+} from '../confirmation.types.js';
 import type { ReassignmentGuard } from './reassignment-policy.js';
 
 export type ConfirmationEventKind = 'reminded' | 'escalated' | 'reassigned';
@@ -62,7 +67,8 @@ export class EscalationStore {
   constructor(private readonly dataSource: DataSource) {}
 
   async claimDueSteps(): Promise<Array<{ step: 'reminded' | 'escalated'; row: ConfirmationRequest }>> {
-    const rows = await this.dataSource.query<Array<ConfirmationRow & { step: 'reminded' | 'escalated' }>>(CLAIM_DUE_STEPS);
+    const rows =
+      await this.dataSource.query<Array<ConfirmationRow & { step: 'reminded' | 'escalated' }>>(CLAIM_DUE_STEPS);
     return rows.map((r) => ({ step: r.step, row: rowToConfirmation(r) }));
   }
 
@@ -72,8 +78,14 @@ export class EscalationStore {
     return row.due_in_ms;
   }
 
-  async recordEscalationCard(id: string, sent: { platformMessageId?: string; extra?: Record<string, unknown> }): Promise<void> {
-    await this.dataSource.query(`UPDATE confirmation_requests SET escalation_card = $2::jsonb WHERE id = $1`, [id, JSON.stringify(sent)]);
+  async recordEscalationCard(
+    id: string,
+    sent: { platformMessageId?: string; extra?: Record<string, unknown> },
+  ): Promise<void> {
+    await this.dataSource.query(`UPDATE confirmation_requests SET escalation_card = $2::jsonb WHERE id = $1`, [
+      id,
+      JSON.stringify(sent),
+    ]);
   }
 
   /**
@@ -116,9 +128,16 @@ export class EscalationStore {
         by_name: string;
         created_at: Date | string;
       }>
-    >(`SELECT kind, detail, by_user_id, by_name, created_at FROM confirmation_events WHERE confirmation_id = $1 ORDER BY created_at, id`, [
-      confirmationId,
-    ]);
-    return rows.map((r) => ({ kind: r.kind, detail: r.detail, byUserId: r.by_user_id, byName: r.by_name, at: new Date(r.created_at) }));
+    >(
+      `SELECT kind, detail, by_user_id, by_name, created_at FROM confirmation_events WHERE confirmation_id = $1 ORDER BY created_at, id`,
+      [confirmationId],
+    );
+    return rows.map((r) => ({
+      kind: r.kind,
+      detail: r.detail,
+      byUserId: r.by_user_id,
+      byName: r.by_name,
+      at: new Date(r.created_at),
+    }));
   }
 }

@@ -39,14 +39,18 @@ describe('checkReassignment', () => {
 
   it('refuses a target the policy does not allow (400), the requester under forbid_self_approval included', () => {
     expect(() => check(row(), admin('bea'), member('mo'))).toThrow(BadInputError);
-    expect(() => check(row(), admin('bea'), { ...admin('req'), userId: 'u-req' })).toThrow(/self-approval is forbidden/);
+    expect(() => check(row(), admin('bea'), { ...admin('req'), userId: 'u-req' })).toThrow(
+      /self-approval is forbidden/,
+    );
   });
 
   it('refuses what would lower the number of distinct approvers (409)', () => {
     expect(() => check(row(), admin('alice'), admin('bea'), ['u-alice'])).toThrow(ConflictError);
     expect(() => check(row(), admin('bea'), admin('alice'), ['u-alice'])).toThrow(/alice has already voted/);
     expect(() => check(row({ approvalsGiven: 0 }), admin('bea'), admin('carl'))).toThrow(/needs 2 more approvals/);
-    expect(() => check(row({ approvalsRequired: 3, approvalsGiven: 1 }), admin('bea'), admin('carl'), ['u-alice'])).toThrow(ConflictError);
+    expect(() =>
+      check(row({ approvalsRequired: 3, approvalsGiven: 1 }), admin('bea'), admin('carl'), ['u-alice']),
+    ).toThrow(ConflictError);
   });
 
   it('a one-approval request may go to anyone the policy allows, named users included', () => {

@@ -38,7 +38,8 @@ export function checkReassignment(c: ReassignmentCase): ReassignmentGuard {
   if (c.voterIds.includes(by.userId)) {
     throw conflict(`you have already approved confirmation ${row.id}: your say cannot be handed to someone else`);
   }
-  if (c.voterIds.includes(to.userId)) throw conflict(`${to.sub} has already voted on this request; their vote cannot count twice`);
+  if (c.voterIds.includes(to.userId))
+    throw conflict(`${to.sub} has already voted on this request; their vote cannot count twice`);
   const missing = row.approvalsRequired - row.approvalsGiven;
   if (missing > 1) {
     throw conflict(

@@ -40,7 +40,11 @@ export class ApprovalCardDelivery {
   ) {}
 
   /** Sends the card; on failure closes the row (so nothing can approve it later) and returns the block. */
-  async deliver(ctx: HookContext, row: ConfirmationRequest, resolved?: DeliveryTarget): Promise<HookResult | undefined> {
+  async deliver(
+    ctx: HookContext,
+    row: ConfirmationRequest,
+    resolved?: DeliveryTarget,
+  ): Promise<HookResult | undefined> {
     let sent: Awaited<ReturnType<Channel['sendApprovalCard']>>;
     try {
       const channel = resolved ?? (await this.channels.resolveForDelivery(row.orgId, row.channelId ?? undefined));
@@ -49,7 +53,9 @@ export class ApprovalCardDelivery {
         return undefined;
       }
       const card = await approvalCardOf(row, this.users, this.config.publicUrl);
-      sent = await channel.impl.sendApprovalCard(channel.record, card).catch((err: unknown) => Promise.reject(new CardNotSentError(err)));
+      sent = await channel.impl
+        .sendApprovalCard(channel.record, card)
+        .catch((err: unknown) => Promise.reject(new CardNotSentError(err)));
     } catch (err) {
       // Our own database dropped (looking up the channel or the card's names): no decision, the next attempt resends.
       if (!(err instanceof CardNotSentError) && isDroppedDatabaseConnection(err)) throw err;
@@ -67,7 +73,9 @@ export class ApprovalCardDelivery {
     const closed = await this.decisions.expire(row.id, 'system', reason);
     // The turn's other calls wait on the same card: none of them can be approved through it now.
     if (row.batchKey && (await this.batches.sharesCard(row)))
-      await this.batches.expireBatch(row.batchKey, (id) => this.decisions.expire(id, 'system', reason)).catch(() => undefined);
+      await this.batches
+        .expireBatch(row.batchKey, (id) => this.decisions.expire(id, 'system', reason))
+        .catch(() => undefined);
     if (closed) {
       await ctx
         .emit(

@@ -51,7 +51,9 @@ export class ApprovalRequestOpener {
       if (existing) return { row: existing, created: false };
       const standing = await this.standing.coverCall(ctx, digest, policy);
       if (standing) return standing;
-      const target = await this.channels.resolveForDelivery(ctx.orgId, policy.channelId).catch((err: unknown) => err as Error);
+      const target = await this.channels
+        .resolveForDelivery(ctx.orgId, policy.channelId)
+        .catch((err: unknown) => err as Error);
       if (target instanceof Error) {
         if (isDroppedDatabaseConnection(target)) throw target;
         return block(`no channel is reachable for the approval card: ${target.message}`);
@@ -64,8 +66,19 @@ export class ApprovalRequestOpener {
     }
   }
 
-  private record(ctx: HookContext, callId: string, policy: AgentHookSettings['confirmation'], digest: string, target: DeliveryTarget) {
-    const fixed = requestPolicy(policy, ctx.toolArgs, ctx.metadata, Boolean(target.impl.approverAllowList(target.record)));
+  private record(
+    ctx: HookContext,
+    callId: string,
+    policy: AgentHookSettings['confirmation'],
+    digest: string,
+    target: DeliveryTarget,
+  ) {
+    const fixed = requestPolicy(
+      policy,
+      ctx.toolArgs,
+      ctx.metadata,
+      Boolean(target.impl.approverAllowList(target.record)),
+    );
     return this.store.insertOrGet({
       ...fixed,
       orgId: ctx.orgId,
@@ -83,7 +96,9 @@ export class ApprovalRequestOpener {
       channelId: target.record.id,
       channelType: target.record.type,
       timeoutS: policy.timeoutS,
-      argsSchema: ctx.metadata.humanTask ? humanTaskSchema(ctx.metadata.argsSchema, ctx.toolArgs) : (ctx.metadata.argsSchema ?? null),
+      argsSchema: ctx.metadata.humanTask
+        ? humanTaskSchema(ctx.metadata.argsSchema, ctx.toolArgs)
+        : (ctx.metadata.argsSchema ?? null),
       askReason: askReasonOf(ctx.metadata),
       trigger: triggerOf(ctx.metadata),
       memberMessage: ctx.metadata.memberMessage ?? null,

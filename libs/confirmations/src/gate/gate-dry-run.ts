@@ -6,7 +6,11 @@ import { policyInForce, requirementOf } from '@warden/policy';
  * approvals, from whom) is left in `metadata.dryRunRequirement` for the dry-run report, and said in words. A dry run
  * knows no channel, so a policy without `approvers` names its legacy scope (a channel's own list is not consulted).
  */
-export function dryRunWords(policy: AgentHookSettings['confirmation'], metadata: ToolCallMetadata, args: Record<string, unknown>) {
+export function dryRunWords(
+  policy: AgentHookSettings['confirmation'],
+  metadata: ToolCallMetadata,
+  args: Record<string, unknown>,
+) {
   const inForce = policyInForce(policy);
   const requirement = requirementOf(inForce, args);
   const tier = requirement.tier === null ? null : inForce.tiers[requirement.tier];

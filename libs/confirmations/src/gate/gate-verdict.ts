@@ -16,15 +16,29 @@ const boundDigest = (row: ConfirmationRequest): string => row.argsDigest ?? acti
  * or expired (with who or why). An approval carries its digest, the policy in force (`policy`, the gate's settings
  * now) and the row's grants: the runtime sends only if the kernel finds they satisfy that policy on what it sends.
  */
-export function verdictOf(row: ConfirmationRequest, metadata: HookContext['metadata'], policy: PolicyInForce): HookResult {
+export function verdictOf(
+  row: ConfirmationRequest,
+  metadata: HookContext['metadata'],
+  policy: PolicyInForce,
+): HookResult {
   switch (row.status) {
     case ConfirmationStatus.Approved: {
-      const approval = { confirmationId: row.id, argsDigest: boundDigest(row), policy, grants: row.grants ?? undefined };
+      const approval = {
+        confirmationId: row.id,
+        argsDigest: boundDigest(row),
+        policy,
+        grants: row.grants ?? undefined,
+      };
       metadata.approvedBy = `${row.respondedByName} (confirmation ${row.id})`;
       if (!row.originalArgs) return { allow: true, sideEffects: [`approved by ${row.respondedByName}`], approval };
       // A question: the answer is the change, and the observation itself (no note).
       if (isHumanTask(row))
-        return { allow: true, modifiedArgs: structuredClone(row.args), sideEffects: [`answered by ${row.respondedByName}`], approval };
+        return {
+          allow: true,
+          modifiedArgs: structuredClone(row.args),
+          sideEffects: [`answered by ${row.respondedByName}`],
+          approval,
+        };
       // Approved with changes: the call runs with exactly the approver's args, and the model is told so.
       return {
         allow: true,

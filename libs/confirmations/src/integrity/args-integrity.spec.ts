@@ -10,7 +10,10 @@ describe('checkedArgs', () => {
   });
 
   it('withholds args that no longer match, or that belong to another tool', () => {
-    expect(checkedArgs('oa__purchase_pay', { id: 'PO-1', amount: 500 }, digest)).toEqual({ args: WITHHELD_ARGS, intact: false });
+    expect(checkedArgs('oa__purchase_pay', { id: 'PO-1', amount: 500 }, digest)).toEqual({
+      args: WITHHELD_ARGS,
+      intact: false,
+    });
     expect(checkedArgs('oa__purchase_refund', args, digest).intact).toBe(false);
   });
 

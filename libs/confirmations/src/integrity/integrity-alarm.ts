@@ -34,15 +34,24 @@ export class IntegrityAlarm {
   /** Expires the tampered request and raises the alarm; returns the 409 for whoever tried to decide it. */
   async refuse(row: ConfirmationRequest, by: { userId: string; name: string }): Promise<ConflictError> {
     this.failures?.inc();
-    this.logger.error(`confirmation ${row.id} (run ${row.runId}, ${row.tool}): ${REASON}; the request is expired and the call blocked`);
-    const expired = await this.store.settle(row.id, { status: ConfirmationStatus.Expired, respondedByName: 'system', reason: REASON });
+    this.logger.error(
+      `confirmation ${row.id} (run ${row.runId}, ${row.tool}): ${REASON}; the request is expired and the call blocked`,
+    );
+    const expired = await this.store.settle(row.id, {
+      status: ConfirmationStatus.Expired,
+      respondedByName: 'system',
+      reason: REASON,
+    });
     const events: AuditEventInput[] = [alarmEvent(row, by)];
     if (expired) events.push(confirmationEvent(expired, 'expired', { userId: null, name: 'system', reason: REASON }));
     await this.audit.record(events);
     const status = expired?.status ?? ConfirmationStatus.Expired;
-    return new ConflictError(`confirmation ${row.id} cannot be decided: its stored args no longer match the digest of the requested call`, {
-      status,
-    });
+    return new ConflictError(
+      `confirmation ${row.id} cannot be decided: its stored args no longer match the digest of the requested call`,
+      {
+        status,
+      },
+    );
   }
 }
 

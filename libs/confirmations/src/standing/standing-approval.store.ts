@@ -128,9 +128,10 @@ export class StandingApprovalStore {
   }
 
   async byConfirmation(confirmationId: string): Promise<StandingApproval | null> {
-    const [row] = await this.dataSource.query<[StandingApprovalRow?]>(`SELECT * FROM standing_approvals WHERE confirmation_id = $1`, [
-      confirmationId,
-    ]);
+    const [row] = await this.dataSource.query<[StandingApprovalRow?]>(
+      `SELECT * FROM standing_approvals WHERE confirmation_id = $1`,
+      [confirmationId],
+    );
     return row ? toApproval(row) : null;
   }
 

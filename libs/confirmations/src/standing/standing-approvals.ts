@@ -43,9 +43,13 @@ export function checkStandingGrant(
   if (decision !== 'approve') throw new BadInputError('standing can only be given with decision "approve"');
   // An answer is this person's reply to this question: standing for later questions would let the model answer them.
   if (isHumanTask(row))
-    throw new BadInputError(`confirmation ${row.id} is a question: its answer cannot stand for later questions (omit standing)`);
+    throw new BadInputError(
+      `confirmation ${row.id} is a question: its answer cannot stand for later questions (omit standing)`,
+    );
   if (row.approvalsRequired > 1)
-    throw new BadInputError(`confirmation ${row.id} needs ${row.approvalsRequired} distinct approvals, so it cannot approve later calls`);
+    throw new BadInputError(
+      `confirmation ${row.id} needs ${row.approvalsRequired} distinct approvals, so it cannot approve later calls`,
+    );
   const problem = checkConfirmationCondition(grant.when);
   if (problem) throw new BadInputError(`standing.when is not valid CEL over args: ${problem}`);
   if (!argsWithinBound(grant.when, args))
@@ -69,10 +73,16 @@ export class StandingApprovals {
    * Records the grant with its chained `standing_approval.granted` event after `decisionEvents` (the approval's own),
    * in one transaction; a repeated grant is the first one.
    */
-  async grant(row: ConfirmationRequest, grant: StandingGrant, decisionEvents: AuditEventInput[] = []): Promise<StandingApproval> {
+  async grant(
+    row: ConfirmationRequest,
+    grant: StandingGrant,
+    decisionEvents: AuditEventInput[] = [],
+  ): Promise<StandingApproval> {
     const made = await this.dataSource.transaction(async (m) => {
       const created = await this.create(row, grant, m);
-      const granted = created ? [standingEvent('granted', created, { actor: row.respondedByUserId, callId: row.callId })] : [];
+      const granted = created
+        ? [standingEvent('granted', created, { actor: row.respondedByUserId, callId: row.callId })]
+        : [];
       await this.audit.record([...decisionEvents, ...granted], m);
       return created;
     });
@@ -113,16 +123,23 @@ export class StandingApprovals {
    * gate then asks a human). A grant covers only calls of the tier and policy version it was given under, in a tier
    * one approval satisfies; never a question (ask_human) nor a call a hook asked about (that question is about it).
    */
-  async coverCall(ctx: HookContext, digest: string, confirmation: AgentHookSettings['confirmation']): Promise<HookResult | null> {
+  async coverCall(
+    ctx: HookContext,
+    digest: string,
+    confirmation: AgentHookSettings['confirmation'],
+  ): Promise<HookResult | null> {
     if (!ctx.callId || ctx.metadata.confirmationAsks?.length || ctx.metadata.humanTask) return null;
     const policy = policyInForce(confirmation);
     const version = policyVersion(policy);
     const required = requirementOf(policy, ctx.toolArgs);
     if (required.approvals !== 1) return null;
-    const fits = (s: StandingApproval) => s.policyVersion === version && s.tier === required.tier && s.grantedByUserId !== null;
+    const fits = (s: StandingApproval) =>
+      s.policyVersion === version && s.tier === required.tier && s.grantedByUserId !== null;
     const previous = await this.store.usedBy(ctx.runId, ctx.callId);
     if (previous)
-      return previous.argsDigest === digest && fits(previous.approval) ? this.passed(ctx, previous.approval, digest, policy) : null;
+      return previous.argsDigest === digest && fits(previous.approval)
+        ? this.passed(ctx, previous.approval, digest, policy)
+        : null;
     for (const candidate of await this.store.activeFor(ctx.runId, ctx.toolName)) {
       if (!fits(candidate) || !argsWithinBound(candidate.condition, ctx.toolArgs)) continue;
       const used = await this.use(candidate, ctx.runId, ctx.callId, digest);
@@ -140,7 +157,12 @@ export class StandingApprovals {
     });
   }
 
-  private async passed(ctx: HookContext, s: StandingApproval, digest: string, policy: PolicyInForce): Promise<HookResult> {
+  private async passed(
+    ctx: HookContext,
+    s: StandingApproval,
+    digest: string,
+    policy: PolicyInForce,
+  ): Promise<HookResult> {
     const by = `${s.grantedByName} (standing approval #${s.id})`;
     ctx.metadata.approvedBy = by;
     await ctx.emit('standing_approval_used', {

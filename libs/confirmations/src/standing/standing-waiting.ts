@@ -54,7 +54,9 @@ export class StandingCoversWaiting {
         if (settled) covered.push(settled);
       }
     } catch (err) {
-      this.logger.error(`standing approval #${s.id}: waiting requests of run ${granted.runId} not covered: ${(err as Error).message}`);
+      this.logger.error(
+        `standing approval #${s.id}: waiting requests of run ${granted.runId} not covered: ${(err as Error).message}`,
+      );
     }
     return covered;
   }
@@ -75,7 +77,10 @@ export class StandingCoversWaiting {
   }
 
   /** One use of the grant for this request's call, then the grant's principal's vote that settles it. */
-  private async settle(row: ConfirmationRequest, s: StandingApproval): Promise<ConfirmationRequest | 'exhausted' | null> {
+  private async settle(
+    row: ConfirmationRequest,
+    s: StandingApproval,
+  ): Promise<ConfirmationRequest | 'exhausted' | null> {
     const { callId, argsDigest } = row;
     if (argsDigest === null) return null;
     const used = await this.dataSource.transaction(async (m) => {
@@ -119,5 +124,11 @@ export class StandingCoversWaiting {
 
 /** The statement the grant makes about this request: its principal allows this digest, at this tier and version. */
 function statement(digest: string, s: StandingApproval): GrantStatement {
-  return { kind: 'standing', principal: s.grantedByUserId ?? '', digest, policyVersion: s.policyVersion ?? '', tier: s.tier };
+  return {
+    kind: 'standing',
+    principal: s.grantedByUserId ?? '',
+    digest,
+    policyVersion: s.policyVersion ?? '',
+    tier: s.tier,
+  };
 }

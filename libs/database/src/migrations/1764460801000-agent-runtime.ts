@@ -75,7 +75,9 @@ export class AgentRuntime1764460801000 implements MigrationInterface {
     )`);
     await q.query(`CREATE INDEX agent_runs_org_idx ON agent_runs (org_id, created_at DESC)`);
     await q.query(`CREATE INDEX agent_runs_parent_idx ON agent_runs (parent_run_id)`);
-    await q.query(`CREATE INDEX agent_runs_active_idx ON agent_runs (lease_until) WHERE status IN ('running', 'waiting')`);
+    await q.query(
+      `CREATE INDEX agent_runs_active_idx ON agent_runs (lease_until) WHERE status IN ('running', 'waiting')`,
+    );
     await q.query(`CREATE TABLE run_events (
       run_id uuid NOT NULL REFERENCES agent_runs(id) ON DELETE CASCADE,
       seq int NOT NULL,

@@ -38,8 +38,12 @@ export class Confirmations1764460803000 implements MigrationInterface {
       updated_at timestamptz NOT NULL DEFAULT now(),
       CONSTRAINT confirmation_requests_run_call_uq UNIQUE (run_id, call_id)
     )`);
-    await q.query(`CREATE INDEX confirmation_requests_org_created_idx ON confirmation_requests (org_id, created_at DESC)`);
-    await q.query(`CREATE INDEX confirmation_requests_pending_idx ON confirmation_requests (expires_at) WHERE status = 'pending'`);
+    await q.query(
+      `CREATE INDEX confirmation_requests_org_created_idx ON confirmation_requests (org_id, created_at DESC)`,
+    );
+    await q.query(
+      `CREATE INDEX confirmation_requests_pending_idx ON confirmation_requests (expires_at) WHERE status = 'pending'`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

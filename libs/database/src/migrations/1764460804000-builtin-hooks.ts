@@ -30,8 +30,12 @@ export class BuiltinHooks1764460804000 implements MigrationInterface {
       blocked_by text NULL,
       created_at timestamptz NOT NULL
     )`);
-    await q.query(`CREATE INDEX connector_call_logs_org_created_idx ON connector_call_logs (org_id, created_at DESC, id DESC)`);
-    await q.query(`CREATE INDEX connector_call_logs_org_agent_idx ON connector_call_logs (org_id, agent_id, created_at DESC)`);
+    await q.query(
+      `CREATE INDEX connector_call_logs_org_created_idx ON connector_call_logs (org_id, created_at DESC, id DESC)`,
+    );
+    await q.query(
+      `CREATE INDEX connector_call_logs_org_agent_idx ON connector_call_logs (org_id, agent_id, created_at DESC)`,
+    );
     await q.query(`CREATE INDEX connector_call_logs_org_run_idx ON connector_call_logs (org_id, run_id)`);
     // The layout rate-limiter-flexible's RateLimiterPostgres expects; created here so the app never runs DDL.
     await q.query(`CREATE TABLE connector_rate_limits (

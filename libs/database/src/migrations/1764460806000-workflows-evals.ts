@@ -30,7 +30,9 @@ export class WorkflowsEvals1764460806000 implements MigrationInterface {
       updated_at timestamptz NOT NULL DEFAULT now()
     )`);
     await q.query(`CREATE INDEX workflow_runs_org_idx ON workflow_runs (org_id, created_at DESC)`);
-    await q.query(`CREATE INDEX workflow_runs_resumable_idx ON workflow_runs (lease_until) WHERE status IN ('running', 'waiting')`);
+    await q.query(
+      `CREATE INDEX workflow_runs_resumable_idx ON workflow_runs (lease_until) WHERE status IN ('running', 'waiting')`,
+    );
     await q.query(`CREATE TABLE workflow_run_events (
       run_id uuid NOT NULL REFERENCES workflow_runs(id) ON DELETE CASCADE,
       seq integer NOT NULL,

@@ -25,7 +25,9 @@ export class AuditChain1765000400000 implements MigrationInterface {
       recorded_at timestamptz NOT NULL DEFAULT clock_timestamp(),
       PRIMARY KEY (org_id, seq))`);
     // Connector calls (most events) are read through connector_call_logs; the other kinds are looked up here.
-    await q.query(`CREATE INDEX audit_events_kind_idx ON audit_events (org_id, kind, occurred_at) WHERE kind <> 'connector_call'`);
+    await q.query(
+      `CREATE INDEX audit_events_kind_idx ON audit_events (org_id, kind, occurred_at) WHERE kind <> 'connector_call'`,
+    );
     await q.query(`CREATE INDEX audit_events_recorded_idx ON audit_events (recorded_at)`);
     await q.query(`CREATE TABLE audit_chain_heads (
       org_id uuid PRIMARY KEY,
@@ -38,7 +40,9 @@ export class AuditChain1765000400000 implements MigrationInterface {
     await q.query(`ALTER TABLE connector_call_logs ADD COLUMN audit_pending boolean NOT NULL DEFAULT false`);
     await q.query(`ALTER TABLE connector_call_logs ALTER COLUMN audit_pending SET DEFAULT true`);
     await q.query(`DROP INDEX IF EXISTS connector_call_logs_unfinished_idx`);
-    await q.query(`CREATE INDEX connector_call_logs_pending_idx ON connector_call_logs (run_id, call_id) WHERE audit_pending`);
+    await q.query(
+      `CREATE INDEX connector_call_logs_pending_idx ON connector_call_logs (run_id, call_id) WHERE audit_pending`,
+    );
     await q.query(`CREATE TABLE audit_sink_cursors (
       org_id uuid PRIMARY KEY,
       seq bigint NOT NULL DEFAULT '0',

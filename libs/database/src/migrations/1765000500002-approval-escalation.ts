@@ -33,7 +33,9 @@ export class ApprovalEscalation1765000500002 implements MigrationInterface {
       by_name text NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query(`CREATE INDEX confirmation_events_confirmation_idx ON confirmation_events (confirmation_id, created_at)`);
+    await q.query(
+      `CREATE INDEX confirmation_events_confirmation_idx ON confirmation_events (confirmation_id, created_at)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -9,8 +9,12 @@ export class ConfirmationBatches1765000500003 implements MigrationInterface {
   name = 'ConfirmationBatches1765000500003';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE confirmation_requests ADD COLUMN batch_key text NULL, ADD COLUMN batch_position integer NULL`);
-    await q.query(`CREATE INDEX confirmation_requests_batch_idx ON confirmation_requests (batch_key) WHERE batch_key IS NOT NULL`);
+    await q.query(
+      `ALTER TABLE confirmation_requests ADD COLUMN batch_key text NULL, ADD COLUMN batch_position integer NULL`,
+    );
+    await q.query(
+      `CREATE INDEX confirmation_requests_batch_idx ON confirmation_requests (batch_key) WHERE batch_key IS NOT NULL`,
+    );
     await q.query(`CREATE TABLE confirmation_batches (
       batch_key text PRIMARY KEY,
       org_id uuid NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,

@@ -38,7 +38,9 @@ export class ToolNamespaces1766200002000 implements MigrationInterface {
         RETURN NULL;
       END $$`);
     // Rows saved before this rule: the first owner of a name keeps it (a shared name then resolves to no tool).
-    const owners = OWNERS.map(([table, kind]) => `SELECT org_id, ${PREFIX('name')}, '${kind}', id, name, created_at FROM ${table}`);
+    const owners = OWNERS.map(
+      ([table, kind]) => `SELECT org_id, ${PREFIX('name')}, '${kind}', id, name, created_at FROM ${table}`,
+    );
     await q.query(`INSERT INTO tool_namespaces (org_id, name, owner_kind, owner_id, owner_name)
       SELECT org_id, prefix, kind, id, name FROM (${owners.join(' UNION ALL ')}) AS o (org_id, prefix, kind, id, name, created_at)
       ORDER BY created_at, kind ON CONFLICT DO NOTHING`);

@@ -22,7 +22,11 @@ export class DurableEvals1766200007001 implements MigrationInterface {
     await q.query(`DROP INDEX evals_active_idx`);
     await q.query(`UPDATE evals SET status = 'failed' WHERE status = 'interrupted'`);
     await q.query(`ALTER TABLE evals DROP CONSTRAINT evals_status_check`);
-    await q.query(`ALTER TABLE evals ADD CONSTRAINT evals_status_check CHECK (status IN ('running', 'completed', 'failed'))`);
-    await q.query(`ALTER TABLE evals DROP COLUMN case_run_id, DROP COLUMN lease_epoch, DROP COLUMN lease_until, DROP COLUMN locked_by`);
+    await q.query(
+      `ALTER TABLE evals ADD CONSTRAINT evals_status_check CHECK (status IN ('running', 'completed', 'failed'))`,
+    );
+    await q.query(
+      `ALTER TABLE evals DROP COLUMN case_run_id, DROP COLUMN lease_epoch, DROP COLUMN lease_until, DROP COLUMN locked_by`,
+    );
   }
 }

@@ -44,6 +44,8 @@ export class ScimDirectory1766300700000 implements MigrationInterface {
     await q.query(`DROP TABLE scim_group_members`);
     await q.query(`DROP TABLE scim_groups`);
     await q.query(`DROP TABLE scim_tokens`);
-    await q.query(`ALTER TABLE org_members DROP COLUMN active, DROP COLUMN directory_managed, DROP COLUMN scim_external_id`);
+    await q.query(
+      `ALTER TABLE org_members DROP COLUMN active, DROP COLUMN directory_managed, DROP COLUMN scim_external_id`,
+    );
   }
 }

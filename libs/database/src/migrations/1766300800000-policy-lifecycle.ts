@@ -26,7 +26,9 @@ export class PolicyLifecycle1766300800000 implements MigrationInterface {
       created_at timestamptz NOT NULL
     )`);
     await q.query(`CREATE INDEX policy_decisions_org_time_idx ON policy_decisions (org_id, created_at, id)`);
-    await q.query(`CREATE INDEX policy_decisions_agent_time_idx ON policy_decisions (org_id, agent_id, created_at, id)`);
+    await q.query(
+      `CREATE INDEX policy_decisions_agent_time_idx ON policy_decisions (org_id, agent_id, created_at, id)`,
+    );
     await q.query(`CREATE TABLE policy_shadows (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
       org_id uuid NOT NULL CONSTRAINT policy_shadows_org_id_fkey REFERENCES orgs(id) ON DELETE CASCADE,
@@ -40,7 +42,9 @@ export class PolicyLifecycle1766300800000 implements MigrationInterface {
       ended_at timestamptz,
       ended_how text CONSTRAINT policy_shadows_ended_how_check CHECK (ended_how IN ('promoted', 'discarded'))
     )`);
-    await q.query(`CREATE UNIQUE INDEX policy_shadows_active_uq ON policy_shadows (subject_type, subject_id) WHERE ended_at IS NULL`);
+    await q.query(
+      `CREATE UNIQUE INDEX policy_shadows_active_uq ON policy_shadows (subject_type, subject_id) WHERE ended_at IS NULL`,
+    );
     await q.query(`CREATE INDEX policy_shadows_org_active_idx ON policy_shadows (org_id) WHERE ended_at IS NULL`);
     await q.query(`CREATE TABLE policy_shadow_results (
       shadow_id uuid NOT NULL CONSTRAINT policy_shadow_results_shadow_id_fkey REFERENCES policy_shadows(id) ON DELETE CASCADE,

@@ -1,6 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-const BODY = (skipUnchanged: boolean) => `CREATE OR REPLACE FUNCTION warden_config_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+const BODY = (
+  skipUnchanged: boolean,
+) => `CREATE OR REPLACE FUNCTION warden_config_changed() RETURNS trigger LANGUAGE plpgsql AS $$
       DECLARE
         now_org text;
         was_org text;

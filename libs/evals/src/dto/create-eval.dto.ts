@@ -18,7 +18,11 @@ import {
 
 export class ExpectedToolCallDto {
   @ApiProperty({ description: 'Tool name, e.g. oa__purchase_pay' }) @IsString() @Length(1, 200) tool: string;
-  @ApiPropertyOptional({ description: 'The call passes when its args contain these (deeply)', type: 'object', additionalProperties: true })
+  @ApiPropertyOptional({
+    description: 'The call passes when its args contain these (deeply)',
+    type: 'object',
+    additionalProperties: true,
+  })
   @IsOptional()
   @IsObject()
   args_subset?: Record<string, unknown>;

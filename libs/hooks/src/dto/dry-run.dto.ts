@@ -30,8 +30,13 @@ export class DryRunDto {
   @IsIn(DRY_RUN_POINTS)
   point?: string;
 
-  @ApiPropertyOptional({ example: 'oa__purchase_pay', description: 'The tool (required for PreToolUse and PostToolUseFailure)' })
-  @ValidateIf((o: { point?: string }) => o.point === undefined || o.point === 'PreToolUse' || o.point === 'PostToolUseFailure')
+  @ApiPropertyOptional({
+    example: 'oa__purchase_pay',
+    description: 'The tool (required for PreToolUse and PostToolUseFailure)',
+  })
+  @ValidateIf(
+    (o: { point?: string }) => o.point === undefined || o.point === 'PreToolUse' || o.point === 'PostToolUseFailure',
+  )
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)

@@ -7,7 +7,12 @@ export class HookInfoResponse {
   @ApiProperty({ enum: Object.values(HookPoint) }) point: string;
   @ApiProperty() priority: number;
   @ApiProperty() description: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: "JSON Schema of the hook's config" })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: "JSON Schema of the hook's config",
+  })
   config_schema: object | null;
   @ApiProperty({ description: 'Attached to every agent whether declared or not' }) auto_attached: boolean;
   @ApiProperty({ description: 'Runs after every other hook of its point (the confirmation gate)' }) runs_last: boolean;
@@ -25,7 +30,11 @@ export class DryRunVerdictResponse {
   @ApiProperty({ enum: Object.values(HookPoint) }) point: string;
   @ApiProperty({ enum: ['allow', 'block', 'rewrite', 'ask', 'would_require_confirmation'] }) outcome: string;
   @NullableString() detail: string | null;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'The args as this hook left them (it rewrote them)' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The args as this hook left them (it rewrote them)',
+  })
   args_after?: Record<string, unknown>;
   @ApiPropertyOptional({
     description: "What selected the call: a YAML hook's matcher and condition, or why the gate asks for a human",
@@ -38,6 +47,9 @@ export class DryRunVerdictResponse {
     example: ['org_admins'],
   })
   approvers?: string[];
-  @ApiPropertyOptional({ type: () => DryRunTierResponse, description: 'The confirmation gate: the first tier whose condition holds' })
+  @ApiPropertyOptional({
+    type: () => DryRunTierResponse,
+    description: 'The confirmation gate: the first tier whose condition holds',
+  })
   tier?: DryRunTierResponse;
 }

@@ -25,14 +25,20 @@ export class OrgHooksDto {
   @MaxLength(1000)
   comment?: string;
 
-  @ApiPropertyOptional({ description: 'Save even if the policy tests fail on these hooks (the failing cases are recorded)' })
+  @ApiPropertyOptional({
+    description: 'Save even if the policy tests fail on these hooks (the failing cases are recorded)',
+  })
   @IsOptional()
   @IsBoolean()
   force?: boolean;
 }
 
 export class OrgHooksResponse {
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The org hooks config as saved ({} when none)' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The org hooks config as saved ({} when none)',
+  })
   hooks: Record<string, unknown>;
   @ApiProperty({ type: String, nullable: true }) updated_by: string | null;
   @ApiProperty({ type: String, nullable: true }) updated_at: string | null;
@@ -42,7 +48,11 @@ export class EffectiveHookResponse {
   @ApiProperty() name: string;
   @ApiProperty({ enum: Object.values(HookPoint) }) point: string;
   @ApiProperty() priority: number;
-  @ApiProperty({ enum: ['auto', 'org', 'agent'], description: "auto-attached, the org policy, or the agent's own config" }) origin: string;
+  @ApiProperty({
+    enum: ['auto', 'org', 'agent'],
+    description: "auto-attached, the org policy, or the agent's own config",
+  })
+  origin: string;
   @ApiProperty({ enum: ['class', 'yaml'] }) source: string;
   @ApiProperty({ description: 'Runs after every other hook of its point (the confirmation gate)' }) runs_last: boolean;
 }
@@ -55,6 +65,9 @@ export class OverriddenHookResponse {
 export class EffectiveHooksResponse {
   @ApiProperty() agent_id: string;
   @ApiProperty({ type: [EffectiveHookResponse], description: 'In run order per point' }) hooks: EffectiveHookResponse[];
-  @ApiProperty({ type: [OverriddenHookResponse], description: 'Agent entries dropped because the org declares a hook of that name' })
+  @ApiProperty({
+    type: [OverriddenHookResponse],
+    description: 'Agent entries dropped because the org declares a hook of that name',
+  })
   overridden: OverriddenHookResponse[];
 }

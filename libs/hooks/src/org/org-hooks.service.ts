@@ -33,7 +33,11 @@ export class OrgHooksService {
 
   async get(orgId: string) {
     const found = await this.store.find(orgId);
-    return { hooks: found?.hooks ?? {}, updated_by: found?.updatedBy ?? null, updated_at: found?.updatedAt.toISOString() ?? null };
+    return {
+      hooks: found?.hooks ?? {},
+      updated_by: found?.updatedBy ?? null,
+      updated_at: found?.updatedAt.toISOString() ?? null,
+    };
   }
 
   /**
@@ -54,7 +58,13 @@ export class OrgHooksService {
     return this.save(orgId, userId, target.config, origin, opts.force === true);
   }
 
-  private async save(orgId: string, userId: string, hooks: Record<string, unknown>, checked: VersionOrigin, force: boolean) {
+  private async save(
+    orgId: string,
+    userId: string,
+    hooks: Record<string, unknown>,
+    checked: VersionOrigin,
+    force: boolean,
+  ) {
     const problems = await this.resolver.validateOrg(hooks);
     if (problems.length) throw new BadInputError(`the org hooks are invalid: ${problems.join('; ')}`, problems);
     const origin = { ...checked, testsForced: (await this.tests?.check(subject(orgId), hooks, force)) ?? [] };
@@ -88,7 +98,9 @@ export class OrgHooksService {
     const setup = await this.lookup.findHookSetup(orgId, agentId);
     if (!setup) throw new NotFoundError('agent', agentId);
     const chain = await this.resolver.chain({ hooksConfig: setup.hooksConfig, agent: { ...setup.agent, orgId } });
-    const hooks = [...chain.hooks].sort((a, b) => POINT_ORDER.indexOf(a.point) - POINT_ORDER.indexOf(b.point) || byRunOrder(a, b));
+    const hooks = [...chain.hooks].sort(
+      (a, b) => POINT_ORDER.indexOf(a.point) - POINT_ORDER.indexOf(b.point) || byRunOrder(a, b),
+    );
     return {
       agent_id: agentId,
       hooks: hooks.map((h) => ({

@@ -33,7 +33,9 @@ export class OrgHooksStore {
          FROM org_hooks h WHERE org_id = $1`,
       [orgId],
     );
-    return row ? { hooks: row.hooks, updatedBy: row.updated_by, updatedAt: row.updated_at, version: row.version } : null;
+    return row
+      ? { hooks: row.hooks, updatedBy: row.updated_by, updatedAt: row.updated_at, version: row.version }
+      : null;
   }
 
   /** Drops the org's cached hooks (after a change commits; the database trigger tells other instances). */
@@ -43,9 +45,10 @@ export class OrgHooksStore {
 
   /** The stored row as it is now (uncached), read inside `tx` when given. */
   async current(orgId: string, tx: Queryable = this.dataSource): Promise<Record<string, unknown> | null> {
-    const [row] = await tx.query<[{ hooks: Record<string, unknown> }?]>(`SELECT hooks FROM org_hooks WHERE org_id = $1 FOR UPDATE`, [
-      orgId,
-    ]);
+    const [row] = await tx.query<[{ hooks: Record<string, unknown> }?]>(
+      `SELECT hooks FROM org_hooks WHERE org_id = $1 FOR UPDATE`,
+      [orgId],
+    );
     return row?.hooks ?? null;
   }
 
@@ -56,12 +59,13 @@ export class OrgHooksStore {
     userId: string | null,
     tx: Queryable = this.dataSource,
   ): Promise<Omit<OrgHooksRecord, 'version'>> {
-    const [row]: Array<{ hooks: Record<string, unknown>; updated_by: string | null; updated_at: Date }> = await tx.query(
-      `INSERT INTO org_hooks (org_id, hooks, updated_by, updated_at) VALUES ($1, $2, $3, now())
+    const [row]: Array<{ hooks: Record<string, unknown>; updated_by: string | null; updated_at: Date }> =
+      await tx.query(
+        `INSERT INTO org_hooks (org_id, hooks, updated_by, updated_at) VALUES ($1, $2, $3, now())
        ON CONFLICT (org_id) DO UPDATE SET hooks = EXCLUDED.hooks, updated_by = EXCLUDED.updated_by, updated_at = now()
        RETURNING hooks, updated_by, updated_at`,
-      [orgId, JSON.stringify(hooks), userId],
-    );
+        [orgId, JSON.stringify(hooks), userId],
+      );
     return { hooks: row.hooks, updatedBy: row.updated_by, updatedAt: row.updated_at };
   }
 }

@@ -3,7 +3,12 @@ import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
 import { OrgHooksResponse } from '../dto/org-hooks.dto.js';
 import { OrgHooksService } from '../org/org-hooks.service.js';
-import { PolicyDiffResponse, PolicyRollbackDto, OrgHooksVersionResponse, PolicyVersionResponse } from './dto/policy-version.dto.js';
+import {
+  PolicyDiffResponse,
+  PolicyRollbackDto,
+  OrgHooksVersionResponse,
+  PolicyVersionResponse,
+} from './dto/policy-version.dto.js';
 import { PolicyVersions, versionAs, versionParam, type PolicySubject } from './policy-versions.js';
 
 const orgHooks = (p: Principal): PolicySubject => ({ orgId: p.orgId, type: 'org_hooks', id: p.orgId });

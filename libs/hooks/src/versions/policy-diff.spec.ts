@@ -14,6 +14,8 @@ describe('policyDiff', () => {
 
   it('says nothing for equal configs whatever their key order; a changed type is replaced whole', () => {
     expect(policyDiff({ a: { x: 1, y: 2 } }, { a: { y: 2, x: 1 } })).toEqual([]);
-    expect(policyDiff({ a: [1] }, { a: { 0: 1 } })).toEqual([{ op: 'replace', path: '/a', before: [1], after: { 0: 1 } }]);
+    expect(policyDiff({ a: [1] }, { a: { 0: 1 } })).toEqual([
+      { op: 'replace', path: '/a', before: [1], after: { 0: 1 } },
+    ]);
   });
 });

@@ -29,7 +29,13 @@ export function policyDiff(before: unknown, after: unknown, path = ''): PolicyCh
   return canonicalJson(before) === canonicalJson(after) ? [] : [{ op: 'replace', path, before, after }];
 }
 
-function entryDiff(hadBefore: boolean, before: unknown, hasAfter: boolean, after: unknown, path: string): PolicyChange[] {
+function entryDiff(
+  hadBefore: boolean,
+  before: unknown,
+  hasAfter: boolean,
+  after: unknown,
+  path: string,
+): PolicyChange[] {
   if (!hadBefore) return [{ op: 'add', path, after }];
   if (!hasAfter) return [{ op: 'remove', path, before }];
   return policyDiff(before, after, path);

@@ -66,21 +66,33 @@ export class PolicyVersions {
 
   /** Takes the subject's change lock until `tx` ends: call it before writing the subject. */
   async lock(s: PolicySubject, tx: Queryable): Promise<void> {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('policy_versions:' || $1 || ':' || $2, 0))`, [s.type, s.id]);
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('policy_versions:' || $1 || ':' || $2, 0))`, [
+      s.type,
+      s.id,
+    ]);
   }
 
   /**
    * Records `config` as the subject's next version — unless it equals the latest one and this is not a rollback
    * (saving an agent's name changes no policy) — and says which version is in force. Inside `tx`, after `lock`.
    */
-  async record(s: PolicySubject, config: Record<string, unknown>, origin: VersionOrigin, tx: Queryable): Promise<PolicyVersionMark> {
-    const [latest] = await tx.query<[Row?]>(`SELECT ${COLUMNS} FROM policy_versions WHERE ${WHERE_SUBJECT} ORDER BY version DESC LIMIT 1`, [
-      s.orgId,
-      s.type,
-      s.id,
-    ]);
+  async record(
+    s: PolicySubject,
+    config: Record<string, unknown>,
+    origin: VersionOrigin,
+    tx: Queryable,
+  ): Promise<PolicyVersionMark> {
+    const [latest] = await tx.query<[Row?]>(
+      `SELECT ${COLUMNS} FROM policy_versions WHERE ${WHERE_SUBJECT} ORDER BY version DESC LIMIT 1`,
+      [s.orgId, s.type, s.id],
+    );
     const forced = origin.testsForced?.length ? origin.testsForced : null;
-    if (latest && origin.rolledBackTo === undefined && !forced && canonicalJson(latest.config) === canonicalJson(config)) {
+    if (
+      latest &&
+      origin.rolledBackTo === undefined &&
+      !forced &&
+      canonicalJson(latest.config) === canonicalJson(config)
+    ) {
       return { version: latest.version, created: false };
     }
     const version = (latest?.version ?? 0) + 1;
@@ -110,28 +122,29 @@ export class PolicyVersions {
 
   /** The subject's versions, oldest first. */
   async list(s: PolicySubject): Promise<PolicyVersionSummary[]> {
-    const rows = await this.dataSource.query<Row[]>(`SELECT ${COLUMNS} FROM policy_versions WHERE ${WHERE_SUBJECT} ORDER BY version`, [
-      s.orgId,
-      s.type,
-      s.id,
-    ]);
+    const rows = await this.dataSource.query<Row[]>(
+      `SELECT ${COLUMNS} FROM policy_versions WHERE ${WHERE_SUBJECT} ORDER BY version`,
+      [s.orgId, s.type, s.id],
+    );
     return rows.map((r) => summary(r));
   }
 
   /** Version `n` of the subject; 404 naming it when there is none. Routes show `config` as the subject names it. */
   async get(s: PolicySubject, n: number, tx: Queryable = this.dataSource): Promise<PolicyVersionView> {
-    const [row] = await tx.query<[Row?]>(`SELECT ${COLUMNS} FROM policy_versions WHERE ${WHERE_SUBJECT} AND version = $4`, [
-      s.orgId,
-      s.type,
-      s.id,
-      n,
-    ]);
+    const [row] = await tx.query<[Row?]>(
+      `SELECT ${COLUMNS} FROM policy_versions WHERE ${WHERE_SUBJECT} AND version = $4`,
+      [s.orgId, s.type, s.id, n],
+    );
     if (!row) throw new NotFoundError(`${s.type === 'agent' ? 'policy' : 'org hooks'} version`, String(n));
     return { ...summary(row), config: row.config };
   }
 
   /** What changed from version `from` to version `to`, as JSON-pointer changes of the config. */
-  async diff(s: PolicySubject, from: number, to: number): Promise<{ from: number; to: number; changes: PolicyChange[] }> {
+  async diff(
+    s: PolicySubject,
+    from: number,
+    to: number,
+  ): Promise<{ from: number; to: number; changes: PolicyChange[] }> {
     const [a, b] = await Promise.all([this.get(s, from), this.get(s, to)]);
     return { from, to, changes: policyDiff(a.config, b.config) };
   }
@@ -152,7 +165,10 @@ export class PolicyVersions {
 }
 
 /** A version as its routes show it: `config` under the subject's own name (`model_config_json`, `hooks`). */
-export function versionAs<K extends string>(view: PolicyVersionView, key: K): PolicyVersionSummary & Record<K, Record<string, unknown>> {
+export function versionAs<K extends string>(
+  view: PolicyVersionView,
+  key: K,
+): PolicyVersionSummary & Record<K, Record<string, unknown>> {
   const { config, ...rest } = view;
   return { ...rest, [key]: config } as PolicyVersionSummary & Record<K, Record<string, unknown>>;
 }

@@ -33,7 +33,8 @@ export function compileCondition(expression: string): Condition {
   }
   const checked = environment.check(expression);
   if (!checked.valid) throw new Error(`invalid CEL: ${firstLine(checked.error?.message ?? 'type error')}`);
-  if (checked.type !== 'bool' && checked.type !== 'dyn') throw new Error(`CEL condition must be a bool, not ${checked.type}`);
+  if (checked.type !== 'bool' && checked.type !== 'dyn')
+    throw new Error(`CEL condition must be a bool, not ${checked.type}`);
   const regex = celRegexProblem(evaluate.ast);
   if (regex) throw new Error(`invalid CEL: ${regex}`);
   return (input) => {

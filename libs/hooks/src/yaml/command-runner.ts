@@ -26,7 +26,8 @@ export interface CommandExit {
  * started in the background outlives the hook). Rejects on spawn failure, abort or oversized output.
  */
 /** Why the signal aborted, as an Error (timeouts and cancellations abort with one; anything else is wrapped). */
-const abortError = (signal: AbortSignal): Error => (signal.reason instanceof Error ? signal.reason : new Error('hook command aborted'));
+const abortError = (signal: AbortSignal): Error =>
+  signal.reason instanceof Error ? signal.reason : new Error('hook command aborted');
 
 export function runCommand(run: CommandRun): Promise<CommandExit> {
   return new Promise<CommandExit>((resolve, reject) => {

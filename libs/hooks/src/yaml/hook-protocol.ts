@@ -128,7 +128,13 @@ export function protocolResult(point: HookPoint, output: unknown, hookName: stri
   if (sideEffects.length) result.sideEffects = sideEffects;
 
   const decision = output.decision;
-  if (decision !== undefined && decision !== 'block' && decision !== 'allow' && decision !== 'approve' && decision !== 'ask') {
+  if (
+    decision !== undefined &&
+    decision !== 'block' &&
+    decision !== 'allow' &&
+    decision !== 'approve' &&
+    decision !== 'ask'
+  ) {
     throw new Error(`decision must be "block", "allow" or "ask", not ${JSON.stringify(decision)}`);
   }
   const permission = s.permissionDecision;
@@ -157,7 +163,8 @@ export function protocolResult(point: HookPoint, output: unknown, hookName: stri
   }
   const updatedOutput = output.updated_output ?? s.updatedToolOutput ?? output.modified_result;
   if (updatedOutput !== undefined) {
-    if (!OUTPUT_POINTS.has(point)) throw new Error('updated_output is only valid for PostToolUse, PostToolUseFailure and Stop');
+    if (!OUTPUT_POINTS.has(point))
+      throw new Error('updated_output is only valid for PostToolUse, PostToolUseFailure and Stop');
     result.modifiedResult = typeof updatedOutput === 'string' ? updatedOutput : JSON.stringify(updatedOutput);
   }
   if (output.updated_prompt !== undefined) {

@@ -30,7 +30,11 @@ const FORBIDDEN_HEADERS = new Set([
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Reads the `url`, `headers` and `format` of a YAML `http` hook; every problem is pushed with the entry's prefix. */
-export function parseHttpHook(raw: Record<string, unknown>, where: string, problems: string[]): HttpHookSpec | undefined {
+export function parseHttpHook(
+  raw: Record<string, unknown>,
+  where: string,
+  problems: string[],
+): HttpHookSpec | undefined {
   let url: URL | undefined;
   if (typeof raw.url !== 'string') problems.push(`${where}.url: must be an http(s) URL`);
   else {
@@ -80,7 +84,11 @@ export async function callHttpHook(
 ): Promise<unknown> {
   if (!env.fetch) throw new Error('HTTP hooks need the egress policy');
   const body = JSON.stringify(spec.format === 'opa' ? { input } : input);
-  const headers: Record<string, string> = { ...spec.headers, 'content-type': 'application/json', accept: 'application/json' };
+  const headers: Record<string, string> = {
+    ...spec.headers,
+    'content-type': 'application/json',
+    accept: 'application/json',
+  };
   if (env.secret) Object.assign(headers, signatureHeaders(env.secret, body));
   let res: Response;
   try {
@@ -128,7 +136,8 @@ async function readCapped(res: Response): Promise<string> {
   let size = 0;
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     size += chunk.length;
-    if (size > MAX_HTTP_RESPONSE_BYTES) throw new Error(`policy server answer exceeded ${MAX_HTTP_RESPONSE_BYTES} bytes`);
+    if (size > MAX_HTTP_RESPONSE_BYTES)
+      throw new Error(`policy server answer exceeded ${MAX_HTTP_RESPONSE_BYTES} bytes`);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');

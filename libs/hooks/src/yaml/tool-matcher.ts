@@ -16,7 +16,8 @@ export function compileToolMatcher(matcher: string | undefined): ToolMatcher {
   if (regexForm) {
     // RE2 runs in time linear in the tool name: a hook author's regex cannot freeze the event loop
     // (backtracking engines take seconds on `(a+)+$`). Backreferences and lookaround are refused at compile time.
-    if (regexForm[2].includes('u')) throw new Error(`invalid regular expression ${matcher}: flag "u" is not supported (use i, s or m)`);
+    if (regexForm[2].includes('u'))
+      throw new Error(`invalid regular expression ${matcher}: flag "u" is not supported (use i, s or m)`);
     let re: ReturnType<typeof compileLinearRegExp>;
     try {
       re = compileLinearRegExp(regexForm[1], regexForm[2]);

@@ -57,14 +57,19 @@ export class YamlHook extends BaseHook<unknown> {
 
   async execute(ctx: HookContext): Promise<HookResult> {
     if (this.condition && !this.condition(conditionInput(ctx))) return {};
-    if (this.target.kind !== 'module' && ctx.metadata.externalHooks === 'skip') return { sideEffects: [EXTERNAL_HOOK_NOT_RUN] };
+    if (this.target.kind !== 'module' && ctx.metadata.externalHooks === 'skip')
+      return { sideEffects: [EXTERNAL_HOOK_NOT_RUN] };
     const input = protocolInput(ctx);
     const signal = ctx.signal;
     if (this.target.kind === 'module') {
       return protocolResult(this.point, await this.target.fn(input, { signal }), this.name);
     }
     if (this.target.kind === 'http') {
-      return protocolResult(this.point, await callHttpHook(this.target.spec, this.target.env, input, signal), this.name);
+      return protocolResult(
+        this.point,
+        await callHttpHook(this.target.spec, this.target.env, input, signal),
+        this.name,
+      );
     }
     const exit = await runCommand({
       file: this.target.file,
@@ -103,7 +108,11 @@ function conditionInput(ctx: HookContext) {
   return {
     args: ctx.toolArgs,
     tool: ctx.toolName,
-    agent: { id: ctx.agentId, name: agent?.name ?? '', require_confirmation_for_all: agent?.requireConfirmationForAll ?? false },
+    agent: {
+      id: ctx.agentId,
+      name: agent?.name ?? '',
+      require_confirmation_for_all: agent?.requireConfirmationForAll ?? false,
+    },
     user: { id: ctx.userId, org_id: ctx.orgId },
   };
 }

@@ -2,7 +2,8 @@ import { HookBuildError } from '../hook-build.error.js';
 import { resolverWithClassHook } from '../testing/yaml-resolver.js';
 
 const resolver = resolverWithClassHook();
-const registryFor = (yaml: string, classHooks: string[] = []) => resolver.resolve({ hooksConfig: { class_hooks: classHooks, yaml } });
+const registryFor = (yaml: string, classHooks: string[] = []) =>
+  resolver.resolve({ hooksConfig: { class_hooks: classHooks, yaml } });
 
 describe('YAML hooks', () => {
   describe('validation (on save) and refusal (at run time)', () => {
@@ -27,7 +28,11 @@ describe('YAML hooks', () => {
         'hooks:\n  - event: PreToolUse\n    run: ../../../package.json\n',
         /command "\.\.\/\.\.\/\.\.\/package\.json" is outside HOOKS_DIR/,
       ],
-      ['a missing module', 'hooks:\n  - event: PostToolUse\n    module: ./gone.mjs\n', /module "\.\/gone\.mjs" not found in HOOKS_DIR/],
+      [
+        'a missing module',
+        'hooks:\n  - event: PostToolUse\n    module: ./gone.mjs\n',
+        /module "\.\/gone\.mjs" not found in HOOKS_DIR/,
+      ],
       [
         'a module without a default function',
         'hooks:\n  - event: PostToolUse\n    module: ./no-default.mjs\n',
@@ -53,8 +58,16 @@ describe('YAML hooks', () => {
         'hooks:\n  - event: BeforeTool\n    run: ./crash.sh\n',
         /\.event: must be one of SessionStart, UserPromptSubmit, PreModelCall, PreToolUse, PostToolUse, PostToolUseFailure, Stop \(got "BeforeTool"\)/,
       ],
-      ['neither run nor module', 'hooks:\n  - event: PreToolUse\n', /needs "run" \(a command\), "module" or "url" \(an http hook\)/],
-      ['an unknown key', 'hooks:\n  - event: PreToolUse\n    run: ./crash.sh\n    timeout: 5\n', /unknown key "timeout"/],
+      [
+        'neither run nor module',
+        'hooks:\n  - event: PreToolUse\n',
+        /needs "run" \(a command\), "module" or "url" \(an http hook\)/,
+      ],
+      [
+        'an unknown key',
+        'hooks:\n  - event: PreToolUse\n    run: ./crash.sh\n    timeout: 5\n',
+        /unknown key "timeout"/,
+      ],
       [
         'on_error block on a PostToolUse hook',
         'hooks:\n  - event: PostToolUse\n    run: ./crash.sh\n    on_error: block\n',
@@ -79,7 +92,9 @@ describe('YAML hooks', () => {
     });
 
     it('refuses a run whose command went missing (HookBuildError) instead of skipping the gate', async () => {
-      await expect(registryFor('hooks:\n  - event: PreToolUse\n    run: ./removed-since-save.sh\n')).rejects.toBeInstanceOf(HookBuildError);
+      await expect(
+        registryFor('hooks:\n  - event: PreToolUse\n    run: ./removed-since-save.sh\n'),
+      ).rejects.toBeInstanceOf(HookBuildError);
     });
   });
 });

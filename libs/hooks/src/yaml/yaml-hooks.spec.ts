@@ -6,9 +6,11 @@ import { resolverWithClassHook } from '../testing/yaml-resolver.js';
 
 const resolver = resolverWithClassHook();
 
-const call = (toolName: string, toolArgs: Record<string, unknown>): ToolCallContext => toolCallContext({ toolName, toolArgs });
+const call = (toolName: string, toolArgs: Record<string, unknown>): ToolCallContext =>
+  toolCallContext({ toolName, toolArgs });
 
-const registryFor = (yaml: string, classHooks: string[] = []) => resolver.resolve({ hooksConfig: { class_hooks: classHooks, yaml } });
+const registryFor = (yaml: string, classHooks: string[] = []) =>
+  resolver.resolve({ hooksConfig: { class_hooks: classHooks, yaml } });
 
 /** Processes still alive (or unreaped) from the fixture scripts, by their unusual command lines. */
 function leftoverProcesses(): string[] {
@@ -36,7 +38,11 @@ hooks:
     it('blocks oa__delete_* in prod via exit 2 with its stderr as the reason; env dev passes', async () => {
       const registry = await registryFor(denyProdDeletes);
       const prod = await registry.runPreToolUse(call('oa__delete_order', { id: 7, env: 'prod' }));
-      expect(prod).toMatchObject({ allow: false, blockedBy: 'deny-prod-deletes', error: 'deleting in prod needs a change ticket' });
+      expect(prod).toMatchObject({
+        allow: false,
+        blockedBy: 'deny-prod-deletes',
+        error: 'deleting in prod needs a change ticket',
+      });
       const dev = await registry.runPreToolUse(call('oa__delete_order', { id: 7, env: 'dev' }));
       expect(dev).toMatchObject({ allow: true, args: { id: 7, env: 'dev' } });
       const other = await registry.runPreToolUse(call('oa__purchase_pay', { env: 'prod' }));
@@ -124,7 +130,10 @@ ${extra}`;
       const verdict = await registry.runPreToolUse(call('oa__x', {}));
       expect(Date.now() - started).toBeLessThan(2500);
       expect(verdict).toMatchObject({ allow: false, blockedBy: 'guard' });
-      expect(verdict.outcomes[0]).toMatchObject({ outcome: 'error', detail: "hook 'guard' did not finish within 300 ms" });
+      expect(verdict.outcomes[0]).toMatchObject({
+        outcome: 'error',
+        detail: "hook 'guard' did not finish within 300 ms",
+      });
       await expectNoLeftovers();
     });
 
@@ -165,7 +174,11 @@ hooks:
 `);
       const pre = await registry.runPreToolUse(call('shop__pay', { amount: 12, card_number: '4111111111111111' }));
       expect(pre).toMatchObject({ allow: true, args: { amount: 12, card_number: '****1111' } });
-      expect(pre.outcomes[0]).toMatchObject({ hook: 'redact-card', outcome: 'rewrite', sideEffects: ['card_number redacted'] });
+      expect(pre.outcomes[0]).toMatchObject({
+        hook: 'redact-card',
+        outcome: 'rewrite',
+        sideEffects: ['card_number redacted'],
+      });
       const post = await registry.runPostToolUse({
         ...call('crm__find', {}),
         toolResult: 'owner: ana.li@example.com, cc bob@corp.example.org',

@@ -5,10 +5,9 @@ const JSON_OBJECT = { type: 'object', additionalProperties: true } as const;
 
 export class CreateWorkflowDto {
   @ApiProperty() @IsString() @Length(1, 200) name: string;
-  @ApiProperty({ ...JSON_OBJECT, description: '{ nodes: [...], edges: [...] } — see API.md "Workflows"' }) @IsObject() definition: Record<
-    string,
-    unknown
-  >;
+  @ApiProperty({ ...JSON_OBJECT, description: '{ nodes: [...], edges: [...] } — see API.md "Workflows"' })
+  @IsObject()
+  definition: Record<string, unknown>;
 }
 
 export class UpdateWorkflowDto {
@@ -21,8 +20,7 @@ export class StartWorkflowRunDto {
 }
 
 export class ValidateWorkflowDto {
-  @ApiProperty({ ...JSON_OBJECT, description: 'the definition to check, as it would be saved' }) @IsObject() definition: Record<
-    string,
-    unknown
-  >;
+  @ApiProperty({ ...JSON_OBJECT, description: 'the definition to check, as it would be saved' })
+  @IsObject()
+  definition: Record<string, unknown>;
 }

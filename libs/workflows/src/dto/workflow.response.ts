@@ -4,10 +4,8 @@ import { JsonObject, NullableString, OptionalJsonValue } from '@warden/common';
 export class WorkflowResponse {
   @ApiProperty() id: string;
   @ApiProperty() name: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: '{ nodes: [...], edges: [...] }' }) definition: Record<
-    string,
-    unknown
-  >;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: '{ nodes: [...], edges: [...] }' })
+  definition: Record<string, unknown>;
   @ApiProperty({ type: String, format: 'date-time' }) created_at: Date;
   @ApiProperty({ type: String, format: 'date-time' }) updated_at: Date;
 }

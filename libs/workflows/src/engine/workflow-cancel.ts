@@ -33,7 +33,8 @@ export class WorkflowCancel {
         [run.id, REASON],
       );
       return (
-        rows.length > 0 && this.runEvents.appendIf(run.id, 'done', { run_id: run.id, status: 'cancelled', error: REASON }, { runner: m })
+        rows.length > 0 &&
+        this.runEvents.appendIf(run.id, 'done', { run_id: run.id, status: 'cancelled', error: REASON }, { runner: m })
       );
     });
     if (!won) {
@@ -43,7 +44,8 @@ export class WorkflowCancel {
     this.runEvents.wake(run.id);
     this.runner.stopDriving(run.id);
     for (const state of Object.values(run.nodes)) {
-      if (state.agent_run_id && (state.status === 'running' || state.status === 'waiting')) await this.executor.cancel(state.agent_run_id);
+      if (state.agent_run_id && (state.status === 'running' || state.status === 'waiting'))
+        await this.executor.cancel(state.agent_run_id);
     }
     return this.runner.get(p.orgId, id);
   }

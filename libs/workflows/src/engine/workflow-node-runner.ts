@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { RunEventsService, RunExecutor, type RunOutcome } from '@warden/agents';
-import { evaluateWorkflowCel, nodeField, renderArgs, renderTemplate, type WorkflowNode } from '../workflow-definition.js';
+import {
+  evaluateWorkflowCel,
+  nodeField,
+  renderArgs,
+  renderTemplate,
+  type WorkflowNode,
+} from '../workflow-definition.js';
 import type { WorkflowRun } from '../workflow.entity.js';
 import { WorkflowRunLeases } from './workflow-run-leases.js';
 
@@ -107,14 +113,24 @@ export class WorkflowNodeRunner {
    * Mirrors the run's approvals onto the node (`waiting` while one is pending) by following the run's own event
    * stream — woken by its events, not by polling — until the run is done.
    */
-  private async watchAgentRun(run: WorkflowRun, nodeId: string, agentRunId: string, completion: Promise<RunOutcome>): Promise<RunOutcome> {
+  private async watchAgentRun(
+    run: WorkflowRun,
+    nodeId: string,
+    agentRunId: string,
+    completion: Promise<RunOutcome>,
+  ): Promise<RunOutcome> {
     const pending = new Set<unknown>();
     let mirrored: Promise<void> = Promise.resolve();
     const mirror = (waiting: boolean) => {
       const status = waiting ? 'waiting' : 'running';
       mirrored = mirrored.then(async () => {
         if (run.nodes[nodeId].status !== status)
-          await this.leases.setNode(run, nodeId, { ...run.nodes[nodeId], status }, waiting ? 'node_waiting' : 'node_resumed');
+          await this.leases.setNode(
+            run,
+            nodeId,
+            { ...run.nodes[nodeId], status },
+            waiting ? 'node_waiting' : 'node_resumed',
+          );
       });
       // A refused write is thrown below, once the follow has stopped; until then it is not an unhandled rejection.
       mirrored.catch(() => undefined);
@@ -143,7 +159,12 @@ export class WorkflowNodeRunner {
    * A run that ended with a blocked tool call (a rejection, a hook) fails its node, with the reason shown; so does a
    * CONNECTOR node whose call failed (non-2xx, timeout, interrupted).
    */
-  private async settleFromRun(run: WorkflowRun, node: WorkflowNode, agentRunId: string, outcome: RunOutcome): Promise<void> {
+  private async settleFromRun(
+    run: WorkflowRun,
+    node: WorkflowNode,
+    agentRunId: string,
+    outcome: RunOutcome,
+  ): Promise<void> {
     const nodeId = node.id;
     if (outcome.status !== 'completed') {
       return this.leases.setNode(
@@ -153,9 +174,12 @@ export class WorkflowNodeRunner {
         'node_failed',
       );
     }
-    const observations = (await this.agentRunEvents.list(agentRunId, 0, ['observation'])).filter((e) => e.data.run_id === agentRunId);
+    const observations = (await this.agentRunEvents.list(agentRunId, 0, ['observation'])).filter(
+      (e) => e.data.run_id === agentRunId,
+    );
     const failed =
-      observations.find((e) => e.data.blocked) ?? (node.type === 'connector' ? observations.find((e) => e.data.ok === false) : undefined);
+      observations.find((e) => e.data.blocked) ??
+      (node.type === 'connector' ? observations.find((e) => e.data.ok === false) : undefined);
     if (failed) {
       return this.leases.setNode(
         run,
@@ -170,7 +194,10 @@ export class WorkflowNodeRunner {
 }
 
 /** The one call of a CONNECTOR node (its tool), or of a HUMAN node (`ask_human` with the question and form). */
-function toolCallOf(node: WorkflowNode, scope: Record<string, unknown>): { tool: string; args: Record<string, unknown> } {
+function toolCallOf(
+  node: WorkflowNode,
+  scope: Record<string, unknown>,
+): { tool: string; args: Record<string, unknown> } {
   if (node.type === 'human') {
     return {
       tool: 'ask_human',

@@ -57,7 +57,9 @@ export class WorkflowRecovery implements OnApplicationBootstrap, OnModuleDestroy
       if (claimed.length) this.metrics?.leaseTakeovers.labels('workflow').inc(claimed.length);
       for (const id of claimed) {
         this.logger.log({ workflowRunId: id }, 'resuming a workflow run whose lease expired');
-        void this.runner.resume(id).catch((err: unknown) => this.logger.error({ err, workflowRunId: id }, 'could not resume workflow run'));
+        void this.runner
+          .resume(id)
+          .catch((err: unknown) => this.logger.error({ err, workflowRunId: id }, 'could not resume workflow run'));
       }
       return claimed;
     } catch (err) {

@@ -52,7 +52,12 @@ export class WorkflowRunEvents implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Replays after `afterSeq`, then live, until the run's `done` (true) or until `signal` aborts (false). */
-  follow(runId: string, afterSeq: number, deliver: (event: StoredWorkflowRunEvent) => void, signal: AbortSignal): Promise<boolean> {
+  follow(
+    runId: string,
+    afterSeq: number,
+    deliver: (event: StoredWorkflowRunEvent) => void,
+    signal: AbortSignal,
+  ): Promise<boolean> {
     return this.log.follow(runId, afterSeq, deliver, (e) => e.type === 'done', signal);
   }
 }

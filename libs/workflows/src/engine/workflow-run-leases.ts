@@ -1,5 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig, type WorkflowNodeEventType, type WorkflowRunEventMap, type WorkflowRunEventType } from '@warden/common';
+import {
+  AppConfig,
+  type WorkflowNodeEventType,
+  type WorkflowRunEventMap,
+  type WorkflowRunEventType,
+} from '@warden/common';
 import { LeaseKeeper } from '@warden/database';
 import { RunInterruptedError } from '@warden/hooks';
 import { DataSource } from 'typeorm';
@@ -93,7 +98,10 @@ export class WorkflowRunLeases {
     await Promise.allSettled([...this.driving.values()]);
     if (ids.length > 0) {
       await this.dataSource
-        .query(`UPDATE workflow_runs SET lease_until = now() WHERE id = ANY($1::uuid[]) AND locked_by = $2`, [ids, this.config.instanceId])
+        .query(`UPDATE workflow_runs SET lease_until = now() WHERE id = ANY($1::uuid[]) AND locked_by = $2`, [
+          ids,
+          this.config.instanceId,
+        ])
         .catch(() => undefined);
     }
   }
@@ -115,7 +123,12 @@ export class WorkflowRunLeases {
     }
   }
 
-  private async writeNode(run: WorkflowRun, nodeId: string, state: NodeState, event: WorkflowNodeEventType): Promise<void> {
+  private async writeNode(
+    run: WorkflowRun,
+    nodeId: string,
+    state: NodeState,
+    event: WorkflowNodeEventType,
+  ): Promise<void> {
     run.nodes = { ...run.nodes, [nodeId]: state };
     const waiting = Object.values(run.nodes).some((s) => s.status === 'waiting');
     run.status = waiting ? 'waiting' : 'running';
@@ -150,7 +163,9 @@ export class WorkflowRunLeases {
          WHERE id = $1 AND status IN ('running', 'waiting') AND lease_epoch = $4 RETURNING id`,
         [run.id, status, error, this.epochOf(run.id)],
       );
-      return rows.length > 0 && this.runEvents.appendIf(run.id, 'done', { run_id: run.id, status, error }, { runner: m });
+      return (
+        rows.length > 0 && this.runEvents.appendIf(run.id, 'done', { run_id: run.id, status, error }, { runner: m })
+      );
     });
     if (!won) throw this.lost(run.id);
     this.runEvents.wake(run.id);
@@ -175,7 +190,10 @@ export class WorkflowRunLeases {
         'a write after the drive of the run was over: not made (the run has ended, or another driver holds it)',
       );
     else if (!fence.lost.signal.aborted) {
-      this.logger.warn({ workflowRunId: runId }, 'workflow run lease lost (another driver holds it, or it ended); stopping here');
+      this.logger.warn(
+        { workflowRunId: runId },
+        'workflow run lease lost (another driver holds it, or it ended); stopping here',
+      );
       fence.lost.abort(err);
     }
     return err;

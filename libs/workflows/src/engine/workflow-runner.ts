@@ -28,9 +28,16 @@ export class WorkflowRunner implements OnApplicationShutdown {
     private readonly config: AppConfig,
   ) {}
 
-  async start(orgId: string, userId: string, workflowId: string, inputs: Record<string, unknown>): Promise<WorkflowRun> {
+  async start(
+    orgId: string,
+    userId: string,
+    workflowId: string,
+    inputs: Record<string, unknown>,
+  ): Promise<WorkflowRun> {
     const wf = await this.workflows.get(orgId, workflowId);
-    const nodes: Record<string, NodeState> = Object.fromEntries(wf.definition.nodes.map((n) => [n.id, { status: 'pending' as const }]));
+    const nodes: Record<string, NodeState> = Object.fromEntries(
+      wf.definition.nodes.map((n) => [n.id, { status: 'pending' as const }]),
+    );
     const run = await this.runs.save(
       this.runs.create({
         orgId,
@@ -108,7 +115,10 @@ export class WorkflowRunner implements OnApplicationShutdown {
         await this.leases
           .finish(run, 'failed', `internal error: ${(err as Error).message}`)
           .catch((e: unknown) =>
-            this.logger.warn({ runId: run.id, reason: (e as Error).message }, 'could not record the failure; the run is left for recovery'),
+            this.logger.warn(
+              { runId: run.id, reason: (e as Error).message },
+              'could not record the failure; the run is left for recovery',
+            ),
           );
       }),
     );
@@ -117,7 +127,9 @@ export class WorkflowRunner implements OnApplicationShutdown {
   private async drive(run: WorkflowRun, def: WorkflowDefinition): Promise<void> {
     const scope = () => ({
       inputs: run.inputs,
-      nodes: Object.fromEntries(Object.entries(run.nodes).map(([id, s]) => [id, { output: s.output ?? null, status: s.status }])),
+      nodes: Object.fromEntries(
+        Object.entries(run.nodes).map(([id, s]) => [id, { output: s.output ?? null, status: s.status }]),
+      ),
     });
     const inFlight = new Map<string, Promise<void>>();
     // After a restart, nodes that were under way are continued first (agent nodes re-attach to their agent run).
@@ -145,7 +157,8 @@ export class WorkflowRunner implements OnApplicationShutdown {
         const incoming = def.edges.filter((e) => e.to === node.id);
         if (incoming.some((e) => !['completed', 'skipped'].includes(run.nodes[e.from].status))) continue;
         const active =
-          node.type === 'start' || incoming.some((e) => run.nodes[e.from].status === 'completed' && this.edgeOpen(e.when, scope()));
+          node.type === 'start' ||
+          incoming.some((e) => run.nodes[e.from].status === 'completed' && this.edgeOpen(e.when, scope()));
         progressed = true;
         if (!active) {
           await this.leases.setNode(run, node.id, { status: 'skipped' }, 'node_skipped');

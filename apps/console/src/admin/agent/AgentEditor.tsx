@@ -143,9 +143,19 @@ export function AgentEditor() {
                 <Tabs.Panel value="fields" pt="md">
                   <Stack gap="lg">
                     <ModelFields config={config} onChange={edit} problems={problems} />
-                    <ToolsFields config={config} onChange={edit} problems={problems} agentId={isNew ? undefined : agentId} />
+                    <ToolsFields
+                      config={config}
+                      onChange={edit}
+                      problems={problems}
+                      agentId={isNew ? undefined : agentId}
+                    />
                     <PolicyFields config={config} onChange={edit} problems={problems} />
-                    <HooksEditor value={hooks} onChange={setHooks} orgHooks={orgHooks} problems={problemsAt(problems, /^hooks\./)} />
+                    <HooksEditor
+                      value={hooks}
+                      onChange={setHooks}
+                      orgHooks={orgHooks}
+                      problems={problemsAt(problems, /^hooks\./)}
+                    />
                   </Stack>
                 </Tabs.Panel>
                 <Tabs.Panel value="advanced" pt="md">
@@ -180,7 +190,11 @@ export function AgentEditor() {
                 />
               )}
               <Group>
-                <Button onClick={() => save.mutate(false)} disabled={!!jsonError || !name.trim()} loading={save.isPending}>
+                <Button
+                  onClick={() => save.mutate(false)}
+                  disabled={!!jsonError || !name.trim()}
+                  loading={save.isPending}
+                >
                   Save agent
                 </Button>
                 {live.checking && (

@@ -6,8 +6,19 @@ import { asError, problemsAt, section, withKey, type ConfigJson } from './agent-
 const at = (key: string) => new RegExp(`^model_config_json\\.model(\\.${key}\\b|: name either)`);
 
 /** Provider, model name, base URL and where the API key comes from (a stored credential or an allowed server variable). */
-export function ModelFields({ config, onChange, problems }: { config: ConfigJson; onChange: (c: ConfigJson) => void; problems: string[] }) {
-  const credentials = useQuery({ queryKey: ['llm-credentials'], queryFn: () => data(http.GET('/api/llm-credentials')) });
+export function ModelFields({
+  config,
+  onChange,
+  problems,
+}: {
+  config: ConfigJson;
+  onChange: (c: ConfigJson) => void;
+  problems: string[];
+}) {
+  const credentials = useQuery({
+    queryKey: ['llm-credentials'],
+    queryFn: () => data(http.GET('/api/llm-credentials')),
+  });
   const model = section(config, 'model');
   const set = (key: string, value: unknown) => onChange({ ...config, model: withKey(model, key, value) });
   const str = (key: string) => (typeof model[key] === 'string' ? model[key] : '');
@@ -71,7 +82,10 @@ export function ModelFields({ config, onChange, problems }: { config: ConfigJson
               label="LLM credential"
               description="Stored under Admin › LLM credentials; its key is only sent to its origin"
               placeholder={credentials.data?.length ? 'Pick a credential' : 'No credentials stored yet'}
-              data={(credentials.data ?? []).map((c) => ({ value: c.id, label: `${c.name} (${c.origin ?? 'no origin'})` }))}
+              data={(credentials.data ?? []).map((c) => ({
+                value: c.id,
+                label: `${c.name} (${c.origin ?? 'no origin'})`,
+              }))}
               value={str('api_key_credential_id') || null}
               onChange={(v) => set('api_key_credential_id', v ?? undefined)}
               clearable

@@ -2,7 +2,17 @@ import { Group, NumberInput, Select, Stack, Switch, TagsInput, Text, Title } fro
 import { useQuery } from '@tanstack/react-query';
 import { data, http } from '../../api/typed';
 import { approvalAwaited } from '../../ui/approver-words';
-import { asError, isObject, numberOr, problemsAt, section, stringList, withKey, withSectionKey, type ConfigJson } from './agent-config';
+import {
+  asError,
+  isObject,
+  numberOr,
+  problemsAt,
+  section,
+  stringList,
+  withKey,
+  withSectionKey,
+  type ConfigJson,
+} from './agent-config';
 import { APPROVER_KINDS, TiersField } from './TiersField';
 
 const at = (...keys: string[]) => new RegExp(`^model_config_json\\.confirmation\\.(${keys.join('|')})\\b`);

@@ -11,7 +11,11 @@ type Tier = Record<string, unknown>;
  * `confirmation.tiers`: the first tier whose condition holds on the args sets how many distinct approvals are
  * needed, and from whom. Each condition is checked and tried on the example args by the server as it is typed.
  */
-export function TiersField(props: { tiers: unknown; onChange: (tiers: Tier[] | undefined) => void; problems: string[] }) {
+export function TiersField(props: {
+  tiers: unknown;
+  onChange: (tiers: Tier[] | undefined) => void;
+  problems: string[];
+}) {
   const tiers = Array.isArray(props.tiers) ? props.tiers.map((t) => (isObject(t) ? t : {})) : [];
   const [exampleText, setExampleText] = useState('{ "amount": 68000 }');
   let example: Record<string, unknown> | null = null;

@@ -14,7 +14,12 @@ function useToolCatalog() {
 }
 
 /** Tools (from the catalog), delegates (other agents, by name), iterations, and "every call needs approval". */
-export function ToolsFields(props: { config: ConfigJson; onChange: (c: ConfigJson) => void; problems: string[]; agentId?: string }) {
+export function ToolsFields(props: {
+  config: ConfigJson;
+  onChange: (c: ConfigJson) => void;
+  problems: string[];
+  agentId?: string;
+}) {
   const { config, onChange, problems } = props;
   const catalog = useToolCatalog();
   const agents = useQuery({ queryKey: ['agents'], queryFn: () => data(http.GET('/api/agents')) });

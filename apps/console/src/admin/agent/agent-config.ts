@@ -7,16 +7,20 @@ export const NEW_CONFIG: ConfigJson = {
   max_iterations: 10,
 };
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The object at `key` of a config (an empty one when absent or not an object). */
-export const section = (config: ConfigJson, key: string): Record<string, unknown> => (isObject(config[key]) ? config[key] : {});
+export const section = (config: ConfigJson, key: string): Record<string, unknown> =>
+  isObject(config[key]) ? config[key] : {};
 
 /** A copy of `obj` with `key` set, or removed when `value` is undefined, '' or an empty list (absent = the default). */
 export function withKey<T extends Record<string, unknown>>(obj: T, key: string, value: unknown): T {
   const empty = value === undefined || value === '' || (Array.isArray(value) && value.length === 0);
   // In place (the Advanced tab's JSON keeps its order), removed when empty, else added at the end.
-  const next = Object.fromEntries(Object.entries(obj).flatMap(([k, v]) => (k !== key ? [[k, v]] : empty ? [] : [[k, value]])));
+  const next = Object.fromEntries(
+    Object.entries(obj).flatMap(([k, v]) => (k !== key ? [[k, v]] : empty ? [] : [[k, value]])),
+  );
   return (empty || key in next ? next : { ...next, [key]: value }) as T;
 }
 
@@ -26,7 +30,8 @@ export function withSectionKey(config: ConfigJson, name: string, key: string, va
   return withKey(config, name, Object.keys(next).length ? next : undefined);
 }
 
-export const stringList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+export const stringList = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
 export const numberOr = (v: unknown): number | '' => (typeof v === 'number' ? v : '');
 
 /**

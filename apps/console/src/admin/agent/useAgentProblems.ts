@@ -22,7 +22,11 @@ export function useAgentProblems(config: ConfigJson | null, agentId: string | un
   const problems = useQuery({
     queryKey: ['agent-problems', agentId ?? 'new', settled],
     queryFn: () =>
-      data(http.POST('/api/agents/validate', { body: { model_config_json: settled ?? {}, ...(agentId ? { agent_id: agentId } : {}) } })),
+      data(
+        http.POST('/api/agents/validate', {
+          body: { model_config_json: settled ?? {}, ...(agentId ? { agent_id: agentId } : {}) },
+        }),
+      ),
     enabled: settled !== null,
     placeholderData: (previous) => previous,
     staleTime: 30_000,

@@ -10,7 +10,10 @@ import { policyApi, subjectKey, type PolicySubject } from './policy-api';
 /** The subject's versions (who, when, why), the diff between any two, and a rollback to any (itself a new version). */
 export function HistoryPanel({ subject, onChanged }: { subject: PolicySubject; onChanged: () => void }) {
   const queries = useQueryClient();
-  const versions = useQuery({ queryKey: [...subjectKey(subject), 'versions'], queryFn: () => policyApi.versions(subject) });
+  const versions = useQuery({
+    queryKey: [...subjectKey(subject), 'versions'],
+    queryFn: () => policyApi.versions(subject),
+  });
   const list = versions.data ?? [];
   const [from, setFrom] = useState<string | null>(null);
   const [to, setTo] = useState<string | null>(null);
@@ -21,7 +24,8 @@ export function HistoryPanel({ subject, onChanged }: { subject: PolicySubject; o
   });
   const [refused, setRefused] = useState<{ version: number; message: string } | null>(null);
   const rollback = useMutation({
-    mutationFn: ({ version, force }: { version: number; force: boolean }) => policyApi.rollback(subject, version, force),
+    mutationFn: ({ version, force }: { version: number; force: boolean }) =>
+      policyApi.rollback(subject, version, force),
     onSuccess: (_, { version }) => {
       setRefused(null);
       notifications.show({ color: 'green', message: `Rolled back to version ${version} (as a new version)` });
@@ -52,8 +56,12 @@ export function HistoryPanel({ subject, onChanged }: { subject: PolicySubject; o
                 <Group gap={4}>
                   <Text size="sm">{v.version}</Text>
                   {i === 0 && <Badge variant="light">live</Badge>}
-                  {v.rolled_back_to !== null && <Badge variant="light" color="gray">{`rollback to ${v.rolled_back_to}`}</Badge>}
-                  {v.tests_forced && <Badge color="orange.9">{`forced past ${v.tests_forced.length} failing test(s)`}</Badge>}
+                  {v.rolled_back_to !== null && (
+                    <Badge variant="light" color="gray">{`rollback to ${v.rolled_back_to}`}</Badge>
+                  )}
+                  {v.tests_forced && (
+                    <Badge color="orange.9">{`forced past ${v.tests_forced.length} failing test(s)`}</Badge>
+                  )}
                 </Group>
               </Table.Td>
               <Table.Td>

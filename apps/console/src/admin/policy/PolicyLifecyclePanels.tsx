@@ -9,7 +9,11 @@ import type { PolicyConfig, PolicySubject } from './policy-api';
  * Changing a policy safely, beside its editor: its history (versions, diff, rollback), the edited policy as a shadow,
  * a replay of the edited policy over recorded calls, and the policy's tests. `candidate` is the policy as edited.
  */
-export function PolicyLifecyclePanels(props: { subject: PolicySubject; candidate: PolicyConfig; onChanged: () => void }) {
+export function PolicyLifecyclePanels(props: {
+  subject: PolicySubject;
+  candidate: PolicyConfig;
+  onChanged: () => void;
+}) {
   return (
     <Card withBorder component="section" aria-label="Change safely" data-testid="policy-lifecycle">
       <Stack gap="xs">

@@ -13,13 +13,18 @@ export function ReplayPanel({ subject, candidate }: { subject: PolicySubject; ca
   const [to, setTo] = useState(() => isoDay(Date.now() + DAY));
   const valid = (v: string) => !Number.isNaN(new Date(v).getTime());
   const replay = useMutation({
-    mutationFn: () => policyApi.replay(subject, { config: candidate, from: new Date(from).toISOString(), to: new Date(to).toISOString() }),
+    mutationFn: () =>
+      policyApi.replay(subject, {
+        config: candidate,
+        from: new Date(from).toISOString(),
+        to: new Date(to).toISOString(),
+      }),
   });
   return (
     <Stack gap="sm">
       <Text size="sm" c="dimmed">
-        Replays the recorded calls of the window under the policy as edited here, with the args each call had when it was decided. Nothing
-        is executed.
+        Replays the recorded calls of the window under the policy as edited here, with the args each call had when it
+        was decided. Nothing is executed.
       </Text>
       <Group align="end">
         <TextInput
@@ -46,7 +51,9 @@ export function ReplayPanel({ subject, candidate }: { subject: PolicySubject; ca
           <Text size="sm" fw={600} data-testid="replay-summary">
             {replay.data.summary.text}
           </Text>
-          {replay.data.truncated && <Text size="xs">{`Only the first ${replay.data.changes.length} changed calls are listed.`}</Text>}
+          {replay.data.truncated && (
+            <Text size="xs">{`Only the first ${replay.data.changes.length} changed calls are listed.`}</Text>
+          )}
           {replay.data.changes.length > 0 && (
             <Table aria-label="Calls the candidate decides differently" layout="fixed">
               <Table.Thead>

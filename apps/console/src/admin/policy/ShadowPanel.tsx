@@ -8,7 +8,15 @@ import { ForceConfirm } from './ForceConfirm';
 import { policyApi, subjectKey, type PolicyConfig, type PolicySubject } from './policy-api';
 
 /** "Deploy as shadow": the edited policy runs beside the live one on live calls, deciding nothing; its report; promote or discard. */
-export function ShadowPanel({ subject, candidate, onChanged }: { subject: PolicySubject; candidate: PolicyConfig; onChanged: () => void }) {
+export function ShadowPanel({
+  subject,
+  candidate,
+  onChanged,
+}: {
+  subject: PolicySubject;
+  candidate: PolicyConfig;
+  onChanged: () => void;
+}) {
   const queries = useQueryClient();
   const key = [...subjectKey(subject), 'shadow'];
   const shadow = useQuery({
@@ -20,18 +28,28 @@ export function ShadowPanel({ subject, candidate, onChanged }: { subject: Policy
         throw err;
       }),
   });
-  const report = useQuery({ queryKey: [...key, 'report'], enabled: !!shadow.data, queryFn: () => policyApi.shadowReport(subject) });
+  const report = useQuery({
+    queryKey: [...key, 'report'],
+    enabled: !!shadow.data,
+    queryFn: () => policyApi.shadowReport(subject),
+  });
   const done = (message: string) => {
     notifications.show({ color: 'green', message });
     void queries.invalidateQueries({ queryKey: subjectKey(subject) });
   };
-  const deploy = useMutation({ mutationFn: () => policyApi.deployShadow(subject, candidate), onSuccess: () => done('Deployed as shadow') });
+  const deploy = useMutation({
+    mutationFn: () => policyApi.deployShadow(subject, candidate),
+    onSuccess: () => done('Deployed as shadow'),
+  });
   // Promoted or discarded, there is no shadow any more: the switch turns off with the message, not a refetch later.
   const ended = (message: string) => {
     queries.setQueryData(key, null);
     done(message);
   };
-  const discard = useMutation({ mutationFn: () => policyApi.discard(subject), onSuccess: () => ended('Shadow discarded') });
+  const discard = useMutation({
+    mutationFn: () => policyApi.discard(subject),
+    onSuccess: () => ended('Shadow discarded'),
+  });
   const [refused, setRefused] = useState<string | null>(null);
   const promote = useMutation({
     mutationFn: (force: boolean) => policyApi.promote(subject, force),

@@ -5,7 +5,14 @@ import { useState } from 'react';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { policyApi, subjectKey, type PolicyConfig, type PolicySubject, type TestRun } from './policy-api';
 
-const EXAMPLE = [{ name: 'small payments run', tool: 'oa__purchase_pay', args: { id: 'PO-1', amount: 10 }, expect: { decision: 'allow' } }];
+const EXAMPLE = [
+  {
+    name: 'small payments run',
+    tool: 'oa__purchase_pay',
+    args: { id: 'PO-1', amount: 10 },
+    expect: { decision: 'allow' },
+  },
+];
 
 function parse(text: string): { cases: PolicyConfig[] | null; error: string | null } {
   try {
@@ -23,7 +30,8 @@ export function TestsPanel({ subject, candidate }: { subject: PolicySubject; can
   const stored = useQuery({ queryKey: [...subjectKey(subject), 'tests'], queryFn: () => policyApi.tests(subject) });
   const [edited, setText] = useState<string | null>(null);
   // Until edited, the field shows the saved cases (an example when there are none).
-  const text = edited ?? (stored.data ? JSON.stringify(stored.data.cases.length ? stored.data.cases : EXAMPLE, null, 2) : null);
+  const text =
+    edited ?? (stored.data ? JSON.stringify(stored.data.cases.length ? stored.data.cases : EXAMPLE, null, 2) : null);
   const { cases, error } = parse(text ?? '[]');
   const save = useMutation({
     mutationFn: () => policyApi.saveTests(subject, cases ?? []),
@@ -39,8 +47,9 @@ export function TestsPanel({ subject, candidate }: { subject: PolicySubject; can
   return (
     <Stack gap="sm">
       <Text size="sm" c="dimmed">
-        Each case is a call (tool, args, optional user) and what the policy must decide: allow, ask (optionally how many approvals) or deny,
-        and optionally the args as rewritten (null: not rewritten). Saving a policy on which a saved case fails is refused.
+        Each case is a call (tool, args, optional user) and what the policy must decide: allow, ask (optionally how many
+        approvals) or deny, and optionally the args as rewritten (null: not rewritten). Saving a policy on which a saved
+        case fails is refused.
       </Text>
       {stored.data && (
         <Text size="sm" data-testid="saved-cases">

@@ -39,7 +39,11 @@ export const policyApi = {
         : http.POST('/api/org/hooks/shadow', { body: { config } }),
     ),
   shadowReport: (s: PolicySubject) =>
-    data(s.type === 'agent' ? http.GET('/api/agents/{id}/shadow-report', agent(s.id)) : http.GET('/api/org/hooks/shadow-report')),
+    data(
+      s.type === 'agent'
+        ? http.GET('/api/agents/{id}/shadow-report', agent(s.id))
+        : http.GET('/api/org/hooks/shadow-report'),
+    ),
   promote: async (s: PolicySubject, force: boolean) => {
     const body = force ? { force } : {};
     if (s.type === 'agent') await data(http.POST('/api/agents/{id}/shadow/promote', { ...agent(s.id), body }));
@@ -58,7 +62,11 @@ export const policyApi = {
         : http.PUT('/api/org/hooks/tests', { body: { cases } }),
     ),
   runTests: (s: PolicySubject, body: { config?: PolicyConfig; cases?: PolicyConfig[] }) =>
-    data(s.type === 'agent' ? http.POST('/api/agents/{id}/test', { ...agent(s.id), body }) : http.POST('/api/org/hooks/test', { body })),
+    data(
+      s.type === 'agent'
+        ? http.POST('/api/agents/{id}/test', { ...agent(s.id), body })
+        : http.POST('/api/org/hooks/test', { body }),
+    ),
   replay: (s: PolicySubject, body: { config: PolicyConfig; from: string; to: string }) =>
     data(http.POST('/api/policies/replay', { body: { ...body, ...(s.type === 'agent' ? { agent: s.id } : {}) } })),
 };

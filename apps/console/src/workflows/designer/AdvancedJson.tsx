@@ -3,7 +3,15 @@ import { useEffect, useRef, useState } from 'react';
 import { asDefinition, type WfDefinition } from '../graph';
 
 /** The definition as JSON, for those who want it: edits apply to the canvas as soon as they parse, and back. */
-export function AdvancedJson({ def, onChange, readOnly }: { def: WfDefinition; onChange: (d: WfDefinition) => void; readOnly: boolean }) {
+export function AdvancedJson({
+  def,
+  onChange,
+  readOnly,
+}: {
+  def: WfDefinition;
+  onChange: (d: WfDefinition) => void;
+  readOnly: boolean;
+}) {
   const [text, setText] = useState(() => JSON.stringify(def, null, 2));
   const mine = useRef<WfDefinition | null>(null);
   useEffect(() => {

@@ -34,7 +34,11 @@ export function ConfirmationFields({
       </Text>
       <Select
         label={who}
-        data={nodeType === 'agent' ? SCOPES : [{ value: '', label: 'The person who started the run (default)' }, ...SCOPES.slice(1)]}
+        data={
+          nodeType === 'agent'
+            ? SCOPES
+            : [{ value: '', label: 'The person who started the run (default)' }, ...SCOPES.slice(1)]
+        }
         value={typeof conf.approver_scope === 'string' ? conf.approver_scope : ''}
         allowDeselect={false}
         onChange={(v) => set('approver_scope', v ?? '')}

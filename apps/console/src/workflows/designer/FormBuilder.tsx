@@ -9,7 +9,13 @@ const TYPES = [
 ];
 
 /** The answer form of a HUMAN node, field by field (name, label, type, required); it writes the JSON Schema. */
-export function FormBuilder({ form, onChange }: { form: unknown; onChange: (schema: Record<string, unknown> | undefined) => void }) {
+export function FormBuilder({
+  form,
+  onChange,
+}: {
+  form: unknown;
+  onChange: (schema: Record<string, unknown> | undefined) => void;
+}) {
   const fields = fieldsOf(form);
   const write = (next: FormField[]) => onChange(schemaOf(next));
   const set = (i: number, patch: Partial<FormField>) => write(fields.map((f, j) => (j === i ? { ...f, ...patch } : f)));
@@ -38,7 +44,11 @@ export function FormBuilder({ form, onChange }: { form: unknown; onChange: (sche
                 error={fieldProblem(f, fields)}
                 onChange={(e) => set(i, { name: e.currentTarget.value })}
               />
-              <TextInput label={`Field ${i + 1} label`} value={f.label} onChange={(e) => set(i, { label: e.currentTarget.value })} />
+              <TextInput
+                label={`Field ${i + 1} label`}
+                value={f.label}
+                onChange={(e) => set(i, { label: e.currentTarget.value })}
+              />
             </Group>
             <Group gap="xs" align="flex-end">
               <Select

@@ -59,7 +59,8 @@ function AgentFields({ node, set, suggestions }: { node: WfNode; set: Set; sugge
   const agents = useQuery({ queryKey: ['agents'], queryFn: () => data(http.GET('/api/agents')) });
   const options = (agents.data ?? []).map((a) => ({ value: a.id, label: a.name }));
   const id = text(node.agent_id);
-  if (id && agents.data && !options.some((o) => o.value === id)) options.push({ value: id, label: `unknown agent ${id}` });
+  if (id && agents.data && !options.some((o) => o.value === id))
+    options.push({ value: id, label: `unknown agent ${id}` });
   return (
     <Stack gap="xs">
       <Select
@@ -70,7 +71,12 @@ function AgentFields({ node, set, suggestions }: { node: WfNode; set: Set; sugge
         searchable
         onChange={(v) => set({ agent_id: v ?? undefined })}
       />
-      <TemplateInput label="Prompt" value={text(node.prompt)} onChange={(prompt) => set({ prompt })} suggestions={suggestions} />
+      <TemplateInput
+        label="Prompt"
+        value={text(node.prompt)}
+        onChange={(prompt) => set({ prompt })}
+        suggestions={suggestions}
+      />
     </Stack>
   );
 }
@@ -80,7 +86,9 @@ function ConnectorFields({ node, set, suggestions }: { node: WfNode; set: Set; s
   const tool = tools.data?.find((t) => t.name === node.tool);
   const groups = [...new Set((tools.data ?? []).map((t) => t.source))].map((source) => ({
     group: source,
-    items: (tools.data ?? []).filter((t) => t.source === source).map((t) => ({ value: t.name, label: `${t.source} · ${t.action}` })),
+    items: (tools.data ?? [])
+      .filter((t) => t.source === source)
+      .map((t) => ({ value: t.name, label: `${t.source} · ${t.action}` })),
   }));
   const args = node.args && typeof node.args === 'object' ? (node.args as Record<string, unknown>) : {};
   return (
@@ -94,7 +102,9 @@ function ConnectorFields({ node, set, suggestions }: { node: WfNode; set: Set; s
         onChange={(v) => set({ tool: v ?? undefined, args: {} })}
         description={tool ? `${tool.description}${tool.write ? ' (writes)' : ''}` : undefined}
       />
-      {tool && <ArgsForm schema={tool.parameters} args={args} onChange={(a) => set({ args: a })} suggestions={suggestions} />}
+      {tool && (
+        <ArgsForm schema={tool.parameters} args={args} onChange={(a) => set({ args: a })} suggestions={suggestions} />
+      )}
     </Stack>
   );
 }

@@ -1,8 +1,31 @@
-import { ActionIcon, Alert, Button, Divider, Group, List, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import {
+  ActionIcon,
+  Alert,
+  Button,
+  Divider,
+  Group,
+  List,
+  Paper,
+  Select,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useEffect, useState } from 'react';
 import type { WfDefinition, WfNode } from '../graph';
 import { ConfirmationFields } from './ConfirmationFields';
-import { connect, connectProblem, disconnect, idProblem, removeNode, renameNode, setEdgeCondition, updateNode, upstreamOf } from './model';
+import {
+  connect,
+  connectProblem,
+  disconnect,
+  idProblem,
+  removeNode,
+  renameNode,
+  setEdgeCondition,
+  updateNode,
+  upstreamOf,
+} from './model';
 import { kindOf } from './node-kinds';
 import { NodeFields } from './NodeFields';
 import { templateSuggestions } from './suggestions';
@@ -56,7 +79,11 @@ export function NodePanel({ def, node, problems, onChange, onSelect }: Props) {
         />
         <NodeFields node={node} set={set} suggestions={templateSuggestions(def, upstreamOf(def, node.id))} />
         {['agent', 'connector', 'human'].includes(node.type) && (
-          <ConfirmationFields nodeType={node.type} value={node.confirmation} onChange={(confirmation) => set({ confirmation })} />
+          <ConfirmationFields
+            nodeType={node.type}
+            value={node.confirmation}
+            onChange={(confirmation) => set({ confirmation })}
+          />
         )}
         <Divider />
         <NextNodes def={def} node={node} onChange={onChange} />
@@ -76,7 +103,15 @@ export function NodePanel({ def, node, problems, onChange, onSelect }: Props) {
 }
 
 /** Where the node leads: each edge (with its optional CEL condition) and a picker to connect another node. */
-function NextNodes({ def, node, onChange }: { def: WfDefinition; node: WfNode; onChange: (def: WfDefinition) => void }) {
+function NextNodes({
+  def,
+  node,
+  onChange,
+}: {
+  def: WfDefinition;
+  node: WfNode;
+  onChange: (def: WfDefinition) => void;
+}) {
   const [target, setTarget] = useState<string | null>(null);
   if (node.type === 'end') return null;
   const out = def.edges.filter((e) => e.from === node.id);
@@ -113,7 +148,14 @@ function NextNodes({ def, node, onChange }: { def: WfDefinition; node: WfNode; o
         </Group>
       ))}
       <Group gap="xs" align="flex-end" wrap="nowrap">
-        <Select label="Connect to" placeholder="Choose a node" data={candidates} value={target} onChange={setTarget} style={{ flex: 1 }} />
+        <Select
+          label="Connect to"
+          placeholder="Choose a node"
+          data={candidates}
+          value={target}
+          onChange={setTarget}
+          style={{ flex: 1 }}
+        />
         <Button
           color="blue.8"
           disabled={!target}

@@ -8,7 +8,15 @@ import { NODE_KINDS } from './node-kinds';
  * The node types: drag one onto the canvas, or press its button (keyboard) to add it after the selected node, wired
  * from it.
  */
-export function Palette({ def, selected, onAdd }: { def: WfDefinition; selected: string | null; onAdd: (type: NodeType) => void }) {
+export function Palette({
+  def,
+  selected,
+  onAdd,
+}: {
+  def: WfDefinition;
+  selected: string | null;
+  onAdd: (type: NodeType) => void;
+}) {
   const hasStart = def.nodes.some((n) => n.type === 'start');
   return (
     <Stack gap="xs" component="section" aria-label="Node palette">

@@ -63,7 +63,8 @@ export function TemplateInput({ label, value, onChange, suggestions, description
     'aria-activedescendant': open ? `${listId}-${at}` : undefined,
     onKeyDown,
     onBlur: () => setCursor(null),
-    onSelect: (e: { currentTarget: HTMLInputElement | HTMLTextAreaElement }) => setCursor(e.currentTarget.selectionStart),
+    onSelect: (e: { currentTarget: HTMLInputElement | HTMLTextAreaElement }) =>
+      setCursor(e.currentTarget.selectionStart),
     onChange: (e: { currentTarget: HTMLInputElement | HTMLTextAreaElement }) => {
       setClosed(false);
       setActive(0);
@@ -79,7 +80,14 @@ export function TemplateInput({ label, value, onChange, suggestions, description
         role="listbox"
         aria-label={`Values for ${label}`}
         hidden={!open}
-        style={{ margin: 0, padding: 4, listStyle: 'none', border: '1px solid #ced4da', borderRadius: 4, background: '#fff' }}
+        style={{
+          margin: 0,
+          padding: 4,
+          listStyle: 'none',
+          border: '1px solid #ced4da',
+          borderRadius: 4,
+          background: '#fff',
+        }}
       >
         {open &&
           options.map((s, i) => (
@@ -92,7 +100,12 @@ export function TemplateInput({ label, value, onChange, suggestions, description
                 e.preventDefault();
                 insert(s);
               }}
-              style={{ padding: '2px 6px', fontFamily: 'monospace', background: i === at ? '#d0ebff' : undefined, color: '#212529' }}
+              style={{
+                padding: '2px 6px',
+                fontFamily: 'monospace',
+                background: i === at ? '#d0ebff' : undefined,
+                color: '#212529',
+              }}
             >
               {`{{${s}}}`}
             </li>

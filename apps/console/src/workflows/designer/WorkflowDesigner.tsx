@@ -19,8 +19,12 @@ import { NodePanel } from './NodePanel';
 import { Palette } from './Palette';
 import { useValidation } from './useValidation';
 
-const EMPTY: WfDefinition = { nodes: [{ id: 'start', type: 'start', inputs: [], position: { x: 20, y: 20 } }], edges: [] };
-const problemsOf = (err: unknown) => (err instanceof ApiError && err.problems.length ? err.problems : [(err as Error).message]);
+const EMPTY: WfDefinition = {
+  nodes: [{ id: 'start', type: 'start', inputs: [], position: { x: 20, y: 20 } }],
+  edges: [],
+};
+const problemsOf = (err: unknown) =>
+  err instanceof ApiError && err.problems.length ? err.problems : [(err as Error).message];
 
 /** One workflow on a canvas: palette, nodes and edges, a side panel per node, checks as drawn, save, run, past runs. */
 export function WorkflowDesigner() {
@@ -54,7 +58,12 @@ export function WorkflowDesigner() {
     mutationFn: () =>
       isNew
         ? data(http.POST('/api/workflows', { body: { name, definition: def as never } }))
-        : data(http.PUT('/api/workflows/{id}', { params: { path: { id: workflowId } }, body: { name, definition: def as never } })),
+        : data(
+            http.PUT('/api/workflows/{id}', {
+              params: { path: { id: workflowId } },
+              body: { name, definition: def as never },
+            }),
+          ),
     onSuccess: (w) => {
       setSaveProblems([]);
       notifications.show({ color: 'green', message: `Saved ${w.name}` });
@@ -77,7 +86,13 @@ export function WorkflowDesigner() {
       </Title>
       <ErrorAlert error={wf.error} what="The workflow could not be loaded" />
       <Group align="flex-end">
-        <TextInput label="Workflow name" value={name} onChange={(e) => setName(e.currentTarget.value)} readOnly={!canBuild} w={280} />
+        <TextInput
+          label="Workflow name"
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+          readOnly={!canBuild}
+          w={280}
+        />
         {canBuild && (
           <>
             <Button color="blue.8" onClick={() => save.mutate()} disabled={!name} loading={save.isPending}>

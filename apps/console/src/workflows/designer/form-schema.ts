@@ -21,7 +21,13 @@ export function fieldsOf(form: unknown): FormField[] {
   return Object.entries(properties).map(([name, p]) => ({
     name,
     label: p.title ?? '',
-    type: p.enum ? 'choice' : p.type === 'number' || p.type === 'integer' ? 'number' : p.type === 'boolean' ? 'yesno' : 'text',
+    type: p.enum
+      ? 'choice'
+      : p.type === 'number' || p.type === 'integer'
+        ? 'number'
+        : p.type === 'boolean'
+          ? 'yesno'
+          : 'text',
     required: required.includes(name),
     options: p.enum ? p.enum.map(String) : [],
   }));
@@ -34,7 +40,11 @@ export function schemaOf(fields: FormField[]): Record<string, unknown> | undefin
   for (const f of fields) {
     const base: Prop = f.label ? { title: f.label } : {};
     if (f.type === 'choice') properties[f.name] = { ...base, type: 'string', enum: f.options };
-    else properties[f.name] = { ...base, type: f.type === 'yesno' ? 'boolean' : f.type === 'number' ? 'number' : 'string' };
+    else
+      properties[f.name] = {
+        ...base,
+        type: f.type === 'yesno' ? 'boolean' : f.type === 'number' ? 'number' : 'string',
+      };
   }
   const required = fields.filter((f) => f.required).map((f) => f.name);
   return { type: 'object', properties, ...(required.length ? { required } : {}) };

@@ -31,7 +31,8 @@ export function addNode(
   const id = freshId(def, type);
   const from = opts.after ? def.nodes.find((n) => n.id === opts.after) : undefined;
   const below = Math.max(20, ...def.nodes.map((n) => (n.position?.y ?? 0) + 110));
-  const position = opts.position ?? (from?.position ? { x: from.position.x + NODE_W + 70, y: from.position.y } : { x: 20, y: below });
+  const position =
+    opts.position ?? (from?.position ? { x: from.position.x + NODE_W + 70, y: from.position.y } : { x: 20, y: below });
   const node: WfNode = { id, type, ...structuredClone(DEFAULTS[type]), position };
   const wire = from && from.type !== 'end' && type !== 'start';
   return {

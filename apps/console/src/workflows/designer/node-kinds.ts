@@ -12,7 +12,12 @@ export interface NodeKind {
 /** The engine's node types (libs/workflows workflow-definition.ts), as the palette offers them. */
 export const NODE_KINDS: NodeKind[] = [
   { type: 'start', label: 'Start', hint: 'Where a run begins; names the run inputs', accent: '#2b8a3e' },
-  { type: 'agent', label: 'Agent', hint: 'An agent works on a prompt (its hooks and approvals apply)', accent: '#1864ab' },
+  {
+    type: 'agent',
+    label: 'Agent',
+    hint: 'An agent works on a prompt (its hooks and approvals apply)',
+    accent: '#1864ab',
+  },
   { type: 'connector', label: 'Connector', hint: 'One connector action with its arguments', accent: '#5f3dc4' },
   { type: 'human', label: 'Human', hint: 'A person answers a question in a form', accent: '#c92a2a' },
   { type: 'condition', label: 'Condition', hint: 'A CEL expression; its value is the output', accent: '#e67700' },
@@ -26,7 +31,10 @@ export const kindOf = (type: string): NodeKind =>
  * The server's validation messages, attached to the node they are about (`definition.nodes[2] (ask): …`,
  * `node pay: …`, `node "x" is not reachable…`); the rest concern the whole workflow.
  */
-export function problemsByNode(problems: string[], def: WfDefinition): { byNode: Map<string, string[]>; general: string[] } {
+export function problemsByNode(
+  problems: string[],
+  def: WfDefinition,
+): { byNode: Map<string, string[]>; general: string[] } {
   const byNode = new Map<string, string[]>();
   const general: string[] = [];
   for (const p of problems) {

@@ -7,6 +7,9 @@ export function templateSuggestions(def: WfDefinition, upstream: Set<string>): s
   const inputs = Array.isArray(start?.inputs) ? (start.inputs as string[]).map((name) => `inputs.${name}`) : [];
   const outputs = def.nodes
     .filter((n) => upstream.has(n.id) && n.type !== 'start' && n.type !== 'end')
-    .flatMap((n) => [`nodes.${n.id}.output`, ...(n.type === 'human' ? fieldsOf(n.form).map((f) => `nodes.${n.id}.output.${f.name}`) : [])]);
+    .flatMap((n) => [
+      `nodes.${n.id}.output`,
+      ...(n.type === 'human' ? fieldsOf(n.form).map((f) => `nodes.${n.id}.output.${f.name}`) : []),
+    ]);
   return [...inputs, ...outputs];
 }

@@ -18,8 +18,15 @@ export function NodeRunDetails({ node, state }: { node: WfNode; state: NodeState
   const calls = typed.flatMap((e) => (e.event === 'tool_call' ? [e.data] : []));
   const hooks = typed.flatMap((e) => (e.event === 'hook' ? [e.data] : []));
   const pending = typed.flatMap((e) => (e.event === 'confirmation_pending' ? [e.data] : []));
-  const resolved = new Map(typed.flatMap((e) => (e.event === 'confirmation_resolved' ? [[e.data.confirmation_id, e.data] as const] : [])));
-  const given = node.type === 'agent' ? { prompt: node.prompt } : calls.length ? calls.map((c) => ({ tool: c.tool, args: c.args })) : null;
+  const resolved = new Map(
+    typed.flatMap((e) => (e.event === 'confirmation_resolved' ? [[e.data.confirmation_id, e.data] as const] : [])),
+  );
+  const given =
+    node.type === 'agent'
+      ? { prompt: node.prompt }
+      : calls.length
+        ? calls.map((c) => ({ tool: c.tool, args: c.args }))
+        : null;
   return (
     <Paper withBorder p="sm" component="section" aria-label={`Run of node ${node.id}`}>
       <Stack gap="xs">
@@ -38,7 +45,11 @@ export function NodeRunDetails({ node, state }: { node: WfNode; state: NodeState
         <Text fw={600} size="sm">
           Output
         </Text>
-        {state?.output !== undefined ? <JsonBlock value={state.output} label="Output" /> : <Text size="sm">None yet.</Text>}
+        {state?.output !== undefined ? (
+          <JsonBlock value={state.output} label="Output" />
+        ) : (
+          <Text size="sm">None yet.</Text>
+        )}
         <Text fw={600} size="sm">
           Hooks
         </Text>

@@ -12,7 +12,8 @@ export function RunStarter({ workflowId, def }: { workflowId: string; def: WfDef
   const names = Array.isArray(start?.inputs) ? (start.inputs as string[]) : [];
   const [inputs, setInputs] = useState<Record<string, string>>({});
   const run = useMutation({
-    mutationFn: () => data(http.POST('/api/workflows/{id}/runs', { params: { path: { id: workflowId } }, body: { inputs } })),
+    mutationFn: () =>
+      data(http.POST('/api/workflows/{id}/runs', { params: { path: { id: workflowId } }, body: { inputs } })),
     onSuccess: (r) => navigate(`/workflows/${workflowId}/runs/${r.run_id}`),
   });
   return (

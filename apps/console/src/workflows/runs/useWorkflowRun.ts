@@ -38,7 +38,8 @@ export function useWorkflowRun(runId: string) {
       });
     return () => stop.abort();
   }, [runId, refetch]);
-  const status = end?.status ?? (run.data && ENDED.includes(run.data.status) ? run.data.status : (run.data?.status ?? ''));
+  const status =
+    end?.status ?? (run.data && ENDED.includes(run.data.status) ? run.data.status : (run.data?.status ?? ''));
   const anyWaiting = Object.values({ ...run.data?.nodes, ...nodes }).some((s) => s.status === 'waiting');
   return {
     run,

@@ -5,12 +5,16 @@ export class AgentDto {
   @ApiProperty() @IsString() @MinLength(1) @MaxLength(200) name: string;
   @ApiPropertyOptional() @IsOptional() @IsString() instructions?: string;
   @ApiProperty({ type: 'object', additionalProperties: true }) @IsObject() model_config_json: Record<string, unknown>;
-  @ApiPropertyOptional({ description: "Why: kept with the policy version this save makes (when the agent's policy changed)" })
+  @ApiPropertyOptional({
+    description: "Why: kept with the policy version this save makes (when the agent's policy changed)",
+  })
   @IsOptional()
   @IsString()
   @MaxLength(1000)
   comment?: string;
-  @ApiPropertyOptional({ description: "Save even if the agent's policy tests fail on the new policy (the failing cases are recorded)" })
+  @ApiPropertyOptional({
+    description: "Save even if the agent's policy tests fail on the new policy (the failing cases are recorded)",
+  })
   @IsOptional()
   @IsBoolean()
   force?: boolean;
@@ -19,7 +23,9 @@ export class AgentDto {
 /** A config to check without saving it (POST /api/agents/validate). */
 export class AgentValidateDto {
   @ApiProperty({ type: 'object', additionalProperties: true }) @IsObject() model_config_json: Record<string, unknown>;
-  @ApiPropertyOptional({ description: 'The saved agent this config is for (its own id is no delegate; cycles are checked)' })
+  @ApiPropertyOptional({
+    description: 'The saved agent this config is for (its own id is no delegate; cycles are checked)',
+  })
   @IsOptional()
   @IsUUID()
   agent_id?: string;

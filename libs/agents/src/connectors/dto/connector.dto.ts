@@ -8,7 +8,10 @@ export class ConnectorActionDto {
   @ApiProperty() @IsString() method: string;
   @ApiProperty() @IsString() path: string;
   @ApiPropertyOptional() @IsOptional() @IsString() description?: string;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @IsOptional() @IsObject() parameters?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @IsOptional() @IsObject() parameters?: Record<
+    string,
+    unknown
+  >;
   @ApiPropertyOptional() @IsOptional() @IsBoolean() requires_confirmation?: boolean;
   @ApiPropertyOptional() @IsOptional() @IsString() requires_confirmation_when?: string;
   @ApiPropertyOptional() @IsOptional() @IsBoolean() write?: boolean;
@@ -17,10 +20,10 @@ export class ConnectorActionDto {
 export class ConnectorDto {
   @ApiProperty() @IsString() name: string;
   @ApiProperty() @IsString() base_url: string;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } }) @IsOptional() @IsObject() headers?: Record<
-    string,
-    string
-  >;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @IsOptional()
+  @IsObject()
+  headers?: Record<string, string>;
   @ApiProperty({ type: [ConnectorActionDto] })
   @IsArray()
   @IsObject({ each: true })

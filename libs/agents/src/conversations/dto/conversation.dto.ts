@@ -8,7 +8,10 @@ export class ListConversationsQuery {
   @IsUUID('all', { message: 'agent_id must be a UUID' })
   agent_id?: string;
 
-  @ApiPropertyOptional({ enum: ['mine', 'org'], description: "mine (default): the caller's own; org: everyone's in the org (admins only)" })
+  @ApiPropertyOptional({
+    enum: ['mine', 'org'],
+    description: "mine (default): the caller's own; org: everyone's in the org (admins only)",
+  })
   @IsOptional()
   @IsIn(['mine', 'org'], { message: 'scope must be "mine" or "org"' })
   scope?: 'mine' | 'org';

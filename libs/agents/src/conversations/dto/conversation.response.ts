@@ -9,10 +9,14 @@ export class ConversationSummaryResponse {
   @NullableString('the SSO subject of the user') user_sub: string | null;
   @ApiProperty({ description: 'the first message of the conversation' }) title: string;
   @ApiProperty({ description: 'runs (one per message sent)' }) run_count: number;
-  @ApiProperty({ enum: ['running', 'waiting', 'completed', 'failed', 'refused', 'cancelled'], description: 'status of the latest run' })
+  @ApiProperty({
+    enum: ['running', 'waiting', 'completed', 'failed', 'refused', 'cancelled'],
+    description: 'status of the latest run',
+  })
   last_status: string;
   @ApiProperty({ type: String, format: 'date-time' }) created_at: Date;
-  @ApiProperty({ type: String, format: 'date-time', description: 'when the latest run started' }) last_activity_at: Date;
+  @ApiProperty({ type: String, format: 'date-time', description: 'when the latest run started' })
+  last_activity_at: Date;
 }
 
 export class ConversationEventResponse {
@@ -27,7 +31,10 @@ export class ConversationRunResponse {
   @ApiProperty() message: string;
   @NullableString() answer: string | null;
   @ApiProperty({ type: String, format: 'date-time' }) created_at: Date;
-  @ApiProperty({ type: [ConversationEventResponse], description: "every event of the run's stream so far, as a replay would send them" })
+  @ApiProperty({
+    type: [ConversationEventResponse],
+    description: "every event of the run's stream so far, as a replay would send them",
+  })
   events: ConversationEventResponse[];
 }
 
@@ -37,6 +44,8 @@ export class ConversationResponse {
   @NullableString() agent_name: string | null;
   @ApiProperty() user_id: string;
   @ApiProperty({ type: String, format: 'date-time' }) created_at: Date;
-  @ApiProperty({ description: 'true when the caller may send the next message (only its owner may)' }) can_continue: boolean;
-  @ApiProperty({ type: [ConversationRunResponse], description: 'top-level runs, oldest first' }) runs: ConversationRunResponse[];
+  @ApiProperty({ description: 'true when the caller may send the next message (only its owner may)' })
+  can_continue: boolean;
+  @ApiProperty({ type: [ConversationRunResponse], description: 'top-level runs, oldest first' })
+  runs: ConversationRunResponse[];
 }

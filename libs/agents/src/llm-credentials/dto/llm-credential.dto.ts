@@ -27,7 +27,10 @@ export class CreateLlmCredentialDto {
 
 /** A PUT replaces name and origin; the key left out stays, unless the origin changes (then it must be given again). */
 export class UpdateLlmCredentialDto extends OmitType(CreateLlmCredentialDto, ['api_key'] as const) {
-  @ApiPropertyOptional({ description: 'A new key; required when origin changes. Write-only: never returned', writeOnly: true })
+  @ApiPropertyOptional({
+    description: 'A new key; required when origin changes. Write-only: never returned',
+    writeOnly: true,
+  })
   @IsOptional()
   @IsString()
   @IsNotEmpty({ message: 'api_key must not be empty' })

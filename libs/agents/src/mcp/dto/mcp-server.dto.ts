@@ -22,7 +22,8 @@ export class McpServerDto {
     type: 'object',
     additionalProperties: true,
     example: { pay: { requires_confirmation_when: 'args.amount > 50000' } },
-    description: 'Per tool (its name on the server): requires_confirmation, requires_confirmation_when (CEL over args), write',
+    description:
+      'Per tool (its name on the server): requires_confirmation, requires_confirmation_when (CEL over args), write',
   })
   @IsOptional()
   @IsObject()

@@ -13,7 +13,12 @@ const CASE_EXAMPLE = {
 
 /** PUT …/tests: the subject's test cases, replaced as a whole. */
 export class PolicyTestsDto {
-  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: CASES_DOC, example: [CASE_EXAMPLE] })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: CASES_DOC,
+    example: [CASE_EXAMPLE],
+  })
   @IsArray()
   cases: unknown[];
 }
@@ -49,7 +54,10 @@ export class PolicyTestRunDto {
 export class PolicyTestExpectResponse {
   @ApiProperty({ enum: ['allow', 'ask', 'deny'] }) decision: string;
   @ApiPropertyOptional() approvals?: number;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true }) rewrite?: Record<string, unknown> | null;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true }) rewrite?: Record<
+    string,
+    unknown
+  > | null;
 }
 
 export class PolicyTestCaseResponse {
@@ -74,7 +82,12 @@ export class PolicyTestActualResponse {
   @ApiProperty({ type: Number, nullable: true }) tier: number | null;
   @ApiProperty({ type: String, nullable: true }) blocked_by: string | null;
   @ApiProperty({ type: String, nullable: true }) reason: string | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'The args as rewritten; null: not rewritten' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'The args as rewritten; null: not rewritten',
+  })
   rewrite: Record<string, unknown> | null;
 }
 
@@ -84,7 +97,8 @@ export class PolicyTestResultResponse {
   @ApiProperty({ type: [String], example: ['decision: expected deny, got allow'] }) failures: string[];
   @ApiProperty({ type: PolicyTestExpectResponse }) expected: PolicyTestExpectResponse;
   @ApiProperty({ type: PolicyTestActualResponse }) actual: PolicyTestActualResponse;
-  @ApiProperty({ type: [String], description: 'Command/HTTP hooks not run (their verdict is unknown)' }) skipped: string[];
+  @ApiProperty({ type: [String], description: 'Command/HTTP hooks not run (their verdict is unknown)' })
+  skipped: string[];
 }
 
 export class PolicyTestRunResponse {

@@ -7,13 +7,17 @@ export class ReplayDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    description: "The candidate: the agent's policy fragment (with `agent`) or the org hooks. Exactly one of config or version.",
+    description:
+      "The candidate: the agent's policy fragment (with `agent`) or the org hooks. Exactly one of config or version.",
   })
   @IsOptional()
   @IsObject()
   config?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ minimum: 1, description: "A version of the agent's policy (with `agent`) or of the org hooks" })
+  @ApiPropertyOptional({
+    minimum: 1,
+    description: "A version of the agent's policy (with `agent`) or of the org hooks",
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -30,13 +34,17 @@ export class ReplayDto {
   @MaxLength(64)
   to: string;
 
-  @ApiPropertyOptional({ description: "Replay this agent's calls under a candidate of its policy (default: the org hooks, every call)" })
+  @ApiPropertyOptional({
+    description: "Replay this agent's calls under a candidate of its policy (default: the org hooks, every call)",
+  })
   @IsOptional()
   @IsString()
   @MaxLength(64)
   agent?: string;
 
-  @ApiPropertyOptional({ description: 'Run command and HTTP hooks of the candidate (through the egress policy); default false' })
+  @ApiPropertyOptional({
+    description: 'Run command and HTTP hooks of the candidate (through the egress policy); default false',
+  })
   @IsOptional()
   @IsBoolean()
   allow_external_hooks?: boolean;
@@ -56,7 +64,8 @@ export class ReplayChangeResponse {
   @ApiProperty() tool: string;
   @ApiProperty({ type: 'object', additionalProperties: true }) args: Record<string, unknown>;
   @ApiProperty() at: string;
-  @ApiProperty({ type: ReplayDecisionResponse, description: 'What the live policy decided' }) old: ReplayDecisionResponse;
+  @ApiProperty({ type: ReplayDecisionResponse, description: 'What the live policy decided' })
+  old: ReplayDecisionResponse;
   @ApiProperty({ type: ReplayDecisionResponse, description: 'What the candidate decides' }) new: ReplayDecisionResponse;
   @ApiProperty({ type: [String] }) differences: string[];
   @ApiProperty({ type: [String] }) skipped: string[];
@@ -73,7 +82,8 @@ export class ReplaySummaryResponse {
   @ApiProperty() no_longer_asked: number;
   @ApiProperty() changed_rewrites: number;
   @ApiProperty() incomplete: number;
-  @ApiProperty({ example: 'this change would have required 37 more approvals, blocked 2 calls, changed 0 rewrites' }) text: string;
+  @ApiProperty({ example: 'this change would have required 37 more approvals, blocked 2 calls, changed 0 rewrites' })
+  text: string;
 }
 
 export class ReplayResponse {
@@ -81,7 +91,10 @@ export class ReplayResponse {
   @ApiProperty() to: string;
   @ApiProperty({ type: String, nullable: true }) agent: string | null;
   @ApiProperty({ type: ReplaySummaryResponse }) summary: ReplaySummaryResponse;
-  @ApiProperty({ type: [ReplayChangeResponse], description: 'The calls decided differently, oldest first (at most 10 000)' })
+  @ApiProperty({
+    type: [ReplayChangeResponse],
+    description: 'The calls decided differently, oldest first (at most 10 000)',
+  })
   changes: ReplayChangeResponse[];
   @ApiProperty() truncated: boolean;
 }

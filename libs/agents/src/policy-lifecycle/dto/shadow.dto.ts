@@ -29,7 +29,9 @@ export class ShadowPromoteDto {
   @MaxLength(1000)
   comment?: string;
 
-  @ApiPropertyOptional({ description: 'Promote even if the policy tests fail on the shadow (the failing cases are recorded)' })
+  @ApiPropertyOptional({
+    description: 'Promote even if the policy tests fail on the shadow (the failing cases are recorded)',
+  })
   @IsOptional()
   @IsBoolean()
   force?: boolean;
@@ -38,7 +40,8 @@ export class ShadowPromoteDto {
 export class ShadowResponse {
   @ApiProperty() id: string;
   @ApiProperty(CONFIG) config: Record<string, unknown>;
-  @ApiProperty({ type: Number, nullable: true, description: 'The live version when the shadow was deployed' }) live_version: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'The live version when the shadow was deployed' })
+  live_version: number | null;
   @ApiProperty({ type: String, nullable: true }) comment: string | null;
   @ApiProperty({ type: String, nullable: true }) deployed_by: string | null;
   @ApiProperty() deployed_at: string;
@@ -49,7 +52,8 @@ export class DecisionSideResponse {
   @ApiProperty({ description: 'Distinct approvals required (0 unless ask)' }) approvals: number;
   @ApiProperty({ type: String, nullable: true }) blocked_by: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) reason?: string | null;
-  @ApiProperty({ description: 'Digest of the tool and args as the chain left them (what would be sent)' }) args_digest: string;
+  @ApiProperty({ description: 'Digest of the tool and args as the chain left them (what would be sent)' })
+  args_digest: string;
 }
 
 export class ShadowCallResponse {
@@ -59,7 +63,11 @@ export class ShadowCallResponse {
   @ApiProperty({ type: String, nullable: true }) agent_id: string | null;
   @ApiProperty({ type: String, nullable: true }) user_id: string | null;
   @ApiProperty() tool: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: "The model's args, as the policy decided on them" })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: "The model's args, as the policy decided on them",
+  })
   args: Record<string, unknown>;
   @ApiProperty() at: string;
   @ApiProperty({ type: DecisionSideResponse }) live: DecisionSideResponse;
@@ -69,7 +77,10 @@ export class ShadowCallResponse {
     description: 'would_block, would_unblock, would_ask, would_not_ask, approvals_changed, rewrite_changed',
   })
   differences: string[];
-  @ApiProperty({ type: [String], description: 'Command/HTTP hooks of the shadow that were not run (their verdict is unknown)' })
+  @ApiProperty({
+    type: [String],
+    description: 'Command/HTTP hooks of the shadow that were not run (their verdict is unknown)',
+  })
   skipped: string[];
 }
 
@@ -78,7 +89,11 @@ export class ShadowReportResponse {
   @ApiProperty({ description: 'Live calls the shadow decided too' }) calls_seen: number;
   @ApiProperty({ description: 'Calls it would have decided differently' }) differing: number;
   @ApiProperty({ description: 'Calls where a command/HTTP hook of the shadow was not run' }) incomplete: number;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'number' }, description: 'Differing calls per kind of difference' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    description: 'Differing calls per kind of difference',
+  })
   counts: Record<string, number>;
   @ApiProperty({ type: [ShadowCallResponse], description: 'The differing calls, oldest first (at most 1000)' })
   calls: ShadowCallResponse[];

@@ -28,17 +28,20 @@ const DECISIONS: readonly ExpectedDecision[] = ['allow', 'ask', 'deny'];
 const CASE_KEYS = ['name', 'tool', 'args', 'user', 'roles', 'agent', 'expect'];
 const EXPECT_KEYS = ['decision', 'approvals', 'rewrite'];
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isName = (v: unknown, max: number): v is string => typeof v === 'string' && v.trim().length > 0 && v.length <= max;
+const isName = (v: unknown, max: number): v is string =>
+  typeof v === 'string' && v.trim().length > 0 && v.length <= max;
 
 /** `raw` as test cases, or every problem, each named by its path (`cases[2].expect.decision: …`). */
 export function parseCases(raw: unknown): { cases: PolicyTestCase[]; problems: string[] } {
   if (!Array.isArray(raw)) return { cases: [], problems: ['cases: must be an array of test cases'] };
-  if (raw.length > MAX_CASES) return { cases: [], problems: [`cases: at most ${MAX_CASES} test cases (got ${raw.length})`] };
+  if (raw.length > MAX_CASES)
+    return { cases: [], problems: [`cases: at most ${MAX_CASES} test cases (got ${raw.length})`] };
   const problems = raw.flatMap((c, i) => caseProblems(c, `cases[${i}]`));
   const seen = new Set<string>();
   raw.forEach((c: unknown, i) => {
     if (!isObject(c) || typeof c.name !== 'string') return;
-    if (seen.has(c.name)) problems.push(`cases[${i}].name: "${c.name}" is used by an earlier case (names must be unique)`);
+    if (seen.has(c.name))
+      problems.push(`cases[${i}].name: "${c.name}" is used by an earlier case (names must be unique)`);
     seen.add(c.name);
   });
   return problems.length ? { cases: [], problems } : { cases: raw as PolicyTestCase[], problems: [] };

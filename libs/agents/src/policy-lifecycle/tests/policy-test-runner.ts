@@ -39,7 +39,9 @@ export class PolicyTestRunner {
   /** 400 naming each case whose tool the org does not have. */
   async checkTools(orgId: string, cases: PolicyTestCase[]): Promise<void> {
     const tools = await this.evaluator.toolsOf(orgId);
-    const problems = cases.flatMap((c, i) => (tools.has(c.tool) ? [] : [`cases[${i}].tool: unknown tool "${c.tool}" (case "${c.name}")`]));
+    const problems = cases.flatMap((c, i) =>
+      tools.has(c.tool) ? [] : [`cases[${i}].tool: unknown tool "${c.tool}" (case "${c.name}")`],
+    );
     if (problems.length) throw new BadInputError(`the test cases name unknown tools: ${problems.join('; ')}`, problems);
   }
 
@@ -93,12 +95,17 @@ const asExpected = (d: Decision): ExpectedDecision => (d.decision === 'block' ? 
 
 function failuresOf(expected: PolicyTestCase['expect'], actual: PolicyTestResult['actual']): string[] {
   const out: string[] = [];
-  if (expected.decision !== actual.decision) out.push(`decision: expected ${expected.decision}, got ${actual.decision}`);
+  if (expected.decision !== actual.decision)
+    out.push(`decision: expected ${expected.decision}, got ${actual.decision}`);
   if (expected.approvals !== undefined && actual.decision === 'ask' && expected.approvals !== actual.approvals) {
     out.push(`approvals: expected ${expected.approvals}, got ${actual.approvals}`);
   }
-  if (expected.rewrite === null && actual.rewrite !== null) out.push(`rewrite: expected none, got ${canonicalJson(actual.rewrite)}`);
-  if (expected.rewrite && (actual.rewrite === null || canonicalJson(expected.rewrite) !== canonicalJson(actual.rewrite))) {
+  if (expected.rewrite === null && actual.rewrite !== null)
+    out.push(`rewrite: expected none, got ${canonicalJson(actual.rewrite)}`);
+  if (
+    expected.rewrite &&
+    (actual.rewrite === null || canonicalJson(expected.rewrite) !== canonicalJson(actual.rewrite))
+  ) {
     const got = actual.rewrite ? canonicalJson(actual.rewrite) : 'none';
     out.push(`rewrite: expected ${canonicalJson(expected.rewrite)}, got ${got}`);
   }

@@ -3,7 +3,12 @@ import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Roles, type Principal } from '@warden/auth';
 import type { PolicySubject } from '@warden/hooks';
 import { agentPolicy } from '../../agents/agent-policy.js';
-import { PolicyTestRunDto, PolicyTestRunResponse, PolicyTestsDto, PolicyTestsResponse } from '../dto/policy-tests.dto.js';
+import {
+  PolicyTestRunDto,
+  PolicyTestRunResponse,
+  PolicyTestsDto,
+  PolicyTestsResponse,
+} from '../dto/policy-tests.dto.js';
 import { PolicyTestsService } from './policy-tests.service.js';
 
 const orgHooks = (p: Principal): PolicySubject => ({ orgId: p.orgId, type: 'org_hooks', id: p.orgId });

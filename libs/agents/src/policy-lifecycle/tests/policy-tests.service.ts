@@ -66,7 +66,8 @@ export class PolicyTestsService {
   /** Runs the cases (the request's, else the stored ones) against the candidate; per case pass/fail and what it got. */
   async run(s: PolicySubject, body: PolicyTestRequest) {
     await this.subjectExists(s);
-    if (body.config !== undefined && body.version !== undefined) throw new BadInputError('give at most one of config or version');
+    if (body.config !== undefined && body.version !== undefined)
+      throw new BadInputError('give at most one of config or version');
     const cases = body.cases === undefined ? (await this.store.get(s)).cases : await this.parsed(s, body.cases);
     const candidate = await this.candidate(s, body);
     const results = await this.runner.run(s, cases, candidate);
@@ -85,7 +86,8 @@ export class PolicyTestsService {
     const { cases } = await this.store.get(s);
     if (cases.length === 0) return [];
     const latest = await this.versions.latest(s);
-    if (latest !== null && canonicalJson((await this.versions.get(s, latest)).config) === canonicalJson(config)) return [];
+    if (latest !== null && canonicalJson((await this.versions.get(s, latest)).config) === canonicalJson(config))
+      return [];
     const failing = (await this.runner.run(s, cases, { type: s.type, config })).filter((r) => !r.pass);
     if (failing.length === 0 || force) return failing.map((r) => r.name);
     const named = failing.map((r) => `"${r.name}" (${r.failures.join('; ')})`);
@@ -107,7 +109,8 @@ export class PolicyTestsService {
     if (body.version !== undefined) {
       config = (
         await this.versions.get(s, body.version).catch((err: unknown) => {
-          if (err instanceof NotFoundError) throw new BadInputError(`version ${body.version} is not a version of ${label(s)}`);
+          if (err instanceof NotFoundError)
+            throw new BadInputError(`version ${body.version} is not a version of ${label(s)}`);
           throw err;
         })
       ).config;

@@ -2,7 +2,11 @@ import { ApiProperty } from '@nestjs/swagger';
 import { NullableString } from '@warden/common';
 
 export class RunPolicyVersionsResponse {
-  @ApiProperty({ type: Number, nullable: true, description: "The agent's policy version (GET /api/agents/:id/versions/:n)" })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: "The agent's policy version (GET /api/agents/:id/versions/:n)",
+  })
   agent: number | null;
   @ApiProperty({ type: Number, nullable: true, description: "The org hooks' version (GET /api/org/hooks/versions/:n)" })
   org_hooks: number | null;
@@ -12,7 +16,8 @@ export class RunTokenUsageResponse {
   @ApiProperty({ description: 'Prompt tokens of every model call that reported its usage' }) prompt_tokens: number;
   @ApiProperty({ description: 'Completion tokens of those calls' }) completion_tokens: number;
   @ApiProperty({ description: 'Their total, as the model server counted it' }) total_tokens: number;
-  @ApiProperty({ description: 'How many model calls reported usage (a model server may report none)' }) reported_calls: number;
+  @ApiProperty({ description: 'How many model calls reported usage (a model server may report none)' })
+  reported_calls: number;
 }
 
 export class RunResponse {

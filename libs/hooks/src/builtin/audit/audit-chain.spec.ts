@@ -103,41 +103,66 @@ describe('audit hash chain: two instances, one database', () => {
       last_seq: 2 * PER_INSTANCE,
       first_broken: null,
     });
-    expect(await verifier.verify(otherOrg)).toMatchObject({ valid: true, rows: 2 * (PER_INSTANCE / 50), first_broken: null });
+    expect(await verifier.verify(otherOrg)).toMatchObject({
+      valid: true,
+      rows: 2 * (PER_INSTANCE / 50),
+      first_broken: null,
+    });
   });
 
   it('the anchor logs each grown chain head: the hash verification ends on', async () => {
     const heads = await new AuditAnchor(instances[1], { auditAnchorIntervalS: 0 } as AppConfig).anchor();
     const { last_hash } = await verify();
-    expect(heads.find((h) => h.org_id === org)).toEqual({ org_id: org, seq: String(2 * PER_INSTANCE), hash: last_hash });
+    expect(heads.find((h) => h.org_id === org)).toEqual({
+      org_id: org,
+      seq: String(2 * PER_INSTANCE),
+      hash: last_hash,
+    });
   });
 
   it('an event edited with SQL fails verification at that event; restored, the chain verifies again', async () => {
-    const [target] = await q(`SELECT seq::text AS id, payload FROM audit_events WHERE org_id = $1 AND seq = 4321`, [org]);
-    await q(`UPDATE audit_events SET payload = jsonb_set(payload, '{tool}', '"oa__purchase_refund"') WHERE org_id = $1 AND seq = 4321`, [
+    const [target] = await q(`SELECT seq::text AS id, payload FROM audit_events WHERE org_id = $1 AND seq = 4321`, [
       org,
     ]);
+    await q(
+      `UPDATE audit_events SET payload = jsonb_set(payload, '{tool}', '"oa__purchase_refund"') WHERE org_id = $1 AND seq = 4321`,
+      [org],
+    );
     const result = await verify();
-    expect(result).toMatchObject({ valid: false, first_broken: { seq: 4321, id: target.id, reason: expect.stringContaining('edited') } });
+    expect(result).toMatchObject({
+      valid: false,
+      first_broken: { seq: 4321, id: target.id, reason: expect.stringContaining('edited') },
+    });
     expect(result.rows).toBe(4321);
-    await q(`UPDATE audit_events SET payload = $2 WHERE org_id = $1 AND seq = 4321`, [org, JSON.stringify(target.payload)]);
+    await q(`UPDATE audit_events SET payload = $2 WHERE org_id = $1 AND seq = 4321`, [
+      org,
+      JSON.stringify(target.payload),
+    ]);
     expect((await verify()).valid).toBe(true);
   });
 
   it('a connector_call_logs row changed with SQL fails verification at the event that audited it', async () => {
-    const [ev] = await q(`SELECT seq::int AS seq, payload->>'log_id' AS log_id FROM audit_events WHERE org_id = $1 AND seq = 777`, [org]);
+    const [ev] = await q(
+      `SELECT seq::int AS seq, payload->>'log_id' AS log_id FROM audit_events WHERE org_id = $1 AND seq = 777`,
+      [org],
+    );
     const [before] = await q(`SELECT success, status FROM connector_call_logs WHERE id = $1`, [ev.log_id]);
     await q(`UPDATE connector_call_logs SET success = NOT success, status = 201 WHERE id = $1`, [ev.log_id]);
     expect(await verify()).toMatchObject({
       valid: false,
       first_broken: { seq: 777, reason: `connector_call_logs row ${ev.log_id} was changed after it was audited` },
     });
-    await q(`UPDATE connector_call_logs SET success = $2, status = $3 WHERE id = $1`, [ev.log_id, before.success, before.status]);
+    await q(`UPDATE connector_call_logs SET success = $2, status = $3 WHERE id = $1`, [
+      ev.log_id,
+      before.success,
+      before.status,
+    ]);
     expect((await verify()).valid).toBe(true);
   });
 
   it('a deleted event shows as a gap; a deleted last event as a head the trail no longer reaches', async () => {
-    const take = async (seq: number) => (await q(`DELETE FROM audit_events WHERE org_id = $1 AND seq = $2 RETURNING *`, [org, seq]))[0][0];
+    const take = async (seq: number) =>
+      (await q(`DELETE FROM audit_events WHERE org_id = $1 AND seq = $2 RETURNING *`, [org, seq]))[0][0];
     const put = (r: Record<string, unknown>) =>
       q(
         `INSERT INTO audit_events (org_id, seq, kind, action, entity_type, entity_id, actor, occurred_at, payload, prev_hash, hash, recorded_at)
@@ -182,7 +207,10 @@ describe('audit hash chain: two instances, one database', () => {
     expect(result.first_seq).toBeGreaterThanOrEqual(5990);
     expect(result.last_seq).toBeLessThan(8000);
     await q(`UPDATE audit_events SET actor = 'mallory' WHERE org_id = $1 AND seq = 7000`, [org]);
-    expect(await verify({ from: mid.recorded_at, to: end.recorded_at })).toMatchObject({ valid: false, first_broken: { seq: 7000 } });
+    expect(await verify({ from: mid.recorded_at, to: end.recorded_at })).toMatchObject({
+      valid: false,
+      first_broken: { seq: 7000 },
+    });
     expect((await verify({ from: end.recorded_at })).valid).toBe(true);
   });
 });

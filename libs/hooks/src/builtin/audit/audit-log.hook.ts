@@ -25,7 +25,11 @@ export const AUDIT_LOG_HOOK = 'audit_log';
   configSchema: {
     type: 'object',
     properties: {
-      store_args: { type: 'boolean', default: false, description: 'Also store the call args (default: only their SHA-256 digest)' },
+      store_args: {
+        type: 'boolean',
+        default: false,
+        description: 'Also store the call args (default: only their SHA-256 digest)',
+      },
     },
     additionalProperties: false,
   },
@@ -55,7 +59,11 @@ export class AuditLogHook extends PostToolUseHook<AuditLogConfig> {
     return backpressure ? backpressure.then(() => result) : result;
   }
 
-  async onBlocked(ctx: HookContext, blocked: { blockedBy: string; error: string }, config: AuditLogConfig): Promise<void> {
+  async onBlocked(
+    ctx: HookContext,
+    blocked: { blockedBy: string; error: string },
+    config: AuditLogConfig,
+  ): Promise<void> {
     if (ctx.metadata.dryRun || !ctx.metadata.connector) return;
     await this.writer.record(
       this.row(ctx, config, {

@@ -49,7 +49,17 @@ export class AuditTrailController {
   @Get('events/export')
   @ApiProduces('application/x-ndjson', 'text/csv')
   @ApiOkResponse({ description: 'JSON Lines or CSV, one audit event per line', schema: { type: 'string' } })
-  async export(@CurrentPrincipal() p: Principal, @Query() q: ListAuditEventsQuery, @Res() res: Response): Promise<void> {
-    await sendExport(res, q.format ?? 'jsonl', 'audit-events', AUDIT_EVENT_COLUMNS, this.events.pages(filters(p.orgId, q, q.kind)));
+  async export(
+    @CurrentPrincipal() p: Principal,
+    @Query() q: ListAuditEventsQuery,
+    @Res() res: Response,
+  ): Promise<void> {
+    await sendExport(
+      res,
+      q.format ?? 'jsonl',
+      'audit-events',
+      AUDIT_EVENT_COLUMNS,
+      this.events.pages(filters(p.orgId, q, q.kind)),
+    );
   }
 }

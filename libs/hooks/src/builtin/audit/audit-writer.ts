@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Optional,
+  type BeforeApplicationShutdown,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { appendAuditEvents, AuditTrail, isUuid, Metrics } from '@warden/common';
 import { connectorCallEvent, logRowsInOrder } from './connector-call-event.js';
@@ -46,7 +53,9 @@ export class AuditWriter implements BeforeApplicationShutdown, OnApplicationShut
     @Optional() private readonly trail?: AuditTrail,
   ) {
     this.options = { ...DEFAULTS, ...options };
-    metrics?.gauge('warden_audit_queue_depth', 'Audit rows recorded but not yet written', () => Promise.resolve(this.buffer.length));
+    metrics?.gauge('warden_audit_queue_depth', 'Audit rows recorded but not yet written', () =>
+      Promise.resolve(this.buffer.length),
+    );
   }
 
   private get isFlushing(): boolean {
@@ -178,6 +187,7 @@ export class AuditWriter implements BeforeApplicationShutdown, OnApplicationShut
 
 /** SQLSTATE classes 22 (data exception) and 23 (integrity violation): retrying the same rows cannot succeed. */
 function isDataError(err: unknown): boolean {
-  const code = (err as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code ?? (err as { code?: unknown }).code;
+  const code =
+    (err as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code ?? (err as { code?: unknown }).code;
   return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
 }

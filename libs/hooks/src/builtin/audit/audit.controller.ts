@@ -65,9 +65,14 @@ export class AuditController {
     type: [ConnectorCallResponse],
     headers: { 'x-next-cursor': { description: 'cursor of the next page (absent on the last)' } },
   })
-  async connectorCalls(@CurrentPrincipal() p: Principal, @Query() q: ListConnectorCallsQuery, @Res() res: Response): Promise<void> {
+  async connectorCalls(
+    @CurrentPrincipal() p: Principal,
+    @Query() q: ListConnectorCallsQuery,
+    @Res() res: Response,
+  ): Promise<void> {
     const format = q.format ?? (res.req.headers.accept?.includes('text/csv') ? 'csv' : undefined);
-    if (format) return sendExport(res, format, 'connector-calls', CONNECTOR_CALL_COLUMNS, this.calls.pages(filters(p.orgId, q)));
+    if (format)
+      return sendExport(res, format, 'connector-calls', CONNECTOR_CALL_COLUMNS, this.calls.pages(filters(p.orgId, q)));
     const page = await this.calls.page(filters(p.orgId, q), q.limit ?? 100, q.cursor);
     if (page.next_cursor) res.setHeader('x-next-cursor', page.next_cursor);
     res.json(page.items satisfies Array<Partial<ConnectorCallResponse>>);
@@ -76,8 +81,21 @@ export class AuditController {
   /** The whole filtered log, oldest first, as CSV (default) or JSON Lines, streamed with constant memory. */
   @Get('connector-calls/export')
   @ApiProduces('text/csv', 'application/x-ndjson')
-  @ApiOkResponse({ description: 'CSV (header line first) or JSON Lines, one connector call per line', schema: { type: 'string' } })
-  async exportConnectorCalls(@CurrentPrincipal() p: Principal, @Query() q: ExportFormatQuery, @Res() res: Response): Promise<void> {
-    await sendExport(res, q.format ?? 'csv', 'connector-calls', CONNECTOR_CALL_COLUMNS, this.calls.pages(filters(p.orgId, q)));
+  @ApiOkResponse({
+    description: 'CSV (header line first) or JSON Lines, one connector call per line',
+    schema: { type: 'string' },
+  })
+  async exportConnectorCalls(
+    @CurrentPrincipal() p: Principal,
+    @Query() q: ExportFormatQuery,
+    @Res() res: Response,
+  ): Promise<void> {
+    await sendExport(
+      res,
+      q.format ?? 'csv',
+      'connector-calls',
+      CONNECTOR_CALL_COLUMNS,
+      this.calls.pages(filters(p.orgId, q)),
+    );
   }
 }

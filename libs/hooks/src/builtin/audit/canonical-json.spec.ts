@@ -3,7 +3,9 @@ import { argsDigest, canonicalJson } from './canonical-json.js';
 
 describe('canonical JSON and the args digest', () => {
   it('sorts object keys at every level and keeps array order', () => {
-    expect(canonicalJson({ b: 1, a: { d: [2, { f: 1, e: 0 }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"e":0,"f":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [2, { f: 1, e: 0 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[2,{"e":0,"f":1}]},"b":1}',
+    );
   });
 
   it('gives the same digest for the same args written in another key order, and another for other args', () => {

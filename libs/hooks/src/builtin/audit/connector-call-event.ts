@@ -54,7 +54,8 @@ export function connectorCallEvent(r: AuditRow, log: WrittenLogRow | null): Audi
 
 /** Each recorded row's log row, matched by run, call and blocked-ness (rows without them: in the order written). */
 export function logRowsInOrder(rows: AuditRow[], written: WrittenLogRow[]): Array<WrittenLogRow | null> {
-  const key = (runId: string | null, callId: string | null, blocked: boolean) => `${runId}\u0000${callId}\u0000${blocked}`;
+  const key = (runId: string | null, callId: string | null, blocked: boolean) =>
+    `${runId}\u0000${callId}\u0000${blocked}`;
   const byKey = new Map<string, WrittenLogRow[]>();
   for (const w of written) {
     const k = key(w.run_id, w.call_id, w.blocked);
@@ -82,7 +83,8 @@ export function connectorCallLogCheck(dataSource: DataSource): AuditSourceCheck 
       if (typeof logId !== 'string') continue;
       const digest = digests.get(logId);
       if (digest === undefined) broken.set(e.id, `connector_call_logs row ${logId} was deleted`);
-      else if (digest !== e.payload.row_sha256) broken.set(e.id, `connector_call_logs row ${logId} was changed after it was audited`);
+      else if (digest !== e.payload.row_sha256)
+        broken.set(e.id, `connector_call_logs row ${logId} was changed after it was audited`);
     }
     return broken;
   };

@@ -64,7 +64,11 @@ export class ConnectorCallQuery {
   constructor(private readonly dataSource: DataSource) {}
 
   /** One page, newest first; `next_cursor` is null on the last page. */
-  async page(f: ConnectorCallFilters, limit: number, cursor?: string): Promise<{ items: ConnectorCallRow[]; next_cursor: string | null }> {
+  async page(
+    f: ConnectorCallFilters,
+    limit: number,
+    cursor?: string,
+  ): Promise<{ items: ConnectorCallRow[]; next_cursor: string | null }> {
     const { where, params } = this.where(f);
     if (cursor) {
       const c = decodeCursor(cursor);
@@ -77,7 +81,10 @@ export class ConnectorCallQuery {
     );
     const items = rows.slice(0, limit);
     const last = items.at(-1);
-    return { items: items.map(strip), next_cursor: rows.length > limit && last ? encodeCursor(last.sort_ts, last.id) : null };
+    return {
+      items: items.map(strip),
+      next_cursor: rows.length > limit && last ? encodeCursor(last.sort_ts, last.id) : null,
+    };
   }
 
   /** Every matching row, oldest first, a page at a time: what an export streams. */

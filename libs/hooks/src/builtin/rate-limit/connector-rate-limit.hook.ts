@@ -33,7 +33,10 @@ const isPositiveInt = (v: unknown): v is number => Number.isInteger(v) && (v as 
     properties: {
       points: { type: 'integer', minimum: 1, description: 'Calls allowed per window, per connector per user' },
       duration_s: { type: 'integer', minimum: 1, description: 'Window length in seconds' },
-      actions: { type: 'object', description: 'Per-action overrides: { "<action>": { "points": n, "duration_s": s } }' },
+      actions: {
+        type: 'object',
+        description: 'Per-action overrides: { "<action>": { "points": n, "duration_s": s } }',
+      },
     },
     required: ['points', 'duration_s'],
     additionalProperties: false,
@@ -105,7 +108,9 @@ function checkedLimits(config: ConnectorRateLimitConfig): { connector: Limit; ac
       !isPositiveInt(o.duration_s) ||
       Object.keys(o).some((k) => k !== 'points' && k !== 'duration_s')
     ) {
-      throw new Error(`connector_rate_limit config actions.${action} must be { "points": integer >= 1, "duration_s": integer >= 1 }`);
+      throw new Error(
+        `connector_rate_limit config actions.${action} must be { "points": integer >= 1, "duration_s": integer >= 1 }`,
+      );
     }
     actions.set(action, { points: o.points, duration_s: o.duration_s });
   }

@@ -22,7 +22,9 @@ const call = (userId: string, connectorId: string): HookContext => ({
   surface: 'chat',
   emit: () => Promise.resolve(),
   signal: new AbortController().signal,
-  metadata: { connector: { id: connectorId, name: 'oa', action: 'purchase_pay', method: 'POST', url: 'http://oa/pay' } },
+  metadata: {
+    connector: { id: connectorId, name: 'oa', action: 'purchase_pay', method: 'POST', url: 'http://oa/pay' },
+  },
 });
 
 describe('connector_rate_limit stores', () => {
@@ -58,7 +60,9 @@ describe('connector_rate_limit stores', () => {
       const [first, second] = [new ConnectorRateLimitHook(a), new ConnectorRateLimitHook(b)];
       expect((await first.execute(call('u1', connector), limit)).allow).not.toBe(false);
       expect((await second.execute(call('u1', connector), limit)).allow).not.toBe(false);
-      expect((await first.execute(call('u1', connector), limit)).error).toMatch(/^rate limit 2 per 60 s for oa reached; retry in \d+ s$/);
+      expect((await first.execute(call('u1', connector), limit)).error).toMatch(
+        /^rate limit 2 per 60 s for oa reached; retry in \d+ s$/,
+      );
       expect((await second.execute(call('u2', connector), limit)).allow).not.toBe(false);
     });
 

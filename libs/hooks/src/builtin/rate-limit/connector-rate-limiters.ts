@@ -2,7 +2,12 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleIn
 import { AppConfig } from '@warden/common';
 import { DATABASE_TARGET, type DatabaseTarget } from '@warden/database';
 import { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRedis,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
 
 export type RateLimitStore = 'postgres' | 'redis' | 'memory';
@@ -96,6 +101,8 @@ export class ConnectorRateLimiters implements OnModuleInit, OnApplicationShutdow
       this.redis.disconnect();
       return;
     }
-    await this.redis.quit().catch((err: unknown) => this.logger.warn(`closing the Redis connection failed: ${(err as Error).message}`));
+    await this.redis
+      .quit()
+      .catch((err: unknown) => this.logger.warn(`closing the Redis connection failed: ${(err as Error).message}`));
   }
 }

@@ -16,7 +16,8 @@ export const SESSION_CONTEXT_HOOK = 'session_context';
 @Hook({
   name: SESSION_CONTEXT_HOOK,
   priority: 50,
-  description: "Adds the current time, the user's name and roles, the org's read-only state and an admin text to the run's first prompt.",
+  description:
+    "Adds the current time, the user's name and roles, the org's read-only state and an admin text to the run's first prompt.",
   configSchema: {
     type: 'object',
     properties: {

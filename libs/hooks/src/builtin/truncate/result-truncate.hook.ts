@@ -24,7 +24,8 @@ export function truncateObservation(text: string, maxChars: number): { text: str
 @Hook({
   name: RESULT_TRUNCATE_HOOK,
   priority: 900,
-  description: 'Cuts tool observations longer than max_chars (default 8000) and marks the cut with the original length.',
+  description:
+    'Cuts tool observations longer than max_chars (default 8000) and marks the cut with the original length.',
   configSchema: {
     type: 'object',
     properties: {
@@ -49,6 +50,9 @@ export class ResultTruncateHook extends PostToolUseHook<ResultTruncateConfig> {
     const text = ctx.toolResult ?? '';
     if (text.length <= max) return {};
     const cut = truncateObservation(text, max);
-    return { modifiedResult: cut.text, sideEffects: [`observation truncated from ${text.length} to ${cut.shown} chars`] };
+    return {
+      modifiedResult: cut.text,
+      sideEffects: [`observation truncated from ${text.length} to ${cut.shown} chars`],
+    };
   }
 }

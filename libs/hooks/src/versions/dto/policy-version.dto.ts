@@ -16,7 +16,9 @@ export class PolicyRollbackDto {
   @MaxLength(1000)
   comment?: string;
 
-  @ApiPropertyOptional({ description: "Save even if the policy's tests fail on it (the failing cases are recorded with the version)" })
+  @ApiPropertyOptional({
+    description: "Save even if the policy's tests fail on it (the failing cases are recorded with the version)",
+  })
   @IsOptional()
   @IsBoolean()
   force?: boolean;
@@ -27,11 +29,13 @@ export class PolicyVersionResponse {
   @ApiProperty() created_at: string;
   @ApiProperty({ type: String, nullable: true }) created_by: string | null;
   @ApiProperty({ type: String, nullable: true }) comment: string | null;
-  @ApiProperty({ type: Number, nullable: true, description: 'Set on a rollback: the version it restored' }) rolled_back_to: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Set on a rollback: the version it restored' })
+  rolled_back_to: number | null;
   @ApiProperty({
     type: [String],
     nullable: true,
-    description: 'Saved with force: true although these policy test cases failed (null when the tests passed or there were none)',
+    description:
+      'Saved with force: true although these policy test cases failed (null when the tests passed or there were none)',
   })
   tests_forced: string[] | null;
   @ApiProperty({ enum: ['live'] }) mode: string;
@@ -58,7 +62,8 @@ export class OrgHooksVersionResponse extends PolicyVersionResponse {
 
 export class PolicyChangeResponse {
   @ApiProperty({ enum: ['add', 'remove', 'replace'] }) op: string;
-  @ApiProperty({ description: 'JSON pointer (RFC 6901) into the config', example: '/hooks/class_hooks/1' }) path: string;
+  @ApiProperty({ description: 'JSON pointer (RFC 6901) into the config', example: '/hooks/class_hooks/1' })
+  path: string;
   @OptionalJsonValue('The value before (absent for add)') before?: unknown;
   @OptionalJsonValue('The value after (absent for remove)') after?: unknown;
 }

@@ -8,7 +8,9 @@ const KINDS = ['connector_call', 'config', 'confirmation', 'identity'] as const;
 const ENTITY_TYPES = [...CONFIG_ENTITY_TYPES, 'run', 'confirmation'] as const;
 
 export class AuditEventFilterQuery extends AuditRangeQuery {
-  @ApiPropertyOptional({ description: 'e.g. agent.updated, channel.deleted, connector_call.blocked, confirmation.approved' })
+  @ApiPropertyOptional({
+    description: 'e.g. agent.updated, channel.deleted, connector_call.blocked, confirmation.approved',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(100)
@@ -31,7 +33,9 @@ export class AuditEventFilterQuery extends AuditRangeQuery {
   @MaxLength(200)
   actor?: string;
 
-  @ApiPropertyOptional({ description: 'Only events about this agent: its calls and approval requests, its config changes' })
+  @ApiPropertyOptional({
+    description: 'Only events about this agent: its calls and approval requests, its config changes',
+  })
   @IsOptional()
   @IsUUID('all', { message: 'agent_id must be a UUID' })
   agent_id?: string;

@@ -7,7 +7,9 @@ export class BrokenLinkResponse {
   @ApiProperty() kind: string;
   @ApiProperty() action: string;
   @ApiProperty() occurred_at: string;
-  @ApiProperty({ description: 'What does not hold: edited event, changed or deleted log row, missing events, broken prev_hash' })
+  @ApiProperty({
+    description: 'What does not hold: edited event, changed or deleted log row, missing events, broken prev_hash',
+  })
   reason: string;
   @ApiProperty() stored_hash: string;
   @NullableString('The hash the stored content gives') expected_hash: string | null;
@@ -18,7 +20,8 @@ export class VerifyResponse {
   @ApiProperty({ description: 'Events checked' }) rows: number;
   @ApiProperty({ type: Number, nullable: true }) first_seq: number | null;
   @ApiProperty({ type: Number, nullable: true }) last_seq: number | null;
-  @NullableString('Hash of the last event checked (anchor it to prove later that nothing before it changed)') last_hash: string | null;
+  @NullableString('Hash of the last event checked (anchor it to prove later that nothing before it changed)')
+  last_hash: string | null;
   @ApiProperty({ type: BrokenLinkResponse, nullable: true }) first_broken: BrokenLinkResponse | null;
 }
 

@@ -22,7 +22,8 @@ export class ConnectorCallResponse {
   @ApiProperty() success: boolean;
   @NullableString() error: string | null;
   @NullableString() blocked_by: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'Who approved the call, under which approval' }) approved_by: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Who approved the call, under which approval' })
+  approved_by: string | null;
   @ApiProperty({ description: "An eval run's call: simulated, never sent" }) simulated: boolean;
   @ApiProperty({
     enum: ['in_flight', 'completed', 'interrupted'],

@@ -1,0 +1,102 @@
+import { GRANTS_OF_APPROVING_VOTES } from './confirmation-votes.store.js';
+import { CONFIRMATION_NOTIFY_CHANNEL, ConfirmationStatus } from './confirmation.types.js';
+import type { NewConfirmation, Settlement } from './confirmation-store.types.js';
+
+// The statements that create and decide a confirmation request, built apart from ConfirmationStore, which runs them:
+// their column lists and parameter orders in one place. Each carries its own pg_notify (delivered at commit).
+
+/** An edit's values in statement order ($n..$n+5): args, digest, editor id and name, tier, approvers. */
+export const editValues = (e: NonNullable<Settlement['edit']>) => [
+  JSON.stringify(e.args),
+  e.argsDigest,
+  e.byUserId,
+  e.byName,
+  e.tier,
+  JSON.stringify(e.approvers),
+];
+
+/** Inserts a request unless its run + call has one (then no row); notifies `requested:<id>`. */
+export const INSERT_SQL = `WITH inserted AS (INSERT INTO confirmation_requests
+         (org_id, agent_id, agent_name, run_id, call_id, tool, args, requested_by, approver_scope, agent_owner_id,
+          forbid_self_approval, channel_id, channel_type, expires_at, approvers, tier, approvals_required, decisive_fields, args_digest,
+          args_schema, ask_reason, remind_at, escalate_at, escalate_to, batch_key, batch_position, policy, policy_version,
+          "trigger", member_message)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, now() + make_interval(secs => $14),
+               $15::jsonb, $16, $17, $18::jsonb, $19, $20::jsonb, $21,
+               now() + make_interval(secs => $22), now() + make_interval(secs => $23), $24::jsonb, $25, $26, $27::jsonb, $28, $29, $30)
+       ON CONFLICT (run_id, call_id) DO NOTHING
+       RETURNING *)
+       SELECT inserted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'requested:' || inserted.id::text) AS notified FROM inserted`;
+
+/** INSERT_SQL's parameters, in order. */
+export function insertParams(input: NewConfirmation): unknown[] {
+  return [
+    input.orgId,
+    input.agentId,
+    input.agentName,
+    input.runId,
+    input.callId,
+    input.tool,
+    JSON.stringify(input.args),
+    input.requestedBy,
+    input.approverScope,
+    input.agentOwnerId,
+    input.forbidSelfApproval,
+    input.channelId,
+    input.channelType,
+    input.timeoutS,
+    JSON.stringify(input.approvers),
+    input.tier,
+    input.approvalsRequired,
+    JSON.stringify(input.decisiveFields),
+    input.argsDigest,
+    input.argsSchema ? JSON.stringify(input.argsSchema) : null,
+    input.askReason ?? null,
+    input.remindAfterS ?? null,
+    input.escalateAfterS ?? null,
+    input.escalateTo ? JSON.stringify(input.escalateTo) : null,
+    input.batch?.key ?? null,
+    input.batch?.position ?? null,
+    JSON.stringify(input.policy),
+    input.policyVersion,
+    input.trigger ?? null,
+    input.memberMessage ?? null,
+  ];
+}
+
+/**
+ * The statement that moves a pending row to its final state (ConfirmationStore.settle): a decision only before the
+ * deadline, an expiry always; an approval carries its grants and, edited, the edit — never one without the other.
+ */
+export function settleStatement(id: string, s: Settlement): { sql: string; params: unknown[] } {
+  const beforeDeadline = s.status === ConfirmationStatus.Expired ? '' : 'AND expires_at > now()';
+  // An edit rebinds the approval to the edited args in the statement that decides it: never one without the other.
+  const edit = s.edit && s.status === ConfirmationStatus.Approved ? s.edit : undefined;
+  const editSet = edit
+    ? `, original_args = COALESCE(original_args, args), args = $8::jsonb, args_digest = $9, edited_by_user_id = $10,
+         edited_by_name = $11, tier = $12, approvers = $13::jsonb`
+    : '';
+  const editParams = edit ? editValues(edit) : [];
+  // An approval carries its grants: the approving votes, each a statement about a digest (docs/authorization.md).
+  const grantsSet = s.status === ConfirmationStatus.Approved ? `, grants = ${GRANTS_OF_APPROVING_VOTES}` : '';
+  const sql = `WITH settled AS (
+         UPDATE confirmation_requests c
+            SET status = $2, responded_at = now(), responded_by_user_id = $3, responded_by_open_id = $4,
+                responded_by_platform = $5, responded_by_name = $6, reason = $7, updated_at = now()${editSet}${grantsSet}
+          WHERE id = $1 AND status = 'pending' ${beforeDeadline}
+          RETURNING *)
+       SELECT settled.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', settled.id::text) AS notified FROM settled`;
+  return {
+    sql,
+    params: [
+      id,
+      s.status,
+      s.respondedByUserId ?? null,
+      s.respondedByOpenId ?? null,
+      s.respondedByPlatform ?? null,
+      s.respondedByName,
+      s.reason ?? null,
+      ...editParams,
+    ],
+  };
+}

@@ -28,11 +28,11 @@ afterAll(() => close?.());
 const pay = (n: number) => ({ name: 'oa__purchase_pay', args: { id: `PO-400${n}`, amount: 70_000 + n } });
 
 /** Waits until the focus is on the approval card of `po` (the focus moves on once a decision is recorded). */
+// A CSS query, not waitForFunction: a string predicate is an eval in the page, which the console's CSP refuses.
 const focusOn = (page: Page, po: string) =>
-  page.waitForFunction(
-    `document.activeElement?.closest('[data-testid="pending-confirmation"]')?.getAttribute('aria-label') === ` +
-      `'Approval request oa__purchase_pay ${po}'`,
-  );
+  page
+    .locator(`[data-testid="pending-confirmation"][aria-label="Approval request oa__purchase_pay ${po}"]:focus-within`)
+    .waitFor();
 
 it('an approver approves, rejects, approves with changes and approves a whole turn with the keyboard only', async () => {
   const token = await apiToken(server.url, ADMIN);

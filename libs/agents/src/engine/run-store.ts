@@ -24,6 +24,7 @@ import {
 import { insertRun, type NewRunFields } from './run-insert.js';
 import { RunLeases } from './run-leases.js';
 import { LeaseLostError } from './run-fence.js';
+import { writeCarryingTurn } from './turn-carry.js';
 import { appendToStreams, fencedWrite, flushDeferred, leaseLost, setStatus, type RunStreams } from './run-streams.js';
 import { isFinal, type ActiveRunStatus, type FinalRunStatus } from './run-transitions.js';
 
@@ -178,34 +179,7 @@ export class RunStore {
     p = new SqlParams(),
   ): Promise<OwnerWriteResult> {
     if (live.turnWrite) await live.turnWrite.catch(() => undefined);
-    const turn = live.turn;
-    if (turn) {
-      live.turn = undefined;
-      // Carried by this write (an event, or the call's execution mark), else written first on its own (redoable).
-      const carried = write.recordsTurn === true || (!write.set && !write.ctes && !write.where);
-      if (!carried) {
-        const q = new SqlParams();
-        const flushed = await this.writeRun(
-          live,
-          [],
-          { set: this.stateSets(q, turn.state), ctes: [turn.record(q)], redoable: true },
-          q,
-        );
-        if (!flushed.held) return flushed;
-      } else {
-        const ctes = write.recordsTurn ? (write.ctes ?? []) : [turn.record(p)];
-        const written = this.writeRun(
-          live,
-          events,
-          { ...write, set: [...this.stateSets(p, turn.state), ...(write.set ?? [])], ctes },
-          p,
-        );
-        live.turnWrite = written;
-        return written.finally(() => {
-          if (live.turnWrite === written) live.turnWrite = undefined;
-        });
-      }
-    }
+    if (live.turn) return writeCarryingTurn(this, live, live.turn, events, write, p);
     const all = [...live.deferred.splice(0), ...events];
     const { full, to } = fencedWrite(live, write, p);
     if (live.ancestors.length === 0) {

@@ -2,20 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { inSpan, traceHeaders, tracingEnabled } from '@warden/common';
 import { SqlParams } from '@warden/database';
 import { randomBytes } from 'node:crypto';
-import { LlmError, type ChatMessage, type LlmRequest, type LlmTurn } from '../llm/llm-provider.js';
+import type { ChatMessage, LlmRequest, LlmTurn } from '../llm/llm-provider.js';
 import type { ModelTurnState, RunState, StartState, ToolTurnState } from '../runs/run.entity.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
-import { AnswerDeltaStream } from './answer-delta-stream.js';
-import { answerStreams, beforeModelCall, stopEnding, stopWith, submitPrompt } from './lifecycle-hooks.js';
+import { stopEnding, stopWith, submitPrompt } from './lifecycle-hooks.js';
+import { completeWithRetry } from './model-call.js';
 import type { LiveRun, StepOutcome } from './live-run.js';
 import { RunStore } from './run-store.js';
 import { ToolCallRunner } from './tool-call-runner.js';
 
-/** A model reply cut off before its end is asked for again this many times in all, with a growing pause. */
-const MODEL_ATTEMPTS = 3;
-const MODEL_RETRY_BASE_MS = 250;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 const newCallId = () => `call_${randomBytes(12).toString('hex')}`;
 
 /**
@@ -205,46 +201,9 @@ export class ReactSteps {
     };
   }
 
-  /**
-   * A model call, asked again (with a growing pause, up to MODEL_ATTEMPTS in all) when its reply was cut off before
-   * its end: nothing of an unfinished turn is used. Each retry is announced with a `model_retry` event.
-   */
-  async completeWithRetry(live: LiveRun, request: LlmRequest): Promise<LlmTurn> {
-    const provider = await beforeModelCall(live, request, this.llm);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.completeStreaming(live, request, provider);
-      } catch (err) {
-        if (!(err instanceof LlmError) || !err.retryable || live.abort.signal.aborted) throw err;
-        if (attempt >= MODEL_ATTEMPTS)
-          throw new LlmError(`the model's reply was incomplete ${attempt} times: ${err.message}`);
-        const delayMs = MODEL_RETRY_BASE_MS * 2 ** (attempt - 1);
-        await live.emit('model_retry', { attempt, message: err.message, retry_in_ms: delayMs });
-        await sleep(delayMs);
-      }
-    }
-  }
-
-  /** A model call whose text reaches the stream as it arrives (`answer_delta` events), all written before it returns. */
-  private async completeStreaming(live: LiveRun, request: LlmRequest, provider = live.provider): Promise<LlmTurn> {
-    const deltas = new AnswerDeltaStream(live.emit, (content) =>
-      live.deferred.push({ type: 'answer_delta', data: { content } }),
-    );
-    try {
-      const model = live.config.model as { provider?: string; model?: string };
-      return await inSpan(
-        'model call',
-        {
-          'warden.run_id': request.runId,
-          'warden.model.provider': model.provider ?? '',
-          'warden.model': model.model ?? '',
-          'warden.turn': request.turn,
-        },
-        () => provider.complete({ ...request, onContent: answerStreams(live) ? deltas.push : undefined }),
-      );
-    } finally {
-      await deltas.close();
-    }
+  /** A model call through the run's PreModelCall hooks, asked again when its reply was cut off (model-call.ts). */
+  completeWithRetry(live: LiveRun, request: LlmRequest): Promise<LlmTurn> {
+    return completeWithRetry(live, request, this.llm);
   }
 }
 

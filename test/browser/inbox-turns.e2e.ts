@@ -17,6 +17,7 @@ const ADMIN = { sub: 'demo-admin', org: 'demo', roles: ['admin'] };
 beforeAll(async () => {
   ({ server, browser, close } = await startConsole());
   [member, approver] = await Promise.all([newPerson(browser, server.url), newPerson(browser, server.url)]);
+  for (const p of [member, approver]) p.context.setDefaultTimeout(20_000); // a loaded machine: waits, not timing asserts
   await Promise.all([devSignIn(member.page, MEMBER), devSignIn(approver.page, ADMIN)]);
 }, 60_000);
 

@@ -41,6 +41,8 @@ export class ConfirmationInboxStream implements OnModuleInit {
   private readonly subscribers = new Map<string, Set<InboxSubscriber>>();
   private readonly changed = new Map<string, ConfirmationRequest | null>();
   private flushScheduled = false;
+  /** Flushes run one after another: a later change of a request is never told before an earlier one. */
+  private flushes: Promise<void> = Promise.resolve();
   /** Rows read to fan changes out (the bench and tests read this: it grows per change, not per subscriber). */
   fetches = 0;
 
@@ -128,7 +130,9 @@ export class ConfirmationInboxStream implements OnModuleInit {
     if (row || !this.changed.has(id)) this.changed.set(id, row);
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    setImmediate(() => void this.flush());
+    setImmediate(() => {
+      this.flushes = this.flushes.then(() => this.flush());
+    });
   }
 
   private async flush(): Promise<void> {

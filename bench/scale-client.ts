@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { ServerProcess } from '../test/support/server-process.js';
 import { parseSse } from '../test/e2e/runtime-helpers.js';
 
@@ -114,6 +115,7 @@ export class ScaleClient {
 interface CounterReport {
   ticks: number;
   statements: number;
+  recent?: string[];
 }
 
 function lastReport(server: ServerProcess): CounterReport {
@@ -138,6 +140,33 @@ export async function statementsOf(servers: ServerProcess[], seconds: number): P
     (sum, end, i) => sum + (end.statements - start[i].statements) / (end.ticks - start[i].ticks),
     0,
   );
+}
+
+/** Returns once `count` runs are parked in the database (the client sees a run's request before its park write). */
+export async function untilAllParked(url: string, count: number): Promise<void> {
+  const sql = new pg.Client({ connectionString: url });
+  await sql.connect();
+  try {
+    for (;;) {
+      const { rows } = await sql.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM agent_runs WHERE parked_on IS NOT NULL`,
+      );
+      if (rows[0].n >= count) return;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  } finally {
+    await sql.end();
+  }
+}
+
+/** The statements each instance sent last, counted by their first words (what an idle instance still does). */
+export function recentStatements(servers: ServerProcess[]): string {
+  const counts = new Map<string, number>();
+  for (const text of servers.flatMap((s) => lastReport(s).recent ?? [])) {
+    const key = text.slice(0, 100);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([text, n]) => `    ${n} x ${text}`).join('\n');
 }
 
 export function percentile(values: number[], p: number): number {

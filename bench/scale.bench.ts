@@ -14,13 +14,15 @@ import { startServerProcess, type ServerProcess } from '../test/support/server-p
 import { payingModel } from '../test/e2e/process-harness.js';
 import { OA_ACTIONS } from '../test/e2e/runtime-helpers.js';
 import { createBenchDatabase } from './bench-database.js';
-import { ScaleClient, percentile, statementsOf } from './scale-client.js';
+import { ScaleClient, percentile, recentStatements, statementsOf, untilAllParked } from './scale-client.js';
 
 const RUNS = Number(process.env.SCALE_RUNS ?? 10_000);
 const INSTANCES = Number(process.env.SCALE_INSTANCES ?? 3);
 const BURST = Math.min(RUNS, Number(process.env.SCALE_BURST ?? 1_000));
 const IDLE_S = Number(process.env.SCALE_IDLE_S ?? 20);
 const SECRET = 'scale-bench-dev-secret-0123456789abcdef';
+const LEASE_MS = 15_000;
+const RECOVERY_MS = 5_000;
 const COUNTER = path.resolve(import.meta.dirname, '../test/support/statement-counter.cjs');
 
 async function main(): Promise<void> {
@@ -43,6 +45,9 @@ async function main(): Promise<void> {
       WARDEN_LLM_KEY_FAKE: 'sk-fake',
       LLM_KEY_ORIGINS: `WARDEN_LLM_KEY_FAKE=${new URL(llm.baseUrl).origin}`,
       STATEMENT_COUNTER_TICK_MS: '1000',
+      STATEMENT_COUNTER_RECENT: '30',
+      RUN_LEASE_MS: String(LEASE_MS),
+      RUN_RECOVERY_MS: String(RECOVERY_MS),
     };
     // The first instance migrates the new database; the others start on it.
     for (let i = 0; i < INSTANCES; i++) {
@@ -60,8 +65,17 @@ async function main(): Promise<void> {
     const parkS = (performance.now() - parkStart) / 1000;
     console.log(`parked ${confirmations.length} runs on ${INSTANCES} instances in ${parkS.toFixed(1)} s`);
 
+    // What the instances still do for these runs after the client saw them park (the park write, the card), then
+    // the recovery sweeps their last events scheduled one lease period later: the idle window starts after both.
+    const settleStart = performance.now();
+    await untilAllParked(db.url, RUNS);
+    await new Promise((r) => setTimeout(r, LEASE_MS + RECOVERY_MS + 1_000));
+    console.log(
+      `every run parked in the database ${((performance.now() - parkStart) / 1000).toFixed(1)} s after the first chat; waited ${((performance.now() - settleStart) / 1000).toFixed(1)} s for the sweeps it scheduled`,
+    );
     const idle = await statementsOf(servers, IDLE_S);
     console.log(`idle with ${RUNS} parked: ${idle.toFixed(3)} statements/s over ${IDLE_S} s (all instances; target 0)`);
+    if (idle > 0) console.log(`  what they were (the last ones of each instance):\n${recentStatements(servers)}`);
 
     const burst = confirmations.slice(0, BURST);
     const sentAt = await client.approveAll(burst);

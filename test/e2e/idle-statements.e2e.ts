@@ -4,6 +4,7 @@ import { startServerProcess, type ServerProcess } from '../support/server-proces
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { payingModel, startHarness, startProcesses, type Harness, type ProcessHarness } from './process-harness.js';
+import { parseSse, type SseEvent } from './runtime-helpers.js';
 
 const COUNTER = path.resolve(import.meta.dirname, '../support/statement-counter.cjs');
 /** The counter's own tick, and every interval of the instance shortened to it: one tick = one chance to sweep. */
@@ -120,6 +121,65 @@ describe('a run parked on an approval costs no statement while it waits (server 
     });
     expect(t.oa.requests.filter((r) => r.path === '/purchases/PO-IDLE/pay')).toHaveLength(1);
   });
+});
+
+/** Reads an SSE response until `stopAt` matches an event; the stream stays open (the caller aborts it). */
+async function readUntil(res: Response, stopAt: (e: SseEvent) => boolean): Promise<SseEvent[]> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`stream ended before the expected event:\n${text}`);
+      text += decoder.decode(value, { stream: true });
+      const events = parseSse(text.slice(0, text.lastIndexOf('\n\n') + 2)).events;
+      if (events.some(stopAt)) return events;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+describe('a parked run whose stream is open costs no statement while it waits (server process, PostgreSQL)', () => {
+  const t = payingInstance(SHORT_INTERVALS);
+
+  it('stream open: 0 statements over 60 ticks (longer than any safety-net period); the approval reaches the same stream', async () => {
+    t.server = await startServerProcess(t.h.env, { nodeArgs: ['--require', COUNTER], timeoutMs: 90_000 });
+    const abort = new AbortController();
+    const res = await fetch(`${t.server.url}/api/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.h.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_id: t.h.agentId, message: 'Pay PO-WATCHED amount 60000' }),
+      signal: abort.signal,
+    });
+    try {
+      const events = await readUntil(res, (e) => e.event === 'confirmation_pending');
+      const runId = events[0].data.run_id as string;
+      const confirmationId = events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string;
+      await until('the run parked', async () => {
+        const { rows } = await t.h.sql.query(`SELECT parked_on FROM agent_runs WHERE id = $1`, [runId]);
+        return rows[0]?.parked_on !== null;
+      });
+      const settled = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 20);
+      const later = await afterTicks(t.server, settled.ticks + 60);
+      expect({ statements: later.statements - settled.statements, recent: later.recent }).toEqual({
+        statements: 0,
+        recent: settled.recent,
+      });
+
+      expect(
+        (await t.h.api(t.server, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' }))
+          .status,
+      ).toBe(200);
+      // The stream opened before the wait tells the rest of the run.
+      const rest = await readUntil(res, (e) => e.event === 'done');
+      expect(rest.map((e) => e.event)).toEqual(expect.arrayContaining(['confirmation_resolved', 'answer', 'done']));
+      expect(t.oa.requests.filter((r) => r.path === '/purchases/PO-WATCHED/pay')).toHaveLength(1);
+    } finally {
+      abort.abort();
+    }
+  }, 120_000);
 });
 
 /** The statements that read or write an org's run configuration or its members (what caches exist to spare). */

@@ -15,7 +15,9 @@ export interface Follower {
 
 /**
  * The streams following each owner's log in this process, and the safety net for a missed wake-up: while any log is
- * followed, one query per `sweepMs` covers them all and wakes those with events not yet seen.
+ * followed and `unheard()` says notifications may be missed (no LISTEN connection up), one query per `sweepMs` covers
+ * them all and wakes those with events not yet seen. While the LISTEN connection is up nothing is missed (a reconnect
+ * wakes every follower), so a followed log that does not move costs no statement.
  */
 export class EventFollowers {
   private readonly followed = new Map<string, Set<Follower>>();
@@ -33,6 +35,8 @@ export class EventFollowers {
     private readonly onUnfollowed: (ownerId: string) => void,
     /** Wakes the followers of an owner that is behind its log. */
     private readonly wake: (ownerId: string, seq: number) => void,
+    /** True while another instance's events could go unnoticed (the timer's sweep runs only then). */
+    private readonly unheard: () => boolean = () => true,
   ) {}
 
   has(ownerId: string): boolean {
@@ -44,7 +48,9 @@ export class EventFollowers {
     const set = this.followed.get(ownerId) ?? new Set<Follower>();
     set.add(follower);
     this.followed.set(ownerId, set);
-    this.sweepTimer ??= setInterval(() => void this.sweep(), this.sweepMs).unref();
+    this.sweepTimer ??= setInterval(() => {
+      if (this.unheard()) void this.sweep();
+    }, this.sweepMs).unref();
   }
 
   remove(ownerId: string, follower: Follower): void {

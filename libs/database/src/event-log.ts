@@ -28,7 +28,8 @@ export * from './owner-write.js';
  * only: PGlite has no cross-session notifications here). A replay and a live stream therefore tell the same story.
  *
  * What following costs: an event appended by this process outside a transaction reaches local followers from memory
- * (no read); other wake-ups read once per follower; and one safety-net query per instance and `sweepMs` covers every
+ * (no read); other wake-ups read once per follower; and while no LISTEN connection is up (embedded, or between a
+ * drop and its reconnect, which wakes every follower) one safety-net query per instance and `sweepMs` covers every
  * followed log at once (`WHERE id = ANY($1)`), waking only those that moved — nothing polls per stream.
  */
 export class EventLog<M = AnyEventMap, E = unknown> {
@@ -53,6 +54,7 @@ export class EventLog<M = AnyEventMap, E = unknown> {
       sweepMs,
       (ownerId) => this.recent.forget(ownerId),
       (ownerId, seq) => this.wakeups.emit(ownerId, seq),
+      () => !this.listener?.isListening,
     );
     this.followParts = {
       recent: this.recent,

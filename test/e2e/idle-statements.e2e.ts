@@ -123,6 +123,35 @@ describe('a run parked on an approval costs no statement while it waits (server 
   });
 });
 
+/** What a recovery sweep sends: claiming expired leases of runs or evals, or asking when the next one is due. */
+const RECOVERY_SWEEP =
+  /due_in_ms FROM \( SELECT min\(COALESCE\(lease_until|^UPDATE (agent_runs|evals|workflow_runs) SET locked_by/;
+
+describe('a run that parks here arms no recovery sweep of this instance (server process, PostgreSQL)', () => {
+  const t = payingInstance({ ...SHORT_INTERVALS, STATEMENT_COUNTER_RECENT: '400' });
+
+  it('from the park on, 30 ticks (3 lease periods): no sweep of runs, evals or workflow runs', async () => {
+    t.server = await startServerProcess(t.h.env, { nodeArgs: ['--require', COUNTER], timeoutMs: 90_000 });
+    // Settled: startup's sweeps have run and found nothing.
+    const started = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 10);
+    const events = await t.h.chatUntil(
+      t.server,
+      'Pay PO-QUIET amount 60000',
+      (e) => e.event === 'confirmation_pending',
+    );
+    const runId = events[0].data.run_id as string;
+    await until('the run parked', async () => {
+      const { rows } = await t.h.sql.query(`SELECT parked_on FROM agent_runs WHERE id = $1`, [runId]);
+      return rows[0]?.parked_on !== null;
+    });
+    // The run's events were this instance's own: should it die, another instance's sweep (it heard them) or its own
+    // restart takes the run; while it lives, it drives what it started.
+    const later = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 30);
+    const sinceStart = later.recent.slice(later.recent.length - (later.statements - started.statements));
+    expect(sinceStart.filter((s) => RECOVERY_SWEEP.test(s))).toEqual([]);
+  }, 120_000);
+});
+
 /** Reads an SSE response until `stopAt` matches an event; the stream stays open (the caller aborts it). */
 async function readUntil(res: Response, stopAt: (e: SseEvent) => boolean): Promise<SseEvent[]> {
   const reader = res.body!.getReader();

@@ -4,7 +4,7 @@ import type { DatabaseTarget } from './data-source.js';
 import { AppendsInFlight } from './appends-in-flight.js';
 import { EventFollowers } from './event-followers.js';
 import { followLog, type LogFollowParts } from './log-follow.js';
-import { LogWakeups } from './log-wakeups.js';
+import { LogWakeups, type ActivityListener } from './log-wakeups.js';
 import { PgNotificationListener } from './pg-notification-listener.js';
 import { ownerWriteResult, ownerWriteSql, SqlParams, type OwnerWrite, type OwnerWriteResult } from './owner-write.js';
 import { RecentEvents } from './recent-events.js';
@@ -20,6 +20,7 @@ import { isTransientDatabaseError } from './transient-error.js';
 
 export * from './event-log.types.js';
 export * from './owner-write.js';
+export type { ActivityListener } from './log-wakeups.js';
 
 /**
  * An append-only, numbered event log per run that can be replayed and followed live. An event is written (numbered
@@ -53,7 +54,7 @@ export class EventLog<M = AnyEventMap, E = unknown> {
       logger,
       sweepMs,
       (ownerId) => this.recent.forget(ownerId),
-      (ownerId, seq) => this.wakeups.emit(ownerId, seq),
+      (ownerId, seq) => this.wakeups.wake(ownerId, seq, false),
       () => !this.listener?.isListening,
     );
     this.followParts = {
@@ -74,22 +75,22 @@ export class EventLog<M = AnyEventMap, E = unknown> {
           onNotification: (payload) => {
             const at = payload.lastIndexOf(':');
             const ownerId = at < 0 ? payload : payload.slice(0, at);
+            const seq = at < 0 ? undefined : Number(payload.slice(at + 1));
             // One of our own appends not yet returned may be what this tells of: memory gets it then (a gap reads).
-            if (!this.followed.has(ownerId) && !this.appending.has(ownerId))
-              this.recent.noticed(ownerId, at < 0 ? undefined : Number(payload.slice(at + 1)));
-            if (at < 0) this.wakeups.emit(payload);
-            else this.wakeups.emit(ownerId, Number(payload.slice(at + 1)));
+            if (!this.followed.has(ownerId) && !this.appending.has(ownerId)) this.recent.noticed(ownerId, seq);
+            this.wakeups.wake(ownerId, seq, this.appending.isOwn(ownerId, seq));
           },
           // Events appended elsewhere while the connection was down were not notified to us: wake every follower.
           onConnected: () => {
             this.recent.noneComplete();
-            for (const ownerId of this.wakeups.eventNames()) this.wakeups.emit(ownerId);
+            for (const name of this.wakeups.eventNames())
+              if (typeof name === 'string') this.wakeups.wake(name, undefined, false);
           },
         });
   }
 
   /** Calls `listener` on every append here, notification from elsewhere, and reconnect (see LogWakeups). */
-  onActivity(listener: () => void): void {
+  onActivity(listener: ActivityListener): void {
     this.wakeups.onActivity(listener);
   }
 
@@ -178,9 +179,22 @@ export class EventLog<M = AnyEventMap, E = unknown> {
   /** A local append returned: its events (committed) reach local followers from memory; a failure makes them read. */
   private appendDone(ownerId: string, events: LoggedEvent[] | undefined): void {
     this.appending.end(ownerId);
-    if (!events) return void this.wakeups.emit(ownerId);
+    if (!events) return this.wakeups.wake(ownerId, undefined, true);
     for (const event of events) this.recent.remember(ownerId, event);
-    if (events.length > 0) this.wakeups.emit(ownerId, events[events.length - 1].seq);
+    if (events.length === 0) return;
+    const seq = events[events.length - 1].seq;
+    this.appending.returned(ownerId, seq);
+    this.wakeups.wake(ownerId, seq, true);
+  }
+
+  /**
+   * A write of `ownerId`'s events outside `append` (e.g. a run inserted with its first event) is about to be sent: its
+   * NOTIFY may outrun its result, so until `publish(batch)` or `discard(batch)` followers wait for it and the
+   * notification counts as this process's own.
+   */
+  willAppend(batch: EventBatch, ownerId: string): void {
+    if (!batch.owners.has(ownerId)) this.appending.start(ownerId);
+    batch.owners.add(ownerId);
   }
 
   /** After the transaction of `batch` committed: its events reach local followers from memory. */
@@ -193,14 +207,17 @@ export class EventLog<M = AnyEventMap, E = unknown> {
       this.recent.remember(ownerId, event);
       last.set(ownerId, Math.max(last.get(ownerId) ?? 0, event.seq));
     }
-    for (const [ownerId, seq] of last) this.wakeups.emit(ownerId, seq);
+    for (const [ownerId, seq] of last) {
+      this.appending.returned(ownerId, seq);
+      this.wakeups.wake(ownerId, seq, true);
+    }
   }
 
   /** The transaction of `batch` failed: nothing of it happened; followers stop waiting for it. */
   discard(batch: EventBatch): void {
     for (const ownerId of batch.owners) {
       this.appending.end(ownerId);
-      this.wakeups.emit(ownerId);
+      this.wakeups.wake(ownerId, undefined, true);
     }
     batch.owners.clear();
     batch.events.length = 0;
@@ -208,7 +225,7 @@ export class EventLog<M = AnyEventMap, E = unknown> {
 
   /** Wakes this instance's followers of `ownerId` (after a transaction that appended events commits). */
   wake(ownerId: string): void {
-    this.wakeups.emit(ownerId);
+    this.wakeups.wake(ownerId, undefined, true);
   }
 
   async list<K extends keyof M & string = keyof M & string>(

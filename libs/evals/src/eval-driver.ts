@@ -21,6 +21,7 @@ class EvalLeaseLost extends Error {}
 export class EvalDriver implements OnModuleDestroy {
   private readonly logger = new Logger(EvalDriver.name);
   private readonly keeper: LeaseKeeper;
+  private readonly leftListeners: Array<() => void> = [];
   private readonly drives = new Map<string, AbortController>();
   private stopping = false;
 
@@ -72,22 +73,34 @@ export class EvalDriver implements OnModuleDestroy {
       .catch(() => undefined);
   }
 
+  /** Calls `listener` when a drive here stops and leaves its eval running (recovery continues it). */
+  onLeftForRecovery(listener: () => void): void {
+    this.leftListeners.push(listener);
+  }
+
   /** `epoch` null: the claim's, read with the row. */
   private detach(id: string, epoch: number | null, continued: boolean): void {
     const abort = new AbortController();
     this.drives.set(id, abort);
     void this.drive(id, epoch, continued, abort)
-      .catch((err: unknown) => this.logger.error({ err, evalId: id }, 'eval drive failed'))
+      .catch((err: unknown) => {
+        this.logger.error({ err, evalId: id }, 'eval drive failed');
+        return false;
+      })
+      .then((ended) => {
+        if (!ended && !this.stopping) for (const listener of this.leftListeners) listener();
+      })
       .finally(() => {
         this.drives.delete(id);
         this.keeper.release(id);
       });
   }
 
-  private async drive(id: string, held: number | null, continued: boolean, abort: AbortController): Promise<void> {
+  /** True when the eval got its final status here; false when it is left running (for another drive). */
+  private async drive(id: string, held: number | null, continued: boolean, abort: AbortController): Promise<boolean> {
     const row = await this.evals.findOneByOrFail({ id });
     // Claimed again elsewhere since: that driver goes on.
-    if (held === null && row.lockedBy !== this.config.instanceId) return;
+    if (held === null && row.lockedBy !== this.config.instanceId) return false;
     const epoch = held ?? row.leaseEpoch;
     const signal = abort.signal;
     this.keeper.hold(id, epoch, (detail) => abort.abort(new EvalLeaseLost(detail)));
@@ -96,17 +109,20 @@ export class EvalDriver implements OnModuleDestroy {
       for (let i = results.length; i < row.cases.length; i++) {
         const caseRunId = i === row.results.length ? row.caseRunId : null;
         const result = await this.runCase(row, row.cases[i], caseRunId, epoch, signal);
-        if (!result) return; // the case's run goes on without this drive: whoever continues the eval waits for it
+        if (!result) return false; // the case's run goes on without this drive: whoever continues the eval waits for it
         results.push(result);
         await this.record(id, epoch, { status: 'running', results, caseRunId: null });
       }
       await this.record(id, epoch, { status: 'completed', results, caseRunId: null });
+      return true;
     } catch (err) {
-      if (err instanceof EvalLeaseLost || signal.aborted) return;
+      if (err instanceof EvalLeaseLost || signal.aborted) return false;
       const status: EvalStatus = continued ? 'interrupted' : 'failed';
-      await this.record(id, epoch, { status, results, caseRunId: null, error: (err as Error).message }).catch(
+      return this.record(id, epoch, { status, results, caseRunId: null, error: (err as Error).message }).then(
+        () => true,
         (e: unknown) => {
           if (!(e instanceof EvalLeaseLost)) throw e;
+          return false;
         },
       );
     }

@@ -11,7 +11,8 @@ const CLAIM_BATCH = 20;
  * Continues evals nobody drives any more (their instance restarted or died): claims those whose lease lapsed, taking
  * the lease in the same statement (`FOR UPDATE SKIP LOCKED`), and hands them to EvalDriver. Like run recovery it
  * sweeps only when something may be due (DueSweeps, at most once per RUN_RECOVERY_MS): at startup, at the earliest
- * lease expiry the last sweep found, and one lease period after any run's event (an eval's cases are runs).
+ * lease expiry the last sweep found, one lease period after another instance's run event (an eval's cases are runs),
+ * and one lease period after a drive here left its eval running.
  */
 @Injectable()
 export class EvalRecovery implements OnApplicationBootstrap, OnModuleDestroy {
@@ -29,7 +30,12 @@ export class EvalRecovery implements OnApplicationBootstrap, OnModuleDestroy {
       minGapMs: config.runRecoveryMs,
       onError: (err) => this.logger.warn(`eval recovery failed (retried shortly): ${err.message}`),
     });
-    events.onActivity(() => this.sweeps.dueIn(config.runLeaseMs));
+    // Another instance's run event (an eval's cases are runs): should its holder die, it is due once its lease expires.
+    // This process's own runs need no sweep while it lives, only an eval whose drive here stopped without ending it.
+    events.onActivity((_, own) => {
+      if (!own) this.sweeps.dueIn(config.runLeaseMs);
+    });
+    driver.onLeftForRecovery(() => this.sweeps.dueIn(config.runLeaseMs));
   }
 
   onApplicationBootstrap(): void {

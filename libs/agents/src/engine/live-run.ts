@@ -45,6 +45,8 @@ export const RUN_FINISHED = 'run.finished';
 export const RUN_CANCELLED = 'run.cancelled';
 /** Emitted when a drive of this process parked its run: the approvals it waits for, with their deadlines. */
 export const RUN_PARKED = 'run.parked';
+/** Emitted when a drive of this process stopped and left its run active (a database error): recovery takes it. */
+export const RUN_LEFT = 'run.left';
 export interface RunParkedEvent {
   runId: string;
   approvals: Array<{ confirmationId: string; expiresAt?: string }>;
@@ -65,6 +67,7 @@ declare module '@warden/common' {
     [RUN_FINISHED]: RunFinishedEvent;
     [RUN_CANCELLED]: RunCancelledEvent;
     [RUN_PARKED]: RunParkedEvent;
+    [RUN_LEFT]: { runId: string };
   }
 }
 

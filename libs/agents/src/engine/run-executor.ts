@@ -15,6 +15,7 @@ import { abortOnLeaseLost, settleDriveError, stopDrives, waitForRunEnd } from '.
 import { LiveRunBuilder } from './live-run-builder.js';
 import {
   RUN_CANCELLED,
+  RUN_LEFT,
   RUN_PARKED,
   RunSuspendedError,
   type RunParkedEvent,
@@ -176,6 +177,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
         this.completions.delete(runId);
         this.live.delete(runId);
       });
+    void completion.then((o) => o.status === 'running' && !this.stopping && this.bus.emit(RUN_LEFT, { runId }));
     this.completions.set(runId, completion);
     return completion;
   }

@@ -49,11 +49,18 @@ export async function insertRun(
     leaseMs: config.runLeaseMs,
     notify: events.notifies,
   });
-  const [row] = await db.query<
-    Array<{ created_at: Date; updated_at: Date; lease_until: Date; event_created_at: Date }>
-  >(ins.sql, ins.params);
-  Object.assign(ins.run, { createdAt: row.created_at, updatedAt: row.updated_at, leaseUntil: row.lease_until });
   const batch = new EventBatch();
+  events.willAppend(batch, ins.run.id);
+  const [row] = await db
+    .query<Array<{ created_at: Date; updated_at: Date; lease_until: Date; event_created_at: Date }>>(
+      ins.sql,
+      ins.params,
+    )
+    .catch((err: unknown) => {
+      events.discard(batch);
+      throw err;
+    });
+  Object.assign(ins.run, { createdAt: row.created_at, updatedAt: row.updated_at, leaseUntil: row.lease_until });
   batch.born.add(ins.run.id);
   batch.events.push({ ownerId: ins.run.id, event: { seq: 1, ...ins.first, created_at: row.event_created_at } });
   events.publish(batch);

@@ -6,6 +6,7 @@ import { claimExpiredLeases, nextClaimDueInMs } from '@warden/database';
 import { DataSource } from 'typeorm';
 import { RunEventsService } from '../runs/run-events.service.js';
 import { CONFIRMATION_NOTIFIED, CONFIRMATION_SETTLED } from './parked-run-resumer.js';
+import { RUN_LEFT } from './live-run.js';
 import { RunExecutor } from './run-executor.js';
 
 /** Runs claimed per sweep; when there were more, the next sweep follows (one gap later). */
@@ -28,8 +29,9 @@ const PARKED_RUN_DUE = `SELECT min(d.due) FROM agent_runs r CROSS JOIN LATERAL (
  * approval it waits for is decided or past its deadline.
  *
  * It sweeps only when something may be due (DueSweeps), at most once per `RUN_RECOVERY_MS`: at startup; then at the
- * earliest lease expiry or parked deadline the last sweep found; one lease period after any run's event, here or
- * on another instance (a run started since); and one gap after any decision (the safety net for a missed claim).
+ * earliest lease expiry or parked deadline the last sweep found; one lease period after another instance's run event
+ * (a run started there since) or after a drive here stopped without ending its run (a database error); and one gap
+ * after any decision (the safety net for a missed claim).
  * With no active run anywhere, no timer runs and no statement is sent.
  */
 @Injectable()
@@ -50,8 +52,11 @@ export class RunRecovery implements OnApplicationBootstrap, OnModuleDestroy {
       minGapMs: config.runRecoveryMs,
       onError: (err) => this.logger.warn(`run recovery failed (retried shortly): ${err.message}`),
     });
-    // A run's event: it is active and leased; should its holder die, it is due once that lease expires.
-    events.onActivity(() => this.sweeps.dueIn(config.runLeaseMs));
+    // Another instance's run event: that run is active and leased; should its holder die, it is due once that lease
+    // expires. This process's own events need no sweep while it lives (it drives those runs), only a drive it leaves.
+    events.onActivity((_, own) => {
+      if (!own) this.sweeps.dueIn(config.runLeaseMs);
+    });
   }
 
   onApplicationBootstrap(): void {
@@ -60,6 +65,12 @@ export class RunRecovery implements OnApplicationBootstrap, OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.sweeps.stop();
+  }
+
+  /** A drive here stopped and left its run active: it is due once its lease expires. */
+  @OnBus(RUN_LEFT)
+  onLeft(): void {
+    this.sweeps.dueIn(this.config.runLeaseMs);
   }
 
   @OnBus(CONFIRMATION_SETTLED)

@@ -3,6 +3,7 @@ import type { RunEventData, RunEventEnvelope, RunEventMap, RunEventType } from '
 import {
   DATABASE_TARGET,
   EventLog,
+  type ActivityListener,
   type AppendOptions,
   type EventBatch,
   type DatabaseTarget,
@@ -73,6 +74,11 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
     return this.log.appendWith(runId, events, write);
   }
 
+  /** A write of the run's events outside `append` is about to be sent (see EventLog.willAppend). */
+  willAppend(batch: EventBatch, runId: string): void {
+    this.log.willAppend(batch, runId);
+  }
+
   /** Hands a committed transaction's events to local followers (no read). */
   publish(batch: EventBatch): void {
     this.log.publish(batch);
@@ -96,8 +102,8 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
     return this.log.list(runId, afterSeq, types);
   }
 
-  /** Calls `listener` on any run's event, here or elsewhere (see EventLog.onActivity). */
-  onActivity(listener: () => void): void {
+  /** Calls `listener` on any run's event, here or elsewhere (see EventLog.onActivity: `own` for this process's own appends). */
+  onActivity(listener: ActivityListener): void {
     this.log.onActivity(listener);
   }
 

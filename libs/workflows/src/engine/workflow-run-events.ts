@@ -1,6 +1,13 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { WorkflowRunEventMap, WorkflowRunEventType } from '@warden/common';
-import { DATABASE_TARGET, EventLog, type AppendOptions, type DatabaseTarget, type StoredEvent } from '@warden/database';
+import {
+  DATABASE_TARGET,
+  EventLog,
+  type ActivityListener,
+  type AppendOptions,
+  type DatabaseTarget,
+  type StoredEvent,
+} from '@warden/database';
 import { DataSource } from 'typeorm';
 
 /** A stored workflow run event: narrow it by `type` to read its payload. */
@@ -46,8 +53,8 @@ export class WorkflowRunEvents implements OnModuleInit, OnModuleDestroy {
     this.log.wake(runId);
   }
 
-  /** Calls `listener` on any workflow run's event, here or elsewhere (see EventLog.onActivity). */
-  onActivity(listener: () => void): void {
+  /** Calls `listener` on any workflow run's event, here or elsewhere (see EventLog.onActivity: `own` for this process's own appends). */
+  onActivity(listener: ActivityListener): void {
     this.log.onActivity(listener);
   }
 

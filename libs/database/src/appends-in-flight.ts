@@ -29,7 +29,10 @@ export class AppendsInFlight {
   returned(ownerId: string, seq: number): void {
     this.lastOwn.delete(ownerId);
     this.lastOwn.set(ownerId, seq);
-    if (this.lastOwn.size > OWN_KEPT) this.lastOwn.delete(this.lastOwn.keys().next().value as string);
+    if (this.lastOwn.size > OWN_KEPT) {
+      const oldest = this.lastOwn.keys().next();
+      if (!oldest.done) this.lastOwn.delete(oldest.value);
+    }
   }
 
   /** Whether a notification of `ownerId`'s event `seq` may be of this process's own append. */

@@ -179,7 +179,10 @@ export class EventLog<M = AnyEventMap, E = unknown> {
   /** A local append returned: its events (committed) reach local followers from memory; a failure makes them read. */
   private appendDone(ownerId: string, events: LoggedEvent[] | undefined): void {
     this.appending.end(ownerId);
-    if (!events) return this.wakeups.wake(ownerId, undefined, true);
+    if (!events) {
+      this.wakeups.wake(ownerId, undefined, true);
+      return;
+    }
     for (const event of events) this.recent.remember(ownerId, event);
     if (events.length === 0) return;
     const seq = events[events.length - 1].seq;

@@ -232,3 +232,40 @@ describe('a chat run after the first reads no configuration (server process, Pos
     expect(t.oa.requests.filter((r) => r.path === '/purchases/PO-SECOND/pay')).toHaveLength(1);
   }, 120_000);
 });
+
+/** What a reminder/escalation sweep sends: claiming due steps, or asking when the next one is due. */
+const ESCALATION_SWEEP = /^WITH esc AS \( UPDATE confirmation_requests|due_in_ms FROM \( SELECT min\(escalate_at\)/;
+
+describe('an approval asked and decided here arms no sweep afterwards (server process, PostgreSQL)', () => {
+  const t = payingInstance({ ...SHORT_INTERVALS, STATEMENT_COUNTER_RECENT: '400' });
+
+  it('request without reminder or escalation, decision, resume: 30 ticks on, no recovery nor escalation sweep', async () => {
+    t.server = await startServerProcess(t.h.env, { nodeArgs: ['--require', COUNTER], timeoutMs: 90_000 });
+    const started = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 10);
+    const events = await t.h.chatUntil(
+      t.server,
+      'Pay PO-DECIDED amount 60000',
+      (e) => e.event === 'confirmation_pending',
+    );
+    const runId = events[0].data.run_id as string;
+    const confirmationId = events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string;
+    await until('the run parked', async () => {
+      const { rows } = await t.h.sql.query(`SELECT parked_on FROM agent_runs WHERE id = $1`, [runId]);
+      return rows[0]?.parked_on !== null;
+    });
+    expect(
+      (await t.h.api(t.server, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' }))
+        .status,
+    ).toBe(200);
+    await until('the run completed', async () => {
+      const { rows } = await t.h.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId]);
+      return rows[0]?.status === 'completed';
+    });
+    // The decision's instance claimed the run at once (a park sees a decision in flight: nothing for a timer to catch),
+    // and the request had no step to remind or escalate: nothing is due, here or on any instance that heard of it.
+    const later = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 30);
+    const sinceStart = later.recent.slice(later.recent.length - (later.statements - started.statements));
+    expect(sinceStart.filter((s) => RECOVERY_SWEEP.test(s) || ESCALATION_SWEEP.test(s))).toEqual([]);
+    expect(t.oa.requests.filter((r) => r.path === '/purchases/PO-DECIDED/pay')).toHaveLength(1);
+  }, 120_000);
+});

@@ -1,4 +1,5 @@
 import { claimExpiredLeases } from '@warden/database';
+import { until } from '../support/eventually.js';
 // Narrow imports (not the libs' indexes): the store, its leases and what they need, not the whole app.
 import type { LiveRun } from '../../libs/agents/src/engine/live-run.js';
 import type { RunStore } from '../../libs/agents/src/engine/run-store.js';
@@ -84,6 +85,39 @@ describe('RunStore.park and RunLeases.claimParked (medium)', () => {
     expect(await a.store.park(await driving(a.store, id, 1), parkedState([['call-1', c]]))).toBe('decided');
     expect(await row(id)).toMatchObject({ locked_by: 'a', parked_on: null, lease_epoch: 1 });
     expect((await row(id)).lease_until).not.toBeNull();
+  });
+
+  it('a decision being written while the run parks is waited for and seen: the run stays held (no claim can miss it)', async () => {
+    const id = await db.newRun({ lockedBy: 'a', epoch: 1 });
+    const c = await request(id, 'call-1');
+    // The decision's transaction has written the row but not committed (as a settle in flight does).
+    const decision = db.dataSource.createQueryRunner();
+    await decision.connect();
+    try {
+      await decision.startTransaction();
+      await decision.query(`UPDATE confirmation_requests SET status = 'approved', responded_at = now() WHERE id = $1`, [
+        c,
+      ]);
+      const park = a.store.park(await driving(a.store, id, 1), parkedState([['call-1', c]]));
+      // Barrier: the park either ends (it read the request as pending: a claim sent before its commit would miss the
+      // run) or waits for the decision's lock (then it reads the decided row).
+      let ended = false;
+      void park.finally(() => (ended = true));
+      const first = await until('the park ending or waiting on the decision', async () => {
+        if (ended) return 'park ended';
+        const [waiting] = await db.dataSource.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%agent_runs%'`,
+        );
+        return waiting.n > 0 ? 'park waiting' : undefined;
+      });
+      expect(first).toBe('park waiting');
+      await decision.commitTransaction();
+      expect(await park).toBe('decided');
+      expect(await row(id)).toMatchObject({ locked_by: 'a', parked_on: null, lease_epoch: 1 });
+    } finally {
+      if (decision.isTransactionActive) await decision.rollbackTransaction();
+      await decision.release();
+    }
   });
 
   it('a driver that lost the run parks nothing', async () => {

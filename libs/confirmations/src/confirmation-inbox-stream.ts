@@ -12,6 +12,7 @@ import {
   CONFIRMATION_STEPPED,
   CONFIRMATION_VOTED,
   ConfirmationStatus,
+  confirmationNotice,
   confirmationView,
   type ConfirmationRequest,
 } from './confirmation.types.js';
@@ -54,9 +55,7 @@ export class ConfirmationInboxStream implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.waiter.observeNotifications((payload) =>
-      this.onChange(payload.replace(/^(requested|voted|stepped):/, ''), null),
-    );
+    this.waiter.observeNotifications((payload) => this.onChange(confirmationNotice(payload).id, null));
   }
 
   @OnBus(CONFIRMATION_REQUESTED)

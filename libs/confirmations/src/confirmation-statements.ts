@@ -15,7 +15,10 @@ export const editValues = (e: NonNullable<Settlement['edit']>) => [
   JSON.stringify(e.approvers),
 ];
 
-/** Inserts a request unless its run + call has one (then no row); notifies `requested:<id>`. */
+/**
+ * Inserts a request unless its run + call has one (then no row); notifies `requested:<id>`, followed by
+ * `:<epoch ms>` of its first reminder or escalation when it has one (what another instance's escalator arms for).
+ */
 export const INSERT_SQL = `WITH inserted AS (INSERT INTO confirmation_requests
          (org_id, agent_id, agent_name, run_id, call_id, tool, args, requested_by, approver_scope, agent_owner_id,
           forbid_self_approval, channel_id, channel_type, expires_at, approvers, tier, approvals_required, decisive_fields, args_digest,
@@ -26,7 +29,9 @@ export const INSERT_SQL = `WITH inserted AS (INSERT INTO confirmation_requests
                now() + make_interval(secs => $22), now() + make_interval(secs => $23), $24::jsonb, $25, $26, $27::jsonb, $28, $29, $30)
        ON CONFLICT (run_id, call_id) DO NOTHING
        RETURNING *)
-       SELECT inserted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'requested:' || inserted.id::text) AS notified FROM inserted`;
+       SELECT inserted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'requested:' || inserted.id::text
+         || COALESCE(':' || floor(extract(epoch FROM least(inserted.remind_at, inserted.escalate_at)) * 1000)::bigint, ''))
+         AS notified FROM inserted`;
 
 /** INSERT_SQL's parameters, in order. */
 export function insertParams(input: NewConfirmation): unknown[] {

@@ -106,10 +106,27 @@ declare module '@warden/common' {
   }
 }
 /**
- * Postgres NOTIFY channel; the payload is the confirmation id when a row left `pending`, and `requested:<id>` when a
- * row was created and `voted:<id>` when a vote was counted (the waiters ignore those; the inbox stream shows them).
+ * Postgres NOTIFY channel; the payload is the confirmation id when a row left `pending`, `requested:<id>[:<ms>]`
+ * when a row was created (with the epoch ms of its first reminder or escalation, if any), `voted:<id>` when a vote
+ * was counted and `stepped:<id>` when a reminder or escalation was taken (the waiters ignore those; the inbox stream
+ * shows them). Read them with `confirmationNotice`.
  */
 export const CONFIRMATION_NOTIFY_CHANNEL = 'confirmation_decided';
+
+/** One payload of the confirmations' NOTIFY channel, read. */
+export interface ConfirmationNotice {
+  kind: 'decided' | 'requested' | 'voted' | 'stepped';
+  id: string;
+  /** `requested`: when its first reminder or escalation is due (epoch ms); absent when it has none. */
+  firstStepAt?: number;
+}
+
+export function confirmationNotice(payload: string): ConfirmationNotice {
+  const [head, id, at] = payload.split(':') as [string, string?, string?];
+  if (id === undefined) return { kind: 'decided', id: head };
+  const kind = head as ConfirmationNotice['kind'];
+  return at ? { kind, id, firstStepAt: Number(at) } : { kind, id };
+}
 
 export { rowToConfirmation, type ConfirmationRow } from './confirmation-row.js';
 

@@ -3,6 +3,7 @@ import { RUN_PARKED, type RunParkedEvent } from './live-run.js';
 import { ParkedDeadlines } from './parked-deadlines.js';
 import { ParkedRunResumer } from './parked-run-resumer.js';
 import type { RunExecutor } from './run-executor.js';
+import type { RunRecovery } from './run-recovery.js';
 import type { ParkedClaim } from './run-leases.js';
 import type { RunStore } from './run-store.js';
 
@@ -139,13 +140,15 @@ describe('ParkedRunResumer and the deadlines of the runs it parked', () => {
     const resumeClaimed = jest.fn((_claim: ParkedClaim): Promise<void> => Promise.resolve());
     const store = { leases: { claimParked } } as unknown as RunStore;
     const executor = { isStopping: false, resumeClaimed } as unknown as RunExecutor;
-    const resumer = new ParkedRunResumer(store, executor);
+    const afterFailedClaim = jest.fn();
+    const recovery = { afterFailedClaim } as unknown as RunRecovery;
+    const resumer = new ParkedRunResumer(store, executor, recovery);
     const parked = (confirmationId: string, expiresAt?: string): void =>
       resumer.onParked({
         runId: claim.id,
         approvals: [{ confirmationId, ...(expiresAt ? { expiresAt } : {}) }],
       } satisfies RunParkedEvent);
-    return { resumer, parked, claimParked, resumeClaimed, claim };
+    return { resumer, parked, claimParked, resumeClaimed, claim, afterFailedClaim };
   }
 
   it(`claims a run parked (${RUN_PARKED}) at its approval's deadline and resumes it; not before`, async () => {
@@ -179,6 +182,20 @@ describe('ParkedRunResumer and the deadlines of the runs it parked', () => {
     resumer.onNotified('c1');
     await jest.advanceTimersByTimeAsync(60 * SECOND);
     expect(claimParked.mock.calls).toEqual([[['c1']]]);
+    resumer.onModuleDestroy();
+  });
+
+  it('a decision arms no recovery sweep; a claim that fails (database error) does, and nothing is resumed', async () => {
+    const { resumer, claimParked, resumeClaimed, afterFailedClaim } = resumerWithFakes();
+    resumer.onSettled({ id: 'c1', status: 'approved' });
+    await jest.advanceTimersByTimeAsync(0);
+    expect(afterFailedClaim).not.toHaveBeenCalled();
+
+    claimParked.mockRejectedValueOnce(new Error('connection reset'));
+    resumer.onNotified('c2');
+    await jest.advanceTimersByTimeAsync(0);
+    expect(afterFailedClaim).toHaveBeenCalledTimes(1);
+    expect(resumeClaimed).toHaveBeenCalledTimes(1); // c1's claim only
     resumer.onModuleDestroy();
   });
 

@@ -4,6 +4,7 @@ import { BoundedMap, OnBus } from '@warden/common';
 import { RUN_PARKED, type RunParkedEvent } from './live-run.js';
 import { ParkedDeadlines } from './parked-deadlines.js';
 import { RunExecutor } from './run-executor.js';
+import { RunRecovery } from './run-recovery.js';
 import { RunStore } from './run-store.js';
 
 /**
@@ -18,7 +19,8 @@ const HEARD_KEPT = 1024;
 /**
  * Continues parked runs (RunStore.park) when an approval they wait for is decided: the instance that takes the
  * decision claims the run at once (in-process event), every other instance on its NOTIFY (one claim statement for
- * the ids of a tick; the first claim wins). A run whose claim was missed is claimed by recovery (RunRecovery). The
+ * the ids of a tick; the first claim wins). A park sees a decision in flight (RunLeases.parkWrite), so a decided
+ * run is either still held or parked for these claims; when a claim fails, recovery takes it (RunRecovery). The
  * instance that parked a run also claims it when an approval's deadline passes (ParkedDeadlines: one timer), so the
  * gate expires the request on time.
  */
@@ -35,6 +37,7 @@ export class ParkedRunResumer implements OnModuleDestroy {
   constructor(
     private readonly store: RunStore,
     private readonly executor: RunExecutor,
+    private readonly recovery: RunRecovery,
   ) {}
 
   @OnBus(CONFIRMATION_SETTLED)
@@ -91,6 +94,7 @@ export class ParkedRunResumer implements OnModuleDestroy {
     } catch (err) {
       // Recovery claims a parked run whose approval is decided: nothing is lost, only later.
       this.logger.warn(`claiming parked runs failed (recovery will): ${(err as Error).message}`);
+      this.recovery.afterFailedClaim();
     }
   }
 }

@@ -5,7 +5,6 @@ import { AppConfig, DueSweeps, Metrics, OnBus } from '@warden/common';
 import { claimExpiredLeases, nextClaimDueInMs } from '@warden/database';
 import { DataSource } from 'typeorm';
 import { RunEventsService } from '../runs/run-events.service.js';
-import { CONFIRMATION_NOTIFIED, CONFIRMATION_SETTLED } from './parked-run-resumer.js';
 import { RUN_LEFT } from './live-run.js';
 import { RunExecutor } from './run-executor.js';
 
@@ -31,7 +30,7 @@ const PARKED_RUN_DUE = `SELECT min(d.due) FROM agent_runs r CROSS JOIN LATERAL (
  * It sweeps only when something may be due (DueSweeps), at most once per `RUN_RECOVERY_MS`: at startup; then at the
  * earliest lease expiry or parked deadline the last sweep found; one lease period after another instance's run event
  * (a run started there since) or after a drive here stopped without ending its run (a database error); and one gap
- * after any decision (the safety net for a missed claim).
+ * after a claim of decided parked runs failed here (ParkedRunResumer). A decision itself arms nothing.
  * With no active run anywhere, no timer runs and no statement is sent.
  */
 @Injectable()
@@ -73,9 +72,12 @@ export class RunRecovery implements OnApplicationBootstrap, OnModuleDestroy {
     this.sweeps.dueIn(this.config.runLeaseMs);
   }
 
-  @OnBus(CONFIRMATION_SETTLED)
-  @OnBus(CONFIRMATION_NOTIFIED)
-  onDecision(): void {
+  /**
+   * A claim of parked runs whose approval was decided failed here (a database error): they are due one gap later.
+   * A decision needs no sweep otherwise: a park sees a decision in flight (it locks the requests it parks on), so a
+   * decision either keeps its run held or finds it parked, where the claims on its event and NOTIFY take it.
+   */
+  afterFailedClaim(): void {
     this.sweeps.dueIn(this.config.runRecoveryMs);
   }
 

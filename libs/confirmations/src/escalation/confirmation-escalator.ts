@@ -5,7 +5,12 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AppConfig, DueSweeps, type Bus, OnBus } from '@warden/common';
 import { approvalCardOf } from '../approval-card.js';
 import { ConfirmationWaiter } from '../confirmation-waiter.js';
-import { CONFIRMATION_REQUESTED, CONFIRMATION_STEPPED, type ConfirmationRequest } from '../confirmation.types.js';
+import {
+  CONFIRMATION_REQUESTED,
+  CONFIRMATION_STEPPED,
+  confirmationNotice,
+  type ConfirmationRequest,
+} from '../confirmation.types.js';
 import { EscalationStore } from './escalation.store.js';
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
@@ -15,7 +20,7 @@ const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
  * claimed — all that are due, across all requests — in one statement (EscalationStore.claimDueSteps) by whichever
  * instance sweeps first; no timer per request, nothing lost in a restart. It sweeps only when a step may be due
  * (DueSweeps, at most once per CONFIRMATION_ESCALATION_POLL_MS): at startup, at the earliest step the last sweep
- * found, at the steps of a request made here, and soon after one made elsewhere (its NOTIFY). With no step to take,
+ * found, and at the first step of a request made here or elsewhere (its NOTIFY names when). With no step to take,
  * it sends nothing. Delivery is best effort: the step and its history row are recorded either way, and the inbox
  * shows the widened approvers.
  */
@@ -38,9 +43,11 @@ export class ConfirmationEscalator implements OnModuleInit, OnModuleDestroy {
       minGapMs: config.confirmationEscalationPollMs,
       onError: (err) => this.logger.warn(`reminder/escalation sweep failed (retried shortly): ${err.message}`),
     });
-    // A request made on another instance: its steps are learnt by a sweep (should its instance die before them).
+    // A request made on another instance (or this one: its echo costs nothing more): armed for its first step, should
+    // its instance die before it. A request without reminder or escalation makes nothing due anywhere.
     waiter.observeNotifications((payload) => {
-      if (payload.startsWith('requested:')) this.sweeps.dueIn(0);
+      const notice = confirmationNotice(payload);
+      if (notice.firstStepAt !== undefined) this.sweeps.dueIn(notice.firstStepAt - Date.now());
     });
   }
 

@@ -15,9 +15,16 @@ export function decidedOrOverdueAmong(ids: string): string {
   return `SELECT id, run_id FROM confirmation_requests WHERE id = ANY(${ids}) AND (status <> 'pending' OR expires_at <= now())`;
 }
 
-/** A row source of the requests among `ids` that are decided (not pending any more). */
+/**
+ * A row source of the requests among `ids` that are decided (not pending any more), read under a share lock on each:
+ * a decision being written is waited for, and one committed since the statement's snapshot is seen (a locked row is
+ * its latest version). A park reads it, so a decision either keeps the run held or commits after the park and finds
+ * the run parked (its claim cannot miss it): no timed sweep is needed behind a decision.
+ */
 export function decidedAmong(ids: string): string {
-  return `SELECT 1 FROM confirmation_requests WHERE id = ANY(${ids}) AND status <> 'pending'`;
+  // OFFSET 0 keeps the status filter above the lock: pushed below it, a pending row would be skipped, not locked.
+  return `SELECT 1 FROM (SELECT status FROM confirmation_requests WHERE id = ANY(${ids}) OFFSET 0 FOR SHARE) AS locked
+           WHERE locked.status <> 'pending'`;
 }
 
 /** A row source with one column `due`: now when one of `ids` is decided, else the earliest deadline among them. */

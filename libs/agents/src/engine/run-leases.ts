@@ -76,7 +76,8 @@ export class RunLeases {
   /**
    * The park of a run on the approvals of its parked calls, as a write of RunStore.writeRun: the state, `parked_on`,
    * and no holder nor lease — unless one of them is already decided (seen by the same snapshot, counted in
-   * `decided`): then the run stays held with a renewed lease. Redoable: lost in a crash, the run is driven again.
+   * `decided`): then the run stays held with a renewed lease. The approvals are read under a share lock, so a
+   * decision being written is waited for and seen (`decidedAmong`). Redoable: lost in a crash, the run is driven again.
    */
   parkWrite(p: SqlParams, state: ToolTurnState): RunWrite {
     const ids = p.add((state.parked_calls ?? []).map((c) => c.confirmation_id));
@@ -90,6 +91,9 @@ export class RunLeases {
       `locked_by = CASE WHEN ${undecided} THEN NULL ELSE locked_by END`,
       `lease_until = CASE WHEN ${undecided} THEN NULL ELSE ${lease} END`,
     ];
-    return { set, ctes: [['decided', decided]], status: 'waiting', redoable: true };
+    // The run row is locked before the approvals are (the fence is read before the assignments): the order a cancel
+    // takes them in (the run, then its pending approvals), so a park and a cancel of one run never deadlock.
+    const runFirst = `EXISTS (SELECT 1 FROM agent_runs held WHERE held.id = agent_runs.id FOR NO KEY UPDATE)`;
+    return { set, where: runFirst, ctes: [['decided', decided]], status: 'waiting', redoable: true };
   }
 }

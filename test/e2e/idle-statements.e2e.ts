@@ -233,6 +233,8 @@ describe('a chat run after the first reads no configuration (server process, Pos
   }, 120_000);
 });
 
+/** A claim of parked runs sent on its own (RunLeases.claimParked), not in the statement of the decision. */
+const PARKED_CLAIM = 'UPDATE agent_runs r SET locked_by';
 /** What a reminder/escalation sweep sends: claiming due steps, or asking when the next one is due. */
 const ESCALATION_SWEEP = /^WITH esc AS \( UPDATE confirmation_requests|due_in_ms FROM \( SELECT min\(escalate_at\)/;
 
@@ -266,6 +268,8 @@ describe('an approval asked and decided here arms no sweep afterwards (server pr
     const later = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 30);
     const sinceStart = later.recent.slice(later.recent.length - (later.statements - started.statements));
     expect(sinceStart.filter((s) => RECOVERY_SWEEP.test(s) || ESCALATION_SWEEP.test(s))).toEqual([]);
+    // The decision's statement claimed the parked run (one transaction): no claim statement after it.
+    expect(sinceStart.filter((s) => s.startsWith(PARKED_CLAIM))).toEqual([]);
     expect(t.oa.requests.filter((r) => r.path === '/purchases/PO-DECIDED/pay')).toHaveLength(1);
   }, 120_000);
 });

@@ -1,3 +1,4 @@
+import { claimOnSettle } from '@warden/agents/settle-port';
 import { GRANTS_OF_APPROVING_VOTES } from './confirmation-votes.store.js';
 import { CONFIRMATION_NOTIFY_CHANNEL, ConfirmationStatus } from './confirmation.types.js';
 import type { NewConfirmation, Settlement } from './confirmation-store.types.js';
@@ -73,7 +74,11 @@ export function insertParams(input: NewConfirmation): unknown[] {
  * The statement that moves a pending row to its final state (ConfirmationStore.settle): a decision only before the
  * deadline, an expiry always; an approval carries its grants and, edited, the edit — never one without the other.
  */
-export function settleStatement(id: string, s: Settlement): { sql: string; params: unknown[] } {
+export function settleStatement(
+  id: string,
+  s: Settlement,
+  claim?: { instanceId: string; leaseMs: number },
+): { sql: string; params: unknown[] } {
   const beforeDeadline = s.status === ConfirmationStatus.Expired ? '' : 'AND expires_at > now()';
   // An edit rebinds the approval to the edited args in the statement that decides it: never one without the other.
   const edit = s.edit && s.status === ConfirmationStatus.Approved ? s.edit : undefined;
@@ -84,24 +89,26 @@ export function settleStatement(id: string, s: Settlement): { sql: string; param
   const editParams = edit ? editValues(edit) : [];
   // An approval carries its grants: the approving votes, each a statement about a digest (docs/authorization.md).
   const grantsSet = s.status === ConfirmationStatus.Approved ? `, grants = ${GRANTS_OF_APPROVING_VOTES}` : '';
+  const params: unknown[] = [
+    id,
+    s.status,
+    s.respondedByUserId ?? null,
+    s.respondedByOpenId ?? null,
+    s.respondedByPlatform ?? null,
+    s.respondedByName,
+    s.reason ?? null,
+    ...editParams,
+  ];
+  // The engine's claim of the run parked on this request, in the decision's own statement (settle-port.ts).
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const claimed = claim ? `,\n       claimed AS (${claimOnSettle('settled', param, claim)})` : '';
+  const claimedRuns = claim ? `, (SELECT coalesce(json_agg(claimed), '[]'::json) FROM claimed) AS claimed_runs` : '';
   const sql = `WITH settled AS (
          UPDATE confirmation_requests c
             SET status = $2, responded_at = now(), responded_by_user_id = $3, responded_by_open_id = $4,
                 responded_by_platform = $5, responded_by_name = $6, reason = $7, updated_at = now()${editSet}${grantsSet}
           WHERE id = $1 AND status = 'pending' ${beforeDeadline}
-          RETURNING *)
-       SELECT settled.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', settled.id::text) AS notified FROM settled`;
-  return {
-    sql,
-    params: [
-      id,
-      s.status,
-      s.respondedByUserId ?? null,
-      s.respondedByOpenId ?? null,
-      s.respondedByPlatform ?? null,
-      s.respondedByName,
-      s.reason ?? null,
-      ...editParams,
-    ],
-  };
+          RETURNING *)${claimed}
+       SELECT settled.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', settled.id::text) AS notified${claimedRuns} FROM settled`;
+  return { sql, params };
 }

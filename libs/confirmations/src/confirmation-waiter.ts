@@ -62,8 +62,9 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
           logger: this.logger,
           onNotification: (payload) => {
             this.scheduleWake(payload);
-            // Ids only: `requested:` and `voted:` payloads leave the row pending.
-            if (!payload.includes(':')) this.bus.emit(CONFIRMATION_NOTIFIED, payload);
+            // Another instance's settlement only (prefixed payloads leave the row pending; an echo was told in-process).
+            if (!payload.includes(':') && !this.store.isOwnSettlement(payload))
+              this.bus.emit(CONFIRMATION_NOTIFIED, payload);
             for (const observe of this.observers) observe(payload);
           },
           // Decisions taken while the connection was down were not notified to us.

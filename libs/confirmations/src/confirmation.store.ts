@@ -1,8 +1,10 @@
 import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { isUuid, Metrics, type Bus } from '@warden/common';
+import { AppConfig, BoundedMap, isUuid, Metrics, type Bus } from '@warden/common';
+import { PARKED_RUNS_CLAIMED, parkedClaimsOf } from '@warden/agents/settle-port';
 import { DataSource } from 'typeorm';
 import {
+  CONFIRMATION_NOTIFIED,
   CONFIRMATION_REQUESTED,
   CONFIRMATION_SETTLED,
   ConfirmationStatus,
@@ -20,6 +22,9 @@ import {
 
 export type { ListFilter, NewConfirmation, Settlement } from './confirmation-store.types.js';
 
+/** How many of this instance's settlements are remembered to tell their NOTIFY echo from another instance's. */
+const OWN_SETTLEMENTS_KEPT = 10_000;
+
 /**
  * The SQL of `confirmation_requests`. Every state change is one conditional statement (`WHERE status =
  * 'pending'`), so the first decision wins under any concurrency, and it carries its own `pg_notify`, which
@@ -30,11 +35,14 @@ export type { ListFilter, NewConfirmation, Settlement } from './confirmation-sto
 export class ConfirmationStore implements OnModuleInit {
   /** Statements issued, by purpose; the bench reads these to show what waiting costs. */
   readonly queryCounts = { poll: 0, wake: 0, transition: 0, other: 0 };
+  private readonly ownSettlements = new BoundedMap<string, true>(OWN_SETTLEMENTS_KEPT);
 
   constructor(
     private readonly dataSource: DataSource,
     @Inject(EventEmitter2) private readonly events: Bus,
     @Optional() private readonly metrics?: Metrics,
+    /** Who claims a run parked on a settled request, in the settlement's statement (none: the engine claims after). */
+    @Optional() private readonly config?: AppConfig,
   ) {}
 
   onModuleInit(): void {
@@ -159,9 +167,26 @@ export class ConfirmationStore implements OnModuleInit {
    * passed; expiry is always allowed. Returns null when the row was not pending (someone else settled it first).
    */
   async settle(id: string, s: Settlement): Promise<ConfirmationRequest | null> {
-    const { sql, params } = settleStatement(id, s);
-    const row = await this.row('transition', sql, params);
-    if (!row) return null;
+    const claim = this.config && { instanceId: this.config.instanceId, leaseMs: this.config.runLeaseMs };
+    const { sql, params } = settleStatement(id, s, claim);
+    this.queryCounts.transition++;
+    // Marked before the statement: its NOTIFY may be heard before its answer.
+    this.ownSettlements.set(id, true);
+    let raw: (ConfirmationRow & { claimed_runs?: unknown }) | undefined;
+    try {
+      raw = (await this.dataSource.query<Array<ConfirmationRow & { claimed_runs?: unknown }>>(sql, params)).at(0);
+    } catch (err) {
+      this.notSettledHere(id);
+      throw err;
+    }
+    if (!raw) {
+      this.notSettledHere(id);
+      return null;
+    }
+    const row = rowToConfirmation(raw);
+    // The engine continues the runs this settlement claimed before it hears of the settlement itself.
+    if (claim)
+      this.events.emit(PARKED_RUNS_CLAIMED, { confirmationId: row.id, claims: parkedClaimsOf(raw.claimed_runs) });
     if (row.respondedAt && s.status !== ConfirmationStatus.Expired) {
       this.metrics?.approvalDecision
         .labels(row.channelType ?? 'none', row.status)
@@ -169,6 +194,24 @@ export class ConfirmationStore implements OnModuleInit {
     }
     this.events.emit(CONFIRMATION_SETTLED, row);
     return row;
+  }
+
+  /**
+   * Whether this instance settled the request lately (or is settling it): its NOTIFY is then the echo of this
+   * instance's own statement, whose in-process events already told everyone here (ConfirmationWaiter).
+   */
+  isOwnSettlement(id: string): boolean {
+    return this.ownSettlements.has(id);
+  }
+
+  /**
+   * A settlement sent here did not (knowingly) settle the request: another instance's did, or the answer was lost
+   * after a commit. Heard as another instance's settlement (CONFIRMATION_NOTIFIED), so a run parked on it is claimed
+   * (or found claimed) and watched like one another instance holds.
+   */
+  private notSettledHere(id: string): void {
+    this.ownSettlements.delete(id);
+    this.events.emit(CONFIRMATION_NOTIFIED, id);
   }
 
   /** An edit into a tier its editor alone cannot satisfy: the request now asks about the edit, under that tier. */

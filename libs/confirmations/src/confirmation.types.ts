@@ -99,7 +99,7 @@ declare module '@warden/common' {
   interface BusEvents {
     [CONFIRMATION_SETTLED]: ConfirmationRequest;
     [CONFIRMATION_REQUESTED]: ConfirmationRequest;
-    /** The id of the request a NOTIFY said left `pending`. */
+    /** The id of a request another instance settled (its NOTIFY; not the echo of a settlement sent here). */
     [CONFIRMATION_NOTIFIED]: string;
     [CONFIRMATION_VOTED]: ConfirmationRequest;
     [CONFIRMATION_STEPPED]: ConfirmationRequest;

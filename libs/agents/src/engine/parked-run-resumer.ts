@@ -6,19 +6,21 @@ import { ParkedDeadlines } from './parked-deadlines.js';
 import { RunExecutor } from './run-executor.js';
 import { RunRecovery } from './run-recovery.js';
 import { RunStore } from './run-store.js';
+import {
+  CONFIRMATION_NOTIFIED,
+  CONFIRMATION_SETTLED,
+  PARKED_RUNS_CLAIMED,
+  type ParkedClaim,
+  type ParkedRunsClaimed,
+} from './settle-port.js';
 
-/**
- * The bus events of @warden/confirmations this listens to, named here to avoid a dependency cycle: a request left
- * `pending` in this process (payload: the row), and a NOTIFY of the confirmation channel (payload: its id).
- */
-export const CONFIRMATION_SETTLED = 'confirmation.settled';
-export const CONFIRMATION_NOTIFIED = 'confirmation.notified';
 /** How many settlements are remembered, so that hearing one again (event + NOTIFY) costs no second claim. */
 const HEARD_KEPT = 1024;
 
 /**
  * Continues parked runs (RunStore.park) when an approval they wait for is decided: the instance that takes the
- * decision claims the run at once (in-process event), every other instance on its NOTIFY (one claim statement for
+ * decision claims the run in the decision's own statement (settle-port.ts) or, missed there, at once on its
+ * in-process event; every other instance on its NOTIFY (one claim statement for
  * the ids of a tick; the first claim wins). A park sees a decision in flight (RunLeases.parkWrite), so a decided
  * run is either still held or parked for these claims; when a claim fails, recovery takes it (RunRecovery). The
  * instance that parked a run also claims it when an approval's deadline passes (ParkedDeadlines: one timer), so the
@@ -39,6 +41,19 @@ export class ParkedRunResumer implements OnModuleDestroy {
     private readonly executor: RunExecutor,
     private readonly recovery: RunRecovery,
   ) {}
+
+  /**
+   * This instance's settlement claimed the runs parked on it in its own statement (settle-port.ts): they are driven
+   * on at once, and the settlement's event and NOTIFY claim nothing more. None claimed (no run parked on it yet, or
+   * it waits in a process): the event claims as before.
+   */
+  @OnBus(PARKED_RUNS_CLAIMED)
+  onClaimedBySettlement({ confirmationId, claims }: ParkedRunsClaimed): void {
+    if (claims.length === 0) return;
+    this.deadlines.forget(confirmationId);
+    this.heard.set(confirmationId, true);
+    for (const claim of claims) this.resume(claim);
+  }
 
   @OnBus(CONFIRMATION_SETTLED)
   onSettled(row: { id: string; status: string }): void {
@@ -81,16 +96,18 @@ export class ParkedRunResumer implements OnModuleDestroy {
     queueMicrotask(() => void this.flush());
   }
 
+  private resume(claim: ParkedClaim): void {
+    void this.executor
+      .resumeClaimed(claim)
+      .catch((err: unknown) => this.logger.error({ err, runId: claim.id }, 'could not resume a parked run'));
+  }
+
   private async flush(): Promise<void> {
     this.scheduled = false;
     const ids = [...this.queue];
     this.queue.clear();
     try {
-      for (const claim of await this.store.leases.claimParked(ids)) {
-        void this.executor
-          .resumeClaimed(claim)
-          .catch((err: unknown) => this.logger.error({ err, runId: claim.id }, 'could not resume a parked run'));
-      }
+      for (const claim of await this.store.leases.claimParked(ids)) this.resume(claim);
     } catch (err) {
       // Recovery claims a parked run whose approval is decided: nothing is lost, only later.
       this.logger.warn(`claiming parked runs failed (recovery will): ${(err as Error).message}`);

@@ -5,13 +5,9 @@ import { SqlParams } from '@warden/database';
 import { DataSource } from 'typeorm';
 import type { ToolTurnState } from '../runs/run.entity.js';
 import type { RunWrite } from './run-ending.js';
+import { parkedClaimSet, type ParkedClaim } from './settle-port.js';
 
-/** A parked run claimed for this instance: its new epoch, and the trace it parked in. */
-export interface ParkedClaim {
-  id: string;
-  epoch: number;
-  trace?: Record<string, string>;
-}
+export type { ParkedClaim } from './settle-port.js';
 
 /**
  * Who drives a run: the claims and releases of `agent_runs` leases (the fencing epoch grows with every claim), and
@@ -47,8 +43,7 @@ export class RunLeases {
   async claimParked(confirmationIds: string[]): Promise<ParkedClaim[]> {
     const [rows]: [Array<{ id: string; lease_epoch: number; trace: Record<string, string> | null }>, number] =
       await this.dataSource.query(
-        `UPDATE agent_runs r SET locked_by = $2, lease_until = now() + make_interval(secs => $3), lease_epoch = r.lease_epoch + 1,
-              parked_on = NULL, updated_at = now()
+        `UPDATE agent_runs r SET ${parkedClaimSet('$2', '$3')}
          FROM (${decidedOrOverdueAmong('$1::uuid[]')}) c
         WHERE r.id = c.run_id AND r.parked_on && $1::uuid[] AND r.locked_by IS NULL AND r.status IN ('running', 'waiting')
        RETURNING r.id, r.lease_epoch, r.state -> 'trace' AS trace, set_config('synchronous_commit', 'off', true)`,

@@ -6,6 +6,7 @@ import { claimExpiredLeases, nextClaimDueInMs } from '@warden/database';
 import { DataSource } from 'typeorm';
 import { RunEventsService } from '../runs/run-events.service.js';
 import { RUN_LEFT } from './live-run.js';
+import { CONFIRMATION_NOTIFIED } from './settle-port.js';
 import { RunExecutor } from './run-executor.js';
 
 /** Runs claimed per sweep; when there were more, the next sweep follows (one gap later). */
@@ -30,7 +31,8 @@ const PARKED_RUN_DUE = `SELECT min(d.due) FROM agent_runs r CROSS JOIN LATERAL (
  * It sweeps only when something may be due (DueSweeps), at most once per `RUN_RECOVERY_MS`: at startup; then at the
  * earliest lease expiry or parked deadline the last sweep found; one lease period after another instance's run event
  * (a run started there since) or after a drive here stopped without ending its run (a database error); and one gap
- * after a claim of decided parked runs failed here (ParkedRunResumer). A decision itself arms nothing.
+ * after a claim of decided parked runs failed here (ParkedRunResumer); one lease period after another instance's
+ * decision (its claimer may die). A decision taken here arms nothing.
  * With no active run anywhere, no timer runs and no statement is sent.
  */
 @Injectable()
@@ -69,6 +71,15 @@ export class RunRecovery implements OnApplicationBootstrap, OnModuleDestroy {
   /** A drive here stopped and left its run active: it is due once its lease expires. */
   @OnBus(RUN_LEFT)
   onLeft(): void {
+    this.sweeps.dueIn(this.config.runLeaseMs);
+  }
+
+  /**
+   * Another instance's settlement: it claimed the run parked on it (in the decision's own statement); should it die
+   * before driving that run on, the run is due once the lease expires. (A settlement here arms nothing.)
+   */
+  @OnBus(CONFIRMATION_NOTIFIED)
+  onOtherDecision(): void {
     this.sweeps.dueIn(this.config.runLeaseMs);
   }
 

@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { SHUTDOWN_DRAIN_MS } from '../../libs/agents/src/engine/drive-errors.js';
+import { SHUTDOWN_DRAIN_MS } from '../../libs/agents/src/engine/run-drives.js';
 import { environmentVariableNames, SECRET_VARIABLES } from '../../libs/common/src/config/environment-names.js';
 import { readRepoFile, stopSeconds, unknownNames } from './deploy-files.js';
 

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { parseAllDocuments } from 'yaml';
 import type { ConfigService } from '@nestjs/config';
-import { SHUTDOWN_DRAIN_MS } from '../../libs/agents/src/engine/drive-errors.js';
+import { SHUTDOWN_DRAIN_MS } from '../../libs/agents/src/engine/run-drives.js';
 import { AppConfig } from '../../libs/common/src/config/app-config.js';
 import { validateEnvironment } from '../../libs/common/src/config/environment.js';
 import { environmentVariableNames, SECRET_VARIABLES } from '../../libs/common/src/config/environment-names.js';

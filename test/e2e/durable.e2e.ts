@@ -5,6 +5,7 @@ import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { sleep, until as untilWithin } from '../support/eventually.js';
 import { createTestDatabase } from '../support/test-database.js';
+import { chatUntil } from './chat-stream.js';
 import { parseSse, OA_ACTIONS, type SseEvent } from './runtime-helpers.js';
 
 /**
@@ -149,41 +150,9 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   }
 
-  /** POST /api/chat and read the stream only until `stopAt` (then hang up: the run goes on without a client). */
-  async function chatUntil(
-    server: ServerProcess,
-    token: string,
-    body: Record<string, unknown>,
-    stopAt: (e: SseEvent) => boolean,
-  ): Promise<SseEvent[]> {
-    const abort = new AbortController();
-    const res = await fetch(`${server.url}/api/chat`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: abort.signal,
-    });
-    expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error(`stream ended before the expected event:\n${text}`);
-        text += decoder.decode(value, { stream: true });
-        const complete = text.slice(0, text.lastIndexOf('\n\n') + 2);
-        const events = parseSse(complete).events;
-        if (events.some(stopAt)) return events;
-      }
-    } finally {
-      abort.abort();
-    }
-  }
-
   const pendingChat = async (server: ServerProcess, token: string, agentId: string, po: string, amount = 60000) => {
     const events = await chatUntil(
-      server,
+      server.url,
       token,
       { agent_id: agentId, message: `Pay ${po} amount ${amount}` },
       (e) => e.event === 'confirmation_pending',
@@ -309,7 +278,7 @@ describe('durable runs: restarts, several instances, in-flight calls (server pro
     const { env, token, sql, first, agentId } = await setup();
     oaDelayMs = 4000;
     const events = await chatUntil(
-      first,
+      first.url,
       token,
       { agent_id: agentId, message: 'Pay PO-4 amount 100' },
       (e) => e.event === 'tool_call',

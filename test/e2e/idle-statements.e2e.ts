@@ -4,7 +4,7 @@ import { startServerProcess, type ServerProcess } from '../support/server-proces
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { payingModel, startHarness, startProcesses, type Harness, type ProcessHarness } from './process-harness.js';
-import { parseSse, type SseEvent } from './runtime-helpers.js';
+import type { SseEvent } from './runtime-helpers.js';
 
 const COUNTER = path.resolve(import.meta.dirname, '../support/statement-counter.cjs');
 /** The counter's own tick, and every interval of the instance shortened to it: one tick = one chance to sweep. */
@@ -39,6 +39,16 @@ const afterTicks = (server: ServerProcess, ticks: number) =>
     return report && report.ticks >= ticks ? report : undefined;
   });
 
+/** After `settle` ticks for what is under way to end, the process sends no statement over `ticks` more ticks. */
+async function expectNoStatements(server: ServerProcess, settle: number, ticks: number): Promise<void> {
+  const settled = await afterTicks(server, (lastReport(server)?.ticks ?? 0) + settle);
+  const later = await afterTicks(server, settled.ticks + ticks);
+  expect({ statements: later.statements - settled.statements, recent: later.recent }).toEqual({
+    statements: 0,
+    recent: settled.recent,
+  });
+}
+
 /**
  * An instance with nothing to do sends no statement (issue 30, break 1): no run recovery sweep, no workflow
  * recovery sweep, no escalation poll, no lease renewal when it holds no lease. The statements are counted in the
@@ -60,12 +70,7 @@ describe('an idle instance sends no statement (server process, PostgreSQL)', () 
   it('with no run, no workflow and no approval: 0 statements over 30 intervals of every loop', async () => {
     server = await startServerProcess(h.env, { nodeArgs: ['--require', COUNTER], timeoutMs: 90_000 });
     // Settled: healthy (the start waited for it), and startup's first sweeps have had 10 ticks to end.
-    const settled = await afterTicks(server, (lastReport(server)?.ticks ?? 0) + 10);
-    const later = await afterTicks(server, settled.ticks + 30);
-    expect({ statements: later.statements - settled.statements, recent: later.recent }).toEqual({
-      statements: 0,
-      recent: settled.recent,
-    });
+    await expectNoStatements(server, 10, 30);
   });
 });
 
@@ -91,30 +96,38 @@ function payingInstance(env: Record<string, string>) {
   return t;
 }
 
+type PayingInstance = ReturnType<typeof payingInstance>;
+
+const approvalPending = (e: SseEvent) => e.event === 'confirmation_pending';
+
+/** The run a chat's first events tell of (read up to its approval request), once it is parked in the database. */
+async function parkedRun(t: PayingInstance, events: SseEvent[]): Promise<{ runId: string; confirmationId: string }> {
+  const runId = events[0].data.run_id as string;
+  const confirmationId = events.find(approvalPending)!.data.confirmation_id as string;
+  await until('the run parked', async () => {
+    const { rows } = await t.h.sql.query(`SELECT parked_on FROM agent_runs WHERE id = $1`, [runId]);
+    return rows[0]?.parked_on !== null;
+  });
+  return { runId, confirmationId };
+}
+
+/** Approves the parked run's call on the counted server. */
+async function approve(t: PayingInstance, confirmationId: string): Promise<void> {
+  const path = `/api/confirmations/${confirmationId}/decision`;
+  expect((await t.h.api(t.server!, 'POST', path, { decision: 'approve' })).status).toBe(200);
+}
+
 describe('a run parked on an approval costs no statement while it waits (server process, PostgreSQL)', () => {
   const t = payingInstance(SHORT_INTERVALS);
 
   it('parked: 0 statements over 30 intervals of every loop; the approval then continues it, paid once', async () => {
     t.server = await startServerProcess(t.h.env, { nodeArgs: ['--require', COUNTER], timeoutMs: 90_000 });
-    const events = await t.h.chatUntil(t.server, 'Pay PO-IDLE amount 60000', (e) => e.event === 'confirmation_pending');
-    const runId = events[0].data.run_id as string;
-    const confirmationId = events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string;
-    await until('the run parked', async () => {
-      const { rows } = await t.h.sql.query(`SELECT parked_on FROM agent_runs WHERE id = $1`, [runId]);
-      return rows[0]?.parked_on !== null;
-    });
+    const events = await t.h.chatUntil(t.server, 'Pay PO-IDLE amount 60000', approvalPending);
+    const { runId, confirmationId } = await parkedRun(t, events);
     // Settled: the sweep due one lease period after the run's last event has run (and found only a far deadline).
-    const settled = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 20);
-    const later = await afterTicks(t.server, settled.ticks + 30);
-    expect({ statements: later.statements - settled.statements, recent: later.recent }).toEqual({
-      statements: 0,
-      recent: settled.recent,
-    });
+    await expectNoStatements(t.server, 20, 30);
 
-    expect(
-      (await t.h.api(t.server, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' }))
-        .status,
-    ).toBe(200);
+    await approve(t, confirmationId);
     await until('the run completed', async () => {
       const { rows } = await t.h.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId]);
       return rows[0]?.status === 'completed';
@@ -134,16 +147,7 @@ describe('a run that parks here arms no recovery sweep of this instance (server 
     t.server = await startServerProcess(t.h.env, { nodeArgs: ['--require', COUNTER], timeoutMs: 90_000 });
     // Settled: startup's sweeps have run and found nothing.
     const started = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 10);
-    const events = await t.h.chatUntil(
-      t.server,
-      'Pay PO-QUIET amount 60000',
-      (e) => e.event === 'confirmation_pending',
-    );
-    const runId = events[0].data.run_id as string;
-    await until('the run parked', async () => {
-      const { rows } = await t.h.sql.query(`SELECT parked_on FROM agent_runs WHERE id = $1`, [runId]);
-      return rows[0]?.parked_on !== null;
-    });
+    await parkedRun(t, await t.h.chatUntil(t.server, 'Pay PO-QUIET amount 60000', approvalPending));
     // The run's events were this instance's own: should it die, another instance's sweep (it heard them) or its own
     // restart takes the run; while it lives, it drives what it started.
     const later = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 30);
@@ -152,61 +156,23 @@ describe('a run that parks here arms no recovery sweep of this instance (server 
   }, 120_000);
 });
 
-/** Reads an SSE response until `stopAt` matches an event; the stream stays open (the caller aborts it). */
-async function readUntil(res: Response, stopAt: (e: SseEvent) => boolean): Promise<SseEvent[]> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`stream ended before the expected event:\n${text}`);
-      text += decoder.decode(value, { stream: true });
-      const events = parseSse(text.slice(0, text.lastIndexOf('\n\n') + 2)).events;
-      if (events.some(stopAt)) return events;
-    }
-  } finally {
-    reader.releaseLock();
-  }
-}
-
 describe('a parked run whose stream is open costs no statement while it waits (server process, PostgreSQL)', () => {
   const t = payingInstance(SHORT_INTERVALS);
 
   it('stream open: 0 statements over 60 ticks (longer than any safety-net period); the approval reaches the same stream', async () => {
     t.server = await startServerProcess(t.h.env, { nodeArgs: ['--require', COUNTER], timeoutMs: 90_000 });
-    const abort = new AbortController();
-    const res = await fetch(`${t.server.url}/api/chat`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${t.h.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ agent_id: t.h.agentId, message: 'Pay PO-WATCHED amount 60000' }),
-      signal: abort.signal,
-    });
+    const stream = await t.h.openChat(t.server, 'Pay PO-WATCHED amount 60000');
     try {
-      const events = await readUntil(res, (e) => e.event === 'confirmation_pending');
-      const runId = events[0].data.run_id as string;
-      const confirmationId = events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string;
-      await until('the run parked', async () => {
-        const { rows } = await t.h.sql.query(`SELECT parked_on FROM agent_runs WHERE id = $1`, [runId]);
-        return rows[0]?.parked_on !== null;
-      });
-      const settled = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 20);
-      const later = await afterTicks(t.server, settled.ticks + 60);
-      expect({ statements: later.statements - settled.statements, recent: later.recent }).toEqual({
-        statements: 0,
-        recent: settled.recent,
-      });
+      const { confirmationId } = await parkedRun(t, await stream.until(approvalPending));
+      await expectNoStatements(t.server, 20, 60);
 
-      expect(
-        (await t.h.api(t.server, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' }))
-          .status,
-      ).toBe(200);
+      await approve(t, confirmationId);
       // The stream opened before the wait tells the rest of the run.
-      const rest = await readUntil(res, (e) => e.event === 'done');
+      const rest = await stream.until((e) => e.event === 'done');
       expect(rest.map((e) => e.event)).toEqual(expect.arrayContaining(['confirmation_resolved', 'answer', 'done']));
       expect(t.oa.requests.filter((r) => r.path === '/purchases/PO-WATCHED/pay')).toHaveLength(1);
     } finally {
-      abort.abort();
+      stream.close();
     }
   }, 120_000);
 });

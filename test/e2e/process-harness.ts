@@ -5,6 +5,7 @@ import { type HttpFake } from '../fakes/http-fake.js';
 import { startServerProcess, type ServerProcess, type StartOptions } from '../support/server-process.js';
 import { until as untilWithin } from '../support/eventually.js';
 import { createTestDatabase } from '../support/test-database.js';
+import { chatUntil, ChatStream } from './chat-stream.js';
 import { parseSse, OA_ACTIONS, type SseEvent } from './runtime-helpers.js';
 
 /**
@@ -35,6 +36,8 @@ export interface Harness extends ProcessHarness {
   agentId: string;
   /** POST /api/chat and read the stream only until `stopAt` (then hang up: the run goes on without a client). */
   chatUntil(server: ServerProcess, message: string, stopAt: (e: SseEvent) => boolean): Promise<SseEvent[]>;
+  /** POST /api/chat and keep the stream open: the test reads it as far as it needs, then closes it. */
+  openChat(server: ServerProcess, message: string): Promise<ChatStream>;
   /** The run's whole story, replayed. */
   story(server: ServerProcess, runId: string): Promise<SseEvent[]>;
 }
@@ -136,37 +139,17 @@ export async function startHarness(opts: {
     return base.start(extra, startOpts);
   };
 
-  const chatUntil = async (server: ServerProcess, message: string, stopAt: (e: SseEvent) => boolean) => {
-    const abort = new AbortController();
-    const res = await fetch(`${server.url}/api/chat`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ agent_id: agent.body.id, message }),
-      signal: abort.signal,
-    });
-    expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error(`stream ended before the expected event:\n${text}`);
-        text += decoder.decode(value, { stream: true });
-        const events = parseSse(text.slice(0, text.lastIndexOf('\n\n') + 2)).events;
-        if (events.some(stopAt)) return events;
-      }
-    } finally {
-      abort.abort();
-    }
-  };
+  const chat = (message: string) => ({ agent_id: agent.body.id, message });
+  const openChat = (server: ServerProcess, message: string) => ChatStream.open(server.url, token, chat(message));
+  const chatUntilIn = (server: ServerProcess, message: string, stopAt: (e: SseEvent) => boolean) =>
+    chatUntil(server.url, token, chat(message), stopAt);
   const story = async (server: ServerProcess, runId: string) => {
     const res = await fetch(`${server.url}/api/runs/${runId}/events`, {
       headers: { authorization: `Bearer ${token}`, 'last-event-id': '0' },
     });
     return parseSse(await res.text()).events;
   };
-  return { ...base, start, agentId: agent.body.id, chatUntil, story };
+  return { ...base, start, agentId: agent.body.id, chatUntil: chatUntilIn, openChat, story };
 }
 
 /** "Pay PO-17 amount 100" -> that payment; once a tool result is the last message -> the final answer. */

@@ -7,7 +7,8 @@ export function startBanner(config: AppConfig): string {
   const lines = ['', `  Warden console: ${url}`];
   if (config.devSignIn) {
     lines.push(
-      `  Dev sign-in: open it and sign in as user "${DEMO_ADMIN}", org "${DEMO_ORG}", role "admin" (the form is filled in).`,
+      `  Dev sign-in: open it and sign in as user "${DEMO_ADMIN}", org "${DEMO_ORG}", role "admin" ` +
+        '(the form is filled in).',
     );
     lines.push('  Dev auth is for trying Warden out: anyone can sign in as anyone. Set AUTH_MODE=oidc for real users.');
   } else if (config.authMode === 'oidc') {

@@ -5,7 +5,8 @@ import { AppendsInFlight } from './appends-in-flight.js';
 import { EventFollowers } from './event-followers.js';
 import { followLog, type LogFollowParts } from './log-follow.js';
 import { LogWakeups, type ActivityListener } from './log-wakeups.js';
-import { PgNotificationListener } from './pg-notification-listener.js';
+import { listenToLog } from './log-listen.js';
+import type { PgNotificationListener } from './pg-notification-listener.js';
 import { ownerWriteResult, ownerWriteSql, SqlParams, type OwnerWrite, type OwnerWriteResult } from './owner-write.js';
 import { RecentEvents } from './recent-events.js';
 import type {
@@ -64,29 +65,7 @@ export class EventLog<M = AnyEventMap, E = unknown> {
       appending: this.appending,
       read: (ownerId, last) => this.read(ownerId, last),
     };
-    this.listener = target.embedded
-      ? null
-      : new PgNotificationListener({
-          url: target.url,
-          channel: tables.channel,
-          applicationName: `warden-${tables.channel}`,
-          logger,
-          // The payload is `<owner id>:<event number>`: a follower already past that number does not read again.
-          onNotification: (payload) => {
-            const at = payload.lastIndexOf(':');
-            const ownerId = at < 0 ? payload : payload.slice(0, at);
-            const seq = at < 0 ? undefined : Number(payload.slice(at + 1));
-            // One of our own appends not yet returned may be what this tells of: memory gets it then (a gap reads).
-            if (!this.followed.has(ownerId) && !this.appending.has(ownerId)) this.recent.noticed(ownerId, seq);
-            this.wakeups.wake(ownerId, seq, this.appending.isOwn(ownerId, seq));
-          },
-          // Events appended elsewhere while the connection was down were not notified to us: wake every follower.
-          onConnected: () => {
-            this.recent.noneComplete();
-            for (const name of this.wakeups.eventNames())
-              if (typeof name === 'string') this.wakeups.wake(name, undefined, false);
-          },
-        });
+    this.listener = listenToLog(target, tables, logger, this.followParts);
   }
 
   /** Calls `listener` on every append here, notification from elsewhere, and reconnect (see LogWakeups). */

@@ -102,19 +102,23 @@ export class DemoSeeder {
     const { token, agentId } = await this.seed();
     if (this.config.authMode !== 'dev') return;
     const base = this.config.publicUrl;
+    const auth = `-H "Authorization: Bearer $TOKEN"`;
+    const json = `-H 'content-type: application/json'`;
+    const chat = `{"agent_id":"${agentId}","message":"Pay the open purchase orders"}`;
     const lines = [
       '',
       `Warden is running at ${base} (docs: ${base}/api/docs)`,
       `Dev admin token for org "${DEMO_ORG}":`,
       `  export TOKEN=${token}`,
       `Try:`,
-      `  curl -s ${base}/api/me -H "Authorization: Bearer $TOKEN"`,
+      `  curl -s ${base}/api/me ${auth}`,
       `Chat with the demo agent: it pays PO-1001 (1 200) at once; PO-1002 (68 000) waits for your approval`,
-      `(for ${DEMO_APPROVAL_TIMEOUT_S / 60} minutes: the agent's confirmation.timeout_s; unset, a request expires after 2 minutes):`,
-      `  curl -N -s ${base}/api/chat -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"agent_id":"${agentId}","message":"Pay the open purchase orders"}'`,
+      `(for ${DEMO_APPROVAL_TIMEOUT_S / 60} minutes: the agent's confirmation.timeout_s; ` +
+        'unset, a request expires after 2 minutes):',
+      `  curl -N -s ${base}/api/chat ${auth} ${json} -d '${chat}'`,
       `In a second terminal, see the pending approval and approve it (the stream above then continues):`,
-      `  curl -s '${base}/api/confirmations?status=pending' -H "Authorization: Bearer $TOKEN"`,
-      `  curl -s -X POST ${base}/api/confirmations/<id>/decision -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"decision":"approve"}'`,
+      `  curl -s '${base}/api/confirmations?status=pending' ${auth}`,
+      `  curl -s -X POST ${base}/api/confirmations/<id>/decision ${auth} ${json} -d '{"decision":"approve"}'`,
       '',
     ];
     // Printed, not logged: once on the screen, and the token stays out of log files.

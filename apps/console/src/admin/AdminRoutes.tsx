@@ -45,7 +45,9 @@ export function AdminRoutes() {
   );
 }
 
-/** An unknown admin address says so and offers the admin pages (a relative redirect here once grew the path forever). */
+/**
+ * An unknown admin address says so and offers the admin pages (a relative redirect here once grew the path forever).
+ */
 function AdminPageMissing() {
   const { pathname } = useLocation();
   return (

@@ -12,7 +12,9 @@ interface Change {
 
 const show = (v: unknown) => (v === undefined || v === null ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
 
-/** A configuration change as a diff: each changed path with its value before and after; a secret only says it changed. */
+/**
+ * A configuration change as a diff: each changed path with its value before and after; a secret only says it changed.
+ */
 function ConfigDiff({ changes }: { changes: Change[] }) {
   if (changes.length === 0)
     return <Text size="sm">No field-level changes recorded (created or deleted: see the values below).</Text>;
@@ -56,7 +58,9 @@ function ConfigDiff({ changes }: { changes: Change[] }) {
   );
 }
 
-/** One audit event opened: a config change's diff, an approval's decision, or the payload; and the hashes binding it. */
+/**
+ * One audit event opened: a config change's diff, an approval's decision, or the payload; and the hashes binding it.
+ */
 export function AuditEventDetail({ event }: { event: AuditEvent }) {
   const p = event.payload;
   const changes = Array.isArray(p.changes) ? (p.changes as Change[]) : null;

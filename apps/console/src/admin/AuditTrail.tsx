@@ -91,8 +91,9 @@ export function AuditTrail() {
                   </Table.Td>
                   <Table.Td>{nameOf(e.actor)}</Table.Td>
                   <Table.Td>
-                    {/* The default variant (dark on white, gray 0 under the pointer), as "Load older events": a subtle or
-                        light one is below AA on a striped row and under the pointer (blue 9 on blue 3: 4.0:1). */}
+                    {/* The default variant (dark on white, gray 0 under the pointer), as "Load older events":
+                        a subtle or light one is below AA on a striped row and under the pointer
+                        (blue 9 on blue 3: 4.0:1). */}
                     <Button size="compact-xs" variant="default" onClick={() => setOpen(open === e.id ? null : e.id)}>
                       {open === e.id ? 'Hide' : 'Show'} #{e.seq}
                     </Button>

@@ -3,7 +3,10 @@ import { useMutation } from '@tanstack/react-query';
 import { data, http } from '../api/typed';
 import { ErrorAlert } from '../ui/ErrorAlert';
 
-/** "Verify chain": the server recomputes the org's hash chain over the range and names the first link that does not hold. */
+/**
+ * "Verify chain": the server recomputes the org's hash chain over the range
+ * and names the first link that does not hold.
+ */
 export function ChainVerify({ from, to }: { from?: string; to?: string }) {
   const verify = useMutation({
     mutationFn: () =>
@@ -12,7 +15,8 @@ export function ChainVerify({ from, to }: { from?: string; to?: string }) {
   const r = verify.data;
   return (
     <Group align="flex-start">
-      {/* Filled (white on blue 8, blue 9 under the pointer): the light variant under the pointer is blue 9 on blue 3, 4.0:1. */}
+      {/* Filled (white on blue 8, blue 9 under the pointer):
+          the light variant under the pointer is blue 9 on blue 3, 4.0:1. */}
       <Button loading={verify.isPending} onClick={() => verify.mutate()}>
         Verify chain
       </Button>
@@ -33,7 +37,8 @@ export function ChainVerify({ from, to }: { from?: string; to?: string }) {
         {r && !r.valid && (
           <Alert color="red" title="The chain is broken" data-testid="chain-result" data-valid="false">
             {r.first_broken
-              ? `First broken link: #${r.first_broken.seq} ${r.first_broken.action} (${r.first_broken.occurred_at}): ${r.first_broken.reason}.`
+              ? `First broken link: #${r.first_broken.seq} ${r.first_broken.action} ` +
+                `(${r.first_broken.occurred_at}): ${r.first_broken.reason}.`
               : 'A link does not hold.'}{' '}
             {r.rows} events checked.
           </Alert>

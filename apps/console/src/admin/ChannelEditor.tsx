@@ -36,7 +36,10 @@ function rebindNote(channel: Channel, edited: Settings | null): string | undefin
   );
   const missing = channel.secrets_set.filter((s) => edited[s] === undefined || edited[s] === null);
   if (!rebound.length || !missing.length) return undefined;
-  return `Changing ${rebound.join(', ')} needs the secrets again: enter ${missing.join(', ')} here (the stored ones stay bound to the old value).`;
+  return (
+    `Changing ${rebound.join(', ')} needs the secrets again: enter ${missing.join(', ')} here ` +
+    '(the stored ones stay bound to the old value).'
+  );
 }
 
 /** Edits a channel: its name and settings; secrets are write-only (named, never shown; typed here to replace them). */
@@ -73,7 +76,8 @@ export function ChannelEditor({ channel, onDone }: { channel: Channel; onDone: (
           label={`Settings of ${channel.name} (JSON)`}
           description={
             channel.secrets_set.length
-              ? `Secrets stored: ${channel.secrets_set.join(', ')} (never shown). Add one here to replace it; leave it out to keep it.`
+              ? `Secrets stored: ${channel.secrets_set.join(', ')} (never shown). ` +
+                'Add one here to replace it; leave it out to keep it.'
               : 'No secrets stored.'
           }
           autosize

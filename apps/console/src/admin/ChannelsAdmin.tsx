@@ -15,7 +15,10 @@ const TEMPLATES: Record<string, Record<string, string>> = {
   wecom: { corp_id: '', corp_secret: '', agent_id: '', token: '', encoding_aes_key: '', to_user: '' },
 };
 
-/** Approval channels: create, edit and delete one (secrets are write-only: sent once, never shown again); send a test card. */
+/**
+ * Approval channels: create, edit and delete one (secrets are write-only: sent once, never shown again);
+ * send a test card.
+ */
 export function ChannelsAdmin() {
   const queries = useQueryClient();
   const list = useQuery({ queryKey: ['channels'], queryFn: () => data(http.GET('/api/channels')) });
@@ -66,7 +69,9 @@ export function ChannelsAdmin() {
         : notifications.show({
             color: 'red',
             title: 'The test card was not delivered',
-            message: `${r.error ?? 'the platform refused it'}. Check the channel's credentials and chat id, then create the channel again with the right ones.`,
+            message:
+              `${r.error ?? 'the platform refused it'}. Check the channel's credentials and chat id, ` +
+              'then create the channel again with the right ones.',
           }),
     onError: (err) => toastError('The test card was not delivered', err),
   });

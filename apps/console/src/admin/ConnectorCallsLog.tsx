@@ -11,7 +11,10 @@ import { useAgentOptions, useMemberOptions } from './audit-options';
 
 const PAGE = 25;
 
-/** The connector call log: filtered by the server (agent, tool, user, from, blocked); the export streams the whole range. */
+/**
+ * The connector call log: filtered by the server (agent, tool, user, from, blocked);
+ * the export streams the whole range.
+ */
 export function ConnectorCallsLog() {
   const agents = useAgentOptions();
   const members = useMemberOptions();

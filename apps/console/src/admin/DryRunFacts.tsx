@@ -26,7 +26,10 @@ export function approverWords(list: string[]): string {
     .join(' or ');
 }
 
-/** What a dry-run verdict adds to its outcome: the rule that fired, the approver policy and tier, the args after a rewrite. */
+/**
+ * What a dry-run verdict adds to its outcome:
+ * the rule that fired, the approver policy and tier, the args after a rewrite.
+ */
 export function VerdictFacts({ verdict: v }: { verdict: Verdict }) {
   if (!v.rule && !v.approvers && !v.tier && !v.args_after) return null;
   return (

@@ -34,7 +34,8 @@ export function HeadersField({
       </Text>
       <Text size="xs" c="dimmed">
         {storedKeys?.length
-          ? `Stored: ${storedKeys.join(', ')} (values never shown). Leave the rows empty to keep them; headers typed here replace them all.`
+          ? `Stored: ${storedKeys.join(', ')} (values never shown). ` +
+            'Leave the rows empty to keep them; headers typed here replace them all.'
           : 'Sent on every request, e.g. Authorization: Bearer …; stored encrypted and never shown again.'}
       </Text>
       {note && (
@@ -89,5 +90,8 @@ export function originChangeNote(
 ): string | undefined {
   const moved = originOf(after) !== null && originOf(after) !== originOf(before);
   if (!moved || !storedKeys.length || replacingHeaders(rows)) return undefined;
-  return `The address now points to another origin (${originOf(after)}): enter the headers again (${storedKeys.join(', ')}); the stored values are only sent to ${originOf(before)}.`;
+  return (
+    `The address now points to another origin (${originOf(after)}): ` +
+    `enter the headers again (${storedKeys.join(', ')}); the stored values are only sent to ${originOf(before)}.`
+  );
 }

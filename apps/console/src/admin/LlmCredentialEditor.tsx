@@ -17,7 +17,8 @@ export function LlmCredentialEditor({ credential, onDone }: { credential: Creden
   const moved = originOf(origin) !== (credential.origin ? originOf(credential.origin) : null);
   const note =
     moved && !apiKey
-      ? `The key is only sent to ${credential.origin ?? 'no origin yet'}: for ${originOf(origin) ?? 'another origin'}, enter the API key again.`
+      ? `The key is only sent to ${credential.origin ?? 'no origin yet'}: ` +
+        `for ${originOf(origin) ?? 'another origin'}, enter the API key again.`
       : undefined;
   const save = useMutation({
     mutationFn: () =>

@@ -90,7 +90,10 @@ export function LlmCredentialsAdmin() {
       />
       <TextInput
         label="Origin"
-        description="The model server the key is for, e.g. https://api.openai.com: the key is sent to no other scheme, host or port."
+        description={
+          'The model server the key is for, e.g. https://api.openai.com: ' +
+          'the key is sent to no other scheme, host or port.'
+        }
         value={origin}
         onChange={(e) => setOrigin(e.currentTarget.value)}
         required

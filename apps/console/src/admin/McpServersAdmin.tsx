@@ -7,7 +7,9 @@ import { ErrorAlert } from '../ui/ErrorAlert';
 import { HeadersField, headersOf, type HeaderRow } from './HeadersField';
 import { McpServerCard } from './McpServerCard';
 
-/** MCP servers (streamable HTTP): add one with its auth headers (write-only), see the tools it offers, override them. */
+/**
+ * MCP servers (streamable HTTP): add one with its auth headers (write-only), see the tools it offers, override them.
+ */
 export function McpServersAdmin() {
   const queries = useQueryClient();
   const list = useQuery({ queryKey: ['mcp-servers'], queryFn: () => data(http.GET('/api/mcp-servers')) });

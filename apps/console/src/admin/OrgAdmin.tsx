@@ -22,7 +22,10 @@ export function OrgAdmin() {
       <Card withBorder>
         <Switch
           label="Read-only mode"
-          description="While on, every write tool (POST/PUT/PATCH/DELETE connector actions) is blocked by read_only_guard; reads still run."
+          description={
+            'While on, every write tool (POST/PUT/PATCH/DELETE connector actions) is blocked by read_only_guard; ' +
+            'reads still run.'
+          }
           checked={org.data?.read_only ?? false}
           disabled={!org.data || set.isPending}
           onChange={(e) => set.mutate(e.currentTarget.checked)}

@@ -33,7 +33,8 @@ const clock = (iso: string) =>
   });
 const count = new Intl.NumberFormat();
 const tokens = (u: { prompt_tokens: number; completion_tokens: number; total_tokens: number }) =>
-  `${count.format(u.total_tokens)} tokens (${count.format(u.prompt_tokens)} in, ${count.format(u.completion_tokens)} out)`;
+  `${count.format(u.total_tokens)} tokens ` +
+  `(${count.format(u.prompt_tokens)} in, ${count.format(u.completion_tokens)} out)`;
 const duration = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms} ms`);
 
 /** One step on the time line: when (clock and offset from the run's start), what, its outcome and how long it took. */

@@ -5,7 +5,9 @@ import { asError, problemsAt, section, withKey, type ConfigJson } from './agent-
 
 const at = (key: string) => new RegExp(`^model_config_json\\.model(\\.${key}\\b|: name either)`);
 
-/** Provider, model name, base URL and where the API key comes from (a stored credential or an allowed server variable). */
+/**
+ * Provider, model name, base URL and where the API key comes from (a stored credential or an allowed server variable).
+ */
 export function ModelFields({
   config,
   onChange,

@@ -51,7 +51,10 @@ export function PolicyFields({
       <Title order={4}>Confirmation policy</Title>
       <TagsInput
         label="Approvers"
-        description={`Who may approve: org_admins, org_members, agent_owner, initiator, channel, role:<name>, users:<sub>,<sub>. Empty: ${scope}.`}
+        description={
+          'Who may approve: org_admins, org_members, agent_owner, initiator, channel, ' +
+          `role:<name>, users:<sub>,<sub>. Empty: ${scope}.`
+        }
         data={APPROVER_KINDS}
         value={approvers}
         onChange={(v) => set('approvers', v)}

@@ -1,4 +1,6 @@
-/** `model_config_json` as the agent editor holds it: a plain object, edited by the fields and the Advanced tab alike. */
+/**
+ * `model_config_json` as the agent editor holds it: a plain object, edited by the fields and the Advanced tab alike.
+ */
 export type ConfigJson = Record<string, unknown>;
 
 export const NEW_CONFIG: ConfigJson = {

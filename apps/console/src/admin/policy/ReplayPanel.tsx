@@ -7,7 +7,9 @@ import { policyApi, type PolicyConfig, type PolicySubject } from './policy-api';
 const DAY = 24 * 3600 * 1000;
 const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
 
-/** What-if: the policy as edited re-decides the recorded calls of a window; the summary and every call it would change. */
+/**
+ * What-if: the policy as edited re-decides the recorded calls of a window; the summary and every call it would change.
+ */
 export function ReplayPanel({ subject, candidate }: { subject: PolicySubject; candidate: PolicyConfig }) {
   const [from, setFrom] = useState(() => isoDay(Date.now() - 7 * DAY));
   const [to, setTo] = useState(() => isoDay(Date.now() + DAY));

@@ -7,7 +7,10 @@ import { ErrorAlert } from '../../ui/ErrorAlert';
 import { ForceConfirm } from './ForceConfirm';
 import { policyApi, subjectKey, type PolicyConfig, type PolicySubject } from './policy-api';
 
-/** "Deploy as shadow": the edited policy runs beside the live one on live calls, deciding nothing; its report; promote or discard. */
+/**
+ * "Deploy as shadow": the edited policy runs beside the live one on live calls, deciding nothing;
+ * its report; promote or discard.
+ */
 export function ShadowPanel({
   subject,
   candidate,
@@ -68,7 +71,10 @@ export function ShadowPanel({
       <ErrorAlert error={shadow.error} what="The shadow could not be loaded" />
       <Switch
         label="Deploy as shadow"
-        description="The policy as edited here decides every live call beside the live one, without acting: no approval asked, nothing sent, nothing rewritten."
+        description={
+          'The policy as edited here decides every live call beside the live one, without acting: ' +
+          'no approval asked, nothing sent, nothing rewritten.'
+        }
         checked={active}
         disabled={shadow.isLoading || deploy.isPending || discard.isPending}
         onChange={(e) => (e.currentTarget.checked ? deploy.mutate() : discard.mutate())}
@@ -76,7 +82,10 @@ export function ShadowPanel({
       <ErrorAlert error={deploy.error} what="The shadow could not be deployed" />
       <ErrorAlert error={discard.error} what="The shadow could not be discarded" />
       {shadow.data && (
-        <Text size="sm">{`Shadow deployed ${new Date(shadow.data.deployed_at).toLocaleString()} beside version ${shadow.data.live_version ?? '—'}.`}</Text>
+        <Text size="sm">
+          {`Shadow deployed ${new Date(shadow.data.deployed_at).toLocaleString()} ` +
+            `beside version ${shadow.data.live_version ?? '—'}.`}
+        </Text>
       )}
       {active && (
         <Group>

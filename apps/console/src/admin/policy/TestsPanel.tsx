@@ -24,7 +24,9 @@ function parse(text: string): { cases: PolicyConfig[] | null; error: string | nu
   }
 }
 
-/** The policy's test cases (edited as JSON), saved with the policy; run against the policy as edited or the live one. */
+/**
+ * The policy's test cases (edited as JSON), saved with the policy; run against the policy as edited or the live one.
+ */
 export function TestsPanel({ subject, candidate }: { subject: PolicySubject; candidate: PolicyConfig }) {
   const queries = useQueryClient();
   const stored = useQuery({ queryKey: [...subjectKey(subject), 'tests'], queryFn: () => policyApi.tests(subject) });

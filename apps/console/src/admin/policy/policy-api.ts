@@ -1,6 +1,9 @@
 import { data, http, type Schemas } from '../../api/typed';
 
-/** Whose policy a panel works on: an agent's (`{ hooks?, confirmation?, require_confirmation_for_all? }`) or the org hooks. */
+/**
+ * Whose policy a panel works on:
+ * an agent's (`{ hooks?, confirmation?, require_confirmation_for_all? }`) or the org hooks.
+ */
 export type PolicySubject = { type: 'agent'; id: string } | { type: 'org_hooks' };
 
 export type PolicyConfig = Record<string, unknown>;

@@ -117,6 +117,19 @@ async function approve(t: PayingInstance, confirmationId: string): Promise<void>
   expect((await t.h.api(t.server!, 'POST', path, { decision: 'approve' })).status).toBe(200);
 }
 
+/** Waits until the run completed. */
+const completed = (t: PayingInstance, runId: string) =>
+  until('the run completed', async () => {
+    const { rows } = await t.h.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId]);
+    return rows[0]?.status === 'completed';
+  });
+
+/** The statements the counted server sent since report `started`, read `ticks` ticks from now (recent ones kept). */
+async function statementsSince(server: ServerProcess, started: CounterReport, ticks: number): Promise<string[]> {
+  const later = await afterTicks(server, (lastReport(server)?.ticks ?? 0) + ticks);
+  return later.recent.slice(later.recent.length - (later.statements - started.statements));
+}
+
 describe('a run parked on an approval costs no statement while it waits (server process, PostgreSQL)', () => {
   const t = payingInstance(SHORT_INTERVALS);
 
@@ -128,10 +141,7 @@ describe('a run parked on an approval costs no statement while it waits (server 
     await expectNoStatements(t.server, 20, 30);
 
     await approve(t, confirmationId);
-    await until('the run completed', async () => {
-      const { rows } = await t.h.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId]);
-      return rows[0]?.status === 'completed';
-    });
+    await completed(t, runId);
     expect(t.oa.requests.filter((r) => r.path === '/purchases/PO-IDLE/pay')).toHaveLength(1);
   });
 });
@@ -150,9 +160,7 @@ describe('a run that parks here arms no recovery sweep of this instance (server 
     await parkedRun(t, await t.h.chatUntil(t.server, 'Pay PO-QUIET amount 60000', approvalPending));
     // The run's events were this instance's own: should it die, another instance's sweep (it heard them) or its own
     // restart takes the run; while it lives, it drives what it started.
-    const later = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 30);
-    const sinceStart = later.recent.slice(later.recent.length - (later.statements - started.statements));
-    expect(sinceStart.filter((s) => RECOVERY_SWEEP.test(s))).toEqual([]);
+    expect((await statementsSince(t.server, started, 30)).filter((s) => RECOVERY_SWEEP.test(s))).toEqual([]);
   }, 120_000);
 });
 
@@ -191,8 +199,7 @@ describe('a chat run after the first reads no configuration (server process, Pos
     // Settled: 20 ticks (2 s) lets the first run's batched writes (decisions linger up to 1 s) go out.
     const settled = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 20);
     await t.h.chatUntil(t.server, 'Pay PO-SECOND amount 100', done);
-    const later = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 20);
-    const statements = later.recent.slice(later.recent.length - (later.statements - settled.statements));
+    const statements = await statementsSince(t.server, settled, 20);
     expect(statements.length).toBeGreaterThan(0); // the run itself was counted
     expect(statements.filter((s) => CONFIGURATION.test(s))).toEqual([]);
     expect(t.oa.requests.filter((r) => r.path === '/purchases/PO-SECOND/pay')).toHaveLength(1);
@@ -210,29 +217,15 @@ describe('an approval asked and decided here arms no sweep afterwards (server pr
   it('request without reminder or escalation, decision, resume: 30 ticks on, no recovery nor escalation sweep', async () => {
     t.server = await startServerProcess(t.h.env, { nodeArgs: ['--require', COUNTER], timeoutMs: 90_000 });
     const started = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 10);
-    const events = await t.h.chatUntil(
-      t.server,
-      'Pay PO-DECIDED amount 60000',
-      (e) => e.event === 'confirmation_pending',
+    const { runId, confirmationId } = await parkedRun(
+      t,
+      await t.h.chatUntil(t.server, 'Pay PO-DECIDED amount 60000', approvalPending),
     );
-    const runId = events[0].data.run_id as string;
-    const confirmationId = events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string;
-    await until('the run parked', async () => {
-      const { rows } = await t.h.sql.query(`SELECT parked_on FROM agent_runs WHERE id = $1`, [runId]);
-      return rows[0]?.parked_on !== null;
-    });
-    expect(
-      (await t.h.api(t.server, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' }))
-        .status,
-    ).toBe(200);
-    await until('the run completed', async () => {
-      const { rows } = await t.h.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId]);
-      return rows[0]?.status === 'completed';
-    });
+    await approve(t, confirmationId);
+    await completed(t, runId);
     // The decision's instance claimed the run at once (a park sees a decision in flight: nothing for a timer to catch),
     // and the request had no step to remind or escalate: nothing is due, here or on any instance that heard of it.
-    const later = await afterTicks(t.server, (lastReport(t.server)?.ticks ?? 0) + 30);
-    const sinceStart = later.recent.slice(later.recent.length - (later.statements - started.statements));
+    const sinceStart = await statementsSince(t.server, started, 30);
     expect(sinceStart.filter((s) => RECOVERY_SWEEP.test(s) || ESCALATION_SWEEP.test(s))).toEqual([]);
     // The decision's statement claimed the parked run (one transaction): no claim statement after it.
     expect(sinceStart.filter((s) => s.startsWith(PARKED_CLAIM))).toEqual([]);

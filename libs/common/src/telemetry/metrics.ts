@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { HookCounts, hookDurationHistogram, hookOutcomeCounter, type HookStats } from './hook-counts.js';
+
+export type { HookStats } from './hook-counts.js';
 
 const FAST_BUCKETS = [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5];
 const HUMAN_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 900, 3600, 86400];
-
-/** Counts of one hook (name + point): resolved once per hook name, so recording an outcome is two property reads. */
-export interface HookStats {
-  record(outcome: string, seconds: number): void;
-}
+const HOOK_BUCKETS = [...FAST_BUCKETS, 30, 300, 3600];
 
 /**
  * The Prometheus series Warden exposes at GET /metrics (prom-client, one registry per app so that several apps in
@@ -17,20 +16,16 @@ export interface HookStats {
 @Injectable()
 export class Metrics {
   readonly registry = new Registry();
+  /** Every hook's counts (statsFor), read at scrape time by the two hook series. */
+  private readonly hookStats = new Map<string, HookCounts>();
 
-  readonly hookDuration = new Histogram({
-    name: 'warden_hook_duration_seconds',
-    help: 'Time one hook took, by hook and point',
-    labelNames: ['hook', 'point'] as const,
-    buckets: [...FAST_BUCKETS, 30, 300, 3600],
-    registers: [this.registry],
-  });
-  readonly hookOutcomes = new Counter({
-    name: 'warden_hook_outcomes_total',
-    help: 'Hook outcomes (allow, block, rewrite, error, ...) by hook and point',
-    labelNames: ['hook', 'point', 'outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly hookDuration = hookDurationHistogram(
+    'warden_hook_duration_seconds',
+    'Time one hook took, by hook and point',
+    HOOK_BUCKETS,
+    () => this.hookStats.values(),
+  );
+  readonly hookOutcomes = hookOutcomeCounter(this.registry, () => this.hookStats.values());
   readonly approvalDecision = new Histogram({
     name: 'warden_approval_decision_seconds',
     help: 'From the approval request to its decision, by channel type and status',
@@ -76,9 +71,8 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  private readonly hookStats = new Map<string, HookStats>();
-
   constructor() {
+    this.registry.registerMetric(this.hookDuration);
     collectDefaultMetrics({ register: this.registry, prefix: 'warden_' });
   }
 
@@ -108,19 +102,7 @@ export class Metrics {
   statsFor(hook: string, point: string): HookStats {
     const key = `${point}\u0000${hook}`;
     let stats = this.hookStats.get(key);
-    if (!stats) {
-      const duration = this.hookDuration.labels(hook, point);
-      const outcomes = new Map<string, Counter.Internal>();
-      stats = {
-        record: (outcome, seconds) => {
-          duration.observe(seconds);
-          let counter = outcomes.get(outcome);
-          if (!counter) outcomes.set(outcome, (counter = this.hookOutcomes.labels(hook, point, outcome)));
-          counter.inc();
-        },
-      };
-      this.hookStats.set(key, stats);
-    }
+    if (!stats) this.hookStats.set(key, (stats = new HookCounts(hook, point, HOOK_BUCKETS)));
     return stats;
   }
 }

@@ -185,7 +185,7 @@ describe('ParkedRunResumer and the deadlines of the runs it parked', () => {
     resumer.onModuleDestroy();
   });
 
-  it('a decision arms no recovery sweep; a claim that fails (database error) does, and nothing is resumed', async () => {
+  it('a decision arms no recovery sweep; a claim that fails (a database error) does, resuming nothing', async () => {
     const { resumer, claimParked, resumeClaimed, afterFailedClaim } = resumerWithFakes();
     resumer.onSettled({ id: 'c1', status: 'approved' });
     await jest.advanceTimersByTimeAsync(0);

@@ -6,8 +6,9 @@
  */
 
 /**
- * The bus events of @warden/confirmations this listens to, named here (they are declared there) to avoid a dependency cycle: a request left
- * `pending` in this process (payload: the row), and another instance's settlement heard by NOTIFY (payload: its id).
+ * The bus events of @warden/confirmations this listens to, named here (declared there) to avoid a dependency cycle:
+ * a request left `pending` in this process (payload: the row), and another instance's settlement heard by NOTIFY
+ * (payload: its id).
  */
 export const CONFIRMATION_SETTLED = 'confirmation.settled';
 export const CONFIRMATION_NOTIFIED = 'confirmation.notified';
@@ -34,8 +35,8 @@ declare module '@warden/common' {
 
 /** The assignments of a claim of a parked run (`r`) by instance `instance` for a lease of `leaseS` seconds. */
 export function parkedClaimSet(instance: string, leaseS: string): string {
-  return `locked_by = ${instance}, lease_until = now() + make_interval(secs => ${leaseS}), lease_epoch = r.lease_epoch + 1,
-          parked_on = NULL, updated_at = now()`;
+  return `locked_by = ${instance}, lease_until = now() + make_interval(secs => ${leaseS}),
+          lease_epoch = r.lease_epoch + 1, parked_on = NULL, updated_at = now()`;
 }
 
 /**

@@ -52,7 +52,10 @@ import { ToolNamespaces } from './tools/tool-namespaces.js';
 import { McpToolExecutor } from './mcp/mcp-tool-executor.js';
 import { PolicyLifecycleModule } from './policy-lifecycle/policy-lifecycle.module.js';
 
-/** Connectors, agents, the LLM providers, the run engine (ReAct + DAG) and the chat / runs API. Global: other modules register built-in tools and start runs. */
+/**
+ * Connectors, agents, the LLM providers, the run engine (ReAct + DAG) and the chat / runs API. Global: other modules
+ * register built-in tools and start runs.
+ */
 @Global()
 @Module({
   imports: [

@@ -44,7 +44,8 @@ export class AgentConfigCheck {
     const keyEnv = model.apiKeyEnv;
     if (keyEnv !== undefined && !this.config.llmKeyEnvAllowed(keyEnv)) {
       problems.push(
-        `model_config_json.model.api_key_env "${keyEnv}" is not an allowed key variable: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`,
+        `model_config_json.model.api_key_env "${keyEnv}" is not an allowed key variable: ` +
+          `name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`,
       );
     } else if (keyEnv !== undefined) {
       const originProblem = operatorKeyOriginProblem(this.config, keyEnv, model.baseUrl);

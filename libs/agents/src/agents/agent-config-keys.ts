@@ -31,7 +31,8 @@ const KNOWN: Record<string, readonly string[]> = {
 /** The original system's names (and common slips), with where the setting lives in Warden. */
 const HINTS: Record<string, string> = {
   confirmation_mode:
-    'Warden has no confirmation_mode: the card goes to confirmation.channel_id, else the org default channel, else the inbox',
+    'Warden has no confirmation_mode: the card goes to confirmation.channel_id, ' +
+    'else the org default channel, else the inbox',
   approval_channel_id: 'use confirmation.channel_id',
   confirmation_approver_scope: 'use confirmation.approver_scope',
   confirmation_channel_id: 'use confirmation.channel_id',
@@ -45,7 +46,8 @@ const HINTS: Record<string, string> = {
   base_url: 'use model.base_url',
   api_key_env: 'use model.api_key_env',
   api_key:
-    'keys are never stored in the config: store it with POST /api/llm-credentials and name its id in model.api_key_credential_id (or name a server variable matching LLM_KEY_ENV_ALLOW in model.api_key_env)',
+    'keys are never stored in the config: store it with POST /api/llm-credentials and name its id in ' +
+    'model.api_key_credential_id (or name a server variable matching LLM_KEY_ENV_ALLOW in model.api_key_env)',
   api_key_credential_id: 'use model.api_key_credential_id',
   temperature: 'use model.temperature',
   stream: 'use model.stream',

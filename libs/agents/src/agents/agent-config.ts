@@ -123,7 +123,8 @@ export function parseAgentConfig(json: Record<string, unknown>): { config: Agent
   ) {
     // The initiator is the only approver in that scope, and may not approve their own request: nobody could.
     problems.push(
-      'model_config_json.confirmation.forbid_self_approval cannot be combined with approver_scope "initiator": nobody could approve',
+      'model_config_json.confirmation.forbid_self_approval cannot be combined with approver_scope "initiator": ' +
+        'nobody could approve',
     );
   }
   const approverScope = APPROVER_SCOPES.includes(c.approver_scope as ApproverScope)

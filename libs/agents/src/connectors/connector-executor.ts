@@ -23,7 +23,9 @@ export interface ConnectorResponse {
   error?: string;
 }
 
-/** Builds the HTTP request of a connector action from the call's args. Throws a plain Error naming a missing path arg. */
+/**
+ * Builds the HTTP request of a connector action from the call's args. Throws a plain Error naming a missing path arg.
+ */
 export function buildConnectorRequest(
   connector: Connector,
   action: ConnectorAction,
@@ -122,9 +124,9 @@ export class ConnectorExecutor {
       // The run stopped (shutdown, lease lost, cancel) with the request possibly out: not an outcome of the call.
       // The caller leaves it in flight, and the run's next driver settles it (interrupted, never retried).
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('the run was stopped');
-      return failed(
-        `${action.method} ${action.path} failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`,
-      );
+      // A wrapped network error (refused, reset) names the problem in its `cause`.
+      const reason = (err as Error).cause instanceof Error ? ((err as Error).cause as Error) : (err as Error);
+      return failed(`${action.method} ${action.path} failed: ${reason.message}`);
     }
   }
 }

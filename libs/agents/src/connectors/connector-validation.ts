@@ -55,7 +55,8 @@ export function validateConnector(dto: ConnectorDto): Array<Omit<ConnectorAction
           : checkConfirmationCondition(a.requires_confirmation_when);
       if (problem)
         problems.push(
-          `${where}: requires_confirmation_when "${a.requires_confirmation_when}" is not a valid CEL condition: ${problem}`,
+          `${where}: requires_confirmation_when "${a.requires_confirmation_when}" ` +
+            `is not a valid CEL condition: ${problem}`,
         );
     }
     return {
@@ -93,7 +94,7 @@ function schemaProblems(where: string, schema: Record<string, unknown>): string[
       problems.push(`${where}: parameters.required must be an array of property names`);
     else
       for (const r of required as string[]) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- `in` needs an object type (TS2638)
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- `in` needs an object (TS2638)
         if (props && !(r in (props as object)))
           problems.push(`${where}: parameters.required names "${r}", which is not in properties`);
       }

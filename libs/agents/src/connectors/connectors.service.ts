@@ -87,7 +87,8 @@ export class ConnectorsService {
     const existing = await this.find(orgId, id);
     const before = await this.get(orgId, id);
     const actions = validateConnector(dto);
-    // Header values belong to the host they were entered for (as channels' secrets do): another origin needs them again.
+    // Header values belong to the host they were entered for (as channels' secrets do): another origin needs them
+    // again.
     const kept = dto.headers === undefined ? Object.keys(existing.headers).map((k) => `headers.${k}`) : [];
     const rebind = secretsFollowProblem({ field: 'base_url', before: existing.baseUrl, after: dto.base_url, kept });
     if (rebind) throw new BadInputError(`invalid connector: ${rebind}`, [rebind]);

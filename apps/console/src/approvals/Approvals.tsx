@@ -12,7 +12,10 @@ import { onInboxKey, SHORTCUTS_HINT } from './decision-keys';
 
 export type ConfirmationRow = Schemas['ConfirmationResponse'];
 
-/** The approvals inbox: pending requests arrive live (server stream); deciding goes through the same policy as every channel. */
+/**
+ * The approvals inbox: pending requests arrive live (server stream); deciding goes through the same policy as every
+ * channel.
+ */
 export function Approvals() {
   const [filter, setFilter] = useState('');
   const [everyone, setEveryone] = useState(false);

@@ -75,7 +75,7 @@ export function PendingCard({
     onSuccess: (_, decision) => {
       notifications.show({
         color: 'green',
-        message: `${decision === 'approve' ? (edited !== null ? 'Approved with changes' : 'Approved') : 'Rejected'}: ${row.tool}`,
+        message: `${decided(decision, edited !== null)}: ${row.tool}`,
       });
       void queries.invalidateQueries({ queryKey: ['confirmations'] });
       after.current?.focus();
@@ -187,4 +187,10 @@ export function PendingCard({
       </Stack>
     </Card>
   );
+}
+
+/** What the toast says a decision was. */
+function decided(decision: string, edited: boolean): string {
+  if (decision !== 'approve') return 'Rejected';
+  return edited ? 'Approved with changes' : 'Approved';
 }

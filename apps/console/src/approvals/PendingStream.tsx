@@ -22,7 +22,8 @@ const newestFirst = (rows: Map<string, ConfirmationRow>) =>
 
 /**
  * One stream per tab (`GET /api/confirmations/stream`): a snapshot of "pending for me", then each change as it
- * happens (a request decided, expired, or reassigned away from me leaves the list). Reconnects with backoff and starts again from a fresh snapshot, so nothing is missed while it was away.
+ * happens (a request decided, expired, or reassigned away from me leaves the list). Reconnects with backoff and
+ * starts again from a fresh snapshot, so nothing is missed while it was away.
  */
 export function PendingProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<PendingState>({ forMe: [], live: false, unreachable: false });

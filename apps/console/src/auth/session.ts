@@ -39,7 +39,8 @@ const SSO_TAB = 'warden.sso-tab';
 
 /**
  * This tab signed in through SSO (a flag, no token): after a reload the sign-in page goes back to the identity provider
- * silently (`prompt=none`) instead of asking. Cleared by signing out and by a provider that answers it needs the person.
+ * silently (`prompt=none`) instead of asking. Cleared by signing out and by a provider that answers it needs the
+ * person.
  */
 export function rememberSsoTab(): void {
   sessionStorage.setItem(SSO_TAB, '1');

@@ -77,7 +77,10 @@ function TurnView({
   );
 }
 
-/** Portal chat with one agent: past conversations, messages, each run streamed live with its tool calls, hooks and approvals. */
+/**
+ * Portal chat with one agent: past conversations, messages, each run streamed live with its tool calls, hooks and
+ * approvals.
+ */
 export function ChatView() {
   const { agentId = '', conversationId } = useParams();
   const navigate = useNavigate();

@@ -46,7 +46,7 @@ export function ConversationHistory({
               {c.title}
             </Text>
           }
-          description={`${new Date(c.last_activity_at).toLocaleString()} · ${c.run_count} message${c.run_count === 1 ? '' : 's'}`}
+          description={`${new Date(c.last_activity_at).toLocaleString()} · ${messages(c.run_count)}`}
           rightSection={
             <Badge size="xs" variant="light" color={STATUS_COLOR[label(c.last_status)] ?? 'red'}>
               {label(c.last_status)}
@@ -56,4 +56,9 @@ export function ConversationHistory({
       ))}
     </Stack>
   );
+}
+
+/** "1 message", "3 messages". */
+function messages(count: number): string {
+  return `${count} message${count === 1 ? '' : 's'}`;
 }

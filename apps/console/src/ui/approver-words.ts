@@ -29,7 +29,8 @@ export interface ApproverPolicyView {
 export function approvalAwaited(row: ApproverPolicyView): string {
   const entries = row.approvers?.length ? row.approvers : [row.approver_scope];
   const names = entries.filter((e) => !(row.forbid_self_approval && e === 'initiator')).map(entryWords);
-  const who = `${names.length ? names.join(' or ') : 'an approver'}${row.forbid_self_approval ? ' other than you' : ''}`;
+  const anyOf = names.length ? names.join(' or ') : 'an approver';
+  const who = `${anyOf}${row.forbid_self_approval ? ' other than you' : ''}`;
   if (row.approvals_required <= 1) return `approval by ${who}`;
   return `${row.approvals_required} approvals by ${who} (${row.approvals_given} of ${row.approvals_required} given)`;
 }

@@ -6,9 +6,6 @@ import { whatToDo } from './what-to-do';
 export function toastError(title: string, err: unknown): void {
   const e = err instanceof ApiError ? err : null;
   const hint = whatToDo(e?.status, err);
-  notifications.show({
-    color: 'red',
-    title,
-    message: `${e ? e.message : String((err as { message?: unknown } | null | undefined)?.message ?? err)}${hint ? `. ${hint}` : ''}`,
-  });
+  const what = e ? e.message : String((err as { message?: unknown } | null | undefined)?.message ?? err);
+  notifications.show({ color: 'red', title, message: `${what}${hint ? `. ${hint}` : ''}` });
 }

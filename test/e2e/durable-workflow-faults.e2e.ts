@@ -81,6 +81,10 @@ describe('durable workflow runs under faults (server processes, PostgreSQL)', ()
     const done = await until('the workflow ends', async () => {
       const r = (await h!.api(b, 'GET', `/api/workflow-runs/${runId}`)).body;
       return ['completed', 'failed'].includes(r.status) ? r : undefined;
+    }).catch(async (err: unknown) => {
+      throw new Error(
+        `${(err as Error).message}\n${await stateOf(h!, runId)}\nA:\n${a.output().slice(-4000)}\nB:\n${b.output().slice(-4000)}`,
+      );
     });
     expect(done).toMatchObject({ status: 'completed', nodes: { direct_pay: { status: 'completed' } } });
     const events = await fetch(`${b.url}/api/workflow-runs/${runId}/events`, {
@@ -94,3 +98,15 @@ describe('durable workflow runs under faults (server processes, PostgreSQL)', ()
     expect(events.match(/event: node_agent_started\ndata: [^\n]*direct_pay/g)).toHaveLength(1);
   }, 90_000);
 });
+
+/** What a stuck workflow left in the database: its row, its agent runs and the approvals, for the failure message. */
+async function stateOf(h: Harness, runId: string): Promise<string> {
+  const q = async (sql: string, params: unknown[] = []) => JSON.stringify((await h.sql.query(sql, params)).rows);
+  return [
+    await q(`SELECT status, locked_by, lease_until, lease_epoch, nodes FROM workflow_runs WHERE id = $1`, [runId]),
+    await q(
+      `SELECT id, status, locked_by, lease_until, lease_epoch, parked_on, state->>'phase' AS phase FROM agent_runs`,
+    ),
+    await q(`SELECT id, status, run_id, responded_at FROM confirmation_requests`),
+  ].join('\n');
+}

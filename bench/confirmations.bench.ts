@@ -13,12 +13,13 @@
  */
 import 'reflect-metadata';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { AuditTrail, type AppConfig } from '@warden/common';
+import type { AppConfig } from '@warden/common';
 import { randomUUID } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { DataSource } from 'typeorm';
 import { ConfirmationWaiter } from '../libs/confirmations/src/confirmation-waiter.js';
+import type { ConfirmationDecisionService } from '../libs/confirmations/src/confirmation-decision.service.js';
 import { ConfirmationStore } from '../libs/confirmations/src/confirmation.store.js';
 import { ConfirmationStatus } from '../libs/confirmations/src/confirmation.types.js';
 import { createDataSource, type DatabaseTarget } from '../libs/database/src/data-source.js';
@@ -80,7 +81,11 @@ try {
   const a = await instance();
   await a.ds.runMigrations({ transaction: 'each' });
   const b = await instance();
-  const waiter = new ConfirmationWaiter(a.store, config, target, a.events, new AuditTrail(a.ds));
+  // Deadlines are 10 minutes away: the bench expires nothing, so the waiter's expiry path has no service behind it.
+  const noExpiry = {
+    expire: () => Promise.reject(new Error('the bench expires nothing')),
+  } as unknown as ConfirmationDecisionService;
+  const waiter = new ConfirmationWaiter(a.store, config, target, a.events, noExpiry);
   // What Nest's @OnEvent wiring does in the app: this instance's own decisions wake its waiters in-process.
   a.events.on('confirmation.settled', (row: Parameters<ConfirmationWaiter['onSettled']>[0]) => waiter.onSettled(row));
   await waiter.onModuleInit();

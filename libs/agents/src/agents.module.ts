@@ -27,6 +27,7 @@ import { RunRecovery } from './engine/run-recovery.js';
 import { ParkedRunResumer } from './engine/parked-run-resumer.js';
 import { ParkedLives } from './engine/parked-lives.js';
 import { ToolCallRecovery } from './engine/tool-call-recovery.js';
+import { ToolCallOutcomes } from './engine/tool-call-outcomes.js';
 import { ToolCallRunner } from './engine/tool-call-runner.js';
 import { ToolCallStore } from './engine/tool-call.store.js';
 import { ToolExecution } from './engine/tool-execution.js';
@@ -86,6 +87,7 @@ import { PolicyLifecycleModule } from './policy-lifecycle/policy-lifecycle.modul
     LlmCredentialsService,
     RunEventsService,
     RunMetrics,
+    ToolCallOutcomes,
     ToolCallRunner,
     ToolCallStore,
     ToolCallRecovery,

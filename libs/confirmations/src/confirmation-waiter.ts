@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { AppConfig, AuditTrail, Metrics, type Bus, OnBus } from '@warden/common';
+import { AppConfig, Metrics, type Bus, OnBus } from '@warden/common';
 import { isRunInterruption } from '@warden/hooks';
 import { DATABASE_TARGET, PgNotificationListener, type DatabaseTarget } from '@warden/database';
-import { confirmationEvent } from './confirmation-audit.js';
+import { ConfirmationDecisionService } from './confirmation-decision.service.js';
 import { ConfirmationStore } from './confirmation.store.js';
 import {
   CONFIRMATION_NOTIFIED,
@@ -50,7 +50,7 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
     private readonly config: AppConfig,
     @Inject(DATABASE_TARGET) target: DatabaseTarget,
     @Inject(EventEmitter2) private readonly bus: Bus,
-    private readonly audit: AuditTrail,
+    private readonly decisions: ConfirmationDecisionService,
     @Optional() private readonly metrics?: Metrics,
   ) {
     this.listener = target.embedded
@@ -62,7 +62,7 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
           logger: this.logger,
           onNotification: (payload) => {
             this.scheduleWake(payload);
-            // Another instance's settlement only (prefixed payloads leave the row pending; an echo was told in-process).
+            // Another instance's settlement only (a prefixed payload leaves the row pending; an echo is ours).
             if (!payload.includes(':') && !this.store.isOwnSettlement(payload))
               this.bus.emit(CONFIRMATION_NOTIFIED, payload);
             for (const observe of this.observers) observe(payload);
@@ -197,22 +197,14 @@ export class ConfirmationWaiter implements OnModuleInit, OnModuleDestroy {
 
   private async expire(id: string, by: string, reason: string): Promise<void> {
     try {
-      // settle() publishes the change in-process, which resolves the waiters; if someone decided first, read it.
-      const expired = await this.store.settle(id, { status: ConfirmationStatus.Expired, respondedByName: by, reason });
-      // Chained like a rejection; the expiry stands (and the waiters are released) if the event cannot be written.
-      if (expired) {
-        await this.audit
-          .record(confirmationEvent(expired, 'expired', { userId: null, name: by, reason }))
-          .catch((err: unknown) =>
-            this.logger.error(`the expiry of confirmation ${id} was not audited: ${(err as Error).message}`),
-          );
-      } else {
-        const row = await this.store.findById(id);
-        if (row) this.settleWaiters(row);
-        else this.failWaiters(id, new Error(`confirmation ${id} no longer exists`));
-      }
+      // The settlement is published in-process and releases the waiters; if someone decided first, read what.
+      if (await this.decisions.expire(id, by, reason)) return;
+      const row = await this.store.findById(id);
+      if (row) this.settleWaiters(row);
+      else this.failWaiters(id, new Error(`confirmation ${id} no longer exists`));
     } catch (err) {
-      this.logger.error(`could not expire confirmation ${id}: ${(err as Error).message}`);
+      // An audit write that failed after the expiry committed finds no waiter left here: the expiry stands.
+      this.logger.error(`could not expire confirmation ${id} or audit its expiry: ${(err as Error).message}`);
       this.failWaiters(id, new Error(`could not record the expiry of confirmation ${id}: ${(err as Error).message}`));
     }
   }

@@ -1,6 +1,5 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
-import { annotateSpan, Metrics, type RunEventMap } from '@warden/common';
-import { blockedObservation, type PreToolUseVerdict, type ToolCallContext, type ToolCallMetadata } from '@warden/hooks';
+import { Injectable, Logger } from '@nestjs/common';
+import type { PreToolUseVerdict, ToolCallContext, ToolCallMetadata } from '@warden/hooks';
 import { isTransientDatabaseError, SqlParams } from '@warden/database';
 import type { EntityManager } from 'typeorm';
 import type { ParkedToolCall, PendingToolCall } from '../runs/run.entity.js';
@@ -13,7 +12,8 @@ import { RunStore } from './run-store.js';
 import { callContext } from './tool-call-context.js';
 import { decideCall } from './tool-call-decision.js';
 import { ToolExecution } from './tool-execution.js';
-import { ToolCallStore, type ListedToolCall, type StoredToolCallOutcome } from './tool-call.store.js';
+import { ToolCallOutcomes } from './tool-call-outcomes.js';
+import { ToolCallStore, type ListedToolCall } from './tool-call.store.js';
 
 export { interruptedObservation } from './tool-call-recovery.js';
 
@@ -30,7 +30,7 @@ export class ToolCallRunner {
     private readonly tools: ToolRegistry,
     private readonly execution: ToolExecution,
     private readonly runs: RunStore,
-    @Optional() private readonly metrics?: Metrics,
+    private readonly outcomes: ToolCallOutcomes,
   ) {}
 
   /** The durable records of a turn's calls, before any of them runs (in the caller's transaction when given). */
@@ -88,8 +88,8 @@ export class ToolCallRunner {
       });
       if ('park' in decided) return decided.park;
       const { verdict, args } = decided;
-      if (!verdict.allow) await this.storeBlocked(live, call, ctx, verdict, label);
-      else if (!tool) await this.storeUnknownTool(live, call, args, available);
+      if (!verdict.allow) await this.outcomes.blocked(live, call, ctx, verdict, label);
+      else if (!tool) await this.outcomes.unknownTool(live, call, args, available);
       else await this.execute(live, call, tool, args, ctx, verdict);
     } catch (err) {
       // Not the call's outcome: the run stops here (shutdown, lease lost, cancel, database blip) and its next
@@ -101,64 +101,12 @@ export class ToolCallRunner {
         isTransientDatabaseError(err)
       )
         throw err;
-      await this.storeFailure(live, call, err as Error, label);
+      await this.outcomes.failure(live, call, err as Error, label);
     }
     return undefined;
   }
 
-  /** A call a hook blocked (or whose args no longer match its approval): the PostToolUse-blocked hooks, then its outcome. */
-  private async storeBlocked(
-    live: LiveRun,
-    call: PendingToolCall,
-    ctx: ToolCallContext,
-    verdict: PreToolUseVerdict,
-    label: string,
-  ): Promise<void> {
-    const blockedBy = verdict.blockedBy ?? 'a hook';
-    const error = verdict.error ?? 'blocked';
-    await live.registry.runBlocked({ ...ctx, toolArgs: verdict.args }, { blockedBy, error });
-    const content = blockedObservation(blockedBy, error);
-    await this.store(
-      live,
-      call.call_id,
-      { status: 'blocked', args: verdict.args, result: content, blockedBy, error, tool: call.tool },
-      { call_id: call.call_id, tool: call.tool, args: verdict.args, content, blocked: true, blocked_by: blockedBy },
-      label,
-    );
-  }
-
-  /** A call that failed unexpectedly (not a hook's decision, not the run stopping): the model reads the error. */
-  private async storeFailure(live: LiveRun, call: PendingToolCall, err: Error, label: string): Promise<void> {
-    this.logger.error({ err, runId: live.run.id, callId: call.call_id }, 'tool call failed unexpectedly');
-    const content = `Error: the tool call failed: ${err.message}`;
-    await this.store(
-      live,
-      call.call_id,
-      { status: 'failed', args: call.args, result: content, error: err.message, tool: call.tool },
-      { call_id: call.call_id, tool: call.tool, args: call.args, content, blocked: false, ok: false },
-      label,
-    );
-  }
-
-  /** A call of a tool the agent does not have: the model reads which tools it can call. */
-  private async storeUnknownTool(
-    live: LiveRun,
-    call: PendingToolCall,
-    args: Record<string, unknown>,
-    available: ResolvedTool[],
-  ): Promise<void> {
-    const known = available.map((t) => t.spec.name).join(', ') || 'none';
-    const content = `Error: unknown tool "${call.tool}". Tools you can call: ${known}.`;
-    await this.store(
-      live,
-      call.call_id,
-      { status: 'failed', args, result: content, error: 'unknown tool', tool: call.tool },
-      { call_id: call.call_id, tool: call.tool, args, content, blocked: false, ok: false },
-      'other',
-    );
-  }
-
-  /** Marks the call executing (fenced, audited in flight), sends it, runs the PostToolUse hooks and stores the outcome. */
+  /** Marks the call executing (fenced, audited in flight), sends it, runs the PostToolUse hooks, stores the outcome. */
   private async execute(
     live: LiveRun,
     call: PendingToolCall,
@@ -194,7 +142,7 @@ export class ToolCallRunner {
     const post = await live.registry.runPostToolUse({ ...postCtx, toolResult: observed });
     // Approved with changes: the model reads that the approver changed its call (and to what) with the result.
     if (verdict.approval?.note) post.result = `${verdict.approval.note}\n${post.result}`;
-    await this.store(
+    await this.outcomes.store(
       live,
       call.call_id,
       {
@@ -218,31 +166,6 @@ export class ToolCallRunner {
       },
       call.tool,
     );
-  }
-
-  /** Stores the call's outcome while this driver holds the run; a driver that lost it writes nothing and stops. */
-  private async store(
-    live: LiveRun,
-    callId: string,
-    r: StoredToolCallOutcome,
-    observation: RunEventMap['observation'],
-    label: string,
-  ): Promise<void> {
-    const outcome = r.simulated ? 'simulated' : r.status;
-    annotateSpan({ 'warden.tool.outcome': outcome, ...(r.blockedBy ? { 'warden.tool.blocked_by': r.blockedBy } : {}) });
-    this.metrics?.toolCalls.labels(label, outcome).inc();
-    // One transaction: the deferred hook events, the result, its in-flight audit row (completed with it, status and
-    // duration included, so a crash before the audit batch lands leaves a completed row) and the `observation` event.
-    const p = new SqlParams();
-    const { precondition, ctes } = this.toolCalls.outcomeWrites(p, live, callId, r);
-    const stored = await this.runs.writeRun(
-      live,
-      [{ type: 'observation', data: observation }],
-      { where: precondition, ctes },
-      p,
-    );
-    if (!stored.held) throw await this.toolCalls.lostOrGone(live, callId);
-    live.observed.set(callId, r.result);
   }
 
   /** The calls of a run in the order they were made, with what was sent (or simulated) and what came back. */

@@ -25,6 +25,8 @@ export class HookChainRun {
   blockReason: string | undefined = undefined;
   /** performance.now() at the last hook boundary, where the next hook's duration starts (HookChain's own). */
   started = 0;
+  /** Whether each hook of this run is timed (hook-timing.ts); an untimed synchronous hook reports 0 ms. */
+  timed = true;
 
   constructor(
     /** The tool args the next hook sees (PreToolUse hooks rewrite them). */

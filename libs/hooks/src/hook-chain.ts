@@ -3,6 +3,7 @@ import type { HookChainRun } from './hook-chain-run.js';
 import { HookInvocation, type ToolCallContext } from './hook-invocation.js';
 import { isThenable, recordHookOutcome } from './hook-outcome-record.js';
 import { settle } from './hook-settle.js';
+import { timedFromNow, timesEachHook, untimedEnd } from './hook-timing.js';
 import type { HookOutcomeKind, HookResult } from './hook.types.js';
 import type { HookChainPoint, RegisteredHook } from './hook-chain.types.js';
 
@@ -56,9 +57,9 @@ export class HookChain<R> {
   /**
    * Runs the hooks in a plain loop for as long as each returns synchronously and the emitter has nothing to wait
    * for (no await, no microtask: an await anywhere in the loop would make every hook pay for it); the first promise
-   * hands the rest of the chain to `runAsync`. The clock is read at the start and once per hook boundary (the end
-   * of one hook is the start of the next), and once more only after an awaited emit, so that the emitter's wait is
-   * part of no hook's duration.
+   * hands the rest of the chain to `runAsync`. A timed run (hook-timing.ts) reads the clock at the start and once
+   * per hook boundary (the end of one hook is the start of the next), and once more only after an awaited emit, so
+   * that the emitter's wait is part of no hook's duration; an untimed one reads it at the start and the end only.
    */
   run(ctx: ToolCallContext, run: HookChainRun): Promise<R> {
     try {
@@ -78,19 +79,20 @@ export class HookChain<R> {
   start(ctx: ToolCallContext, run: HookChainRun): R | Promise<R> {
     const { hooks, spec } = this;
     let inv = new HookInvocation(ctx, spec.point, run.args, run.text);
+    run.timed = timesEachHook();
     run.started = clock.now();
     for (let i = 0; i < hooks.length; i++) {
       const entry = hooks[i];
       inv = nextInvocation(inv, ctx, run);
       if (!triggers(entry, inv)) continue;
       const returned = callHook(spec, entry, inv, run);
-      if (returned instanceof HookPending) return this.runAsync(i, ctx, run, inv, returned, undefined);
+      if (returned instanceof HookPending) return this.runAsync(i, ctx, timedFromNow(run), inv, returned, undefined);
       const step = this.conclude(entry, ctx, run, returned);
       if (step === undefined) continue;
-      if (step instanceof ChainStop && step.emitted === undefined) return step.result;
-      return this.runAsync(i + 1, ctx, run, inv, undefined, step);
+      if (step instanceof ChainStop && step.emitted === undefined) return untimedEnd(run, step.result);
+      return this.runAsync(i + 1, ctx, timedFromNow(run), inv, undefined, step);
     }
-    return spec.finish(run);
+    return untimedEnd(run, spec.finish(run));
   }
 
   /**
@@ -163,7 +165,7 @@ export class HookChain<R> {
     return new ChainStop(this.spec.stopped(run, entry, reason, false), emitted);
   }
 
-  /** A hook failed (threw, rejected, timed out, or returned an invalid result): its policy says whether the chain stops. */
+  /** A hook failed (threw, rejected, timed out, or returned an invalid result): its policy says if the chain stops. */
   private failed(
     entry: RegisteredHook,
     ctx: ToolCallContext,
@@ -177,7 +179,7 @@ export class HookChain<R> {
     return stops ? new ChainStop(this.spec.stopped(run, entry, `hook failed: ${detail}`, true), emitted) : emitted;
   }
 
-  /** The hook's duration runs from the last hook boundary to now, which is the next one. */
+  /** In a timed run the hook's duration runs from the last hook boundary to now, which is the next one. */
   private record(
     entry: RegisteredHook,
     ctx: ToolCallContext,
@@ -186,10 +188,18 @@ export class HookChain<R> {
     sideEffects: string[],
     detail: string | undefined,
   ): PromiseLike<void> | undefined {
-    const finished = clock.now();
-    const emitted = recordHookOutcome(ctx, run.outcomes, entry, kind, sideEffects, finished - run.started, detail);
+    const started = run.started;
+    const finished = run.timed ? clock.now() : started;
     run.started = finished;
-    return emitted;
+    return recordHookOutcome(
+      ctx,
+      run.outcomes,
+      entry,
+      kind,
+      sideEffects,
+      run.timed ? finished - started : undefined,
+      detail,
+    );
   }
 }
 

@@ -12,7 +12,8 @@ interface RecordedHook {
 /**
  * Records a hook's outcome (outcome list, metrics, trace span) and emits its `hook` event. Returns the emitter's
  * promise, if it gave one, for the runner to await before the next hook runs (so the stream shows this event
- * first); a synchronous emitter costs no promise and no microtask.
+ * first); a synchronous emitter costs no promise and no microtask. `durationMs` undefined: the hook was not timed
+ * (hook-timing.ts): it reports 0 ms and its outcome is counted, its duration not observed.
  */
 export function recordHookOutcome(
   ctx: ToolCallContext,
@@ -20,10 +21,10 @@ export function recordHookOutcome(
   entry: RecordedHook,
   kind: HookOutcomeKind,
   sideEffects: string[],
-  durationMs: number,
+  durationMs: number | undefined,
   detail: string | undefined,
 ): PromiseLike<void> | undefined {
-  const duration = Math.round(durationMs * 1000) / 1000;
+  const duration = durationMs === undefined ? 0 : Math.round(durationMs * 1000) / 1000;
   const outcome: HookOutcome = {
     hook: entry.name,
     point: entry.point,
@@ -46,8 +47,9 @@ export function recordHookOutcome(
   }
   outcomes.push(outcome);
   // Dry runs (the dry-run route, shadows, replays, policy tests) are not live hook executions: not in the metrics.
-  if (!ctx.metadata.dryRun) entry.stats?.record(kind, durationMs / 1000);
-  if (tracingEnabled()) traceHookOutcome(entry, kind, duration, durationMs, detail, ctx.callId);
+  if (!ctx.metadata.dryRun) entry.stats?.record(kind, durationMs === undefined ? undefined : durationMs / 1000);
+  // While tracing every hook is timed.
+  if (tracingEnabled()) traceHookOutcome(entry, kind, duration, durationMs ?? 0, detail, ctx.callId);
   const emitted = ctx.emit('hook', event) as PromiseLike<void> | undefined;
   return isThenable(emitted) ? emitted : undefined;
 }

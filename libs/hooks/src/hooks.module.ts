@@ -1,10 +1,12 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Module, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { AppConfig } from '@warden/common';
 import { BuiltinHooksModule } from './builtin/builtin-hooks.module.js';
 import { HookCatalog } from './hook-catalog.js';
 import { HookDryRunService } from './hook-dry-run.service.js';
 import { HookExplorer } from './hook-explorer.js';
 import { HookResolver } from './hook-resolver.js';
+import { setHookTiming } from './hook-timing.js';
 import { HooksController } from './hooks.controller.js';
 import { OrgHooksController } from './org/org-hooks.controller.js';
 import { OrgHooksService } from './org/org-hooks.service.js';
@@ -31,4 +33,10 @@ import { PolicyVersions } from './versions/policy-versions.js';
   ],
   exports: [HookCatalog, HookResolver, PolicyVersions, OrgHooksService],
 })
-export class HooksModule {}
+export class HooksModule implements OnModuleInit {
+  constructor(private readonly config: AppConfig) {}
+
+  onModuleInit(): void {
+    setHookTiming(this.config.hookTiming);
+  }
+}

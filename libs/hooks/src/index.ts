@@ -4,6 +4,7 @@ export * from './hook.decorator.js';
 export * from './hook-catalog.js';
 export * from './hook-explorer.js';
 export * from './hook-registry.js';
+export { setHookTiming, type HookTimingMode } from './hook-timing.js';
 export * from './hook-resolver.js';
 export * from './hook-build.error.js';
 export * from './hook-config.validator.js';

@@ -168,6 +168,13 @@ export class AppConfig {
   get runParkOnApproval(): boolean {
     return this.env.RUN_PARK_ON_APPROVAL ?? true;
   }
+  /**
+   * `sampled`: synchronous hooks are timed one by one on a sample of chain runs (libs/hooks hook-timing.ts), 0 ms on
+   * the others; `every`: every hook of every run is timed (exact durations, about twice the pipeline's cost).
+   */
+  get hookTiming(): 'sampled' | 'every' {
+    return this.env.HOOK_TIMING ?? 'sampled';
+  }
   /** Upper bound for one LLM call, streaming included. */
   get llmTimeoutMs(): number {
     return this.env.LLM_TIMEOUT_MS ?? 60000;

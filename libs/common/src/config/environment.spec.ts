@@ -56,6 +56,11 @@ describe('validateEnvironment', () => {
     ).toThrow(/published default/);
   });
 
+  it('names HOOK_TIMING unless it is sampled or every', () => {
+    expect(() => validateEnvironment({ HOOK_TIMING: 'every' })).not.toThrow();
+    expect(() => validateEnvironment({ HOOK_TIMING: 'always' })).toThrow(/HOOK_TIMING/);
+  });
+
   it('rejects an unknown AUTH_MODE and a short dev secret', () => {
     expect(() => validateEnvironment({ AUTH_MODE: 'none' })).toThrow(/AUTH_MODE/);
     expect(() => validateEnvironment({ AUTH_DEV_SECRET: 'short' })).toThrow(/AUTH_DEV_SECRET/);

@@ -113,6 +113,7 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) RUN_LEASE_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) RUN_RECOVERY_MS?: number;
   @IsOptional() @Transform(toBool) @IsBoolean() RUN_PARK_ON_APPROVAL?: boolean;
+  @IsOptional() @IsIn(['sampled', 'every']) HOOK_TIMING?: 'sampled' | 'every';
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) LLM_TIMEOUT_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) CONNECTOR_TIMEOUT_MS?: number;
 

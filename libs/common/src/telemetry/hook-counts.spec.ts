@@ -33,4 +33,19 @@ describe('hook metrics: plain counts, read at scrape time', () => {
       'warden_hook_outcomes_total{hook="audit_log",point="PostToolUse",outcome="allow"} 2',
     );
   });
+
+  it('an untimed outcome (sampled hook timing) is counted, and observes no duration', async () => {
+    const metrics = new Metrics();
+    const guard = metrics.statsFor('read_only_guard', 'PreToolUse');
+    guard.record('allow', undefined);
+    guard.record('allow', 0.0002);
+    const lines = (await metrics.registry.metrics()).split('\n');
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'warden_hook_outcomes_total{hook="read_only_guard",point="PreToolUse",outcome="allow"} 2',
+        'warden_hook_duration_seconds_count{hook="read_only_guard",point="PreToolUse"} 1',
+        'warden_hook_duration_seconds_sum{hook="read_only_guard",point="PreToolUse"} 0.0002',
+      ]),
+    );
+  });
 });

@@ -2,7 +2,8 @@ import { Counter, type Histogram, type Registry } from 'prom-client';
 
 /** Counts of one hook (name + point): resolved once per hook name, so recording an outcome is two property reads. */
 export interface HookStats {
-  record(outcome: string, seconds: number): void;
+  /** `seconds` undefined: the hook was not timed on this call (sampled timing): its outcome counts, nothing else. */
+  record(outcome: string, seconds: number | undefined): void;
 }
 
 /**
@@ -25,8 +26,9 @@ export class HookCounts implements HookStats {
     this.buckets = new Array<number>(bounds.length + 1).fill(0);
   }
 
-  record(outcome: string, seconds: number): void {
+  record(outcome: string, seconds: number | undefined): void {
     this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1);
+    if (seconds === undefined) return;
     const bounds = this.bounds;
     let b = 0;
     while (b < bounds.length && seconds > bounds[b]) b++;

@@ -31,10 +31,8 @@ export function unmetExpectations(
     );
     if (!matched) {
       const made = calls.filter((call) => call.tool === expected.tool).map((call) => JSON.stringify(call.args));
-      failures.push(
-        `no call of ${expected.tool}${expected.args_subset ? ` with args containing ${JSON.stringify(expected.args_subset)}` : ''}` +
-          (made.length ? ` (made: ${made.join(', ')})` : ''),
-      );
+      const withArgs = expected.args_subset ? ` with args containing ${JSON.stringify(expected.args_subset)}` : '';
+      failures.push(`no call of ${expected.tool}${withArgs}` + (made.length ? ` (made: ${made.join(', ')})` : ''));
     }
   }
   return failures;

@@ -59,7 +59,10 @@ export class EvalRun {
   @Column('uuid')
   userId: string;
   @Column('text') status: EvalStatus;
-  /** Always 'bypassed': eval runs execute the agent without its own hooks and the gate on purpose (org hooks run), and say so. */
+  /**
+   * Always 'bypassed': eval runs execute the agent without its own hooks and the gate on purpose (org hooks run),
+   * and say so.
+   */
   @Column('text', { default: 'bypassed' }) hooks: 'bypassed';
   /** Whether connector reads run for real (`live`) or are simulated like writes (which always are). */
   @Column('text', { default: 'live' }) reads: 'live' | 'simulated';

@@ -115,7 +115,8 @@ function parseTier(t: unknown, at: string, base: string[], forbidSelf: boolean, 
   const list = own ?? base;
   if (headcount(list, forbidSelf) < approvals) {
     problems.push(
-      `${at} needs ${approvals} distinct approvers but ${JSON.stringify(list)} can name at most ${headcount(list, forbidSelf)}: nobody could satisfy it`,
+      `${at} needs ${approvals} distinct approvers but ${JSON.stringify(list)} ` +
+        `can name at most ${headcount(list, forbidSelf)}: nobody could satisfy it`,
     );
     return [];
   }
@@ -145,7 +146,8 @@ export function matchTier(
   for (const [index, tier] of (tiers ?? []).entries()) {
     let holds: boolean;
     try {
-      // A condition calling matches() (saved before it was refused) is not run (it throws): the tier holds, fail closed.
+      // A condition calling matches() (saved before it was refused) is not run (it throws):
+      // the tier holds, fail closed.
       holds = compiledCel(celEnv, tier.when)({ args }) !== false;
     } catch {
       holds = true;
@@ -155,7 +157,9 @@ export function matchTier(
   return null;
 }
 
-/** The arg names a CEL condition reads (`args.amount`, `args["amount"]`): these decide, so the card shows them first. */
+/**
+ * The arg names a CEL condition reads (`args.amount`, `args["amount"]`): these decide, so the card shows them first.
+ */
 export function argsReadBy(expression: string | null | undefined): string[] {
   if (!expression) return [];
   const names = new Set<string>();

@@ -102,7 +102,9 @@ export function verdictsOf(
   });
 }
 
-/** A failed hook is reported as what it amounted to: a block when it closed the gate, else (on_error: allow) an allow. */
+/**
+ * A failed hook is reported as what it amounted to: a block when it closed the gate, else (on_error: allow) an allow.
+ */
 export function toVerdict(o: HookOutcome, closedTheGate: boolean): DryRunVerdict {
   const outcome = o.outcome === 'error' ? (closedTheGate ? 'block' : 'allow') : o.outcome;
   const detail = o.detail ?? (o.sideEffects.length ? o.sideEffects.join('; ') : null);

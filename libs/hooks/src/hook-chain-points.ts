@@ -45,7 +45,10 @@ export const callExecute = (entry: RegisteredHook, inv: HookInvocation): unknown
   entry.hook.execute(inv, entry.config);
 const neverStops = (): boolean => false;
 
-/** PreToolUse: args rewrites carried forward, asks noted for the gate, the first block stops; a failure blocks unless on_error: allow. */
+/**
+ * PreToolUse: args rewrites carried forward, asks noted for the gate, the first block stops;
+ * a failure blocks unless on_error: allow.
+ */
 export const PRE_TOOL_USE: HookChainPoint<PreToolUseVerdict> = {
   point: HookPoint.PreToolUse,
   keepsSideEffectsOfInvalidResult: false,
@@ -122,7 +125,10 @@ function park(parked: unknown, entry: RegisteredHook, run: HookChainRun, ctx: To
   return 'block';
 }
 
-/** PostToolUse: observation rewrites carried forward; nothing blocks and a failing hook leaves the observation as it was. */
+/**
+ * PostToolUse: observation rewrites carried forward;
+ * nothing blocks and a failing hook leaves the observation as it was.
+ */
 export const POST_TOOL_USE: HookChainPoint<{ result: string; outcomes: HookOutcome[] }> = {
   point: HookPoint.PostToolUse,
   keepsSideEffectsOfInvalidResult: true,
@@ -155,7 +161,10 @@ export const SESSION_START: HookChainPoint<{ additionalContext: string[]; outcom
   stopped: (run) => ({ additionalContext: run.additionalContext, outcomes: run.outcomes }),
 };
 
-/** PostToolUse hooks with `onBlocked` (audit) told about a call a PreToolUse hook blocked (`run.blocked`); each outcome names the block (`run.note`), errors are recorded only. */
+/**
+ * PostToolUse hooks with `onBlocked` (audit) told about a call a PreToolUse hook blocked (`run.blocked`); each outcome
+ * names the block (`run.note`), errors are recorded only.
+ */
 export const BLOCKED_CALL: HookChainPoint<HookOutcome[]> = {
   point: HookPoint.PostToolUse,
   keepsSideEffectsOfInvalidResult: false,

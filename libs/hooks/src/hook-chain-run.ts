@@ -17,9 +17,13 @@ export class HookChainRun {
   suspended: string | undefined = undefined;
   /** The confirmation a PreToolUse gate parked the call on (its `park`): the run waits for it without a process. */
   parked: HookResult['park'] = undefined;
-  /** PreToolUse: the last hook whose rewrite changed the args; the hooks before it saw other args than the final ones. */
+  /**
+   * PreToolUse: the last hook whose rewrite changed the args; the hooks before it saw other args than the final ones.
+   */
   lastChange: RegisteredHook | undefined = undefined;
-  /** PreToolUse: every hook whose rewrite changed the args (the transforms of this call), made when the first one does. */
+  /**
+   * PreToolUse: every hook whose rewrite changed the args (the transforms of this call), made when the first one does.
+   */
   changedBy: Set<RegisteredHook> | undefined = undefined;
   /** Why the chain stops when the point's `apply` blocks without the hook's own reason (the decide pass's refusal). */
   blockReason: string | undefined = undefined;

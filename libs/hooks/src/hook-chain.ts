@@ -66,7 +66,7 @@ export class HookChain<R> {
       const result = this.start(ctx, run);
       return result instanceof Promise ? result : Promise.resolve(result);
     } catch (err) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what a hook point or the emitter threw, passed on as is
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what a hook or emitter threw, as is
       return Promise.reject(err);
     }
   }
@@ -153,7 +153,7 @@ export class HookChain<R> {
     try {
       kind = this.spec.apply(result, entry, run, ctx);
       sideEffects = result.sideEffects ?? NO_SIDE_EFFECTS;
-      // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing -- `||`: an empty reason gets the default too
+      // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing -- `||`: an empty reason gets the default
       if (kind === 'block') reason = run.blockReason ?? (result.error || `Blocked by hook '${entry.name}'`);
     } catch (err) {
       const kept = this.spec.keepsSideEffectsOfInvalidResult ? result.sideEffects : undefined;

@@ -32,13 +32,15 @@ export class HookExplorer implements OnModuleInit {
       const className = metatype.name;
       if (!wrapper.isDependencyTreeStatic()) {
         throw new Error(
-          `Hook "${options.name}" (${className}) must be a singleton provider: hooks are resolved once per run, not per request`,
+          `Hook "${options.name}" (${className}) must be a singleton provider: ` +
+            `hooks are resolved once per run, not per request`,
         );
       }
       const instance = wrapper.instance as unknown;
       if (!(instance instanceof BaseHook) || !POINTS.has(instance.point)) {
         throw new Error(
-          `@Hook "${options.name}" (${className}) must extend the base class of a hook point (PreToolUseHook, PostToolUseHook, SessionStartHook, UserPromptSubmitHook, ...)`,
+          `@Hook "${options.name}" (${className}) must extend the base class of a hook point ` +
+            `(PreToolUseHook, PostToolUseHook, SessionStartHook, UserPromptSubmitHook, ...)`,
         );
       }
       if (!HOOK_NAME.test(options.name)) {

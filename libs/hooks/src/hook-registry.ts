@@ -33,8 +33,9 @@ const TEXT_POINTS = [
 const NO_HOOKS: readonly RegisteredHook[] = Object.freeze([]);
 
 /**
- * The hooks attached to one run: one HookChain per point (PreToolUse: PreToolUseChains), built once, run with the semantics of DESIGN.md (see
- * HookChain). Cheap to build and to run: no database, no timer for hooks that return synchronously.
+ * The hooks attached to one run: one HookChain per point (PreToolUse: PreToolUseChains), built once, run with the
+ * semantics of DESIGN.md (see HookChain). Cheap to build and to run: no database, no timer for hooks that return
+ * synchronously.
  */
 export class HookRegistry {
   private readonly pre: PreToolUseChains;

@@ -47,7 +47,7 @@ export function settle<T>(
       },
       (err: unknown) => {
         cleanup();
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the hook's own rejection, passed on as is
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the hook's own rejection, as is
         reject(err);
       },
     );

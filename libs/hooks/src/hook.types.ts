@@ -64,7 +64,10 @@ export interface HookContext {
 }
 
 export interface HookResult {
-  /** false blocks: the call (PreToolUse), the prompt (UserPromptSubmit), the model call (PreModelCall); Stop: the model continues with `error` as the reason. Default true. */
+  /**
+   * false blocks: the call (PreToolUse), the prompt (UserPromptSubmit), the model call (PreModelCall); Stop: the model
+   * continues with `error` as the reason. Default true.
+   */
   allow?: boolean;
   /** Why the call was blocked; the model reads `Tool call blocked by <hook>: <error>`. */
   error?: string;
@@ -72,7 +75,10 @@ export interface HookResult {
   modifiedArgs?: ToolArgs;
   /** PostToolUse / PostToolUseFailure: replaces the observation; UserPromptSubmit: the prompt; Stop: the answer. */
   modifiedResult?: string;
-  /** SessionStart: text appended to the run's system prompt; UserPromptSubmit / PostToolUseFailure: appended to the prompt / observation. */
+  /**
+   * SessionStart: text appended to the run's system prompt;
+   * UserPromptSubmit / PostToolUseFailure: appended to the prompt / observation.
+   */
   additionalContext?: string;
   /** PreModelCall: the model to call instead (a downgrade). */
   modifiedModel?: string;
@@ -111,7 +117,9 @@ export interface HookResult {
     note?: string;
     /** The approver changed the args: the call re-enters *decide* on them (the deciding hooks run again). */
     edited?: boolean;
-    /** The approver policy in force when the gate let the call through (the executor evaluates it on the final args). */
+    /**
+     * The approver policy in force when the gate let the call through (the executor evaluates it on the final args).
+     */
     policy?: PolicyInForce;
     /** The grants the call holds: the executor sends only when they satisfy `policy` on the digest it sends. */
     grants?: GrantStatement[];

@@ -16,9 +16,12 @@ export const EDIT_NOT_FINAL =
   "a hook would change the approver's edited args, so the approval does not cover what would be sent";
 /** The name the confirmation gate blocks under (also when the runtime's own re-check of an approval fails). */
 export const CONFIRMATION_GATE = 'confirmation_gate';
-/** Why a resumed call is denied when the hooks in force now turn the model's call into another than the approved one. */
+/**
+ * Why a resumed call is denied when the hooks in force now turn the model's call into another than the approved one.
+ */
 export const CHAIN_CHANGED_REWRITE =
-  'the hooks changed while the call waited for its approval and now make it a different call than the one approved: it was not sent';
+  'the hooks changed while the call waited for its approval ' +
+  'and now make it a different call than the one approved: it was not sent';
 
 /** Told of each PreToolUse decision on a live call (not a dry run, a resume or a second decision); must not throw. */
 export type DecisionObserver = (ctx: ToolCallContext, modelArgs: ToolArgs, verdict: PreToolUseVerdict) => void;

@@ -8,7 +8,8 @@ import type { HookChainPoint } from './hook-chain.types.js';
 
 /** Why the decide pass stops a call when a hook that decides again would change the final args. */
 export const FINAL_ARGS_CHANGED =
-  'would change the final args: it decided on the args before a later hook rewrote them, and does not accept what that hook made of them; the call was not sent';
+  'would change the final args: it decided on the args before a later hook rewrote them, ' +
+  'and does not accept what that hook made of them; the call was not sent';
 /** The detail of an outcome of the decide pass (traces, dry runs): the hook decided again, on the final args. */
 export const DECIDED_ON_FINAL_ARGS = 'decided again on the final args';
 
@@ -69,7 +70,7 @@ export class PreToolUsePhases {
         : this.afterTransform(ctx, run, transformed, withGate);
       return verdict instanceof Promise ? verdict : Promise.resolve(verdict);
     } catch (err) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what a hook point or the emitter threw, passed on as is
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what a hook or emitter threw, as is
       return Promise.reject(err);
     }
   }

@@ -40,7 +40,9 @@ export interface ToolCallMetadata {
   model?: { provider: string; model: string; turn: number; messages: number };
   /** Stop: the model was already made to continue by a Stop hook in this run (Claude Code's stop_hook_active). */
   stopHookActive?: boolean;
-  /** PreToolUse hooks that asked for a human approval of this call (`HookResult.ask`), in order; the gate reads them. */
+  /**
+   * PreToolUse hooks that asked for a human approval of this call (`HookResult.ask`), in order; the gate reads them.
+   */
   confirmationAsks?: Array<{ hook: string; reason: string }>;
   /** The call asks a person a question (ask_human, a workflow HUMAN node): the approval carries the answer. */
   humanTask?: boolean;

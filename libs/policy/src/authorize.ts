@@ -29,7 +29,10 @@ export function approvalRefusal(
     stale > 0
       ? ` (${stale} grant${stale === 1 ? ' is' : 's are'} for other args, another policy version or another tier)`
       : '';
-  return `needs ${requirement.approvals} distinct approval${requirement.approvals === 1 ? '' : 's'} of exactly these args under the policy in force, has ${principals.size}${why}`;
+  return (
+    `needs ${requirement.approvals} distinct approval${requirement.approvals === 1 ? '' : 's'} ` +
+    `of exactly these args under the policy in force, has ${principals.size}${why}`
+  );
 }
 
 /**

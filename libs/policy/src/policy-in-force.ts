@@ -28,7 +28,10 @@ export function policyInForce(
   };
 }
 
-/** The policy version grants are given under: a digest of its canonical form (any change makes old grants count nothing). */
+/**
+ * The policy version grants are given under:
+ * a digest of its canonical form (any change makes old grants count nothing).
+ */
 export function policyVersion(policy: PolicyInForce): string {
   return createHash('sha256').update(canonicalJson(policy)).digest('hex').slice(0, 32);
 }

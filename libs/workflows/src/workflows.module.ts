@@ -10,7 +10,9 @@ import { Workflow, WorkflowRun } from './workflow.entity.js';
 import { WorkflowsController } from './workflows.controller.js';
 import { WorkflowsService } from './workflows.service.js';
 
-/** Workflow definitions (validated DAGs) and their runs; AGENT and CONNECTOR nodes go through the agents' run engine. */
+/**
+ * Workflow definitions (validated DAGs) and their runs; AGENT and CONNECTOR nodes go through the agents' run engine.
+ */
 @Module({
   imports: [TypeOrmModule.forFeature([Workflow, WorkflowRun])],
   controllers: [WorkflowsController],

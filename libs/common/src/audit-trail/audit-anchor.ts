@@ -32,7 +32,8 @@ export class AuditAnchor implements OnApplicationBootstrap, BeforeApplicationShu
     const now = new Date();
     try {
       const heads: Array<{ org_id: string; seq: string; hash: string }> = await this.dataSource.query(
-        `SELECT org_id::text AS org_id, seq::text AS seq, hash FROM audit_chain_heads WHERE updated_at >= $1 AND seq > 0 ORDER BY org_id`,
+        `SELECT org_id::text AS org_id, seq::text AS seq, hash FROM audit_chain_heads
+          WHERE updated_at >= $1 AND seq > 0 ORDER BY org_id`,
         [this.since],
       );
       for (const h of heads) this.logger.log(`audit chain anchor: org ${h.org_id} seq ${h.seq} hash ${h.hash}`);

@@ -14,7 +14,8 @@ const LOCK_HEADS_SQL = `INSERT INTO audit_chain_heads (org_id, seq, hash)
   RETURNING org_id::text AS org_id, seq::text AS seq, hash`;
 
 const APPEND_SQL = `WITH appended AS (
-    INSERT INTO audit_events (org_id, seq, kind, action, entity_type, entity_id, actor, occurred_at, payload, prev_hash, hash)
+    INSERT INTO audit_events (org_id, seq, kind, action, entity_type, entity_id, actor, occurred_at, payload,
+      prev_hash, hash)
     SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
       $8::timestamptz[], $9::jsonb[], $10::text[], $11::text[]))
   UPDATE audit_chain_heads h SET seq = u.seq, hash = u.hash, updated_at = now()

@@ -44,8 +44,8 @@ export const AUDIT_EVENT_COLUMNS = [
   'hash',
 ];
 
-const SELECT = `SELECT seq::text AS id, seq::int8 AS seq, kind, action, entity_type, entity_id, actor, occurred_at, recorded_at, payload,
-  prev_hash, hash FROM audit_events`;
+const SELECT = `SELECT seq::text AS id, seq::int8 AS seq, kind, action, entity_type, entity_id, actor, occurred_at,
+  recorded_at, payload, prev_hash, hash FROM audit_events`;
 
 /** Reads an org's audit trail: filtered pages, newest first, by chain position (seq). */
 @Injectable()

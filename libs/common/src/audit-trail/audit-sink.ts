@@ -119,7 +119,8 @@ export class AuditSink implements OnApplicationBootstrap, BeforeApplicationShutd
     // idle-in-transaction limit (meant for run transactions of a paused process) does not apply to it.
     await m.query(`SET LOCAL idle_in_transaction_session_timeout = 0`);
     const [cursor] = await m.query<Array<{ org_id: string; seq: string } | undefined>>(
-      `SELECT c.org_id::text AS org_id, c.seq::text AS seq FROM audit_sink_cursors c JOIN audit_chain_heads h ON h.org_id = c.org_id
+      `SELECT c.org_id::text AS org_id, c.seq::text AS seq
+         FROM audit_sink_cursors c JOIN audit_chain_heads h ON h.org_id = c.org_id
         WHERE h.seq > c.seq ORDER BY c.updated_at LIMIT 1 FOR UPDATE OF c SKIP LOCKED`,
     );
     if (!cursor) return false;

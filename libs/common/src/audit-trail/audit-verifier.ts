@@ -124,14 +124,17 @@ export class AuditVerifier {
 
   private async firstSeqInRange(orgId: string, range: { from?: Date; to?: Date }): Promise<number | null> {
     const [row]: Array<{ seq: string | null }> = await this.dataSource.query(
-      `SELECT min(seq)::text AS seq FROM audit_events WHERE org_id = $1 AND ($2::timestamptz IS NULL OR recorded_at >= $2)
+      `SELECT min(seq)::text AS seq FROM audit_events
+         WHERE org_id = $1 AND ($2::timestamptz IS NULL OR recorded_at >= $2)
          AND ($3::timestamptz IS NULL OR recorded_at < $3)`,
       [orgId, range.from ?? null, range.to ?? null],
     );
     return row.seq === null ? null : Number(row.seq);
   }
 
-  /** The stored hash of the event before `seq`; a missing one can match no prev_hash, so the link is reported broken. */
+  /**
+   * The stored hash of the event before `seq`; a missing one can match no prev_hash, so the link is reported broken.
+   */
   private async predecessorHash(orgId: string, seq: number): Promise<string> {
     const [row] = await this.dataSource.query<Array<{ hash: string } | undefined>>(
       `SELECT hash FROM audit_events WHERE org_id = $1 AND seq = $2`,
@@ -142,8 +145,8 @@ export class AuditVerifier {
 
   private async page(orgId: string, afterSeq: number, to?: Date): Promise<StoredEvent[]> {
     const rows: Array<Omit<StoredEvent, 'seq'> & { seq: string; occurred_at: Date }> = await this.dataSource.query(
-      `SELECT seq::text AS id, org_id::text AS org_id, seq::text AS seq, kind, action, entity_type, entity_id, actor, occurred_at,
-              payload, prev_hash, hash
+      `SELECT seq::text AS id, org_id::text AS org_id, seq::text AS seq, kind, action, entity_type, entity_id, actor,
+              occurred_at, payload, prev_hash, hash
          FROM audit_events WHERE org_id = $1 AND seq > $2 AND ($3::timestamptz IS NULL OR recorded_at < $3)
         ORDER BY audit_events.seq LIMIT ${PAGE}`,
       [orgId, afterSeq, to ?? null],

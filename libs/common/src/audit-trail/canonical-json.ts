@@ -1,6 +1,6 @@
 /** JSON with object keys sorted at every level, so equal values always give the same text (and digest). */
 export function canonicalJson(value: unknown): string {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- typed as a string, JSON.stringify gives undefined for undefined, a function or a symbol
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined for undefined, functions, symbols
   return JSON.stringify(sortKeys(value)) ?? 'null';
 }
 

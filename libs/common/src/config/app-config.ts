@@ -231,7 +231,9 @@ export class AppConfig {
     return commaList(this.env.LLM_KEY_ENV_ALLOW ?? 'WARDEN_LLM_KEY_*');
   }
 
-  /** Whether an agent's `api_key_env` may name this variable: only allow-listed names, never the server's own settings. */
+  /**
+   * Whether an agent's `api_key_env` may name this variable: only allow-listed names, never the server's own settings.
+   */
   llmKeyEnvAllowed(name: string): boolean {
     return matchesNamePattern(this.llmKeyEnvAllow, name);
   }

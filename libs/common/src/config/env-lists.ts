@@ -9,7 +9,9 @@ export function commaList(raw: string | undefined): string[] {
     .filter(Boolean);
 }
 
-/** `key=value,key2=value2` as an object; values are URI-decoded and may contain `=`; pairs without a key are dropped. */
+/**
+ * `key=value,key2=value2` as an object; values are URI-decoded and may contain `=`; pairs without a key are dropped.
+ */
 export function keyValuePairs(raw: string | undefined): Record<string, string> {
   const pairs = (raw ?? '')
     .split(',')

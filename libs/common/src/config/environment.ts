@@ -84,7 +84,9 @@ export class Environment {
   @Matches(/\S/, { message: 'OIDC_AUDIENCE must be set when AUTH_MODE=oidc (the client id tokens must be issued for)' })
   OIDC_AUDIENCE?: string;
   @IsOptional() @IsString() @MinLength(1) OIDC_CLIENT_ID?: string;
-  /** Scopes the console asks for besides `openid profile email`, space-separated (the API's scope, `offline_access`). */
+  /**
+   * Scopes the console asks for besides `openid profile email`, space-separated (the API's scope, `offline_access`).
+   */
   @IsOptional()
   @Matches(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, {
     message: 'OIDC_SCOPES must be scope names separated by single spaces (e.g. "api://warden/access offline_access")',
@@ -148,7 +150,9 @@ export class Environment {
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) AUDIT_ANCHOR_INTERVAL_S?: number;
   /** Comma-separated names an agent's `api_key_env` may name; `PREFIX_*` allows a prefix. */
   @IsOptional() @IsString() LLM_KEY_ENV_ALLOW?: string;
-  /** `NAME=https://origin,...`: the one origin each allowed key variable may be sent to (a key with none is refused). */
+  /**
+   * `NAME=https://origin,...`: the one origin each allowed key variable may be sent to (a key with none is refused).
+   */
   @IsOptional()
   @ValidateBy({
     name: 'llmKeyOrigins',
@@ -181,7 +185,8 @@ function productionProblems(env: Environment): string[] {
     if (env.AUTH_DEV_SECRET === DEV_AUTH_SECRET_DEFAULT) {
       // Anyone can read it in the source: tokens signed with it would be admin of every org.
       problems.push(
-        '  - AUTH_DEV_SECRET is the published default secret: with NODE_ENV=production choose your own (32+ characters)',
+        '  - AUTH_DEV_SECRET is the published default secret: ' +
+          'with NODE_ENV=production choose your own (32+ characters)',
       );
     } else if (!secretOk || !env.AUTH_ALLOW_DEV_IN_PRODUCTION) {
       problems.push(

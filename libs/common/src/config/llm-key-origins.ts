@@ -4,7 +4,8 @@ import { originOf } from '../http/origin.js';
 export const DEFAULT_LLM_KEY_ORIGINS = 'WARDEN_LLM_KEY_OPENAI=https://api.openai.com';
 
 export const LLM_KEY_ORIGINS_FORMAT =
-  'LLM_KEY_ORIGINS must list NAME=https://origin pairs separated by commas, each name once, e.g. LLM_API_KEY=https://api.openai.com,OTHER_KEY=https://llm.corp';
+  'LLM_KEY_ORIGINS must list NAME=https://origin pairs separated by commas, each name once, ' +
+  'e.g. LLM_API_KEY=https://api.openai.com,OTHER_KEY=https://llm.corp';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

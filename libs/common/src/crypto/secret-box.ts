@@ -7,8 +7,9 @@ import path from 'node:path';
 const FORMAT = 'v1';
 
 /**
- * Encrypts stored secrets (channel secrets, LLM credentials) at rest: AES-256-GCM, key = SHA-256 of APP_ENCRYPTION_KEY. Without that variable a random
- * key is generated once into `<dataDir>/encryption.key` (0600) — fine for one embedded instance, wrong for several.
+ * Encrypts stored secrets (channel secrets, LLM credentials) at rest: AES-256-GCM, key = SHA-256 of APP_ENCRYPTION_KEY.
+ * Without that variable a random key is generated once into `<dataDir>/encryption.key` (0600) — fine for one embedded
+ * instance, wrong for several.
  */
 @Injectable()
 export class SecretBox {

@@ -12,7 +12,9 @@ export class EgressRefusedError extends Error {
   readonly code = 'EGRESS_REFUSED';
 }
 
-/** Ranges no tenant-configured URL may reach unless EGRESS_ALLOW lists them: loopback, private, link-local, metadata. */
+/**
+ * Ranges no tenant-configured URL may reach unless EGRESS_ALLOW lists them: loopback, private, link-local, metadata.
+ */
 const REFUSED_RANGES: Array<[string, number, 'ipv4' | 'ipv6']> = [
   ['0.0.0.0', 8, 'ipv4'],
   ['10.0.0.0', 8, 'ipv4'],
@@ -145,7 +147,8 @@ export class EgressPolicy {
     if (this.allowed.check(address, family)) return null;
     if (!this.refused.check(address, family)) return null;
     return new EgressRefusedError(
-      `egress refused: ${host} resolves to ${ip}, a private, loopback or link-local address (allow it with EGRESS_ALLOW)`,
+      `egress refused: ${host} resolves to ${ip}, a private, loopback or link-local address ` +
+        `(allow it with EGRESS_ALLOW)`,
     );
   }
 

@@ -7,8 +7,9 @@ export const MAX_INPUT_DEPTH = 64;
 
 /**
  * Refuses, before any pipe or handler sees it, input that PostgreSQL or recursive code cannot take: NUL characters
- * or unpaired surrogates in strings or keys (text and jsonb refuse them, which used to surface as a 500 halfway through a write) and JSON
- * nested deeper than MAX_INPUT_DEPTH. The 400 names the field. Iterative, so the check itself cannot overflow.
+ * or unpaired surrogates in strings or keys (text and jsonb refuse them, which used to surface as a 500 halfway through
+ * a write) and JSON nested deeper than MAX_INPUT_DEPTH. The 400 names the field. Iterative, so the check itself cannot
+ * overflow.
  */
 @Injectable()
 export class InputLimitsInterceptor implements NestInterceptor {

@@ -30,5 +30,6 @@ export function secretsFollowProblem(c: {
   kept: string[];
 }): string | null {
   if (c.kept.length === 0 || sameOrigin(c.before, c.after)) return null;
-  return `changing ${c.field} to another origin requires re-entering the stored secrets: ${[...c.kept].sort().join(', ')}`;
+  const secrets = [...c.kept].sort().join(', ');
+  return `changing ${c.field} to another origin requires re-entering the stored secrets: ${secrets}`;
 }

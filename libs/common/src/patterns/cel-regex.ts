@@ -6,7 +6,8 @@
  */
 export function celRegexProblem(ast: unknown): string | null {
   return callsMatches(ast)
-    ? 'matches() is not available in Warden conditions (its regular expressions could stall the server); use startsWith, endsWith or contains'
+    ? 'matches() is not available in Warden conditions (its regular expressions could stall the server); ' +
+        'use startsWith, endsWith or contains'
     : null;
 }
 

@@ -26,7 +26,8 @@ export function compileLinearRegExp(pattern: string, flags = ''): LinearRegExp {
     re = RE2JS.compile(RE2JS.translateRegExp(pattern), bits);
   } catch (err) {
     throw new Error(
-      `pattern "${pattern}" cannot be used: ${(err as Error).message} (patterns use RE2 syntax: no backreferences or lookaround)`,
+      `pattern "${pattern}" cannot be used: ${(err as Error).message} ` +
+        `(patterns use RE2 syntax: no backreferences or lookaround)`,
     );
   }
   return { test: (input) => re.test(input), toString: () => `/${pattern}/${flags}` };

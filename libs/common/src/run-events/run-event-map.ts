@@ -19,7 +19,8 @@ export type RunEventHookOutcome = 'allow' | 'block' | 'rewrite' | 'ask' | 'error
 export type RunEventFinalStatus = 'completed' | 'failed' | 'refused' | 'cancelled';
 
 /** Added by the run store to every stored event; `parent_call_id` on the copies in an ancestor's stream. */
-// A type alias, not an interface: stored events are handed out as Record<string, unknown> (interfaces have no index signature).
+// A type alias, not an interface: stored events are handed out as Record<string, unknown>
+// (interfaces have no index signature).
 // eslint-disable-next-line @typescript-eslint/consistent-type-definitions
 export type RunEventEnvelope = {
   run_id: string;
@@ -35,7 +36,9 @@ export interface RunEventTokenUsage {
 }
 
 export interface RunEventMap {
-  /** Always first. Emitted by RunFactory when the run row is inserted; read by the console (run and conversation ids). */
+  /**
+   * Always first. Emitted by RunFactory when the run row is inserted; read by the console (run and conversation ids).
+   */
   run: {
     agent_id: string;
     conversation_id: string | null;
@@ -45,7 +48,9 @@ export interface RunEventMap {
     parent_run_id: string | null;
     parent_call_id: string | null;
   };
-  /** A call the model proposed. Emitted by ReactSteps (and RunFactory for a tool run); read by the trace and console. */
+  /**
+   * A call the model proposed. Emitted by ReactSteps (and RunFactory for a tool run); read by the trace and console.
+   */
   /** `usage`: the model call that proposed it, on the first call of a turn only. */
   tool_call: { call_id: string; tool: string; args: Record<string, unknown>; usage?: RunEventTokenUsage };
   /** One hook's outcome. Emitted by HookRegistry.record (written with the run's next write); read by trace, console. */
@@ -96,7 +101,9 @@ export interface RunEventMap {
     max_calls: number;
     expires_at: string;
   };
-  /** A call's result as the model reads it. Emitted by ToolCallRunner; read by workflows (node failed?), trace, console. */
+  /**
+   * A call's result as the model reads it. Emitted by ToolCallRunner; read by workflows (node failed?), trace, console.
+   */
   observation: {
     call_id: string;
     tool: string;
@@ -108,7 +115,10 @@ export interface RunEventMap {
     simulated?: boolean;
     interrupted?: boolean;
   };
-  /** A call found in flight after a crash, not retried. Emitted by ToolCallRunner on resume; read by the console (as is). */
+  /**
+   * A call found in flight after a crash, not retried.
+   * Emitted by ToolCallRunner on resume; read by the console (as is).
+   */
   tool_interrupted: {
     call_id: string;
     tool: string;

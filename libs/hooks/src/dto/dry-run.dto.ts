@@ -44,7 +44,8 @@ export class DryRunDto {
 
   @ApiPropertyOptional({
     description:
-      'The prompt (UserPromptSubmit), the answer (Stop), the error observation (PostToolUseFailure), or the model name (PreModelCall)',
+      'The prompt (UserPromptSubmit), the answer (Stop), the error observation (PostToolUseFailure), ' +
+      'or the model name (PreModelCall)',
   })
   @IsOptional()
   @IsString()

@@ -17,7 +17,9 @@ export class OrgHooksController {
     return this.orgHooks.get(p.orgId);
   }
 
-  /** Replaces the org's hooks (same schema as model_config_json.hooks); every run of every agent of the org gets them. */
+  /**
+   * Replaces the org's hooks (same schema as model_config_json.hooks); every run of every agent of the org gets them.
+   */
   @Put('org/hooks')
   @Roles('admin')
   @ApiOkResponse({ type: OrgHooksResponse })

@@ -29,7 +29,8 @@ export class OrgHooksStore {
       [{ hooks: Record<string, unknown>; updated_by: string | null; updated_at: Date; version: number | null }?]
     >(
       `SELECT hooks, updated_by, updated_at,
-              (SELECT max(version) FROM policy_versions v WHERE v.subject_type = 'org_hooks' AND v.subject_id = h.org_id) AS version
+              (SELECT max(version) FROM policy_versions v
+                WHERE v.subject_type = 'org_hooks' AND v.subject_id = h.org_id) AS version
          FROM org_hooks h WHERE org_id = $1`,
       [orgId],
     );
@@ -52,7 +53,9 @@ export class OrgHooksStore {
     return row?.hooks ?? null;
   }
 
-  /** Writes inside `tx` when given (the caller's transaction, with its audit event); `forget` the cache after commit. */
+  /**
+   * Writes inside `tx` when given (the caller's transaction, with its audit event); `forget` the cache after commit.
+   */
   async save(
     orgId: string,
     hooks: Record<string, unknown>,

@@ -97,7 +97,8 @@ export class PolicyVersions {
     }
     const version = (latest?.version ?? 0) + 1;
     await tx.query(
-      `INSERT INTO policy_versions (subject_type, subject_id, version, org_id, config, created_by, comment, rolled_back_to, tests_forced)
+      `INSERT INTO policy_versions (subject_type, subject_id, version, org_id, config, created_by, comment,
+                                   rolled_back_to, tests_forced)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       [
         s.type,
@@ -177,7 +178,8 @@ export function versionAs<K extends string>(
 export function versionParam(raw: string | undefined, name: string): number {
   if (raw === undefined || !/^[1-9][0-9]{0,8}$/.test(raw)) {
     throw new BadInputError(
-      `${name} must be a version number (a positive integer), got ${raw === undefined ? 'nothing' : JSON.stringify(raw)}`,
+      `${name} must be a version number (a positive integer), ` +
+        `got ${raw === undefined ? 'nothing' : JSON.stringify(raw)}`,
     );
   }
   return Number(raw);

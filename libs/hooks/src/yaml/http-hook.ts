@@ -69,7 +69,8 @@ export function httpHookHostProblem(spec: HttpHookSpec, env: HttpHookEnvironment
   const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   if (env.allow.includes(host) || env.allow.includes(`${host}:${port}`)) return null;
-  return `url host "${url.host}" is not in HOOK_HTTP_ALLOW${env.allow.length ? ` (${env.allow.join(', ')})` : ' (unset: no HTTP hooks allowed)'}`;
+  const allowList = env.allow.length ? ` (${env.allow.join(', ')})` : ' (unset: no HTTP hooks allowed)';
+  return `url host "${url.host}" is not in HOOK_HTTP_ALLOW${allowList}`;
 }
 
 /**
@@ -123,7 +124,9 @@ function fromOpa(answer: unknown): unknown {
   return result;
 }
 
-/** `X-Warden-Signature: sha256=<hex>` over `<timestamp>.<body>`, so a policy server can reject forged or replayed calls. */
+/**
+ * `X-Warden-Signature: sha256=<hex>` over `<timestamp>.<body>`, so a policy server can reject forged or replayed calls.
+ */
 export function signatureHeaders(secret: string, body: string, now = Date.now()): Record<string, string> {
   const timestamp = String(Math.floor(now / 1000));
   const digest = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');

@@ -67,7 +67,8 @@ export function parseEntry(raw: unknown, index: number, where: string, problems:
   const event = raw.event;
   if (typeof event !== 'string' || !EVENTS.has(event)) {
     problems.push(
-      `${where}.event: must be one of ${[...EVENTS].join(', ')}${event === undefined ? '' : ` (got ${JSON.stringify(event)})`}`,
+      `${where}.event: must be one of ${[...EVENTS].join(', ')}` +
+        (event === undefined ? '' : ` (got ${JSON.stringify(event)})`),
     );
   }
   const point = event as HookPoint;

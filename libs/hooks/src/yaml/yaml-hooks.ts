@@ -21,7 +21,8 @@ export function parseYamlHooks(source: string, at = 'hooks.yaml'): { specs: Yaml
       specs: [],
       problems: doc.errors.map((e) => {
         const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
-        return `${at}: line ${pos.line}, column ${pos.col}: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`;
+        const message = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+        return `${at}: line ${pos.line}, column ${pos.col}: ${message}`;
       }),
     };
   }

@@ -28,7 +28,8 @@ export class WorkflowCancel {
     const run = await this.runner.getVisible(p, id);
     const won = await this.dataSource.transaction(async (m) => {
       const [rows]: [unknown[], number] = await m.query(
-        `UPDATE workflow_runs SET status = 'cancelled', error = $2, locked_by = NULL, lease_until = NULL, updated_at = now()
+        `UPDATE workflow_runs SET status = 'cancelled', error = $2, locked_by = NULL, lease_until = NULL,
+                                  updated_at = now()
          WHERE id = $1 AND status IN ('running', 'waiting') RETURNING id`,
         [run.id, REASON],
       );

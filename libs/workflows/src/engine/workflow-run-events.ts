@@ -53,7 +53,10 @@ export class WorkflowRunEvents implements OnModuleInit, OnModuleDestroy {
     this.log.wake(runId);
   }
 
-  /** Calls `listener` on any workflow run's event, here or elsewhere (see EventLog.onActivity: `own` for this process's own appends). */
+  /**
+   * Calls `listener` on any workflow run's event, here or elsewhere
+   * (see EventLog.onActivity: `own` for this process's own appends).
+   */
   onActivity(listener: ActivityListener): void {
     this.log.onActivity(listener);
   }

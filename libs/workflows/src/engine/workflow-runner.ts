@@ -89,7 +89,10 @@ export class WorkflowRunner implements OnApplicationShutdown {
     return run;
   }
 
-  /** A run the caller may read: admins read every run of the org, a member only those they started ("not found" otherwise). */
+  /**
+   * A run the caller may read: admins read every run of the org,
+   * a member only those they started ("not found" otherwise).
+   */
   async getVisible(p: Principal, id: string): Promise<WorkflowRun> {
     const run = await this.get(p.orgId, id);
     if (!isAdmin(p) && run.userId !== p.userId) throw new NotFoundError('workflow run', id);

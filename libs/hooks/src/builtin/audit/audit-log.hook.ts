@@ -21,7 +21,8 @@ export const AUDIT_LOG_HOOK = 'audit_log';
   autoAttach: true,
   keepWhenBypassed: true,
   description:
-    'Writes one connector_call_logs row per connector call (executed or blocked): who, what, digest of the args, status, duration.',
+    'Writes one connector_call_logs row per connector call (executed or blocked): ' +
+    'who, what, digest of the args, status, duration.',
   configSchema: {
     type: 'object',
     properties: {

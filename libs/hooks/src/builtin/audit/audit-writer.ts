@@ -32,8 +32,8 @@ const SHUTDOWN_ATTEMPTS = 5;
 /**
  * Buffers audit rows and writes them in batches: one multi-row INSERT per flush, when the buffer reaches
  * `batchSize` or `flushIntervalMs` after its first row. The same transaction appends each row's event to its org's
- * hash chain (`audit_events`, see appendAuditEvents), so the chain holds exactly the calls the log holds. At shutdown everything buffered is written before the
- * database connection closes, so no recorded call is lost.
+ * hash chain (`audit_events`, see appendAuditEvents), so the chain holds exactly the calls the log holds. At shutdown
+ * everything buffered is written before the database connection closes, so no recorded call is lost.
  */
 @Injectable()
 export class AuditWriter implements BeforeApplicationShutdown, OnApplicationShutdown {
@@ -161,7 +161,8 @@ export class AuditWriter implements BeforeApplicationShutdown, OnApplicationShut
       } catch (err) {
         this.stats.rowsDropped++;
         this.logger.error(
-          `audit row for ${row.tool} (run ${row.runId}, call ${row.callId}) rejected by the database: ${(err as Error).message}`,
+          `audit row for ${row.tool} (run ${row.runId}, call ${row.callId}) ` +
+            `rejected by the database: ${(err as Error).message}`,
         );
       }
     }

@@ -9,8 +9,9 @@ import type { AuditRow } from './audit-writer.js';
  */
 export const CONNECTOR_CALL_DIGEST_SQL = `encode(sha256(convert_to(jsonb_build_object(
   'org_id', org_id, 'agent_id', agent_id, 'user_id', user_id, 'run_id', run_id, 'call_id', call_id, 'surface', surface,
-  'tool', tool, 'connector_id', connector_id, 'connector_name', connector_name, 'action', action, 'method', method, 'url', url,
-  'args_digest', args_digest, 'args', args, 'status', status, 'duration_ms', duration_ms, 'success', success, 'error', error,
+  'tool', tool, 'connector_id', connector_id, 'connector_name', connector_name, 'action', action, 'method', method,
+  'url', url, 'args_digest', args_digest, 'args', args, 'status', status, 'duration_ms', duration_ms,
+  'success', success, 'error', error,
   'blocked_by', blocked_by, 'simulated', simulated, 'outcome', outcome, 'approved_by', approved_by,
   'created_at', extract(epoch FROM created_at)::text
 )::text, 'UTF8')), 'hex')`;
@@ -74,7 +75,8 @@ export function connectorCallLogCheck(dataSource: DataSource): AuditSourceCheck 
     const broken = new Map<string, string>();
     if (ids.length === 0) return broken;
     const rows: Array<{ id: string; row_sha256: string }> = await dataSource.query(
-      `SELECT id::text AS id, ${CONNECTOR_CALL_DIGEST_SQL} AS row_sha256 FROM connector_call_logs WHERE id = ANY($1::bigint[])`,
+      `SELECT id::text AS id, ${CONNECTOR_CALL_DIGEST_SQL} AS row_sha256
+         FROM connector_call_logs WHERE id = ANY($1::bigint[])`,
       [ids],
     );
     const digests = new Map(rows.map((r) => [r.id, r.row_sha256]));

@@ -41,17 +41,21 @@ const INSERT_SQL = `WITH d AS (
       AS d(org_id, agent_id, user_id, run_id, call_id, surface, tool, connector_id, connector_name, action, method, url,
            args_digest, args, status, duration_ms, success, error, blocked_by, created_at, simulated, approved_by)),
   completed AS (
-    UPDATE connector_call_logs c SET status = d.status, duration_ms = d.duration_ms, success = d.success, error = d.error,
-           args = d.args, args_digest = d.args_digest, outcome = 'completed', audit_pending = false,
+    UPDATE connector_call_logs c SET status = d.status, duration_ms = d.duration_ms, success = d.success,
+           error = d.error, args = d.args, args_digest = d.args_digest, outcome = 'completed', audit_pending = false,
            approved_by = COALESCE(d.approved_by, c.approved_by)
-      FROM d WHERE c.audit_pending AND d.blocked_by IS NULL AND c.run_id = d.run_id AND c.call_id = d.call_id AND c.org_id = d.org_id
+      FROM d WHERE c.audit_pending AND d.blocked_by IS NULL
+       AND c.run_id = d.run_id AND c.call_id = d.call_id AND c.org_id = d.org_id
     RETURNING c.*),
   inserted AS (
     INSERT INTO connector_call_logs (org_id, agent_id, user_id, run_id, call_id, surface, tool, connector_id,
-      connector_name, action, method, url, args_digest, args, status, duration_ms, success, error, blocked_by, created_at, simulated, approved_by, audit_pending)
-    SELECT *, false FROM d WHERE NOT EXISTS (SELECT 1 FROM completed WHERE completed.run_id = d.run_id AND completed.call_id = d.call_id)
+      connector_name, action, method, url, args_digest, args, status, duration_ms, success, error, blocked_by,
+      created_at, simulated, approved_by, audit_pending)
+    SELECT *, false FROM d
+     WHERE NOT EXISTS (SELECT 1 FROM completed WHERE completed.run_id = d.run_id AND completed.call_id = d.call_id)
       AND (d.blocked_by IS NOT NULL OR NOT EXISTS (
-        SELECT 1 FROM connector_call_logs x WHERE x.run_id = d.run_id AND x.call_id = d.call_id AND x.blocked_by IS NULL))
+        SELECT 1 FROM connector_call_logs x
+         WHERE x.run_id = d.run_id AND x.call_id = d.call_id AND x.blocked_by IS NULL))
     RETURNING *)
   SELECT id::text AS id, run_id, call_id, false AS blocked, ${CONNECTOR_CALL_DIGEST_SQL} AS row_sha256 FROM completed
   UNION ALL SELECT id::text, run_id, call_id, blocked_by IS NOT NULL, ${CONNECTOR_CALL_DIGEST_SQL} FROM inserted`;

@@ -30,9 +30,23 @@ export interface InFlightAuditValues {
  * claiming the call) returned its row: a crash after it leaves a row saying the request may have left.
  */
 export function inFlightAuditInsert(v: InFlightAuditValues, marked: string): string {
+  const values = [
+    v.orgId,
+    v.agentId,
+    v.userId,
+    v.surface,
+    v.tool,
+    v.connectorId,
+    v.connectorName,
+    v.action,
+    v.method,
+    v.url,
+    v.argsDigest,
+    v.approvedBy,
+  ].join(', ');
   return `INSERT INTO connector_call_logs (org_id, agent_id, user_id, surface, tool, connector_id, connector_name,
          action, method, url, args_digest, approved_by, run_id, call_id, success, outcome, created_at)
-       SELECT ${[v.orgId, v.agentId, v.userId, v.surface, v.tool, v.connectorId, v.connectorName, v.action, v.method, v.url, v.argsDigest, v.approvedBy].join(', ')},
+       SELECT ${values},
               ${v.runId}::text, ${v.callId}, false, 'in_flight', now() FROM ${marked} RETURNING id`;
 }
 
@@ -49,9 +63,11 @@ export interface AuditCompletion {
 
 /** The CTE body that completes the call's in-flight audit row once `done` (the engine's CTE) returned its row. */
 export function inFlightAuditCompletion(c: AuditCompletion, done: string): string {
-  return `UPDATE connector_call_logs SET outcome = 'completed', success = (${c.status}::text = 'done'), error = ${c.error}::text,
-                  status = COALESCE(${c.httpStatus}::int, status), duration_ms = COALESCE(${c.durationMs}::int, duration_ms)
-            WHERE run_id = ${c.runId}::text AND call_id = ${c.callId} AND outcome = 'in_flight' AND EXISTS (SELECT 1 FROM ${done}) RETURNING id`;
+  return `UPDATE connector_call_logs SET outcome = 'completed', success = (${c.status}::text = 'done'),
+                  error = ${c.error}::text, status = COALESCE(${c.httpStatus}::int, status),
+                  duration_ms = COALESCE(${c.durationMs}::int, duration_ms)
+            WHERE run_id = ${c.runId}::text AND call_id = ${c.callId} AND outcome = 'in_flight'
+              AND EXISTS (SELECT 1 FROM ${done}) RETURNING id`;
 }
 
 /**
@@ -73,7 +89,8 @@ export async function markAuditInterrupted(db: DataSource, runId: string, callId
     ] = await m.query(
       `UPDATE connector_call_logs SET outcome = 'interrupted', error = 'interrupted', audit_pending = false
         WHERE run_id = $1 AND call_id = $2 AND outcome = 'in_flight'
-        RETURNING id::text AS id, org_id::text AS org_id, agent_id, user_id, tool, created_at, ${CONNECTOR_CALL_DIGEST_SQL} AS row_sha256`,
+        RETURNING id::text AS id, org_id::text AS org_id, agent_id, user_id, tool, created_at,
+                  ${CONNECTOR_CALL_DIGEST_SQL} AS row_sha256`,
       [runId, callId],
     );
     await appendAuditEvents(

@@ -36,9 +36,14 @@ export class ConnectorCallLog {
   @Column('text', { nullable: true }) blockedBy: string | null;
   /** An eval run's call that was simulated (not sent); false for every call that reached the target. */
   @Column('boolean', { default: false }) simulated: boolean;
-  /** `in_flight` from just before the request leaves until its result is recorded; `interrupted` if its server died meanwhile. */
+  /**
+   * `in_flight` from just before the request leaves until its result is recorded;
+   * `interrupted` if its server died meanwhile.
+   */
   @Column('text', { default: 'completed' }) outcome: 'in_flight' | 'completed' | 'interrupted';
-  /** Who approved the call and under which approval (a confirmation or a standing approval); null when none was needed. */
+  /**
+   * Who approved the call and under which approval (a confirmation or a standing approval); null when none was needed.
+   */
   @Column('text', { nullable: true }) approvedBy: string | null;
   /** Written in flight and not yet given its final values (and hash-chained audit event) by the AuditWriter. */
   @Column('boolean', { default: true }) auditPending: boolean;

@@ -44,9 +44,9 @@ export const CONNECTOR_CALL_COLUMNS = [
   'approved_by',
 ];
 
-const SELECT = `SELECT id::text AS id, created_at, org_id::text AS org_id, agent_id, user_id, run_id, call_id, surface, tool,
-  connector_id, connector_name AS connector, action, method, url, args_digest, args, status, duration_ms, success, error,
-  blocked_by, simulated, outcome, approved_by, created_at::text AS sort_ts FROM connector_call_logs`;
+const SELECT = `SELECT id::text AS id, created_at, org_id::text AS org_id, agent_id, user_id, run_id, call_id, surface,
+  tool, connector_id, connector_name AS connector, action, method, url, args_digest, args, status, duration_ms, success,
+  error, blocked_by, simulated, outcome, approved_by, created_at::text AS sort_ts FROM connector_call_logs`;
 
 const OUTCOME_SQL: Record<NonNullable<ConnectorCallFilters['outcome']>, string> = {
   blocked: 'blocked_by IS NOT NULL',

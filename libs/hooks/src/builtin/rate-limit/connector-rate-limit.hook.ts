@@ -27,7 +27,8 @@ const isPositiveInt = (v: unknown): v is number => Number.isInteger(v) && (v as 
   name: CONNECTOR_RATE_LIMIT_HOOK,
   priority: 8,
   description:
-    'Limits connector calls per connector per user (points per duration_s; optional per-action overrides); the block says when to retry.',
+    'Limits connector calls per connector per user (points per duration_s; optional per-action overrides); ' +
+    'the block says when to retry.',
   configSchema: {
     type: 'object',
     properties: {
@@ -61,7 +62,8 @@ export class ConnectorRateLimitHook extends PreToolUseHook<ConnectorRateLimitCon
     const limit = override ?? limits.connector;
     // An action with its own limit has its own count; the others share the connector's.
     const scope = override === undefined ? connector.name : `${connector.name}.${connector.action}`;
-    const key = `${ctx.orgId}:${connector.id || connector.name}${override === undefined ? '' : `.${connector.action}`}:${ctx.userId}`;
+    const actionSuffix = override === undefined ? '' : `.${connector.action}`;
+    const key = `${ctx.orgId}:${connector.id || connector.name}${actionSuffix}:${ctx.userId}`;
     const limiter = this.limiters.limiter(limit.points, limit.duration_s);
     const window = `${limit.points} per ${limit.duration_s} s`;
 

@@ -40,7 +40,8 @@ export class ConnectorRateLimiters implements OnModuleInit, OnApplicationShutdow
 
   /**
    * Connects to Redis at boot: without an offline queue a command sent before the connection is ready fails, and
-   * the call would be blocked. An unreachable Redis does not stop the boot; connector calls are refused until it is back.
+   * the call would be blocked. An unreachable Redis does not stop the boot;
+   * connector calls are refused until it is back.
    */
   async onModuleInit(): Promise<void> {
     const url = this.config.redisUrl;
@@ -61,7 +62,8 @@ export class ConnectorRateLimiters implements OnModuleInit, OnApplicationShutdow
     });
     if (!ready)
       this.logger.error(
-        `Redis at REDIS_URL not reachable within ${READY_TIMEOUT_MS} ms: connector calls under connector_rate_limit are refused until it is`,
+        `Redis at REDIS_URL not reachable within ${READY_TIMEOUT_MS} ms: ` +
+          `connector calls under connector_rate_limit are refused until it is`,
       );
   }
 

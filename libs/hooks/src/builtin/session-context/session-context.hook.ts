@@ -17,7 +17,8 @@ export const SESSION_CONTEXT_HOOK = 'session_context';
   name: SESSION_CONTEXT_HOOK,
   priority: 50,
   description:
-    "Adds the current time, the user's name and roles, the org's read-only state and an admin text to the run's first prompt.",
+    "Adds the current time, the user's name and roles, the org's read-only state " +
+    "and an admin text to the run's first prompt.",
   configSchema: {
     type: 'object',
     properties: {
@@ -41,14 +42,16 @@ export class SessionContextHook extends SessionStartHook<SessionContextConfig> {
       this.orgs.get(ctx.orgId),
     ]);
     const who = member
-      ? `${member.name ?? member.sub} (${member.sub}); roles: ${member.roles.length ? member.roles.join(', ') : 'member'}`
+      ? `${member.name ?? member.sub} (${member.sub}); ` +
+        `roles: ${member.roles.length ? member.roles.join(', ') : 'member'}`
       : 'unknown user';
     const lines = [
       'Session context:',
       `- Current time: ${new Date().toISOString()}`,
       `- User: ${who}`,
       readOnly
-        ? `- Organisation ${org.name} is in READ-ONLY mode: every write action will be refused. Do not attempt writes; tell the user that writes are disabled.`
+        ? `- Organisation ${org.name} is in READ-ONLY mode: every write action will be refused. ` +
+          `Do not attempt writes; tell the user that writes are disabled.`
         : `- Organisation ${org.name} is in normal mode: write actions are allowed (some may need an approval).`,
     ];
     const text = config.text?.trim();

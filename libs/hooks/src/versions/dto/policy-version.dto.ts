@@ -46,7 +46,8 @@ export class AgentPolicyVersionResponse extends PolicyVersionResponse {
     type: 'object',
     additionalProperties: true,
     description:
-      "The agent's policy in this version: the { hooks?, confirmation?, require_confirmation_for_all? } of its model_config_json",
+      "The agent's policy in this version: " +
+      'the { hooks?, confirmation?, require_confirmation_for_all? } of its model_config_json',
   })
   model_config_json: Record<string, unknown>;
 }

@@ -82,7 +82,8 @@ export class AuthController {
     );
     if (!isAdmin(p) && Object.values(links).some((v) => v !== null)) {
       throw new ForbiddenError(
-        'linking a chat account needs proof that it is yours: POST /api/me/identities/link sends a one-time code to it, ' +
+        'linking a chat account needs proof that it is yours: ' +
+          'POST /api/me/identities/link sends a one-time code to it, ' +
           'then POST /api/me/identities/verify with that code (or ask an admin)',
       );
     }

@@ -57,7 +57,8 @@ export class ChannelConfigs {
       (k) => impl.secretKeys.includes(k) && (change[k] === undefined || change[k] === null),
     );
     if (missing.length === 0) return;
-    const problem = `changing ${rebound.join(', ')} requires re-entering the stored secrets: ${missing.sort().join(', ')}`;
+    const secrets = missing.sort().join(', ');
+    const problem = `changing ${rebound.join(', ')} requires re-entering the stored secrets: ${secrets}`;
     throw new BadInputError(`invalid ${impl.type} channel config: ${problem}`, [problem]);
   }
 

@@ -148,7 +148,10 @@ export abstract class Channel {
   sendDirectMessage(_channel: ChannelRecord, _externalId: string, _text: string): Promise<void> {
     return Promise.reject(new Error(`a ${this.type} channel cannot send direct messages`));
   }
-  /** The channel's own list of who may decide from the chat app (`approver_user_ids` unless a platform names it otherwise). */
+  /**
+   * The channel's own list of who may decide from the chat app
+   * (`approver_user_ids` unless a platform names it otherwise).
+   */
   approverAllowList(channel: ChannelRecord): string[] | undefined {
     return listOfIds(channel.config.approver_user_ids);
   }
@@ -176,7 +179,9 @@ export interface ApprovalDecisionSink {
     decision: Decision;
     /** Every pending call on the same card ("Approve all" / "Reject all"). */
     all?: boolean;
-    /** The verified clicker; the decision service resolves it to a user and reads the channel's approver list itself. */
+    /**
+     * The verified clicker; the decision service resolves it to a user and reads the channel's approver list itself.
+     */
     actor: { platform: ChatPlatform; externalId: string };
   }): Promise<DecisionOutcome>;
 }

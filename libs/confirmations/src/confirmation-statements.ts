@@ -22,16 +22,18 @@ export const editValues = (e: NonNullable<Settlement['edit']>) => [
  */
 export const INSERT_SQL = `WITH inserted AS (INSERT INTO confirmation_requests
          (org_id, agent_id, agent_name, run_id, call_id, tool, args, requested_by, approver_scope, agent_owner_id,
-          forbid_self_approval, channel_id, channel_type, expires_at, approvers, tier, approvals_required, decisive_fields, args_digest,
-          args_schema, ask_reason, remind_at, escalate_at, escalate_to, batch_key, batch_position, policy, policy_version,
-          "trigger", member_message)
+          forbid_self_approval, channel_id, channel_type, expires_at, approvers, tier, approvals_required,
+          decisive_fields, args_digest, args_schema, ask_reason, remind_at, escalate_at, escalate_to, batch_key,
+          batch_position, policy, policy_version, "trigger", member_message)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, now() + make_interval(secs => $14),
                $15::jsonb, $16, $17, $18::jsonb, $19, $20::jsonb, $21,
-               now() + make_interval(secs => $22), now() + make_interval(secs => $23), $24::jsonb, $25, $26, $27::jsonb, $28, $29, $30)
+               now() + make_interval(secs => $22), now() + make_interval(secs => $23),
+               $24::jsonb, $25, $26, $27::jsonb, $28, $29, $30)
        ON CONFLICT (run_id, call_id) DO NOTHING
        RETURNING *)
        SELECT inserted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'requested:' || inserted.id::text
-         || COALESCE(':' || floor(extract(epoch FROM least(inserted.remind_at, inserted.escalate_at)) * 1000)::bigint, ''))
+         || COALESCE(':' || floor(extract(epoch FROM least(inserted.remind_at, inserted.escalate_at)) * 1000)::bigint,
+                     ''))
          AS notified FROM inserted`;
 
 /** INSERT_SQL's parameters, in order. */
@@ -106,9 +108,11 @@ export function settleStatement(
   const sql = `WITH settled AS (
          UPDATE confirmation_requests c
             SET status = $2, responded_at = now(), responded_by_user_id = $3, responded_by_open_id = $4,
-                responded_by_platform = $5, responded_by_name = $6, reason = $7, updated_at = now()${editSet}${grantsSet}
+                responded_by_platform = $5, responded_by_name = $6, reason = $7,
+                updated_at = now()${editSet}${grantsSet}
           WHERE id = $1 AND status = 'pending' ${beforeDeadline}
           RETURNING *)${claimed}
-       SELECT settled.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', settled.id::text) AS notified${claimedRuns} FROM settled`;
+       SELECT settled.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', settled.id::text) AS notified${claimedRuns}
+         FROM settled`;
   return { sql, params };
 }

@@ -15,8 +15,10 @@ import {
  * what an approval carries to the executor. Votes from before digests were recorded state nothing.
  */
 export const GRANTS_OF_APPROVING_VOTES = `(SELECT COALESCE(jsonb_agg(jsonb_build_object(
-    'kind', CASE WHEN v.args_digest IS DISTINCT FROM c.args_digest OR v.user_id = c.edited_by_user_id THEN 'edit' ELSE 'vote' END,
-    'principal', v.user_id, 'digest', v.args_digest, 'policyVersion', v.policy_version, 'tier', v.tier) ORDER BY v.created_at), '[]'::jsonb)
+    'kind', CASE WHEN v.args_digest IS DISTINCT FROM c.args_digest
+                   OR v.user_id = c.edited_by_user_id THEN 'edit' ELSE 'vote' END,
+    'principal', v.user_id, 'digest', v.args_digest, 'policyVersion', v.policy_version,
+    'tier', v.tier) ORDER BY v.created_at), '[]'::jsonb)
   FROM confirmation_votes v WHERE v.confirmation_id = c.id AND v.decision = 'approve' AND v.args_digest IS NOT NULL)`;
 
 export interface Vote {
@@ -70,14 +72,16 @@ export class ConfirmationVotesStore {
     const rows = await this.dataSource.query<Array<ConfirmationRow | undefined>>(
       `WITH vote AS (
          INSERT INTO confirmation_votes
-           (confirmation_id, user_id, user_name, decision, platform, external_id, approvers, tier, args_digest, policy_version)
+           (confirmation_id, user_id, user_name, decision, platform, external_id,
+            approvers, tier, args_digest, policy_version)
          SELECT c.id, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10 FROM confirmation_requests c
           WHERE c.id = $1 AND c.status = 'pending' AND c.expires_at > now()
          ON CONFLICT (confirmation_id, user_id) DO NOTHING
          RETURNING confirmation_id, decision),
        counted AS (
          UPDATE confirmation_requests c
-            SET approvals_given = c.approvals_given + CASE WHEN vote.decision = 'approve' THEN 1 ELSE 0 END, updated_at = now()
+            SET approvals_given = c.approvals_given + CASE WHEN vote.decision = 'approve' THEN 1 ELSE 0 END,
+                updated_at = now()
            FROM vote WHERE c.id = vote.confirmation_id
          RETURNING c.*)
        SELECT counted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'voted:' || counted.id::text) AS notified

@@ -82,7 +82,8 @@ export class ConfirmationService implements ApprovalDecisionSink, OnModuleInit {
       if (row.status === ConfirmationStatus.Pending)
         return { ok: true, message: `Approval recorded: ${approvalsProgress(row)}` };
       const verb = row.status === ConfirmationStatus.Approved ? 'Approved' : 'Rejected';
-      // A turn's card lists other calls too: it is re-rendered from the rows (markCardDecided), not replaced by this one.
+      // A turn's card lists other calls too:
+      // it is re-rendered from the rows (markCardDecided), not replaced by this one.
       return {
         ok: true,
         message: `${verb} by ${row.respondedByName}`,

@@ -127,9 +127,11 @@ export class ConfirmationStore implements OnModuleInit {
       'other',
       `SELECT * FROM confirmation_requests
         WHERE org_id = $1 AND ($2::text IS NULL OR status = $2)
-          AND ($4::uuid IS NULL OR (created_at, id) < (SELECT b.created_at, b.id FROM confirmation_requests b WHERE b.id = $4))
+          AND ($4::uuid IS NULL OR (created_at, id) < (SELECT b.created_at, b.id FROM confirmation_requests b
+                                                        WHERE b.id = $4))
           AND ($5::uuid IS NULL OR requested_by = $5 OR EXISTS (
-                SELECT 1 FROM jsonb_array_elements_text(COALESCE(approvers, jsonb_build_array(approver_scope))) AS a(entry)
+                SELECT 1
+                  FROM jsonb_array_elements_text(COALESCE(approvers, jsonb_build_array(approver_scope))) AS a(entry)
                  WHERE entry IN ('org_members', 'channel') OR entry LIKE 'users:%' OR entry = ANY($6::text[])
                     OR (entry = 'agent_owner' AND agent_owner_id = $5)))
         ORDER BY created_at DESC, id DESC LIMIT $3`,
@@ -222,8 +224,9 @@ export class ConfirmationStore implements OnModuleInit {
   ): Promise<ConfirmationRequest | null> {
     const row = await this.row(
       'transition',
-      `UPDATE confirmation_requests SET original_args = COALESCE(original_args, args), args = $2::jsonb, args_digest = $3,
-              edited_by_user_id = $4, edited_by_name = $5, tier = $6, approvers = $7::jsonb, approvals_required = $8, updated_at = now()
+      `UPDATE confirmation_requests SET original_args = COALESCE(original_args, args), args = $2::jsonb,
+              args_digest = $3, edited_by_user_id = $4, edited_by_name = $5, tier = $6, approvers = $7::jsonb,
+              approvals_required = $8, updated_at = now()
         WHERE id = $1 AND status = 'pending' AND expires_at > now() AND approvals_given = 0 RETURNING *`,
       [id, ...editValues(edit), approvalsRequired],
     );

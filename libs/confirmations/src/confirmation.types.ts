@@ -180,7 +180,8 @@ export function confirmationView(c: ConfirmationRequest): Record<string, unknown
 
 /** "1 of 2 approvals", as the inbox and the cards show it. */
 export const approvalsProgress = (c: Pick<ConfirmationRequest, 'approvalsGiven' | 'approvalsRequired'>): string =>
-  `${Math.min(c.approvalsGiven, c.approvalsRequired)} of ${c.approvalsRequired} approval${c.approvalsRequired === 1 ? '' : 's'}`;
+  `${Math.min(c.approvalsGiven, c.approvalsRequired)} of ${c.approvalsRequired} ` +
+  `approval${c.approvalsRequired === 1 ? '' : 's'}`;
 
 /** A person's reason as stored: trimmed; a blank one is none. */
 export function reasonOf(text: string | null | undefined): string | null {

@@ -16,7 +16,9 @@ import { ConfirmationResponse } from './dto/confirmation.response.js';
 import { standingApprovalView } from './standing/standing-approval.store.js';
 import { StandingApprovals } from './standing/standing-approvals.js';
 
-/** The built-in inbox: the approval requests the caller may read (confirmation-visibility.ts), and decisions on them. */
+/**
+ * The built-in inbox: the approval requests the caller may read (confirmation-visibility.ts), and decisions on them.
+ */
 @Controller('confirmations')
 export class ConfirmationsController {
   constructor(

@@ -55,7 +55,8 @@ export class DeciderResolver {
         if (list.ids && !listed && approversOf(row).includes('channel'))
           throw new ForbiddenError(`${who} is not in this channel's approver list`);
         throw new ForbiddenError(
-          `${who} is not linked to a Warden user, so Warden cannot tell who is deciding: link the account first (POST /api/me/identities/link)`,
+          `${who} is not linked to a Warden user, so Warden cannot tell who is deciding: ` +
+            `link the account first (POST /api/me/identities/link)`,
         );
       }
       decider = { member, via: { platform: actor.platform, externalId: actor.externalId } };

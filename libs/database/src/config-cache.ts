@@ -5,7 +5,9 @@ import { PgNotificationListener } from './pg-notification-listener.js';
 
 /** The NOTIFY channel of configuration changes; the payload is the org id, or `*` for every org. */
 export const CONFIG_CHANGED_CHANNEL = 'warden_config';
-/** The longest an entry is used without a notification: the bound on staleness should a LISTEN connection hang silently. */
+/**
+ * The longest an entry is used without a notification: the bound on staleness should a LISTEN connection hang silently.
+ */
 const MAX_AGE_MS = 60_000;
 
 interface Entry {

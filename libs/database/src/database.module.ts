@@ -19,7 +19,8 @@ import { runMigrationsOnce } from './migrate-once.js';
     TypeOrmModule.forRootAsync({
       inject: [AppConfig, DATABASE_TARGET],
       useFactory: (config: AppConfig, target: DatabaseTarget) => ({
-        // A run's transactions never wait on anything outside the database: one idle past the lease is a paused process.
+        // A run's transactions never wait on anything outside the database:
+        // one idle past the lease is a paused process.
         ...buildDataSourceOptions(target, config.dbPoolSize, Math.max(5_000, config.runLeaseMs)),
         autoLoadEntities: true,
         retryAttempts: 2,

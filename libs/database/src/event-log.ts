@@ -216,7 +216,8 @@ export class EventLog<M = AnyEventMap, E = unknown> {
     types?: K[],
   ): Promise<Array<StoredEvent<M, K, E>>> {
     return this.dataSource.query(
-      `SELECT seq, type, data, created_at FROM ${this.tables.events} WHERE run_id = $1 AND seq > $2 ${types ? 'AND type = ANY($3)' : ''} ORDER BY seq`,
+      `SELECT seq, type, data, created_at FROM ${this.tables.events}
+        WHERE run_id = $1 AND seq > $2 ${types ? 'AND type = ANY($3)' : ''} ORDER BY seq`,
       types ? [ownerId, afterSeq, types] : [ownerId, afterSeq],
     );
   }

@@ -36,7 +36,9 @@ export class EventBatch {
   readonly born = new Set<string>();
 }
 
-/** Where a log lives: its events table (owner_id column `run_id`) and the owner table holding the `event_seq` counter. */
+/**
+ * Where a log lives: its events table (owner_id column `run_id`) and the owner table holding the `event_seq` counter.
+ */
 export interface EventLogTables {
   events: 'run_events' | 'workflow_run_events';
   owners: 'agent_runs' | 'workflow_runs';

@@ -52,7 +52,8 @@ export class LeaseKeeper {
           `WITH held AS (SELECT * FROM unnest($1::uuid[], $2::int[]) AS h(id, epoch)),
               renewed AS (
                 UPDATE ${this.table} t SET lease_until = now() + make_interval(secs => $3)
-                  FROM held WHERE t.id = held.id AND t.lease_epoch = held.epoch AND t.status IN ('running', 'waiting') AND t.locked_by IS NOT NULL
+                  FROM held WHERE t.id = held.id AND t.lease_epoch = held.epoch
+                   AND t.status IN ('running', 'waiting') AND t.locked_by IS NOT NULL
                 RETURNING t.id)
          SELECT held.id, (renewed.id IS NOT NULL) AS renewed, t.status, t.locked_by
            FROM held LEFT JOIN renewed ON renewed.id = held.id LEFT JOIN ${this.table} t ON t.id = held.id`,

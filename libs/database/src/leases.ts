@@ -22,10 +22,12 @@ export async function claimExpiredLeases(
   },
 ): Promise<string[]> {
   const [rows]: [Array<{ id: string }>, number] = await dataSource.query(
-    `UPDATE ${opts.table} SET locked_by = $1, lease_until = now() + make_interval(secs => $2), lease_epoch = lease_epoch + 1${opts.set ? `, ${opts.set}` : ''}
+    `UPDATE ${opts.table} SET locked_by = $1, lease_until = now() + make_interval(secs => $2),
+            lease_epoch = lease_epoch + 1${opts.set ? `, ${opts.set}` : ''}
      WHERE id IN (
        SELECT id FROM ${opts.table}
-       WHERE status IN ('running', 'waiting') AND (lease_until IS NULL OR lease_until < now()) AND NOT (id = ANY($3::uuid[]))
+       WHERE status IN ('running', 'waiting') AND (lease_until IS NULL OR lease_until < now())
+         AND NOT (id = ANY($3::uuid[]))
          ${opts.claimable ? `AND ${opts.claimable}` : ''}
        ORDER BY lease_until NULLS FIRST
        LIMIT $4

@@ -7,8 +7,8 @@ import { MigrationExecutor, type DataSource, type Migration } from 'typeorm';
 export const MIGRATION_LOCK_KEY = 7_366_200_008;
 
 /**
- * Applies the pending migrations (one transaction each) under MIGRATION_LOCK_KEY. One session does both, so it works
- * on a single-connection pool (the embedded PGlite) too. `onPending` hears how many are about to run (none: not called).
+ * Applies the pending migrations (one transaction each) under MIGRATION_LOCK_KEY. One session does both, so it works on
+ * a single-connection pool (the embedded PGlite) too. `onPending` hears how many are about to run (none: not called).
  */
 export async function runMigrationsOnce(
   dataSource: DataSource,

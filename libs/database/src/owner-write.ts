@@ -22,7 +22,10 @@ export interface OwnerWrite {
   set?: string[];
   /** The fence on the owner row, e.g. `lease_epoch = $5 AND status IN ('running', 'waiting')`. */
   where?: string;
-  /** Further writes, in order: [name, a statement with RETURNING for `name AS (...)`]; their row counts come back by name. */
+  /**
+   * Further writes, in order: [name, a statement with RETURNING for `name AS (...)`];
+   * their row counts come back by name.
+   */
   ctes?: Array<[string, string]>;
   /** Commits without waiting for its own disk flush (work that is redone after a crash: see RunStore.transaction). */
   redoable?: boolean;
@@ -52,7 +55,8 @@ export function ownerWriteSql(
   const sets = (write.set ?? []).map((s) => `, ${s}`).join('');
   const fence = write.where ? `AND ${write.where}` : '';
   const ctes = [
-    `owner AS (UPDATE ${tables.owners} SET event_seq = event_seq + ${n}::int${sets} WHERE id = ${id} ${fence} RETURNING event_seq)`,
+    `owner AS (UPDATE ${tables.owners} SET event_seq = event_seq + ${n}::int${sets}
+       WHERE id = ${id} ${fence} RETURNING event_seq)`,
   ];
   if (events.length > 0) {
     const types = p.add(events.map((e) => e.type));
@@ -60,7 +64,8 @@ export function ownerWriteSql(
     ctes.push(
       `appended AS (INSERT INTO ${tables.events} (run_id, seq, type, data)
          SELECT ${id}, o.event_seq - ${n}::int + e.ord::int, e.type, e.data
-           FROM owner o, unnest(${types}::text[], ${datas}::jsonb[]) WITH ORDINALITY AS e(type, data, ord) RETURNING created_at)`,
+           FROM owner o, unnest(${types}::text[], ${datas}::jsonb[]) WITH ORDINALITY AS e(type, data, ord)
+         RETURNING created_at)`,
     );
   }
   for (const [name, sql] of write.ctes ?? []) ctes.push(`${name} AS (${sql})`);

@@ -63,7 +63,8 @@ export class PgNotificationListener {
       client.end().catch(() => undefined);
       if (this.closed) return;
       this.opts.logger.warn(
-        `LISTEN ${this.opts.channel} connection lost (${err?.message ?? 'closed'}); reconnecting in ${this.reconnectDelay} ms`,
+        `LISTEN ${this.opts.channel} connection lost (${err?.message ?? 'closed'}); ` +
+          `reconnecting in ${this.reconnectDelay} ms`,
       );
       this.reconnectTimer = setTimeout(() => void this.connect(), this.reconnectDelay);
       this.reconnectTimer.unref();
@@ -78,7 +79,7 @@ export class PgNotificationListener {
     try {
       await client.connect();
       await client.query(`LISTEN ${this.opts.channel}`);
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- onLost (error/end handlers) sets `lost` during the awaits above; the checker does not see writes in callbacks
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- callbacks set `lost` during the awaits
       if (this.closed || lost) return;
       this.listening = true;
       this.reconnectDelay = RECONNECT_MIN_MS;

@@ -38,7 +38,9 @@ export class RecentEvents {
     this.complete.clear();
   }
 
-  /** Keeps the event when the owner is followed here or was born here (in `seq` order: appends may finish out of order). */
+  /**
+   * Keeps the event when the owner is followed here or was born here (in `seq` order: appends may finish out of order).
+   */
   remember(ownerId: string, event: LoggedEvent): void {
     if (!this.isFollowed(ownerId) && !this.complete.has(ownerId)) return;
     const kept = this.kept.get(ownerId) ?? [];
@@ -56,7 +58,9 @@ export class RecentEvents {
     return kept[kept.length - 1].seq;
   }
 
-  /** The remembered events from `last + 1` through `told`, when memory holds all of them (else null: read the table). */
+  /**
+   * The remembered events from `last + 1` through `told`, when memory holds all of them (else null: read the table).
+   */
   between(ownerId: string, last: number, told: number): LoggedEvent[] | null {
     const kept = this.kept.get(ownerId) ?? [];
     const at = kept.findIndex((e) => e.seq === last + 1);

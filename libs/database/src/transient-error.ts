@@ -3,8 +3,20 @@ const TRANSIENT_CODES = /^(08|57P0[1-3]|53300|40001|40P01)/;
 // "already released": TypeORM's QueryRunnerAlreadyReleasedError ("Query runner already released. Cannot run queries
 // anymore."), raised when a transaction's connection died under it (seen when connections are killed every 250 ms):
 // the next attempt gets a new connection.
-const TRANSIENT_MESSAGES =
-  /Connection terminated|terminating connection|ECONNRESET|ECONNREFUSED|EPIPE|connection error|timeout exceeded when trying to connect|Connection is not established|query runner (was )?already released/i;
+const TRANSIENT_MESSAGES = new RegExp(
+  [
+    'Connection terminated',
+    'terminating connection',
+    'ECONNRESET',
+    'ECONNREFUSED',
+    'EPIPE',
+    'connection error',
+    'timeout exceeded when trying to connect',
+    'Connection is not established',
+    'query runner (was )?already released',
+  ].join('|'),
+  'i',
+);
 
 /**
  * True for database errors that a retry (on this instance after a backoff, or on another one) can get past: a
@@ -26,8 +38,16 @@ export function isTransientDatabaseError(err: unknown): boolean {
 
 const SOCKET_CODES = /^(ECONNRESET|EPIPE|ECONNREFUSED|ETIMEDOUT)$/;
 // Only what the PostgreSQL driver (pg) or TypeORM say when the connection went away: no bare socket error codes.
-const DROPPED_CONNECTION_MESSAGES =
-  /Connection terminated|terminating connection|Connection is not established|timeout exceeded when trying to connect|query runner (was )?already released/i;
+const DROPPED_CONNECTION_MESSAGES = new RegExp(
+  [
+    'Connection terminated',
+    'terminating connection',
+    'Connection is not established',
+    'timeout exceeded when trying to connect',
+    'query runner (was )?already released',
+  ].join('|'),
+  'i',
+);
 
 /**
  * The stricter test for errors out of code that does more than database work (hooks call HTTP services and run

@@ -27,7 +27,8 @@ interface GroupRow {
 
 const SELECT = `SELECT g.id, g.display_name, g.external_id, g.created_at, g.updated_at,
     COALESCE((SELECT json_agg(json_build_object('id', u.id, 'sub', u.sub) ORDER BY u.sub)
-                FROM scim_group_members gm JOIN users u ON u.id = gm.user_id WHERE gm.group_id = g.id), '[]') AS members,
+                FROM scim_group_members gm JOIN users u ON u.id = gm.user_id
+               WHERE gm.group_id = g.id), '[]') AS members,
     count(*) OVER () AS total
   FROM scim_groups g WHERE g.org_id = $1`;
 const FILTER_SQL: Record<string, string> = {

@@ -41,7 +41,9 @@ export function userFromBody(body: unknown): ScimUserState {
   return state;
 }
 
-/** Applies PATCH operations in order, as Okta (`{op: replace, value: {active: false}}`) and Entra ID (`path`) send them. */
+/**
+ * Applies PATCH operations in order, as Okta (`{op: replace, value: {active: false}}`) and Entra ID (`path`) send them.
+ */
 export function patchUser(current: ScimUserState, ops: PatchOperation[]): ScimUserState {
   const next = { ...current };
   for (const op of ops) {

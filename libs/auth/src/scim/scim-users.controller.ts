@@ -24,7 +24,9 @@ import { renderUser, userFromBody } from './scim-user.js';
 import { ScimUsersService, USER_FILTER_ATTRIBUTES } from './scim-users.service.js';
 import type { ScimActor } from './scim-writes.js';
 
-/** SCIM 2.0 Users (RFC 7644), as Okta and Entra ID provision them. Errors are SCIM error bodies (AllExceptionsFilter). */
+/**
+ * SCIM 2.0 Users (RFC 7644), as Okta and Entra ID provision them. Errors are SCIM error bodies (AllExceptionsFilter).
+ */
 @ApiExcludeController()
 @Public()
 @UseGuards(ScimAuthGuard)

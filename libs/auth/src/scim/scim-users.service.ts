@@ -123,7 +123,8 @@ export class ScimUsersService {
         id,
       ]);
       await m.query(
-        `DELETE FROM scim_group_members gm USING scim_groups g WHERE g.id = gm.group_id AND g.org_id = $1 AND gm.user_id = $2`,
+        `DELETE FROM scim_group_members gm USING scim_groups g
+          WHERE g.id = gm.group_id AND g.org_id = $1 AND gm.user_id = $2`,
         [actor.orgId, id],
       );
       await recomputeRoles(m, actor.orgId, [id]);
@@ -149,7 +150,8 @@ export class ScimUsersService {
       shownName(next),
     ]);
     await m.query(
-      `UPDATE org_members SET active = $3, scim_external_id = $4, updated_at = now() WHERE org_id = $1 AND user_id = $2`,
+      `UPDATE org_members SET active = $3, scim_external_id = $4, updated_at = now()
+        WHERE org_id = $1 AND user_id = $2`,
       [actor.orgId, current.id, next.active, next.externalId],
     );
     const action =
@@ -175,7 +177,8 @@ export class ScimUsersService {
 
   private async count(orgId: string, where: string, params: unknown[]): Promise<number> {
     const [row] = await this.dataSource.query<Array<{ n: string }>>(
-      `SELECT count(*) AS n FROM org_members m JOIN users u ON u.id = m.user_id WHERE m.org_id = $1 AND m.directory_managed${where}`,
+      `SELECT count(*) AS n FROM org_members m JOIN users u ON u.id = m.user_id
+        WHERE m.org_id = $1 AND m.directory_managed${where}`,
       params,
     );
     return Number(row.n);

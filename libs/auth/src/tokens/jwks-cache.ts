@@ -4,7 +4,10 @@ import { createLocalJWKSet, errors as joseErrors, type JSONWebKeySet, type JWTVe
 export interface JwksCacheOptions {
   /** Keys older than this are fetched again before the next verification (default 10 min). */
   maxAgeMs: number;
-  /** An unknown key id fetches the set again, at most once per this (default 30 s: a stream of forged kids costs little). */
+  /**
+   * An unknown key id fetches the set again, at most once per this
+   * (default 30 s: a stream of forged kids costs little).
+   */
   cooldownMs: number;
   now?: () => number;
   fetch?: (url: URL) => Promise<Response>;
@@ -37,7 +40,8 @@ export class JwksCache {
     if (!this.keys || this.now() - this.fetchedAt >= this.opts.maxAgeMs)
       await this.refresh().catch((err: unknown) => this.keepOld(err));
     try {
-      return await this.keys!(header, token); // eslint-disable-line @typescript-eslint/no-non-null-assertion -- refresh set it or threw
+      // eslint-disable-next-line @typescript-eslint/no-non-null-assertion -- refresh set it or threw
+      return await this.keys!(header, token);
     } catch (err) {
       if (!(err instanceof joseErrors.JWKSNoMatchingKey) || this.now() - this.fetchedAt < this.opts.cooldownMs)
         throw err;

@@ -30,8 +30,9 @@ export class TokenVerifier implements OnModuleInit {
 
   onModuleInit(): void {
     if (this.config.authMode === 'dev') {
+      const secret = this.config.devSecretIsDefault ? 'the built-in default secret' : 'AUTH_DEV_SECRET';
       this.logger.warn(
-        `AUTH_MODE=dev: accepting HS256 tokens signed with ${this.config.devSecretIsDefault ? 'the built-in default secret' : 'AUTH_DEV_SECRET'}. ` +
+        `AUTH_MODE=dev: accepting HS256 tokens signed with ${secret}. ` +
           'Do not expose this server; set AUTH_MODE=oidc with OIDC_ISSUER for real use.',
       );
     }

@@ -17,7 +17,8 @@ export interface IdentityChange {
  */
 export async function recordIdentityChange(tx: Queryable, c: IdentityChange): Promise<void> {
   await tx.query(
-    `INSERT INTO identity_audit (org_id, user_id, platform, external_id, previous_external_id, action, method, by_user_id)
+    `INSERT INTO identity_audit
+       (org_id, user_id, platform, external_id, previous_external_id, action, method, by_user_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
     [c.orgId, c.userId, c.platform, c.externalId, c.previousExternalId, c.action, c.method, c.byUserId],
   );

@@ -16,7 +16,10 @@ export interface MemberView {
   active?: boolean;
 }
 
-/** How an identity changed hands: an admin set it, its owner proved it with a one-time code, a user unlinked their own, or the IdP asserted it. */
+/**
+ * How an identity changed hands: an admin set it, its owner proved it with a one-time code, a user unlinked their own,
+ * or the IdP asserted it.
+ */
 export type IdentityChangeMethod = 'admin' | 'proof' | 'self' | 'sso';
 
 export interface IdentityAuditRow {
@@ -86,7 +89,8 @@ export class UsersService {
       >
     >(
       `SELECT u.sub, u.email, u.name, m.roles, m.active,
-              (SELECT json_object_agg(i.platform, i.external_id) FROM identities i WHERE i.org_id = m.org_id AND i.user_id = m.user_id) AS identities
+              (SELECT json_object_agg(i.platform, i.external_id) FROM identities i
+                WHERE i.org_id = m.org_id AND i.user_id = m.user_id) AS identities
          FROM org_members m JOIN users u ON u.id = m.user_id WHERE m.org_id = $1 AND m.user_id = $2`,
       [orgId, userId],
     );
@@ -143,7 +147,8 @@ export class UsersService {
   /** The identity audit of an org, newest first. */
   async identityAudit(orgId: string, limit = 200): Promise<IdentityAuditRow[]> {
     return this.dataSource.query(
-      `SELECT a.id, u.sub, a.platform, a.external_id, a.previous_external_id, a.action, a.method, b.sub AS by_sub, a.created_at
+      `SELECT a.id, u.sub, a.platform, a.external_id, a.previous_external_id, a.action, a.method,
+              b.sub AS by_sub, a.created_at
          FROM identity_audit a JOIN users u ON u.id = a.user_id LEFT JOIN users b ON b.id = a.by_user_id
         WHERE a.org_id = $1 ORDER BY a.created_at DESC, a.id LIMIT $2`,
       [orgId, limit],

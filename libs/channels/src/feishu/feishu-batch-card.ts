@@ -40,7 +40,8 @@ export function feishuBatchCard(card: BatchCard): Record<string, unknown> {
     const outcome =
       item.status === 'pending'
         ? 'pending'
-        : `${STATUS_WORDS[item.status]} by ${escapeMd(item.decidedBy ?? 'unknown')}${item.reason ? ` (${escapeMd(item.reason)})` : ''}`;
+        : `${STATUS_WORDS[item.status]} by ${escapeMd(item.decidedBy ?? 'unknown')}` +
+          (item.reason ? ` (${escapeMd(item.reason)})` : '');
     elements.push({ tag: 'hr' });
     elements.push({
       tag: 'markdown',

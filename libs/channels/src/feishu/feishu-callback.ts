@@ -127,7 +127,8 @@ function readCardAction(cfg: FeishuConfig, payload: Json, signed: boolean): Card
     };
   }
   if (isObject(payload.action)) {
-    // The legacy card request's `token` is a card-update token, not the verification token: only the signature proves it.
+    // The legacy card request's `token` is a card-update token, not the verification token:
+    // only the signature proves it.
     if (!signed) return { done: rejected(401, 'legacy card callback without a signature') };
     return { value: payload.action.value, operator: payload.open_id, eventId: undefined };
   }

@@ -52,14 +52,16 @@ export class IdentityLinksService {
     if (owner) throw new ConflictError(`${input.platform} account ${input.externalId} is already linked to you`);
     // Each code is a message to someone's chat account: a user cannot make Warden spam one.
     const [{ n }] = await this.dataSource.query<Array<{ n: number }>>(
-      `SELECT count(*)::int AS n FROM identity_link_codes WHERE org_id = $1 AND user_id = $2 AND created_at > now() - interval '1 hour'`,
+      `SELECT count(*)::int AS n FROM identity_link_codes
+        WHERE org_id = $1 AND user_id = $2 AND created_at > now() - interval '1 hour'`,
       [p.orgId, p.userId],
     );
     if (n >= MAX_CODES_PER_HOUR)
       throw new ConflictError(`at most ${MAX_CODES_PER_HOUR} link codes an hour; try again later`);
     // A new code voids the user's earlier ones for the platform.
     await this.dataSource.query(
-      `UPDATE identity_link_codes SET consumed_at = now() WHERE org_id = $1 AND user_id = $2 AND platform = $3 AND consumed_at IS NULL`,
+      `UPDATE identity_link_codes SET consumed_at = now()
+        WHERE org_id = $1 AND user_id = $2 AND platform = $3 AND consumed_at IS NULL`,
       [p.orgId, p.userId, input.platform],
     );
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
@@ -137,7 +139,8 @@ export class IdentityLinksService {
   /** Why a guess was not counted, read after the fact (the row only ever moves towards unusable). */
   private async refusalOf(p: Principal, linkId: string): Promise<Error> {
     const [row] = await this.dataSource.query<[LinkCodeRow?]>(
-      `SELECT attempts, consumed_at, expires_at <= now() AS expired FROM identity_link_codes WHERE id = $1 AND org_id = $2 AND user_id = $3`,
+      `SELECT attempts, consumed_at, expires_at <= now() AS expired FROM identity_link_codes
+        WHERE id = $1 AND org_id = $2 AND user_id = $3`,
       [linkId, p.orgId, p.userId],
     );
     if (!row) return new NotFoundError('identity link', linkId);
@@ -158,7 +161,8 @@ export class IdentityLinksService {
     const first = (await this.channels.list(orgId)).find((c) => c.type === platform);
     if (!first)
       throw new BadInputError(
-        `the organisation has no ${platform} channel to send the code through; an admin must add one (or link the account)`,
+        `the organisation has no ${platform} channel to send the code through; ` +
+          `an admin must add one (or link the account)`,
       );
     return this.channels.getRecord(orgId, first.id);
   }

@@ -61,8 +61,9 @@ export const secretKeysOf = (rules: readonly ConfigKeyRule[]): string[] =>
   rules.filter((r) => r.secret).map((r) => r.key);
 
 /**
- * A required string of a stored channel config, as an implementation reads it. Configs are validated when saved, but a
- * row edited by hand or a lost secret must not go out as "undefined": the send (or callback) is refused, naming the key.
+ * A required string of a stored channel config, as an implementation reads it. Configs are validated when saved,
+ * but a row edited by hand or a lost secret must not go out as "undefined": the send (or callback) is refused,
+ * naming the key.
  */
 export function requiredConfig(channel: ChannelRecord, key: string): string {
   const value = channel.config[key];
@@ -73,7 +74,8 @@ export function requiredConfig(channel: ChannelRecord, key: string): string {
 /** Refuses the use of a channel whose stored config lacks (or garbles) a required key. */
 export function missingConfig(channel: ChannelRecord, key: string): never {
   throw new ConflictError(
-    `${channel.type} channel ${channel.id} cannot be used: its config.${key} is not set; set it again with PATCH /api/channels/${channel.id}`,
+    `${channel.type} channel ${channel.id} cannot be used: its config.${key} is not set; ` +
+      `set it again with PATCH /api/channels/${channel.id}`,
     { channel_id: channel.id, missing: key },
   );
 }

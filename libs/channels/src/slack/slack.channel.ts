@@ -117,7 +117,9 @@ export class SlackChannel extends Channel {
     return loadSlackBolt().then((bolt) => this.parse(channel, req, bolt.isValidSlackRequest));
   }
 
-  /** Verification is synchronous (the signature / decryption over the raw body); the answer to a click is sent later. */
+  /**
+   * Verification is synchronous (the signature / decryption over the raw body); the answer to a click is sent later.
+   */
   private parse(channel: ChannelRecord, req: CallbackRequest, isValid: typeof isValidSlackRequest): ParsedCallback {
     const cfg = slackConfig(channel);
     if (req.method !== 'POST') return rejected(405, 'Slack interactivity callbacks are POST requests');

@@ -26,7 +26,8 @@ export class WecomTokens {
   }
 
   private async fetchToken(cfg: Pick<WecomConfig, 'baseUrl' | 'corpId' | 'corpSecret'>, key: string): Promise<string> {
-    const url = `${cfg.baseUrl}/cgi-bin/gettoken?corpid=${encodeURIComponent(cfg.corpId)}&corpsecret=${encodeURIComponent(cfg.corpSecret)}`;
+    const query = `corpid=${encodeURIComponent(cfg.corpId)}&corpsecret=${encodeURIComponent(cfg.corpSecret)}`;
+    const url = `${cfg.baseUrl}/cgi-bin/gettoken?${query}`;
     let body: WecomReply & { access_token?: string; expires_in?: number };
     try {
       const res = await this.fetch(url);

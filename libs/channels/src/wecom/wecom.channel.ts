@@ -88,7 +88,9 @@ export class WecomChannel extends Channel {
     return new Promise((resolve) => resolve(this.parse(channel, req)));
   }
 
-  /** Verification is synchronous (the signature / decryption over the raw body); the answer to a click is sent later. */
+  /**
+   * Verification is synchronous (the signature / decryption over the raw body); the answer to a click is sent later.
+   */
   private parse(channel: ChannelRecord, req: CallbackRequest): ParsedCallback {
     const cfg = wecomConfig(channel);
     const q = req.query;

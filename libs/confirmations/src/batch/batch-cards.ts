@@ -41,8 +41,9 @@ export class BatchCards {
   ) {}
 
   /**
-   * Whether a row's card is its turn's shared card: only on channels with batch cards. Elsewhere (the inbox, chat
-   * channels without batch cards) the calls of a turn share a batch key (the inbox groups them) but each has its own card.
+   * Whether a row's card is its turn's shared card: only on channels with batch cards. Elsewhere (the inbox,
+   * chat channels without batch cards) the calls of a turn share a batch key (the inbox groups them) but each
+   * has its own card.
    */
   async sharesCard(row: ConfirmationRequest): Promise<boolean> {
     if (!row.batchKey || !row.channelId) return false;

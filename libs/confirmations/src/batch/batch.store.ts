@@ -29,7 +29,8 @@ export class BatchStore {
     const rows: unknown[] = await this.dataSource.query(
       `INSERT INTO confirmation_batches (batch_key, org_id, channel_id) VALUES ($1, $2, $3)
        ON CONFLICT (batch_key) DO UPDATE SET created_at = now()
-        WHERE confirmation_batches.sent_card IS NULL AND confirmation_batches.created_at < now() - make_interval(secs => ${RECLAIM_AFTER_S})
+        WHERE confirmation_batches.sent_card IS NULL
+          AND confirmation_batches.created_at < now() - make_interval(secs => ${RECLAIM_AFTER_S})
        RETURNING batch_key`,
       [batchKey, orgId, channelId],
     );
@@ -50,7 +51,8 @@ export class BatchStore {
   async adoptCard(batchKey: string, confirmationId: string): Promise<SentCard | null> {
     const [first] = await this.dataSource.query<[SentCardRow[] | SentCardRow | undefined]>(
       `WITH b AS (SELECT sent_card FROM confirmation_batches WHERE batch_key = $1 AND sent_card IS NOT NULL)
-       UPDATE confirmation_requests SET sent_card = (SELECT sent_card FROM b), platform_message_id = (SELECT sent_card->>'platformMessageId' FROM b)
+       UPDATE confirmation_requests SET sent_card = (SELECT sent_card FROM b),
+              platform_message_id = (SELECT sent_card->>'platformMessageId' FROM b)
         WHERE id = $2 AND EXISTS (SELECT 1 FROM b) RETURNING sent_card`,
       [batchKey, confirmationId],
     );

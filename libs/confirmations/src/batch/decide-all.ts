@@ -41,9 +41,10 @@ export async function decideAllOnCard(
   }
   const verb = input.decision === 'approve' ? 'Approved' : 'Rejected';
   if (decided === 0) return { ok: false, message: refusals[0] ?? 'Nothing was pending on this card.' };
+  const notDecided = refusals.length ? `; ${refusals.length} not decided: ${refusals[0]}` : '';
   return {
     ok: true,
     settled: true,
-    message: `${verb} ${decided} call${decided === 1 ? '' : 's'}${refusals.length ? `; ${refusals.length} not decided: ${refusals[0]}` : ''}`,
+    message: `${verb} ${decided} call${decided === 1 ? '' : 's'}${notDecided}`,
   };
 }

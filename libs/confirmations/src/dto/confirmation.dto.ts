@@ -78,7 +78,8 @@ export class DecisionBody {
     type: 'object',
     additionalProperties: true,
     description:
-      'approve a question (ask_human, HUMAN node) with the answer; validated against its form (args_schema.properties.answer)',
+      'approve a question (ask_human, HUMAN node) with the answer; ' +
+      'validated against its form (args_schema.properties.answer)',
   })
   @IsOptional()
   @Allow()

@@ -35,7 +35,8 @@ export function approvalEdit(
   if (!isObject(args)) throw new BadInputError('args must be a JSON object');
   if (row.approvalsRequired > 1) {
     throw new BadInputError(
-      `confirmation ${row.id} needs ${row.approvalsRequired} distinct approvals, so it cannot be approved with changes; reject it or approve it as it is`,
+      `confirmation ${row.id} needs ${row.approvalsRequired} distinct approvals, ` +
+        `so it cannot be approved with changes; reject it or approve it as it is`,
     );
   }
   if (!row.argsSchema)
@@ -55,11 +56,15 @@ export function editNote(row: Pick<ConfirmationRequest, 'args' | 'originalArgs' 
   const keys = [...new Set([...Object.keys(before), ...Object.keys(row.args)])].sort();
   const changes = keys
     .filter((k) => canonicalJson(before[k]) !== canonicalJson(row.args[k]))
-    .map(
-      (k) =>
-        `${k}: ${before[k] === undefined ? '(none)' : JSON.stringify(before[k])} -> ${row.args[k] === undefined ? '(removed)' : JSON.stringify(row.args[k])}`,
-    );
-  return `Note: ${row.editedByName ?? 'the approver'} approved this call with changes (${changes.join(', ')}); it ran with ${JSON.stringify(row.args)}.`;
+    .map((k) => {
+      const was = before[k] === undefined ? '(none)' : JSON.stringify(before[k]);
+      const is = row.args[k] === undefined ? '(removed)' : JSON.stringify(row.args[k]);
+      return `${k}: ${was} -> ${is}`;
+    });
+  return (
+    `Note: ${row.editedByName ?? 'the approver'} approved this call with changes (${changes.join(', ')}); ` +
+    `it ran with ${JSON.stringify(row.args)}.`
+  );
 }
 
 /**

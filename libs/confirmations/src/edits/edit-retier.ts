@@ -28,7 +28,8 @@ export class EditRetier {
   async retier(row: ConfirmationRequest, decider: ResolvedDecider, proposed: ProposedEdit): Promise<Retiered> {
     if (!row.policy)
       throw new BadInputError(
-        `confirmation ${row.id} was asked before approver policies were recorded, so it cannot be approved with changes`,
+        `confirmation ${row.id} was asked before approver policies were recorded, ` +
+          `so it cannot be approved with changes`,
       );
     // The channel's list stands in for `approvers` only where it did when the request was made.
     const channelHasList = row.policy.approvers === null && approversOf(row).includes('channel');

@@ -34,22 +34,26 @@ WITH esc AS (
   UPDATE confirmation_requests c
      SET escalated_at = now(),
          reminded_at = CASE WHEN c.remind_at IS NOT NULL AND c.reminded_at IS NULL THEN now() ELSE c.reminded_at END,
-         approvers = COALESCE(c.approvers, jsonb_build_array(c.approver_scope)) || COALESCE(c.escalate_to->'approvers', '[]'::jsonb),
+         approvers = COALESCE(c.approvers, jsonb_build_array(c.approver_scope))
+                     || COALESCE(c.escalate_to->'approvers', '[]'::jsonb),
          escalation_channel_id = COALESCE(c.escalate_to->>'channelId', c.channel_id),
          updated_at = now()
-   WHERE c.id IN (SELECT id FROM confirmation_requests WHERE status = 'pending' AND escalated_at IS NULL AND escalate_at <= now()
-                    AND expires_at > now() ORDER BY escalate_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+   WHERE c.id IN (SELECT id FROM confirmation_requests WHERE status = 'pending' AND escalated_at IS NULL
+                    AND escalate_at <= now() AND expires_at > now()
+                  ORDER BY escalate_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
   RETURNING c.*, 'escalated'::text AS step),
 rem AS (
   UPDATE confirmation_requests c SET reminded_at = now(), updated_at = now()
-   WHERE c.id IN (SELECT id FROM confirmation_requests WHERE status = 'pending' AND reminded_at IS NULL AND remind_at <= now()
-                    AND expires_at > now() AND NOT (escalated_at IS NULL AND escalate_at IS NOT NULL AND escalate_at <= now())
+   WHERE c.id IN (SELECT id FROM confirmation_requests WHERE status = 'pending' AND reminded_at IS NULL
+                    AND remind_at <= now() AND expires_at > now()
+                    AND NOT (escalated_at IS NULL AND escalate_at IS NOT NULL AND escalate_at <= now())
                   ORDER BY remind_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
   RETURNING c.*, 'reminded'::text AS step),
 steps AS (SELECT * FROM esc UNION ALL SELECT * FROM rem),
 history AS (
   INSERT INTO confirmation_events (confirmation_id, kind, detail, by_name)
-  SELECT id, step, CASE step WHEN 'escalated' THEN jsonb_build_object('approvers', approvers, 'channel_id', escalation_channel_id)
+  SELECT id, step, CASE step WHEN 'escalated' THEN jsonb_build_object('approvers', approvers,
+                                                                      'channel_id', escalation_channel_id)
                              ELSE jsonb_build_object('channel_id', channel_id) END, 'system' FROM steps)
 SELECT steps.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'stepped:' || steps.id::text) AS notified FROM steps`;
 
@@ -72,7 +76,9 @@ export class EscalationStore {
     return rows.map((r) => ({ step: r.step, row: rowToConfirmation(r) }));
   }
 
-  /** How long until the next reminder or escalation is due, in ms (≤ 0: now; null: none is), on the database's clock. */
+  /**
+   * How long until the next reminder or escalation is due, in ms (≤ 0: now; null: none is), on the database's clock.
+   */
   async nextStepDueInMs(): Promise<number | null> {
     const [row] = await this.dataSource.query<Array<{ due_in_ms: number | null }>>(NEXT_STEP_DUE);
     return row.due_in_ms;
@@ -112,8 +118,10 @@ export class EscalationStore {
           RETURNING c.*, COALESCE(before.approvers, jsonb_build_array(before.approver_scope)) AS previous_approvers),
        history AS (
          INSERT INTO confirmation_events (confirmation_id, kind, detail, by_user_id, by_name)
-         SELECT id, 'reassigned', jsonb_build_object('from', previous_approvers, 'to', $2::text, 'reason', $5::text), $3, $4 FROM moved)
-       SELECT moved.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'stepped:' || moved.id::text) AS notified FROM moved`,
+         SELECT id, 'reassigned',
+                jsonb_build_object('from', previous_approvers, 'to', $2::text, 'reason', $5::text), $3, $4 FROM moved)
+       SELECT moved.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'stepped:' || moved.id::text) AS notified
+         FROM moved`,
       [id, toSub, by.userId, by.name, reason, JSON.stringify(guard.approvers), guard.approvalsGiven, guard.toUserId],
     );
     return row ? rowToConfirmation(row) : null;
@@ -129,7 +137,8 @@ export class EscalationStore {
         created_at: Date | string;
       }>
     >(
-      `SELECT kind, detail, by_user_id, by_name, created_at FROM confirmation_events WHERE confirmation_id = $1 ORDER BY created_at, id`,
+      `SELECT kind, detail, by_user_id, by_name, created_at FROM confirmation_events
+        WHERE confirmation_id = $1 ORDER BY created_at, id`,
       [confirmationId],
     );
     return rows.map((r) => ({

@@ -43,7 +43,8 @@ export function checkReassignment(c: ReassignmentCase): ReassignmentGuard {
   const missing = row.approvalsRequired - row.approvalsGiven;
   if (missing > 1) {
     throw conflict(
-      `confirmation ${row.id} needs ${missing} more approvals: one person cannot give them (approve it or let it be decided as is)`,
+      `confirmation ${row.id} needs ${missing} more approvals: ` +
+        `one person cannot give them (approve it or let it be decided as is)`,
     );
   }
   return { approvers: approversOf(row), approvalsGiven: row.approvalsGiven, byUserId: by.userId, toUserId: to.userId };

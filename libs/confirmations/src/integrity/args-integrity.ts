@@ -6,7 +6,8 @@ import { actionDigest } from '@warden/hooks';
  */
 export const WITHHELD_ARGS: Readonly<Record<string, unknown>> = Object.freeze({
   integrity_check_failed:
-    'the stored args do not match what was requested (their digest): they are not shown, and this request cannot be approved',
+    'the stored args do not match what was requested (their digest): ' +
+    'they are not shown, and this request cannot be approved',
 });
 
 /**

@@ -12,7 +12,8 @@ const CONFIRMATION_NOTIFY_CHANNEL = 'confirmation_decided';
 
 /** A row source `(id, run_id)` of the requests among `ids` (an SQL uuid[] expression) that are decided or overdue. */
 export function decidedOrOverdueAmong(ids: string): string {
-  return `SELECT id, run_id FROM confirmation_requests WHERE id = ANY(${ids}) AND (status <> 'pending' OR expires_at <= now())`;
+  return `SELECT id, run_id FROM confirmation_requests
+           WHERE id = ANY(${ids}) AND (status <> 'pending' OR expires_at <= now())`;
 }
 
 /**
@@ -29,7 +30,8 @@ export function decidedAmong(ids: string): string {
 
 /** A row source with one column `due`: now when one of `ids` is decided, else the earliest deadline among them. */
 export function dueAmong(ids: string): string {
-  return `SELECT min(CASE WHEN status <> 'pending' THEN now() ELSE expires_at END) AS due FROM confirmation_requests WHERE id = ANY(${ids})`;
+  return `SELECT min(CASE WHEN status <> 'pending' THEN now() ELSE expires_at END) AS due
+            FROM confirmation_requests WHERE id = ANY(${ids})`;
 }
 
 /** What a cancel's expiry returns of each request: the fields of its `confirmation.expired` audit event. */
@@ -60,7 +62,8 @@ export async function expirePendingConfirmations(m: EntityManager, runId: string
        UPDATE confirmation_requests SET status = 'expired', responded_at = now(), responded_by_name = 'system',
               reason = '${CANCELLED}', updated_at = now()
         WHERE run_id = $1 AND status = 'pending'
-        RETURNING id, org_id, run_id, call_id, agent_id, tool, args_digest, requested_by, approvals_given, approvals_required, tier)
+        RETURNING id, org_id, run_id, call_id, agent_id, tool, args_digest, requested_by,
+                  approvals_given, approvals_required, tier)
      SELECT expired.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', id::text) FROM expired`,
     [runId],
   );

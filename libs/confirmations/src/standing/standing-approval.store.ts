@@ -100,7 +100,8 @@ export class StandingApprovalStore {
     const [row] = await runner.query<[StandingApprovalRow?]>(
       `WITH made AS (
          INSERT INTO standing_approvals
-           (org_id, run_id, tool, condition, max_calls, expires_at, confirmation_id, granted_by_user_id, granted_by_name, tier, policy_version)
+           (org_id, run_id, tool, condition, max_calls, expires_at, confirmation_id,
+            granted_by_user_id, granted_by_name, tier, policy_version)
          VALUES ($1, $2, $3, $4, $5, now() + make_interval(mins => $6), $7, $8, $9, $12, $13)
          ON CONFLICT (confirmation_id) DO NOTHING RETURNING *),
        first_use AS (
@@ -138,7 +139,8 @@ export class StandingApprovalStore {
   /** The standing approvals of a run for a tool that may still cover a call (the CEL is evaluated by the caller). */
   async activeFor(runId: string, tool: string): Promise<StandingApproval[]> {
     const rows = await this.dataSource.query<StandingApprovalRow[]>(
-      `SELECT * FROM standing_approvals WHERE run_id = $1 AND tool = $2 AND uses < max_calls AND expires_at > now() ORDER BY created_at`,
+      `SELECT * FROM standing_approvals
+        WHERE run_id = $1 AND tool = $2 AND uses < max_calls AND expires_at > now() ORDER BY created_at`,
       [runId, tool],
     );
     return rows.map(toApproval);
@@ -147,7 +149,8 @@ export class StandingApprovalStore {
   /** The standing approval this call already ran under (a resumed call), with the digest it was used for. */
   async usedBy(runId: string, callId: string): Promise<{ approval: StandingApproval; argsDigest: string } | null> {
     const [row] = await this.dataSource.query<[(StandingApprovalRow & { use_digest: string })?]>(
-      `SELECT s.*, u.args_digest AS use_digest FROM standing_approval_uses u JOIN standing_approvals s ON s.id = u.standing_approval_id
+      `SELECT s.*, u.args_digest AS use_digest
+         FROM standing_approval_uses u JOIN standing_approvals s ON s.id = u.standing_approval_id
         WHERE u.run_id = $1 AND u.call_id = $2`,
       [runId, callId],
     );

@@ -38,7 +38,10 @@ export class StandingCoversWaiting {
     private readonly dataSource: DataSource,
   ) {}
 
-  /** Settles the requests of `granted`'s run that `s` covers; returns them. Never throws (a failure leaves them pending). */
+  /**
+   * Settles the requests of `granted`'s run that `s` covers; returns them.
+   * Never throws (a failure leaves them pending).
+   */
   async cover(granted: ConfirmationRequest, s: StandingApproval): Promise<ConfirmationRequest[]> {
     const covered: ConfirmationRequest[] = [];
     try {

@@ -1,31 +1,15 @@
 import { jest } from '@jest/globals';
-import { HookChain, HookChainRun, type RegisteredHook } from './hook-chain.js';
+import { HookChain, HookChainRun } from './hook-chain.js';
 import { PRE_TOOL_USE } from './hook-chain-points.js';
 import type { ToolCallContext } from './hook-invocation.js';
 import { SAMPLE_EVERY, setHookTiming } from './hook-timing.js';
-import { PreToolUseHook, type HookResult } from './hook.types.js';
+import type { HookResult } from './hook.types.js';
+import { Pre, registeredHook } from './testing/registered-hooks.js';
 import { toolCallContext } from './testing/tool-call-context.js';
 
 /** Which hooks of which chain runs are timed one by one (hook-timing.ts), seen by what a user reads: durations. */
-class Pre extends PreToolUseHook {
-  constructor(private readonly fn: () => HookResult | Promise<HookResult>) {
-    super();
-  }
-  execute() {
-    return this.fn();
-  }
-}
-const hook = (name: string, priority: number, fn: () => HookResult | Promise<HookResult>): RegisteredHook => ({
-  name,
-  point: PRE_TOOL_USE.point,
-  priority,
-  timeoutMs: 5000,
-  onError: 'block',
-  hook: new Pre(fn),
-  config: {},
-  source: 'class',
-  autoAttached: false,
-});
+const hook = (name: string, priority: number, fn: () => HookResult | Promise<HookResult>) =>
+  registeredHook(name, priority, new Pre(fn));
 const spin = (ms: number): HookResult => {
   const end = performance.now() + ms;
   while (performance.now() < end);

@@ -40,11 +40,18 @@ export class ConversationsStore {
     limit: number;
   }): Promise<ConversationSummaryRow[]> {
     return this.dataSource.query(
-      `SELECT b.*, first.message AS title, stats.run_count, last.status AS last_status, last.created_at AS last_activity_at
-         FROM (${BASE} WHERE c.org_id = $1 AND ($2::uuid IS NULL OR c.user_id = $2) AND ($3::uuid IS NULL OR c.agent_id = $3)) b
-         JOIN LATERAL (SELECT message FROM agent_runs r WHERE r.conversation_id = b.id AND r.parent_run_id IS NULL ORDER BY r.created_at LIMIT 1) first ON true
-         JOIN LATERAL (SELECT status, created_at FROM agent_runs r WHERE r.conversation_id = b.id AND r.parent_run_id IS NULL ORDER BY r.created_at DESC LIMIT 1) last ON true
-         JOIN LATERAL (SELECT count(*)::int AS run_count FROM agent_runs r WHERE r.conversation_id = b.id AND r.parent_run_id IS NULL) stats ON true
+      `SELECT b.*, first.message AS title, stats.run_count, last.status AS last_status,
+              last.created_at AS last_activity_at
+         FROM (${BASE} WHERE c.org_id = $1 AND ($2::uuid IS NULL OR c.user_id = $2)
+                 AND ($3::uuid IS NULL OR c.agent_id = $3)) b
+         JOIN LATERAL (SELECT message FROM agent_runs r
+                        WHERE r.conversation_id = b.id AND r.parent_run_id IS NULL
+                        ORDER BY r.created_at LIMIT 1) first ON true
+         JOIN LATERAL (SELECT status, created_at FROM agent_runs r
+                        WHERE r.conversation_id = b.id AND r.parent_run_id IS NULL
+                        ORDER BY r.created_at DESC LIMIT 1) last ON true
+         JOIN LATERAL (SELECT count(*)::int AS run_count FROM agent_runs r
+                        WHERE r.conversation_id = b.id AND r.parent_run_id IS NULL) stats ON true
         ORDER BY last.created_at DESC, b.id LIMIT $4`,
       [f.orgId, f.userId, f.agentId, f.limit],
     );

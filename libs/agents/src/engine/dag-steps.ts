@@ -31,7 +31,8 @@ export class DagSteps {
   async plan(live: LiveRun, state: PlanState): Promise<PlanState | StepsState | 'finished'> {
     const { run } = live;
     const tools = await this.tools.forAgent(run.orgId, live.config.tools);
-    const planning = `${PLANNING_PROMPT}\nTools the steps can use: ${tools.map((t) => t.spec.name).join(', ') || 'none'}.`;
+    const toolNames = tools.map((t) => t.spec.name).join(', ') || 'none';
+    const planning = `${PLANNING_PROMPT}\nTools the steps can use: ${toolNames}.`;
     const messages: ChatMessage[] = [
       state.messages[0],
       { role: 'system', content: planning },
@@ -73,7 +74,10 @@ export class DagSteps {
     };
   }
 
-  /** Starts every step whose dependencies are done (concurrently, each a ReAct sub-run with its own hooks), waits for one to end. */
+  /**
+   * Starts every step whose dependencies are done (concurrently, each a ReAct sub-run with its own hooks), waits for
+   * one to end.
+   */
   async runSteps(live: LiveRun, state: StepsState, children: ChildRuns): Promise<StepsState | 'finished'> {
     const { run } = live;
     const plan = state.plan;
@@ -92,7 +96,8 @@ export class DagSteps {
     const started = await Promise.all(
       ready.map(async (step) => {
         const context = step.depends_on.map((d) => `Result of step "${d}": ${steps[d].answer ?? ''}`).join('\n');
-        const message = `${step.task}${context ? `\n\n${context}` : ''}\n\n(This is one step of a larger request: ${run.message})`;
+        const task = `${step.task}${context ? `\n\n${context}` : ''}`;
+        const message = `${task}\n\n(This is one step of a larger request: ${run.message})`;
         try {
           const child = await children.start({
             orgId: run.orgId,
@@ -134,7 +139,9 @@ export class DagSteps {
       state.messages[0],
       {
         role: 'user',
-        content: `${run.message}\n\nThe plan's steps are done. Their results:\n${results}\n\nWrite the final answer to the request.`,
+        content:
+          `${run.message}\n\nThe plan's steps are done. Their results:\n${results}\n\n` +
+          `Write the final answer to the request.`,
       },
     ];
     const turn = await this.react.completeWithRetry(live, {

@@ -27,10 +27,12 @@ export function executionMarkWrites(
     'marked',
     live.turn
       ? `INSERT INTO tool_calls (run_id, call_id, position, tool, args, status, executed_args, started_at)
-          SELECT ${runId}::uuid, ${callId}, 0, ${p.add(call.tool)}, ${p.add(JSON.stringify(call.args))}::jsonb, 'running', ${executed}::jsonb, now()
+          SELECT ${runId}::uuid, ${callId}, 0, ${p.add(call.tool)}, ${p.add(JSON.stringify(call.args))}::jsonb,
+                 'running', ${executed}::jsonb, now()
            WHERE EXISTS (SELECT 1 FROM owner) ON CONFLICT (run_id, call_id) DO NOTHING RETURNING run_id`
       : `UPDATE tool_calls SET executed_args = ${executed}, status = 'running', started_at = COALESCE(started_at, now())
-          WHERE run_id = ${runId}::uuid AND call_id = ${callId} AND status IN ('pending', 'running') AND EXISTS (SELECT 1 FROM owner) RETURNING run_id`,
+          WHERE run_id = ${runId}::uuid AND call_id = ${callId} AND status IN ('pending', 'running')
+            AND EXISTS (SELECT 1 FROM owner) RETURNING run_id`,
   ];
   // A simulated eval call sends nothing: its audit row (simulated: true) is written by the audit_log hook.
   if (!meta.connector || simulated) return [marked];

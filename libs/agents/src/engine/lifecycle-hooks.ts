@@ -62,7 +62,10 @@ export async function submitPrompt(
   return { messages: next };
 }
 
-/** PreModelCall before a model call: the provider to call (another model when a hook chose one); a block fails the run. */
+/**
+ * PreModelCall before a model call: the provider to call (another model when a hook chose one); a block fails the
+ * run.
+ */
 export async function beforeModelCall(
   live: LiveRun,
   request: LlmRequest,

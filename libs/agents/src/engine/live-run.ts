@@ -40,7 +40,10 @@ export interface StartedRun {
   completion: Promise<RunOutcome>;
 }
 
-/** Emitted (EventEmitter2) when a run ends; `RUN_CANCELLED` additionally when it was cancelled (pending approvals expire). */
+/**
+ * Emitted (EventEmitter2) when a run ends; `RUN_CANCELLED` additionally when it was cancelled (pending approvals
+ * expire).
+ */
 export const RUN_FINISHED = 'run.finished';
 export const RUN_CANCELLED = 'run.cancelled';
 /** Emitted when a drive of this process parked its run: the approvals it waits for, with their deadlines. */
@@ -94,7 +97,10 @@ export interface LiveRun {
    * call's execution mark or result, the next event, the step's state), in its transaction.
    */
   deferred: PendingRunEvent[];
-  /** A status change named with a deferred event (the gate's decision: `running`), applied with the run's next write. */
+  /**
+   * A status change named with a deferred event (the gate's decision: `running`), applied with the run's next
+   * write.
+   */
   deferredStatus?: ActiveRunStatus;
   /**
    * A model turn's output not written yet (a turn of one call, in a run without ancestors): its state and its call's

@@ -22,7 +22,10 @@ export class ParkedLives {
     this.lives.set(live.run.id, live);
   }
 
-  /** The kept run, revived for a drive at `epoch` (with its hooks as in force now); undefined when none is kept or it is stale. */
+  /**
+   * The kept run, revived for a drive at `epoch` (with its hooks as in force now); undefined when none is kept or it
+   * is stale.
+   */
   revive(runId: string, epoch: number): Promise<LiveRun | undefined> {
     const parked = this.lives.take(runId);
     return parked ? this.builder.revive(parked, epoch) : Promise.resolve(undefined);

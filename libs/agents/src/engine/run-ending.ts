@@ -19,7 +19,10 @@ export interface RunTx {
  */
 export type RunWrite = Omit<OwnerWrite, 'params'> & {
   status?: RunStatus;
-  /** Its writes record the live run's deferred turn's call themselves (the call's execution mark, in-flight-audit.ts). */
+  /**
+   * Its writes record the live run's deferred turn's call themselves (the call's execution mark,
+   * in-flight-audit.ts).
+   */
   recordsTurn?: boolean;
 };
 
@@ -56,9 +59,11 @@ export async function writeRunEnding(
   const state = p.add(ending.state ? JSON.stringify(ending.state) : null);
   const change = statusChange(p, status);
   const [rows] = await tx.m.query<[unknown[], number]>(
-    `UPDATE agent_runs SET ${change.set}, answer = ${values[1]}, error = ${values[2]}, finished_at = now(), updated_at = now(),
+    `UPDATE agent_runs SET ${change.set}, answer = ${values[1]}, error = ${values[2]},
+            finished_at = now(), updated_at = now(),
             locked_by = NULL, lease_until = NULL, parked_on = NULL, state = COALESCE(${state}::jsonb, state)
-      WHERE id = ${values[0]} AND ${change.guard} AND (${values[3]}::int IS NULL OR lease_epoch = ${values[3]}) RETURNING id`,
+      WHERE id = ${values[0]} AND ${change.guard}
+        AND (${values[3]}::int IS NULL OR lease_epoch = ${values[3]}) RETURNING id`,
     p.values,
   );
   if (rows.length === 0) return false;
@@ -157,7 +162,8 @@ export async function ancestorsOf(dataSource: DataSource, run: AgentRun): Promis
   return dataSource.query<Array<{ id: string }>>(
     `WITH RECURSIVE chain(id, parent_run_id, depth) AS (
        SELECT id, parent_run_id, 1 FROM agent_runs WHERE id = $1
-       UNION ALL SELECT r.id, r.parent_run_id, c.depth + 1 FROM agent_runs r JOIN chain c ON r.id = c.parent_run_id WHERE c.depth < 20)
+       UNION ALL SELECT r.id, r.parent_run_id, c.depth + 1 FROM agent_runs r
+                   JOIN chain c ON r.id = c.parent_run_id WHERE c.depth < 20)
      SELECT id FROM chain ORDER BY depth`,
     [run.parentRunId],
   );

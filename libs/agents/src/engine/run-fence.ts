@@ -17,5 +17,6 @@ export class LeaseLostError extends RunInterruptedError {
  * the statement, so no claim (which updates the row) can commit between this check and the guarded write.
  */
 export function holdsRun(epochParam: number): string {
-  return `EXISTS (SELECT 1 FROM agent_runs WHERE id = $1 AND lease_epoch = $${epochParam} AND status IN ('running', 'waiting') FOR SHARE)`;
+  return `EXISTS (SELECT 1 FROM agent_runs WHERE id = $1 AND lease_epoch = $${epochParam}
+                    AND status IN ('running', 'waiting') FOR SHARE)`;
 }

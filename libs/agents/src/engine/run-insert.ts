@@ -21,7 +21,10 @@ export type NewRunFields = Pick<
   | 'state'
 >;
 
-/** A new run's single statement: its conversation (when new), its row leased to `instanceId` from birth (epoch 1), event 1. */
+/**
+ * A new run's single statement: its conversation (when new), its row leased to `instanceId` from birth (epoch 1),
+ * event 1.
+ */
 export interface RunInsert {
   run: AgentRun;
   /** Event 1 of the run (its payload with the envelope every event carries). */
@@ -110,7 +113,8 @@ export function runInsert(
   if (opts.newConversation) {
     ctes.push(
       `conversation AS (INSERT INTO conversations (id, org_id, agent_id, user_id, messages)
-         VALUES (${p.add(conversationId)}::uuid, ${org}::uuid, ${agent}::uuid, ${user}::uuid, '[]'::jsonb) RETURNING id)`,
+         VALUES (${p.add(conversationId)}::uuid, ${org}::uuid, ${agent}::uuid, ${user}::uuid, '[]'::jsonb)
+         RETURNING id)`,
     );
   }
   const values = [
@@ -133,10 +137,11 @@ export function runInsert(
     `1`,
   ];
   ctes.push(
-    `inserted AS (INSERT INTO agent_runs (id, org_id, agent_id, user_id, conversation_id, parent_run_id, parent_call_id, surface, mode,
-         status, hooks, message, state, event_seq, locked_by, lease_until, lease_epoch)
+    `inserted AS (INSERT INTO agent_runs (id, org_id, agent_id, user_id, conversation_id, parent_run_id, parent_call_id,
+         surface, mode, status, hooks, message, state, event_seq, locked_by, lease_until, lease_epoch)
        VALUES (${values.join(', ')}) RETURNING id, created_at, updated_at, lease_until)`,
-    `appended AS (INSERT INTO run_events (run_id, seq, type, data) SELECT id, 1, ${p.add(first.type)}::text, ${p.add(JSON.stringify(first.data))}::jsonb FROM inserted
+    `appended AS (INSERT INTO run_events (run_id, seq, type, data)
+       SELECT id, 1, ${p.add(first.type)}::text, ${p.add(JSON.stringify(first.data))}::jsonb FROM inserted
        RETURNING created_at)`,
   );
   const selected = [

@@ -26,7 +26,8 @@ export class RunLeases {
    */
   async acquire(runId: string): Promise<number | null> {
     const [rows]: [Array<{ lease_epoch: number }>, number] = await this.dataSource.query(
-      `UPDATE agent_runs SET locked_by = $2, lease_until = now() + make_interval(secs => $3), lease_epoch = lease_epoch + 1, parked_on = NULL
+      `UPDATE agent_runs SET locked_by = $2, lease_until = now() + make_interval(secs => $3),
+              lease_epoch = lease_epoch + 1, parked_on = NULL
        WHERE id = $1 AND status IN ('running', 'waiting')
          AND (locked_by = $2 OR locked_by IS NULL OR lease_until IS NULL OR lease_until < now()) RETURNING lease_epoch`,
       [runId, this.config.instanceId, this.config.runLeaseMs / 1000],
@@ -45,7 +46,8 @@ export class RunLeases {
       await this.dataSource.query(
         `UPDATE agent_runs r SET ${parkedClaimSet('$2', '$3')}
          FROM (${decidedOrOverdueAmong('$1::uuid[]')}) c
-        WHERE r.id = c.run_id AND r.parked_on && $1::uuid[] AND r.locked_by IS NULL AND r.status IN ('running', 'waiting')
+        WHERE r.id = c.run_id AND r.parked_on && $1::uuid[] AND r.locked_by IS NULL
+          AND r.status IN ('running', 'waiting')
        RETURNING r.id, r.lease_epoch, r.state -> 'trace' AS trace, set_config('synchronous_commit', 'off', true)`,
         [confirmationIds, this.config.instanceId, this.config.runLeaseMs / 1000],
       );
@@ -55,7 +57,8 @@ export class RunLeases {
   /** Hands the lease back now (another driver may continue at once). */
   async release(runId: string, epoch: number): Promise<void> {
     await this.dataSource.query(
-      `UPDATE agent_runs SET lease_until = now() WHERE id = $1 AND lease_epoch = $2 AND status IN ('running', 'waiting')`,
+      `UPDATE agent_runs SET lease_until = now()
+        WHERE id = $1 AND lease_epoch = $2 AND status IN ('running', 'waiting')`,
       [runId, epoch],
     );
   }

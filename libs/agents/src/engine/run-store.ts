@@ -32,8 +32,8 @@ export type { RunTx, RunWrite } from './run-ending.js';
 
 /**
  * The SQL of agent runs (like ConfirmationStore for approvals): fenced state and event writes, the park, and the one
- * transaction that ends a run (claims and leases: `leases`, RunLeases). Every write of a driver names its lease epoch; a refused write means the
- * driver lost the run and must stop.
+ * transaction that ends a run (claims and leases: `leases`, RunLeases). Every write of a driver names its lease epoch;
+ * a refused write means the driver lost the run and must stop.
  */
 @Injectable()
 export class RunStore {
@@ -52,7 +52,10 @@ export class RunStore {
     return { events: this.events, logger: this.logger, runner: this.dataSource };
   }
 
-  /** Runs `fn` in one transaction; the events it appended reach this process's followers from memory after the commit. */
+  /**
+   * Runs `fn` in one transaction; the events it appended reach this process's followers from memory after the
+   * commit.
+   */
   async transaction<T>(fn: (tx: RunTx) => Promise<T>): Promise<T> {
     const batch = new EventBatch();
     try {
@@ -127,7 +130,8 @@ export class RunStore {
   ): Promise<boolean> {
     const live = fence.live;
     if (live?.ancestors.length === 0 && status !== 'cancelled') {
-      // A driver ending its own run: one statement (its deferred events, the final status, the conversation, the closing events).
+      // A driver ending its own run: one statement (its deferred events, the final status, the conversation, the
+      // closing events).
       const p = new SqlParams();
       const ending = runEndingWrite(p, run, { status, result, state: fence.state });
       const { held } = await this.writeRun(live, ending.events, ending.write, p);
@@ -160,7 +164,10 @@ export class RunStore {
     );
   }
 
-  /** The driver ends its run (fenced by its epoch); when it wins, the outcome is kept on `live` (no read to report it). */
+  /**
+   * The driver ends its run (fenced by its epoch); when it wins, the outcome is kept on `live` (no read to report
+   * it).
+   */
   async finishLive(live: LiveRun, status: FinalRunStatus, result: RunResult, state?: RunState): Promise<boolean> {
     const won = await this.finish(live.run, status, result, { epoch: live.epoch, state, live });
     if (won) live.outcome = { runId: live.run.id, status, answer: result.answer ?? null, error: result.error ?? null };

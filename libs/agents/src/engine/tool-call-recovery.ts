@@ -7,7 +7,8 @@ import { ToolCallStore } from './tool-call.store.js';
 /** What the model and the stream are told about a call that was executing when its server stopped. */
 export function interruptedObservation(callId: string): string {
   return (
-    `Error: the server stopped while this call was in flight; it was not retried, so it may or may not have taken effect — ` +
+    `Error: the server stopped while this call was in flight; it was not retried, ` +
+    `so it may or may not have taken effect — ` +
     `check the target system (Idempotency-Key ${callId}) before trying again.`
   );
 }

@@ -59,7 +59,8 @@ export class ToolCallStore {
   async claim(live: LiveRun, callId: string): Promise<boolean> {
     // An UPDATE answers [rows, rowCount].
     const [claimed] = await this.dataSource.query<[Array<{ id: string }>, number]>(
-      `UPDATE tool_calls SET status = 'running', started_at = now() WHERE run_id = $1 AND call_id = $2 AND status = 'pending' AND ${holdsRun(3)} RETURNING id`,
+      `UPDATE tool_calls SET status = 'running', started_at = now()
+        WHERE run_id = $1 AND call_id = $2 AND status = 'pending' AND ${holdsRun(3)} RETURNING id`,
       [live.run.id, callId, live.epoch],
     );
     return claimed.length > 0;
@@ -68,7 +69,8 @@ export class ToolCallStore {
   /** Puts a running call whose hooks did not decide back to pending (its hooks run again on resume). */
   async release(live: LiveRun, callId: string): Promise<void> {
     await this.dataSource.query(
-      `UPDATE tool_calls SET status = 'pending', started_at = NULL WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(3)}`,
+      `UPDATE tool_calls SET status = 'pending', started_at = NULL
+        WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(3)}`,
       [live.run.id, callId, live.epoch],
     );
   }
@@ -76,7 +78,8 @@ export class ToolCallStore {
   /** Puts every running call that was never sent (no `executed_args`) back to pending. */
   async releaseUnsent(live: LiveRun): Promise<void> {
     await this.dataSource.query(
-      `UPDATE tool_calls SET status = 'pending', started_at = NULL WHERE run_id = $1 AND status = 'running' AND executed_args IS NULL AND ${holdsRun(2)}`,
+      `UPDATE tool_calls SET status = 'pending', started_at = NULL
+        WHERE run_id = $1 AND status = 'running' AND executed_args IS NULL AND ${holdsRun(2)}`,
       [live.run.id, live.epoch],
     );
   }
@@ -92,7 +95,8 @@ export class ToolCallStore {
   /** Marks a running call failed as interrupted; false when it was not running or the run is not held. */
   async markInterrupted(live: LiveRun, callId: string, content: string): Promise<boolean> {
     const [, affected] = await this.dataSource.query<[unknown, number]>(
-      `UPDATE tool_calls SET status = 'failed', result = $3, full_result = $3, error = 'interrupted', finished_at = now()
+      `UPDATE tool_calls SET status = 'failed', result = $3, full_result = $3, error = 'interrupted',
+                             finished_at = now()
          WHERE run_id = $1 AND call_id = $2 AND status = 'running' AND ${holdsRun(4)}`,
       [live.run.id, callId, content, live.epoch],
     );
@@ -191,7 +195,8 @@ function recordSql(p: SqlParams, runId: string, calls: PendingToolCall[], condit
   return `INSERT INTO tool_calls (run_id, call_id, position, tool, args, status)
     SELECT ${p.add(runId)}::uuid, c.call_id, c.ord::int - 1, c.tool, c.args, 'pending'
       FROM unnest(${p.add(calls.map((c) => c.call_id))}::text[], ${p.add(calls.map((c) => c.tool))}::text[],
-                  ${p.add(calls.map((c) => JSON.stringify(c.args)))}::jsonb[]) WITH ORDINALITY AS c(call_id, tool, args, ord)
+                  ${p.add(calls.map((c) => JSON.stringify(c.args)))}::jsonb[])
+           WITH ORDINALITY AS c(call_id, tool, args, ord)
      ${condition}
     ON CONFLICT (run_id, call_id) DO NOTHING RETURNING call_id`;
 }

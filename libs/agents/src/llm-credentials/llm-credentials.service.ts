@@ -34,7 +34,10 @@ export class LlmCredentialsService {
     private readonly audit: AuditTrail,
   ) {}
 
-  /** Storing, changing and deleting a key are audited (in the same transaction) as `secret_changed`, never with the key. */
+  /**
+   * Storing, changing and deleting a key are audited (in the same transaction) as `secret_changed`, never with the
+   * key.
+   */
   async create(orgId: string, userId: string, input: CredentialInput & { apiKey: string }): Promise<LlmCredentialRow> {
     const origin = checkedOrigin(input.origin);
     const row = await this.tx.run(async ({ manager }) => {
@@ -107,7 +110,8 @@ export class LlmCredentialsService {
     const stored = await this.store.sealedSecret(orgId, id);
     if (!stored)
       throw new LlmError(
-        `the agent's LLM credential ${id} no longer exists: store a key with POST /api/llm-credentials and name it in model.api_key_credential_id`,
+        `the agent's LLM credential ${id} no longer exists: ` +
+          'store a key with POST /api/llm-credentials and name it in model.api_key_credential_id',
       );
     const problem = originProblem(id, stored.origin, baseUrl);
     if (problem) throw new LlmError(`the agent's LLM credential ${id} ${problem}`);
@@ -119,7 +123,9 @@ export class LlmCredentialsService {
 function checkedOrigin(raw: string): string {
   const origin = originOf(raw);
   if (origin) return origin;
-  const problem = `origin "${raw}" must be an absolute http(s) URL, e.g. https://api.openai.com (the model server the key is for)`;
+  const problem =
+    `origin "${raw}" must be an absolute http(s) URL, ` +
+    'e.g. https://api.openai.com (the model server the key is for)';
   throw new BadInputError(`invalid LLM credential: ${problem}`, [problem]);
 }
 

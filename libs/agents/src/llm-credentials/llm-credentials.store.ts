@@ -7,7 +7,10 @@ import { DataSource } from 'typeorm';
 export interface LlmCredentialRow {
   id: string;
   name: string;
-  /** The one origin (scheme, host, port) its key may be sent to; null for a key stored before origins, not yet bound. */
+  /**
+   * The one origin (scheme, host, port) its key may be sent to; null for a key stored before origins, not yet
+   * bound.
+   */
   origin: string | null;
   createdAt: Date;
   /** The creator's sub (null once the user is gone). */
@@ -120,7 +123,8 @@ export class LlmCredentialsStore {
   /** Names of the org's agents whose model names this credential. */
   async agentsUsing(orgId: string, id: string): Promise<string[]> {
     const rows: Array<{ name: string }> = await this.dataSource.query(
-      `SELECT name FROM agents WHERE org_id = $1 AND model_config_json->'model'->>'api_key_credential_id' = $2 ORDER BY name`,
+      `SELECT name FROM agents
+        WHERE org_id = $1 AND model_config_json->'model'->>'api_key_credential_id' = $2 ORDER BY name`,
       [orgId, id],
     );
     return rows.map((r) => r.name);
@@ -134,7 +138,8 @@ export class LlmCredentialsStore {
     if (!isUuid(id)) return 'missing';
     const result: unknown[] = await tx.query(
       `DELETE FROM llm_credentials WHERE id = $1 AND org_id = $2
-         AND NOT EXISTS (SELECT 1 FROM agents WHERE org_id = $2 AND model_config_json->'model'->>'api_key_credential_id' = $1::text)
+         AND NOT EXISTS (SELECT 1 FROM agents
+                          WHERE org_id = $2 AND model_config_json->'model'->>'api_key_credential_id' = $1::text)
        RETURNING id, name, origin`,
       [id, orgId],
     );

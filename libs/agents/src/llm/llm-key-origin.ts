@@ -1,6 +1,9 @@
 import { originOf, type AppConfig } from '@warden/common';
 
-/** The model server of an `openai` model without a `base_url` (never the SDK's OPENAI_BASE_URL: keys are bound to it). */
+/**
+ * The model server of an `openai` model without a `base_url` (never the SDK's OPENAI_BASE_URL: keys are bound to
+ * it).
+ */
 export const DEFAULT_LLM_BASE_URL = 'https://api.openai.com/v1';
 
 /** The origin the model's requests go to. */
@@ -17,7 +20,10 @@ export function operatorKeyOriginProblem(
 ): string | null {
   const allowed = config.llmKeyOrigin(keyEnv);
   if (!allowed)
-    return `"${keyEnv}" has no origin in LLM_KEY_ORIGINS: the operator must name where its key may be sent (${keyEnv}=https://...)`;
+    return (
+      `"${keyEnv}" has no origin in LLM_KEY_ORIGINS: ` +
+      `the operator must name where its key may be sent (${keyEnv}=https://...)`
+    );
   const target = modelOrigin(baseUrl);
   if (target === allowed) return null;
   return `"${keyEnv}" may only be sent to ${allowed} (LLM_KEY_ORIGINS), not to ${target ?? 'model.base_url'}`;

@@ -17,7 +17,10 @@ export class LlmProviderFactory {
     private readonly credentials: LlmCredentialsService,
   ) {}
 
-  /** Providers hold no per-run state: one per org and model settings serves every run (an SDK client is costly to build). */
+  /**
+   * Providers hold no per-run state: one per org and model settings serves every run (an SDK client is costly to
+   * build).
+   */
   private readonly providers = new Map<string, LlmProvider>();
 
   /** `orgId`: the run's org, whose LLM credential (if the model names one) is opened before each model request. */
@@ -39,7 +42,8 @@ export class LlmProviderFactory {
     else if (settings.apiKeyEnv) {
       if (!this.config.llmKeyEnvAllowed(settings.apiKeyEnv)) {
         throw new LlmError(
-          `the model's API key variable ${settings.apiKeyEnv} is not allowed: name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`,
+          `the model's API key variable ${settings.apiKeyEnv} is not allowed: ` +
+            `name one matching LLM_KEY_ENV_ALLOW (${this.config.llmKeyEnvAllow.join(', ')})`,
         );
       }
       const originProblem = operatorKeyOriginProblem(this.config, settings.apiKeyEnv, settings.baseUrl);

@@ -13,7 +13,10 @@ import {
   type LlmTurn,
 } from './llm-provider.js';
 
-/** Any OpenAI-compatible chat completions server, through the official SDK: native and parallel tool calls, streaming. */
+/**
+ * Any OpenAI-compatible chat completions server, through the official SDK: native and parallel tool calls,
+ * streaming.
+ */
 export class OpenAiProvider extends LlmProvider {
   private readonly client: OpenAI;
 

@@ -52,7 +52,8 @@ export class McpServersStore {
   /** Null when the org already has a server of that name. */
   async insert(orgId: string, w: McpServerWrite, tx: Queryable = this.dataSource): Promise<McpServerRecord | null> {
     const [row] = await tx.query<Array<Row | undefined>>(
-      `INSERT INTO mcp_servers (org_id, name, url, sealed_headers, header_keys, tool_overrides) VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO mcp_servers (org_id, name, url, sealed_headers, header_keys, tool_overrides)
+       VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (org_id, name) DO NOTHING RETURNING *`,
       [orgId, w.name, w.url, w.sealedHeaders, w.headerKeys, JSON.stringify(w.toolOverrides)],
     );
@@ -66,7 +67,8 @@ export class McpServersStore {
     tx: Queryable = this.dataSource,
   ): Promise<McpServerRecord | null> {
     const [rows]: [Row[], number] = await tx.query(
-      `UPDATE mcp_servers SET name = $3, url = $4, sealed_headers = $5, header_keys = $6, tool_overrides = $7, updated_at = clock_timestamp()
+      `UPDATE mcp_servers SET name = $3, url = $4, sealed_headers = $5, header_keys = $6, tool_overrides = $7,
+              updated_at = clock_timestamp()
        WHERE org_id = $1 AND id = $2 RETURNING *`,
       [orgId, id, w.name, w.url, w.sealedHeaders, w.headerKeys, JSON.stringify(w.toolOverrides)],
     );

@@ -8,7 +8,10 @@ import type { McpServerRecord, McpTool } from './mcp-server.types.js';
 
 const FULL_RESULT_MAX_CHARS = 1024 * 1024;
 
-/** Sends one `tools/call` to an MCP server (after the call passed its hooks) and turns the result into an observation. */
+/**
+ * Sends one `tools/call` to an MCP server (after the call passed its hooks) and turns the result into an
+ * observation.
+ */
 @Injectable()
 export class McpToolExecutor {
   constructor(private readonly pool: McpClientPool) {}
@@ -24,7 +27,8 @@ export class McpToolExecutor {
     } catch (err) {
       // The run stopped with the call possibly out: not an outcome (the in-flight rule settles it).
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('the run was stopped');
-      const error = `MCP server ${tool.server.name}: ${tool.tool} failed: ${(egressRefusalIn(err) ?? (err as Error)).message}`;
+      const cause = egressRefusalIn(err) ?? (err as Error);
+      const error = `MCP server ${tool.server.name}: ${tool.tool} failed: ${cause.message}`;
       return { ok: false, content: `Error: ${error}`, full: '', error, simulated: false };
     }
     const text = mcpResultText(result as { content?: unknown; structuredContent?: unknown });

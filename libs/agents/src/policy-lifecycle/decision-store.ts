@@ -40,8 +40,8 @@ interface Row {
 }
 
 // One statement per batch, whatever its size: unnest() turns 14 arrays into rows.
-const INSERT_SQL = `INSERT INTO policy_decisions (org_id, agent_id, user_id, run_id, call_id, tool, args, decision, approvals, tier,
-    blocked_by, reason, args_digest, rewritten, created_at)
+const INSERT_SQL = `INSERT INTO policy_decisions (org_id, agent_id, user_id, run_id, call_id, tool, args, decision,
+    approvals, tier, blocked_by, reason, args_digest, rewritten, created_at)
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::text[],
     $9::int[], $10::int[], $11::text[], $12::text[], $13::text[], $14::bool[], $15::timestamptz[])
   RETURNING id::text`;
@@ -98,10 +98,11 @@ export class DecisionStore {
     const { from, to, agentId } = window;
     const agent = agentId === undefined ? '' : 'AND agent_id = $6';
     const rows = await this.dataSource.query<Array<Row & { at_key: string }>>(
-      `SELECT id::text, org_id, agent_id, user_id, run_id, call_id, tool, args, decision, approvals, tier, blocked_by, reason,
-              args_digest, rewritten, created_at, created_at::text AS at_key
+      `SELECT id::text, org_id, agent_id, user_id, run_id, call_id, tool, args, decision, approvals, tier,
+              blocked_by, reason, args_digest, rewritten, created_at, created_at::text AS at_key
          FROM policy_decisions
-        WHERE org_id = $1 ${agent} AND created_at >= $2 AND created_at < $3 AND (created_at, id) > ($4::timestamptz, $5::bigint)
+        WHERE org_id = $1 ${agent} AND created_at >= $2 AND created_at < $3
+          AND (created_at, id) > ($4::timestamptz, $5::bigint)
         ORDER BY created_at, id LIMIT ${limit}`,
       [orgId, from, to, after?.at ?? from.toISOString(), after?.id ?? '0', ...(agentId === undefined ? [] : [agentId])],
     );

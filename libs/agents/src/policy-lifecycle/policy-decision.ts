@@ -7,7 +7,10 @@ import {
 } from '@warden/hooks';
 import { policyInForce, requirementOf } from '@warden/policy';
 
-/** What a policy decides for one call: allow, ask a human (how many approvals, which tier) or block; what would be sent. */
+/**
+ * What a policy decides for one call: allow, ask a human (how many approvals, which tier) or block; what would be
+ * sent.
+ */
 export interface Decision {
   decision: 'allow' | 'ask' | 'block';
   /** Distinct approvals the policy requires (0 unless it asks). */

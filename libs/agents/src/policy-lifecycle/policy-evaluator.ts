@@ -14,7 +14,10 @@ import { AgentsService } from '../agents/agents.service.js';
 import { ToolRegistry, type ResolvedTool } from '../tools/tool-registry.js';
 import { decisionOf, skippedHooks, type Decision } from './policy-decision.js';
 
-/** What a candidate chain is built from: the agent's hooks and settings, and the org hooks in place of the saved ones. */
+/**
+ * What a candidate chain is built from: the agent's hooks and settings, and the org hooks in place of the saved
+ * ones.
+ */
 export interface CandidateSetup {
   hooksConfig: unknown;
   agent: AgentHookSettings;
@@ -94,7 +97,10 @@ export class PolicyEvaluator {
     return this.tools.metadataFor(tools.get(tool), args);
   }
 
-  /** The candidate's decision for `call`, the args as its chain left them, and the command/HTTP hooks it did not run. */
+  /**
+   * The candidate's decision for `call`, the args as its chain left them, and the command/HTTP hooks it did not
+   * run.
+   */
   async decide(
     registry: HookRegistry,
     setup: CandidateSetup,

@@ -58,7 +58,8 @@ export function count(
 export function summaryText(s: ReplaySummary): string {
   const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
   return (
-    `this change would have required ${plural(s.more_approvals, 'more approval')}, blocked ${plural(s.newly_blocked, 'call')}, ` +
+    `this change would have required ${plural(s.more_approvals, 'more approval')}, ` +
+    `blocked ${plural(s.newly_blocked, 'call')}, ` +
     `changed ${plural(s.changed_rewrites, 'rewrite')} (${s.changed} of ${plural(s.calls, 'call')} decided differently)`
   );
 }

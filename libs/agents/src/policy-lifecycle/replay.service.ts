@@ -119,9 +119,8 @@ export class ReplayService {
       config = (
         await this.versions.get(subject, body.version).catch((err: unknown) => {
           if (!(err instanceof NotFoundError)) throw err;
-          throw new BadInputError(
-            `version ${body.version} is not a version of the ${body.agent ? `policy of agent ${body.agent}` : 'org hooks'}`,
-          );
+          const policy = body.agent ? `policy of agent ${body.agent}` : 'org hooks';
+          throw new BadInputError(`version ${body.version} is not a version of the ${policy}`);
         })
       ).config;
     }

@@ -27,8 +27,8 @@ export interface ShadowResult {
   differences: Difference[];
 }
 
-const COLUMNS = `id, org_id AS "orgId", subject_type AS "subjectType", subject_id AS "subjectId", config, live_version AS "liveVersion",
-  comment, deployed_by AS "deployedBy", deployed_at AS "deployedAt"`;
+const COLUMNS = `id, org_id AS "orgId", subject_type AS "subjectType", subject_id AS "subjectId", config,
+  live_version AS "liveVersion", comment, deployed_by AS "deployedBy", deployed_at AS "deployedAt"`;
 
 /** The `policy_shadows` and `policy_shadow_results` tables. */
 @Injectable()
@@ -49,7 +49,8 @@ export class ShadowStore {
   ) {
     const [row] = await tx.query<[Shadow?]>(
       `INSERT INTO policy_shadows (org_id, subject_type, subject_id, config, live_version, deployed_by, comment)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (subject_type, subject_id) WHERE ended_at IS NULL DO NOTHING RETURNING ${COLUMNS}`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (subject_type, subject_id) WHERE ended_at IS NULL DO NOTHING RETURNING ${COLUMNS}`,
       [s.orgId, s.type, s.id, JSON.stringify(config), liveVersion, by, comment],
     );
     if (!row) throw new ConflictError(`the ${label(s)} already has a shadow policy: promote or discard it first`);
@@ -59,7 +60,8 @@ export class ShadowStore {
   /** The subject's active shadow, or null. */
   async active(s: PolicySubject, tx: Queryable = this.dataSource): Promise<Shadow | null> {
     const [row] = await tx.query<[Shadow?]>(
-      `SELECT ${COLUMNS} FROM policy_shadows WHERE org_id = $1 AND subject_type = $2 AND subject_id = $3 AND ended_at IS NULL`,
+      `SELECT ${COLUMNS} FROM policy_shadows
+        WHERE org_id = $1 AND subject_type = $2 AND subject_id = $3 AND ended_at IS NULL`,
       [s.orgId, s.type, s.id],
     );
     return row ?? null;
@@ -96,11 +98,14 @@ export class ShadowStore {
     if (results.length === 0) return;
     const col = <T>(f: (r: ShadowResult) => T) => results.map(f);
     await this.dataSource.query(
-      `INSERT INTO policy_shadow_results (shadow_id, decision_id, decision, approvals, tier, blocked_by, reason, args_digest, skipped, differences)
+      `INSERT INTO policy_shadow_results (shadow_id, decision_id, decision, approvals, tier, blocked_by, reason,
+                                          args_digest, skipped, differences)
        SELECT d.shadow_id, d.decision_id, d.decision, d.approvals, d.tier, d.blocked_by, d.reason, d.args_digest,
               ARRAY(SELECT jsonb_array_elements_text(d.skipped)), ARRAY(SELECT jsonb_array_elements_text(d.differences))
-         FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::jsonb[], $10::jsonb[])
-           AS d(shadow_id, decision_id, decision, approvals, tier, blocked_by, reason, args_digest, skipped, differences)
+         FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[],
+                     $9::jsonb[], $10::jsonb[])
+           AS d(shadow_id, decision_id, decision, approvals, tier, blocked_by, reason, args_digest, skipped,
+                differences)
        ON CONFLICT DO NOTHING`,
       [
         col((r) => r.shadowId),
@@ -128,7 +133,8 @@ export class ShadowStore {
       [shadowId],
     );
     const kinds = await this.dataSource.query<Array<{ kind: string; n: string }>>(
-      `SELECT k AS kind, count(*) AS n FROM policy_shadow_results, unnest(differences) k WHERE shadow_id = $1 GROUP BY k ORDER BY k`,
+      `SELECT k AS kind, count(*) AS n FROM policy_shadow_results, unnest(differences) k
+        WHERE shadow_id = $1 GROUP BY k ORDER BY k`,
       [shadowId],
     );
     const by = Object.fromEntries(kinds.map((k) => [k.kind, Number(k.n)]));
@@ -139,7 +145,8 @@ export class ShadowStore {
   differing(shadowId: string, limit: number) {
     return this.dataSource.query<DifferingRow[]>(
       `SELECT d.id::text AS decision_id, d.run_id, d.call_id, d.agent_id, d.user_id, d.tool, d.args, d.created_at,
-              d.decision AS live_decision, d.approvals AS live_approvals, d.blocked_by AS live_blocked_by, d.args_digest AS live_args_digest,
+              d.decision AS live_decision, d.approvals AS live_approvals, d.blocked_by AS live_blocked_by,
+              d.args_digest AS live_args_digest,
               r.decision AS shadow_decision, r.approvals AS shadow_approvals, r.blocked_by AS shadow_blocked_by,
               r.reason AS shadow_reason, r.args_digest AS shadow_args_digest, r.differences, r.skipped
          FROM policy_shadow_results r JOIN policy_decisions d ON d.id = r.decision_id

@@ -55,7 +55,10 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
     return seq;
   }
 
-  /** Appends only while the run is active at `opts.epoch` (null otherwise), and/or inside `opts.runner`'s transaction. */
+  /**
+   * Appends only while the run is active at `opts.epoch` (null otherwise), and/or inside `opts.runner`'s
+   * transaction.
+   */
   appendIf<K extends RunEventType>(
     runId: string,
     type: K,
@@ -102,7 +105,10 @@ export class RunEventsService implements OnModuleInit, OnModuleDestroy {
     return this.log.list(runId, afterSeq, types);
   }
 
-  /** Calls `listener` on any run's event, here or elsewhere (see EventLog.onActivity: `own` for this process's own appends). */
+  /**
+   * Calls `listener` on any run's event, here or elsewhere (see EventLog.onActivity: `own` for this process's own
+   * appends).
+   */
   onActivity(listener: ActivityListener): void {
     this.log.onActivity(listener);
   }

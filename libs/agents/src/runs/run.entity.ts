@@ -189,7 +189,10 @@ export class RunEvent {
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
 }
 
-/** The durable record of one tool call: claimed by an atomic update before it runs, its result stored before the run moves on. */
+/**
+ * The durable record of one tool call: claimed by an atomic update before it runs, its result stored before the run
+ * moves on.
+ */
 @Entity('tool_calls')
 @Unique('tool_calls_run_call_uq', ['runId', 'callId'])
 @Check('tool_calls_status_check', "status IN ('pending', 'running', 'done', 'failed', 'blocked')")

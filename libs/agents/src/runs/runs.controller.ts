@@ -18,7 +18,10 @@ export class RunsController {
     return this.runs.view(p, id);
   }
 
-  /** Replays after `Last-Event-ID` (header, or `last_event_id` query for EventSource-less clients), then live until `done`. */
+  /**
+   * Replays after `Last-Event-ID` (header, or `last_event_id` query for EventSource-less clients), then live until
+   * `done`.
+   */
   @Get(':id/events')
   @ApiOkResponse(SSE_RESPONSE)
   async events(

@@ -87,7 +87,10 @@ export class RunsService {
     return this.view(p, id);
   }
 
-  /** Streams the run's events after `afterSeq` and then live ones until `done`; a client disconnect only stops the stream. */
+  /**
+   * Streams the run's events after `afterSeq` and then live ones until `done`; a client disconnect only stops the
+   * stream.
+   */
   async stream(runId: string, afterSeq: number, res: Response): Promise<void> {
     const stream = openEventStream(res);
     const stop = new AbortController();

@@ -15,7 +15,8 @@ export const DEFAULT_HUMAN_FORM = { type: 'object', properties: { text: { type: 
 export class AskHumanTool extends BuiltinTool {
   readonly name = 'ask_human';
   readonly description =
-    'Ask a person a question and wait for the answer. Give a form (JSON schema of the answer) to ask for a choice (enum), a number or text.';
+    'Ask a person a question and wait for the answer. ' +
+    'Give a form (JSON schema of the answer) to ask for a choice (enum), a number or text.';
   readonly parameters = {
     type: 'object',
     properties: {
@@ -23,7 +24,8 @@ export class AskHumanTool extends BuiltinTool {
       form: {
         type: 'object',
         description:
-          'JSON schema of the answer, e.g. {"type":"object","properties":{"choice":{"enum":["ship","hold"]}},"required":["choice"]}',
+          'JSON schema of the answer, e.g. ' +
+          '{"type":"object","properties":{"choice":{"enum":["ship","hold"]}},"required":["choice"]}',
       },
       answer: { description: 'filled in by the person who answers; leave it out' },
     },

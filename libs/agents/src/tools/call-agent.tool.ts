@@ -70,7 +70,8 @@ export class CallAgentTool extends BuiltinTool {
     const rows: Array<{ agent_id: string }> = await this.dataSource.query(
       `WITH RECURSIVE chain AS (
          SELECT id, agent_id, parent_run_id, surface FROM agent_runs WHERE id = $1
-         UNION ALL SELECT r.id, r.agent_id, r.parent_run_id, r.surface FROM agent_runs r JOIN chain c ON r.id = c.parent_run_id
+         UNION ALL SELECT r.id, r.agent_id, r.parent_run_id, r.surface FROM agent_runs r
+                     JOIN chain c ON r.id = c.parent_run_id
        ) SELECT agent_id FROM chain WHERE surface <> 'dag'`,
       [runId],
     );

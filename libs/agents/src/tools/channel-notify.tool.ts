@@ -13,7 +13,8 @@ const MAX_TEXT = 4_000;
 export class ChannelNotifyTool extends BuiltinTool {
   readonly name = 'channel_notify';
   readonly description =
-    'Send a notification (markdown allowed) to a chat channel of the organisation; without channel_id the org default (or the inbox).';
+    'Send a notification (markdown allowed) to a chat channel of the organisation; ' +
+    'without channel_id the org default (or the inbox).';
   readonly parameters = {
     type: 'object',
     properties: {
@@ -39,6 +40,7 @@ export class ChannelNotifyTool extends BuiltinTool {
       runId: ctx.runId,
       userId: ctx.userId,
     });
-    return `Notification sent to ${record.type} channel "${record.name}"${sent.platformMessageId ? ` (message ${sent.platformMessageId})` : ''}.`;
+    const messageNote = sent.platformMessageId ? ` (message ${sent.platformMessageId})` : '';
+    return `Notification sent to ${record.type} channel "${record.name}"${messageNote}.`;
   }
 }

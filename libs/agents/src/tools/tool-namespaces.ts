@@ -60,6 +60,7 @@ function conflict(name: string, owner: { owner_kind: ToolOwnerKind; owner_name: 
     ? `the ${OWNER_LABEL[owner.owner_kind]} "${owner.owner_name}"`
     : 'another connector or MCP server';
   return new ConflictError(
-    `the name "${name}" is taken: ${holder} already names tools "${prefixOf(name)}__*" (connectors and MCP servers share tool names)`,
+    `the name "${name}" is taken: ${holder} already names tools "${prefixOf(name)}__*" ` +
+      '(connectors and MCP servers share tool names)',
   );
 }

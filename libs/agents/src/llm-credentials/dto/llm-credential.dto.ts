@@ -11,7 +11,8 @@ export class CreateLlmCredentialDto {
 
   @ApiProperty({
     description:
-      'The model server the key is for, e.g. "https://api.openai.com" (a base URL is taken as its origin): the key is sent to no other scheme, host or port',
+      'The model server the key is for, e.g. "https://api.openai.com" (a base URL is taken as its origin): ' +
+      'the key is sent to no other scheme, host or port',
   })
   @IsString()
   @IsNotEmpty({ message: 'origin must not be empty' })

@@ -2,7 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsInt, IsObject, IsOptional, Max, Min } from 'class-validator';
 
 const CASES_DOC =
-  'Test cases: { name, tool, args, user?, roles?, agent? (org hooks only), expect: { decision: allow | ask | deny, approvals?, ' +
+  'Test cases: { name, tool, args, user?, roles?, agent? (org hooks only), ' +
+  'expect: { decision: allow | ask | deny, approvals?, ' +
   'rewrite? (the args as rewritten, or null for "not rewritten") } }';
 const CASE_EXAMPLE = {
   name: 'big payments ask twice',

@@ -5,7 +5,8 @@ const CONFIG = {
   type: 'object',
   additionalProperties: true,
   description:
-    "The candidate policy: an agent's { hooks?, confirmation?, require_confirmation_for_all? }, or the org's hooks { class_hooks?, yaml? }",
+    "The candidate policy: an agent's { hooks?, confirmation?, require_confirmation_for_all? }, " +
+    "or the org's hooks { class_hooks?, yaml? }",
 } as const;
 
 /** POST …/shadow: deploy a candidate policy beside the live one. */

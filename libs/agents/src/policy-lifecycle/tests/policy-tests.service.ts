@@ -92,7 +92,8 @@ export class PolicyTestsService {
     if (failing.length === 0 || force) return failing.map((r) => r.name);
     const named = failing.map((r) => `"${r.name}" (${r.failures.join('; ')})`);
     throw new ConflictError(
-      `the policy tests of ${label(s)} fail on this change: ${named.join(', ')}; fix the policy or its tests, or save with force: true`,
+      `the policy tests of ${label(s)} fail on this change: ${named.join(', ')}; ` +
+        'fix the policy or its tests, or save with force: true',
       { failing: failing.map((r) => ({ name: r.name, failures: r.failures })) },
     );
   }

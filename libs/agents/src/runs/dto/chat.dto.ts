@@ -6,6 +6,9 @@ export class ChatDto {
   @ApiProperty() @IsString() @MinLength(1) message: string;
   @ApiPropertyOptional() @IsOptional() @IsUUID() conversation_id?: string;
   @ApiPropertyOptional({ enum: ['react', 'dag'] }) @IsOptional() @IsIn(['react', 'dag']) mode?: 'react' | 'dag';
-  /** Where the chat comes from: `chat` (default, an interactive client) or `api` (a program). Recorded on the run and its events. */
+  /**
+   * Where the chat comes from: `chat` (default, an interactive client) or `api` (a program). Recorded on the run and
+   * its events.
+   */
   @ApiPropertyOptional({ enum: ['chat', 'api'] }) @IsOptional() @IsIn(['chat', 'api']) surface?: 'chat' | 'api';
 }

@@ -9,6 +9,7 @@ import { ConfirmationStore } from '../confirmation.store.js';
 import type { ConfirmationRequest } from '../confirmation.types.js';
 import { requestPolicy } from '../request-policy.js';
 import { StandingApprovals } from '../standing/standing-approvals.js';
+import { StandingCoversWaiting } from '../standing/standing-waiting.js';
 import { block, message } from './gate-verdict.js';
 
 export interface DeliveryTarget {
@@ -36,6 +37,7 @@ export class ApprovalRequestOpener {
     private readonly store: ConfirmationStore,
     private readonly channels: ChannelsService,
     private readonly standing: StandingApprovals,
+    private readonly waiting: StandingCoversWaiting,
     private readonly settledHere: SettledHere,
   ) {}
 
@@ -58,7 +60,11 @@ export class ApprovalRequestOpener {
         if (isDroppedDatabaseConnection(target)) throw target;
         return block(`no channel is reachable for the approval card: ${target.message}`);
       }
-      return { ...(await this.record(ctx, callId, policy, digest, target)), channel: target };
+      const opened = await this.record(ctx, callId, policy, digest, target);
+      // A grant of this run may have committed since coverCall looked, and looked for waiting requests before this one
+      // committed: looked at again now, so one of the two sees the other (StandingCoversWaiting.coverRecorded).
+      const covered = opened.created ? await this.waiting.coverRecorded(opened.row) : null;
+      return covered ? { row: covered, created: false } : { ...opened, channel: target };
     } catch (err) {
       if (isDroppedDatabaseConnection(err)) throw err;
       this.logger.error(`run ${ctx.runId} call ${callId}: approval request not recorded: ${message(err)}`);

@@ -64,6 +64,25 @@ export class StandingCoversWaiting {
     return covered;
   }
 
+  /**
+   * A request recorded while a grant of its run was being given (ApprovalRequestOpener): the gate looked for a grant
+   * before the grant committed, and the grant's `cover` may have looked for waiting requests before this row
+   * committed. Looked at again once the row is committed, one side sees the other (a request both settle is settled
+   * once: the grant's use is unique per call). Returns the row a grant settled, or null. Never throws.
+   */
+  async coverRecorded(row: ConfirmationRequest): Promise<ConfirmationRequest | null> {
+    try {
+      for (const s of await this.standing.activeFor(row.runId, row.tool)) {
+        if (s.orgId !== row.orgId || !(await this.mayCover(row, s))) continue;
+        const settled = await this.settle(row, s);
+        if (settled && settled !== 'exhausted') return settled;
+      }
+    } catch (err) {
+      this.logger.error(`run ${row.runId}: request ${row.id} not covered by a grant: ${(err as Error).message}`);
+    }
+    return null;
+  }
+
   private async mayCover(row: ConfirmationRequest, s: StandingApproval): Promise<boolean> {
     if (isHumanTask(row) || row.askReason || !row.argsIntact || s.grantedByUserId === null) return false;
     if (row.argsDigest === null || row.policyVersion === null) return false;

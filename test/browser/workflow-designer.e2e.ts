@@ -172,22 +172,25 @@ it("the designer's main actions work with the keyboard: add, select, connect, de
   // (the list open, the option highlighted, the choice shown, the button enabled): pressed blind, Enter could land
   // before the list opened or on a still disabled 'Connect', and the edge never appeared (seen once in CI).
   const target = page.getByRole('combobox', { name: 'Connect to', exact: true });
-  const option = page.getByRole('option', { name: 'end (end)' });
-  await target.focus();
-  await page.keyboard.press('ArrowDown');
-  await option.waitFor();
   const highlighted = page.locator('[role="option"][data-combobox-selected]', { hasText: 'end (end)' });
-  // The list opens with nothing highlighted until its options are drawn: ArrowDown then highlights the only one. A
-  // redraw of the panel may also close the list under the keys (seen twice on a loaded CI machine: the option gone
-  // right after it was seen, so nothing here reads it with a wait): ArrowDown opens it again, a bounded number of times.
-  for (let i = 0; i < 5 && !(await highlighted.isVisible()); i++) {
+  const chosen = page.locator('input[value="end (end)"]');
+  // Focus, then ArrowDown opens the list and highlights the only option once it is drawn; Enter chooses it. On a
+  // loaded CI machine the list was seen both not opening on the first ArrowDown and closing under the keys right after
+  // it opened (a redraw of the panel): each attempt starts again from the focus, a bounded number of times.
+  const seen = (l: typeof chosen) =>
+    l.waitFor({ timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
+  for (let i = 0; i < 6 && !(await chosen.isVisible()); i++) {
     await target.focus();
     await page.keyboard.press('ArrowDown');
-    await highlighted.waitFor({ timeout: 5_000 }).catch(() => undefined);
+    if (await seen(highlighted)) {
+      await page.keyboard.press('Enter');
+      await seen(chosen);
+    }
   }
-  await highlighted.waitFor();
-  await page.keyboard.press('Enter');
-  await page.locator('input[value="end (end)"]').waitFor();
+  await chosen.waitFor();
   await page.getByRole('button', { name: 'Connect', exact: true, disabled: false }).waitFor();
   await press('Connect');
   await page.getByTestId('rf__edge-connector_1->end').waitFor({ state: 'attached' });

@@ -10,6 +10,8 @@ import { startPayBenchApp } from './pay-bench-app.js';
 const RUNS = Number(process.env.PROFILE_RUNS ?? 300);
 const DIR = process.env.PROFILE_DIR ?? '/tmp/warden-profile';
 const GATED = process.env.PROFILE_GATED === '1';
+/** PROFILE_CPU=0: no profiler (an A/B of timings without its overhead). */
+const CPU = process.env.PROFILE_CPU !== '0';
 mkdirSync(DIR, { recursive: true });
 const app = await startPayBenchApp('profile', {
   env: {
@@ -19,7 +21,7 @@ const app = await startPayBenchApp('profile', {
     // A/B of parking: RUN_PARK_ON_APPROVAL=false keeps waiting runs in process.
     ...(process.env.RUN_PARK_ON_APPROVAL ? { RUN_PARK_ON_APPROVAL: process.env.RUN_PARK_ON_APPROVAL } : {}),
   },
-  nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${DIR}`],
+  nodeArgs: CPU ? ['--cpu-prof', `--cpu-prof-dir=${DIR}`] : [],
 });
 /** A run that stops for an approval; the approval; ms from the decision's POST to the connector call (PROFILE_GATED=1). */
 async function approveOne(): Promise<number> {
@@ -53,10 +55,17 @@ try {
   console.log(
     `${RUNS} runs, ${((performance.now() - started) / RUNS).toFixed(1)} ms/run (client side, incl. fakes); server CPU ${cpu.toFixed(1)} ms/run`,
   );
-  if (GATED) console.log(`approval -> tool call p50 ${resumes.sort((a, b) => a - b)[Math.floor(RUNS / 2)]} ms`);
+  if (GATED) {
+    // Whole milliseconds each (the fake stamps its requests with Date.now): the mean tells sub-millisecond changes.
+    const sorted = resumes.sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.floor(RUNS * q)];
+    const mean = sorted.reduce((a, b) => a + b, 0) / RUNS;
+    console.log(`approval -> tool call p25 ${at(0.25)} p50 ${at(0.5)} p75 ${at(0.75)} ms, mean ${mean.toFixed(2)} ms`);
+  }
 } finally {
   await app.close('SIGTERM');
 }
+if (!CPU) process.exit(0);
 const file = readdirSync(DIR)
   .filter((f) => f.endsWith('.cpuprofile'))
   .sort()

@@ -2,13 +2,13 @@ import { Injectable, Logger } from '@nestjs/common';
 import { UsersService } from '@warden/auth';
 import type { Decision } from '@warden/channels';
 import { AuditTrail, ConflictError, NotFoundError } from '@warden/common';
-import { approversOf, type ResolvedDecider } from './approver-check.js';
+import type { ResolvedDecider } from './approver-check.js';
 import { DeciderResolver, type Actor, type MemberLookup } from './decider-resolver.js';
 import { approvalEdit } from './edits/approval-edit.js';
 import { EditRetier, type Retiered } from './edits/edit-retier.js';
 import { answeredArgs } from './edits/human-task.js';
 import { checkStandingGrant, StandingApprovals } from './standing/standing-approvals.js';
-import type { DecideInput, Deciding } from './deciding.js';
+import { decidesAlone, settlementOf, voteOf, type DecideInput, type Deciding, type VoteBound } from './deciding.js';
 import { StandingCoversWaiting } from './standing/standing-waiting.js';
 import { ConfirmationCards } from './confirmation-cards.js';
 import { ConfirmationStore } from './confirmation.store.js';
@@ -89,12 +89,15 @@ export class ConfirmationDecisionService {
     };
     const deciding: Deciding = { row, input, decider, name, edit, decidedBy };
     if (retiered && !retiered.settles) return this.rebound(deciding, retiered);
-    const counted = await this.vote(
-      deciding,
-      edit ?? row,
-      input.decision === 'reject' || row.approvalsGiven + 1 >= row.approvalsRequired,
-    );
+    const counted = decidesAlone(deciding)
+      ? await this.store.voteAndSettle(voteOf(deciding, row, false), settlementOf(deciding, input.decision))
+      : await this.vote(
+          deciding,
+          edit ?? row,
+          input.decision === 'reject' || row.approvalsGiven + 1 >= row.approvalsRequired,
+        );
     if (!counted) return this.uncounted(deciding);
+    if (counted.status !== ConfirmationStatus.Pending) return this.settled(deciding, input.decision, counted, counted);
     if (input.decision === 'approve' && counted.approvalsGiven < counted.approvalsRequired) {
       await this.audit.record(confirmationEvent(counted, 'vote', { ...decidedBy, decision: input.decision }));
       void this.cards.refreshPendingCard(counted);
@@ -111,24 +114,8 @@ export class ConfirmationDecisionService {
   }
 
   /** Records this person's vote as a grant statement on `bound`'s digest and tier (the row's, or the edit's). */
-  private vote(
-    d: Deciding,
-    bound: Pick<ConfirmationRequest, 'argsDigest' | 'tier'> & { approvers: string[] | null },
-    settles: boolean,
-  ) {
-    return this.votes.record({
-      confirmationId: d.row.id,
-      userId: d.decider.member.userId,
-      userName: d.name,
-      decision: d.input.decision,
-      platform: d.decidedBy.platform,
-      externalId: d.decidedBy.externalId,
-      approvers: bound.approvers ?? approversOf(d.row),
-      tier: bound.tier,
-      argsDigest: bound.argsDigest,
-      policyVersion: d.row.policyVersion,
-      settles,
-    });
+  private vote(d: Deciding, bound: VoteBound, settles: boolean) {
+    return this.votes.record(voteOf(d, bound, settles));
   }
 
   /** An edit into a tier the editor alone cannot satisfy: the request now waits for that tier's approvals. */
@@ -200,14 +187,8 @@ export class ConfirmationDecisionService {
     vote?: ConfirmationRequest,
   ): Promise<ConfirmationRequest> {
     const { row, input, decidedBy } = d;
-    const via = d.decider.via;
     const settled = await this.store.settle(row.id, {
-      status: decision === 'approve' ? ConfirmationStatus.Approved : ConfirmationStatus.Rejected,
-      respondedByUserId: d.decider.member.userId,
-      respondedByOpenId: via?.externalId ?? null,
-      respondedByPlatform: via?.platform ?? null,
-      respondedByName: d.name,
-      reason: reasonOf(input.reason),
+      ...settlementOf(d, decision),
       // A settlement recovered from an earlier vote of another kind carries none of this decision's edit.
       edit: decision === input.decision ? d.edit : undefined,
     });
@@ -215,6 +196,17 @@ export class ConfirmationDecisionService {
       if (vote) await this.audit.record(confirmationEvent(vote, 'vote', { ...decidedBy, decision: input.decision }));
       return this.lostRace(row);
     }
+    return this.settled(d, decision, settled, vote);
+  }
+
+  /** What follows a settlement here: its events chained (the vote's first), a standing grant recorded and applied. */
+  private async settled(
+    d: Deciding,
+    decision: 'approve' | 'reject',
+    settled: ConfirmationRequest,
+    vote?: ConfirmationRequest,
+  ): Promise<ConfirmationRequest> {
+    const { row, input, decidedBy } = d;
     const events = [
       ...(vote ? [confirmationEvent(vote, 'vote', { ...decidedBy, decision: input.decision })] : []),
       confirmationEvent(settled, decision === 'approve' ? 'approved' : 'rejected', decidedBy),

@@ -1,7 +1,12 @@
 import { claimOnSettle } from '@warden/agents/settle-port';
-import { GRANTS_OF_APPROVING_VOTES } from './confirmation-votes.store.js';
+import { GRANTS_OF_APPROVING_VOTES, type Vote } from './confirmation-votes.store.js';
 import { CONFIRMATION_NOTIFY_CHANNEL, ConfirmationStatus } from './confirmation.types.js';
-import type { NewConfirmation, Settlement } from './confirmation-store.types.js';
+import {
+  candidateEntries,
+  type ListFilter,
+  type NewConfirmation,
+  type Settlement,
+} from './confirmation-store.types.js';
 
 // The statements that create and decide a confirmation request, built apart from ConfirmationStore, which runs them:
 // their column lists and parameter orders in one place. Each carries its own pg_notify (delivered at commit).
@@ -114,5 +119,95 @@ export function settleStatement(
           RETURNING *)${claimed}
        SELECT settled.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', settled.id::text) AS notified${claimedRuns}
          FROM settled`;
+  return { sql, params };
+}
+
+/**
+ * One person's vote that settles the request on its own (a rejection, or the only approval a one-approval request
+ * needs, with no edit), recorded and applied in one statement (ConfirmationDecisionService.decide): the request is
+ * locked first, so a concurrent decision either finishes before (this vote then finds it decided and records nothing)
+ * or after. The vote is always counted; it settles only if, on the locked row, it still decides alone (a rejection, or
+ * no approval yet and one required) — otherwise the row comes back pending with the vote counted, as a vote alone
+ * would leave it. An approval's grants are this vote's alone: no other approval exists when it settles.
+ */
+export function voteSettleStatement(
+  v: Vote,
+  s: Omit<Settlement, 'edit'>,
+  claim?: { instanceId: string; leaseMs: number },
+): { sql: string; params: unknown[] } {
+  const params: unknown[] = [v.confirmationId];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const decides = `(vote.decision = 'reject' OR (c.approvals_given = 0 AND c.approvals_required <= 1))`;
+  const set = (column: string, value: string) => `${column} = CASE WHEN ${decides} THEN ${value} ELSE c.${column} END`;
+  const grant = `CASE WHEN vote.decision = 'approve' AND vote.args_digest IS NOT NULL THEN jsonb_build_array(
+      jsonb_build_object('kind', CASE WHEN vote.args_digest IS DISTINCT FROM c.args_digest
+                                        OR vote.user_id = c.edited_by_user_id THEN 'edit' ELSE 'vote' END,
+        'principal', vote.user_id, 'digest', vote.args_digest, 'policyVersion', vote.policy_version,
+        'tier', vote.tier)) ELSE '[]'::jsonb END`;
+  const settledSet = [
+    set('status', param(s.status)),
+    set('responded_at', 'now()'),
+    set('responded_by_user_id', param(s.respondedByUserId ?? null)),
+    set('responded_by_open_id', param(s.respondedByOpenId ?? null)),
+    set('responded_by_platform', param(s.respondedByPlatform ?? null)),
+    set('responded_by_name', param(s.respondedByName)),
+    set('reason', param(s.reason ?? null)),
+    ...(s.status === ConfirmationStatus.Approved ? [set('grants', grant)] : []),
+  ].join(',\n                ');
+  const voteValues = [
+    ...[v.userId, v.userName, v.decision, v.platform, v.externalId].map(param),
+    `${param(JSON.stringify(v.approvers))}::jsonb`,
+    ...[v.tier, v.argsDigest, v.policyVersion].map(param),
+  ].join(', ');
+  const claimed = claim ? `,\n       claimed AS (${claimOnSettle('decided', param, claim)})` : '';
+  const claimedRuns = claim ? `, (SELECT coalesce(json_agg(claimed), '[]'::json) FROM claimed) AS claimed_runs` : '';
+  const sql = `WITH open AS (
+         SELECT id FROM confirmation_requests WHERE id = $1 AND status = 'pending' AND expires_at > now() FOR UPDATE),
+       vote AS (
+         INSERT INTO confirmation_votes
+           (confirmation_id, user_id, user_name, decision, platform, external_id,
+            approvers, tier, args_digest, policy_version)
+         SELECT open.id, ${voteValues} FROM open
+         ON CONFLICT (confirmation_id, user_id) DO NOTHING
+         RETURNING confirmation_id, user_id, decision, tier, args_digest, policy_version),
+       settled AS (
+         UPDATE confirmation_requests c
+            SET approvals_given = c.approvals_given + CASE WHEN vote.decision = 'approve' THEN 1 ELSE 0 END,
+                updated_at = now(),
+                ${settledSet}
+           FROM vote WHERE c.id = vote.confirmation_id
+         RETURNING c.*),
+       decided AS (SELECT * FROM settled WHERE status <> 'pending')${claimed}
+       SELECT settled.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}',
+                CASE WHEN settled.status = 'pending' THEN 'voted:' ELSE '' END || settled.id::text) AS notified
+         ${claimedRuns} FROM settled`;
+  return { sql, params };
+}
+
+/**
+ * A page of an org's requests, newest first; `afterId` pages on (created_at, id). `candidatesFor` narrows to rows the
+ * member made or whose approver list could name them — a superset: the approver policy (approver-check.ts) decides row
+ * by row.
+ */
+export function listStatement(orgId: string, filter: ListFilter): { sql: string; params: unknown[] } {
+  const c = filter.candidatesFor;
+  const sql = `SELECT * FROM confirmation_requests
+        WHERE org_id = $1 AND ($2::text IS NULL OR status = $2)
+          AND ($4::uuid IS NULL OR (created_at, id) < (SELECT b.created_at, b.id FROM confirmation_requests b
+                                                        WHERE b.id = $4))
+          AND ($5::uuid IS NULL OR requested_by = $5 OR EXISTS (
+                SELECT 1
+                  FROM jsonb_array_elements_text(COALESCE(approvers, jsonb_build_array(approver_scope))) AS a(entry)
+                 WHERE entry IN ('org_members', 'channel') OR entry LIKE 'users:%' OR entry = ANY($6::text[])
+                    OR (entry = 'agent_owner' AND agent_owner_id = $5)))
+        ORDER BY created_at DESC, id DESC LIMIT $3`;
+  const params = [
+    orgId,
+    filter.status ?? null,
+    filter.limit,
+    filter.afterId ?? null,
+    c?.userId ?? null,
+    candidateEntries(c?.roles ?? []),
+  ];
   return { sql, params };
 }

@@ -7,18 +7,22 @@ import {
   CONFIRMATION_NOTIFIED,
   CONFIRMATION_REQUESTED,
   CONFIRMATION_SETTLED,
+  CONFIRMATION_VOTED,
   ConfirmationStatus,
   rowToConfirmation,
   type ConfirmationRow,
   type ConfirmationRequest,
 } from './confirmation.types.js';
-import { editValues, INSERT_SQL, insertParams, settleStatement } from './confirmation-statements.js';
 import {
-  candidateEntries,
-  type ListFilter,
-  type NewConfirmation,
-  type Settlement,
-} from './confirmation-store.types.js';
+  editValues,
+  INSERT_SQL,
+  insertParams,
+  listStatement,
+  settleStatement,
+  voteSettleStatement,
+} from './confirmation-statements.js';
+import type { Vote } from './confirmation-votes.store.js';
+import type { ListFilter, NewConfirmation, Settlement } from './confirmation-store.types.js';
 
 export type { ListFilter, NewConfirmation, Settlement } from './confirmation-store.types.js';
 
@@ -105,11 +109,8 @@ export class ConfirmationStore implements OnModuleInit {
 
   async findInOrg(orgId: string, id: string): Promise<ConfirmationRequest | null> {
     if (!isUuid(id)) return null;
-    const row = await this.row('other', `SELECT * FROM confirmation_requests WHERE id = $1 AND org_id = $2`, [
-      id,
-      orgId,
-    ]);
-    return row ?? null;
+    const sql = `SELECT * FROM confirmation_requests WHERE id = $1 AND org_id = $2`;
+    return (await this.row('other', sql, [id, orgId])) ?? null;
   }
 
   async findById(id: string): Promise<ConfirmationRequest | null> {
@@ -117,33 +118,10 @@ export class ConfirmationStore implements OnModuleInit {
     return row ?? null;
   }
 
-  /**
-   * Newest first; `afterId` pages on (created_at, id). `candidatesFor` narrows to rows the member made or whose
-   * approver list could name them — a superset: the approver policy (approver-check.ts) decides row by row.
-   */
+  /** A page of the org's requests, newest first (listStatement). */
   async list(orgId: string, filter: ListFilter): Promise<ConfirmationRequest[]> {
-    const c = filter.candidatesFor;
-    return this.rows(
-      'other',
-      `SELECT * FROM confirmation_requests
-        WHERE org_id = $1 AND ($2::text IS NULL OR status = $2)
-          AND ($4::uuid IS NULL OR (created_at, id) < (SELECT b.created_at, b.id FROM confirmation_requests b
-                                                        WHERE b.id = $4))
-          AND ($5::uuid IS NULL OR requested_by = $5 OR EXISTS (
-                SELECT 1
-                  FROM jsonb_array_elements_text(COALESCE(approvers, jsonb_build_array(approver_scope))) AS a(entry)
-                 WHERE entry IN ('org_members', 'channel') OR entry LIKE 'users:%' OR entry = ANY($6::text[])
-                    OR (entry = 'agent_owner' AND agent_owner_id = $5)))
-        ORDER BY created_at DESC, id DESC LIMIT $3`,
-      [
-        orgId,
-        filter.status ?? null,
-        filter.limit,
-        filter.afterId ?? null,
-        c?.userId ?? null,
-        candidateEntries(c?.roles ?? []),
-      ],
-    );
+    const { sql, params } = listStatement(orgId, filter);
+    return this.rows('other', sql, params);
   }
 
   /** The rows among `ids` that belong to one of `orgIds` (the inbox stream reads a batch of changes at once). */
@@ -169,8 +147,27 @@ export class ConfirmationStore implements OnModuleInit {
    * passed; expiry is always allowed. Returns null when the row was not pending (someone else settled it first).
    */
   async settle(id: string, s: Settlement): Promise<ConfirmationRequest | null> {
+    return this.settling(id, (claim) => settleStatement(id, s, claim));
+  }
+
+  /**
+   * Records `vote` and settles the request with it in one statement when it decides alone (voteSettleStatement).
+   * Returns the row (settled, or pending with the vote counted), or null when the vote was not recorded.
+   */
+  async voteAndSettle(vote: Vote, s: Omit<Settlement, 'edit'>): Promise<ConfirmationRequest | null> {
+    // The vote is told first, settled or not, as a vote alone is (before anything runs on the settlement).
+    const voted = (row: ConfirmationRequest) => this.events.emit(CONFIRMATION_VOTED, row);
+    return this.settling(vote.confirmationId, (claim) => voteSettleStatement(vote, s, claim), voted);
+  }
+
+  /** Runs a statement that may settle request `id` and tells this process what it did (claims, metrics, events). */
+  private async settling(
+    id: string,
+    statement: (claim?: { instanceId: string; leaseMs: number }) => { sql: string; params: unknown[] },
+    counted?: (row: ConfirmationRequest) => void,
+  ): Promise<ConfirmationRequest | null> {
     const claim = this.config && { instanceId: this.config.instanceId, leaseMs: this.config.runLeaseMs };
-    const { sql, params } = settleStatement(id, s, claim);
+    const { sql, params } = statement(claim);
     this.queryCounts.transition++;
     // Marked before the statement: its NOTIFY may be heard before its answer.
     this.ownSettlements.set(id, true);
@@ -186,10 +183,16 @@ export class ConfirmationStore implements OnModuleInit {
       return null;
     }
     const row = rowToConfirmation(raw);
+    counted?.(row);
+    // A vote counted without settling: nothing was decided here.
+    if (row.status === ConfirmationStatus.Pending) {
+      this.ownSettlements.delete(id);
+      return row;
+    }
     // The engine continues the runs this settlement claimed before it hears of the settlement itself.
     if (claim)
       this.events.emit(PARKED_RUNS_CLAIMED, { confirmationId: row.id, claims: parkedClaimsOf(raw.claimed_runs) });
-    if (row.respondedAt && s.status !== ConfirmationStatus.Expired) {
+    if (row.respondedAt && row.status !== ConfirmationStatus.Expired) {
       this.metrics?.approvalDecision
         .labels(row.channelType ?? 'none', row.status)
         .observe((row.respondedAt.getTime() - row.createdAt.getTime()) / 1000);

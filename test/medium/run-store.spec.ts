@@ -24,7 +24,7 @@ async function driving(store: RunStore, runId: string, epoch: number): Promise<L
 
 const state = (turns: number): RunState => ({ phase: 'llm', messages: [{ role: 'user', content: 'hi' }], turns });
 
-/** RunStore on a real database, without the app: claims, fenced writes, the one ending transaction, waiting. */
+/** RunStore (and RunFinisher) on a real database, without the app: claims, fenced writes, the ending, waiting. */
 describe('RunStore (medium)', () => {
   let db: MediumDb;
   let a: StoreInstance;
@@ -91,14 +91,14 @@ describe('RunStore (medium)', () => {
     );
     expect(refused).toMatchObject({ held: false, seqs: [], counts: { stale: 0 } });
     await a.store.setStatus(old, 'waiting');
-    expect(await a.store.finishLive(old, 'completed', { answer: 'stale' })).toBe(false);
+    expect(await a.finisher.finishLive(old, 'completed', { answer: 'stale' })).toBe(false);
     expect(old.outcome).toBeUndefined();
     expect(await row(id)).toEqual(before);
     expect(await events(id)).toEqual([]);
 
     const now = await driving(b.store, id, epoch!);
     expect(await b.store.saveState(now, state(2))).toBe(true);
-    expect(await b.store.finishLive(now, 'completed', { answer: 'fresh' })).toBe(true);
+    expect(await b.finisher.finishLive(now, 'completed', { answer: 'fresh' })).toBe(true);
     expect(now.outcome).toEqual({ runId: id, status: 'completed', answer: 'fresh', error: null });
     expect(await row(id)).toMatchObject({ status: 'completed', answer: 'fresh', state: state(2), locked_by: null });
     expect((await events(id)).map((e) => e.type)).toEqual(['answer', 'done']);
@@ -109,7 +109,7 @@ describe('RunStore (medium)', () => {
     for (const from of Object.keys(RUN_TRANSITIONS) as RunStatus[]) {
       for (const to of finals) {
         const id = await db.newRun({ status: from });
-        const won = await a.store.finish(
+        const won = await a.finisher.finish(
           await a.store.get(id),
           to,
           to === 'completed' ? { answer: 'done' } : { error: 'stopped' },
@@ -168,7 +168,7 @@ describe('RunStore (medium)', () => {
       false,
     );
     expect(await row(id)).toMatchObject({ status: 'waiting', answer: null, event_seq: 0 });
-    expect(await a.store.finish(live.run, 'refused', { error: 'no' }, { epoch: 1 })).toBe(false);
+    expect(await a.finisher.finish(live.run, 'refused', { error: 'no' }, { epoch: 1 })).toBe(false);
     expect((await row(id)).status).toBe('waiting');
   });
 
@@ -177,8 +177,8 @@ describe('RunStore (medium)', () => {
     const live = await driving(a.store, id, 1);
     a.finished.splice(0);
     b.finished.splice(0);
-    expect(await b.store.finish(await b.store.get(id), 'cancelled', { error: 'the run was cancelled' })).toBe(true);
-    expect(await a.store.finishLive(live, 'completed', { answer: 'too late' }, state(3))).toBe(false);
+    expect(await b.finisher.finish(await b.store.get(id), 'cancelled', { error: 'the run was cancelled' })).toBe(true);
+    expect(await a.finisher.finishLive(live, 'completed', { answer: 'too late' }, state(3))).toBe(false);
 
     expect(await row(id)).toMatchObject({
       status: 'cancelled',
@@ -295,7 +295,7 @@ describe('RunStore (medium)', () => {
     await a.store.setStatus(live, 'running');
     expect(await statuses()).toEqual(['running', 'running']);
 
-    expect(await a.store.finish(live.run, 'cancelled', { error: 'the run was cancelled' })).toBe(true);
+    expect(await a.finisher.finish(live.run, 'cancelled', { error: 'the run was cancelled' })).toBe(true);
     await a.store.setStatus(live, 'waiting');
     expect((await row(child)).status).toBe('cancelled');
   });

@@ -5,6 +5,7 @@ import { DATABASE_TARGET } from '@warden/database';
 import { DataSource } from 'typeorm';
 // Narrow imports (not the libs' indexes): the store and what it needs, not the whole app.
 import { RUN_FINISHED } from '../../libs/agents/src/engine/live-run.js';
+import { RunFinisher } from '../../libs/agents/src/engine/run-finisher.js';
 import { RunLeases } from '../../libs/agents/src/engine/run-leases.js';
 import { RunStore } from '../../libs/agents/src/engine/run-store.js';
 import { RunEventsService } from '../../libs/agents/src/runs/run-events.service.js';
@@ -13,9 +14,14 @@ import { AgentRun } from '../../libs/agents/src/runs/run.entity.js';
 import { Org } from '../../libs/auth/src/orgs/org.entity.js';
 import { mediumDb, type MediumDb } from './medium-db.js';
 
-/** One instance's RunStore (and the event log it writes through) on the shared medium database; no app. */
+/**
+ * One instance's RunStore and RunFinisher (and the event log they write through) on the shared medium database;
+ * no app.
+ */
 export interface StoreInstance {
   store: RunStore;
+  /** Ends the instance's runs (through `store`). */
+  finisher: RunFinisher;
   /** The runs this instance announced as finished (RUN_FINISHED). */
   finished: Array<{ runId: string; status: RunStatus }>;
   module: TestingModule;
@@ -34,6 +40,7 @@ export async function storeInstance(db: MediumDb, instanceId: string): Promise<S
     ],
     providers: [
       RunStore,
+      RunFinisher,
       RunLeases,
       RunEventsService,
       { provide: DataSource, useValue: db.dataSource },
@@ -45,7 +52,7 @@ export async function storeInstance(db: MediumDb, instanceId: string): Promise<S
   module
     .get(EventEmitter2)
     .on(RUN_FINISHED, (e: { runId: string; status: RunStatus }) => finished.push({ runId: e.runId, status: e.status }));
-  return { store: module.get(RunStore), finished, module };
+  return { store: module.get(RunStore), finisher: module.get(RunFinisher), finished, module };
 }
 
 /**

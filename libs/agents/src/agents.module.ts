@@ -20,6 +20,7 @@ import { ConversationsController } from './conversations/conversations.controlle
 import { ConversationsService } from './conversations/conversations.service.js';
 import { ConversationsStore } from './conversations/conversations.store.js';
 import { RunExecutor } from './engine/run-executor.js';
+import { RunFinisher } from './engine/run-finisher.js';
 import { RunStore } from './engine/run-store.js';
 import { RunLeases } from './engine/run-leases.js';
 import { RunFactory } from './engine/run-factory.js';
@@ -93,6 +94,7 @@ import { PolicyLifecycleModule } from './policy-lifecycle/policy-lifecycle.modul
     ToolCallRecovery,
     ToolExecution,
     RunStore,
+    RunFinisher,
     RunLeases,
     RunFactory,
     LiveRunBuilder,

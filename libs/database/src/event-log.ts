@@ -3,11 +3,19 @@ import type { DataSource } from 'typeorm';
 import type { DatabaseTarget } from './data-source.js';
 import { AppendsInFlight } from './appends-in-flight.js';
 import { EventFollowers } from './event-followers.js';
+import {
+  appendEvent,
+  appendEventsWith,
+  batchWillAppend,
+  discardBatch,
+  publishBatch,
+  type LogAppendParts,
+} from './log-append.js';
 import { followLog, type LogFollowParts } from './log-follow.js';
 import { LogWakeups, type ActivityListener } from './log-wakeups.js';
 import { listenToLog } from './log-listen.js';
 import type { PgNotificationListener } from './pg-notification-listener.js';
-import { ownerWriteResult, ownerWriteSql, SqlParams, type OwnerWrite, type OwnerWriteResult } from './owner-write.js';
+import type { OwnerWrite, OwnerWriteResult } from './owner-write.js';
 import { RecentEvents } from './recent-events.js';
 import type {
   AnyEventMap,
@@ -41,10 +49,11 @@ export class EventLog<M = AnyEventMap, E = unknown> {
   private readonly appending = new AppendsInFlight();
   private readonly listener: PgNotificationListener | null;
   private readonly followParts: LogFollowParts;
+  private readonly appendParts: LogAppendParts;
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly target: DatabaseTarget,
+    target: DatabaseTarget,
     private readonly tables: EventLogTables,
     private readonly logger: Logger,
     sweepMs = 5_000,
@@ -64,6 +73,14 @@ export class EventLog<M = AnyEventMap, E = unknown> {
       followed: this.followed,
       appending: this.appending,
       read: (ownerId, last) => this.read(ownerId, last),
+    };
+    this.appendParts = {
+      recent: this.recent,
+      wakeups: this.wakeups,
+      appending: this.appending,
+      dataSource,
+      target,
+      tables,
     };
     this.listener = listenToLog(target, tables, logger, this.followParts);
   }
@@ -92,38 +109,13 @@ export class EventLog<M = AnyEventMap, E = unknown> {
    * longer active at that lease epoch (a driver that lost its run writes nothing). With `runner` (a transaction's
    * manager) the event commits with that transaction; the caller then calls `wake()` after the commit.
    */
-  async append<K extends keyof M & string>(
+  append<K extends keyof M & string>(
     ownerId: string,
     type: K,
     data: M[K] & E,
     opts: AppendOptions = {},
   ): Promise<number | null> {
-    const params = new SqlParams();
-    const where =
-      opts.epoch === undefined
-        ? undefined
-        : `lease_epoch = ${params.add(opts.epoch)} AND status IN ('running', 'waiting')`;
-    const sql = ownerWriteSql(this.tables, ownerId, [{ type, data }], { params, where }, !this.target.embedded);
-    const local = !opts.runner;
-    if (local) this.appending.start(ownerId);
-    let event: LoggedEvent | undefined;
-    try {
-      const [row] = (await (opts.runner ?? this.dataSource).query(sql, params.values)) as Array<
-        Record<string, unknown>
-      >;
-      const result = ownerWriteResult(row, 1, {});
-      if (result.held) event = { seq: result.seqs[0], type, data, created_at: result.createdAt };
-    } finally {
-      if (local) this.appendDone(ownerId, event && [event]);
-    }
-    if (!event) return null;
-    if (opts.batch) {
-      // Until its transaction commits (publish) or fails (discard), its NOTIFY may outrun it: followers wait for it.
-      if (!opts.batch.owners.has(ownerId)) this.appending.start(ownerId);
-      opts.batch.owners.add(ownerId);
-      opts.batch.events.push({ ownerId, event });
-    }
-    return event.seq;
+    return appendEvent(this.appendParts, ownerId, type, data, opts);
   }
 
   /**
@@ -131,42 +123,12 @@ export class EventLog<M = AnyEventMap, E = unknown> {
    * `events` and the other writes of `write`, all or (owner fenced off) nothing — one round trip instead of a
    * transaction of several. The events then reach local followers from memory.
    */
-  async appendWith(
+  appendWith(
     ownerId: string,
     events: Array<{ type: string; data: unknown }>,
     write: OwnerWrite,
   ): Promise<OwnerWriteResult> {
-    const sql = ownerWriteSql(this.tables, ownerId, events, write, !this.target.embedded);
-    this.appending.start(ownerId);
-    let logged: LoggedEvent[] | undefined;
-    try {
-      const [row] = await this.dataSource.query<Array<Record<string, unknown>>>(sql, write.params.values);
-      const result = ownerWriteResult(row, events.length, write);
-      if (result.held)
-        logged = events.map((e, i) => ({
-          seq: result.seqs[i],
-          type: e.type,
-          data: e.data,
-          created_at: result.createdAt,
-        }));
-      return result;
-    } finally {
-      this.appendDone(ownerId, logged ?? (events.length > 0 ? undefined : []));
-    }
-  }
-
-  /** A local append returned: its events (committed) reach local followers from memory; a failure makes them read. */
-  private appendDone(ownerId: string, events: LoggedEvent[] | undefined): void {
-    this.appending.end(ownerId);
-    if (!events) {
-      this.wakeups.wake(ownerId, undefined, true);
-      return;
-    }
-    for (const event of events) this.recent.remember(ownerId, event);
-    if (events.length === 0) return;
-    const seq = events[events.length - 1].seq;
-    this.appending.returned(ownerId, seq);
-    this.wakeups.wake(ownerId, seq, true);
+    return appendEventsWith(this.appendParts, ownerId, events, write);
   }
 
   /**
@@ -175,34 +137,17 @@ export class EventLog<M = AnyEventMap, E = unknown> {
    * notification counts as this process's own.
    */
   willAppend(batch: EventBatch, ownerId: string): void {
-    if (!batch.owners.has(ownerId)) this.appending.start(ownerId);
-    batch.owners.add(ownerId);
+    batchWillAppend(this.appendParts, batch, ownerId);
   }
 
   /** After the transaction of `batch` committed: its events reach local followers from memory. */
   publish(batch: EventBatch): void {
-    for (const ownerId of batch.owners) this.appending.end(ownerId);
-    batch.owners.clear();
-    for (const ownerId of batch.born) this.recent.born(ownerId);
-    const last = new Map<string, number>();
-    for (const { ownerId, event } of batch.events) {
-      this.recent.remember(ownerId, event);
-      last.set(ownerId, Math.max(last.get(ownerId) ?? 0, event.seq));
-    }
-    for (const [ownerId, seq] of last) {
-      this.appending.returned(ownerId, seq);
-      this.wakeups.wake(ownerId, seq, true);
-    }
+    publishBatch(this.appendParts, batch);
   }
 
   /** The transaction of `batch` failed: nothing of it happened; followers stop waiting for it. */
   discard(batch: EventBatch): void {
-    for (const ownerId of batch.owners) {
-      this.appending.end(ownerId);
-      this.wakeups.wake(ownerId, undefined, true);
-    }
-    batch.owners.clear();
-    batch.events.length = 0;
+    discardBatch(this.appendParts, batch);
   }
 
   /** Wakes this instance's followers of `ownerId` (after a transaction that appended events commits). */

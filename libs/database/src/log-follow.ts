@@ -5,7 +5,7 @@ import type { LogWakeups } from './log-wakeups.js';
 import type { RecentEvents } from './recent-events.js';
 
 // One stream following one log (EventLog.follow): the reader's side of the log — replay, then live events, read only
-// when memory cannot serve them — apart from the writer's side (appends, batches) that EventLog keeps.
+// when memory cannot serve them — apart from the writer's side (appends, batches: log-append.ts).
 
 /** What a follower shares with the log's writers in this process. */
 export interface LogFollowParts {

@@ -7,6 +7,7 @@ import { PLANNING_PROMPT, parsePlan } from './dag-plan.js';
 import { beforeModelCall, stopEnding, stopWith } from './lifecycle-hooks.js';
 import type { LiveRun, RunOutcome, StartedRun, StartRunOptions } from './live-run.js';
 import { ReactSteps } from './react-steps.js';
+import { RunFinisher } from './run-finisher.js';
 import { RunStore } from './run-store.js';
 
 /** How a DAG run starts its steps (each a ReAct child run) and waits for them: the executor. */
@@ -23,6 +24,7 @@ export interface ChildRuns {
 export class DagSteps {
   constructor(
     private readonly store: RunStore,
+    private readonly finisher: RunFinisher,
     private readonly tools: ToolRegistry,
     private readonly react: ReactSteps,
     private readonly llm: LlmProviderFactory,
@@ -44,7 +46,9 @@ export class DagSteps {
     const { steps, problems } = parsePlan(turn.content);
     if (!steps) {
       if (attempts >= 2) {
-        await this.store.finishLive(live, 'failed', { error: `the model's plan is invalid: ${problems.join('; ')}` });
+        await this.finisher.finishLive(live, 'failed', {
+          error: `the model's plan is invalid: ${problems.join('; ')}`,
+        });
         return 'finished';
       }
       await live.emit('plan_rejected', { problems });
@@ -84,7 +88,7 @@ export class DagSteps {
     const steps = { ...state.steps };
     const failed = plan.find((s) => steps[s.id].status === 'failed');
     if (failed) {
-      await this.store.finishLive(live, 'failed', {
+      await this.finisher.finishLive(live, 'failed', {
         error: `step "${failed.id}" failed: ${steps[failed.id].error ?? 'unknown error'}`,
       });
       return 'finished';
@@ -155,10 +159,10 @@ export class DagSteps {
     const stop = await stopWith(live, state, turn.content, { canContinue: false });
     if (!('answer' in stop)) {
       const ending = stopEnding(stop);
-      await this.store.finishLive(live, ending.status, { error: ending.error });
+      await this.finisher.finishLive(live, ending.status, { error: ending.error });
       return 'finished';
     }
-    await this.store.finishLive(
+    await this.finisher.finishLive(
       live,
       'completed',
       { answer: stop.answer, usage: turn.usage },

@@ -9,6 +9,7 @@ import { LlmProviderFactory } from '../llm/llm-provider.factory.js';
 import { stopEnding, stopWith, submitPrompt } from './lifecycle-hooks.js';
 import { completeWithRetry } from './model-call.js';
 import type { LiveRun, StepOutcome } from './live-run.js';
+import { RunFinisher } from './run-finisher.js';
 import { RunStore } from './run-store.js';
 import { ToolCallRunner } from './tool-call-runner.js';
 
@@ -22,6 +23,7 @@ const newCallId = () => `call_${randomBytes(12).toString('hex')}`;
 export class ReactSteps {
   constructor(
     private readonly store: RunStore,
+    private readonly finisher: RunFinisher,
     private readonly tools: ToolRegistry,
     private readonly toolCalls: ToolCallRunner,
     private readonly llm: LlmProviderFactory,
@@ -51,7 +53,7 @@ export class ReactSteps {
     }
     const prompt = await submitPrompt(live, messages, this.store.dataSource);
     if ('blocked' in prompt) {
-      await this.store.finishLive(live, 'refused', { error: prompt.blocked });
+      await this.finisher.finishLive(live, 'refused', { error: prompt.blocked });
       return 'finished';
     }
     // Carried: the first model turn (or the plan) saves it with its output; a crash before that runs this step again.
@@ -61,7 +63,7 @@ export class ReactSteps {
   async modelTurn(live: LiveRun, state: ModelTurnState): Promise<StepOutcome> {
     const { run, config } = live;
     if (state.turns >= config.maxIterations) {
-      await this.store.finishLive(live, 'failed', {
+      await this.finisher.finishLive(live, 'failed', {
         error: `the agent reached max_iterations (${config.maxIterations}) without a final answer`,
       });
       return 'finished';
@@ -92,7 +94,7 @@ export class ReactSteps {
       }
       if (!('answer' in stop)) {
         const ending = stopEnding(stop);
-        await this.store.finishLive(live, ending.status, { error: ending.error });
+        await this.finisher.finishLive(live, ending.status, { error: ending.error });
         return 'finished';
       }
       // The answer and the run's end commit together: a crash cannot leave an answered run in its model phase.
@@ -101,7 +103,7 @@ export class ReactSteps {
         turns: state.turns + 1,
         messages: [...state.messages, { role: 'assistant', content: stop.answer }],
       };
-      await this.store.finishLive(live, 'completed', { answer: stop.answer, usage: turn.usage }, answered);
+      await this.finisher.finishLive(live, 'completed', { answer: stop.answer, usage: turn.usage }, answered);
       return 'finished';
     }
     // Our own ids: unique across runs, so each doubles as the connector's Idempotency-Key.
@@ -180,7 +182,7 @@ export class ReactSteps {
     );
     live.observed.clear();
     if (state.tool_run) {
-      await this.store.finishLive(live, 'completed', {
+      await this.finisher.finishLive(live, 'completed', {
         answer: observations.get(state.pending_calls[0].call_id) ?? '',
       });
       return 'finished';

@@ -14,6 +14,7 @@ import {
 } from './live-run.js';
 import type { ParkedLives } from './parked-lives.js';
 import { LeaseLostError } from './run-fence.js';
+import type { RunFinisher } from './run-finisher.js';
 import type { RunStore } from './run-store.js';
 
 /** On shutdown, how long runs get to reach a point where they can stop cleanly before they are aborted. */
@@ -42,6 +43,7 @@ export class RunDrives {
   constructor(
     private readonly logger: Logger,
     private readonly store: RunStore,
+    private readonly finisher: RunFinisher,
     private readonly bus: Bus,
     private readonly parked: ParkedLives,
     leaseMs: number,
@@ -165,7 +167,7 @@ export class RunDrives {
     if (err instanceof LlmError) this.logger.warn({ runId, reason }, 'run failed: model error');
     else this.logger.error({ err, runId }, 'run failed unexpectedly');
     const run = live?.run ?? (await this.store.get(runId));
-    await this.store
+    await this.finisher
       .finish(run, 'failed', { error: reason }, { epoch, live })
       .catch((e: unknown) =>
         this.logger.warn(

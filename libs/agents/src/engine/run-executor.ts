@@ -26,6 +26,7 @@ import { RunFactory, type ToolRunOptions } from './run-factory.js';
 import { ParkedLives } from './parked-lives.js';
 import { RunDrives } from './run-drives.js';
 import type { ParkedClaim } from './run-leases.js';
+import { RunFinisher } from './run-finisher.js';
 import { RunStore } from './run-store.js';
 import { ToolCallRecovery } from './tool-call-recovery.js';
 
@@ -46,12 +47,13 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
     @Inject(EventEmitter2) private readonly bus: Bus,
     private readonly config: AppConfig,
     private readonly store: RunStore,
+    private readonly finisher: RunFinisher,
     private readonly factory: RunFactory,
     private readonly react: ReactSteps,
     private readonly dag: DagSteps,
     private readonly parked: ParkedLives,
   ) {
-    this.drives = new RunDrives(this.logger, store, bus, parked, config.runLeaseMs);
+    this.drives = new RunDrives(this.logger, store, finisher, bus, parked, config.runLeaseMs);
   }
 
   /**
@@ -112,7 +114,7 @@ export class RunExecutor implements OnModuleInit, OnModuleDestroy, OnApplication
    */
   async cancel(runId: string): Promise<boolean> {
     const run = await this.store.get(runId);
-    const won = await this.store.finish(run, 'cancelled', { error: 'the run was cancelled' });
+    const won = await this.finisher.finish(run, 'cancelled', { error: 'the run was cancelled' });
     this.drives.abort(runId, new Error('run cancelled'));
     for (const child of await this.store.activeChildren(runId)) await this.cancel(child.id);
     if (won) this.bus.emit(RUN_CANCELLED, { runId, orgId: run.orgId });

@@ -8,6 +8,7 @@ import { AgentsService } from '../agents/agents.service.js';
 import type { ChatMessage } from '../llm/llm-provider.js';
 import { AgentRun, Conversation, type RunState, type ToolRunSpec } from '../runs/run.entity.js';
 import type { PreparedRun, StartRunOptions } from './live-run.js';
+import { RunFinisher } from './run-finisher.js';
 import { RunStore } from './run-store.js';
 import { ToolCallRunner } from './tool-call-runner.js';
 
@@ -44,6 +45,7 @@ export class RunFactory {
     private readonly agents: AgentsService,
     private readonly hooks: HookResolver,
     private readonly store: RunStore,
+    private readonly finisher: RunFinisher,
     private readonly toolCalls: ToolCallRunner,
     private readonly config: AppConfig,
     private readonly versions: PolicyVersions,
@@ -180,7 +182,7 @@ export class RunFactory {
       return await build();
     } catch (err) {
       const message = err instanceof HookBuildError ? err.message : `${what}: ${(err as Error).message}`;
-      await this.store.finish(run, 'refused', { error: message });
+      await this.finisher.finish(run, 'refused', { error: message });
       throw err instanceof HookBuildError ? err : new DomainException(DomainErrorKind.RunRefused, message);
     }
   }

@@ -1,39 +1,30 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import { Injectable, Logger } from '@nestjs/common';
 import {
   AppConfig,
   type PendingRunEvent,
   type RunEventData,
   type RunEventMap,
   type RunEventType,
-  type Bus,
 } from '@warden/common';
 import { EventBatch, ownerWriteResult, ownerWriteSql, SqlParams, type OwnerWriteResult } from '@warden/database';
 import { DataSource } from 'typeorm';
 import { RUN_EVENT_TABLES, RunEventsService } from '../runs/run-events.service.js';
 import { AgentRun, type RunState, type ToolTurnState } from '../runs/run.entity.js';
-import { RUN_FINISHED, type LiveRun, type RunOutcome } from './live-run.js';
-import {
-  ancestorsOf,
-  runEndingWrite,
-  writeRunEnding,
-  type RunResult,
-  type RunTx,
-  type RunWrite,
-} from './run-ending.js';
+import type { LiveRun, RunOutcome } from './live-run.js';
+import { ancestorsOf, type RunTx, type RunWrite } from './run-ending.js';
 import { insertRun, type NewRunFields } from './run-insert.js';
 import { RunLeases } from './run-leases.js';
 import { LeaseLostError } from './run-fence.js';
 import { writeCarryingTurn } from './turn-carry.js';
-import { appendToStreams, fencedWrite, flushDeferred, leaseLost, setStatus, type RunStreams } from './run-streams.js';
-import { isFinal, type ActiveRunStatus, type FinalRunStatus } from './run-transitions.js';
+import { appendToStreams, fencedWrite, leaseLost, setStatus, type RunStreams } from './run-streams.js';
+import { isFinal, type ActiveRunStatus } from './run-transitions.js';
 
 export type { RunTx, RunWrite } from './run-ending.js';
 
 /**
- * The SQL of agent runs (like ConfirmationStore for approvals): fenced state and event writes, the park, and the one
- * transaction that ends a run (claims and leases: `leases`, RunLeases). Every write of a driver names its lease epoch;
- * a refused write means the driver lost the run and must stop.
+ * The SQL of agent runs (like ConfirmationStore for approvals): fenced state and event writes and the park (claims
+ * and leases: `leases`, RunLeases; ending a run: RunFinisher, run-finisher.ts). Every write of a driver names its
+ * lease epoch; a refused write means the driver lost the run and must stop.
  */
 @Injectable()
 export class RunStore {
@@ -42,13 +33,12 @@ export class RunStore {
   constructor(
     readonly dataSource: DataSource,
     private readonly events: RunEventsService,
-    @Inject(EventEmitter2) private readonly bus: Bus,
     private readonly config: AppConfig,
     readonly leases: RunLeases,
   ) {}
 
-  /** What the fenced appends of run-streams.ts need of this store. */
-  private get streams(): RunStreams {
+  /** What the fenced appends of run-streams.ts need of this store (RunFinisher flushes a driver's deferred events). */
+  get streams(): RunStreams {
     return { events: this.events, logger: this.logger, runner: this.dataSource };
   }
 
@@ -116,44 +106,6 @@ export class RunStore {
     ];
   }
 
-  /**
-   * Moves an active run to its final status and writes its closing events (`error` / `answer`, then `done`), in one
-   * transaction (with the final `state` when given, and, for a cancel, the expiry of its pending confirmations).
-   * Only the first caller wins, so `done` is written exactly once whoever ends the run (driver or cancel); a driver
-   * passes its `epoch` and wins only while it still holds the run.
-   */
-  async finish(
-    run: AgentRun,
-    status: FinalRunStatus,
-    result: RunResult,
-    fence: { epoch?: number; state?: RunState; live?: LiveRun } = {},
-  ): Promise<boolean> {
-    const live = fence.live;
-    if (live?.ancestors.length === 0 && status !== 'cancelled') {
-      // A driver ending its own run: one statement (its deferred events, the final status, the conversation, the
-      // closing events).
-      const p = new SqlParams();
-      const ending = runEndingWrite(p, run, { status, result, state: fence.state });
-      const { held } = await this.writeRun(live, ending.events, ending.write, p);
-      if (held) this.bus.emit(RUN_FINISHED, { runId: run.id, orgId: run.orgId, status, surface: run.surface });
-      return held;
-    }
-    const ancestors = fence.live?.ancestors ?? (await this.ancestorsOf(run));
-    const won = await this.transaction(async (tx) => {
-      // The driver's deferred hook events go first, while the run is still active (their writes are fenced).
-      if (fence.live) await flushDeferred(this.streams, fence.live, tx).catch(() => undefined);
-      return writeRunEnding(tx, this.events, run, {
-        status,
-        result,
-        epoch: fence.epoch,
-        state: fence.state,
-        ancestors,
-      });
-    });
-    if (won) this.bus.emit(RUN_FINISHED, { runId: run.id, orgId: run.orgId, status, surface: run.surface });
-    return won;
-  }
-
   /** An event of a run this process just created (unfenced: it holds the run from birth), in `tx`. */
   async appendEvent<K extends RunEventType>(run: AgentRun, type: K, data: RunEventMap[K], tx: RunTx): Promise<void> {
     await this.events.appendIf(
@@ -162,16 +114,6 @@ export class RunStore {
       { run_id: run.id, surface: run.surface, ...data },
       { runner: tx.m, batch: tx.batch },
     );
-  }
-
-  /**
-   * The driver ends its run (fenced by its epoch); when it wins, the outcome is kept on `live` (no read to report
-   * it).
-   */
-  async finishLive(live: LiveRun, status: FinalRunStatus, result: RunResult, state?: RunState): Promise<boolean> {
-    const won = await this.finish(live.run, status, result, { epoch: live.epoch, state, live });
-    if (won) live.outcome = { runId: live.run.id, status, answer: result.answer ?? null, error: result.error ?? null };
-    return won;
   }
 
   /**

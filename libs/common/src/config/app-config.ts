@@ -3,132 +3,25 @@ import { ConfigService } from '@nestjs/config';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { AuthSettings } from './auth-settings.js';
 import { commaList, keyValuePairs, matchesNamePattern } from './env-lists.js';
-import { DEV_AUTH_SECRET_DEFAULT, type Environment, type EnvironmentInput } from './environment.js';
 import { DEFAULT_LLM_KEY_ORIGINS, parseLlmKeyOrigins } from './llm-key-origins.js';
 
-/** Typed, validated configuration. The only place in the app that knows environment variable names. */
+/**
+ * Typed, validated configuration. With its layers — the server (server-settings.ts) and who signs in
+ * (auth-settings.ts) — the only place in the app that knows environment variable names; here: what runs inside it.
+ */
 @Injectable()
-export class AppConfig {
-  private readonly env: Environment & { raw: EnvironmentInput };
+export class AppConfig extends AuthSettings {
   readonly instanceId: string;
   private readonly llmKeyOrigins: Map<string, string>;
 
   constructor(config: ConfigService) {
-    this.env = config.getOrThrow('warden');
+    super(config.getOrThrow('warden'));
     // Validated at boot (environment.ts): only a malformed default could be null.
     this.llmKeyOrigins =
       parseLlmKeyOrigins(this.env.LLM_KEY_ORIGINS ?? DEFAULT_LLM_KEY_ORIGINS) ?? new Map<string, string>();
     this.instanceId = this.env.INSTANCE_ID ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-  }
-
-  get port(): number {
-    return this.env.PORT ?? 3000;
-  }
-  get host(): string {
-    return this.env.HOST ?? '0.0.0.0';
-  }
-  get publicUrl(): string {
-    return (this.env.PUBLIC_URL ?? `http://127.0.0.1:${this.port}`).replace(/\/$/, '');
-  }
-  get logLevel(): string {
-    return this.env.LOG_LEVEL ?? (this.env.NODE_ENV === 'test' ? 'warn' : 'info');
-  }
-  get isTest(): boolean {
-    return this.env.NODE_ENV === 'test';
-  }
-  get isProduction(): boolean {
-    return this.env.NODE_ENV === 'production';
-  }
-  /** Pretty, human-readable logs for a person at a terminal; JSON lines for machines and production. */
-  get prettyLogs(): boolean {
-    return !this.isProduction && !this.isTest && process.stdout.isTTY;
-  }
-  /** The built web console (apps/console), served at `/`. */
-  get consoleDir(): string {
-    return path.resolve(this.env.CONSOLE_DIR ?? './dist/console');
-  }
-
-  get databaseUrl(): string | undefined {
-    return this.env.DATABASE_URL;
-  }
-  get usesPglite(): boolean {
-    return !this.env.DATABASE_URL;
-  }
-  get pgliteDir(): string {
-    return path.resolve(this.env.PGLITE_DIR ?? './data/pglite');
-  }
-  /** Directory for embedded-mode state (PGlite data, generated encryption key). */
-  get dataDir(): string {
-    return path.dirname(this.pgliteDir);
-  }
-  get skipMigrations(): boolean {
-    return this.env.DB_SKIP_MIGRATIONS ?? false;
-  }
-  get dbPoolSize(): number {
-    return this.env.DB_POOL_SIZE ?? 10;
-  }
-  /** Never in production: the demo seed prints an admin token and points a connector at the demo OA API. */
-  get seedDemo(): boolean {
-    return !this.isProduction && (this.env.SEED_DEMO ?? this.usesPglite);
-  }
-  get demoOaEnabled(): boolean {
-    return !this.isProduction;
-  }
-
-  get authMode(): 'dev' | 'oidc' {
-    return (
-      (this.env.AUTH_MODE as 'dev' | 'oidc' | undefined) ??
-      (this.env.OIDC_ISSUER || this.env.OIDC_JWKS_URL ? 'oidc' : 'dev')
-    );
-  }
-  get devSecret(): string {
-    return this.env.AUTH_DEV_SECRET ?? DEV_AUTH_SECRET_DEFAULT;
-  }
-  get devSecretIsDefault(): boolean {
-    return !this.env.AUTH_DEV_SECRET;
-  }
-  /** The console's dev sign-in form mints tokens for anyone: dev auth outside production only. */
-  get devSignIn(): boolean {
-    return this.authMode === 'dev' && !this.isProduction;
-  }
-  get oidcIssuer(): string | undefined {
-    return this.env.OIDC_ISSUER;
-  }
-  get oidcJwksUrl(): string | undefined {
-    return this.env.OIDC_JWKS_URL;
-  }
-  get oidcAudience(): string | undefined {
-    return this.env.OIDC_AUDIENCE;
-  }
-  /** Longest accepted token lifetime (exp - iat); a token without exp is refused. */
-  get tokenMaxLifetimeS(): number {
-    return this.env.AUTH_TOKEN_MAX_LIFETIME_S ?? 30 * 24 * 3600;
-  }
-  /** The console's public OIDC client (authorization code + PKCE, no secret). */
-  get oidcClientId(): string | undefined {
-    return this.env.OIDC_CLIENT_ID;
-  }
-  /** What the console asks its IdP for: the OpenID scopes, then OIDC_SCOPES (e.g. Entra ID's scope for the API). */
-  get oidcConsoleScope(): string {
-    return ['openid profile email', this.env.OIDC_SCOPES].filter(Boolean).join(' ');
-  }
-  /** The claim naming the user (their Warden `sub`, and the SCIM userName the directory provisions). */
-  get userClaim(): string {
-    return this.env.AUTH_USER_CLAIM ?? 'sub';
-  }
-  get orgClaim(): string {
-    return this.env.AUTH_ORG_CLAIM ?? 'org_id';
-  }
-  get rolesClaim(): string {
-    return this.env.AUTH_ROLES_CLAIM ?? 'roles';
-  }
-  /** Token claims that carry chat identities, as [platform, claim] pairs (`AUTH_IDENTITY_CLAIMS`). */
-  get identityClaims(): Array<[platform: 'feishu' | 'slack' | 'wecom', claim: string]> {
-    return (this.env.AUTH_IDENTITY_CLAIMS ?? '')
-      .split(',')
-      .filter(Boolean)
-      .map((pair) => pair.split('=') as ['feishu' | 'slack' | 'wecom', string]);
   }
 
   get encryptionKey(): string | undefined {

@@ -135,11 +135,11 @@ export interface RunEventMap {
   plan_rejected: { problems: string[] };
   /** Part of the answer as it streams. Emitted by AnswerDeltaStream; read by the console. */
   answer_delta: { content: string };
-  /** The final answer. Emitted by RunStore.finish; read by the console (replaces the deltas) and the trace. */
+  /** The final answer. Emitted by RunFinisher.finish; read by the console (replaces the deltas) and the trace. */
   answer: { content: string; usage?: RunEventTokenUsage };
-  /** Why the run failed. Emitted by RunStore.finish; read by the trace and console. */
+  /** Why the run failed. Emitted by RunFinisher.finish; read by the trace and console. */
   error: { message: string };
-  /** Always last, once. Emitted by RunStore.finish; read by the SSE writer and waitForRun (the end of a stream). */
+  /** Always last, once. Emitted by RunFinisher.finish; read by the SSE writer and waitForRun (the end of a stream). */
   done: { run_id: string; status: RunEventFinalStatus };
 }
 

@@ -63,7 +63,7 @@ describe('a vote that decides alone is one statement', () => {
       tier: null,
       approvalsRequired: approvals,
       decisiveFields: [],
-      policy: { approvers: ['org_members'], tiers: [] },
+      policy: { approvers: ['org_members'], approverScope: 'initiator', forbidSelfApproval: false, tiers: [] },
       policyVersion: 'v1',
     });
     return row;

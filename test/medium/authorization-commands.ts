@@ -27,7 +27,7 @@ import {
   type DbModel as Model,
   type PolicyName,
 } from './authorization-reference.js';
-import type { Instance } from './authorization-instance.js';
+import { INBOX_REQUEST, type Instance } from './authorization-instance.js';
 import type { MediumDb } from './medium-db.js';
 
 /**
@@ -97,20 +97,12 @@ export class Ask implements Cmd {
     const { row } = await real.instances[this.on].store.insertOrGet({
       ...fixed,
       orgId: real.db.orgId,
-      agentId: null,
-      agentName: null,
+      ...INBOX_REQUEST,
       runId: real.runId,
       callId: ctx.callId,
       tool: TOOL,
       args: ctx.toolArgs,
       argsDigest: digest,
-      requestedBy: null,
-      approverScope: 'initiator',
-      agentOwnerId: null,
-      forbidSelfApproval: false,
-      channelId: 'none',
-      channelType: 'inbox',
-      timeoutS: 600,
       argsSchema: SCHEMA,
     });
     m.requests.push({ id: row.id, amount: this.amount, openedUnder: m.policy, sent: false });

@@ -75,3 +75,30 @@ export function instance(db: MediumDb, members: Map<string, MemberView>): Instan
   );
   return { store, decisions, standing, reassignment };
 }
+
+/** What the medium tests' requests share: an inbox request of no agent, asked by nobody in particular. */
+export const INBOX_REQUEST = {
+  agentId: null,
+  agentName: null,
+  requestedBy: null,
+  approverScope: 'initiator',
+  agentOwnerId: null,
+  forbidSelfApproval: false,
+  channelId: 'none',
+  channelType: 'inbox',
+  timeoutS: 600,
+} as const;
+
+/** A new user, member of the medium database's org with `roles`. */
+export async function addMember(db: MediumDb, sub: string, roles: string[] = []): Promise<MemberView> {
+  const [{ id }] = await db.dataSource.query<Array<{ id: string }>>(
+    `INSERT INTO users (sub, name) VALUES ($1, $1) RETURNING id`,
+    [sub],
+  );
+  await db.dataSource.query(`INSERT INTO org_members (org_id, user_id, roles) VALUES ($1, $2, $3)`, [
+    db.orgId,
+    id,
+    roles,
+  ]);
+  return { userId: id, sub, email: null, name: sub, roles, identities: {} };
+}

@@ -2,7 +2,7 @@ import type { MemberView } from '@warden/auth';
 import { randomUUID } from 'node:crypto';
 import * as fc from 'fast-check';
 import { Ask, ChangePolicy, Decide, Reassign, Send, type Real } from './authorization-commands.js';
-import { instance, type Instance } from './authorization-instance.js';
+import { addMember, instance, type Instance } from './authorization-instance.js';
 import { ADMINS, PEOPLE, type DbModel as Model } from './authorization-reference.js';
 import { mediumDb, type MediumDb } from './medium-db.js';
 
@@ -52,18 +52,8 @@ describe('authorization kernel and stores against the reference model (PostgreSQ
   beforeAll(async () => {
     db = await mediumDb();
     for (const sub of PEOPLE) {
-      const [{ id }] = await db.dataSource.query<Array<{ id: string }>>(
-        `INSERT INTO users (sub, name) VALUES ($1, $1) RETURNING id`,
-        [sub],
-      );
-      const roles = ADMINS.has(sub) ? ['admin'] : [];
-      await db.dataSource.query(`INSERT INTO org_members (org_id, user_id, roles) VALUES ($1, $2, $3)`, [
-        db.orgId,
-        id,
-        roles,
-      ]);
-      const member = { userId: id, sub, email: null, name: sub, roles, identities: {} };
-      users.set(sub, member).set(id, member);
+      const member = await addMember(db, sub, ADMINS.has(sub) ? ['admin'] : []);
+      users.set(sub, member).set(member.userId, member);
     }
     const byId = new Map([...users.values()].map((u) => [u.userId, u]));
     instances = [instance(db, byId), instance(db, byId)];

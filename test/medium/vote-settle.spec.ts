@@ -4,7 +4,7 @@ import { actionDigest } from '@warden/hooks';
 import { randomUUID } from 'node:crypto';
 // Narrow imports: the stores and the decision path, no app, no HTTP.
 import { ConfirmationStatus } from '../../libs/confirmations/src/confirmation.types.js';
-import { instance, type Instance } from './authorization-instance.js';
+import { addMember, INBOX_REQUEST, instance, type Instance } from './authorization-instance.js';
 import { mediumDb, type MediumDb } from './medium-db.js';
 
 /**
@@ -24,15 +24,8 @@ describe('a vote that decides alone is one statement', () => {
   beforeAll(async () => {
     db = await mediumDb();
     for (const sub of PEOPLE) {
-      const [{ id }] = await db.dataSource.query<Array<{ id: string }>>(
-        `INSERT INTO users (sub, name) VALUES ($1, $1) RETURNING id`,
-        [sub],
-      );
-      await db.dataSource.query(`INSERT INTO org_members (org_id, user_id, roles) VALUES ($1, $2, '{}')`, [
-        db.orgId,
-        id,
-      ]);
-      users.set(id, { userId: id, sub, email: null, name: sub, roles: [], identities: {} });
+      const member = await addMember(db, sub);
+      users.set(member.userId, member);
     }
     one = instance(db, users);
   });
@@ -45,20 +38,12 @@ describe('a vote that decides alone is one statement', () => {
     const args = { id: 'PO', amount: 100 };
     const { row } = await one.store.insertOrGet({
       orgId: db.orgId,
-      agentId: null,
-      agentName: null,
+      ...INBOX_REQUEST,
       runId: randomUUID(),
       callId: randomUUID(),
       tool: TOOL,
       args,
       argsDigest: actionDigest(TOOL, args),
-      requestedBy: null,
-      approverScope: 'initiator',
-      agentOwnerId: null,
-      forbidSelfApproval: false,
-      channelId: 'none',
-      channelType: 'inbox',
-      timeoutS: 600,
       approvers: ['org_members'],
       tier: null,
       approvalsRequired: approvals,

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { HttpFake } from '../fakes/http-fake.js';
 import { until } from '../support/eventually.js';
 import type { TestApp } from '../support/test-app.js';
-import { openChat, RuntimeTestHooksModule, type LiveChat } from './runtime-helpers.js';
+import { openChat, RuntimeTestHooksModule, TestMutateAfterApprovalHook, type LiveChat } from './runtime-helpers.js';
 
 const HOOKS_DIR = path.resolve('test/fixtures/hooks');
 
@@ -155,7 +155,7 @@ describe('gate integrity: the gate sees the final action, approvals bind to what
       ({ t, oa, db, admin } = app);
     });
 
-    it('args changed in place after the approval (a misbehaving hook) are caught immediately before the send', async () => {
+    it('args changed in place after the approval was asked (a misbehaving hook) are caught immediately before the send', async () => {
       const agent = await createAgent({
         ...payScript({ id: 'PO-MUT', amount: 60_000 }),
         hooks: { class_hooks: ['test_mutate_after_approval'] },
@@ -163,6 +163,7 @@ describe('gate integrity: the gate sees the final action, approvals bind to what
       const run = openChat(t, admin, { agent_id: agent, message: 'pay PO-MUT' });
       const pending = (await run.next('confirmation_pending')).data;
       expect(pending.args).toEqual({ id: 'PO-MUT', amount: 60_000 });
+      inProcess!.t.app.get(TestMutateAfterApprovalHook).changeHeldArgs();
       expect((await decide(pending.confirmation_id, 'approve')).status).toBe(200);
       const obs = await observation(run);
       expect(obs).toMatchObject({ blocked: true, blocked_by: 'confirmation_gate' });

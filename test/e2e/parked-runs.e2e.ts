@@ -2,7 +2,7 @@ import { ParkedRunResumer, RunExecutor } from '@warden/agents';
 import { startOaApp, type OaApp } from './oa-app.js';
 import { until } from '../support/eventually.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { openChat, RuntimeTestHooksModule, type LiveChat } from './runtime-helpers.js';
+import { openChat, RuntimeTestHooksModule, TestMutateAfterApprovalHook, type LiveChat } from './runtime-helpers.js';
 
 interface RunRow {
   status: string;
@@ -101,6 +101,7 @@ describe('parked runs: a run waiting for an approval costs nothing until it is d
     const agent = await payAgent('PO-MUT', { hooks: { class_hooks: ['test_mutate_after_approval'] } });
     const run = openChat(app.t, app.admin, { agent_id: agent, message: 'pay PO-MUT' });
     const { confirmationId } = await pendingOf(run);
+    app.t.app.get(TestMutateAfterApprovalHook).changeHeldArgs();
     expect((await decide(app.t, confirmationId, 'approve')).status).toBe(200);
     await run.finished;
     expect(paysOf('PO-MUT').map((r) => r.body)).toEqual([{ amount: 60_000 }]);

@@ -1,8 +1,10 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { MemberView } from '@warden/auth';
 import { ConflictError } from '@warden/common';
 import { actionDigest } from '@warden/hooks';
 import { randomUUID } from 'node:crypto';
 // Narrow imports: the stores and the decision path, no app, no HTTP.
+import { ConfirmationVotesStore } from '../../libs/confirmations/src/confirmation-votes.store.js';
 import { ConfirmationStatus } from '../../libs/confirmations/src/confirmation.types.js';
 import { addMember, INBOX_REQUEST, instance, type Instance } from './authorization-instance.js';
 import { mediumDb, type MediumDb } from './medium-db.js';
@@ -105,6 +107,30 @@ describe('a vote that decides alone is one statement', () => {
         votes[0].decision === 'approve' ? [votes[0].user_id] : [],
       );
     }
+  });
+
+  it('the approval completing a quorum of two, its settlement lost after the vote: the next attempt settles it', async () => {
+    const row = await ask(2);
+    expect((await decide(row.id, 'eli', 'approve')).status).toBe(ConfirmationStatus.Pending);
+    // Fay's vote committed, the statement settling after it never did (a dropped connection, a crash).
+    const votes = new ConfirmationVotesStore(db.dataSource, new EventEmitter2());
+    const counted = await votes.record({
+      confirmationId: row.id,
+      userId: idOf('fay'),
+      userName: 'fay',
+      decision: 'approve',
+      platform: null,
+      externalId: null,
+      approvers: ['org_members'],
+      tier: null,
+      argsDigest: row.argsDigest,
+      policyVersion: 'v1',
+    });
+    expect(counted).toMatchObject({ status: ConfirmationStatus.Pending, approvalsGiven: 2 });
+    const settled = await decide(row.id, 'fay', 'approve');
+    expect(settled.status).toBe(ConfirmationStatus.Approved);
+    expect(settled.grants?.map((g) => g.principal)).toEqual([idOf('eli'), idOf('fay')]);
+    await expect(decide(row.id, 'fay', 'approve')).rejects.toBeInstanceOf(ConflictError);
   });
 
   it('a request that needs two approvals by the time the vote is applied: counted, left pending', async () => {

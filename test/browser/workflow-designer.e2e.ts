@@ -205,3 +205,24 @@ it("the designer's main actions work with the keyboard: add, select, connect, de
   await press('Save workflow');
   await page.getByText('Saved keyboard-wf').waitFor();
 }, 120_000);
+
+it("a target chosen in one node's 'Connect to' does not follow to the next node selected", async () => {
+  await page.goto('/workflows/new');
+  await page.getByLabel('Workflow name').fill('panel-per-node');
+  await page.getByRole('button', { name: 'Add end node', exact: true }).click();
+  await page.getByRole('button', { name: 'Add connector node', exact: true }).click();
+  await page.getByRole('button', { name: 'Add connector node', exact: true }).click();
+  await page.getByRole('region', { name: 'Node connector_2' }).waitFor();
+  await page.locator('.react-flow__node[data-id="connector_1"]').click();
+  await page.getByRole('region', { name: 'Node connector_1' }).waitFor();
+  const target = page.getByRole('combobox', { name: 'Connect to', exact: true });
+  await target.click();
+  await page.getByRole('option', { name: 'end (end)' }).click();
+  await page.locator('input[value="end (end)"]').waitFor();
+  // Chosen but not connected; the designer moves to another node: its panel starts with nothing chosen, so its
+  // Connect cannot draw an edge the designer picked for connector_1.
+  await page.locator('.react-flow__node[data-id="connector_2"]').click();
+  await page.getByRole('region', { name: 'Node connector_2' }).waitFor();
+  expect(await target.inputValue()).toBe('');
+  expect(await page.getByRole('button', { name: 'Connect', exact: true }).isDisabled()).toBe(true);
+}, 120_000);

@@ -139,6 +139,8 @@ export function WorkflowDesigner() {
               <Grid.Col span={{ base: 12, md: 4 }}>
                 {selectedNode ? (
                   <NodePanel
+                    // One panel per node: what was chosen but not applied on one node never carries over to another.
+                    key={selectedNode.id}
                     def={def}
                     node={selectedNode}
                     problems={byNode.get(selectedNode.id) ?? []}

@@ -24,6 +24,8 @@ const SECRET = 'scale-bench-dev-secret-0123456789abcdef';
 const LEASE_MS = 15_000;
 const RECOVERY_MS = 5_000;
 const COUNTER = path.resolve(import.meta.dirname, '../test/support/statement-counter.cjs');
+/** A directory for each instance's V8 CPU profile of the whole bench (written when it stops): where a decision's time goes. */
+const CPU_PROF_DIR = process.env.SCALE_CPU_PROF;
 
 async function main(): Promise<void> {
   const db = await createBenchDatabase('scale');
@@ -48,12 +50,16 @@ async function main(): Promise<void> {
       STATEMENT_COUNTER_RECENT: '30',
       RUN_LEASE_MS: String(LEASE_MS),
       RUN_RECOVERY_MS: String(RECOVERY_MS),
+      ...(process.env.WARDEN_PREPARE ? { WARDEN_PREPARE: '1' } : {}),
     };
     // The first instance migrates the new database; the others start on it.
     for (let i = 0; i < INSTANCES; i++) {
       const extra = { INSTANCE_ID: `scale-${i}`, ...(i > 0 ? { DB_SKIP_MIGRATIONS: '1' } : {}) };
       servers.push(
-        await startServerProcess({ ...env, ...extra }, { nodeArgs: ['--require', COUNTER], timeoutMs: 120_000 }),
+        await startServerProcess(
+          { ...env, ...extra },
+          { nodeArgs: ['--require', COUNTER, ...cpuProfArgs(i)], timeoutMs: 120_000 },
+        ),
       );
     }
     const token = await mintDevToken(SECRET, { sub: 'alice', org: 'acme', roles: ['admin'] });
@@ -94,12 +100,17 @@ async function main(): Promise<void> {
         `max ${Math.max(...done).toFixed(1)} ms (target p99 <= 250 ms)`,
     );
   } finally {
-    for (const s of servers) s.child.kill('SIGKILL');
+    // A profiled instance stops gracefully so that V8 writes its profile.
+    for (const s of servers) s.child.kill(CPU_PROF_DIR ? 'SIGTERM' : 'SIGKILL');
     await Promise.all(servers.map((s) => s.exited));
     await llm.close();
     await oa.close();
     await db.drop();
   }
+}
+
+function cpuProfArgs(instance: number): string[] {
+  return CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`, `--cpu-prof-name=instance-${instance}.cpuprofile`] : [];
 }
 
 await main();

@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from './migrations/index.js';
+import { NamingClient } from './named-statements.js';
 import { SnakeNamingStrategy } from './snake-naming.strategy.js';
 
 export interface DatabaseTarget {
@@ -59,14 +60,18 @@ function keepErrorsHandled(client: { on(event: 'error', listener: (err: Error) =
  * The one set of DataSource options, used by the app, the CLI (ormconfig.ts) and tests. `idleInTransactionMs`: the
  * server ends a session that sits idle inside a transaction that long — a process paused (SIGSTOP, VM freeze) in the
  * middle of a run's transaction holds row locks that would keep every other instance from taking its runs over.
+ * `namedStatements`: long statements are prepared once per connection (named-statements.ts); PGlite's single
+ * session is left as it was.
  */
 export function buildDataSourceOptions(
   target: DatabaseTarget,
   poolSize: number,
   idleInTransactionMs?: number,
+  namedStatements = true,
 ): DataSourceOptions {
   const idleLimit =
     !target.embedded && idleInTransactionMs ? { idle_in_transaction_session_timeout: idleInTransactionMs } : {};
+  const client = !target.embedded && namedStatements ? { Client: NamingClient } : {};
   return {
     type: 'postgres',
     url: target.url,
@@ -82,6 +87,7 @@ export function buildDataSourceOptions(
       connectionTimeoutMillis: 10_000,
       onConnect: keepErrorsHandled,
       ...idleLimit,
+      ...client,
     },
   };
 }

@@ -21,7 +21,12 @@ import { runMigrationsOnce } from './migrate-once.js';
       useFactory: (config: AppConfig, target: DatabaseTarget) => ({
         // A run's transactions never wait on anything outside the database:
         // one idle past the lease is a paused process.
-        ...buildDataSourceOptions(target, config.dbPoolSize, Math.max(5_000, config.runLeaseMs)),
+        ...buildDataSourceOptions(
+          target,
+          config.dbPoolSize,
+          Math.max(5_000, config.runLeaseMs),
+          config.dbNamedStatements,
+        ),
         autoLoadEntities: true,
         retryAttempts: 2,
         retryDelay: 500,

@@ -61,6 +61,11 @@ describe('validateEnvironment', () => {
     expect(() => validateEnvironment({ HOOK_TIMING: 'always' })).toThrow(/HOOK_TIMING/);
   });
 
+  it('names DB_NAMED_STATEMENTS unless it is a yes or a no (a typo must not switch prepared statements off)', () => {
+    expect(() => validateEnvironment({ DB_NAMED_STATEMENTS: 'off' })).not.toThrow();
+    expect(() => validateEnvironment({ DB_NAMED_STATEMENTS: 'nope' })).toThrow(/DB_NAMED_STATEMENTS/);
+  });
+
   it('rejects an unknown AUTH_MODE and a short dev secret', () => {
     expect(() => validateEnvironment({ AUTH_MODE: 'none' })).toThrow(/AUTH_MODE/);
     expect(() => validateEnvironment({ AUTH_DEV_SECRET: 'short' })).toThrow(/AUTH_DEV_SECRET/);

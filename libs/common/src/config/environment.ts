@@ -56,6 +56,11 @@ export class Environment {
   @IsOptional() @IsString() PGLITE_DIR?: string;
   @IsOptional() @Transform(toBool) @IsBoolean() DB_SKIP_MIGRATIONS?: boolean;
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(200) DB_POOL_SIZE?: number;
+  /** Long statements prepared once per connection; off for a pooler that cannot keep them. */
+  @IsOptional()
+  @Transform(toStrictBool)
+  @IsBoolean({ message: 'DB_NAMED_STATEMENTS must be 1 or 0 (true/false, yes/no, on/off)' })
+  DB_NAMED_STATEMENTS?: boolean;
   @IsOptional() @Transform(toBool) @IsBoolean() SEED_DEMO?: boolean;
 
   @IsOptional() @IsIn(['dev', 'oidc'], { message: 'AUTH_MODE must be "dev" or "oidc"' }) AUTH_MODE?: string;

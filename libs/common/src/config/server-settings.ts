@@ -58,6 +58,10 @@ export class ServerSettings {
   get dbPoolSize(): number {
     return this.env.DB_POOL_SIZE ?? 10;
   }
+  /** Off for a pooler that cannot keep prepared statements (PgBouncer in transaction mode before 1.21). */
+  get dbNamedStatements(): boolean {
+    return this.env.DB_NAMED_STATEMENTS ?? true;
+  }
   /** Never in production: the demo seed prints an admin token and points a connector at the demo OA API. */
   get seedDemo(): boolean {
     return !this.isProduction && (this.env.SEED_DEMO ?? this.usesPglite);

@@ -50,7 +50,6 @@ async function main(): Promise<void> {
       STATEMENT_COUNTER_RECENT: '30',
       RUN_LEASE_MS: String(LEASE_MS),
       RUN_RECOVERY_MS: String(RECOVERY_MS),
-      ...(process.env.WARDEN_PREPARE ? { WARDEN_PREPARE: '1' } : {}),
     };
     // The first instance migrates the new database; the others start on it.
     for (let i = 0; i < INSTANCES; i++) {
@@ -110,7 +109,9 @@ async function main(): Promise<void> {
 }
 
 function cpuProfArgs(instance: number): string[] {
-  return CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`, `--cpu-prof-name=instance-${instance}.cpuprofile`] : [];
+  return CPU_PROF_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`, `--cpu-prof-name=instance-${instance}.cpuprofile`]
+    : [];
 }
 
 await main();

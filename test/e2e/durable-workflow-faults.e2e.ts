@@ -46,7 +46,7 @@ describe('durable workflow runs under faults (server processes, PostgreSQL)', ()
     const started = await h.api(a, 'POST', `/api/workflows/${wf.body.id}/runs`, { inputs: {} });
     expect(started.status).toBe(202);
     const runId = started.body.run_id as string;
-    const confirmationId = await until(
+    await until(
       'the agent node waits for approval',
       async () =>
         (await h!.sql.query(`SELECT id FROM confirmation_requests WHERE status = 'pending'`)).rows[0]?.id as
@@ -75,9 +75,14 @@ describe('durable workflow runs under faults (server processes, PostgreSQL)', ()
           'instance-a',
     );
 
-    expect(
-      (await h.api(b, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status,
-    ).toBe(200);
+    // The request the run waits on now: A stopped between asking and writing its turn leaves the first one expired
+    // once B redoes the turn and asks again (lost-turn-approval.e2e.ts); a decision on it then answers 409.
+    await until('an approval of the request the run waits on', async () => {
+      const { rows } = await h!.sql.query(`SELECT id FROM confirmation_requests WHERE status = 'pending'`);
+      if (rows.length !== 1) return undefined;
+      const res = await h!.api(b, 'POST', `/api/confirmations/${rows[0].id}/decision`, { decision: 'approve' });
+      return res.status === 200;
+    });
     const done = await until('the workflow ends', async () => {
       const r = (await h!.api(b, 'GET', `/api/workflow-runs/${runId}`)).body;
       return ['completed', 'failed'].includes(r.status) ? r : undefined;

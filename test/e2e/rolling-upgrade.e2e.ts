@@ -101,7 +101,11 @@ describe('rolling upgrade N -> N+1 with runs waiting (server processes, PostgreS
     const roll = async (name: 'a' | 'b') => {
       const old = servers[name];
       old.child.kill('SIGTERM');
-      await until(`${name} to report draining`, () => proxy.draining(old));
+      // Seen failing once on a loaded machine (the full suite on 2 cores): say whether it had already exited, and how.
+      await until(`${name} to report draining`, () => proxy.draining(old)).catch((err: unknown) => {
+        const how = `exit code ${old.child.exitCode}, signal ${old.child.signalCode}`;
+        throw new Error(`${(err as Error).message} (${how})\n${old.output().slice(-3000)}`);
+      });
       await decide(5);
       releaseInFlight();
       await decide(5);

@@ -6,6 +6,7 @@ import { AppConfig, OnBus } from '@warden/common';
 import { approvalCardOf } from './approval-card.js';
 import { BatchCards } from './batch/batch-cards.js';
 import { ConfirmationStore } from './confirmation.store.js';
+import { LOST_TURN_APPROVALS_EXPIRED } from './run-port/run-port.js';
 import { CONFIRMATION_SETTLED, ConfirmationStatus, type ConfirmationRequest } from './confirmation.types.js';
 
 export function toDecidedCard(row: ConfirmationRequest): DecidedCard {
@@ -83,6 +84,15 @@ export class ConfirmationCards {
       }
     } catch (err) {
       this.logger.warn(`could not update the cards of cancelled run ${event.runId}: ${(err as Error).message}`);
+    }
+  }
+
+  /** Requests of a model turn lost with its server, expired by the engine that redid the turn (run-port.ts). */
+  @OnBus(LOST_TURN_APPROVALS_EXPIRED, { async: true })
+  async onLostTurnExpired(event: { confirmationIds: string[] }): Promise<void> {
+    for (const id of event.confirmationIds) {
+      const row = await this.store.findById(id).catch(() => null);
+      if (row?.status === ConfirmationStatus.Expired) await this.markCardDecided(row);
     }
   }
 

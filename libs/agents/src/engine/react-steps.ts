@@ -141,7 +141,8 @@ export class ReactSteps {
     if (next.pending_calls.length === 1 && live.ancestors.length === 0) {
       // One call, no ancestor stream: the run's next write carries the turn — the call's execution mark when its
       // hooks let it run (one statement less), else the gate's event or the call's outcome (RunStore.writeRun).
-      // Nothing outside has been acted on before it, so a crash before it only redoes this turn.
+      // Nothing has been sent before it, so a crash before it only redoes this turn (an approval the gate asked for
+      // in between expires when the run resumes: ToolCallRecovery).
       live.deferred.push(...events);
       live.turn = { state: next, record };
       for (const c of next.pending_calls) live.fresh.add(c.call_id);

@@ -1,7 +1,12 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import type { Bus } from '@warden/common';
+import { expireUnrecordedConfirmations, LOST_TURN_APPROVALS_EXPIRED } from '@warden/confirmations/run-port';
 import { markAuditInterrupted } from '@warden/hooks';
 import { DataSource } from 'typeorm';
+import type { RunState } from '../runs/run.entity.js';
 import type { LiveRun } from './live-run.js';
+import { holdsRun } from './run-fence.js';
 import { ToolCallStore } from './tool-call.store.js';
 
 /** What the model and the stream are told about a call that was executing when its server stopped. */
@@ -21,6 +26,7 @@ export class ToolCallRecovery {
   constructor(
     private readonly dataSource: DataSource,
     private readonly store: ToolCallStore,
+    @Inject(EventEmitter2) private readonly bus: Bus,
   ) {}
 
   /**
@@ -31,6 +37,7 @@ export class ToolCallRecovery {
    */
   async settleInterrupted(live: LiveRun): Promise<void> {
     const runId = live.run.id;
+    await this.expireLostTurnApprovals(live);
     await this.store.releaseUnsent(live);
     for (const call of await this.store.running(runId)) {
       const content = interruptedObservation(call.call_id);
@@ -62,4 +69,28 @@ export class ToolCallRecovery {
       });
     }
   }
+
+  /**
+   * A run resumed before its model turn (another process stopped in that turn) redoes the turn: approvals asked for
+   * the lost turn's calls — asked, then the process stopped before the turn was written — can never be acted on and
+   * expire (confirmations' run port). Only then: a run resumed in its tool turn has its calls recorded.
+   */
+  private async expireLostTurnApprovals(live: LiveRun): Promise<void> {
+    const state = live.run.state;
+    if (state.phase !== 'llm' && state.phase !== 'start') return;
+    const expired = await this.dataSource.transaction((m) =>
+      expireUnrecordedConfirmations(m, live.run.id, recordedCallIds(state), { sql: holdsRun(3), params: [live.epoch] }),
+    );
+    if (expired.length === 0) return;
+    this.logger.warn(
+      { runId: live.run.id, confirmations: expired },
+      'approvals asked in a model turn lost with its server expired; the run asks again',
+    );
+    this.bus.emit(LOST_TURN_APPROVALS_EXPIRED, { confirmationIds: expired });
+  }
+}
+
+/** The calls of every model turn the run's state recorded. */
+function recordedCallIds(state: RunState): string[] {
+  return state.messages.flatMap((m) => ('tool_calls' in m ? (m.tool_calls ?? []).map((c) => c.id) : []));
 }

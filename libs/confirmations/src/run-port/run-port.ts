@@ -7,6 +7,14 @@ import type { EntityManager } from 'typeorm';
  * imports nothing of @warden/agents, so the engine can import it (`@warden/confirmations/run-port`) without a cycle.
  */
 
+/** Emitted by the engine after it expired requests of a lost model turn (their cards then show them expired). */
+export const LOST_TURN_APPROVALS_EXPIRED = 'confirmations.lost-turn-expired';
+declare module '@warden/common' {
+  interface BusEvents {
+    [LOST_TURN_APPROVALS_EXPIRED]: { confirmationIds: string[] };
+  }
+}
+
 /** The confirmations' NOTIFY channel (what ConfirmationWaiter listens to). */
 const CONFIRMATION_NOTIFY_CHANNEL = 'confirmation_decided';
 
@@ -50,6 +58,8 @@ interface ExpiredRequest {
 }
 
 const CANCELLED = 'the run was cancelled';
+/** The reason of an approval whose call was lost with a model turn that its run then redid (see below). */
+export const LOST_TURN = 'the model turn that asked for it was lost when its server stopped; the run asked again';
 
 /**
  * A cancelled run's pending approvals expire with it (same transaction), each with its chained `confirmation.expired`
@@ -57,20 +67,46 @@ const CANCELLED = 'the run was cancelled';
  * their waiters on every instance, and a decision arriving later finds the row expired (409).
  */
 export async function expirePendingConfirmations(m: EntityManager, runId: string): Promise<void> {
+  await expireWhere(m, CANCELLED, 'run_id = $1', [runId]);
+}
+
+/**
+ * A run's model turn with one call is written with the call's next write (the gate's `confirmation_pending`), so a
+ * process stopped between asking for an approval and that write leaves a pending request for a call the run never
+ * recorded; whoever resumes the run redoes the turn and asks again. Such requests (of `runId`, for none of
+ * `recordedCallIds`) expire, audited, instead of waiting forever on a card nobody's approval can act on. `held`: the
+ * engine's fence, SQL on `$1` (the run) and its `params` numbered from `$3`.
+ */
+export async function expireUnrecordedConfirmations(
+  m: EntityManager,
+  runId: string,
+  recordedCallIds: string[],
+  held: { sql: string; params: unknown[] },
+): Promise<string[]> {
+  const where = `run_id = $1 AND NOT (call_id = ANY($2::text[])) AND ${held.sql}`;
+  return expireWhere(m, LOST_TURN, where, [runId, recordedCallIds, ...held.params]);
+}
+
+/** Expires the pending requests matching `where`, each with its chained `confirmation.expired` event; their ids. */
+async function expireWhere(m: EntityManager, reason: string, where: string, params: unknown[]): Promise<string[]> {
   const expired = await m.query<ExpiredRequest[]>(
     `WITH expired AS (
        UPDATE confirmation_requests SET status = 'expired', responded_at = now(), responded_by_name = 'system',
-              reason = '${CANCELLED}', updated_at = now()
-        WHERE run_id = $1 AND status = 'pending'
+              reason = '${reason}', updated_at = now()
+        WHERE status = 'pending' AND ${where}
         RETURNING id, org_id, run_id, call_id, agent_id, tool, args_digest, requested_by,
                   approvals_given, approvals_required, tier)
      SELECT expired.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', id::text) FROM expired`,
-    [runId],
+    params,
   );
-  await appendAuditEvents(m, expired.map(expiredEvent));
+  await appendAuditEvents(
+    m,
+    expired.map((r) => expiredEvent(r, reason)),
+  );
+  return expired.map((r) => r.id);
 }
 
-function expiredEvent(r: ExpiredRequest): AuditEventInput {
+function expiredEvent(r: ExpiredRequest, reason: string): AuditEventInput {
   return {
     orgId: r.org_id,
     kind: 'confirmation',
@@ -92,7 +128,7 @@ function expiredEvent(r: ExpiredRequest): AuditEventInput {
       decided_by_name: 'system',
       platform: null,
       external_id: null,
-      reason: CANCELLED,
+      reason,
       approvals_given: r.approvals_given,
       approvals_required: r.approvals_required,
       tier: r.tier,

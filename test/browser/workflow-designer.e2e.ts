@@ -168,29 +168,8 @@ it("the designer's main actions work with the keyboard: add, select, connect, de
   await page.getByRole('region', { name: 'Node start' }).waitFor();
   await press('Add connector node');
   await page.getByRole('region', { name: 'Node connector_1' }).waitFor();
-  // Connect to: a select and a button, by keyboard. Each key waits for what a person would see before the next one
-  // (the list open, the option highlighted, the choice shown, the button enabled): pressed blind, Enter could land
-  // before the list opened or on a still disabled 'Connect', and the edge never appeared (seen once in CI).
-  const target = page.getByRole('combobox', { name: 'Connect to', exact: true });
-  const highlighted = page.locator('[role="option"][data-combobox-selected]', { hasText: 'end (end)' });
-  const chosen = page.locator('input[value="end (end)"]');
-  // Focus, then ArrowDown opens the list and highlights the only option once it is drawn; Enter chooses it. On a
-  // loaded CI machine the list was seen both not opening on the first ArrowDown and closing under the keys right after
-  // it opened (a redraw of the panel): each attempt starts again from the focus, a bounded number of times.
-  const seen = (l: typeof chosen) =>
-    l.waitFor({ timeout: 5_000 }).then(
-      () => true,
-      () => false,
-    );
-  for (let i = 0; i < 6 && !(await chosen.isVisible()); i++) {
-    await target.focus();
-    await page.keyboard.press('ArrowDown');
-    if (await seen(highlighted)) {
-      await page.keyboard.press('Enter');
-      await seen(chosen);
-    }
-  }
-  await chosen.waitFor();
+  // Connect to: a select and a button, by keyboard (chooseConnectTarget).
+  await chooseConnectTarget('end (end)');
   await page.getByRole('button', { name: 'Connect', exact: true, disabled: false }).waitFor();
   await press('Connect');
   await page.getByTestId('rf__edge-connector_1->end').waitFor({ state: 'attached' });
@@ -215,10 +194,8 @@ it("a target chosen in one node's 'Connect to' does not follow to the next node 
   await page.getByRole('region', { name: 'Node connector_2' }).waitFor();
   await page.locator('.react-flow__node[data-id="connector_1"]').click();
   await page.getByRole('region', { name: 'Node connector_1' }).waitFor();
+  await chooseConnectTarget('end (end)');
   const target = page.getByRole('combobox', { name: 'Connect to', exact: true });
-  await target.click();
-  await page.getByRole('option', { name: 'end (end)' }).click();
-  await page.locator('input[value="end (end)"]').waitFor();
   // Chosen but not connected; the designer moves to another node: its panel starts with nothing chosen, so its
   // Connect cannot draw an edge the designer picked for connector_1.
   await page.locator('.react-flow__node[data-id="connector_2"]').click();
@@ -226,3 +203,34 @@ it("a target chosen in one node's 'Connect to' does not follow to the next node 
   expect(await target.inputValue()).toBe('');
   expect(await page.getByRole('button', { name: 'Connect', exact: true }).isDisabled()).toBe(true);
 }, 120_000);
+
+/**
+ * Chooses `label` in the selected node's 'Connect to' by keyboard. Each key waits for what a person would see before
+ * the next one (the list open, the option highlighted, the choice shown): pressed blind, Enter could land before the
+ * list opened (seen once in CI). On a loaded CI machine the list was seen both not opening on the first ArrowDown and
+ * closing right after it opened (a redraw of the panel; a click on the option then found it gone): each attempt starts
+ * again from the focus, a bounded number of times.
+ */
+async function chooseConnectTarget(label: string): Promise<void> {
+  const target = page.getByRole('combobox', { name: 'Connect to', exact: true });
+  const highlighted = page.locator('[role="option"][data-combobox-selected]', { hasText: label });
+  const chosen = page.locator(`input[value="${label}"]`);
+  const seen = (l: typeof chosen) =>
+    l.waitFor({ timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
+  const option = page.getByRole('option', { name: label });
+  for (let i = 0; i < 6 && !(await chosen.isVisible()); i++) {
+    await target.focus();
+    await page.keyboard.press('ArrowDown');
+    if (!(await seen(option))) continue;
+    // The list opens on its first option highlighted; further arrows walk down to `label`.
+    for (let k = 0; k < 5 && !(await highlighted.isVisible()); k++) await page.keyboard.press('ArrowDown');
+    if (await seen(highlighted)) {
+      await page.keyboard.press('Enter');
+      await seen(chosen);
+    }
+  }
+  await chosen.waitFor();
+}

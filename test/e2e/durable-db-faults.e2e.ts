@@ -1,3 +1,4 @@
+import { LOST_TURN } from '@warden/confirmations/run-port';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
 import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { sleep } from '../support/eventually.js';
@@ -103,16 +104,22 @@ describe('database faults (server process, PostgreSQL)', () => {
       await until('the gate is held inside its statement', async () => (await hold.waiting()).length === 1);
       await hold.disarm();
       // Recovery re-runs the gate: the request ends up pending with its card delivered (or, the break, decided now).
+      // Dropped before the turn was written (confirmation_pending carries it), the turn is redone and asks again: the
+      // first request then expires as a lost turn's (lost-turn-approval.e2e.ts) and is not the one looked for here.
       const row = await until(
         'the approval request is delivered or decided',
         async () =>
           (
             await harness.sql.query(
-              `SELECT id, status, reason FROM confirmation_requests WHERE status <> 'pending' OR sent_card IS NOT NULL`,
+              `SELECT id, status, reason FROM confirmation_requests
+                WHERE (status <> 'pending' AND reason IS DISTINCT FROM $1) OR sent_card IS NOT NULL`,
+              [LOST_TURN],
             )
           ).rows[0],
       );
       expect(row).toMatchObject({ status: 'pending', reason: null });
+      const others = await h.sql.query(`SELECT status, reason FROM confirmation_requests WHERE id <> $1`, [row.id]);
+      for (const other of others.rows) expect(other).toEqual({ status: 'expired', reason: LOST_TURN });
       expect((await h.api(a, 'POST', `/api/confirmations/${row.id}/decision`, { decision: 'approve' })).status).toBe(
         200,
       );

@@ -33,19 +33,26 @@ describe('rolling upgrade N -> N+1 with runs waiting (server processes, PostgreS
   let h: Harness | undefined;
   let release: NextRelease | undefined;
   /** Payments of the in-flight set wait here until the test lets them finish (a counter, not a timer). */
-  let releaseInFlight!: () => void;
-  const inFlightReleased = new Promise<void>((resolve) => (releaseInFlight = resolve));
+  // Per instance, so each drain has payments in flight: without them B (its own released in A's roll) drained and
+  // exited before the test's probe saw its 503 (clean-clone CI, twice: exit by SIGTERM, never seen draining).
+  const releaseInFlight = { a: () => undefined, b: () => undefined } as Record<'a' | 'b', () => void>;
+  const inFlightReleased = {
+    a: new Promise<void>((resolve) => (releaseInFlight.a = resolve)),
+    b: new Promise<void>((resolve) => (releaseInFlight.b = resolve)),
+  };
 
   beforeAll(async () => {
     release = buildNextRelease();
     llm = await startFakeOpenAI(payingModel);
     oa = await startHttpFake(async (req) => {
-      if (req.path.includes('PO-F')) await inFlightReleased;
+      const held = /PO-F([ab])/.exec(req.path)?.[1] as 'a' | 'b' | undefined;
+      if (held) await inFlightReleased[held];
       return { paid: req.path.split('/')[2] };
     });
   }, 240_000);
   afterAll(async () => {
-    releaseInFlight();
+    releaseInFlight.a();
+    releaseInFlight.b();
     await h?.close();
     await llm?.close();
     await oa?.close();
@@ -77,7 +84,8 @@ describe('rolling upgrade N -> N+1 with runs waiting (server processes, PostgreS
           ),
       );
     }
-    const inFlight = Array.from({ length: IN_FLIGHT }, (_, i) => `PO-F${i}`);
+    // PO-Fa* are paid through A, PO-Fb* through B (the chats below alternate the same way).
+    const inFlight = Array.from({ length: IN_FLIGHT }, (_, i) => `PO-F${i % 2 ? 'a' : 'b'}${i}`);
     for (const [j, po] of inFlight.entries()) {
       void harness
         .chatUntil(j % 2 ? servers.a : servers.b, `Pay ${po} amount 100`, (e) => e.event === 'tool_call')
@@ -107,7 +115,7 @@ describe('rolling upgrade N -> N+1 with runs waiting (server processes, PostgreS
         throw new Error(`${(err as Error).message} (${how})\n${old.output().slice(-3000)}`);
       });
       await decide(5);
-      releaseInFlight();
+      releaseInFlight[name]();
       await decide(5);
       // A clean stop: exit 0, or the stop signal Nest re-sends itself once closed (never a crash's exit 1).
       const code = await old.exited;

@@ -97,6 +97,8 @@ it('an approver approves, rejects, approves with changes and approves a whole tu
   await cardOf('PO-4003').waitFor({ state: 'detached' });
 
   // The second turn: two calls, one group; J to its first card, Shift+A approves both.
+  // Both cards drawn before J: CI once saw the focus never reach PO-4004 (a J pressed before it was drawn misses it).
+  await cardOf('PO-4004').waitFor();
   await cardOf('PO-4005').waitFor();
   await inbox.keyboard.press('j');
   await focusOn(inbox, 'PO-4004');

@@ -52,6 +52,11 @@ try {
     if (!GATED) await app.chat('pay amount 100', 'done');
     else marks.push(await approveOne());
   }
+  if (GATED) {
+    const gaps = marks.map((m) => m.paid - m.decided).sort((a, b) => a - b);
+    const at = (q: number) => gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))].toFixed(1);
+    console.log(`decision -> connector call over ${gaps.length} runs: p50 ${at(0.5)} ms, p90 ${at(0.9)} ms`);
+  }
   await new Promise((r) => setTimeout(r, 1500));
   const traces = new Map<string, Span[]>();
   for (const s of spans) traces.set(s.traceId, [...(traces.get(s.traceId) ?? []), s]);

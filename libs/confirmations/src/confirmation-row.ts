@@ -61,6 +61,75 @@ export interface ConfirmationRow {
   updated_at: Date;
 }
 
+/**
+ * The columns of `confirmation_requests`, named where a statement returns rows instead of `*`: such a statement is
+ * prepared once per connection (libs/database/src/named-statements.ts), and its result keeps its shape when a later
+ * migration adds a column. `test/medium/confirmation-columns.spec.ts` fails when the table has a column not listed.
+ */
+export const CONFIRMATION_COLUMNS = [
+  'id',
+  'org_id',
+  'agent_id',
+  'agent_name',
+  'run_id',
+  'call_id',
+  'tool',
+  'args',
+  'args_digest',
+  'status',
+  'requested_by',
+  'approver_scope',
+  'agent_owner_id',
+  'forbid_self_approval',
+  'approvers',
+  'tier',
+  'policy',
+  'policy_version',
+  'grants',
+  'approvals_required',
+  'approvals_given',
+  'decisive_fields',
+  'channel_id',
+  'channel_type',
+  'platform_message_id',
+  'sent_card',
+  'expires_at',
+  'responded_at',
+  'responded_by_user_id',
+  'responded_by_open_id',
+  'responded_by_platform',
+  'responded_by_name',
+  'reason',
+  'args_schema',
+  'original_args',
+  'edited_by_user_id',
+  'edited_by_name',
+  'ask_reason',
+  'trigger',
+  'member_message',
+  'remind_at',
+  'reminded_at',
+  'escalate_at',
+  'escalated_at',
+  'escalate_to',
+  'escalation_channel_id',
+  'escalation_card',
+  'batch_key',
+  'batch_position',
+  'created_at',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof ConfirmationRow>;
+
+/** `CONFIRMATION_COLUMNS` as a select list, each qualified by `alias` when given (`c.id, c.org_id, ...`). */
+export function confirmationColumns(alias?: string): string {
+  const prefix = alias ? `${alias}.` : '';
+  // "trigger" is a keyword: quoted wherever it is named.
+  return CONFIRMATION_COLUMNS.map((c) => prefix + (c === 'trigger' ? '"trigger"' : c)).join(', ');
+}
+
+/** `CONFIRMATION_COLUMNS` as an unqualified select list. */
+export const CONFIRMATION_COLUMN_LIST = confirmationColumns();
+
 /** Maps a raw `confirmation_requests` row (snake_case, as pg returns it) to the typed shape. */
 export function rowToConfirmation(r: ConfirmationRow): ConfirmationRequest {
   // Every reader gets args checked against the digest: what people are shown is what an approval would bind.

@@ -1,4 +1,5 @@
 import { claimOnSettle } from '@warden/agents/settle-port';
+import { CONFIRMATION_COLUMN_LIST as COLUMNS, confirmationColumns as columnsOf } from './confirmation-row.js';
 import { GRANTS_OF_APPROVING_VOTES, type Vote } from './confirmation-votes.store.js';
 import { CONFIRMATION_NOTIFY_CHANNEL, ConfirmationStatus } from './confirmation.types.js';
 import {
@@ -9,7 +10,8 @@ import {
 } from './confirmation-store.types.js';
 
 // The statements that create and decide a confirmation request, built apart from ConfirmationStore, which runs them:
-// their column lists and parameter orders in one place. Each carries its own pg_notify (delivered at commit).
+// their column lists and parameter orders in one place. Each carries its own pg_notify (delivered at commit). Rows
+// come back as named columns, never `*`, so each statement is prepared once per connection (named-statements.ts).
 
 /** An edit's values in statement order ($n..$n+5): args, digest, editor id and name, tier, approvers. */
 export const editValues = (e: NonNullable<Settlement['edit']>) => [
@@ -35,8 +37,8 @@ export const INSERT_SQL = `WITH inserted AS (INSERT INTO confirmation_requests
                now() + make_interval(secs => $22), now() + make_interval(secs => $23),
                $24::jsonb, $25, $26, $27::jsonb, $28, $29, $30)
        ON CONFLICT (run_id, call_id) DO NOTHING
-       RETURNING *)
-       SELECT inserted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'requested:' || inserted.id::text
+       RETURNING ${COLUMNS})
+       SELECT ${columnsOf('inserted')}, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'requested:' || inserted.id::text
          || COALESCE(':' || floor(extract(epoch FROM least(inserted.remind_at, inserted.escalate_at)) * 1000)::bigint,
                      ''))
          AS notified FROM inserted`;
@@ -116,8 +118,8 @@ export function settleStatement(
                 responded_by_platform = $5, responded_by_name = $6, reason = $7,
                 updated_at = now()${editSet}${grantsSet}
           WHERE id = $1 AND status = 'pending' ${beforeDeadline}
-          RETURNING *)${claimed}
-       SELECT settled.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', settled.id::text) AS notified${claimedRuns}
+          RETURNING ${COLUMNS})${claimed}
+       SELECT ${columnsOf('settled')}, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', settled.id::text) AS notified${claimedRuns}
          FROM settled`;
   return { sql, params };
 }
@@ -176,9 +178,9 @@ export function voteSettleStatement(
                 updated_at = now(),
                 ${settledSet}
            FROM vote WHERE c.id = vote.confirmation_id
-         RETURNING c.*),
-       decided AS (SELECT * FROM settled WHERE status <> 'pending')${claimed}
-       SELECT settled.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}',
+         RETURNING ${columnsOf('c')}),
+       decided AS (SELECT id, run_id FROM settled WHERE status <> 'pending')${claimed}
+       SELECT ${columnsOf('settled')}, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}',
                 CASE WHEN settled.status = 'pending' THEN 'voted:' ELSE '' END || settled.id::text) AS notified
          ${claimedRuns} FROM settled`;
   return { sql, params };
@@ -191,7 +193,7 @@ export function voteSettleStatement(
  */
 export function listStatement(orgId: string, filter: ListFilter): { sql: string; params: unknown[] } {
   const c = filter.candidatesFor;
-  const sql = `SELECT * FROM confirmation_requests
+  const sql = `SELECT ${COLUMNS} FROM confirmation_requests
         WHERE org_id = $1 AND ($2::text IS NULL OR status = $2)
           AND ($4::uuid IS NULL OR (created_at, id) < (SELECT b.created_at, b.id FROM confirmation_requests b
                                                         WHERE b.id = $4))

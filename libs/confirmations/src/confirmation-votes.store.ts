@@ -9,6 +9,7 @@ import {
   type ConfirmationRequest,
   type ConfirmationRow,
 } from './confirmation.types.js';
+import { confirmationColumns } from './confirmation-row.js';
 
 /**
  * The grant statements of a request's approving votes (docs/authorization.md), as SQL over `confirmation_requests c`:
@@ -83,8 +84,8 @@ export class ConfirmationVotesStore {
             SET approvals_given = c.approvals_given + CASE WHEN vote.decision = 'approve' THEN 1 ELSE 0 END,
                 updated_at = now()
            FROM vote WHERE c.id = vote.confirmation_id
-         RETURNING c.*)
-       SELECT counted.*, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'voted:' || counted.id::text) AS notified
+         RETURNING ${confirmationColumns('c')})
+       SELECT ${confirmationColumns('counted')}, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'voted:' || counted.id::text) AS notified
          ${v.settles ? `, set_config('synchronous_commit', 'off', true) AS sync_off` : ''} FROM counted`,
       [
         v.confirmationId,

@@ -13,6 +13,7 @@ import {
   type ConfirmationRow,
   type ConfirmationRequest,
 } from './confirmation.types.js';
+import { CONFIRMATION_COLUMN_LIST as COLUMNS } from './confirmation-row.js';
 import {
   editValues,
   INSERT_SQL,
@@ -80,10 +81,11 @@ export class ConfirmationStore implements OnModuleInit {
   }
 
   async findByRunCall(runId: string, callId: string): Promise<ConfirmationRequest | null> {
-    const row = await this.row('other', `SELECT * FROM confirmation_requests WHERE run_id = $1 AND call_id = $2`, [
-      runId,
-      callId,
-    ]);
+    const row = await this.row(
+      'other',
+      `SELECT ${COLUMNS} FROM confirmation_requests WHERE run_id = $1 AND call_id = $2`,
+      [runId, callId],
+    );
     return row ?? null;
   }
 
@@ -104,17 +106,17 @@ export class ConfirmationStore implements OnModuleInit {
   }
 
   async findByRun(runId: string): Promise<ConfirmationRequest[]> {
-    return this.rows('other', `SELECT * FROM confirmation_requests WHERE run_id = $1`, [runId]);
+    return this.rows('other', `SELECT ${COLUMNS} FROM confirmation_requests WHERE run_id = $1`, [runId]);
   }
 
   async findInOrg(orgId: string, id: string): Promise<ConfirmationRequest | null> {
     if (!isUuid(id)) return null;
-    const sql = `SELECT * FROM confirmation_requests WHERE id = $1 AND org_id = $2`;
+    const sql = `SELECT ${COLUMNS} FROM confirmation_requests WHERE id = $1 AND org_id = $2`;
     return (await this.row('other', sql, [id, orgId])) ?? null;
   }
 
   async findById(id: string): Promise<ConfirmationRequest | null> {
-    const row = await this.row('other', `SELECT * FROM confirmation_requests WHERE id = $1`, [id]);
+    const row = await this.row('other', `SELECT ${COLUMNS} FROM confirmation_requests WHERE id = $1`, [id]);
     return row ?? null;
   }
 
@@ -128,7 +130,7 @@ export class ConfirmationStore implements OnModuleInit {
   async findAmong(ids: string[], orgIds: string[]): Promise<ConfirmationRequest[]> {
     return this.rows(
       'other',
-      `SELECT * FROM confirmation_requests WHERE id = ANY($1::uuid[]) AND org_id = ANY($2::uuid[])`,
+      `SELECT ${COLUMNS} FROM confirmation_requests WHERE id = ANY($1::uuid[]) AND org_id = ANY($2::uuid[])`,
       [ids, orgIds],
     );
   }
@@ -137,7 +139,7 @@ export class ConfirmationStore implements OnModuleInit {
   async settledAmong(ids: string[], purpose: 'poll' | 'wake'): Promise<ConfirmationRequest[]> {
     return this.rows(
       purpose,
-      `SELECT * FROM confirmation_requests WHERE id = ANY($1::uuid[]) AND status <> 'pending'`,
+      `SELECT ${COLUMNS} FROM confirmation_requests WHERE id = ANY($1::uuid[]) AND status <> 'pending'`,
       [ids],
     );
   }
@@ -230,7 +232,7 @@ export class ConfirmationStore implements OnModuleInit {
       `UPDATE confirmation_requests SET original_args = COALESCE(original_args, args), args = $2::jsonb,
               args_digest = $3, edited_by_user_id = $4, edited_by_name = $5, tier = $6, approvers = $7::jsonb,
               approvals_required = $8, updated_at = now()
-        WHERE id = $1 AND status = 'pending' AND expires_at > now() AND approvals_given = 0 RETURNING *`,
+        WHERE id = $1 AND status = 'pending' AND expires_at > now() AND approvals_given = 0 RETURNING ${COLUMNS}`,
       [id, ...editValues(edit), approvalsRequired],
     );
     return row ?? null;
@@ -244,7 +246,7 @@ export class ConfirmationStore implements OnModuleInit {
     const row = await this.row(
       'other',
       `UPDATE confirmation_requests SET platform_message_id = $2, sent_card = $3::jsonb, updated_at = now()
-        WHERE id = $1 RETURNING *`,
+        WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, sent.platformMessageId ?? null, JSON.stringify(sent)],
     );
     return row ?? null;

@@ -44,5 +44,11 @@ describe('expandsColumns', () => {
     ['SELECT id FROM t', false],
     ['SELECT id /* a comment */ FROM t', false],
     ['SELECT id /* a comment */, t.* FROM t', true],
+    ['SELECT id, * FROM t', true],
+    ['SELECT DISTINCT * FROM t', true],
+    ['SELECT json_agg(t.*) FROM t', true],
+    ['SELECT row_to_json((t.*)) FROM t', true],
+    ['SELECT floor(extract(epoch FROM t.at) * 1000)::bigint, n*2 FROM t', false],
+    ['SELECT /* RETURNING * */ id FROM t', false],
   ])('%s -> %s', (sql, expected) => expect(expandsColumns(sql)).toBe(expected));
 });

@@ -30,12 +30,14 @@ export class StatementNames {
   }
 }
 
-/** True when `text` has a `*` outside comments and `count(*)`: a column list that a schema change can widen. */
+/**
+ * True when `text` expands a `*` into columns (`SELECT *`, `RETURNING *`, `t.*`, `, *`) outside comments and
+ * `count(*)`: a column list that a schema change can widen. A `*` after an operand (`x * 1000`) multiplies.
+ */
 export function expandsColumns(text: string): boolean {
-  return text
-    .replace(/\/\*[\s\S]*?\*\//g, '')
-    .replace(/\(\s*\*\s*\)/g, '')
-    .includes('*');
+  return /(?:\bselect|\breturning|\bdistinct|\ball|,|\.|\()\s*\*/i.test(
+    text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\bcount\s*\(\s*\*\s*\)/gi, 'count()'),
+  );
 }
 
 const processNames = new StatementNames();

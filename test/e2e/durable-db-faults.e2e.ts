@@ -1,16 +1,7 @@
 import { LOST_TURN } from '@warden/confirmations/run-port';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
-import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import { sleep } from '../support/eventually.js';
-import {
-  armStatementHold,
-  expectWellFormedStory,
-  payingModel,
-  paymentsByPo,
-  startHarness,
-  until,
-  type Harness,
-} from './process-harness.js';
+import { armStatementHold, expectWellFormedStory, paymentsByPo, until } from './process-harness.js';
+import { useFaultSuite } from './fault-suite.js';
 
 /**
  * Issue 15 break 5: database connections dropped under a server's feet (a failover, a proxy restart) while runs
@@ -18,25 +9,10 @@ import {
  * leave the run for recovery instead of failing it for good.
  */
 describe('database faults (server process, PostgreSQL)', () => {
-  let llm: FakeOpenAI;
-  let oa: HttpFake;
-  let h: Harness | undefined;
-
-  beforeAll(async () => {
-    llm = await startFakeOpenAI(payingModel);
-    oa = await startHttpFake(async (req) => {
-      await sleep(100);
-      return { paid: req.path.split('/')[2] };
-    });
-  });
-  afterAll(async () => {
-    await h?.close();
-    await llm?.close();
-    await oa?.close();
-  });
+  const suite = useFaultSuite(() => 100);
 
   it('break 5: connections killed every 250 ms while 50 runs execute: the process stays up, every run completes, none pays twice', async () => {
-    h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
+    const h = await suite.harness({ env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
     const a = await h.start();
     const harness = h;
     const pos = Array.from({ length: 50 }, (_, i) => `PO-5${String(i).padStart(2, '0')}`);
@@ -63,14 +39,14 @@ describe('database faults (server process, PostgreSQL)', () => {
       throw new Error(`${(err as Error).message}: ${JSON.stringify(stuck.rows)}\n${a.output().slice(-6000)}`);
     });
     console.log(
-      `database faults: ${kills} connections terminated; ${oa.requests.length} connector calls for ${pos.length} runs`,
+      `database faults: ${kills} connections terminated; ${suite.oa.requests.length} connector calls for ${pos.length} runs`,
     );
     expect(a.child.exitCode).toBeNull();
     // No crash, no unhandled rejection, and no request ended by a dropped connection (an SSE stream waits it out).
     expect(a.output()).not.toMatch(/Unhandled 'error' event|unhandledRejection|Unhandled error/);
     const statuses = (await harness.sql.query(`SELECT status, error FROM agent_runs WHERE status <> 'completed'`)).rows;
     expect(statuses).toEqual([]);
-    expect(Math.max(...paymentsByPo(oa).values())).toBe(1);
+    expect(Math.max(...paymentsByPo(suite.oa).values())).toBe(1);
     expect((await harness.api(a, 'GET', '/api/health')).status).toBe(200);
   }, 120_000);
 
@@ -94,11 +70,10 @@ describe('database faults (server process, PostgreSQL)', () => {
   ])(
     'a dropped connection while %s: the gated payment is not blocked; approved, it is made once',
     async (_, point) => {
-      await h?.close();
-      h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
+      const h = await suite.harness({ env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
       const harness = h;
       const a = await h.start();
-      oa.requests.length = 0;
+      suite.oa.requests.length = 0;
       const hold = await armStatementHold(h.sql, point);
       const runId = (await h.chatUntil(a, 'Pay PO-G1 amount 60000', (e) => e.event === 'run'))[0].data.run_id as string;
       await until('the gate is held inside its statement', async () => (await hold.waiting()).length === 1);
@@ -129,7 +104,7 @@ describe('database faults (server process, PostgreSQL)', () => {
           (await harness.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId])).rows[0].status ===
           'completed',
       );
-      expect(Object.fromEntries(paymentsByPo(oa))).toEqual({ '/purchases/PO-G1/pay': 1 });
+      expect(Object.fromEntries(paymentsByPo(suite.oa))).toEqual({ '/purchases/PO-G1/pay': 1 });
       expect((await h.sql.query(`SELECT status, blocked_by FROM tool_calls WHERE run_id = $1`, [runId])).rows).toEqual([
         { status: 'done', blocked_by: null },
       ]);
@@ -147,10 +122,9 @@ describe('database faults (server process, PostgreSQL)', () => {
   // dropped inside it keeps neither. (A vote that completes a larger quorum and whose settlement is lost after it is
   // settled by the next attempt: test/medium/vote-settle.spec.ts.)
   it('a dropped connection inside the decision: nothing of it is kept; approving again settles it, the payment is made once', async () => {
-    await h?.close();
-    h = await startHarness({ llm, oa });
+    const h = await suite.harness();
     const a = await h.start();
-    oa.requests.length = 0;
+    suite.oa.requests.length = 0;
     const events = await h.chatUntil(a, 'Pay PO-V1 amount 60000', (e) => e.event === 'confirmation_pending');
     const runId = events[0].data.run_id as string;
     const confirmationId = events.find((e) => e.event === 'confirmation_pending')!.data.confirmation_id as string;
@@ -180,7 +154,7 @@ describe('database faults (server process, PostgreSQL)', () => {
         (await harness.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId])).rows[0].status ===
         'completed',
     );
-    expect(Object.fromEntries(paymentsByPo(oa))).toEqual({ '/purchases/PO-V1/pay': 1 });
+    expect(Object.fromEntries(paymentsByPo(suite.oa))).toEqual({ '/purchases/PO-V1/pay': 1 });
     // Once settled, the same person's next approval changes nothing and says so.
     expect(
       (await h.api(a, 'POST', `/api/confirmations/${confirmationId}/decision`, { decision: 'approve' })).status,

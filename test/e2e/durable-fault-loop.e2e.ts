@@ -1,8 +1,7 @@
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
-import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
 import type { ServerProcess } from '../support/server-process.js';
 import { sleep } from '../support/eventually.js';
-import { kill9, payingModel, startHarness, until, type Harness } from './process-harness.js';
+import { kill9, until, type Harness } from './process-harness.js';
+import { useFaultSuite } from './fault-suite.js';
 
 /**
  * Issue 15 acceptance 2: a bounded randomized fault loop. Two instances drive gated and ungated payments while the
@@ -100,28 +99,14 @@ function faultDriver(harness: Harness, random: () => number) {
 }
 
 describe('randomized fault loop (server processes, PostgreSQL)', () => {
-  let llm: FakeOpenAI;
-  let oa: HttpFake;
-  let h: Harness | undefined;
   // Faults and the target's response times draw from separate sequences, so a seed replays the same faults.
   const random = prng(SEED);
   const responseTime = prng(SEED ^ 0x5bd1e995);
 
-  beforeAll(async () => {
-    llm = await startFakeOpenAI(payingModel);
-    oa = await startHttpFake(async (req) => {
-      await sleep(Math.floor(responseTime() * 300));
-      return { paid: req.path.split('/')[2] };
-    });
-  });
-  afterAll(async () => {
-    await h?.close();
-    await llm?.close();
-    await oa?.close();
-  });
+  const suite = useFaultSuite(() => Math.floor(responseTime() * 300));
 
   it('kill -9, SIGSTOP, restarts and dropped connections: every run ends, no payment twice, unapproved or lost to a fault', async () => {
-    h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
+    const h = await suite.harness({ env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
     const harness = h;
     const driver = faultDriver(harness, random);
     await driver.bootAll();
@@ -169,8 +154,8 @@ describe('randomized fault loop (server processes, PostgreSQL)', () => {
     const auditRows = (
       await harness.sql.query(`SELECT call_id, outcome FROM connector_call_logs WHERE blocked_by IS NULL`)
     ).rows;
-    const sent = oa.requests.map((r) => String(r.headers['idempotency-key']));
-    const sentTo = tally(oa.requests, (r) => r.path);
+    const sent = suite.oa.requests.map((r) => String(r.headers['idempotency-key']));
+    const sentTo = tally(suite.oa.requests, (r) => r.path);
     const sentWith = tally(sent, (key) => key);
     const auditedCalls = tally(auditRows, (a) => a.call_id);
     const unaudited = sent.filter((key) => !auditedCalls[key]);

@@ -1,6 +1,5 @@
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
-import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
-import { payingModel, paymentsByPo, startHarness, until, type Harness } from './process-harness.js';
+import { paymentsByPo, until, type Harness } from './process-harness.js';
+import { useFaultSuite } from './fault-suite.js';
 
 /**
  * Issue 15 break 7: a workflow run whose instance was paused past its lease is taken over by another instance; the
@@ -8,22 +7,10 @@ import { payingModel, paymentsByPo, startHarness, until, type Harness } from './
  * CONNECTOR node).
  */
 describe('durable workflow runs under faults (server processes, PostgreSQL)', () => {
-  let llm: FakeOpenAI;
-  let oa: HttpFake;
-  let h: Harness | undefined;
-
-  beforeAll(async () => {
-    llm = await startFakeOpenAI(payingModel);
-    oa = await startHttpFake((req) => ({ paid: req.path.split('/')[2] }));
-  });
-  afterAll(async () => {
-    await h?.close();
-    await llm?.close();
-    await oa?.close();
-  });
+  const suite = useFaultSuite();
 
   it('break 7: SIGSTOP the driving instance past its lease, SIGCONT: the connector node runs once, the workflow completes once', async () => {
-    h = await startHarness({ llm, oa, env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
+    const h = await suite.harness({ env: { RUN_LEASE_MS: '1500', RUN_RECOVERY_MS: '200' } });
     const a = await h.start({ INSTANCE_ID: 'instance-a' });
     const b = await h.start({ INSTANCE_ID: 'instance-b' });
     const wf = await h.api(a, 'POST', '/api/workflows', {
@@ -49,14 +36,14 @@ describe('durable workflow runs under faults (server processes, PostgreSQL)', ()
     await until(
       'the agent node waits for approval',
       async () =>
-        (await h!.sql.query(`SELECT id FROM confirmation_requests WHERE status = 'pending'`)).rows[0]?.id as
+        (await h.sql.query(`SELECT id FROM confirmation_requests WHERE status = 'pending'`)).rows[0]?.id as
           string | undefined,
     );
 
     a.child.kill('SIGSTOP');
     try {
       await until('B took the workflow run and its agent run over', async () => {
-        const { rows } = await h!.sql.query(
+        const { rows } = await h.sql.query(
           `SELECT locked_by FROM workflow_runs WHERE id = $1
           UNION ALL SELECT locked_by FROM agent_runs WHERE status IN ('running', 'waiting')`,
           [runId],
@@ -71,24 +58,24 @@ describe('durable workflow runs under faults (server processes, PostgreSQL)', ()
       'A reacts to the takeover',
       async () =>
         a.output().includes('workflow run lease lost') ||
-        (await h!.sql.query(`SELECT locked_by FROM workflow_runs WHERE id = $1`, [runId])).rows[0].locked_by ===
+        (await h.sql.query(`SELECT locked_by FROM workflow_runs WHERE id = $1`, [runId])).rows[0].locked_by ===
           'instance-a',
     );
 
     // The request the run waits on now: A stopped between asking and writing its turn leaves the first one expired
     // once B redoes the turn and asks again (lost-turn-approval.e2e.ts); a decision on it then answers 409.
     await until('an approval of the request the run waits on', async () => {
-      const { rows } = await h!.sql.query(`SELECT id FROM confirmation_requests WHERE status = 'pending'`);
+      const { rows } = await h.sql.query(`SELECT id FROM confirmation_requests WHERE status = 'pending'`);
       if (rows.length !== 1) return undefined;
-      const res = await h!.api(b, 'POST', `/api/confirmations/${rows[0].id}/decision`, { decision: 'approve' });
+      const res = await h.api(b, 'POST', `/api/confirmations/${rows[0].id}/decision`, { decision: 'approve' });
       return res.status === 200;
     });
     const done = await until('the workflow ends', async () => {
-      const r = (await h!.api(b, 'GET', `/api/workflow-runs/${runId}`)).body;
+      const r = (await h.api(b, 'GET', `/api/workflow-runs/${runId}`)).body;
       return ['completed', 'failed'].includes(r.status) ? r : undefined;
     }).catch(async (err: unknown) => {
       throw new Error(
-        `${(err as Error).message}\n${await stateOf(h!, runId)}\nA:\n${a.output().slice(-4000)}\nB:\n${b.output().slice(-4000)}`,
+        `${(err as Error).message}\n${await stateOf(h, runId)}\nA:\n${a.output().slice(-4000)}\nB:\n${b.output().slice(-4000)}`,
       );
     });
     expect(done).toMatchObject({ status: 'completed', nodes: { direct_pay: { status: 'completed' } } });
@@ -98,7 +85,10 @@ describe('durable workflow runs under faults (server processes, PostgreSQL)', ()
     // A barrier: a graceful stop settles every drive of both instances (A's stale one included), so a second payment
     // on its way would have reached the target.
     await Promise.all([a.stop('SIGTERM'), b.stop('SIGTERM')]);
-    expect(Object.fromEntries(paymentsByPo(oa))).toEqual({ '/purchases/PO-71/pay': 1, '/purchases/PO-72/pay': 1 });
+    expect(Object.fromEntries(paymentsByPo(suite.oa))).toEqual({
+      '/purchases/PO-71/pay': 1,
+      '/purchases/PO-72/pay': 1,
+    });
     expect(events.match(/event: done\n/g)).toHaveLength(1);
     expect(events.match(/event: node_agent_started\ndata: [^\n]*direct_pay/g)).toHaveLength(1);
   }, 90_000);

@@ -1,15 +1,5 @@
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.js';
-import { startHttpFake, type HttpFake } from '../fakes/http-fake.js';
-import {
-  armCrashPoint,
-  expectWellFormedStory,
-  kill9,
-  payingModel,
-  paymentsByPo,
-  startHarness,
-  until,
-  type Harness,
-} from './process-harness.js';
+import { armCrashPoint, expectWellFormedStory, kill9, paymentsByPo, until } from './process-harness.js';
+import { useFaultSuite } from './fault-suite.js';
 
 /**
  * A model turn of one call is written with the call's next write: for a gated call, the `confirmation_pending` that
@@ -19,22 +9,10 @@ import {
  * waited on the second).
  */
 describe('an approval asked in a model turn lost with its server (server processes, PostgreSQL)', () => {
-  let llm: FakeOpenAI;
-  let oa: HttpFake;
-  let h: Harness | undefined;
-
-  beforeAll(async () => {
-    llm = await startFakeOpenAI(payingModel);
-    oa = await startHttpFake((req) => ({ paid: req.path.split('/')[2] }));
-  });
-  afterAll(async () => {
-    await h?.close();
-    await llm?.close();
-    await oa?.close();
-  });
+  const suite = useFaultSuite();
 
   it('expires, audited; the approval asked again pays once, and a decision on the lost one is refused', async () => {
-    h = await startHarness({ llm, oa });
+    const h = await suite.harness();
     const a = await h.start();
     // Inside the statement that writes the turn and makes the run wait: the request was inserted just before.
     const crash = await armCrashPoint(h.sql, 'waiting');
@@ -48,7 +26,7 @@ describe('an approval asked in a model turn lost with its server (server process
 
     const b = await h.start();
     const askedAgain = await until('the resumed run asks again', async () => {
-      const { rows } = await h!.sql.query(
+      const { rows } = await h.sql.query(
         `SELECT id, call_id FROM confirmation_requests WHERE run_id = $1 AND status = 'pending' AND id <> $2`,
         [runId, lostId],
       );
@@ -70,12 +48,12 @@ describe('an approval asked in a model turn lost with its server (server process
     const approve = await h.api(b, 'POST', `/api/confirmations/${askedAgain.id}/decision`, { decision: 'approve' });
     expect(approve.status).toBe(200);
     await until('the run completes', async () => {
-      const { rows } = await h!.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId]);
+      const { rows } = await h.sql.query(`SELECT status FROM agent_runs WHERE id = $1`, [runId]);
       return rows[0].status === 'completed';
     });
     expectWellFormedStory(await h.story(b, runId));
     // A barrier: a graceful stop settles every drive, so a second payment on its way would have arrived.
     await b.stop('SIGTERM');
-    expect(Object.fromEntries(paymentsByPo(oa))).toEqual({ '/purchases/PO-91/pay': 1 });
+    expect(Object.fromEntries(paymentsByPo(suite.oa))).toEqual({ '/purchases/PO-91/pay': 1 });
   }, 90_000);
 });

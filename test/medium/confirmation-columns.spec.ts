@@ -7,6 +7,8 @@ import { CONFIRMATION_COLUMNS } from '../../libs/confirmations/src/confirmation-
 import {
   INSERT_SQL,
   insertParams,
+  REBIND_SQL,
+  RECORD_DELIVERY_SQL,
   settleStatement,
   voteSettleStatement,
 } from '../../libs/confirmations/src/confirmation-statements.js';
@@ -49,7 +51,7 @@ describe('confirmation_requests columns (medium)', () => {
     expect([...CONFIRMATION_COLUMNS].sort()).toEqual(rows.map((r) => r.column_name).sort());
   });
 
-  it('builds the open, settle and vote-and-settle statements without a star over columns', () => {
+  it('builds the open, settle, vote-and-settle, rebind and delivery statements without a star over columns', () => {
     const edit = { args: {}, argsDigest: 'd', byUserId: voter.userId, byName: 'ana', tier: null, approvers: [] };
     const settled = settleStatement('id', { status: ConfirmationStatus.Approved, respondedByName: 'ana', edit }, CLAIM);
     const voted = voteSettleStatement(
@@ -57,7 +59,8 @@ describe('confirmation_requests columns (medium)', () => {
       { status: ConfirmationStatus.Approved, respondedByName: 'ana' },
       CLAIM,
     );
-    for (const sql of [INSERT_SQL, settled.sql, voted.sql]) expect(expandsColumns(sql)).toBe(false);
+    for (const sql of [INSERT_SQL, settled.sql, voted.sql, REBIND_SQL, RECORD_DELIVERY_SQL])
+      expect(expandsColumns(sql)).toBe(false);
   });
 
   it('decides through a prepared statement that keeps its shape when a column is added', async () => {

@@ -79,6 +79,16 @@ export function insertParams(input: NewConfirmation): unknown[] {
   ];
 }
 
+/** An edit into a tier its editor alone cannot satisfy ($2..$7: editValues, $8: approvals required). */
+export const REBIND_SQL = `UPDATE confirmation_requests
+    SET original_args = COALESCE(original_args, args), args = $2::jsonb, args_digest = $3, edited_by_user_id = $4,
+        edited_by_name = $5, tier = $6, approvers = $7::jsonb, approvals_required = $8, updated_at = now()
+  WHERE id = $1 AND status = 'pending' AND expires_at > now() AND approvals_given = 0 RETURNING ${COLUMNS}`;
+
+/** Where the card went ($2: its message id, $3: the sent card), so the decided version can replace it. */
+export const RECORD_DELIVERY_SQL = `UPDATE confirmation_requests
+    SET platform_message_id = $2, sent_card = $3::jsonb, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`;
+
 /**
  * The statement that moves a pending row to its final state (ConfirmationStore.settle): a decision only before the
  * deadline, an expiry always; an approval carries its grants and, edited, the edit — never one without the other.

@@ -19,6 +19,8 @@ import {
   INSERT_SQL,
   insertParams,
   listStatement,
+  REBIND_SQL,
+  RECORD_DELIVERY_SQL,
   settleStatement,
   voteSettleStatement,
 } from './confirmation-statements.js';
@@ -227,15 +229,7 @@ export class ConfirmationStore implements OnModuleInit {
     edit: NonNullable<Settlement['edit']>,
     approvalsRequired: number,
   ): Promise<ConfirmationRequest | null> {
-    const row = await this.row(
-      'transition',
-      `UPDATE confirmation_requests SET original_args = COALESCE(original_args, args), args = $2::jsonb,
-              args_digest = $3, edited_by_user_id = $4, edited_by_name = $5, tier = $6, approvers = $7::jsonb,
-              approvals_required = $8, updated_at = now()
-        WHERE id = $1 AND status = 'pending' AND expires_at > now() AND approvals_given = 0 RETURNING ${COLUMNS}`,
-      [id, ...editValues(edit), approvalsRequired],
-    );
-    return row ?? null;
+    return (await this.row('transition', REBIND_SQL, [id, ...editValues(edit), approvalsRequired])) ?? null;
   }
 
   /** Remembers where the card went so it can be replaced by the decided version later. */
@@ -243,12 +237,7 @@ export class ConfirmationStore implements OnModuleInit {
     id: string,
     sent: { platformMessageId?: string; extra?: Record<string, unknown> },
   ): Promise<ConfirmationRequest | null> {
-    const row = await this.row(
-      'other',
-      `UPDATE confirmation_requests SET platform_message_id = $2, sent_card = $3::jsonb, updated_at = now()
-        WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, sent.platformMessageId ?? null, JSON.stringify(sent)],
-    );
-    return row ?? null;
+    const params = [id, sent.platformMessageId ?? null, JSON.stringify(sent)];
+    return (await this.row('other', RECORD_DELIVERY_SQL, params)) ?? null;
   }
 }

@@ -37,13 +37,14 @@ describe('inbox reminders and escalations reach approvers and the requester (SSE
   let lee: Person;
   const closers: Array<() => void> = [];
 
+  // Two app instances boot here: on a loaded 2-core CI machine that has taken over 30 s (clean-clone CI).
   beforeAll(async () => {
     a = await startTestApp();
     b = await startTestApp({}, { databaseUrl: a.databaseUrl });
     mia = await person(a, 'mia', 'acme-remind', []);
     lee = await person(a, 'lee', 'acme-remind', ['buyers']);
     fin = await person(a, 'fin', 'acme-remind', ['finance']);
-  });
+  }, 60_000);
   afterAll(async () => {
     for (const close of closers) close();
     await b?.close();

@@ -69,6 +69,7 @@ describe('approvals inbox stream (SSE, NOTIFY across instances)', () => {
   };
   const snapshotOf = (i: Inbox) => until('the snapshot', () => i.events.find((e) => e.event === 'snapshot'));
 
+  // Two app instances boot here: on a loaded 2-core CI machine that has taken over 30 s (clean-clone CI).
   beforeAll(async () => {
     a = await startTestApp();
     b = await startTestApp({}, { databaseUrl: a.databaseUrl });
@@ -76,7 +77,7 @@ describe('approvals inbox stream (SSE, NOTIFY across instances)', () => {
     mia = await person(a, 'mia', 'acme', []);
     fin = await person(a, 'fin', 'acme', ['finance']);
     oz = await person(a, 'oz', 'globex', ['admin']);
-  });
+  }, 60_000);
   afterAll(async () => {
     for (const i of inboxes) i.close();
     await b?.close();

@@ -33,10 +33,21 @@ describe('an approval asked in a model turn lost with its server (server process
       return rows[0] as { id: string; call_id: string } | undefined;
     });
     expect(askedAgain.call_id).not.toBe(lostCall);
-    const { rows: after } = await h.sql.query(`SELECT status, reason FROM confirmation_requests WHERE id = $1`, [
-      lostId,
-    ]);
-    expect(after[0]).toEqual({ status: 'expired', reason: expect.stringContaining('lost when its server stopped') });
+    await until('the request asked again is delivered', async () => {
+      const { rows } = await h.sql.query(`SELECT sent_card FROM confirmation_requests WHERE id = $1`, [askedAgain.id]);
+      return rows[0].sent_card !== null;
+    });
+    const { rows: after } = await h.sql.query(
+      `SELECT status, reason, sent_card FROM confirmation_requests WHERE id = $1`,
+      [lostId],
+    );
+    // Its card never went out (the gate sends it only after the write that makes the run wait, the one lost here):
+    // nobody was ever shown a request that cannot be acted on, so no card needs marking expired.
+    expect(after[0]).toEqual({
+      status: 'expired',
+      reason: expect.stringContaining('lost when its server stopped'),
+      sent_card: null,
+    });
     const { rows: audit } = await h.sql.query(
       `SELECT action, payload->>'reason' AS reason FROM audit_events WHERE entity_id = $1`,
       [lostId],

@@ -27,6 +27,7 @@ export interface Instance {
   store: ConfirmationStore;
   decisions: ConfirmationDecisionService;
   standing: StandingApprovals;
+  waiting: StandingCoversWaiting;
   reassignment: ConfirmationReassignment;
 }
 
@@ -73,7 +74,7 @@ export function instance(db: MediumDb, members: Map<string, MemberView>): Instan
     db.dataSource,
     new EventEmitter2(),
   );
-  return { store, decisions, standing, reassignment };
+  return { store, decisions, standing, waiting, reassignment };
 }
 
 /** What the medium tests' requests share: an inbox request of no agent, asked by nobody in particular. */

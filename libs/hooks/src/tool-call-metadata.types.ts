@@ -59,6 +59,11 @@ export interface ToolCallMetadata {
    */
   resumedAtGate?: boolean;
   /**
+   * This driver recorded the call in the model turn it runs now (a new call id, not parked, not resumed): no approval
+   * request can exist for it yet, so the gate records one without first looking for an earlier one.
+   */
+  newInTurn?: boolean;
+  /**
    * The hooks before the gate run again for a parked call because its run's hook chain changed while it waited: they
    * decide on the call again. What a hook counts (a rate limit) was counted on the first pass and is not again.
    */

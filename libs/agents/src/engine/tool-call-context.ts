@@ -16,6 +16,7 @@ export function callContext(
   toolMetadata: ToolCallMetadata,
   turn: PendingToolCall[] | undefined,
   parked: ParkedToolCall | undefined,
+  fresh = false,
 ): ToolCallContext {
   const { run } = live;
   const metadata: ToolCallMetadata = {
@@ -27,6 +28,8 @@ export function callContext(
     turnCallIds: turn?.map((c) => c.call_id),
   };
   if (live.canPark) metadata.canPark = true;
+  // A fresh call that is not parked was recorded in this driver's model turn: its id is new (newCallId).
+  if (fresh && !parked) metadata.newInTurn = true;
   if (parked) {
     metadata.resumedAtGate = true;
     if (parked.asks) metadata.confirmationAsks = [...parked.asks];

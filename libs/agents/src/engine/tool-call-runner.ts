@@ -75,7 +75,7 @@ export class ToolCallRunner {
     const tool = available.find((t) => t.spec.name === call.tool);
     // The metric label: a tool the agent has (bounded by its configuration); a name the model invented is "other".
     const label = tool ? call.tool : 'other';
-    const ctx = callContext(live, call, this.tools.metadataFor(tool, call.args), turn, parked);
+    const ctx = callContext(live, call, this.tools.metadataFor(tool, call.args), turn, parked, fresh);
     try {
       const decided = await decideCall({
         live,

@@ -48,9 +48,13 @@ export class ApprovalRequestOpener {
     digest: string,
   ): Promise<OpenedRequest | HookResult> {
     try {
-      // A call resumed here right after its decision was taken here: the settled row is final, no read needed.
-      const existing = this.settledHere.take(ctx.runId, callId) ?? (await this.store.findByRunCall(ctx.runId, callId));
-      if (existing) return { row: existing, created: false };
+      // A call resumed here right after its decision was taken here: the settled row is final, no read needed. A call
+      // new in this turn has no request yet (were there one, the insert below would return it, created: false).
+      if (!ctx.metadata.newInTurn) {
+        const existing =
+          this.settledHere.take(ctx.runId, callId) ?? (await this.store.findByRunCall(ctx.runId, callId));
+        if (existing) return { row: existing, created: false };
+      }
       const standing = await this.standing.coverCall(ctx, digest, policy);
       if (standing) return standing;
       const target = await this.channels

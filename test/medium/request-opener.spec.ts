@@ -19,6 +19,7 @@ const ARGS = { id: 'PO-31', amount: 60_000 };
 const POLICY = { timeoutS: 600, approverScope: 'org_members' as const, forbidSelfApproval: false };
 const INBOX = { id: 'inbox', type: 'inbox', name: 'Inbox', config: {} };
 const READS_REQUEST = 'SELECT id, org_id, agent_id, agent_name, run_id, call_id';
+const READS_STANDING_USE = 'SELECT s.*, u.args_digest AS use_digest';
 
 describe("the gate's request opener (medium)", () => {
   let db: MediumDb;
@@ -55,12 +56,13 @@ describe("the gate's request opener (medium)", () => {
     opener.open(contextOf(runId, callId, metadata), callId, POLICY, actionDigest(TOOL, ARGS));
   const readsOfRequests = () => db.statements.filter((s) => s.startsWith(READS_REQUEST));
 
-  it('records the request of a call new in its turn without reading for an earlier one', async () => {
+  it('records the request of a call new in its turn without reading for an earlier one or a standing use', async () => {
     const [runId, callId] = [randomUUID(), randomUUID()];
     db.resetCount();
     const opened = await open(runId, callId, { newInTurn: true });
     expect(opened).toMatchObject({ created: true, row: { runId, callId, status: ConfirmationStatus.Pending } });
     expect(readsOfRequests()).toEqual([]);
+    expect(db.statements.filter((s) => s.startsWith(READS_STANDING_USE))).toEqual([]);
     expect(
       db.statements.filter((s) => s.startsWith('WITH inserted AS (INSERT INTO confirmation_requests')),
     ).toHaveLength(1);
@@ -76,6 +78,36 @@ describe("the gate's request opener (medium)", () => {
       created: false,
     });
     expect(readsOfRequests()).toHaveLength(1);
+  });
+
+  it('a call seen again that took a standing approval keeps its use (read again, not taken twice)', async () => {
+    const runId = randomUUID();
+    // An approval of this run's first call, standing for its later calls of the same kind.
+    const asked = await open(runId, randomUUID(), { newInTurn: true });
+    const { row } = asked as { row: { id: string } };
+    const decision = { decision: 'approve' as const, standing: { when: 'args.amount <= 100000' } };
+    await one.decisions.decide({
+      orgId: db.orgId,
+      confirmationId: row.id,
+      actor: { userId: member.userId },
+      ...decision,
+    });
+    const usesOf = async (): Promise<number> => {
+      const rows: Array<{ uses: number }> = await db.dataSource.query(
+        `SELECT uses FROM standing_approvals WHERE run_id = $1`,
+        [runId],
+      );
+      return rows[0].uses;
+    };
+    const before = await usesOf();
+
+    const callId = randomUUID();
+    expect(await open(runId, callId, { newInTurn: true })).toMatchObject({ allow: true });
+    expect(await usesOf()).toBe(before + 1);
+    db.resetCount();
+    expect(await open(runId, callId)).toMatchObject({ allow: true });
+    expect(db.statements.filter((s) => s.startsWith(READS_STANDING_USE))).toHaveLength(1);
+    expect(await usesOf()).toBe(before + 1);
   });
 
   it('returns the existing request, not a second one, should a call marked new have one', async () => {

@@ -135,7 +135,8 @@ export class StandingApprovals {
     if (required.approvals !== 1) return null;
     const fits = (s: StandingApproval) =>
       s.policyVersion === version && s.tier === required.tier && s.grantedByUserId !== null;
-    const previous = await this.store.usedBy(ctx.runId, ctx.callId);
+    // A call seen again (a resumed run) keeps the use it took; a call new in its turn has none yet.
+    const previous = ctx.metadata.newInTurn ? null : await this.store.usedBy(ctx.runId, ctx.callId);
     if (previous)
       return previous.argsDigest === digest && fits(previous.approval)
         ? this.passed(ctx, previous.approval, digest, policy)

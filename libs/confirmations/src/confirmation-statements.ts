@@ -129,7 +129,8 @@ export function settleStatement(
                 updated_at = now()${editSet}${grantsSet}
           WHERE id = $1 AND status = 'pending' ${beforeDeadline}
           RETURNING ${COLUMNS})${claimed}
-       SELECT ${columnsOf('settled')}, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', settled.id::text) AS notified${claimedRuns}
+       SELECT ${columnsOf('settled')},
+              pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', settled.id::text) AS notified${claimedRuns}
          FROM settled`;
   return { sql, params };
 }

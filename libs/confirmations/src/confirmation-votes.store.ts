@@ -85,7 +85,8 @@ export class ConfirmationVotesStore {
                 updated_at = now()
            FROM vote WHERE c.id = vote.confirmation_id
          RETURNING ${confirmationColumns('c')})
-       SELECT ${confirmationColumns('counted')}, pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'voted:' || counted.id::text) AS notified
+       SELECT ${confirmationColumns('counted')},
+              pg_notify('${CONFIRMATION_NOTIFY_CHANNEL}', 'voted:' || counted.id::text) AS notified
          ${v.settles ? `, set_config('synchronous_commit', 'off', true) AS sync_off` : ''} FROM counted`,
       [
         v.confirmationId,
